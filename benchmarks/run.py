@@ -1,0 +1,113 @@
+"""Benchmark runner: generates large inputs, times whole processes, prints medians and ratios.
+
+    python benchmarks/run.py [foundation|gate|wrap|history|ascend|all] [--runs N]
+
+Every figure is the median of N whole-process runs (default 5) next to the
+baseline its issue names, so a regression shows up as a ratio, not a feeling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks import generate  # noqa: E402
+
+FLOWGIT = [sys.executable, "-m", "flowgit"]
+BENCHES: dict[str, Callable[[Path, int], list[tuple[str, float, str | None]]]] = {}
+
+
+def bench(name: str):
+    def register(fn):
+        BENCHES[name] = fn
+        return fn
+    return register
+
+
+def median_time(argv: list[str], runs: int, *, cwd: Path | None = None, shell: bool = False,
+                stdin: bytes | None = None, check: bool = True) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(argv if not shell else " ".join(argv), cwd=cwd, shell=shell, input=stdin,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        times.append(time.perf_counter() - start)
+        if check and proc.returncode not in (0, 1):
+            raise SystemExit(f"benchmark command failed ({proc.returncode}): {argv}\n{proc.stderr.decode()}")
+    return statistics.median(times)
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def new_repo(base: Path, name: str) -> Path:
+    root = base / name
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.name", "bench")
+    git(root, "config", "user.email", "bench@example.com")
+    git(root, "config", "commit.gpgsign", "false")
+    return root
+
+
+@bench("foundation")
+def foundation(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
+    doc = tmp / "big.md"
+    doc.write_text(generate.continuity(500, 140_000))
+    store = tmp / "store.jsonl"
+    generate.write_store(store, generate.episodes(100_000))
+    parse_render = [sys.executable, "-c",
+                    "import sys; from flowgit.continuity.document import Document; "
+                    "t=open(sys.argv[1], encoding='utf-8').read(); d=Document.parse(t); assert d.text == t",
+                    str(doc)]
+    python_start = median_time([sys.executable, "-c", "pass"], runs)
+    rows = [
+        ("python -c pass (start-up floor)", python_start, None),
+        (f"parse+render {len(doc.read_text()):,} chars (process)", median_time(parse_render, runs), "python -c pass"),
+        ("flowgit patterns on it", median_time(FLOWGIT + ["patterns", str(doc)], runs), "python -c pass"),
+        ("flowgit episode search over 100,000", median_time(
+            FLOWGIT + ["--store", str(store), "episode", "search", "retry", "--json"], runs), "grep -c"),
+        ("grep -c retry store (floor)", median_time(["grep", "-c", "retry", str(store)], runs), None),
+        ("flowgit --help start-up", median_time(FLOWGIT + ["--help"], runs), "python -c pass"),
+    ]
+    return rows
+
+
+def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:
+    print(f"\n[{name}]")
+    by_label = {label.split(" (")[0]: t for label, t, _ in rows}
+    for label, t, base in rows:
+        ratio = ""
+        if base:
+            floor = next((v for k, v in by_label.items() if k.startswith(base)), None)
+            if floor:
+                ratio = f"  ({t / floor:.1f}x {base})"
+        print(f"  {label:<52} {t * 1000:9.1f} ms{ratio}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("which", nargs="?", default="all", choices=["all", *BENCHES])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    for name, fn in BENCHES.items():
+        if args.which not in ("all", name):
+            continue
+        tmp = Path(tempfile.mkdtemp(prefix=f"flowgit-bench-{name}-"))
+        try:
+            report(name, fn(tmp, args.runs))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

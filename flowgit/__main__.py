@@ -1,0 +1,5 @@
+"""Allow ``python -m flowgit``."""
+
+from flowgit.cli import main
+
+raise SystemExit(main())

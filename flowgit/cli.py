@@ -1,0 +1,225 @@
+"""The ``flowgit`` command line: parse options, call one core function, render text or JSON.
+
+Heavy modules are imported inside each command, so ``flowgit check`` (run by the
+pre-commit hook on every commit) pays only for what it uses.
+
+Exit codes: 0 success; 1 findings (lint errors, gate errors, audit findings,
+a refused promotion under --strict); 2 bad input or usage (the message names the
+file, the line and the fix); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from flowgit import __version__
+from flowgit.errors import EXIT_FINDINGS, EXIT_USAGE, FlowgitError
+
+EXIT_CODES = """Exit codes: 0 ok; 1 findings (lint/gate errors, audit findings, refused
+promotions with --strict); 2 bad input or usage; 130 interrupted."""
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output for agents.")
+
+
+def _cfg(ctx: click.Context) -> Any:
+    from flowgit.config import load_config
+
+    obj = ctx.find_root().obj or {}
+    return load_config(continuity=obj.get("continuity"), store=obj.get("store"))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog=EXIT_CODES)
+@click.version_option(__version__, prog_name="flowgit")
+@click.option("--file", "continuity", metavar="PATH", help="Continuity file (default from config: CONTINUITY.md).")
+@click.option("--store", metavar="PATH", help="Episodic store (default .flow/episodes.jsonl).")
+@click.pass_context
+def cli(ctx: click.Context, continuity: str | None, store: str | None) -> None:
+    """Version-controlled continuity: wrap sessions, gate commits, audit graduations, ascend recalls."""
+    ctx.obj = {"continuity": continuity, "store": store}
+
+
+@cli.command()
+@json_option
+@click.pass_context
+def init(ctx: click.Context, as_json: bool) -> None:
+    """Write the continuity skeleton and create the episodic store."""
+    from flowgit.commands import init as cmd
+    from flowgit.output import emit
+
+    emit(cmd.run_init(_cfg(ctx)), as_json, cmd.render)
+
+
+@cli.command()
+@click.argument("path", required=False)
+@json_option
+@click.pass_context
+def lint(ctx: click.Context, path: str | None, as_json: bool) -> None:
+    """Lint FlowScript markers (E001-E003, W001-W002)."""
+    from flowgit.commands import lint as cmd
+    from flowgit.output import emit_json
+
+    shown, findings = cmd.run_lint(_cfg(ctx), path)
+    if as_json:
+        emit_json(cmd.to_json(shown, findings))
+    else:
+        click.echo(cmd.render(shown, findings))
+    if any(f.is_error for f in findings):
+        ctx.exit(EXIT_FINDINGS)
+
+
+@cli.command()
+@click.argument("path", required=False)
+@json_option
+@click.pass_context
+def patterns(ctx: click.Context, path: str | None, as_json: bool) -> None:
+    """List pattern lines: name, level, section, evidence, line."""
+    from flowgit.commands import patterns as cmd
+    from flowgit.output import emit_json
+
+    found = cmd.run_patterns(_cfg(ctx), path)
+    if as_json:
+        emit_json(cmd.to_json(found))
+    else:
+        click.echo(cmd.render(found))
+
+
+@cli.group()
+def episode() -> None:
+    """Record and query the append-only episodic store."""
+
+
+@episode.command("add")
+@click.option("--type", "type_", help="finding, decision, observation, connection, outcome or tension.")
+@click.option("--content", help="What happened. Without it, JSON lines are read from stdin.")
+@click.option("--tag", "tags", multiple=True, help="A domain keyword (repeatable).")
+@click.option("--session", help="Session id (default $FLOWGIT_SESSION).")
+@click.option("--agent", help="Who wrote it (default $FLOWGIT_AGENT).")
+@click.option("--ts", help="ISO-8601 time (default now).")
+@json_option
+@click.pass_context
+def episode_add(ctx: click.Context, type_: str | None, content: str | None, tags: tuple[str, ...],
+                session: str | None, agent: str | None, ts: str | None, as_json: bool) -> None:
+    """Append episodes (from options, or many as JSON lines on stdin)."""
+    from flowgit.commands import episode as cmd
+    from flowgit.episodes import EpisodeStore, make_episode
+    from flowgit.output import emit
+
+    if content is None and type_ is None:
+        episodes = cmd.episodes_from_stdin(sys.stdin)
+    else:
+        data = {k: v for k, v in {"type": type_, "content": content, "tags": list(tags), "session": session,
+                                  "agent": agent, "ts": ts}.items() if v is not None}
+        episodes = [make_episode(data, where="options", default_session=cmd.default_session(),
+                                 default_agent=cmd.default_agent())]
+    store = EpisodeStore(_cfg(ctx).store)
+    added, already = store.append(episodes)
+    emit({"added": added, "already_present": already}, as_json,
+         lambda d: cmd.render_added(d["added"], d["already_present"]))
+
+
+def _search_options(f: Any) -> Any:
+    for opt in reversed([
+        click.option("--type", "type_", help="Only this episode type."),
+        click.option("--tag", "tags", multiple=True, help="Only episodes with this tag (repeatable: all must match)."),
+        click.option("--session", help="Only this session."),
+        click.option("--since", help="From this date/time (inclusive)."),
+        click.option("--until", help="Up to this date/time (inclusive)."),
+        click.option("--limit", type=click.IntRange(min=0), default=0, help="Show at most N (newest last)."),
+        json_option,
+    ]):
+        f = opt(f)
+    return f
+
+
+def _search(ctx: click.Context, text: str | None, type_: str | None, tags: tuple[str, ...], session: str | None,
+            since: str | None, until: str | None, limit: int, as_json: bool) -> None:
+    from flowgit.commands import episode as cmd
+    from flowgit.episodes import EPISODE_TYPES, EpisodeStore
+    from flowgit.output import emit
+
+    if type_ and type_ not in EPISODE_TYPES:
+        raise FlowgitError(f"--type {type_!r} is not an episode type", fix="use one of " + ", ".join(EPISODE_TYPES))
+    store = EpisodeStore(_cfg(ctx).store)
+    found, problems = store.search(type_=type_, tags=tags, session=session,
+                                   since=cmd.parse_when(since, "--since"), until=cmd.parse_when(until, "--until"),
+                                   text=text)
+    cmd.warn_problems(store, problems)
+    if limit:
+        found = found[-limit:]
+    emit(found, as_json, cmd.render_list)
+
+
+@episode.command("list")
+@_search_options
+@click.pass_context
+def episode_list(ctx: click.Context, **kw: Any) -> None:
+    """List episodes in store order."""
+    _search(ctx, None, **kw)
+
+
+@episode.command("search")
+@click.argument("text", required=False)
+@_search_options
+@click.pass_context
+def episode_search(ctx: click.Context, text: str | None, **kw: Any) -> None:
+    """Find episodes by text, type, tag, session and time."""
+    _search(ctx, text, **kw)
+
+
+@episode.command("show")
+@click.argument("ids", nargs=-1, required=True)
+@json_option
+@click.pass_context
+def episode_show(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
+    """Show episodes by id."""
+    from flowgit.commands import episode as cmd
+    from flowgit.episodes import EpisodeStore
+    from flowgit.output import emit
+
+    store = EpisodeStore(_cfg(ctx).store)
+    found = store.get(ids)
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise FlowgitError(f"no episode {', '.join(missing)}", path=store.path,
+                           fix="list ids with `flowgit episode list`")
+    emit([found[i] for i in dict.fromkeys(ids)], as_json, cmd.render_list)
+
+
+@cli.command()
+@click.option("--keep", is_flag=True, help="Keep the temporary repository and print its path.")
+@json_option
+def demo(keep: bool, as_json: bool) -> None:
+    """Walk through flowgit in a temporary repository with the shipped sample data."""
+    from flowgit.commands import demo as cmd
+
+    cmd.run_demo(keep=keep, as_json=as_json)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI and turn user errors into one line and exit code 2."""
+    try:
+        rv = cli.main(args=argv, prog_name="flowgit", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except FlowgitError as exc:
+        click.echo(f"flowgit: error: {exc.render()}", err=True)
+        return EXIT_USAGE
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE
+    except click.Abort:
+        click.echo("flowgit: aborted", err=True)
+        return 130
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

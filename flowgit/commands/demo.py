@@ -1,0 +1,119 @@
+"""``flowgit demo``: the product in a temporary repository with the shipped sample data.
+
+Each scene runs the real command (in-process, in the temporary repository) and
+says in plain words what it shows. Nothing outside the temporary directory is
+touched; it is removed at the end unless ``--keep``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+from flowgit.errors import FlowgitError
+from flowgit.resources import sample_dir
+
+
+@contextmanager
+def _in_dir(path: Path) -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def _git(root: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "flowgit demo", "GIT_AUTHOR_EMAIL": "demo@flowgit.invalid",
+           "GIT_COMMITTER_NAME": "flowgit demo", "GIT_COMMITTER_EMAIL": "demo@flowgit.invalid"}
+    proc = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise FlowgitError(f"demo: git {args[0]} failed: {proc.stderr.strip()}")
+
+
+class Demo:
+    """A scripted walk-through; each scene is a title, a sentence and a command."""
+
+    def __init__(self, root: Path, as_json: bool) -> None:
+        self.root, self.as_json = root, as_json
+        self.record: list[dict] = []
+
+    def scene(self, title: str, says: str, argv: list[str], *, expect: int = 0, stdin: str | None = None) -> int:
+        from flowgit.cli import main
+
+        if not self.as_json:
+            print(f"\n== {title}\n{says}\n$ flowgit {' '.join(argv)}")
+            sys.stdout.flush()
+        old_stdin = sys.stdin
+        if stdin is not None:
+            import io
+            sys.stdin = io.StringIO(stdin)
+        try:
+            with _in_dir(self.root):
+                if self.as_json:
+                    import contextlib
+                    import io
+                    buf = io.StringIO()
+                    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
+                        code = main(argv)
+                else:
+                    code = main(argv)
+        finally:
+            sys.stdin = old_stdin
+        self.record.append({"scene": title, "command": ["flowgit", *argv], "exit": code, "expected": expect})
+        if code != expect:
+            raise FlowgitError(f"demo scene `{title}` exited {code}, expected {expect}")
+        return code
+
+
+SCENES: list[Callable[[Demo], None]] = []
+
+
+def scene(fn: Callable[[Demo], None]) -> Callable[[Demo], None]:
+    """Register a demo scene (later issues add theirs to the same list)."""
+    SCENES.append(fn)
+    return fn
+
+
+@scene
+def foundation(demo: Demo) -> None:
+    samples = sample_dir()
+    demo.scene("A fresh repository", "flowgit init writes the continuity skeleton and an empty episodic store.",
+               ["init"])
+    shutil.copy(samples / "continuity.md", demo.root / "CONTINUITY.md")
+    lines = (samples / "episodes.jsonl").read_text(encoding="utf-8")
+    demo.scene("Facts first", "A session's facts go to the append-only episodic store before anything else.",
+               ["episode", "add"], stdin=lines)
+    _git(demo.root, "add", "-A")
+    _git(demo.root, "commit", "-q", "--no-verify", "-m", "Start continuity for the payments service")
+    demo.scene("What the store holds", "Episodes are searchable by text, type, tag, session and time.",
+               ["episode", "search", "retries"])
+    demo.scene("Patterns in the continuity file",
+               "Each pattern has a level (1x, 2x, 3x) and, from 2x on, the episodes that ground it.",
+               ["patterns"])
+    demo.scene("FlowScript lint", "Markers like [parking(why, until)] and ><[axis] are checked.", ["lint"])
+
+
+def run_demo(*, keep: bool = False, as_json: bool = False) -> None:
+    root = Path(tempfile.mkdtemp(prefix="flowgit-demo-"))
+    try:
+        _git(root, "init", "-q")
+        demo = Demo(root, as_json)
+        for fn in SCENES:
+            fn(demo)
+        if as_json:
+            print(json.dumps({"repository": str(root) if keep else None, "scenes": demo.record}, indent=2))
+        else:
+            print(f"\nDone: {len(demo.record)} steps ran in a throwaway repository"
+                  + (f" kept at {root}" if keep else " (removed)") + ".")
+    finally:
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)

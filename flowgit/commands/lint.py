@@ -1,0 +1,30 @@
+"""``flowgit lint``: FlowScript markers in the continuity file."""
+
+from __future__ import annotations
+
+from flowgit.config import Config
+from flowgit.continuity.flowscript import Finding, lint_text
+from flowgit.repo import load_document
+
+
+def run_lint(cfg: Config, path: str | None) -> tuple[str, list[Finding]]:
+    doc = load_document(cfg, path, require_sections=False)
+    findings = sorted(lint_text(doc.text), key=lambda f: (f.line, f.col, f.code))
+    return doc.path or str(cfg.continuity), findings
+
+
+def to_json(path: str, findings: list[Finding]) -> dict:
+    return {"file": path,
+            "errors": sum(f.is_error for f in findings),
+            "warnings": sum(not f.is_error for f in findings),
+            "findings": [{"line": f.line, "col": f.col, "code": f.code, "message": f.message}
+                         for f in findings]}
+
+
+def render(path: str, findings: list[Finding]) -> str:
+    if not findings:
+        return f"{path}: FlowScript clean"
+    errors = sum(f.is_error for f in findings)
+    lines = [f.format(path) for f in findings]
+    lines.append(f"{errors} error(s), {len(findings) - errors} warning(s)")
+    return "\n".join(lines)

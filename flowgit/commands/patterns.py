@@ -1,0 +1,29 @@
+"""``flowgit patterns``: every pattern line with its level, section and evidence."""
+
+from __future__ import annotations
+
+from flowgit.config import Config
+from flowgit.continuity.patterns import PatternAt, iter_patterns
+from flowgit.repo import load_document
+
+
+def run_patterns(cfg: Config, path: str | None) -> list[PatternAt]:
+    return list(iter_patterns(load_document(cfg, path)))
+
+
+def to_json(found: list[PatternAt]) -> list[dict]:
+    return [{"name": p.pattern.name, "level": p.pattern.level, "section": p.section,
+             "category": p.pattern.category, "date": p.pattern.date,
+             "evidence": list(p.pattern.evidence), "links": list(p.pattern.links),
+             "line": p.lineno, "text": p.pattern.text} for p in found]
+
+
+def render(found: list[PatternAt]) -> str:
+    if not found:
+        return "no pattern lines"
+    width = max(len(p.pattern.name) for p in found)
+    lines = []
+    for p in found:
+        ev = f"  evidence: {', '.join(p.pattern.evidence)}" if p.pattern.evidence else ""
+        lines.append(f"{p.lineno:>5}  {p.pattern.name:<{width}}  {p.pattern.level}x  {p.section}{ev}")
+    return "\n".join(lines)

@@ -1,0 +1,160 @@
+"""Where things are and the numbers the protocol runs on.
+
+Configuration lives in ``[tool.flowgit]`` of the repository's ``pyproject.toml``
+or in ``.flowgit.toml`` (whose keys sit at the top level). Everything has a
+default, so a repository with neither works.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from flowgit.errors import FlowgitError
+
+DEFAULT_CONTINUITY = "CONTINUITY.md"
+DEFAULT_STORE = ".flow/episodes.jsonl"
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Size budgets from the FLOW reference (targets warn, maxima fail)."""
+
+    state_chars_target: int = 3000
+    state_chars_max: int = 4000
+    developing_lines_target: int = 12
+    developing_lines_max: int = 15
+    file_chars_target: int = 117_000
+    file_chars_max: int = 140_000
+    file_lines_target: int = 500
+    shrink_max: float = 0.43
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The immune system's numbers and the staleness windows."""
+
+    evidence_2x: int = 2
+    evidence_3x: int = 3
+    sources_3x: int = 2
+    restatement_overlap: float = 0.6
+    relevance_min_shared: int = 1
+    evidence_reuse_warn: int = 3
+    stale_developing_days: int = 7
+    stale_proven_days: int = 30
+
+
+@dataclass(frozen=True)
+class Config:
+    """Resolved configuration for one repository (paths are absolute)."""
+
+    root: Path
+    continuity: Path
+    store: Path
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    budgets: Budgets = field(default_factory=Budgets)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    rules: dict[str, str] = field(default_factory=dict)
+    claude_dir: Path | None = None
+    source: str | None = None
+
+    @property
+    def continuity_rel(self) -> str:
+        return self.continuity.relative_to(self.root).as_posix()
+
+    @property
+    def store_rel(self) -> str:
+        return self.store.relative_to(self.root).as_posix()
+
+
+def find_root(start: str | Path | None = None) -> Path | None:
+    """The top of the git checkout (or worktree) containing ``start``, without running git."""
+    here = Path(start or os.getcwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        raise FlowgitError(f"invalid TOML: {exc}", path=path, line=line) from None
+
+
+def _raw_settings(root: Path) -> tuple[dict[str, Any], str | None]:
+    dot = root / ".flowgit.toml"
+    if dot.is_file():
+        return _load_toml(dot), str(dot)
+    py = root / "pyproject.toml"
+    if py.is_file():
+        data = _load_toml(py).get("tool", {}).get("flowgit")
+        if isinstance(data, dict):
+            return data, f"{py} [tool.flowgit]"
+    return {}, None
+
+
+def _coerce(cls: type, raw: Any, where: str) -> Any:
+    if raw is None:
+        return cls()
+    if not isinstance(raw, dict):
+        raise FlowgitError(f"`{cls.__name__.lower()}` must be a table", path=where)
+    known = {f.name: f for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise FlowgitError(f"unknown setting `{key}`", path=where,
+                               fix="one of: " + ", ".join(sorted(known)))
+        default = known[key].default
+        if isinstance(default, bool) or not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise FlowgitError(f"`{key}` must be a number, got {value!r}", path=where)
+        values[key] = type(default)(value)
+    return cls(**values)
+
+
+def load_config(start: str | Path | None = None, *, continuity: str | None = None,
+                store: str | None = None) -> Config:
+    """Resolve the configuration for the repository containing ``start``.
+
+    Outside a git checkout the current directory stands in for the root, so
+    read-only commands (lint, patterns) still work on loose files.
+    """
+    root = find_root(start) or Path(start or os.getcwd()).resolve()
+    raw, source = _raw_settings(root)
+    where = source or str(root)
+    aliases_raw = raw.get("aliases", {})
+    if not isinstance(aliases_raw, dict):
+        raise FlowgitError("`aliases` must be a table of canonical name -> list of names", path=where)
+    aliases = {str(k): tuple(str(x) for x in (v if isinstance(v, list) else [v]))
+               for k, v in aliases_raw.items()}
+    rules = raw.get("rules", {})
+    if not isinstance(rules, dict) or any(v not in ("error", "warning", "off") for v in rules.values()):
+        raise FlowgitError("`rules` maps rule names to \"error\", \"warning\" or \"off\"", path=where)
+    claude = raw.get("claude_dir")
+    cont = Path(continuity or raw.get("continuity", DEFAULT_CONTINUITY))
+    st = Path(store or raw.get("store", DEFAULT_STORE))
+    return Config(
+        root=root,
+        continuity=(root / cont) if not cont.is_absolute() else cont,
+        store=(root / st) if not st.is_absolute() else st,
+        aliases=aliases,
+        budgets=_coerce(Budgets, raw.get("budgets"), where),
+        thresholds=_coerce(Thresholds, raw.get("thresholds"), where),
+        rules=dict(rules),
+        claude_dir=Path(claude).expanduser() if claude else None,
+        source=source,
+    )
+
+
+def with_paths(cfg: Config, *, continuity: Path | None = None, store: Path | None = None) -> Config:
+    """A copy of ``cfg`` pointing at other files (used by tests and the demo)."""
+    return replace(cfg, continuity=continuity or cfg.continuity, store=store or cfg.store)

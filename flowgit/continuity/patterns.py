@@ -1,0 +1,155 @@
+"""The pattern line: the unit the immune system graduates and demotes.
+
+::
+
+    ! retry_budget: cap retries per request | 1x
+    !! retry_budget: cap retries per request | 2x (RELIABILITY) [evidence: ep-1, ep-2]
+    !! retry_budget: cap retries per request | 3x (RELIABILITY — 2026-11-30) [evidence: …] [<- backoff]
+
+A pattern's name is its identity across the whole git history. Parsing is
+tolerant (list bullets, extra spaces, ``|`` inside the description); an
+unchanged line renders back byte for byte, and a changed one renders in the
+canonical form above.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Iterator
+
+from flowgit.continuity.document import Document, strip_eol
+
+HEAD_RE = re.compile(r"^(?P<indent>\s*)(?P<bullet>(?:[-*+]\s+)?)(?P<bang>!{1,3})\s*"
+                     r"(?P<name>[A-Za-z0-9][\w.\-/]*)\s*:\s?")
+LEVEL_RE = re.compile(r"\|\s*(?P<level>[1-9])x\b")
+CATEGORY_RE = re.compile(r"^\s*\((?P<inner>[^()]*)\)")
+ANNOTATION_RE = re.compile(r"\[(?P<inner>[^\[\]]*)\]")
+DATE_SPLIT_RE = re.compile(r"\s*(?:—|–|\s-\s|,)\s*")
+EVIDENCE_ID_RE = re.compile(r"[A-Za-z0-9][\w.\-]*")
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One parsed pattern line."""
+
+    name: str
+    text: str
+    level: int
+    category: str = ""
+    date: str = ""
+    evidence: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    indent: str = ""
+    bullet: str = ""
+    raw: str | None = field(default=None, compare=False)
+    has_evidence: bool = False
+
+    def render(self) -> str:
+        """The line without its ending: the original if unchanged, else canonical form."""
+        if self.raw is not None:
+            return self.raw
+        bang = "!" if self.level <= 1 else "!!"
+        out = f"{self.indent}{self.bullet}{bang} {self.name}: {self.text} | {self.level}x"
+        if self.category or self.date:
+            inner = " — ".join(x for x in (self.category, self.date) if x)
+            out += f" ({inner})"
+        if self.evidence or self.has_evidence:
+            out += f" [evidence: {', '.join(self.evidence)}]"
+        out += "".join(f" [{link}]" for link in self.links)
+        out += "".join(f" [{note}]" for note in self.notes)
+        return out
+
+    def changed(self, **changes: object) -> "Pattern":
+        """A copy with fields changed; it renders canonically from then on."""
+        if "evidence" in changes:
+            changes.setdefault("has_evidence", bool(changes["evidence"]))
+        return replace(self, raw=None, **changes)  # type: ignore[arg-type]
+
+    @property
+    def words(self) -> str:
+        return f"{self.name.replace('_', ' ').replace('-', ' ')} {self.text}"
+
+
+def looks_like_pattern(line: str) -> bool:
+    return bool(HEAD_RE.match(line)) and bool(LEVEL_RE.search(line))
+
+
+def parse_pattern(line: str) -> Pattern | None:
+    """Parse one line; ``None`` when it is not a pattern line."""
+    raw = strip_eol(line)
+    head = HEAD_RE.match(raw)
+    if not head:
+        return None
+    levels = list(LEVEL_RE.finditer(raw, head.end()))
+    if not levels:
+        return None
+    last = levels[-1]
+    text = raw[head.end():last.start()].strip()
+    tail = raw[last.end():]
+    category = date = ""
+    cat = CATEGORY_RE.match(tail)
+    if cat:
+        parts = [p for p in DATE_SPLIT_RE.split(cat.group("inner").strip()) if p]
+        if parts and _is_date(parts[-1]):
+            date = parts.pop()
+        category = " — ".join(parts)
+        tail = tail[cat.end():]
+    evidence: list[str] = []
+    links: list[str] = []
+    notes: list[str] = []
+    has_evidence = False
+    for ann in ANNOTATION_RE.finditer(tail):
+        inner = ann.group("inner").strip()
+        key, sep, value = inner.partition(":")
+        if sep and key.strip().lower() == "evidence":
+            has_evidence = True
+            evidence.extend(EVIDENCE_ID_RE.findall(value))
+        elif inner.startswith(("<-", "->", "<->")):
+            links.append(inner)
+        else:
+            notes.append(inner)
+    return Pattern(name=head.group("name"), text=text, level=int(last.group("level")),
+                   category=category, date=date, evidence=tuple(evidence), links=tuple(links),
+                   notes=tuple(notes), indent=head.group("indent"), bullet=head.group("bullet"),
+                   raw=raw, has_evidence=has_evidence)
+
+
+def _is_date(text: str) -> bool:
+    from flowgit.dates import parse_date
+
+    return parse_date(text) is not None
+
+
+@dataclass(frozen=True)
+class PatternAt:
+    """A pattern together with where it stands in a document."""
+
+    pattern: Pattern
+    line: int  # 0-based index
+    section: str
+
+    @property
+    def lineno(self) -> int:
+        return self.line + 1
+
+
+def iter_patterns(doc: Document) -> Iterator[PatternAt]:
+    """Every pattern line in the document, in order, with its section's label."""
+    for section in doc.sections:
+        for index in doc.content_indices(section):
+            line = doc.lines[index]
+            if "|" not in line or "!" not in line:
+                continue
+            pattern = parse_pattern(line)
+            if pattern is not None:
+                yield PatternAt(pattern, index, section.label)
+
+
+def pattern_map(doc: Document) -> dict[str, PatternAt]:
+    """Patterns by name (the first occurrence wins; duplicates are the gate's business)."""
+    found: dict[str, PatternAt] = {}
+    for at in iter_patterns(doc):
+        found.setdefault(at.pattern.name, at)
+    return found

@@ -1,0 +1,54 @@
+"""Dates as FLOW files write them: ISO (``2026-11-30``) and short (``Jan 10``, ``Jan 10 2026``)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timezone
+
+MONTHS = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+ISO_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ][\d:.+\-Z]*)?$")
+SHORT_RE = re.compile(r"^([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?$")
+DAY_FIRST_RE = re.compile(r"^(\d{1,2})\s+([A-Za-z]{3})[a-z]*\.?(?:,?\s+(\d{4}))?$")
+
+
+def today() -> date:
+    return datetime.now(timezone.utc).date()
+
+
+def parse_date(text: str, *, reference: date | None = None) -> date | None:
+    """Parse one date or return ``None``; a yearless date is the latest one not after ``reference``."""
+    s = text.strip().strip('"').strip()
+    m = ISO_RE.match(s)
+    if m:
+        try:
+            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except ValueError:
+            return None
+    m = SHORT_RE.match(s)
+    month_s, day_s, year_s = (m.group(1), m.group(2), m.group(3)) if m else (None, None, None)
+    if not m:
+        m = DAY_FIRST_RE.match(s)
+        if not m:
+            return None
+        day_s, month_s, year_s = m.group(1), m.group(2), m.group(3)
+    month = MONTHS.get(month_s.lower())
+    if month is None:
+        return None
+    ref = reference or today()
+    year = int(year_s) if year_s else ref.year
+    try:
+        found = date(year, month, int(day_s))
+    except ValueError:
+        return None
+    if not year_s and found > ref:
+        try:
+            found = date(year - 1, month, int(day_s))
+        except ValueError:
+            return None
+    return found
+
+
+def short(d: date) -> str:
+    """``Nov 30``: the FLOW style used in commit subjects."""
+    return d.strftime("%b ") + str(d.day)

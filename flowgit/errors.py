@@ -1,0 +1,33 @@
+"""User-facing errors.
+
+Every mistake a user can make (a bad path, a malformed plan, a binary file) is
+raised as :class:`FlowgitError`; the CLI turns it into one line on stderr and
+exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+
+class FlowgitError(Exception):
+    """A problem with the user's input, reported as ``file:line: message (fix)``."""
+
+    def __init__(self, message: str, *, path: str | Path | None = None,
+                 line: int | None = None, fix: str | None = None) -> None:
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.fix = fix
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = self.path + (f":{self.line}" if self.line else "") + ": "
+        fix = f" (fix: {self.fix})" if self.fix else ""
+        return f"{where}{self.message}{fix}"

@@ -1,0 +1,76 @@
+"""Safe file reading and atomic writing.
+
+Reading refuses what is not a text file a person could mean (binary, not UTF-8,
+too large) with a clear error; writing goes to a temporary file in the same
+directory and is renamed over the target, so a crash never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from flowgit.errors import FlowgitError
+
+MAX_TEXT_BYTES = 8 * 1024 * 1024
+
+
+def decode_text(data: bytes, path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """Decode bytes read from ``path`` as UTF-8 text or raise a FlowgitError naming why."""
+    if len(data) > max_bytes:
+        raise FlowgitError(
+            f"file is {len(data):,} bytes, over the {max_bytes:,}-byte limit for a continuity file",
+            path=path, fix="archive old sections, or raise the limit with max_file_bytes in config")
+    if b"\x00" in data[:8192]:
+        raise FlowgitError("looks like a binary file, not markdown text", path=path,
+                           fix="point flowgit at the continuity markdown file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FlowgitError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", path=path, line=line,
+                           fix="re-save the file as UTF-8") from None
+
+
+def read_text(path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """Read a UTF-8 text file exactly (no newline translation)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise FlowgitError("no such file", path=p, fix="check the path, or run `flowgit init`") from None
+    except IsADirectoryError:
+        raise FlowgitError("is a directory, not a file", path=p) from None
+    except PermissionError:
+        raise FlowgitError("cannot be read (permission denied)", path=p, fix="check the file's permissions") from None
+    except OSError as exc:
+        raise FlowgitError(f"cannot be read ({exc.strerror})", path=p) from None
+    return decode_text(data, p, max_bytes=max_bytes)
+
+
+def atomic_write(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and an atomic rename.
+
+    The file's permission bits are kept when it already exists.
+    """
+    p = Path(path)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.chmod(tmp, p.stat().st_mode & 0o7777)
+        except FileNotFoundError:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

@@ -1,0 +1,144 @@
+"""init, lint, patterns and episode commands, through the real CLI, in real repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from tests.conftest import DATA, git, tree_digest
+
+
+def test_help_lists_commands_with_descriptions(run, tmp_path):
+    res = run(tmp_path, "--help")
+    assert res.code == 0
+    for name in ("init", "lint", "patterns", "episode", "demo"):
+        assert f"  {name} " in res.out
+    assert "Exit codes" in res.out
+
+
+def test_init_writes_skeleton_store_and_union_merge(run, repo):
+    sub = repo / "deep" / "er"
+    sub.mkdir(parents=True)
+    res = run(sub, "init")
+    assert res.code == 0, res.err
+    text = (repo / "CONTINUITY.md").read_text()
+    for name in ("Current State", "Top of Mind", "Action Items", "Recent Context",
+                 "Developing Knowledge", "Proven Knowledge", "Foundation", "Partnership"):
+        assert f"## {name}" in text
+    assert (repo / ".flow" / "episodes.jsonl").exists()
+    assert ".flow/episodes.jsonl merge=union" in (repo / ".gitattributes").read_text()
+    before = tree_digest(repo)
+    again = run(repo, "init")
+    assert again.code == 2 and "never overwrites" in again.err
+    assert tree_digest(repo) == before
+
+
+def test_init_in_a_worktree_puts_the_store_in_that_checkout(run, repo):
+    (repo / "README").write_text("x")
+    git(repo, "add", "README")
+    git(repo, "commit", "-qm", "base")
+    wt = repo.parent / "wt"
+    git(repo, "worktree", "add", "-q", str(wt))
+    assert run(wt, "init").code == 0
+    assert (wt / ".flow" / "episodes.jsonl").exists() and (wt / "CONTINUITY.md").exists()
+    assert not (repo / "CONTINUITY.md").exists()
+
+
+def test_init_outside_git_is_a_clear_error(run, tmp_path):
+    res = run(tmp_path, "init")
+    assert res.code == 2 and "not inside a git repository" in res.err
+
+
+def test_lint_exit_codes(run, tmp_path):
+    res = run(tmp_path, "lint", str(DATA / "lint_fixture.md"))
+    assert res.code == 1 and "E001" in res.out and "lint_fixture.md:4:21:" in res.out
+    clean = run(tmp_path, "lint", str(DATA / "flow_template.md"))
+    assert clean.code == 0
+    (tmp_path / "warn.md").write_text("## Actions\n- [parking(why: \"later\")] x\n")
+    warn = run(tmp_path, "lint", "warn.md", "--json")
+    assert warn.code == 0 and json.loads(warn.out)["warnings"] == 1
+
+
+def test_patterns_json(run, tmp_path):
+    res = run(tmp_path, "patterns", str(DATA / "flow_template.md"), "--json")
+    data = {p["name"]: p for p in json.loads(res.out)}
+    assert data["restatement_check"]["level"] == 2
+    assert data["restatement_check"]["evidence"] == ["ep-aaa111", "ep-bbb222"]
+    assert data["retry_budget"]["section"] == "Proven Knowledge"
+    human = run(tmp_path, "patterns", str(DATA / "flow_template.md"))
+    assert "retry_budget" in human.out and "3x" in human.out
+
+
+def test_episode_add_list_search_show(run, repo):
+    run(repo, "init")
+    assert run(repo, "episode", "add", "--type", "finding", "--content", "retry storms double load",
+               "--tag", "retries", "--session", "s1").code == 0
+    lines = "\n".join(json.dumps(x) for x in [
+        {"type": "decision", "content": "cap retries at 3", "tags": ["retries"], "session": "s2",
+         "ts": "2026-11-20T10:00:00Z"},
+        {"type": "tension", "content": "latency vs safety", "session": "s2", "ts": "2026-11-25T10:00:00Z"},
+    ])
+    res = run(repo, "episode", "add", "--json", stdin=lines)
+    assert res.code == 0 and len(json.loads(res.out)["added"]) == 2
+    assert len(json.loads(run(repo, "episode", "list", "--json").out)) == 3
+    found = json.loads(run(repo, "episode", "search", "retries", "--json").out)
+    assert {e["content"] for e in found} == {"retry storms double load", "cap retries at 3"}
+    by_type = json.loads(run(repo, "episode", "search", "--type", "tension", "--json").out)
+    assert [e["content"] for e in by_type] == ["latency vs safety"]
+    window = json.loads(run(repo, "episode", "list", "--since", "2026-11-19", "--until", "2026-11-21",
+                            "--json").out)
+    assert [e["content"] for e in window] == ["cap retries at 3"]
+    one = found[0]["id"]
+    shown = run(repo, "episode", "show", one)
+    assert shown.code == 0 and one in shown.out
+    missing = run(repo, "episode", "show", "ep-000000000000")
+    assert missing.code == 2 and "no episode ep-000000000000" in missing.err
+
+
+def _bad_inputs(tmp_path):
+    (tmp_path / "binary.md").write_bytes(b"## State\n\x00\x01\x02")
+    (tmp_path / "latin1.md").write_bytes("## State\ncaf\xe9\n".encode("latin-1"))
+    (tmp_path / "nosections.md").write_text("just some text\nno headings\n")
+    (tmp_path / "huge.md").write_text("## State\n" + ("x" * 99 + "\n") * 100_000)
+    unreadable = tmp_path / "unreadable.md"
+    unreadable.write_text("## State\n")
+    unreadable.chmod(0)
+    return {
+        "binary.md": "binary",
+        "latin1.md": "not valid UTF-8",
+        "nosections.md": "no `## ` sections",
+        "huge.md": "limit",
+        "missing.md": "no such file",
+        "unreadable.md": "permission denied",
+    }
+
+
+@pytest.mark.parametrize("command", ["patterns", "lint"])
+def test_bad_files_give_one_line_exit_2_and_write_nothing(run, tmp_path, command):
+    cases = _bad_inputs(tmp_path)
+    if os.geteuid() == 0:  # root reads anything: simulate with a directory of the same name
+        (tmp_path / "unreadable.md").chmod(stat.S_IRUSR | stat.S_IWUSR)
+        (tmp_path / "unreadable.md").unlink()
+        (tmp_path / "unreadable.md").mkdir()
+        cases["unreadable.md"] = "is a directory"
+    before = tree_digest(tmp_path)
+    for name, expected in cases.items():
+        if command == "lint" and name == "nosections.md":
+            continue  # lint works on any markdown, sections or not
+        res = run(tmp_path, command, name)
+        assert res.code == 2, (name, res.out, res.err)
+        assert res.err.count("\n") == 1 and name in res.err and expected in res.err, res.err
+        assert "Traceback" not in res.err
+    assert tree_digest(tmp_path) == before
+
+
+def test_malformed_stdin_line_writes_nothing(run, repo):
+    run(repo, "init")
+    res = run(repo, "episode", "add", stdin='{"type": "finding", "content": "ok"}\n{"type": oops}\n')
+    assert res.code == 2 and "<stdin>:2:" in res.err
+    assert (repo / ".flow" / "episodes.jsonl").read_bytes() == b""
+    bad_type = run(repo, "episode", "add", stdin='{"type": "gossip", "content": "x"}\n')
+    assert bad_type.code == 2 and "`type`" in bad_type.err

@@ -1,0 +1,134 @@
+"""The document model: lossless round trip, structure, and edits confined to their section."""
+
+from __future__ import annotations
+
+import difflib
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from flowgit.continuity.document import Document
+from tests.conftest import DATA
+
+FILES = sorted(DATA.glob("*.md"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_fixture_round_trips_byte_identical(path):
+    raw = path.read_bytes()
+    doc = Document.parse(raw.decode("utf-8"))
+    assert doc.text.encode("utf-8") == raw
+
+
+def test_flow_template_structure():
+    doc = Document.parse((DATA / "flow_template.md").read_text())
+    names = [s.name for s in doc.sections]
+    assert names == ["State", "Top of Mind", "Actions", "Recent", "Developing Knowledge",
+                     "Proven Knowledge", "Cross-Domain Discoveries", "Foundation", "Partnership"]
+    state = doc.get("Current State")
+    assert state.canonical == "Current State"
+    assert state.suffix == "2026-11-30 evening (shipping the gate)"
+    assert state.wrapper == "activation"
+    assert [s.title for s in state.subsections] == ["Hot", "Warm"]
+    assert doc.get("recent").canonical == "Recent Context"
+    assert doc.get("Actions").canonical == "Action Items"
+    # the fenced "## not a section" stays inside Proven Knowledge
+    assert "## not a section" in doc.section_text("Proven")
+    # a "# " comment inside a section is not a heading
+    assert "# REPLACE entirely each wrap." in doc.body_text("State")
+    # the closing wrapper tag is not part of the section's body
+    assert "</activation>" not in doc.body_text("Top of Mind")
+
+
+def test_setext_underline_and_h1_are_not_sections():
+    doc = Document.parse((DATA / "setext_and_h1.md").read_text())
+    assert [s.canonical for s in doc.sections] == ["Current State", "Action Items"]
+    assert "# a comment" in doc.body_text("State")
+
+
+def _outside(doc: Document, name: str) -> tuple[list[str], list[str]]:
+    sec = doc.get(name)
+    return doc.lines[:sec.heading + 1], doc.lines[sec.end:]
+
+
+@pytest.mark.parametrize("section", ["State", "Recent", "Top of Mind", "Developing", "Partnership"])
+def test_replace_body_changes_nothing_outside_the_section(section):
+    doc = Document.parse((DATA / "flow_template.md").read_text())
+    before_head, before_tail = _outside(doc, section)
+    new = doc.replace_body(section, "Completely new content.\n- with an item")
+    after_head, after_tail = _outside(new, section)
+    assert after_head == before_head
+    assert after_tail == before_tail
+    diff = [ln for ln in difflib.unified_diff(doc.lines, new.lines, n=0) if ln.startswith(("+", "-"))]
+    changed = [ln for ln in diff if not ln.startswith(("+++", "---"))]
+    assert all(ln[1:] in doc.section_text(section) or ln[1:] in new.section_text(section) for ln in changed)
+    assert "Completely new content." in new.body_text(section)
+
+
+def test_replace_keeps_guidance_comments_and_crlf():
+    doc = Document.parse((DATA / "flow_template.md").read_text())
+    new = doc.replace_body("State", "Focus: tests.")
+    body = new.body_text("State")
+    assert body.startswith("# REPLACE entirely each wrap.\n")
+    assert "Focus: tests." in body and "Hot" not in body
+    crlf = Document.parse((DATA / "crlf.md").read_bytes().decode())
+    edited = crlf.replace_body("State", "focus: still crlf")
+    assert "focus: still crlf\r\n" in edited.text
+    assert "\n" not in edited.text.replace("\r\n", "")
+
+
+def test_missing_final_newline_survives_an_edit_elsewhere():
+    doc = Document.parse((DATA / "no_final_newline.md").read_text())
+    edited = doc.replace_body("State", "new state")
+    assert edited.text.endswith("! x: y | 1x")
+    appended = doc.append_lines("Developing", ["! z: w | 1x"])
+    assert appended.text.endswith("! x: y | 1x\n! z: w | 1x")
+
+
+def test_add_section_in_canonical_order():
+    doc = Document.parse("## Current State\nnow\n\n## Developing Knowledge\n! a: b | 1x\n")
+    new = doc.add_section("Recent Context", "We did things.")
+    assert [s.canonical for s in new.sections] == ["Current State", "Recent Context", "Developing Knowledge"]
+    assert new.text.startswith("## Current State\nnow\n")
+    assert new.text.endswith("## Developing Knowledge\n! a: b | 1x\n")
+    assert new.add_section("Recent Context") is new
+
+
+def test_items_are_list_items_patterns_and_paragraphs():
+    doc = Document.parse((DATA / "flow_template.md").read_text())
+    kinds = [(i.kind, i.text[:20]) for i in doc.items("Developing")]
+    assert [k for k, _ in kinds] == ["pattern", "pattern", "pattern"]
+    recent = doc.items("Recent")
+    assert len(recent) == 1 and recent[0].kind == "prose" and recent[0].end - recent[0].start == 3
+    actions = doc.items("Actions")
+    assert [i.kind for i in actions] == ["list", "list", "list"]
+
+
+# --- property: any document built from these pieces round-trips, and edits stay local
+line_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=40)
+piece = st.one_of(
+    line_text,
+    st.sampled_from(["## State", "## Recent | x", "### Hot", "# comment", "<activation>", "</activation>",
+                     "{", "}", "```", "! p: q | 1x", "!! r: s | 2x (C) [evidence: ep-1, ep-2]", "", "   ", "\t-"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(piece, st.sampled_from(["\n", "\r\n"])), max_size=30), st.booleans())
+def test_property_round_trip(pieces, final_newline):
+    text = "".join(p + e for p, e in pieces)
+    if not final_newline:
+        text = text.rstrip("\r\n")
+    assert Document.parse(text).text == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(piece, st.just("\n")), max_size=25), line_text)
+def test_property_edit_is_local(pieces, new_body):
+    text = "## State\nold state\n\n" + "".join(p + e for p, e in pieces) + "\n## Partnership\nkeep me\n"
+    doc = Document.parse(text)
+    assume(doc.find("Partnership") is not None)  # an unclosed ``` fence swallows it, as CommonMark says
+    target = doc.sections[-1]
+    edited = doc.replace_body("Partnership", new_body or "x")
+    assert edited.lines[:target.heading + 1] == doc.lines[:target.heading + 1]
