@@ -190,6 +190,50 @@ def episode_show(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> Non
 
 
 @cli.command()
+@json_option
+@click.pass_context
+def check(ctx: click.Context, as_json: bool) -> None:
+    """Gate the staged continuity file and store against HEAD (the pre-commit hook)."""
+    from flowgit.commands import check as cmd
+    from flowgit.output import emit_json
+
+    report = cmd.run_check(_cfg(ctx))
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        click.echo(cmd.render(report), err=bool(report.errors))
+    cmd.announce_override(report)
+    if report.errors:
+        ctx.exit(EXIT_FINDINGS)
+
+
+@cli.command("check-msg")
+@click.argument("message_file")
+@json_option
+@click.pass_context
+def check_msg(ctx: click.Context, message_file: str, as_json: bool) -> None:
+    """Check a wrap commit's trailers against the staged change (the commit-msg hook)."""
+    from flowgit.commands import check_msg as cmd
+    from flowgit.output import emit
+
+    report = cmd.run_check_msg(_cfg(ctx), message_file)
+    emit(report, as_json, cmd.render)
+    if report.problems:
+        ctx.exit(EXIT_FINDINGS)
+
+
+@cli.command("install-hook")
+@json_option
+@click.pass_context
+def install_hook(ctx: click.Context, as_json: bool) -> None:
+    """Install the pre-commit and commit-msg hooks for plain git (chains existing hooks)."""
+    from flowgit.commands import install_hook as cmd
+    from flowgit.output import emit
+
+    emit(cmd.run_install(_cfg(ctx)), as_json, cmd.render)
+
+
+@cli.command()
 @click.option("--keep", is_flag=True, help="Keep the temporary repository and print its path.")
 @json_option
 def demo(keep: bool, as_json: bool) -> None:

@@ -42,8 +42,8 @@ class Episode:
 
     @property
     def source(self) -> str:
-        """What makes two episodes independent: their session, else their agent."""
-        return self.session or self.agent or self.id
+        """Where an episode came from: its session, else its agent (unknown provenance is one source)."""
+        return self.session or self.agent or "(unknown)"
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False)

@@ -1,0 +1,103 @@
+"""What happened to the patterns between two versions of the continuity file.
+
+One derivation serves the wrap (which commits it as trailers), the commit-msg
+check (which compares trailers with it), ``flowgit log`` (a timeline per
+pattern) and ``flowgit audit`` (which re-derives every graduation rather than
+trusting trailers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from flowgit.continuity.document import Document
+from flowgit.continuity.patterns import Pattern, PatternAt, pattern_map
+from flowgit.continuity.sections import PROVEN
+
+ADDED, INCREMENTED, GRADUATED, DEMOTED, ARCHIVED, RENAMED, EVIDENCE, REWORDED, MOVED = (
+    "added", "incremented", "graduated", "demoted", "archived", "renamed", "evidence", "reworded", "moved")
+
+
+@dataclass(frozen=True)
+class PatternEvent:
+    kind: str
+    name: str
+    level: int
+    section: str
+    evidence: tuple[str, ...] = ()
+    old_level: int | None = None
+    old_name: str | None = None
+    text: str = ""
+    line: int | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "name": self.name, "level": self.level, "section": self.section,
+                "evidence": list(self.evidence), "old_level": self.old_level, "old_name": self.old_name,
+                "text": self.text, "line": self.line, "notes": list(self.notes)}
+
+
+def _event(kind: str, at: PatternAt, **kw: object) -> PatternEvent:
+    p = at.pattern
+    return PatternEvent(kind=kind, name=p.name, level=p.level, section=at.section, evidence=p.evidence,
+                        text=p.render().strip(), line=at.lineno, notes=p.notes, **kw)  # type: ignore[arg-type]
+
+
+def is_graduated(at: PatternAt) -> bool:
+    return at.section == PROVEN
+
+
+def diff_patterns(old: Document | None, new: Document | None) -> list[PatternEvent]:
+    """Events in the order they matter: renames first, then per-pattern changes, then archivals."""
+    before = pattern_map(old) if old else {}
+    after = pattern_map(new) if new else {}
+    gone = {n: at for n, at in before.items() if n not in after}
+    fresh = {n: at for n, at in after.items() if n not in before}
+    events: list[PatternEvent] = []
+    for name, at in list(fresh.items()):
+        match = _rename_source(at.pattern, gone)
+        if match is not None:
+            old_at = gone.pop(match)
+            fresh.pop(name)
+            events.append(_event(RENAMED, at, old_name=match, old_level=old_at.pattern.level))
+            events.extend(_compare(old_at, at))
+    for name, at in after.items():
+        if name in fresh:
+            kind = GRADUATED if is_graduated(at) else ADDED
+            events.append(_event(kind, at, old_level=None))
+        elif name in before:
+            events.extend(_compare(before[name], at))
+    for name, at in gone.items():
+        events.append(_event(ARCHIVED, at, old_level=at.pattern.level))
+    return events
+
+
+def _rename_source(p: Pattern, gone: dict[str, PatternAt]) -> str | None:
+    """A new name carrying exactly the evidence of a vanished one is that pattern renamed."""
+    if not p.evidence:
+        return None
+    for name, at in gone.items():
+        if set(at.pattern.evidence) and set(at.pattern.evidence) <= set(p.evidence) \
+                and at.pattern.level <= p.level:
+            return name
+    return None
+
+
+def _compare(old: PatternAt, new: PatternAt) -> list[PatternEvent]:
+    o, n = old.pattern, new.pattern
+    out: list[PatternEvent] = []
+    if is_graduated(new) and not is_graduated(old):
+        out.append(_event(GRADUATED, new, old_level=o.level))
+    elif is_graduated(old) and not is_graduated(new):
+        out.append(_event(DEMOTED, new, old_level=o.level))
+    elif n.level > o.level:
+        out.append(_event(INCREMENTED, new, old_level=o.level))
+    elif n.level < o.level:
+        out.append(_event(DEMOTED, new, old_level=o.level))
+    elif set(n.evidence) != set(o.evidence):
+        out.append(_event(EVIDENCE, new, old_level=o.level))
+    elif old.section != new.section:
+        out.append(_event(MOVED, new, old_level=o.level))
+    elif n.text != o.text:
+        out.append(_event(REWORDED, new, old_level=o.level))
+    return out

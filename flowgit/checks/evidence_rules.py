@@ -1,0 +1,81 @@
+"""Gate rules for graduations: grounding, evidence that holds, reuse, level jumps."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterator
+
+from flowgit.checks.context import CheckContext
+from flowgit.checks.finding import Finding
+from flowgit.continuity.patterns import PatternAt
+from flowgit.continuity.sections import PROVEN
+from flowgit.evidence import assess
+
+
+def _needs_evidence(at: PatternAt) -> bool:
+    return at.pattern.level >= 2 or at.section == PROVEN
+
+
+def ungrounded(ctx: CheckContext) -> Iterator[Finding]:
+    for at in ctx.changed_patterns:
+        if _needs_evidence(at) and not at.pattern.evidence:
+            where = "in Proven" if at.section == PROVEN else f"at {at.pattern.level}x"
+            yield Finding("G101", "ungrounded-graduation", "error", ctx.path, at.lineno,
+                          f"`{at.pattern.name}` is {where} without [evidence: …]",
+                          "record the episodes (`flowgit episode add`) and cite them: "
+                          "`[evidence: ep-…, ep-…]`, or keep the pattern at 1x")
+
+
+def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
+    for at in ctx.changed_patterns:
+        p = at.pattern
+        if not _needs_evidence(at) or not p.evidence:
+            continue
+        verdict = assess(p.name, p.text, p.level, p.evidence, ctx.episodes(p.evidence), ctx.cfg.thresholds,
+                         in_proven=at.section == PROVEN)
+        if verdict.unknown:
+            yield Finding("G102", "evidence", "error", ctx.path, at.lineno,
+                          f"`{p.name}` cites episode(s) not in the staged store {ctx.store_path}: "
+                          f"{', '.join(verdict.unknown)}",
+                          f"stage the store (`git add {ctx.store_path}`) or fix the ids")
+        if verdict.unrelated:
+            yield Finding("G104", "evidence", "error", ctx.path, at.lineno,
+                          f"`{p.name}` cites episode(s) that are not about it (no shared meaningful words): "
+                          f"{', '.join(verdict.unrelated)}",
+                          "cite episodes that record this pattern firing")
+        if not verdict.enough:
+            yield Finding("G103", "evidence", "error", ctx.path, at.lineno,
+                          f"`{p.name}`: {verdict.problems()[-1]}",
+                          f"cite more independent episodes, or keep `{p.name}` at "
+                          f"{max(1, verdict.level - 1)}x")
+
+
+def evidence_reuse(ctx: CheckContext) -> Iterator[Finding]:
+    cited_by: dict[str, list[PatternAt]] = defaultdict(list)
+    for at in ctx.all_new_patterns:
+        for ident in set(at.pattern.evidence):
+            cited_by[ident].append(at)
+    changed = {at.pattern.name for at in ctx.changed_patterns}
+    limit = ctx.cfg.thresholds.evidence_reuse_warn
+    for ident, users in cited_by.items():
+        if len(users) >= limit and any(u.pattern.name in changed for u in users):
+            names = ", ".join(u.pattern.name for u in users)
+            yield Finding("G105", "evidence-reuse", "warning", ctx.path, users[0].lineno,
+                          f"episode {ident} is cited by {len(users)} patterns ({names})",
+                          "one fact rarely proves many patterns: cite the episodes specific to each")
+
+
+def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
+    for at in ctx.changed_patterns:
+        before = ctx.old_patterns.get(at.pattern.name)
+        if before is None:
+            continue
+        old, new = before.pattern, at.pattern
+        if old.level == 1 and new.level >= 3:
+            yield Finding("G201", "level-jump", "error", ctx.path, at.lineno,
+                          f"`{new.name}` jumps from 1x to {new.level}x in one commit",
+                          "promote one level per wrap: 1x -> 2x now, 3x when new independent evidence arrives")
+        elif new.level > old.level and new.evidence and not set(new.evidence) - set(old.evidence):
+            yield Finding("G202", "level-jump", "error", ctx.path, at.lineno,
+                          f"`{new.name}` goes {old.level}x -> {new.level}x without any new evidence",
+                          "cite the new episodes that justify the promotion")

@@ -1,0 +1,16 @@
+"""FlowScript lint findings on the lines a commit adds or changes."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from flowgit.checks.context import CheckContext
+from flowgit.checks.finding import Finding
+from flowgit.continuity.flowscript import lint_text
+
+
+def flowscript(ctx: CheckContext) -> Iterator[Finding]:
+    for f in lint_text(ctx.new.text):
+        if ctx.line_is_new(f.line - 1):
+            yield Finding(f.code, "flowscript", "error" if f.is_error else "warning", ctx.path, f.line,
+                          f"col {f.col}: {f.message}")

@@ -1,0 +1,70 @@
+"""The ordered rule list and the runner that applies configuration to it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable
+
+from flowgit.checks.context import CheckContext
+from flowgit.checks.finding import Finding
+
+RuleFn = Callable[[CheckContext], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    summary: str
+    fn: RuleFn
+
+
+def _rules() -> list[Rule]:
+    from flowgit.checks import compression, evidence_rules, lint_rule, semantics, size, store
+
+    return [
+        Rule("ungrounded-graduation", "a 2x/3x or Proven pattern without [evidence: …]", evidence_rules.ungrounded),
+        Rule("evidence", "cited evidence must exist, be about the pattern and be enough", evidence_rules.evidence_holds),
+        Rule("evidence-reuse", "one episode cited by many patterns (warning)", evidence_rules.evidence_reuse),
+        Rule("level-jump", "1x -> 3x in one commit, or a level raised without new evidence", evidence_rules.level_jumps),
+        Rule("performance-compression", "same items restated in fewer words", compression.performance_compression),
+        Rule("append-not-replace", "State / Top of Mind appended to instead of replaced", semantics.append_not_replace),
+        Rule("append-not-rewrite", "Recent Context appended to instead of rewritten", semantics.append_not_rewrite),
+        Rule("protected-evidence", "a Proven pattern's evidence dropped or altered", semantics.protected_evidence),
+        Rule("protected-zone", "Foundation / Partnership / Cross-Domain losing lines", semantics.protected_zone),
+        Rule("catastrophic-shrink", "the file losing more than shrink_max (archival aside)", size.catastrophic_shrink),
+        Rule("size-budget", "State, Developing and file size budgets", size.budgets),
+        Rule("flowscript", "FlowScript lint errors on changed lines", lint_rule.flowscript),
+        Rule("store-append-only", "the episodic store only ever grows", store.append_only),
+    ]
+
+
+RULES: list[Rule] = []
+
+
+def rules() -> list[Rule]:
+    if not RULES:
+        RULES.extend(_rules())
+    return RULES
+
+
+def run_rules(ctx: CheckContext, *, override: str | None = None) -> list[Finding]:
+    """Run every enabled rule; apply per-rule severity from config and the one-commit override."""
+    settings = ctx.cfg.rules
+    findings: list[Finding] = []
+    for rule in rules():
+        mode = settings.get(rule.name, "on")
+        if mode == "off":
+            continue
+        for finding in rule.fn(ctx):
+            if mode == "warning" and finding.severity == "error":
+                finding = replace(finding, severity="warning")
+            if override and finding.severity == "error":
+                finding = replace(finding, overridden=True)
+            findings.append(finding)
+    return findings
+
+
+def override_reason() -> str | None:
+    reason = os.environ.get("FLOWGIT_OVERRIDE", "").strip()
+    return reason or None

@@ -1,0 +1,67 @@
+"""Gate rules for size: catastrophic shrink and the FLOW size budgets."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from flowgit.checks.context import CheckContext
+from flowgit.checks.finding import Finding
+from flowgit.continuity.document import Document, is_structural
+
+
+def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
+    if ctx.old is None:
+        return
+    old_chars = len(ctx.old.text)
+    archived = sum(len(ctx.old.lines[at.line]) for name, at in ctx.old_patterns.items()
+                   if name not in ctx.new_patterns)
+    base = old_chars - archived
+    new_chars = len(ctx.new.text)
+    limit = ctx.cfg.budgets.shrink_max
+    if base > 0 and (base - new_chars) / base > limit:
+        yield Finding("G501", "catastrophic-shrink", "error", ctx.path, None,
+                      f"the file shrank {100 * (base - new_chars) / base:.0f}% (from {base:,} to {new_chars:,} "
+                      f"characters, archived patterns aside); more than {limit:.0%} is over-compression",
+                      "compress for density, not size: restore what was lost (git show HEAD:" + ctx.path + ")")
+
+
+def _state_chars(doc: Document) -> int | None:
+    sec = doc.find("Current State")
+    if sec is None:
+        return None
+    return sum(len(ln.rstrip("\r\n")) for ln in doc.lines[sec.body_start:sec.body_end] if not is_structural(ln))
+
+
+def _developing_lines(doc: Document) -> int | None:
+    sec = doc.find("Developing Knowledge")
+    if sec is None:
+        return None
+    return sum(1 for i in doc.content_indices(sec) if not is_structural(doc.lines[i]))
+
+
+def budgets(ctx: CheckContext) -> Iterator[Finding]:
+    b = ctx.cfg.budgets
+    measures = [
+        ("G502", "State", _state_chars, b.state_chars_target, b.state_chars_max, "characters",
+         "move history out of State into Recent Context"),
+        ("G503", "Developing Knowledge", _developing_lines, b.developing_lines_target, b.developing_lines_max,
+         "lines", "archive stale patterns, graduate or merge the rest"),
+        ("G504", "the file", lambda d: len(d.text), b.file_chars_target, b.file_chars_max, "characters",
+         "archive stale patterns (temporal cleanup) before cutting content"),
+    ]
+    for code, what, measure, target, hard, unit, fix in measures:
+        value = measure(ctx.new)
+        if value is None or value <= target:
+            continue
+        before = measure(ctx.old) if ctx.old else None
+        worse = before is None or value > before or before <= hard
+        severity = "error" if value > hard and worse else "warning"
+        limit = hard if value > hard else target
+        yield Finding(code, "size-budget", severity, ctx.path, None,
+                      f"{what} is {value:,} {unit}, over the {'limit' if value > hard else 'target'} of {limit:,}",
+                      fix)
+    lines = len(ctx.new.lines)
+    if lines > b.file_lines_target:
+        yield Finding("G505", "size-budget", "warning", ctx.path, None,
+                      f"the file is {lines} lines, over the ~{b.file_lines_target}-line target",
+                      "archive stale patterns (temporal cleanup)")

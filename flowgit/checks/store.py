@@ -1,0 +1,30 @@
+"""The episodic store only grows: a commit may append lines, never change or drop one."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from flowgit.checks.context import CheckContext
+from flowgit.checks.finding import Finding
+from flowgit.episodes import parse_store
+
+
+def append_only(ctx: CheckContext) -> Iterator[Finding]:
+    old, new = ctx.old_store, ctx.new_store
+    if old and not new.startswith(old):
+        common = 0
+        for a, b in zip(old.split(b"\n"), new.split(b"\n")):
+            if a != b:
+                break
+            common += 1
+        yield Finding("G701", "store-append-only", "error", ctx.store_path, common + 1,
+                      "the episodic store is append-only: this commit changes or removes an existing line",
+                      f"restore it (`git checkout HEAD -- {ctx.store_path}`) and append instead")
+        return
+    added = new[len(old):]
+    if added.strip():
+        _, problems = parse_store(added)
+        offset = old.count(b"\n")
+        for p in problems[:5]:
+            yield Finding("G702", "store-append-only", "warning", ctx.store_path, offset + p.line, p.message,
+                          "write episodes with `flowgit episode add`")

@@ -1,0 +1,82 @@
+"""``flowgit check-msg``: a wrap commit's trailers must agree with the staged change.
+
+Also where the one-commit override leaves its trace: with ``FLOWGIT_OVERRIDE``
+set, a ``Flow-Override: <reason>`` trailer is added to the message, so the
+history audit can report it later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, diff_patterns
+from flowgit.checks.registry import override_reason
+from flowgit.commands.check import staged_context
+from flowgit.config import Config
+from flowgit.episodes import lookup
+from flowgit.errors import FlowgitError
+from flowgit.git import git
+from flowgit.trailers import names, parse_trailers, values
+
+TRAILER_EVENTS = {"Graduated": GRADUATED, "Incremented": INCREMENTED, "Demoted": DEMOTED, "Archived": ARCHIVED}
+
+
+@dataclass
+class MsgReport:
+    problems: list[str] = field(default_factory=list)
+    override_recorded: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"ok": not self.problems, "problems": self.problems, "override_recorded": self.override_recorded}
+
+
+def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
+    path = Path(message_file)
+    try:
+        message = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FlowgitError(f"cannot read the commit message ({exc})", path=path) from None
+    report = MsgReport()
+    trailers = parse_trailers(_strip_comments(message))
+    reason = override_reason()
+    if reason and not values(trailers, "Flow-Override"):
+        git(cfg.root, "interpret-trailers", "--in-place", "--trailer", f"Flow-Override: {reason}", str(path))
+        report.override_recorded = reason
+    if not values(trailers, "Flow-Session"):
+        return report  # not a wrap commit: nothing to reconcile
+    ctx = staged_context(cfg)
+    events = diff_patterns(ctx.old, ctx.new) if ctx else []
+    happened: dict[str, set[str]] = {kind: set() for kind in TRAILER_EVENTS.values()}
+    for e in events:
+        if e.kind in happened:
+            happened[e.kind].add(e.name)
+    for key, kind in TRAILER_EVENTS.items():
+        claimed = set(names(trailers, key))
+        for name in sorted(claimed - happened[kind]):
+            report.problems.append(f"trailer `{key}: {name}` but the staged change does not show `{name}` {kind}")
+        for name in sorted(happened[kind] - claimed):
+            report.problems.append(f"the staged change shows `{name}` {kind} but there is no `{key}: {name}` trailer")
+    ids = [i.strip() for v in values(trailers, "Episodes") for i in v.split(",") if i.strip()]
+    if ids and ctx is not None:
+        staged = lookup(ctx.new_store, ids)
+        before = lookup(ctx.old_store, ids)
+        for ident in ids:
+            if ident not in staged:
+                report.problems.append(f"trailer `Episodes` names {ident}, which is not in the staged store")
+            elif ident in before:
+                report.problems.append(f"trailer `Episodes` names {ident}, which was already committed before")
+    return report
+
+
+def _strip_comments(message: str) -> str:
+    return "\n".join(ln for ln in message.splitlines() if not ln.startswith("#"))
+
+
+def render(report: MsgReport) -> str:
+    lines = [f"commit message: {p}" for p in report.problems]
+    if report.override_recorded:
+        lines.append(f"recorded trailer Flow-Override: {report.override_recorded}")
+    lines.append("flowgit check-msg: " + ("ok" if not report.problems else
+                                          f"{len(report.problems)} problem(s) — commit rejected"))
+    return "\n".join(lines)

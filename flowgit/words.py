@@ -1,0 +1,57 @@
+"""Content words: the small vocabulary model shared by relevance, pairing and restatement.
+
+Lower-cased alphanumeric tokens of three or more letters, stop words removed,
+with a light suffix stem so "retries", "retried" and "retry" meet. Names like
+``retry_budget`` split on ``_`` and ``-``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+TOKEN_RE = re.compile(r"[A-Za-z0-9]+")
+STOP = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below
+between both but by can could did do does doing down during each few for from further had has have having
+he her here hers him his how i if in into is it its itself just let me more most my no nor not now of off
+on once only or other our ours out over own same she should so some such than that the their them then
+there these they this those through to too under until up very was we were what when where which while
+who whom why will with would you your yours via per one two three get got make made use used using
+thing things way ways still already really much many every need needs new next last keep kept
+""".split())
+
+
+@lru_cache(maxsize=4096)
+def stem(word: str) -> str:
+    w = word.lower()
+    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            base = w[: len(w) - len(suffix)] + keep
+            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2]:
+                base = base[:-1]  # "stopped" -> "stop"
+            return base
+    return w
+
+
+def content_words(text: str) -> frozenset[str]:
+    """The stemmed meaningful words of ``text``."""
+    return frozenset(stem(t) for t in TOKEN_RE.findall(text.replace("_", " "))
+                     if len(t) >= 3 and t.lower() not in STOP and not t.isdigit())
+
+
+def word_count(text: str) -> int:
+    return len(TOKEN_RE.findall(text))
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Share of the smaller set found in the other (1.0 = one says nothing the other doesn't)."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)

@@ -1,0 +1,261 @@
+"""Every gate rule fails for the right reason, and legitimate wraps pass with no false positive."""
+
+from __future__ import annotations
+
+from tests.checks.gate_fixtures import (
+    DEVELOPING, E_BACKOFF, E_RETRY, E_SAME_SESSION, E_UNRELATED, SHORTER, base_text, check, committed_base,
+    developing_lines, ep, stage,
+)
+from tests.conftest import git
+
+
+def promote(name: str, text: str, level: int, ids, category="RELIABILITY", date=""):
+    cat = f"{category} — {date}" if date else category
+    return f"!! {name}: {text} | {level}x ({cat}) [evidence: {', '.join(ids)}]"
+
+
+def with_developing_line(old_name: str, new_line: str) -> str:
+    lines = developing_lines().splitlines()
+    lines = [new_line if ln.startswith(f"! {old_name}:") else ln for ln in lines]
+    return base_text(developing="\n".join(lines))
+
+
+# ----------------------------------------------------------------- failing
+def test_unstaged_changes_are_not_checked(run, repo):
+    committed_base(repo)
+    (repo / "CONTINUITY.md").write_text(with_developing_line("p01", "!! p01: retries | 2x"))
+    code, data, codes = check(run, repo)
+    assert code == 0 and data["checked"] is False
+
+
+def test_ungrounded_graduation(run, repo):
+    committed_base(repo)
+    stage(repo, with_developing_line("p01", "!! p01: " + DEVELOPING[0][1] + " | 2x (RELIABILITY)"))
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G101"}
+    assert data["findings"][0]["line"] == 20
+
+
+def test_unknown_evidence_id(run, repo):
+    committed_base(repo)
+    stage(repo, with_developing_line("p01", promote("p01", DEVELOPING[0][1], 2,
+                                                      [E_RETRY[0].id, "ep-000000000000"])))
+    code, _, codes = check(run, repo)
+    assert code == 1 and "G102" in codes
+
+
+def test_three_episodes_from_one_session_do_not_make_3x(run, repo):
+    committed_base(repo)
+    line = promote("p03", DEVELOPING[2][1], 2, [e.id for e in E_SAME_SESSION[:2]])
+    stage(repo, with_developing_line("p03", line))
+    assert check(run, repo)[0] == 0  # 2x: two distinct observations of one session are enough
+    git(repo, "commit", "-qm", "2x", "--no-verify")
+    stage(repo, base_text(developing=developing_lines([d for d in DEVELOPING if d[0] != "p03"]),
+                          proven_extra=promote("p03", DEVELOPING[2][1], 3, [e.id for e in E_SAME_SESSION],
+                                               date="2026-11-30")))
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G103"}
+    assert "from 1 source" in data["findings"][0]["message"]
+
+
+def test_restatements_in_one_session_count_once(run, repo):
+    same = [ep("idempotency keys stop double charges", "s9"), ep("idempotency keys stop the double charges", "s9")]
+    committed_base(repo)
+    stage(repo, with_developing_line("p03", promote("p03", DEVELOPING[2][1], 2, [e.id for e in same])), same)
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G103"} and "count once" in data["findings"][0]["message"]
+
+
+def test_unrelated_episode(run, repo):
+    committed_base(repo)
+    stage(repo, with_developing_line("p01", promote("p01", DEVELOPING[0][1], 2, [E_RETRY[0].id, E_UNRELATED.id])))
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G104" in codes
+    assert E_UNRELATED.id in next(f["message"] for f in data["findings"] if f["code"] == "G104")
+
+
+def test_evidence_reuse_is_a_warning(run, repo):
+    committed_base(repo)
+    ids = [E_RETRY[0].id, E_RETRY[1].id]
+    lines = developing_lines().splitlines()
+    lines[0] = promote("p01", "retries without budget multiply provider load", 2, ids)
+    lines[1] = promote("p02", "retry storms need a budget per request", 2, ids)
+    stage(repo, base_text(developing="\n".join(lines)))
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == {"G105"}
+    assert all(f["severity"] == "warning" for f in data["findings"])
+
+
+def test_level_jump_1x_to_3x(run, repo):
+    committed_base(repo)
+    ids = [e.id for e in E_BACKOFF]
+    stage(repo, with_developing_line("p01", promote("p01", "retries and jittered backoff", 3, ids)))
+    assert "G201" in check(run, repo)[2]
+
+
+def test_level_raised_without_new_evidence(run, repo):
+    ids = [E_BACKOFF[0].id, E_BACKOFF[1].id]
+    committed_base(repo, base_text(developing=developing_lines()[:0] + promote(
+        "backoff", "jittered backoff spreads retry waves", 2, ids)))
+    stage(repo, base_text(developing=promote("backoff", "jittered backoff spreads retry waves", 3, ids)))
+    assert "G202" in check(run, repo)[2]
+
+
+def test_performance_compression_names_the_items(run, repo):
+    committed_base(repo)
+    stage(repo, base_text(developing=developing_lines(overrides=SHORTER)))
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G301"}
+    msg = data["findings"][0]["message"]
+    assert "Developing Knowledge" in msg and "12 of 12" in msg and "`p01`" in msg
+
+
+def test_append_instead_of_replace(run, repo):
+    committed_base(repo)
+    old_top = "- provider 503 storms arrive in bursts of forty seconds\n- trailer format still under review"
+    stage(repo, base_text(top=old_top + "\n- new: the audit needs a shallow-clone mode"))
+    code, _, codes = check(run, repo)
+    assert code == 1 and codes == {"G302"}
+
+
+def test_append_instead_of_rewrite(run, repo):
+    committed_base(repo)
+    old = "We spent the week on the document model. The round trip held on every fixture."
+    stage(repo, base_text(recent=old + "\nToday we added the gate and its first rules."))
+    code, _, codes = check(run, repo)
+    assert code == 1 and codes == {"G303"}
+
+
+def test_proven_evidence_altered(run, repo):
+    committed_base(repo)
+    text = base_text().replace(E_RETRY[2].id, E_BACKOFF[0].id)
+    stage(repo, text)
+    code, _, codes = check(run, repo)
+    assert "G401" in codes and code == 1
+
+
+def test_protected_zone_loses_a_line(run, repo):
+    committed_base(repo)
+    stage(repo, base_text(partnership="We decide."))
+    code, _, codes = check(run, repo)
+    assert code == 1 and codes == {"G402"}
+
+
+def test_catastrophic_shrink(run, repo):
+    long_recent = " ".join(["The outage work taught us how the provider fails and how our client amplifies it."] * 30)
+    committed_base(repo, base_text(recent=long_recent))
+    stage(repo, base_text(recent="Outage work: see the retry patterns."))
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G501"}
+
+
+def test_size_budgets(run, repo):
+    committed_base(repo)
+    stage(repo, base_text(state="x " * 2100))
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G502"}
+    stage(repo, base_text(state="x " * 1600))
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == {"G502"} and data["findings"][0]["severity"] == "warning"
+    many = DEVELOPING + [(f"q{i}", f"another developing pattern number {i}") for i in range(4)]
+    stage(repo, base_text(developing=developing_lines(many)))
+    assert check(run, repo)[2] == {"G503"}
+
+
+def test_file_budget(run, repo):
+    committed_base(repo)
+    stage(repo, base_text(recent="word " * 29_000))
+    code, _, codes = check(run, repo)
+    assert code == 1 and "G504" in codes
+
+
+def test_flowscript_errors_on_changed_lines(run, repo):
+    committed_base(repo)
+    stage(repo, base_text(top="- speed >< safety\n- [decided] to ship"))
+    code, data, codes = check(run, repo)
+    assert code == 1 and {"E001", "E002"} <= codes
+    assert {f["line"] for f in data["findings"] if f["code"] in ("E001", "E002")} == {8, 9}
+
+
+def test_store_is_append_only(run, repo):
+    committed_base(repo)
+    store = repo / ".flow" / "episodes.jsonl"
+    lines = store.read_text().splitlines(keepends=True)
+    store.write_text("".join(lines[1:]))
+    git(repo, "add", "-A")
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G701"}
+
+
+def test_rules_can_be_switched_off_or_softened(run, repo):
+    committed_base(repo)
+    (repo / ".flowgit.toml").write_text('[rules]\n"append-not-rewrite" = "warning"\n"protected-zone" = "off"\n')
+    old = "We spent the week on the document model. The round trip held on every fixture."
+    stage(repo, base_text(recent=old + "\nMore.", partnership="We decide."))
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == {"G303"}
+
+
+# ------------------------------------------------------------- legitimate
+def test_real_compression_three_stale_items_archived(run, repo):
+    committed_base(repo)
+    kept = [d for d in DEVELOPING if d[0] not in ("p09", "p10", "p11")]
+    stage(repo, base_text(developing=developing_lines(kept, overrides={k: v for k, v in SHORTER.items()
+                                                                        if k in ("p01", "p02")})))
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == set(), data
+
+
+def test_twelve_to_nine_with_three_archived_passes_even_if_reworded(run, repo):
+    committed_base(repo)
+    kept = [d for d in DEVELOPING if d[0] not in ("p10", "p11", "p12")]
+    stage(repo, base_text(developing=developing_lines(kept, overrides=SHORTER)))
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == set(), data
+
+
+def test_three_facts_folded_into_one_graduated_pattern(run, repo):
+    two = [E_BACKOFF[0].id, E_BACKOFF[1].id]
+    facts = [promote("backoff_jitter", "jittered backoff spreads the retry wave", 2, two),
+             promote("backoff_herd", "backoff with jitter avoids a thundering herd", 2, two),
+             promote("backoff_queue", "jitter in backoff halves peak queue depth", 2, two[:1] + [E_BACKOFF[2].id])]
+    committed_base(repo, base_text(developing="\n".join(facts)))
+    folded = promote("backoff_jitter", "jittered backoff spreads retry waves, avoids the herd, halves queue depth",
+                     3, [e.id for e in E_BACKOFF], category="RELIABILITY", date="2026-11-30")
+    stage(repo, base_text(developing="", proven_extra=folded))
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == set(), data
+
+
+def test_prose_turned_into_flowscript(run, repo):
+    committed_base(repo)
+    actions = """- gate blocks ungrounded graduations -> wrap safe to run — next: Dec 1
+- hook benchmark <- every commit pays for it — next: Dec 2
+- trailers review ><[trust vs effort] audit reads them back — seen: Nov 29"""
+    stage(repo, base_text(actions=actions))
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == set(), data
+
+
+def test_state_fully_replaced_and_recent_rewritten(run, repo):
+    committed_base(repo)
+    stage(repo, base_text(state="Focus: the wrap command. Critical path: the plan schema.",
+                          top="- the wrap must be one transaction",
+                          recent="The gate landed with all its rules; the week's document work now "
+                                 "serves both the gate and the wrap."))
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == set(), data
+
+
+def test_grounded_increment_passes(run, repo):
+    committed_base(repo)
+    stage(repo, with_developing_line("p01", promote("p01", DEVELOPING[0][1], 2, [E_RETRY[0].id, E_RETRY[1].id])))
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == set(), data
+
+
+def test_first_commit_is_checked_too(run, repo):
+    (repo / "CONTINUITY.md").write_text(base_text().replace(E_RETRY[2].id, "ep-000000000000"))
+    git(repo, "add", "-A")
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G102" in codes

@@ -1,0 +1,109 @@
+"""The gate as git runs it: plain hooks (chained), the override trace, and the pre-commit framework."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.checks.gate_fixtures import DEVELOPING, E_RETRY, base_text, committed_base, developing_lines
+from tests.conftest import git
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def commit(repo: Path, message: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "commit", "-m", message], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+def ungrounded_text() -> str:
+    lines = developing_lines().splitlines()
+    lines[0] = f"!! p01: {DEVELOPING[0][1]} | 2x (RELIABILITY)"
+    return base_text(developing="\n".join(lines))
+
+
+def grounded_text() -> str:
+    lines = developing_lines().splitlines()
+    lines[0] = f"!! p01: {DEVELOPING[0][1]} | 2x (RELIABILITY) [evidence: {E_RETRY[0].id}, {E_RETRY[1].id}]"
+    return base_text(developing="\n".join(lines))
+
+
+def test_install_hook_chains_an_existing_hook(run, repo):
+    committed_base(repo)
+    hooks = repo / ".git" / "hooks"
+    marker = repo / "chained-ran"
+    (hooks / "pre-commit").write_text(f"#!/bin/sh\ntouch {marker}\nexit 0\n")
+    (hooks / "pre-commit").chmod(0o755)
+    res = run(repo, "install-hook")
+    assert res.code == 0 and "chained" in res.out
+    assert (hooks / "pre-commit.flowgit-chained").exists()
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    rejected = commit(repo, "ungrounded")
+    assert rejected.returncode != 0 and "G101" in rejected.stderr
+    assert marker.exists()  # the user's own hook ran first
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    accepted = commit(repo, "grounded")
+    assert accepted.returncode == 0, accepted.stderr
+    again = run(repo, "install-hook")
+    assert again.code == 0 and "updated" in again.out
+
+
+def test_override_is_loud_and_leaves_a_trailer(run, repo):
+    committed_base(repo)
+    run(repo, "install-hook")
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    res = commit(repo, "hand edit", env={"FLOWGIT_OVERRIDE": "importing a legacy file"})
+    assert res.returncode == 0, res.stderr
+    assert "FLOWGIT_OVERRIDE is set" in res.stderr and "G101" in res.stderr
+    message = git(repo, "log", "-1", "--format=%B")
+    assert "Flow-Override: importing a legacy file" in message
+
+
+def test_commit_msg_trailers_must_agree_with_the_change(run, repo):
+    committed_base(repo)
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    msg = repo / "MSG"
+    msg.write_text("Session wrap Nov 30\n\nFlow-Session: s9\nGraduated: p02 [evidence: ep-1]\n")
+    res = run(repo, "check-msg", str(msg))
+    assert res.code == 1
+    assert "`Graduated: p02` but the staged change does not show" in res.out
+    assert "shows `p01` incremented but there is no `Incremented: p01`" in res.out
+    msg.write_text("Session wrap Nov 30\n\nFlow-Session: s9\nIncremented: p01\n")
+    assert run(repo, "check-msg", str(msg)).code == 0
+    msg.write_text("A plain commit with no wrap trailers\n")
+    assert run(repo, "check-msg", str(msg)).code == 0
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def _pre_commit(repo: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
+    exe = shutil.which("pre-commit") or str(Path(sys.executable).with_name("pre-commit"))
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home)}
+    return subprocess.run([exe, *args], cwd=repo, capture_output=True, text=True, env=env)
+
+
+def test_pre_commit_framework_runs_the_hook(repo, pre_commit_home):
+    """The real pre-commit framework installs this repository's hook and runs it on a staged change."""
+    committed_base(repo)
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    rejected = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-check", "--verbose")
+    assert rejected.returncode == 1, rejected.stdout + rejected.stderr
+    assert "G101" in rejected.stdout and "without [evidence: …]" in rejected.stdout
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    passed = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-check", "--verbose")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Passed" in passed.stdout
