@@ -82,6 +82,52 @@ def foundation(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
     return rows
 
 
+def gate_repo(tmp: Path, store_size: int = 100_000) -> tuple[Path, list[dict]]:
+    """A repository with a 500-line, ~140,000-character continuity file and a large store, committed.
+
+    It is 139,500 characters so the staged change below stays within the 140,000 budget.
+    """
+    root = new_repo(tmp, "gate")
+    eps = generate.episodes(store_size)
+    ids = [e["id"] for e in eps[:24]]
+    for i, e in enumerate(eps[:24]):  # make the cited episodes about their patterns
+        e["content"] = f"pattern_{i // 2} fired again: " + e["content"]
+        e["session"] = f"s{i}"
+    (root / "CONTINUITY.md").write_text(generate.continuity(500, 139_500, evidence_ids=ids))
+    generate.write_store(root / ".flow" / "episodes.jsonl", eps)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    return root, eps
+
+
+@bench("gate")
+def gate(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
+    root, eps = gate_repo(tmp)
+    text = (root / "CONTINUITY.md").read_text()
+    # a wrap-like change: three patterns incremented with new episodes, State replaced
+    new_eps = generate.episodes(6, seed=9)
+    for i, e in enumerate(new_eps):
+        e["id"] = f"ep-new{i:08x}"
+        e["content"] = f"pattern_{i // 2} fired in a new session: " + e["content"]
+        e["session"] = f"new{i}"
+    with (root / ".flow" / "episodes.jsonl").open("a") as fh:
+        import json
+        fh.writelines(json.dumps(e) + "\n" for e in new_eps)
+    lines = text.split("\n")
+    for i in range(3):
+        at = next(n for n, ln in enumerate(lines) if ln.startswith(f"!! pattern_{i}:"))
+        lines[at] = lines[at].replace("]", f", {new_eps[2 * i]['id']}, {new_eps[2 * i + 1]['id']}]")
+    (root / "CONTINUITY.md").write_text("\n".join(lines))
+    git(root, "add", "-A")
+    rows = [
+        ("git diff --cached (floor)", median_time(["git", "diff", "--cached"], runs, cwd=root), None),
+        ("flowgit check, 140k chars + 100,000 episodes", median_time(FLOWGIT + ["check"], runs, cwd=root),
+         "git diff --cached"),
+        ("python -c pass", median_time([sys.executable, "-c", "pass"], runs), None),
+    ]
+    return rows
+
+
 def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:
     print(f"\n[{name}]")
     by_label = {label.split(" (")[0]: t for label, t, _ in rows}

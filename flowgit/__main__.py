@@ -1,5 +1,5 @@
 """Allow ``python -m flowgit``."""
 
-from flowgit.cli import main
+from flowgit.entry import main
 
 raise SystemExit(main())

@@ -195,16 +195,8 @@ def episode_show(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> Non
 def check(ctx: click.Context, as_json: bool) -> None:
     """Gate the staged continuity file and store against HEAD (the pre-commit hook)."""
     from flowgit.commands import check as cmd
-    from flowgit.output import emit_json
 
-    report = cmd.run_check(_cfg(ctx))
-    if as_json:
-        emit_json(report.to_dict())
-    else:
-        click.echo(cmd.render(report), err=bool(report.errors))
-    cmd.announce_override(report)
-    if report.errors:
-        ctx.exit(EXIT_FINDINGS)
+    ctx.exit(cmd.main(_cfg(ctx), as_json))
 
 
 @cli.command("check-msg")

@@ -50,8 +50,10 @@ def _pattern_name(item: Item) -> str | None:
 
 def pair_items(old: list[Item], new: list[Item]) -> list[tuple[Item, Item]]:
     """Pair changed items: patterns by name, the rest greedily by content-word overlap."""
-    old_left = [o for o in old if o.text not in {n.text for n in new}]
-    new_left = [n for n in new if n.text not in {o.text for o in old}]
+    new_texts = {n.text for n in new}
+    old_texts = {o.text for o in old}
+    old_left = [o for o in old if o.text not in new_texts]
+    new_left = [n for n in new if n.text not in old_texts]
     pairs: list[tuple[Item, Item]] = []
     by_name = {_pattern_name(o): o for o in old_left if _pattern_name(o)}
     for n in list(new_left):

@@ -5,27 +5,50 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable
+from typing import Callable, Iterable
 
 from flowgit.config import Config
 from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import PatternAt, iter_patterns, pattern_map
 from flowgit.continuity.sections import Semantics
 from flowgit.episodes import Episode, lookup
+from flowgit.git import blob_oid
 
 
 @dataclass
 class CheckContext:
-    """Old (HEAD) and new (staged) continuity and store; ``old`` is None on a first commit."""
+    """Old (HEAD) and new (staged) continuity and store; ``old`` is None on a first commit.
+
+    HEAD's store is only read when a rule needs its bytes: whether the staged
+    store merely appended to it is decided from its blob id and size.
+    """
 
     cfg: Config
     new: Document
     old: Document | None
     new_store: bytes
-    old_store: bytes
     path: str
     store_path: str
+    old_store_entry: tuple[str, int] | None = None  # (blob id, size) at HEAD
+    old_store_loader: Callable[[], bytes] | None = None
     _episodes: dict[str, Episode] = field(default_factory=dict)
+
+    @cached_property
+    def old_store(self) -> bytes:
+        return self.old_store_loader() if self.old_store_loader else b""
+
+    @cached_property
+    def store_appended_only(self) -> bool:
+        """Whether HEAD's store is an exact prefix of the staged one."""
+        if self.old_store_entry is None:
+            return True
+        oid, size = self.old_store_entry
+        return len(self.new_store) >= size and blob_oid(memoryview(self.new_store)[:size], len(oid)) == oid
+
+    @cached_property
+    def appended_store(self) -> bytes:
+        size = self.old_store_entry[1] if self.old_store_entry and self.store_appended_only else 0
+        return self.new_store[size:]
 
     @cached_property
     def new_patterns(self) -> dict[str, PatternAt]:
@@ -58,11 +81,23 @@ class CheckContext:
         return out
 
     def episodes(self, ids: Iterable[str]) -> dict[str, Episode]:
-        """Cited episodes from the staged store, looked up lazily and cached."""
-        wanted = [i for i in ids if i not in self._episodes]
-        if wanted:
-            self._episodes.update(lookup(self.new_store, wanted))
+        """Cited episodes from the staged store, looked up in one pass and cached.
+
+        The first call fetches every id cited by a changed pattern at once.
+        """
+        wanted = set(ids)
+        if not self._episodes and wanted:
+            wanted |= {i for at in self.changed_patterns for i in at.pattern.evidence}
+        missing = [i for i in wanted if i not in self._episodes and i not in self._absent]
+        if missing:
+            found = lookup(self.new_store, missing)
+            self._episodes.update(found)
+            self._absent.update(i for i in missing if i not in found)
         return self._episodes
+
+    @cached_property
+    def _absent(self) -> set[str]:
+        return set()
 
     def sections(self, doc: Document | None, *semantics: Semantics):
         if doc is None:

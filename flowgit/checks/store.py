@@ -10,8 +10,8 @@ from flowgit.episodes import parse_store
 
 
 def append_only(ctx: CheckContext) -> Iterator[Finding]:
-    old, new = ctx.old_store, ctx.new_store
-    if old and not new.startswith(old):
+    if not ctx.store_appended_only:
+        old, new = ctx.old_store, ctx.new_store
         common = 0
         for a, b in zip(old.split(b"\n"), new.split(b"\n")):
             if a != b:
@@ -21,10 +21,10 @@ def append_only(ctx: CheckContext) -> Iterator[Finding]:
                       "the episodic store is append-only: this commit changes or removes an existing line",
                       f"restore it (`git checkout HEAD -- {ctx.store_path}`) and append instead")
         return
-    added = new[len(old):]
+    added = ctx.appended_store
     if added.strip():
         _, problems = parse_store(added)
-        offset = old.count(b"\n")
+        offset = ctx.new_store.count(b"\n", 0, len(ctx.new_store) - len(added)) if problems else 0
         for p in problems[:5]:
             yield Finding("G702", "store-append-only", "warning", ctx.store_path, offset + p.line, p.message,
                           "write episodes with `flowgit episode add`")

@@ -9,7 +9,7 @@ from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.checks.registry import override_reason, run_rules
 from flowgit.config import Config
-from flowgit.git import blobs, require_repo
+from flowgit.git import blobs, head_entries, index_entries, read_blob, require_repo
 from flowgit.repo import document_from_bytes
 
 
@@ -39,17 +39,30 @@ class CheckReport:
 
 
 def staged_context(cfg: Config) -> CheckContext | None:
-    """Read HEAD's and the index's continuity file and store in one git call; None if neither changed."""
+    """HEAD's and the index's continuity file and store; None when neither is staged differently.
+
+    Blob ids decide what changed without reading anything; the continuity
+    blobs come out of one ``git cat-file --batch``; the staged store is read
+    from the working tree when it hashes to the staged blob; HEAD's store is
+    read only if a rule asks for it.
+    """
     root = require_repo(cfg.root)
     cont, store = cfg.continuity_rel, cfg.store_rel
-    new_doc, old_doc, new_store, old_store = blobs(root, [f":{cont}", f"HEAD:{cont}", f":{store}", f"HEAD:{store}"])
-    if new_doc == old_doc and new_store == old_store:
+    entries = index_entries(root, [cont, store])
+    staged = {path: e.oid for path, e in entries.items()}
+    head = head_entries(root, [cont, store])
+    if staged.get(cont) == head.get(cont, (None,))[0] and staged.get(store) == head.get(store, (None,))[0]:
         return None
-    if new_doc is None:
-        new_doc = old_doc or b""
+    wanted = [oid for oid in (staged.get(cont), head.get(cont, (None,))[0]) if oid]
+    texts = dict(zip(wanted, blobs(root, wanted)))
+    new_doc = texts.get(staged.get(cont) or head.get(cont, ("",))[0]) or b""
+    old_doc = texts.get(head[cont][0]) if cont in head else None
+    new_store = read_blob(root, store, entries[store]) if store in entries else b""
+    old_entry = head.get(store)
     return CheckContext(cfg=cfg, new=document_from_bytes(cfg, new_doc, cont),
                         old=document_from_bytes(cfg, old_doc, f"HEAD:{cont}"),
-                        new_store=new_store or b"", old_store=old_store or b"", path=cont, store_path=store)
+                        new_store=new_store, path=cont, store_path=store, old_store_entry=old_entry,
+                        old_store_loader=(lambda: blobs(root, [old_entry[0]])[0] or b"") if old_entry else None)
 
 
 def run_check(cfg: Config) -> CheckReport:
@@ -81,3 +94,17 @@ def announce_override(report: CheckReport) -> None:
         sys.stderr.write(f"{bar}\nFLOWGIT_OVERRIDE is set: {report.overridden} error(s) let through for this "
                          f"commit.\nReason: {report.override}\nThe commit-msg hook records a `Flow-Override:` "
                          f"trailer; `flowgit audit` reports it.\n{bar}\n")
+
+
+def main(cfg: Config, as_json: bool) -> int:
+    """Run the gate and print its report; the exit code the hook returns (0 pass, 1 rejected)."""
+    report = run_check(cfg)
+    if as_json:
+        from flowgit.output import emit_json
+
+        emit_json(report.to_dict())
+    else:
+        stream = sys.stderr if report.errors else sys.stdout
+        stream.write(render(report) + "\n")
+    announce_override(report)
+    return 1 if report.errors else 0

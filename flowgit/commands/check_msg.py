@@ -60,11 +60,11 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     ids = [i.strip() for v in values(trailers, "Episodes") for i in v.split(",") if i.strip()]
     if ids and ctx is not None:
         staged = lookup(ctx.new_store, ids)
-        before = lookup(ctx.old_store, ids)
+        fresh = lookup(ctx.appended_store, ids)
         for ident in ids:
             if ident not in staged:
                 report.problems.append(f"trailer `Episodes` names {ident}, which is not in the staged store")
-            elif ident in before:
+            elif ident not in fresh:
                 report.problems.append(f"trailer `Episodes` names {ident}, which was already committed before")
     return report
 
