@@ -226,6 +226,61 @@ def install_hook(ctx: click.Context, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--plan", "plan_spec", metavar="FILE|-", help="A wrap plan (JSON or YAML); - reads stdin.")
+@click.option("--session", help="Session id (default: plan.session or $FLOWGIT_SESSION).")
+@click.option("--date", "day", help="The wrap's date (default today, UTC).")
+@click.option("--strict", is_flag=True, help="Abort the whole wrap if any promotion is refused.")
+@click.option("--dry-run", is_flag=True, help="Print the diff and the message; write nothing.")
+@click.option("--no-cleanup", is_flag=True, help="Skip the temporal cleanup (archival of stale patterns).")
+@click.option("--schema", is_flag=True, help="Print the plan's JSON Schema and exit.")
+@click.option("--recover", is_flag=True, help="Roll back a wrap that was interrupted, then exit.")
+@json_option
+@click.pass_context
+def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: str | None, strict: bool,
+         dry_run: bool, no_cleanup: bool, schema: bool, recover: bool, as_json: bool) -> None:
+    """Run the six-step wrap and commit it (from a plan, or from the edited working tree)."""
+    from flowgit.commands import wrap as cmd
+
+    if schema:
+        click.echo(cmd.schema_text())
+        return
+    cfg = _cfg(ctx)
+    if recover:
+        from flowgit.wrap.transaction import recover as do_recover
+
+        done = do_recover(cfg) or "no interrupted wrap"
+        from flowgit.output import emit
+
+        emit({"recovered": done}, as_json, lambda d: d["recovered"])
+        return
+    from flowgit.output import emit
+    from flowgit.wrap.plan import load_plan
+    from flowgit.wrap.run import PromotionsRefused, run_wrap
+
+    plan = load_plan(plan_spec) if plan_spec else None
+    try:
+        result = run_wrap(cfg, plan, session=session, day=day, strict=strict, dry_run=dry_run,
+                          cleanup=not no_cleanup)
+    except PromotionsRefused as exc:
+        click.echo(f"flowgit: {exc.render()}", err=True)
+        ctx.exit(EXIT_FINDINGS)
+    emit(result, as_json, cmd.render_wrap)
+
+
+@cli.command()
+@click.option("--session", help="Only this session's episodes (default: episodes added since HEAD).")
+@click.option("--date", "day", help="Judge staleness as of this date (default today).")
+@json_option
+@click.pass_context
+def candidates(ctx: click.Context, session: str | None, day: str | None, as_json: bool) -> None:
+    """Step 2 alone: what this session's episodes suggest (fired again, ready, duplicates, demotions, stale)."""
+    from flowgit.commands import wrap as cmd
+    from flowgit.output import emit
+
+    emit(cmd.run_candidates(_cfg(ctx), session, day), as_json, cmd.render_candidates)
+
+
+@cli.command()
 @click.option("--keep", is_flag=True, help="Keep the temporary repository and print its path.")
 @json_option
 def demo(keep: bool, as_json: bool) -> None:
@@ -241,8 +296,10 @@ def main(argv: list[str] | None = None) -> int:
         rv = cli.main(args=argv, prog_name="flowgit", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except FlowgitError as exc:
+        from flowgit.wrap.run import CommitRejected
+
         click.echo(f"flowgit: error: {exc.render()}", err=True)
-        return EXIT_USAGE
+        return EXIT_FINDINGS if isinstance(exc, CommitRejected) else EXIT_USAGE
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:

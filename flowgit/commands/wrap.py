@@ -1,0 +1,92 @@
+"""``flowgit wrap`` and ``flowgit candidates``: rendering for people and agents."""
+
+from __future__ import annotations
+
+import json
+
+from flowgit.config import Config
+from flowgit.dates import parse_date, today
+from flowgit.episodes import EpisodeStore, lookup, parse_store
+from flowgit.errors import FlowgitError
+from flowgit.git import blobs, require_repo
+from flowgit.repo import load_document
+from flowgit.wrap.candidates import Candidates, find_candidates
+from flowgit.wrap.cleanup import blame_dates
+from flowgit.wrap.run import WrapResult
+from flowgit.wrap.schema import SCHEMA
+
+
+def schema_text() -> str:
+    return json.dumps(SCHEMA, indent=2, ensure_ascii=False)
+
+
+def render_wrap(result: WrapResult) -> str:
+    out: list[str] = []
+    if result.recovered:
+        out.append(f"note: {result.recovered}")
+    if result.nothing_to_do:
+        out.append("nothing to wrap: the continuity file and the store are as HEAD has them")
+        return "\n".join(out)
+    for refusal in result.refused:
+        out.append(f"refused: {refusal.sentence()}")
+    for note in result.notes:
+        out.append(f"note: {note}")
+    if result.dry_run:
+        out += ["--- dry run: nothing was written ---", result.diff.rstrip("\n"), "", "--- commit message ---",
+                result.message.rstrip("\n")]
+        return "\n".join(out)
+    s = result.summary
+    out.append(f"committed {result.committed[:12]}: {result.message.splitlines()[0]}")
+    out.append(f"  State focus: {s['state_focus'] or '(empty)'}")
+    for section, change in s["sections_changed"].items():
+        out.append(f"  {section}: {change}")
+    for kind in ("added", "incremented", "graduated", "demoted", "archived", "renamed"):
+        names = s["patterns"].get(kind)
+        if names:
+            out.append(f"  patterns {kind}: {', '.join(names)}")
+    out.append(f"  episodes recorded: {len(result.new_episodes)}")
+    out.append(f"  file: ~{s['lines']} lines, ~{s['approx_tokens']:,} tokens")
+    return "\n".join(out)
+
+
+def run_candidates(cfg: Config, session: str | None, day: str | None) -> Candidates:
+    root = require_repo(cfg.root)
+    doc = load_document(cfg)
+    raw = EpisodeStore(cfg.store).raw()
+    (head_store,) = blobs(root, [f"HEAD:{cfg.store_rel}"])
+    head_store = head_store or b""
+    if session:
+        episodes, _ = EpisodeStore(cfg.store).search(session=session)
+    else:
+        appended = raw[len(head_store):] if raw.startswith(head_store) else b""
+        episodes = list(parse_store(appended)[0].values())
+    when = parse_date(day) if day else today()
+    if when is None:
+        raise FlowgitError(f"--date {day!r} is not a date", fix="use 2026-11-30")
+    cited = {i for e in episodes for i in [e.id]}
+    from flowgit.continuity.patterns import iter_patterns
+
+    cited |= {i for at in iter_patterns(doc) for i in at.pattern.evidence}
+    store = {**lookup(raw, cited), **{e.id: e for e in episodes}}
+    return find_candidates(doc, episodes, store, cfg.thresholds, when, blame_dates(root, cfg.continuity_rel))
+
+
+def render_candidates(c: Candidates) -> str:
+    out = [f"{len(c.session_episodes)} episode(s) from this session"]
+
+    def block(title: str, rows: list[str]) -> None:
+        out.append(f"\n{title}:" + ("" if rows else " none"))
+        out.extend(f"  - {r}" for r in rows)
+
+    block("1x patterns that fired again", [f"{x['name']} (line {x['line']}): {', '.join(x['episodes'])} "
+                                           f"share {', '.join(x['shared_words'])}" for x in c.fired_again])
+    block("2x patterns ready to graduate", [f"{x['name']}: {x['independent']} independent episodes from "
+                                            f"{x['sources']} sources [evidence: {', '.join(x['evidence'])}]"
+                                            for x in c.ready_to_graduate])
+    block("2x patterns not ready yet", [f"{x['name']}: {'; '.join(x['lacks'])}" for x in c.not_yet])
+    block("near-duplicates", [f"{' ~ '.join(x['patterns'])}: {x['kind']} ({x['similarity']})"
+                              for x in c.near_duplicates])
+    block("demotion candidates", [f"{x['name']}: {x['why']} ({', '.join(x['episodes'])})" for x in c.demotion])
+    block("stale (archived by the next wrap)", [f"{s.name} in {s.section}: last seen {s.last_seen} "
+                                                f"({s.days} days)" for s in c.stale])
+    return "\n".join(out)

@@ -1,0 +1,252 @@
+"""Steps 3-5 of the wrap on the document: validate promotions, edit each section with its semantics.
+
+Everything here is pure: a document and a plan in, a new document and an
+account of what happened out. Nothing is written until the transaction says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from flowgit.config import Thresholds
+from flowgit.continuity.document import Document
+from flowgit.continuity.patterns import Pattern, PatternAt, pattern_map
+from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STATE, TOP
+from flowgit.episodes import Episode
+from flowgit.errors import FlowgitError
+from flowgit.evidence import assess
+from flowgit.wrap.plan import PatternOp, Plan
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A promotion the immune system refused: the pattern stays where it was."""
+
+    name: str
+    op: str
+    level: int
+    reasons: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "op": self.op, "stays_at": self.level, "reasons": list(self.reasons)}
+
+    def sentence(self) -> str:
+        return f"`{self.name}` stays at {self.level}x ({self.op} refused): " + "; ".join(self.reasons)
+
+
+@dataclass
+class Outcome:
+    doc: Document
+    refused: list[Refusal] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def resolve_evidence(op: PatternOp, plan_ids: list[str], source: str) -> tuple[str, ...]:
+    """Turn ``#N`` references to this plan's episodes into ids."""
+    out = []
+    for j, ref in enumerate(op.evidence):
+        if ref.startswith("#"):
+            try:
+                out.append(plan_ids[int(ref[1:])])
+            except (ValueError, IndexError):
+                raise FlowgitError(f"field `plan.patterns[{op.index}].evidence[{j}]` is {ref!r}, but the plan "
+                                   f"has {len(plan_ids)} episode(s)", path=source,
+                                   fix="use #0 … for this plan's episodes, or an ep-… id") from None
+        else:
+            out.append(ref)
+    return tuple(dict.fromkeys(out))
+
+
+class Editor:
+    """Applies one plan's section and pattern operations, one at a time, to a document."""
+
+    def __init__(self, doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds,
+                 date: str, plan_ids: list[str], archived_before: Callable[[str], bool]) -> None:
+        self.doc, self.plan, self.episodes = doc, plan, episodes
+        self.thresholds, self.date, self.plan_ids = thresholds, date, plan_ids
+        self.archived_before = archived_before
+        self.outcome = Outcome(doc)
+
+    # ------------------------------------------------------------ sections
+    def section_body(self, name: str, body: str) -> None:
+        if self.doc.find(name) is None:
+            self.doc = self.doc.add_section(name)
+        current = self.doc.body_text(name)
+        if _strip_comments(current).strip() != body.strip():
+            self.doc = self.doc.replace_body(name, body)
+
+    def apply_sections(self) -> None:
+        plan = self.plan
+        if plan.state is not None:
+            self.section_body(STATE, plan.state)
+        if plan.top_of_mind is not None:
+            tom = plan.top_of_mind
+            self.section_body(TOP, tom if isinstance(tom, str) else "\n".join(f"- {t}" for t in tom))
+        if plan.actions:
+            self.apply_actions(plan.actions)
+        if plan.recent is not None:
+            self.section_body(RECENT, plan.recent)
+
+    def apply_actions(self, actions: Mapping) -> None:
+        if self.doc.find(ACTIONS) is None:
+            self.doc = self.doc.add_section(ACTIONS)
+        for kind in ("done", "seen", "next", "remove"):
+            entries = actions.get(kind, {})
+            pairs = entries.items() if isinstance(entries, dict) else ((m, None) for m in entries)
+            for match, value in pairs:
+                item = self._find_action(match, kind)
+                if item is None:
+                    continue  # already removed (idempotent)
+                if kind == "remove":
+                    self.doc = self.doc.splice(item.start, item.end, [])
+                    continue
+                line = self.doc.lines[item.start].rstrip("\r\n")
+                new = _mark_done(line) if kind == "done" else _set_field(line, kind, value)
+                if new != line:
+                    self.doc = self.doc.splice(item.start, item.start + 1, [new])
+        existing = {_plain(i.text) for i in self.doc.items(ACTIONS)}
+        fresh = [f"- {text}" for text in actions.get("add", []) if _plain(f"- {text}") not in existing]
+        if fresh:
+            self.doc = self.doc.append_lines(ACTIONS, fresh)
+
+    def _find_action(self, match: str, kind: str):
+        items = self.doc.items(ACTIONS)
+        hits = [i for i in items if match.lower() in i.text.lower()]
+        if len(hits) > 1:
+            raise FlowgitError(f"field `plan.actions.{kind}` entry {match!r} matches {len(hits)} action items",
+                               path=self.plan.source, fix="use a longer part of the item's text")
+        if not hits and kind != "remove" and kind != "done":
+            raise FlowgitError(f"field `plan.actions.{kind}` entry {match!r} matches no action item",
+                               path=self.plan.source, fix="quote part of an item's text exactly")
+        if not hits and kind == "done" and not self._was_removed(match):
+            raise FlowgitError(f"field `plan.actions.done` entry {match!r} matches no action item",
+                               path=self.plan.source, fix="quote part of an item's text exactly")
+        return hits[0] if hits else None
+
+    def _was_removed(self, match: str) -> bool:
+        return any(match.lower() in m.lower() for m in self.plan.actions.get("remove", []))
+
+    # ------------------------------------------------------------ patterns
+    def apply_patterns(self) -> None:
+        for op in self.plan.patterns:
+            getattr(self, f"op_{op.op}")(op)
+
+    def _at(self, op: PatternOp, *, required: bool = True) -> PatternAt | None:
+        at = pattern_map(self.doc).get(op.name)
+        if at is None and required:
+            raise FlowgitError(f"field `plan.patterns[{op.index}].name`: no pattern `{op.name}` in the "
+                               f"continuity file", path=self.plan.source,
+                               fix="`flowgit patterns` lists the names; use op `add` for a new one")
+        return at
+
+    def _replace(self, at: PatternAt, pattern: Pattern) -> None:
+        self.doc = self.doc.splice(at.line, at.line + 1, [pattern.render()])
+
+    def _move(self, at: PatternAt, pattern: Pattern, section: str) -> None:
+        self.doc = self.doc.splice(at.line, at.line + 1, [])
+        if self.doc.find(section) is None:
+            self.doc = self.doc.add_section(section)
+        self.doc = self.doc.append_lines(section, [pattern.changed(indent="", bullet="").render()])
+
+    def _validate(self, op: PatternOp, p: Pattern, level: int, evidence: tuple[str, ...], proven: bool) -> bool:
+        verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven)
+        if verdict.ok:
+            return True
+        self.outcome.refused.append(Refusal(p.name, op.op, p.level, tuple(verdict.problems())))
+        return False
+
+    def op_add(self, op: PatternOp) -> None:
+        at = self._at(op, required=False)
+        if at is not None:
+            if at.pattern.text != op.text:
+                self.outcome.notes.append(f"`{op.name}` already exists; `add` left it as it is")
+            return
+        if self.doc.find(DEVELOPING) is None:
+            self.doc = self.doc.add_section(DEVELOPING)
+        line = Pattern(name=op.name, text=op.text, level=1, category=op.category).render()
+        self.doc = self.doc.append_lines(DEVELOPING, [line])
+
+    def op_increment(self, op: PatternOp) -> None:
+        at = self._at(op)
+        p = at.pattern
+        evidence = tuple(dict.fromkeys(p.evidence + resolve_evidence(op, self.plan_ids, self.plan.source)))
+        if at.section == PROVEN or (p.level >= 2 and set(evidence) == set(p.evidence)):
+            return  # already there: idempotent
+        if not self._validate(op, p, 2, evidence, proven=False):
+            return
+        self._replace(at, p.changed(level=2, evidence=evidence, category=op.category or p.category or "GENERAL"))
+
+    def op_graduate(self, op: PatternOp) -> None:
+        at = self._at(op)
+        p = at.pattern
+        if at.section == PROVEN:
+            return  # already graduated
+        evidence = tuple(dict.fromkeys(p.evidence + resolve_evidence(op, self.plan_ids, self.plan.source)))
+        if p.level < 2:
+            self.outcome.refused.append(Refusal(p.name, "graduate", p.level,
+                                                ("graduation goes 2x -> 3x; increment it to 2x first",)))
+            return
+        if not self._validate(op, p, 3, evidence, proven=True):
+            return
+        graduated = p.changed(level=3, evidence=evidence, text=op.text or p.text,
+                              category=op.category or p.category or "GENERAL", date=self.date,
+                              notes=tuple(n for n in p.notes if not n.lower().startswith("demoted")))
+        self._move(at, graduated, PROVEN)
+
+    def op_demote(self, op: PatternOp) -> None:
+        at = self._at(op)
+        p = at.pattern
+        if at.section != PROVEN:
+            return  # already demoted
+        against = resolve_evidence(op, self.plan_ids, self.plan.source)
+        note = f"demoted {self.date}: {op.reason}" + (f" ({', '.join(against)})" if against else "")
+        demoted = p.changed(level=2, date="", notes=p.notes + (note,))
+        self._move(at, demoted, DEVELOPING)
+        dependants = [a.pattern.name for a in pattern_map(self.doc).values()
+                      if any(link.lstrip("<-> ").strip() == op.name for link in a.pattern.links)]
+        if dependants:
+            self.outcome.notes.append(f"`{op.name}` was demoted; these patterns derive from it and need "
+                                      f"re-checking: {', '.join(dependants)}")
+
+    def op_archive(self, op: PatternOp) -> None:
+        at = self._at(op, required=not self.archived_before(op.name))
+        if at is None:
+            return  # archived by an earlier wrap: idempotent
+        self.doc = self.doc.splice(at.line, at.line + 1, [])
+
+
+def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds, *, date: str,
+               plan_ids: list[str], archived_before: Callable[[str], bool]) -> Outcome:
+    editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before)
+    editor.apply_sections()
+    editor.apply_patterns()
+    editor.outcome.doc = editor.doc
+    return editor.outcome
+
+
+def _strip_comments(body: str) -> str:
+    return "\n".join(ln for ln in body.splitlines() if not re.match(r"^\s{0,3}#(\s|$)", ln))
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"^\s*[-*+]\s+(✓\s*)?", "", text).split()).lower()
+
+
+BULLET_RE = re.compile(r"^(\s*(?:[-*+]|\d{1,3}[.)])\s+)")
+
+
+def _mark_done(line: str) -> str:
+    m = BULLET_RE.match(line)
+    head, rest = (m.group(1), line[m.end():]) if m else ("", line)
+    return line if rest.startswith("✓") else f"{head}✓ {rest}"
+
+
+def _set_field(line: str, key: str, value: str | None) -> str:
+    """Set ``seen:`` / ``next:`` on an action item, in place or appended as ``— key: value``."""
+    pattern = re.compile(rf"(\b{key}:\s*)([^,;\]]+?)(\s*(?:[,;\]]|$))")
+    if pattern.search(line):
+        return pattern.sub(lambda m: f"{m.group(1)}{value}{m.group(3)}", line, count=1)
+    joiner = ", " if re.search(r"\b(seen|next):", line) else " — "
+    return f"{line.rstrip()}{joiner}{key}: {value}"

@@ -1,0 +1,105 @@
+"""Step 2 on its own: what this session's episodes suggest for the patterns.
+
+For the agent before it writes a plan: 1x patterns that fired again, 2x
+patterns ready to graduate (or what they still lack), near-duplicates,
+Proven patterns a tension or outcome episode may contradict, and stale patterns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Mapping
+
+from flowgit.config import Thresholds
+from flowgit.continuity.document import Document
+from flowgit.continuity.patterns import PatternAt, iter_patterns
+from flowgit.continuity.sections import DEVELOPING, PROVEN
+from flowgit.episodes import Episode
+from flowgit.evidence import assess
+from flowgit.wrap.cleanup import Stale, find_stale
+from flowgit.words import content_words, jaccard, overlap
+
+FIRED_MIN_SHARED = 2
+DUPLICATE_JACCARD = 0.5
+RESTATES_PROVEN = 0.6
+
+
+@dataclass
+class Candidates:
+    session_episodes: list[Episode] = field(default_factory=list)
+    fired_again: list[dict] = field(default_factory=list)
+    ready_to_graduate: list[dict] = field(default_factory=list)
+    not_yet: list[dict] = field(default_factory=list)
+    near_duplicates: list[dict] = field(default_factory=list)
+    demotion: list[dict] = field(default_factory=list)
+    stale: list[Stale] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"session_episodes": [e.id for e in self.session_episodes], "fired_again": self.fired_again,
+                "ready_to_graduate": self.ready_to_graduate, "not_yet": self.not_yet,
+                "near_duplicates": self.near_duplicates, "demotion": self.demotion,
+                "stale": [s.to_dict() for s in self.stale]}
+
+
+def _related(at: PatternAt, episodes: list[Episode], minimum: int) -> list[tuple[Episode, list[str]]]:
+    words = content_words(at.pattern.words)
+    out = []
+    for ep in episodes:
+        shared = words & content_words(ep.content + " " + " ".join(ep.tags))
+        if len(shared) >= minimum:
+            out.append((ep, sorted(shared)))
+    return out
+
+
+def find_candidates(doc: Document, session_episodes: list[Episode], store: Mapping[str, Episode],
+                    thresholds: Thresholds, today: date, blamed: Mapping) -> Candidates:
+    found = Candidates(session_episodes=session_episodes)
+    patterns = list(iter_patterns(doc))
+    for at in patterns:
+        p = at.pattern
+        related = _related(at, session_episodes, FIRED_MIN_SHARED)
+        if at.section == DEVELOPING and related:
+            fresh = [e.id for e, _ in related if e.id not in p.evidence]
+            if fresh and p.level == 1:
+                found.fired_again.append({"name": p.name, "level": p.level, "line": at.lineno, "episodes": fresh,
+                                          "shared_words": sorted({w for _, s in related for w in s})})
+        if at.section == DEVELOPING and p.level == 2:
+            evidence = tuple(dict.fromkeys(p.evidence + tuple(e.id for e, _ in related)))
+            verdict = assess(p.name, p.text, 3, evidence, store, thresholds, in_proven=True)
+            entry = {"name": p.name, "line": at.lineno, "evidence": list(evidence),
+                     "independent": verdict.independent, "sources": verdict.sources}
+            if verdict.ok:
+                found.ready_to_graduate.append(entry)
+            else:
+                found.not_yet.append({**entry, "lacks": verdict.problems()})
+        if at.section == PROVEN:
+            against = [e for e, _ in _related(at, session_episodes, 1) if e.type in ("tension", "outcome")]
+            if against:
+                found.demotion.append({"name": p.name, "line": at.lineno, "episodes": [e.id for e in against],
+                                       "why": "a tension or outcome episode this session touches it: "
+                                              "re-examine its evidence chain"})
+    found.near_duplicates = _near_duplicates(patterns)
+    found.stale = find_stale(doc, store, blamed, today, thresholds)
+    return found
+
+
+def _near_duplicates(patterns: list[PatternAt]) -> list[dict]:
+    out = []
+    words = {id(at): content_words(at.pattern.words) for at in patterns}
+    developing = [at for at in patterns if at.section == DEVELOPING]
+    proven = [at for at in patterns if at.section == PROVEN]
+    ones = [at for at in developing if at.pattern.level == 1]
+    for i, a in enumerate(ones):
+        for b in ones[i + 1:]:
+            score = jaccard(words[id(a)], words[id(b)])
+            if score >= DUPLICATE_JACCARD:
+                out.append({"kind": "two 1x patterns describe the same thing", "patterns": [a.pattern.name,
+                            b.pattern.name], "similarity": round(score, 2)})
+    for a in developing:
+        for b in proven:
+            score = overlap(words[id(a)], words[id(b)])
+            if score >= RESTATES_PROVEN:
+                out.append({"kind": "a developing pattern restates a Proven one",
+                            "patterns": [a.pattern.name, b.pattern.name], "similarity": round(score, 2)})
+    return out

@@ -1,0 +1,68 @@
+"""The generated wrap commit message: a FLOW-style subject and queryable git trailers.
+
+Both wrap modes derive the message from the same facts (the pattern events
+between HEAD and the new file, and the episodes the store gained), so the same
+change gives the same message however it was made.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from flowgit.changes import ADDED, ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, RENAMED, PatternEvent
+from flowgit.dates import short
+
+
+def subject(events: list[PatternEvent], day: date) -> str:
+    parts = []
+    graduated = [e.name for e in events if e.kind == GRADUATED]
+    demoted = [e.name for e in events if e.kind == DEMOTED]
+    incremented = [e.name for e in events if e.kind == INCREMENTED]
+    added = [e.name for e in events if e.kind == ADDED]
+    archived = [e.name for e in events if e.kind == ARCHIVED]
+    if graduated:
+        parts.append(f"graduated {_names(graduated)} to Proven")
+    if demoted:
+        parts.append(f"demoted {_names(demoted)}")
+    if incremented:
+        parts.append(f"incremented {_names(incremented)}")
+    if added:
+        parts.append(f"added {_names(added)}")
+    if archived:
+        parts.append(f"archived {_names(archived)}")
+    tail = ", ".join(parts) if parts else "state and context updated"
+    return f"Session wrap {short(day)} — {tail}"
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def trailers(events: list[PatternEvent], session: str, episode_ids: list[str],
+             override: str | None = None) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = [("Flow-Session", session or "unknown")]
+    for e in events:
+        if e.kind == GRADUATED:
+            out.append(("Graduated", f"{e.name} [evidence: {', '.join(e.evidence)}]"))
+        elif e.kind == INCREMENTED:
+            out.append(("Incremented", f"{e.name} {e.old_level}x->{e.level}x [evidence: {', '.join(e.evidence)}]"))
+        elif e.kind == DEMOTED:
+            out.append(("Demoted", e.name))
+        elif e.kind == ARCHIVED:
+            out.append(("Archived", e.name))
+        elif e.kind == RENAMED:
+            out.append(("Renamed", f"{e.old_name} -> {e.name}"))
+    if episode_ids:
+        out.append(("Episodes", ", ".join(episode_ids)))
+    if override:
+        out.append(("Flow-Override", override))
+    return out
+
+
+def message(events: list[PatternEvent], day: date, session: str, episode_ids: list[str],
+            body: list[str] | None = None, override: str | None = None) -> str:
+    lines = [subject(events, day), ""]
+    if body:
+        lines += body + [""]
+    lines += [f"{k}: {v}" for k, v in trailers(events, session, episode_ids, override)]
+    return "\n".join(lines) + "\n"

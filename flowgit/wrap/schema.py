@@ -1,0 +1,146 @@
+"""The wrap plan's JSON Schema, and the small validator that enforces it.
+
+The schema is the single source of truth: ``flowgit wrap --schema`` prints it
+for agents, and :func:`validate` walks the same dictionary (the subset of JSON
+Schema it uses: type, properties, required, additionalProperties, enum, const,
+items, minLength, oneOf discriminated by ``op``) to report the first problem
+with the exact path of the offending field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flowgit.episodes import EPISODE_TYPES
+
+EVIDENCE = {
+    "type": "array",
+    "description": "Episode ids (ep-…) or references to this plan's episodes by position (#0, #1, …).",
+    "items": {"type": "string", "minLength": 1},
+}
+NAME = {"type": "string", "minLength": 1, "pattern": "^[A-Za-z0-9][A-Za-z0-9_.\\-/]*$",
+        "description": "The pattern's name: its identity across the whole history."}
+
+
+def _op(op: str, description: str, required: list[str], **props: Any) -> dict[str, Any]:
+    return {"type": "object", "description": description, "required": ["op", *required],
+            "additionalProperties": False,
+            "properties": {"op": {"const": op}, "name": NAME, **props}}
+
+
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "flowgit wrap plan",
+    "description": "What one session's wrap does, step by step. Every key is optional except where noted; "
+                   "a section left out is left alone.",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "session": {"type": "string", "minLength": 1,
+                    "description": "Session id: recorded on the episodes and as the Flow-Session trailer."},
+        "agent": {"type": "string", "description": "Who wrote the episodes."},
+        "date": {"type": "string", "description": "The wrap's date (2026-11-30); default today (UTC)."},
+        "episodes": {
+            "type": "array", "description": "Step 1: the session's facts, recorded before anything else.",
+            "items": {"type": "object", "required": ["type", "content"], "additionalProperties": False,
+                      "properties": {"type": {"enum": list(EPISODE_TYPES)},
+                                     "content": {"type": "string", "minLength": 1},
+                                     "tags": {"type": "array", "items": {"type": "string"}},
+                                     "ts": {"type": "string", "description": "ISO-8601; default now."}}},
+        },
+        "state": {"type": "string", "description": "Current State, REPLACED entirely."},
+        "top_of_mind": {"type": ["string", "array"], "items": {"type": "string"},
+                        "description": "Top of Mind, REPLACED (a list becomes bullets)."},
+        "actions": {
+            "type": "object", "additionalProperties": False,
+            "description": "Action Items lifecycle. Items are matched by a case-insensitive part of their text.",
+            "properties": {
+                "done": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                "add": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                "remove": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                "seen": {"type": "object", "additionalProperties": {"type": "string"}},
+                "next": {"type": "object", "additionalProperties": {"type": "string"}},
+            },
+        },
+        "recent": {"type": "string", "description": "Recent Context, REWRITTEN as prose."},
+        "patterns": {
+            "type": "array", "description": "Steps 4-5: Developing and Proven Knowledge operations.",
+            "items": {"oneOf": [
+                _op("add", "A new pattern at 1x in Developing Knowledge.", ["name", "text"],
+                    text={"type": "string", "minLength": 1}, category={"type": "string"}),
+                _op("increment", "1x -> 2x with at least 2 independent episodes.", ["name", "evidence"],
+                    evidence=EVIDENCE, category={"type": "string"}),
+                _op("graduate", "2x -> 3x, moved to Proven, with 3 independent episodes from 2+ sources.",
+                    ["name", "evidence"], evidence=EVIDENCE, category={"type": "string"},
+                    text={"type": "string", "minLength": 1, "description": "Compressed wording for Proven."}),
+                _op("demote", "Back from Proven to Developing, with the reason annotated.", ["name", "reason"],
+                    reason={"type": "string", "minLength": 1}, evidence=EVIDENCE),
+                _op("archive", "Removed from the file (git keeps its text).", ["name"],
+                    reason={"type": "string"}),
+            ]},
+        },
+    },
+}
+
+TYPES = {"object": dict, "array": list, "string": str, "integer": int, "boolean": bool}
+
+
+class SchemaError(Exception):
+    def __init__(self, path: str, message: str) -> None:
+        self.path, self.message = path, message
+        super().__init__(f"{path}: {message}")
+
+
+def validate(value: Any, schema: dict[str, Any] = SCHEMA, path: str = "plan") -> None:
+    """Raise :class:`SchemaError` naming the first field that does not fit ``schema``."""
+    if "oneOf" in schema:
+        _one_of(value, schema["oneOf"], path)
+        return
+    if "const" in schema and value != schema["const"]:
+        raise SchemaError(path, f"must be {schema['const']!r}")
+    if "enum" in schema and value not in schema["enum"]:
+        raise SchemaError(path, f"is {value!r}; use one of {', '.join(map(str, schema['enum']))}")
+    types = schema.get("type")
+    if types:
+        allowed = types if isinstance(types, list) else [types]
+        if not any(isinstance(value, TYPES[t]) and not (t == "integer" and isinstance(value, bool))
+                   for t in allowed):
+            raise SchemaError(path, f"must be {' or '.join(allowed)}, got {type(value).__name__}")
+    if isinstance(value, str) and len(value.strip()) < schema.get("minLength", 0):
+        raise SchemaError(path, "must not be empty")
+    if isinstance(value, str) and "pattern" in schema:
+        import re
+
+        if not re.match(schema["pattern"], value):
+            raise SchemaError(path, f"{value!r} is not a valid name (letters, digits, _ . - /)")
+    if isinstance(value, list) and "items" in schema:
+        for index, item in enumerate(value):
+            validate(item, schema["items"], f"{path}[{index}]")
+    if isinstance(value, dict):
+        _object(value, schema, path)
+
+
+def _object(value: dict, schema: dict[str, Any], path: str) -> None:
+    props = schema.get("properties", {})
+    for key in schema.get("required", []):
+        if key not in value:
+            raise SchemaError(f"{path}.{key}", "is required")
+    extra = schema.get("additionalProperties", True)
+    for key, item in value.items():
+        if key in props:
+            validate(item, props[key], f"{path}.{key}")
+        elif extra is False:
+            known = ", ".join(props) or "none"
+            raise SchemaError(f"{path}.{key}", f"is not a known field (known: {known})")
+        elif isinstance(extra, dict):
+            validate(item, extra, f"{path}.{key}")
+
+
+def _one_of(value: Any, branches: list[dict[str, Any]], path: str) -> None:
+    if not isinstance(value, dict):
+        raise SchemaError(path, f"must be object, got {type(value).__name__}")
+    ops = [b["properties"]["op"]["const"] for b in branches]
+    op = value.get("op")
+    if op not in ops:
+        raise SchemaError(f"{path}.op", f"is {op!r}; use one of {', '.join(ops)}")
+    validate(value, branches[ops.index(op)], path)

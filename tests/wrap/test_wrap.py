@@ -1,0 +1,339 @@
+"""flowgit wrap in real repositories: the immune system, the sections, cleanup, the commit, rollback."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from flowgit.episodes import make_episode
+from tests.conftest import git
+
+SESSION_A, SESSION_B = "sess-a", "sess-b"
+
+
+def ep(content, session, type_="finding", ts="2026-11-20T10:00:00Z", agent="agent-a", tags=("retries",)):
+    return make_episode({"type": type_, "content": content, "session": session, "ts": ts, "agent": agent,
+                         "tags": list(tags)})
+
+
+A1 = ep("retry storm multiplied provider load during the outage", SESSION_A)
+A2 = ep("retry budget per request kept the queue stable under load", SESSION_A, "outcome")
+B1 = ep("budget on retries held provider load flat in the second outage", SESSION_B, "observation")
+ONE = [ep("retry cap stopped the storm", "solo"), ep("retry budget limited request fan-out", "solo", "outcome"),
+       ep("retries per request bounded by a budget", "solo", "observation")]
+UNRELATED = ep("the coffee machine on floor two was repaired", SESSION_B, tags=("office",))
+
+BASE = """# Continuity
+
+## Current State
+Focus: outages. Critical path: retry budget.
+
+## Top of Mind
+- provider storms
+
+## Action Items
+- write the retry budget — seen: Nov 20, next: Nov 25
+- ask the provider for their status page
+
+## Recent Context
+We chased two outages this week.
+
+## Developing Knowledge
+!! retry_budget: cap retries per request so outages cannot multiply load | 2x (RELIABILITY) [evidence: {a1}, {b1}]
+! cache_first: serve balances from cache before the provider | 1x
+
+## Proven Knowledge
+!! backoff_jitter: jittered backoff spreads retry waves over time | 3x (RELIABILITY — 2026-11-25) [evidence: {j1}, {j2}, {j3}]
+
+## Foundation
+Write the episode before the pattern.
+"""
+
+J = [ep("jittered backoff spread the retry wave", "j1", tags=("backoff",)),
+     ep("backoff jitter avoided a thundering herd of retries", "j2", tags=("backoff",)),
+     ep("jitter on backoff waves halved the peak", "j3", agent="reviewer", tags=("backoff",))]
+
+
+def base_text() -> str:
+    return BASE.format(a1=A1.id, b1=B1.id, j1=J[0].id, j2=J[1].id, j3=J[2].id)
+
+
+@pytest.fixture
+def wrap_repo(repo: Path, run) -> Path:
+    run(repo, "init")
+    (repo / "CONTINUITY.md").write_text(base_text())
+    store = repo / ".flow" / "episodes.jsonl"
+    store.write_text("".join(e.to_json() + "\n" for e in [A1, A2, B1, *ONE, UNRELATED, *J]))
+    git(repo, "add", "-A")
+    env = {**os.environ, "GIT_COMMITTER_DATE": "2026-11-24T12:00:00Z", "GIT_AUTHOR_DATE": "2026-11-24T12:00:00Z"}
+    subprocess.run(["git", "commit", "-qm", "base"], cwd=repo, check=True, env=env)
+    return repo
+
+
+def snapshot(repo: Path) -> dict:
+    """Everything a wrap could touch: working files, the index, HEAD."""
+    files = {p.relative_to(repo).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+             for p in repo.rglob("*") if p.is_file() and ".git" not in p.relative_to(repo).parts}
+    return {"files": files, "index": hashlib.sha256((repo / ".git" / "index").read_bytes()).hexdigest(),
+            "head": git(repo, "rev-parse", "HEAD").strip(), "status": git(repo, "status", "--porcelain")}
+
+
+def wrap(run, repo, plan: dict | str, *args: str):
+    is_yaml = isinstance(plan, str) and not plan.lstrip().startswith("{")
+    path = repo.parent / ("plan.yaml" if is_yaml else "plan.json")
+    path.write_text(plan if isinstance(plan, str) else json.dumps(plan))
+    return run(repo, "wrap", "--plan", str(path), "--date", "2026-11-26", *args)
+
+
+def graduate_plan(evidence, **extra):
+    return {"session": "sess-c", "patterns": [{"op": "graduate", "name": "retry_budget", "evidence": evidence}],
+            **extra}
+
+
+# --------------------------------------------------------------- the immune system
+def test_graduation_with_three_independent_episodes_from_two_sessions_commits(run, wrap_repo):
+    res = wrap(run, wrap_repo, graduate_plan([A2.id]), "--json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["committed"] and not data["refused"]
+    trailers = git(wrap_repo, "log", "--format=%(trailers:key=Graduated,valueonly)")
+    assert f"retry_budget [evidence: {A1.id}, {B1.id}, {A2.id}]" in trailers
+    text = (wrap_repo / "CONTINUITY.md").read_text()
+    proven = text.split("## Proven Knowledge")[1]
+    assert "!! retry_budget:" in proven and "| 3x (RELIABILITY — 2026-11-26)" in proven
+    assert "retry_budget" not in text.split("## Proven Knowledge")[0]
+    subject = git(wrap_repo, "log", "-1", "--format=%s").strip()
+    assert subject == "Session wrap Nov 26 — graduated retry_budget to Proven"
+
+
+def test_three_episodes_from_one_session_are_refused_and_nothing_changes(run, wrap_repo):
+    before = snapshot(wrap_repo)
+    plan = {"session": "sess-c", "patterns": [{"op": "increment", "name": "cache_first",
+                                               "evidence": [e.id for e in ONE]}]}
+    plan["patterns"].append({"op": "graduate", "name": "retry_budget", "evidence": [e.id for e in ONE]})
+    (wrap_repo / "CONTINUITY.md").write_text(base_text().replace(A1.id + ", " + B1.id, ONE[0].id + ", " + ONE[1].id))
+    git(wrap_repo, "commit", "-qam", "evidence from one session only", "--no-verify")
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-c", "patterns": [
+        {"op": "graduate", "name": "retry_budget", "evidence": [ONE[2].id]}]}, "--json")
+    data = json.loads(res.out)
+    assert res.code == 0 and data["nothing_to_do"]
+    assert data["refused"][0]["name"] == "retry_budget"
+    assert "from 2 different sessions or agents; has 3 from 1 source" in data["refused"][0]["reasons"][0]
+    assert snapshot(wrap_repo) == before
+    strict = wrap(run, wrap_repo, {"session": "sess-c", "state": "new focus", "patterns": [
+        {"op": "graduate", "name": "retry_budget", "evidence": [ONE[2].id]}]}, "--strict")
+    assert strict.code == 1 and "--strict" in strict.err
+    assert snapshot(wrap_repo) == before
+
+
+def test_unknown_and_unrelated_evidence_are_refused(run, wrap_repo):
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, graduate_plan(["ep-000000000000"]), "--json")
+    data = json.loads(res.out)
+    assert "not in the store: ep-000000000000" in data["refused"][0]["reasons"][0]
+    res = wrap(run, wrap_repo, graduate_plan([UNRELATED.id]), "--json")
+    data = json.loads(res.out)
+    assert any("not about `retry_budget`" in r for r in data["refused"][0]["reasons"])
+    assert snapshot(wrap_repo) == before
+
+
+def test_demotion_moves_the_pattern_back_with_its_reason(run, wrap_repo):
+    plan = {"session": "sess-c", "episodes": [
+        {"type": "tension", "content": "jittered backoff made retry waves worse for batch jobs", "tags": ["backoff"]}],
+        "patterns": [{"op": "demote", "name": "backoff_jitter", "reason": "batch jobs got worse", "evidence": ["#0"]}]}
+    res = wrap(run, wrap_repo, plan)
+    assert res.code == 0, res.err
+    text = (wrap_repo / "CONTINUITY.md").read_text()
+    developing = text.split("## Developing Knowledge")[1].split("## Proven Knowledge")[0]
+    assert "!! backoff_jitter:" in developing and "| 2x (RELIABILITY)" in developing
+    assert "[demoted 2026-11-26: batch jobs got worse (ep-" in developing
+    assert J[0].id in developing  # the evidence trail is kept
+    assert "Demoted: backoff_jitter" in git(wrap_repo, "log", "-1", "--format=%B")
+
+
+def test_sections_semantics(run, wrap_repo):
+    plan = {"session": "sess-c", "state": "Focus: breaker.", "top_of_mind": ["breaker thresholds"],
+            "recent": "The outages taught us to budget retries.",
+            "actions": {"done": ["write the retry budget"], "remove": ["status page"],
+                        "next": {"write the retry": "Dec 3"}, "add": ["measure the breaker"]}}
+    assert wrap(run, wrap_repo, plan).code == 0
+    text = (wrap_repo / "CONTINUITY.md").read_text()
+    assert "## Current State\nFocus: breaker.\n" in text and "Critical path: retry budget" not in text
+    assert "## Top of Mind\n- breaker thresholds\n" in text
+    assert "- ✓ write the retry budget — seen: Nov 20, next: Dec 3" in text
+    assert "status page" not in text and "- measure the breaker" in text
+    assert "We chased two outages" not in text and "The outages taught us to budget retries." in text
+
+
+# ------------------------------------------------------------------- cleanup
+def test_cleanup_archives_ten_day_stale_developing_and_keeps_three_day(run, wrap_repo):
+    text = base_text().replace("! cache_first: serve balances from cache before the provider | 1x",
+                               "! cache_first: serve balances from cache before the provider | 1x\n"
+                               "! fresh_idea: measure before tuning the pool | 1x")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    git(wrap_repo, "add", "-A")
+    env = {**os.environ, "GIT_COMMITTER_DATE": "2026-12-01T12:00:00Z", "GIT_AUTHOR_DATE": "2026-12-01T12:00:00Z"}
+    subprocess.run(["git", "commit", "-qm", "fresh idea", "--no-verify"], cwd=wrap_repo, check=True, env=env)
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-12-04", "--json")
+    data = json.loads(res.out)
+    assert res.code == 0, res.err
+    archived = {a["name"]: a["days"] for a in data["archived"]}
+    # last changed Nov 24 (evidence Nov 20): 10 days; fresh_idea changed Dec 1: 3 days, kept;
+    # backoff_jitter is Proven (dated Nov 25): 9 days is well inside its 30-day window
+    assert archived == {"cache_first": 10, "retry_budget": 10}
+    after = (wrap_repo / "CONTINUITY.md").read_text()
+    assert "cache_first" not in after and "fresh_idea" in after and "backoff_jitter" in after
+    body = git(wrap_repo, "log", "-1", "--format=%B")
+    assert "Archived: cache_first" in body and "Archived: retry_budget" in body
+    nothing = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-12-04", "--no-cleanup")
+    assert "nothing to wrap" in nothing.out
+
+
+# ----------------------------------------------------------------- rollback
+@pytest.mark.parametrize("point", ["2-candidates", "3-validate", "5-demotion", "1-episodes", "4-sections", "6-stage"])
+def test_failure_at_each_step_leaves_everything_as_it_was(run, wrap_repo, monkeypatch, point):
+    before = snapshot(wrap_repo)
+    monkeypatch.setenv("FLOWGIT_FAULT", point)
+    plan = graduate_plan([A2.id], episodes=[{"type": "finding", "content": "retry budget held again"}],
+                         state="Focus: something new")
+    with pytest.raises(Exception, match="injected failure"):
+        wrap(run, wrap_repo, plan)
+    assert snapshot(wrap_repo) == before
+    assert not (wrap_repo / ".git" / "flowgit-wrap.journal").exists()
+
+
+def test_a_rejecting_hook_rolls_everything_back(run, wrap_repo):
+    hook = wrap_repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'policy: no commits today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, graduate_plan([A2.id], episodes=[{"type": "finding", "content": "retry again"}]))
+    assert res.code == 1 and "policy: no commits today" in res.err
+    assert snapshot(wrap_repo) == before
+
+
+def test_a_killed_wrap_is_rolled_back(wrap_repo, tmp_path):
+    before = snapshot(wrap_repo)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(graduate_plan([A2.id], episodes=[{"type": "finding", "content": "retry x"}],
+                                             state="Focus: killed")))
+    marker = tmp_path / "paused"
+    env = {**os.environ, "FLOWGIT_PAUSE": "4-sections", "FLOWGIT_PAUSE_FILE": str(marker)}
+    proc = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(plan), "--date", "2026-11-26"],
+                            cwd=wrap_repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(300):
+        if marker.exists() and marker.read_text():
+            break
+        time.sleep(0.05)
+    assert "Focus: killed" in (wrap_repo / "CONTINUITY.md").read_text()  # it was mid-write
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    res = subprocess.run([sys.executable, "-m", "flowgit", "wrap", "--recover"], cwd=wrap_repo,
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and "rolled back" in res.stdout
+    assert snapshot(wrap_repo) == before
+
+
+# --------------------------------------------------------------- bad plans
+@pytest.mark.parametrize("plan, field", [
+    ({"session": "s", "state": 3}, "plan.state"),
+    ({"session": "s", "patterns": [{"op": "graduate", "name": "nope", "evidence": []}]}, "plan.patterns[0].name"),
+    ({"session": "s", "patterns": [{"op": "promote", "name": "retry_budget"}]}, "plan.patterns[0].op"),
+    ({"session": "s", "sections": {"Mood": "x"}}, "plan.sections"),
+    ({"session": "s", "episodes": [{"type": "rumour", "content": "x"}]}, "plan.episodes[0].type"),
+    ({"session": "s", "patterns": [{"op": "increment", "name": "retry_budget", "evidence": ["#4"]}]},
+     "plan.patterns[0].evidence[0]"),
+    ({"session": "s", "actions": {"done": ["no such item"]}}, "plan.actions.done"),
+    ('{"session": "s", "state": }', "malformed JSON"),
+    ("session: s\nstate: [unclosed\n", "malformed YAML"),
+])
+def test_bad_plans_name_the_field_and_change_nothing(run, wrap_repo, plan, field):
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, plan)
+    assert res.code == 2, (res.out, res.err)
+    assert field in res.err and "Traceback" not in res.err
+    assert snapshot(wrap_repo) == before
+
+
+def test_yaml_plan_and_schema(run, wrap_repo):
+    schema = json.loads(run(wrap_repo, "wrap", "--schema").out)
+    assert schema["properties"]["patterns"]["items"]["oneOf"][0]["properties"]["op"] == {"const": "add"}
+    res = wrap(run, wrap_repo, "session: sess-y\nstate: |\n  Focus: yaml works.\n")
+    assert res.code == 0, res.err
+    assert "Focus: yaml works." in (wrap_repo / "CONTINUITY.md").read_text()
+
+
+# ------------------------------------------------------- both modes, idempotence
+def test_plan_and_working_tree_modes_make_the_same_commit(run, wrap_repo, tmp_path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(wrap_repo), str(clone))
+    plan = graduate_plan([A2.id, "#0"], episodes=[{"type": "outcome", "content": "retry budget held in outage three",
+                                                    "ts": "2026-11-26T09:00:00Z", "tags": ["retries"]}],
+                         state="Focus: breaker next.")
+    assert wrap(run, wrap_repo, plan).code == 0
+    text = (wrap_repo / "CONTINUITY.md").read_text()
+    new_line = (wrap_repo / ".flow" / "episodes.jsonl").read_text().splitlines()[-1]
+    # the agent's way: edit the file, record the episode, then wrap without a plan
+    (clone / "CONTINUITY.md").write_text(text)
+    run(clone, "episode", "add", stdin=new_line + "\n")
+    res = run(clone, "wrap", "--session", "sess-c", "--date", "2026-11-26")
+    assert res.code == 0, res.err
+    assert git(clone, "rev-parse", "HEAD^{tree}") == git(wrap_repo, "rev-parse", "HEAD^{tree}")
+    assert git(clone, "log", "-1", "--format=%B") == git(wrap_repo, "log", "-1", "--format=%B")
+
+
+def test_working_tree_mode_reverts_a_refused_promotion(run, wrap_repo):
+    text = base_text().replace("! cache_first: serve balances from cache before the provider | 1x",
+                               f"!! cache_first: serve balances from cache before the provider | 2x (PERF) "
+                               f"[evidence: {UNRELATED.id}]")
+    (wrap_repo / "CONTINUITY.md").write_text(text.replace("Focus: outages.", "Focus: caching."))
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    data = json.loads(res.out)
+    assert res.code == 0 and data["refused"][0]["name"] == "cache_first"
+    after = (wrap_repo / "CONTINUITY.md").read_text()
+    assert "! cache_first: serve balances from cache before the provider | 1x" in after
+    assert "Focus: caching." in after
+
+
+def test_the_same_plan_twice_changes_nothing_the_second_time(run, wrap_repo):
+    plan = graduate_plan([A2.id], episodes=[{"type": "finding", "content": "retry budget again"}],
+                         state="Focus: twice", actions={"done": ["write the retry budget"], "add": ["new thing"]},
+                         top_of_mind=["a", "b"], recent="Prose.")
+    plan["patterns"] += [{"op": "add", "name": "pool_sizing", "text": "size pools from measurements"},
+                         {"op": "archive", "name": "cache_first"}]
+    assert wrap(run, wrap_repo, plan).code == 0
+    head = git(wrap_repo, "rev-parse", "HEAD")
+    before = snapshot(wrap_repo)
+    again = wrap(run, wrap_repo, plan)
+    assert again.code == 0 and "nothing to wrap" in again.out
+    assert git(wrap_repo, "rev-parse", "HEAD") == head and snapshot(wrap_repo) == before
+
+
+def test_dry_run_writes_nothing(run, wrap_repo):
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, graduate_plan([A2.id]), "--dry-run")
+    assert res.code == 0 and "Graduated: retry_budget" in res.out and "+!! retry_budget" in res.out
+    assert snapshot(wrap_repo) == before
+
+
+def test_candidates(run, wrap_repo):
+    run(wrap_repo, "episode", "add", stdin=json.dumps(
+        {"type": "tension", "content": "jittered backoff delayed retries for batch jobs", "session": "sess-z",
+         "tags": ["backoff"]}) + "\n" + json.dumps(
+        {"type": "finding", "content": "serving balances from cache cut provider calls", "session": "sess-z"}) + "\n")
+    res = run(wrap_repo, "candidates", "--date", "2026-11-26", "--json")
+    data = json.loads(res.out)
+    assert [x["name"] for x in data["fired_again"]] == ["cache_first"]
+    assert [x["name"] for x in data["ready_to_graduate"]] == [] and data["not_yet"][0]["name"] == "retry_budget"
+    assert [x["name"] for x in data["demotion"]] == ["backoff_jitter"]
+    human = run(wrap_repo, "candidates", "--date", "2026-11-26")
+    assert "1x patterns that fired again" in human.out and "cache_first" in human.out
