@@ -102,8 +102,49 @@ def foundation(demo: Demo) -> None:
     demo.scene("FlowScript lint", "Markers like [parking(why, until)] and ><[axis] are checked.", ["lint"])
 
 
+@scene
+def gate_and_wrap(demo: Demo) -> None:
+    from flowgit.resources import template
+
+    demo.scene("Install the gate", "A pre-commit hook now checks every commit of the continuity file.",
+               ["install-hook"])
+    path = demo.root / "CONTINUITY.md"
+    original = path.read_text(encoding="utf-8")
+    path.write_text(original.replace("! cache_first: serve balances from cache before asking the provider | 1x",
+                                     "!! cache_first: serve balances from cache before asking the provider | 2x"),
+                    encoding="utf-8")
+    _git(demo.root, "add", "CONTINUITY.md")
+    demo.scene("The gate refuses a graduation without evidence",
+               "A hand edit promotes cache_first to 2x with no [evidence: …]: the check that the hook runs "
+               "rejects it.", ["check"], expect=1)
+    path.write_text(original, encoding="utf-8")
+    _git(demo.root, "add", "CONTINUITY.md")
+    plan = json.loads(template("wrap-plan.example.json"))
+    plan["patterns"].append({"op": "increment", "name": "cache_first", "evidence": ["ep-1c1e2cfab3cc"]})
+    (demo.root.parent / f"{demo.root.name}-plan.json").write_text(json.dumps(plan, indent=2), encoding="utf-8")
+    session_facts = "".join(json.dumps({**e, "session": plan["session"], "agent": plan["agent"]}) + "\n"
+                            for e in plan["episodes"])
+    demo.scene("A new session's facts", "Saturday's session records what happened before deciding anything.",
+               ["episode", "add"], stdin=session_facts)
+    demo.scene("What the session suggests", "Step 2 on its own: which patterns fired again, which are ready.",
+               ["candidates", "--session", "sess-sat"])
+    demo.scene("The wrap",
+               "Episodes first, then every section with its own semantics. retry_budget graduates on three "
+               "independent episodes; cache_first has only one, so it stays at 1x and the wrap says why.",
+               ["wrap", "--plan", str(demo.root.parent / f"{demo.root.name}-plan.json"), "--date", "2026-11-28"])
+    demo.scene("Audit with plain git",
+               "The wrap's trailers make the history queryable without flowgit.",
+               ["episode", "show", "ep-144546702c2f"])
+    log = subprocess.run(["git", "log", "--format=%(trailers:key=Graduated,valueonly)"], cwd=demo.root,
+                         capture_output=True, text=True).stdout.strip()
+    if not demo.as_json:
+        print(f"$ git log --format='%(trailers:key=Graduated,valueonly)'\n{log}")
+
+
 def run_demo(*, keep: bool = False, as_json: bool = False) -> None:
-    root = Path(tempfile.mkdtemp(prefix="flowgit-demo-"))
+    base = Path(tempfile.mkdtemp(prefix="flowgit-demo-"))
+    root = base / "repo"
+    root.mkdir()
     try:
         _git(root, "init", "-q")
         demo = Demo(root, as_json)
@@ -116,4 +157,4 @@ def run_demo(*, keep: bool = False, as_json: bool = False) -> None:
                   + (f" kept at {root}" if keep else " (removed)") + ".")
     finally:
         if not keep:
-            shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(base, ignore_errors=True)

@@ -28,7 +28,7 @@ from flowgit.errors import FlowgitError
 from flowgit.evidence import assess
 from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
-from flowgit.git import blobs, git, require_repo
+from flowgit.git import blob_oid, blobs, git, head_entries, require_repo
 from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import Outcome, Refusal, apply_plan
 from flowgit.wrap.candidates import Candidates, find_candidates
@@ -79,7 +79,7 @@ class Inputs:
     cfg: Config
     root: Path
     head_doc: Document | None
-    head_store: bytes
+    head_store: tuple[str, int] | None  # HEAD's store blob: (id, size)
     doc: Document
     store_raw: bytes
     session: str
@@ -89,13 +89,22 @@ class Inputs:
 
     @property
     def appended_raw(self) -> bytes:
-        """Store lines added since HEAD (the whole store if it was rewritten: the gate will say so)."""
-        return self.store_raw[len(self.head_store):] if self.store_raw.startswith(self.head_store) else b""
+        """Store lines added since HEAD: HEAD's store must be an exact prefix (checked by blob id).
+
+        If it is not, the store was rewritten; nothing counts as appended and
+        the gate rejects the commit.
+        """
+        if self.head_store is None:
+            return self.store_raw
+        oid, size = self.head_store
+        prefix = memoryview(self.store_raw)[:size]
+        return self.store_raw[size:] if blob_oid(prefix, len(oid)) == oid else b""
 
 
 def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | None) -> Inputs:
     root = require_repo(cfg.root)
-    head_doc_raw, head_store_raw = blobs(root, [f"HEAD:{cfg.continuity_rel}", f"HEAD:{cfg.store_rel}"])
+    (head_doc_raw,) = blobs(root, [f"HEAD:{cfg.continuity_rel}"])
+    head_store = head_entries(root, [cfg.store_rel]).get(cfg.store_rel)
     chosen_session = (plan.session if plan else "") or session or os.environ.get("FLOWGIT_SESSION", "")
     if not chosen_session:
         raise FlowgitError("a wrap needs the session id", fix="pass --session, set plan.session, "
@@ -107,7 +116,7 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
                            fix="use 2026-11-30")
     return Inputs(cfg=cfg, root=root,
                   head_doc=document_from_bytes(cfg, head_doc_raw, f"HEAD:{cfg.continuity_rel}"),
-                  head_store=head_store_raw or b"", doc=load_document(cfg), store_raw=EpisodeStore(cfg.store).raw(),
+                  head_store=head_store, doc=load_document(cfg), store_raw=EpisodeStore(cfg.store).raw(),
                   session=chosen_session, agent=(plan.agent if plan else "") or os.environ.get("FLOWGIT_AGENT", ""),
                   day=when, blamed=blame_dates(root, cfg.continuity_rel) if head_doc_raw else {})
 
@@ -209,14 +218,13 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     recovered = None if dry_run else recover(cfg)
     inputs = read_inputs(cfg, plan, session, day)
     recorded = plan_episodes(plan, inputs) if plan else []
-    already = lookup(inputs.store_raw, [e.id for e in recorded])
-    new_eps = [e for e in recorded if e.id not in already]
-    appended, _ = parse_store(inputs.appended_raw)
-    session_eps = list({**appended, **{e.id: e for e in recorded}}.values())
-
     cited = {i for at in iter_patterns(inputs.doc) for i in at.pattern.evidence}
     cited |= {ref for op in (plan.patterns if plan else []) for ref in op.evidence}
-    episodes = {**lookup(inputs.store_raw, cited), **{e.id: e for e in recorded}}
+    stored = lookup(inputs.store_raw, cited | {e.id for e in recorded})  # one pass over the store
+    new_eps = [e for e in recorded if e.id not in stored]
+    appended, _ = parse_store(inputs.appended_raw)
+    session_eps = list({**appended, **{e.id: e for e in recorded}}.values())
+    episodes = {**stored, **{e.id: e for e in recorded}}
     all_for_staleness = episodes
 
     checkpoint("2-candidates")
