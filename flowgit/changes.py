@@ -9,6 +9,7 @@ trusting trailers).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import Pattern, PatternAt, pattern_map
@@ -48,9 +49,12 @@ def is_graduated(at: PatternAt) -> bool:
 
 
 def diff_patterns(old: Document | None, new: Document | None) -> list[PatternEvent]:
+    """Events between two documents (see :func:`diff_pattern_maps`)."""
+    return diff_pattern_maps(pattern_map(old) if old else {}, pattern_map(new) if new else {})
+
+
+def diff_pattern_maps(before: Mapping[str, PatternAt], after: Mapping[str, PatternAt]) -> list[PatternEvent]:
     """Events in the order they matter: renames first, then per-pattern changes, then archivals."""
-    before = pattern_map(old) if old else {}
-    after = pattern_map(new) if new else {}
     gone = {n: at for n, at in before.items() if n not in after}
     fresh = {n: at for n, at in after.items() if n not in before}
     events: list[PatternEvent] = []

@@ -280,6 +280,51 @@ def candidates(ctx: click.Context, session: str | None, day: str | None, as_json
     emit(cmd.run_candidates(_cfg(ctx), session, day), as_json, cmd.render_candidates)
 
 
+@cli.command("log")
+@click.argument("names", nargs=-1)
+@click.option("--since", help="Only events on or after this date.")
+@click.option("--until", help="Only events on or before this date.")
+@click.option("--section", help="Only events in this section (e.g. Proven).")
+@click.option("--graduated", "graduated_only", is_flag=True, help="Only patterns that ever graduated.")
+@json_option
+@click.pass_context
+def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until: str | None,
+            section: str | None, graduated_only: bool, as_json: bool) -> None:
+    """Each pattern's timeline across the continuity file's git history."""
+    from flowgit.commands import history as cmd
+    from flowgit.output import emit
+
+    emit(cmd.build_timeline(_cfg(ctx), names, since, until, section, graduated_only), as_json,
+         cmd.render_timeline)
+
+
+@cli.command()
+@json_option
+@click.pass_context
+def audit(ctx: click.Context, as_json: bool) -> None:
+    """Re-derive every graduation from history and check its evidence as of its commit."""
+    from flowgit.commands import history as cmd
+    from flowgit.history.audit import run_audit
+    from flowgit.output import emit
+
+    report = run_audit(_cfg(ctx))
+    emit(report, as_json, cmd.render_audit)
+    if report.findings:
+        ctx.exit(EXIT_FINDINGS)
+
+
+@cli.command("show-archived")
+@click.argument("name")
+@json_option
+@click.pass_context
+def show_archived(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Print the last text of an archived pattern and the commit that archived it."""
+    from flowgit.commands import history as cmd
+    from flowgit.output import emit
+
+    emit(cmd.show_archived(_cfg(ctx), name), as_json, cmd.render_archived)
+
+
 @cli.command()
 @click.option("--keep", is_flag=True, help="Keep the temporary repository and print its path.")
 @json_option

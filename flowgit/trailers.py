@@ -32,3 +32,22 @@ def values(trailers: list[tuple[str, str]], key: str) -> list[str]:
 def names(trailers: list[tuple[str, str]], key: str) -> list[str]:
     """Pattern names of ``Graduated: name [evidence: …]``-style trailers."""
     return [v.split()[0] for v in values(trailers, key) if v.split()]
+
+
+def mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
+    """Where a wrap commit's trailers and the change it records disagree (both directions)."""
+    from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED
+
+    kinds = {"Graduated": GRADUATED, "Incremented": INCREMENTED, "Demoted": DEMOTED, "Archived": ARCHIVED}
+    happened: dict[str, set[str]] = {kind: set() for kind in kinds.values()}
+    for e in events:
+        if e.kind in happened:
+            happened[e.kind].add(e.name)
+    problems = []
+    for key, kind in kinds.items():
+        claimed = set(names(trailers, key))
+        for name in sorted(claimed - happened[kind]):
+            problems.append(f"trailer `{key}: {name}` but the change does not show `{name}` {kind}")
+        for name in sorted(happened[kind] - claimed):
+            problems.append(f"the change shows `{name}` {kind} but there is no `{key}: {name}` trailer")
+    return problems

@@ -10,16 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, diff_patterns
+from flowgit.changes import diff_patterns
 from flowgit.checks.registry import override_reason
 from flowgit.commands.check import staged_context
 from flowgit.config import Config
 from flowgit.episodes import lookup
 from flowgit.errors import FlowgitError
 from flowgit.git import git
-from flowgit.trailers import names, parse_trailers, values
-
-TRAILER_EVENTS = {"Graduated": GRADUATED, "Incremented": INCREMENTED, "Demoted": DEMOTED, "Archived": ARCHIVED}
+from flowgit.trailers import mismatches, parse_trailers, values
 
 
 @dataclass
@@ -46,17 +44,7 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     if not values(trailers, "Flow-Session"):
         return report  # not a wrap commit: nothing to reconcile
     ctx = staged_context(cfg)
-    events = diff_patterns(ctx.old, ctx.new) if ctx else []
-    happened: dict[str, set[str]] = {kind: set() for kind in TRAILER_EVENTS.values()}
-    for e in events:
-        if e.kind in happened:
-            happened[e.kind].add(e.name)
-    for key, kind in TRAILER_EVENTS.items():
-        claimed = set(names(trailers, key))
-        for name in sorted(claimed - happened[kind]):
-            report.problems.append(f"trailer `{key}: {name}` but the staged change does not show `{name}` {kind}")
-        for name in sorted(happened[kind] - claimed):
-            report.problems.append(f"the staged change shows `{name}` {kind} but there is no `{key}: {name}` trailer")
+    report.problems.extend(mismatches(trailers, diff_patterns(ctx.old, ctx.new) if ctx else []))
     ids = [i.strip() for v in values(trailers, "Episodes") for i in v.split(",") if i.strip()]
     if ids and ctx is not None:
         staged = lookup(ctx.new_store, ids)

@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from flowgit.continuity.document import split_lines, strip_eol
+from flowgit.continuity.document import fence_step, split_lines, strip_eol
 from flowgit.dates import parse_date
 
-FENCE_RE = re.compile(r"^\s{0,3}(```|~~~)")
 MASK_RE = re.compile(r"`[^`]*`|<!--.*?-->|</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
 TENSION_RE = re.compile(r"><(?!\[[^\]]*\S[^\]]*\])")
 LONG_STATE_RE = re.compile(r"\[(?P<kind>decided|blocked|parking|exploring)(?:\((?P<args>[^\]]*)\))?\]")
@@ -106,16 +105,8 @@ def lint_text(text: str) -> list[Finding]:
     findings: list[Finding] = []
     fence: str | None = None
     for index, line in enumerate(split_lines(text)):
-        m = FENCE_RE.match(line)
-        if m:
-            marker = m.group(1)
-            if fence is None:
-                fence = marker
-                continue
-            if marker == fence:
-                fence = None
-                continue
-        if fence is not None:
+        fence, is_fence = fence_step(line, fence)
+        if fence is not None or is_fence:
             continue
         if "><" in line or "[" in line:
             findings.extend(lint_line(line, index + 1))

@@ -75,8 +75,8 @@ def test_commit_msg_trailers_must_agree_with_the_change(run, repo):
     msg.write_text("Session wrap Nov 30\n\nFlow-Session: s9\nGraduated: p02 [evidence: ep-1]\n")
     res = run(repo, "check-msg", str(msg))
     assert res.code == 1
-    assert "`Graduated: p02` but the staged change does not show" in res.out
-    assert "shows `p01` incremented but there is no `Incremented: p01`" in res.out
+    assert "`Graduated: p02` but the change does not show" in res.out
+    assert "the change shows `p01` incremented but there is no `Incremented: p01`" in res.out
     msg.write_text("Session wrap Nov 30\n\nFlow-Session: s9\nIncremented: p01\n")
     assert run(repo, "check-msg", str(msg)).code == 0
     msg.write_text("A plain commit with no wrap trailers\n")

@@ -1,0 +1,141 @@
+"""``flowgit log``, ``flowgit audit`` and ``flowgit show-archived``: history for people and agents."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, RENAMED
+from flowgit.config import Config
+from flowgit.dates import parse_date
+from flowgit.errors import FlowgitError
+from flowgit.history.audit import AuditReport
+from flowgit.history.walk import History, HistoryEvent, read_history
+
+
+@dataclass
+class Timeline:
+    patterns: dict[str, list[HistoryEvent]] = field(default_factory=dict)
+    commits: int = 0
+    shallow: bool = False
+    oldest_visible: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"commits_read": self.commits, "shallow": self.shallow, "oldest_visible": self.oldest_visible,
+                "patterns": {name: [e.to_dict() for e in events] for name, events in self.patterns.items()}}
+
+
+def _day(text: str | None, option: str) -> date | None:
+    if not text:
+        return None
+    day = parse_date(text)
+    if day is None:
+        raise FlowgitError(f"{option} {text!r} is not a date", fix="use 2026-11-30")
+    return day
+
+
+def identity_of(history: History) -> dict[str, str]:
+    """Each name mapped to the name it ended up with, following renames, so a life is one timeline."""
+    final: dict[str, str] = {}
+    for item in history.events:
+        if item.event.kind == RENAMED and item.event.old_name:
+            final[item.event.old_name] = item.event.name
+    def resolve(name: str) -> str:
+        seen = set()
+        while name in final and name not in seen:
+            seen.add(name)
+            name = final[name]
+        return name
+    return {n: resolve(n) for n in final}
+
+
+def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until: str | None,
+                   section: str | None, graduated_only: bool) -> Timeline:
+    history = read_history(cfg)
+    start, end = _day(since, "--since"), _day(until, "--until")
+    renamed = identity_of(history)
+    wanted = {renamed.get(n, n) for n in names} if names else None
+    timeline = Timeline(commits=len(history.commits), shallow=history.shallow,
+                        oldest_visible=history.oldest_visible)
+    ever_graduated = {renamed.get(i.event.name, i.event.name) for i in history.events if i.event.kind == GRADUATED}
+    for item in history.events:
+        key = renamed.get(item.event.name, item.event.name)
+        if wanted is not None and key not in wanted:
+            continue
+        if graduated_only and key not in ever_graduated:
+            continue
+        when = date.fromisoformat(item.commit.date)
+        if (start and when < start) or (end and when > end):
+            continue
+        if section and section.lower() not in item.event.section.lower():
+            continue
+        timeline.patterns.setdefault(key, []).append(item)
+    if names and not timeline.patterns and not history.events:
+        raise FlowgitError("the continuity file has no history yet", path=cfg.continuity_rel,
+                           fix="commit it first (flowgit wrap)")
+    return timeline
+
+
+def describe(item: HistoryEvent) -> str:
+    e = item.event
+    ev = f" [evidence: {', '.join(e.evidence)}]" if e.evidence else ""
+    if e.kind == "added":
+        return f"appeared at {e.level}x in {e.section}{ev}"
+    if e.kind == INCREMENTED:
+        return f"incremented {e.old_level}x -> {e.level}x{ev}"
+    if e.kind == GRADUATED:
+        return f"graduated to Proven ({e.level}x){ev}"
+    if e.kind == DEMOTED:
+        why = next((n for n in e.notes if n.lower().startswith("demoted")), "")
+        return f"demoted to {e.section} ({e.level}x)" + (f": {why}" if why else "")
+    if e.kind == ARCHIVED:
+        return f"archived; last text: {e.text}"
+    if e.kind == RENAMED:
+        return f"renamed from {e.old_name}{ev}"
+    if e.kind == "evidence":
+        return f"evidence changed{ev}"
+    return f"{e.kind} in {e.section}"
+
+
+def render_timeline(t: Timeline) -> str:
+    if not t.patterns:
+        return f"no pattern events in {t.commits} commit(s)" + _shallow_note(t.shallow, t.oldest_visible)
+    out = []
+    for name, events in t.patterns.items():
+        out.append(name)
+        for item in events:
+            c = item.commit
+            who = ", ".join(x for x in (c.author, c.session and f"session {c.session}") if x)
+            out.append(f"  {c.date}  {c.sha[:10]}  {describe(item)}  ({who})")
+    out.append(f"{len(t.patterns)} pattern(s), {t.commits} commit(s) read" + _shallow_note(t.shallow, t.oldest_visible))
+    return "\n".join(out)
+
+
+def _shallow_note(shallow: bool, oldest: str | None) -> str:
+    return (f"; shallow clone: history visible back to {oldest[:12]} only" if shallow and oldest else "")
+
+
+def render_audit(report: AuditReport) -> str:
+    lines = [f.format() for f in report.findings]
+    verdict = "clean" if not report.findings else f"{len(report.findings)} finding(s)"
+    lines.append(f"flowgit audit: {report.graduations} promotion(s) in {report.commits} commit(s) re-derived "
+                 f"and checked — {verdict}" + _shallow_note(report.shallow, report.oldest_visible))
+    return "\n".join(lines)
+
+
+def show_archived(cfg: Config, name: str) -> dict:
+    history = read_history(cfg)
+    last = None
+    for item in history.events:
+        if item.event.kind == ARCHIVED and item.event.name == name:
+            last = item
+    if last is None:
+        raise FlowgitError(f"no archival of `{name}` in the history of {cfg.continuity_rel}",
+                           fix="`flowgit log` lists every pattern's events")
+    return {"name": name, "text": last.event.text, "commit": last.commit.sha, "date": last.commit.date,
+            "level": last.event.level, "section": last.event.section, "subject": last.commit.subject}
+
+
+def render_archived(data: dict) -> str:
+    return (f"{data['text']}\n(archived from {data['section']} by {data['commit'][:12]} on {data['date']}: "
+            f"{data['subject']})")

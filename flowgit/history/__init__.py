@@ -1,0 +1,1 @@
+"""Reading the graduation history back out of git: the walk, the timeline and the audit."""

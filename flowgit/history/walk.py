@@ -1,0 +1,186 @@
+"""Walking the continuity file's history in-process with pygit2.
+
+The walk visits every commit reachable from HEAD, newest first, to learn the
+file's path at each commit (following renames backwards), then replays the
+versions oldest first. Each distinct blob is scanned once (the scanner in
+:mod:`flowgit.continuity.scan`); a commit whose blob equals a parent's changed
+nothing. A merge reports only what it introduced itself: events it shows
+against *every* parent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from flowgit.changes import PatternEvent, diff_pattern_maps
+from flowgit.config import Config
+from flowgit.continuity.patterns import PatternAt
+from flowgit.continuity.scan import scan_patterns
+from flowgit.continuity.sections import alias_table
+from flowgit.errors import FlowgitError
+from flowgit.output import Progress
+from flowgit.trailers import parse_trailers, values
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    parents: tuple[str, ...]
+    time: int
+    author: str
+    message: str
+    path: str | None  # the continuity file's path at this commit (None: not there)
+    blob: str | None
+
+    @property
+    def date(self) -> str:
+        return datetime.fromtimestamp(self.time, tz=timezone.utc).strftime("%Y-%m-%d")
+
+    @property
+    def trailers(self) -> list[tuple[str, str]]:
+        return parse_trailers(self.message)
+
+    @property
+    def session(self) -> str:
+        found = values(self.trailers, "Flow-Session")
+        return found[0] if found else ""
+
+    @property
+    def subject(self) -> str:
+        return self.message.splitlines()[0] if self.message else ""
+
+
+@dataclass(frozen=True)
+class HistoryEvent:
+    commit: CommitInfo
+    event: PatternEvent
+
+    def to_dict(self) -> dict:
+        c = self.commit
+        return {"commit": c.sha, "date": c.date, "author": c.author, "session": c.session, "path": c.path,
+                **self.event.to_dict()}
+
+
+@dataclass
+class History:
+    """Every version of the continuity file and the pattern events between them."""
+
+    commits: list[CommitInfo] = field(default_factory=list)  # oldest first, only those with the file
+    events: list[HistoryEvent] = field(default_factory=list)
+    shallow: bool = False
+    oldest_visible: str | None = None
+    maps: dict[str, Mapping[str, PatternAt]] = field(default_factory=dict)
+
+
+def open_repo(root: Path):
+    import pygit2
+
+    try:
+        return pygit2.Repository(str(root))
+    except pygit2.GitError as exc:
+        raise FlowgitError(f"cannot open the repository ({exc})", path=root) from None
+
+
+def _entry(tree, path: str):
+    try:
+        return tree[path]
+    except KeyError:
+        return None
+
+
+def _renamed_from(repo, parent, commit, path: str) -> str | None:
+    diff = repo.diff(parent, commit)
+    diff.find_similar()
+    for delta in diff.deltas:
+        if delta.new_file.path == path and delta.old_file.path != path and delta.status_char() == "R":
+            return delta.old_file.path
+    return None
+
+
+def collect_commits(cfg: Config, repo) -> tuple[list[CommitInfo], bool]:
+    """Commits reachable from HEAD that hold the continuity file, oldest first, paths followed through renames."""
+    import pygit2
+
+    if repo.head_is_unborn:
+        return [], False
+    paths: dict[str, str] = {str(repo.head.target): cfg.continuity_rel}
+    newest_first: list[CommitInfo] = []
+    progress = Progress("reading history")
+    for commit in repo.walk(repo.head.target, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_TIME):
+        progress.step()
+        sha = str(commit.id)
+        path = paths.get(sha)
+        entry = _entry(commit.tree, path) if path else None
+        parents = tuple(str(p) for p in commit.parent_ids)
+        info = CommitInfo(sha=sha, parents=parents, time=commit.commit_time,
+                          author=commit.author.name if commit.author else "", message=commit.message,
+                          path=path if entry is not None else None,
+                          blob=str(entry.id) if entry is not None else None)
+        newest_first.append(info)
+        if entry is None:
+            continue
+        for parent in _parents(commit):
+            pid = str(parent.id)
+            if pid in paths:
+                continue
+            if _entry(parent.tree, path) is not None:
+                paths[pid] = path
+            else:
+                old = _renamed_from(repo, parent, commit, path)
+                if old:
+                    paths[pid] = old
+    progress.done()
+    return newest_first[::-1], bool(repo.is_shallow)
+
+
+def _parents(commit) -> list:
+    try:
+        return list(commit.parents)
+    except KeyError:  # a shallow clone's boundary: the parent objects are not here
+        return []
+
+
+def read_history(cfg: Config) -> History:
+    repo = open_repo(cfg.root)
+    commits, shallow = collect_commits(cfg, repo)
+    history = History(shallow=shallow)
+    by_sha = {c.sha: c for c in commits}
+    table = alias_table(cfg.aliases)
+    maps = history.maps
+
+    def patterns_of(blob: str | None) -> Mapping[str, PatternAt]:
+        if blob is None:
+            return {}
+        if blob not in maps:
+            text = repo[blob].data.decode("utf-8", "replace")
+            maps[blob] = scan_patterns(text, table=table)
+        return maps[blob]
+
+    progress = Progress("replaying versions", len(commits))
+    for commit in commits:
+        progress.step()
+        if commit.blob is None:
+            continue
+        history.commits.append(commit)
+        parent_blobs = [by_sha[p].blob if p in by_sha else None for p in commit.parents]
+        if commit.blob in parent_blobs:
+            continue  # unchanged against a parent: nothing happened here
+        after = patterns_of(commit.blob)
+        events = diff_pattern_maps(patterns_of(parent_blobs[0]) if parent_blobs else {}, after)
+        if len(parent_blobs) > 1:
+            others = [{(e.kind, e.name) for e in diff_pattern_maps(patterns_of(b), after)} for b in parent_blobs[1:]]
+            events = [e for e in events if all((e.kind, e.name) in o for o in others)]
+        history.events.extend(HistoryEvent(commit, e) for e in events)
+    progress.done()
+    if history.commits:
+        history.oldest_visible = history.commits[0].sha
+    return history
+
+
+def iter_pattern_events(history: History, names: set[str] | None = None) -> Iterator[HistoryEvent]:
+    for item in history.events:
+        if names is None or item.event.name in names or (item.event.old_name or "") in names:
+            yield item
