@@ -184,6 +184,102 @@ def _commit_floor(root: Path, runs: int, files: dict[str, bytes]) -> float:
     return statistics.median(times)
 
 
+def history_repo(tmp: Path, commits: int = 10_000, batch: int = 10) -> Path:
+    """A repository whose 500-line continuity file went through ``commits`` wraps, built with fast-import.
+
+    Each commit replaces State and does one pattern operation in rotation (add,
+    increment on two episodes, graduate on a third, archive). Episodes are
+    appended to the store every ``batch`` commits, ahead of the commits that
+    cite them, so the history is clean and the store has realistic versions.
+    """
+    import json
+    import random
+
+    root = new_repo(tmp, "history")
+    rng = random.Random(5)
+    base = generate.continuity(500, 60_000).split("\n")
+    dev_at = base.index("## Developing Knowledge") + 1
+    proven_at = base.index("## Proven Knowledge") + 1
+    live: dict[str, list] = {}
+    plans: list[tuple[str, list[str], list[str]]] = []  # per commit: (patterns, episodes recorded, trailers)
+    counter = 0
+
+    def new_id() -> str:
+        nonlocal counter
+        counter += 1
+        return f"ep-{counter:012x}"
+
+    for n in range(commits):  # decide every commit's change first
+        ones = [k for k, v in live.items() if v[0] == 1]
+        twos = [k for k, v in live.items() if v[0] == 2]
+        recorded: list[str] = []
+        trailers: list[str] = []
+        if n % 4 == 0 or not live:
+            live[f"pat{n}"] = [1, []]
+        elif n % 4 == 1 and ones:
+            recorded = [new_id(), new_id()]
+            live[ones[0]] = [2, recorded[:]]
+            trailers.append(f"Incremented: {ones[0]} 1x->2x [evidence: {', '.join(recorded)}]")
+        elif n % 4 == 2 and twos:
+            recorded = [new_id()]
+            live[twos[0]] = [3, live[twos[0]][1] + recorded]
+            trailers.append(f"Graduated: {twos[0]} [evidence: {', '.join(live[twos[0]][1])}]")
+        elif len(live) > 10:
+            gone = next(iter(live))
+            live.pop(gone)
+            trailers.append(f"Archived: {gone}")
+        snapshot = {k: (v[0], list(v[1])) for k, v in live.items()}
+        plans.append((json.dumps(snapshot), recorded, trailers))
+
+    proc = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=root, stdin=subprocess.PIPE)
+    out = proc.stdin
+    store: list[bytes] = []
+
+    def data(payload: bytes) -> None:
+        out.write(b"data %d\n" % len(payload) + payload + b"\n")
+
+    for n, (snap_json, _, trailers) in enumerate(plans):
+        snapshot = json.loads(snap_json)
+        if n % batch == 0:  # the store gains the episodes of the next `batch` commits, ahead of them
+            for m in range(n, min(n + batch, commits)):
+                for ident in plans[m][1]:
+                    name = next(k for k, v in json.loads(plans[m][0]).items() if ident in v[1])
+                    store.append(json.dumps({"id": ident, "ts": "2026-11-01T00:00:00Z", "type": "finding",
+                                             "content": f"{name} fired: {generate.sentence(rng, 6)}",
+                                             "session": f"s{m}-{ident[-2:]}", "agent": "bench",
+                                             "tags": [name]}).encode() + b"\n")
+        dev = [f"! {k}: {k} pattern text about the queue | 1x" if v[0] == 1 else
+               f"!! {k}: {k} pattern text about the queue | 2x (BENCH) [evidence: {', '.join(v[1])}]"
+               for k, v in snapshot.items() if v[0] < 3]
+        prov = [f"!! {k}: {k} pattern text about the queue | 3x (BENCH — 2026-11-01) [evidence: {', '.join(v[1])}]"
+                for k, v in snapshot.items() if v[0] == 3]
+        lines = base[:4] + [f"Focus: wrap {n}."] + base[5:dev_at] + dev + base[dev_at:proven_at] + prov + base[proven_at:]
+        out.write(b"commit refs/heads/main\ncommitter bench <b@example.com> %d +0000\n" % (1_700_000_000 + n * 60))
+        data(("\n".join([f"Session wrap {n}", "", f"Flow-Session: s{n}", *trailers]) + "\n").encode())
+        out.write(b"M 100644 inline CONTINUITY.md\n")
+        data("\n".join(lines).encode())
+        if n % batch == 0:
+            out.write(b"M 100644 inline .flow/episodes.jsonl\n")
+            data(b"".join(store))
+    out.close()
+    if proc.wait() != 0:
+        raise SystemExit("fast-import failed")
+    git(root, "checkout", "-q", "-f", "main")
+    git(root, "gc", "-q")
+    return root
+
+
+@bench("history")
+def history_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
+    root = history_repo(tmp)
+    floor = median_time(["git", "log", "-p", "--", "CONTINUITY.md"], runs, cwd=root)
+    return [
+        ("git log -p -- CONTINUITY.md (floor), 10,000 commits", floor, None),
+        ("flowgit log", median_time(FLOWGIT + ["log", "--json"], runs, cwd=root), "git log -p"),
+        ("flowgit audit", median_time(FLOWGIT + ["audit", "--json"], runs, cwd=root), "git log -p"),
+    ]
+
+
 def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:
     print(f"\n[{name}]")
     by_label = {label.split(" (")[0]: t for label, t, _ in rows}

@@ -159,20 +159,21 @@ def _describe(exc: Exception) -> str:
     return str(exc)
 
 
-def lookup(data: bytes, ids: Iterable[str]) -> dict[str, Episode]:
-    """Find only the given ids in raw store bytes, without parsing the whole store.
+def locate(data: bytes, ids: Iterable[str]) -> dict[str, tuple[Episode, int]]:
+    """Find the given ids in raw store bytes: each episode and the offset just past its line.
 
     The gate needs a handful of cited episodes out of a store that may hold
     100,000: one regular-expression pass for all wanted ``"id"`` fields and a
     ``json.loads`` per hit is far cheaper than decoding every line, or than one
-    scan per id.
+    scan per id. The offsets let the audit answer "was it there at commit C?"
+    from the store's size at C (see :mod:`flowgit.history.audit`).
     """
     wanted = sorted({i for i in ids if i})
     if not wanted or not data:
         return {}
     alternatives = b"|".join(re.escape(i.encode("utf-8")) for i in wanted)
     pattern = re.compile(rb'"id"\s*:\s*"(' + alternatives + rb')"')
-    found: dict[str, Episode] = {}
+    found: dict[str, tuple[Episode, int]] = {}
     for m in pattern.finditer(data):
         ident = m.group(1).decode("utf-8")
         if ident in found:
@@ -185,8 +186,13 @@ def lookup(data: bytes, ids: Iterable[str]) -> dict[str, Episode]:
         except (ValueError, UnicodeDecodeError):
             continue
         if ep.id == ident:
-            found[ident] = ep
+            found[ident] = (ep, end)
     return found
+
+
+def lookup(data: bytes, ids: Iterable[str]) -> dict[str, Episode]:
+    """Find only the given ids in raw store bytes, without parsing the whole store."""
+    return {ident: ep for ident, (ep, _) in locate(data, ids).items()}
 
 
 class EpisodeStore:

@@ -2,9 +2,10 @@
 
 Walking 10,000 commits cannot afford a full document parse per version, and
 does not need one: history only asks "which pattern lines are there, and in
-which section". One regular-expression pass over the text finds the three
-kinds of line that decide it — ATX ``##`` headings, code fences, pattern lines
-— and a small state machine assigns sections the way :class:`Document` does
+which section". Consecutive versions share almost every line, so each distinct
+line is classified once (ATX ``##`` heading, code fence, pattern line, or
+neither) and remembered; a version is then one pass over its lines with a
+small state machine that assigns sections the way :class:`Document` does
 (CommonMark's rules for ATX headings and fences). Tests hold the two to the
 same answer on every fixture and on generated documents.
 """
@@ -15,53 +16,62 @@ import re
 from typing import Mapping
 
 from flowgit.continuity.document import fence_step
-from flowgit.continuity.patterns import PatternAt, parse_pattern
+from flowgit.continuity.patterns import Pattern, PatternAt, parse_pattern
 from flowgit.continuity.sections import alias_table
 
-LINE_RE = re.compile(
-    r"^(?P<fence> {0,3}(?:`{3,}|~{3,}).*)$"
-    r"|^ {0,3}(?P<h2>##)(?:[ \t]+(?P<title>.*?))?[ \t]*$"
-    r"|^(?P<pattern>[^\n]*![^\n]*\|[ \t]*[1-9]x\b.*)$",
-    re.M,
-)
+H2_RE = re.compile(r"^ {0,3}##(?:[ \t]+(.*?))?[ \t]*$")
+FENCE_START_RE = re.compile(r"^ {0,3}(?:`{3}|~{3})")
+OTHER, FENCE, HEADING, PATTERN = range(4)
+
+_cache: dict[str, tuple[int, object]] = {}
+_CACHE_LIMIT = 200_000
+
+
+def classify(line: str) -> tuple[int, object]:
+    """What one line can mean to the scanner (cached: history repeats its lines)."""
+    hit = _cache.get(line)
+    if hit is not None:
+        return hit
+    if FENCE_START_RE.match(line):
+        result: tuple[int, object] = (FENCE, None)
+    else:
+        m = H2_RE.match(line)
+        if m:
+            title = re.sub(r"[ \t]+#+$", "", (m.group(1) or "").strip())
+            result = (HEADING, title.partition("|")[0].strip().rstrip(":").strip())
+        elif "|" in line and "!" in line:
+            pattern = parse_pattern(line)
+            result = (PATTERN, pattern) if pattern is not None else (OTHER, None)
+        else:
+            result = (OTHER, None)
+    if len(_cache) >= _CACHE_LIMIT:
+        _cache.clear()
+    _cache[line] = result
+    return result
 
 
 def scan_patterns(text: str, aliases: Mapping[str, tuple[str, ...]] | None = None,
                   table: Mapping[str, str] | None = None) -> dict[str, PatternAt]:
     """Patterns by name (first occurrence wins), with their section label and line."""
     table = table if table is not None else alias_table(aliases)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", " ")
     found: dict[str, PatternAt] = {}
     section: str | None = None
     fence: str | None = None
-    normalized = text.replace("\r\n", "\n").replace("\r", " ") if "\r" in text else text
-    line_starts: list[int] | None = None
-    for m in LINE_RE.finditer(normalized):
-        if m.group("fence") is not None:
-            fence, is_fence = fence_step(m.group("fence"), fence)
-            if fence is not None or is_fence:
-                continue
-            # an opening-looking line that cannot open a fence is ordinary text
+    for index, line in enumerate(text.split("\n")):
+        kind, payload = classify(line)
+        if kind == OTHER:
+            continue
+        if kind == FENCE:
+            fence, _ = fence_step(line, fence)
             continue
         if fence is not None:
             continue
-        if m.group("h2") is not None:
-            title = re.sub(r"[ \t]+#+$", "", (m.group("title") or "").strip())
-            name = title.partition("|")[0].strip().rstrip(":").strip()
-            section = table.get(name.lower(), name)
-            continue
-        if section is None:
-            continue
-        pattern = parse_pattern(m.group("pattern"))
-        if pattern is None or pattern.name in found:
-            continue
-        if line_starts is None:
-            line_starts = [0] + [i + 1 for i, ch in enumerate(normalized) if ch == "\n"]
-        line = _line_of(line_starts, m.start())
-        found[pattern.name] = PatternAt(pattern, line, section)
+        if kind == HEADING:
+            section = table.get(str(payload).lower(), str(payload))
+        elif section is not None:
+            pattern: Pattern = payload  # type: ignore[assignment]
+            if pattern.name not in found:
+                found[pattern.name] = PatternAt(pattern, index, section)
     return found
-
-
-def _line_of(starts: list[int], offset: int) -> int:
-    from bisect import bisect_right
-
-    return bisect_right(starts, offset) - 1

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from flowgit.changes import ADDED, GRADUATED, INCREMENTED
 from flowgit.config import Config
 from flowgit.continuity.sections import PROVEN
-from flowgit.episodes import Episode, lookup
+from flowgit.episodes import Episode, locate, lookup
+from flowgit.git import blob_oid
 from flowgit.evidence import assess
 from flowgit.history.walk import CommitInfo, History, HistoryEvent, open_repo, read_history
 from flowgit.output import Progress
@@ -57,38 +58,61 @@ def is_promotion(item: HistoryEvent) -> bool:
 
 
 class StoreAt:
-    """The episodic store as each commit had it (one blob kept at a time; reads are per store version)."""
+    """The episodic store as each commit had it, without reading every version.
 
-    def __init__(self, repo, rel: str) -> None:
-        self.repo, self.rel = repo, rel
-        self._oid: str | None = None
-        self._data = b""
+    HEAD's store is read once and the cited ids located in it. A version at
+    commit C that is an exact prefix of HEAD's store (checked by hashing that
+    prefix against C's blob id, once per version) held exactly the episodes
+    whose lines end within its size. Any other version (a store rewritten
+    somewhere in history) is read and searched in full.
+    """
+
+    def __init__(self, repo, rel: str, cited: set[str]) -> None:
+        self.repo, self.rel, self.cited = repo, rel, cited
+        self._prefix: dict[str, bool] = {}
         self._head: bytes | None = None
-
-    def blob_at(self, sha: str) -> bytes:
-        tree = self.repo[sha].tree
-        try:
-            entry = tree[self.rel]
-        except KeyError:
-            return b""
-        oid = str(entry.id)
-        if oid != self._oid:
-            self._oid, self._data = oid, self.repo[entry.id].data
-        return self._data
+        self._head_index: dict[str, tuple[Episode, int]] | None = None
 
     def head(self) -> bytes:
         if self._head is None:
             self._head = b""
             if not self.repo.head_is_unborn:
-                self._head = self.blob_at(str(self.repo.head.target))
+                entry = _entry(self.repo.head.peel().tree, self.rel)
+                self._head = self.repo[entry.id].data if entry is not None else b""
         return self._head
+
+    def head_index(self) -> dict[str, tuple[Episode, int]]:
+        if self._head_index is None:
+            self._head_index = locate(self.head(), self.cited)
+        return self._head_index
+
+    def episodes_at(self, sha: str, ids) -> dict[str, Episode]:
+        entry = _entry(self.repo[sha].tree, self.rel)
+        if entry is None:
+            return {}
+        oid = str(entry.id)
+        _, size = self.repo.odb.read_header(entry.id)
+        if oid not in self._prefix:
+            head = self.head()
+            self._prefix[oid] = size <= len(head) and blob_oid(memoryview(head)[:size], len(oid)) == oid
+        if self._prefix[oid]:
+            index = self.head_index()
+            return {i: index[i][0] for i in ids if i in index and index[i][1] <= size}
+        return lookup(self.repo[entry.id].data, ids)
+
+
+def _entry(tree, path: str):
+    try:
+        return tree[path]
+    except KeyError:
+        return None
 
 
 def audit_history(cfg: Config, history: History) -> AuditReport:
     repo = open_repo(cfg.root)
-    store = StoreAt(repo, cfg.store_rel)
-    findings: list[AuditFinding] = []
     promotions = [item for item in history.events if is_promotion(item)]
+    store = StoreAt(repo, cfg.store_rel, {i for item in promotions for i in item.event.evidence})
+    findings: list[AuditFinding] = []
     progress = Progress("auditing graduations", len(promotions))
     by_commit: dict[str, list[HistoryEvent]] = {}
     for item in history.events:
@@ -113,11 +137,11 @@ def _check_promotion(cfg: Config, item: HistoryEvent, store: StoreAt) -> list[Au
 
     if not e.evidence:
         return [finding("A101", f"{e.kind} to {where} without [evidence: …] (committed past the gate?)")]
-    at_commit: dict[str, Episode] = lookup(store.blob_at(c.sha), e.evidence)
+    at_commit: dict[str, Episode] = store.episodes_at(c.sha, e.evidence)
     verdict = assess(e.name, e.text, e.level, e.evidence, at_commit, cfg.thresholds, in_proven=e.section == PROVEN)
     out = []
     if verdict.unknown:
-        later = lookup(store.head(), verdict.unknown)
+        later = {i for i in verdict.unknown if i in store.head_index()}
         added_later = [i for i in verdict.unknown if i in later]
         never = [i for i in verdict.unknown if i not in later]
         if added_later:

@@ -33,7 +33,7 @@ class CommitInfo:
     author: str
     message: str
     path: str | None  # the continuity file's path at this commit (None: not there)
-    blob: str | None
+    blob: object | None  # the blob's pygit2 Oid
 
     @property
     def date(self) -> str:
@@ -72,7 +72,7 @@ class History:
     events: list[HistoryEvent] = field(default_factory=list)
     shallow: bool = False
     oldest_visible: str | None = None
-    maps: dict[str, Mapping[str, PatternAt]] = field(default_factory=dict)
+    maps: dict[object, Mapping[str, PatternAt]] = field(default_factory=dict)
 
 
 def open_repo(root: Path):
@@ -100,8 +100,13 @@ def _renamed_from(repo, parent, commit, path: str) -> str | None:
     return None
 
 
-def collect_commits(cfg: Config, repo) -> tuple[list[CommitInfo], bool]:
-    """Commits reachable from HEAD that hold the continuity file, oldest first, paths followed through renames."""
+def collect_commits(cfg: Config, repo, on_blob=None) -> tuple[list[CommitInfo], bool]:
+    """Commits reachable from HEAD that hold the continuity file, oldest first, paths followed through renames.
+
+    ``on_blob`` sees each version's blob id as the walk meets it, newest first:
+    reading blobs in that order lets libgit2 resolve each delta from a base it
+    has just read, about twice as fast as reading them oldest first.
+    """
     import pygit2
 
     if repo.head_is_unborn:
@@ -118,10 +123,12 @@ def collect_commits(cfg: Config, repo) -> tuple[list[CommitInfo], bool]:
         info = CommitInfo(sha=sha, parents=parents, time=commit.commit_time,
                           author=commit.author.name if commit.author else "", message=commit.message,
                           path=path if entry is not None else None,
-                          blob=str(entry.id) if entry is not None else None)
+                          blob=entry.id if entry is not None else None)
         newest_first.append(info)
         if entry is None:
             continue
+        if on_blob is not None:
+            on_blob(entry.id)
         for parent in _parents(commit):
             pid = str(parent.id)
             if pid in paths:
@@ -145,19 +152,21 @@ def _parents(commit) -> list:
 
 def read_history(cfg: Config) -> History:
     repo = open_repo(cfg.root)
-    commits, shallow = collect_commits(cfg, repo)
-    history = History(shallow=shallow)
-    by_sha = {c.sha: c for c in commits}
     table = alias_table(cfg.aliases)
-    maps = history.maps
+    maps: dict[object, Mapping[str, PatternAt]] = {}
+    odb = repo.odb
 
-    def patterns_of(blob: str | None) -> Mapping[str, PatternAt]:
+    def patterns_of(blob) -> Mapping[str, PatternAt]:
         if blob is None:
             return {}
         if blob not in maps:
-            text = repo[blob].data.decode("utf-8", "replace")
+            text = odb.read(blob)[1].decode("utf-8", "replace")
             maps[blob] = scan_patterns(text, table=table)
         return maps[blob]
+
+    commits, shallow = collect_commits(cfg, repo, on_blob=patterns_of)
+    history = History(shallow=shallow, maps=maps)
+    by_sha = {c.sha: c for c in commits}
 
     progress = Progress("replaying versions", len(commits))
     for commit in commits:

@@ -22,6 +22,13 @@ BASE = """# Continuity
 ## Current State
 Focus: start.
 
+## Top of Mind
+- nothing yet
+
+## Action Items
+- keep going
+- and going
+
 ## Recent Context
 Nothing yet.
 
@@ -43,12 +50,13 @@ class Story:
         self.at: dict[str, str] = {}  # label -> commit sha
         self.ids: dict[tuple[str, int], str] = {}  # (pattern, wrap) -> episode id
 
-    def wrap(self, label: str, *ops: dict, facts: tuple[str, ...] = (), extra: dict | None = None) -> str:
+    def wrap(self, label: str, *ops: dict, facts: tuple[str, ...] = (), extra: dict | None = None,
+             state: bool = True) -> str:
         self.n += 1
         episodes = [{"type": "finding", "content": f"{name} {PATTERNS[name]} observed again in wrap {self.n}",
                      "tags": [name]} for name in facts]
-        plan = {"session": f"s{self.n}", "agent": "agent-a", "episodes": episodes,
-                "state": f"Focus: wrap {self.n}.", "patterns": list(ops), **(extra or {})}
+        plan = {"session": f"s{self.n}", "agent": "agent-a", "episodes": episodes, "patterns": list(ops),
+                **({"state": f"Focus: wrap {self.n}."} if state else {}), **(extra or {})}
         path = self.tmp / f"plan{self.n}.json"
         path.write_text(json.dumps(plan))
         res = self.run(self.repo, "wrap", "--plan", str(path), "--no-cleanup", "--json")
@@ -140,9 +148,9 @@ def story(tmp_path_factory):
         s.wrap("epsilon 2x", {"op": "increment", "name": "epsilon", "evidence": s.ev("epsilon", 1, 3)})  # 17
         # a side branch and a merge
         git(repo, "checkout", "-q", "-b", "side")
-        s.wrap("side", extra={"recent": "Side branch work on the breaker."}, facts=("beta",))  # 18
+        s.wrap("side", extra={"recent": "Side branch work on the breaker."}, facts=("beta",), state=False)  # 18
         git(repo, "checkout", "-q", "main")
-        s.wrap("main after side", extra={"top_of_mind": ["main line"]})               # 19
+        s.wrap("main after side", extra={"top_of_mind": ["main line"]}, state=False)  # 19
         git(repo, "merge", "-q", "--no-edit", "side")
         s.at["merge"] = git(repo, "rev-parse", "HEAD").strip()
         for _ in range(20, 29):
