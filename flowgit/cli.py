@@ -326,6 +326,46 @@ def show_archived(ctx: click.Context, name: str, as_json: bool) -> None:
 
 
 @cli.command()
+@click.argument("recall", required=False, default="")
+@click.option("--type", "unit_type", type=click.Choice(["chain", "cluster", "concept"]),
+              help="The kind of unit to look for (default: read from the recall).")
+@click.option("--from", "from_sid", metavar="SID", help="Start from this session's deposit.")
+@click.option("--partition", "partitions", multiple=True, metavar="NAME",
+              help="claude, git or episodes (repeatable; default all).")
+@click.option("--claude-dir", metavar="DIR", help="Config directory holding projects/ (default $CLAUDE_CONFIG_DIR or ~/.claude).")
+@click.option("--state", "state_spec", metavar="FILE|-", help="The state a previous --json answer returned.")
+@click.option("--recognize", is_flag=True, help="Answer: this is the unit.")
+@click.option("--refine", metavar="X", help="Answer: adjust the boundary (drop:SID, add:SID, widen, narrow).")
+@click.option("--reorient", metavar="X", help="Answer: another kind of unit (chain/cluster/concept) or another angle.")
+@click.option("--rescope", metavar="X", help="Answer an empty search: widen, type:KIND or partitions:all.")
+@click.option("--interactive/--no-interactive", default=None, help="Ask on the terminal (default: when attached).")
+@json_option
+@click.pass_context
+def ascend(ctx: click.Context, recall: str, unit_type: str | None, from_sid: str | None, partitions: tuple[str, ...],
+           claude_dir: str | None, state_spec: str | None, recognize: bool, refine: str | None, reorient: str | None,
+           rescope: str | None, interactive: bool | None, as_json: bool) -> None:
+    """Lead a vague recall up to the line of work, topic or concept that many sessions imply (writes nothing)."""
+    from flowgit.commands import ascend as cmd
+    from flowgit.output import emit_json
+
+    answers = [a for a in (("recognize", None) if recognize else None, ("refine", refine) if refine else None,
+                           ("reorient", reorient) if reorient else None, ("rescope", rescope) if rescope else None) if a]
+    if len(answers) > 1:
+        raise FlowgitError("give one answer at a time", fix="one of --recognize, --refine, --reorient, --rescope")
+    engine, response = cmd.run(_cfg(ctx), recall=recall, unit_type=unit_type, from_sid=from_sid,
+                               partitions=list(partitions), claude_dir=claude_dir, state_spec=state_spec,
+                               answer=answers[0] if answers else None)
+    if as_json:
+        emit_json(response.to_dict())
+        return
+    attached = sys.stdin.isatty() and sys.stdout.isatty()
+    if interactive or (interactive is None and attached):
+        cmd.interactive(engine, response, lambda q: click.prompt(q, default="", show_default=False), click.echo)
+    else:
+        click.echo(response.text + cmd.hint(response))
+
+
+@cli.command()
 @click.option("--keep", is_flag=True, help="Keep the temporary repository and print its path.")
 @json_option
 def demo(keep: bool, as_json: bool) -> None:

@@ -1,0 +1,194 @@
+"""Phase 1: traverse inferred edges outward from the entry deposits, assemble units, rank them.
+
+Units are assembled by following edges from the deposits the recall touches,
+never by a global join over everything: a chain follows chain-role edges (the
+same issue, a continuation, the same session), a topic cluster follows edges
+whose shared words include the topic, a concept node follows the coined term
+from the deposit that coined it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import asdict, dataclass, field
+
+from flowgit.ascend.graph import DepositIndex
+from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit, Edge, Unit
+from flowgit.ascend.trace import RecallTrace
+
+MAX_MEMBERS = 40
+MAX_ENTRIES = 3
+
+
+@dataclass
+class Scope:
+    """What a traversal may reach; Refine and Rescope adjust it."""
+
+    partitions: list[str] = field(default_factory=lambda: ["claude", "git", "episodes"])
+    min_weight: float = 1.0
+    hops: int = 3
+    dropped: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    ignore_window: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Scope":
+        return cls(**data)
+
+
+@dataclass
+class Traversal:
+    units: list[Unit]
+    followed: list[Edge]
+    entries: list[Deposit]
+
+
+def _bfs(index: DepositIndex, starts: list[Deposit], accept, scope: Scope) -> tuple[list[Deposit], list[Edge]]:
+    seen = {d.key for d in starts}
+    order = list(starts)
+    followed: list[Edge] = []
+    queue = deque((d.key, 0) for d in starts)
+    while queue and len(order) < MAX_MEMBERS:
+        key, depth = queue.popleft()
+        if depth >= scope.hops:
+            continue
+        for edge in sorted(index.edges_from(key), key=lambda e: -e.weight):
+            if edge.b in scope.dropped or not accept(edge):
+                continue
+            followed.append(edge)
+            if edge.b not in seen:
+                seen.add(edge.b)
+                order.append(index.by_key[edge.b])
+                queue.append((edge.b, depth + 1))
+                if len(order) >= MAX_MEMBERS:
+                    break
+    return order, followed
+
+
+def _internal_edges(index: DepositIndex, members: list[Deposit], roles: set[str]) -> list[Edge]:
+    keys = {d.key for d in members}
+    out, seen = [], set()
+    for d in members:
+        for e in index.edges_from(d.key):
+            pair = tuple(sorted((e.a, e.b))) + (e.role,)
+            if e.b in keys and e.role in roles and pair not in seen:
+                seen.add(pair)
+                out.append(e)
+    return out
+
+
+def _by_time(members: list[Deposit]) -> list[Deposit]:
+    return sorted(members, key=lambda d: (d.sort_time or "9999", d.sid))
+
+
+def chains(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
+    units, followed = [], []
+    for entry in entries[:MAX_ENTRIES]:
+        members, edges = _bfs(index, [entry], lambda e: e.role == CHAIN and e.weight >= scope.min_weight, scope)
+        followed += edges
+        if len(members) >= 2:
+            internal = _internal_edges(index, members, {CHAIN})
+            units.append(Unit(CHAIN, _by_time(members), internal, _chain_label(members, trace)))
+    return units, followed
+
+
+def _chain_label(members: list[Deposit], trace: RecallTrace) -> str:
+    counts: dict[str, int] = {}
+    for d in members:
+        for a in {a.ref for a in d.anchors if a.kind not in ("session", "episode")}:
+            counts[a] = counts.get(a, 0) + 1
+    shared = [ref for ref, n in sorted(counts.items(), key=lambda x: -x[1]) if n >= 2]
+    if shared:
+        return shared[0]
+    return " ".join(trace.keywords[:3]) or members[0].topic
+
+
+def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
+    terms = sorted((t for t in trace.keywords if len(index.by_term.get(t, ())) >= 2 and index.idf(t) > 0),
+                   key=lambda t: -sum(1 for e in entries if t in index.terms[e.key]) * index.idf(t))
+    units, followed = [], []
+    for term in terms[:2]:
+        starts = [e for e in entries if term in index.terms[e.key]][:MAX_ENTRIES]
+        if not starts:
+            continue
+        members, edges = _bfs(index, starts, lambda e, t=term: e.role == "topic" and t in index.terms[e.b]
+                              and e.weight >= scope.min_weight, scope)
+        followed += edges
+        if len(members) >= 2:
+            units.append(Unit(CLUSTER, _by_time(members), _internal_edges(index, members, {"topic"}),
+                              _display_term(members, term)))
+    return units, followed
+
+
+def _display_term(members: list[Deposit], term: str) -> str:
+    for d in members:
+        for phrase in (*d.topics, *d.keywords):
+            if term in phrase.lower():
+                return phrase
+    return term
+
+
+def concepts(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
+    tokens = [q.lower() for q in trace.quoted if q.lower() in index.by_coined]
+    tokens += [w for w in trace.keywords if w in index.by_coined and w not in tokens]
+    for e in entries:
+        tokens += [c.token.lower() for c in e.coined if c.token.lower() not in tokens
+                   and any(w in c.token.lower() for w in trace.keywords)]
+    units, followed = [], []
+    for token in tokens[:2]:
+        coiners = [index.by_key[k] for k in index.by_coined[token] if k not in scope.dropped]
+        if not coiners:
+            continue
+        node = min(coiners, key=lambda d: (d.sort_time or "9999", -_precision(d, token)))
+        members, edges = _bfs(index, [node], lambda e, t=token: e.role == CONCEPT and e.weight >= scope.min_weight
+                              and (t in index.terms[e.b] or any(c.token.lower() == t for c in index.by_key[e.b].coined)),
+                              scope)
+        followed += edges
+        if len(members) >= 2:
+            label = next((c.token for c in node.coined if c.token.lower() == token), token)
+            units.append(Unit(CONCEPT, _by_time(members), _internal_edges(index, members, {CONCEPT}), label, node=node))
+    return units, followed
+
+
+def _precision(d: Deposit, token: str) -> float:
+    return max((c.precision for c in d.coined if c.token.lower() == token), default=0.0)
+
+
+ASSEMBLERS = {CHAIN: chains, CLUSTER: clusters, CONCEPT: concepts}
+
+
+def rank(index: DepositIndex, units: list[Unit], trace: RecallTrace) -> list[Unit]:
+    """Order by recall alignment and connectivity, and label each unit's confidence."""
+    weights = {w: max(index.idf(w), 0.1) for w in trace.keywords}
+    total = sum(weights.values()) or 1.0
+    unique: dict[frozenset, Unit] = {}
+    for u in units:
+        unique.setdefault(frozenset(d.key for d in u.members), u)
+    ranked = list(unique.values())
+    for u in ranked:
+        covered = set().union(*(index.terms[d.key] for d in u.members))
+        refs = {a.ref.lower() for d in u.members for a in d.anchors}
+        u.alignment = min(1.0, (sum(w for t, w in weights.items() if t in covered)
+                                + 2.0 * sum(1 for a in trace.anchors if a.lower() in refs)) / total)
+        connected = {e.a for e in u.edges if e.weight >= 1.5} | {e.b for e in u.edges if e.weight >= 1.5}
+        u.connectivity = len(connected & {d.key for d in u.members}) / len(u.members)
+        u.score = u.alignment * (0.5 + 0.5 * u.connectivity) * (1 + 0.1 * min(len(u.members), 10))
+    ranked.sort(key=lambda u: (-u.score, -len(u.members)))
+    for i, u in enumerate(ranked):
+        ahead = i == 0 and (len(ranked) == 1 or u.score >= 1.5 * ranked[1].score)
+        if u.alignment >= 0.6 and u.connectivity >= 0.8 and ahead:
+            u.confidence = "high"
+        elif u.alignment >= 0.3:
+            u.confidence = "medium"
+        else:
+            u.confidence = "low"
+    return ranked
+
+
+def traverse(index: DepositIndex, trace: RecallTrace, unit_type: str, scope: Scope,
+             entries: list[Deposit]) -> Traversal:
+    units, followed = ASSEMBLERS[unit_type](index, entries, trace, scope)
+    return Traversal(rank(index, units, trace), followed, entries)

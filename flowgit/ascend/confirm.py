@@ -1,0 +1,180 @@
+"""Confirm: every claim shown as fact is checked against its own deposit's authoritative record.
+
+The deposit files are an index, lossy by design. A claim the presentation
+would state as fact — where a line began, when a term was first used, a quoted
+decision or utterance, a date — is checked against the transcript of the
+session it comes from (or the commit's blob, or the store): *confirmed*,
+*corrected* (the record's value is shown instead) or *unattested* (shown as
+provisional, never as fact).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from functools import lru_cache
+from pathlib import Path
+
+from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Claim, Deposit, Unit
+from flowgit.words import content_words
+
+FUZZY = 0.75
+
+
+@dataclass(frozen=True)
+class Turn:
+    ts: str
+    role: str      # "person" | "assistant"
+    text: str
+
+
+def _blocks_text(content) -> tuple[str, bool]:
+    """(text, is_tool_result) of a message's content."""
+    if isinstance(content, str):
+        return content, False
+    if isinstance(content, list):
+        texts, tool = [], False
+        for block in content:
+            if isinstance(block, dict):
+                if block.get("type") == "text":
+                    texts.append(str(block.get("text", "")))
+                elif block.get("type") == "tool_result":
+                    tool = True
+        return "\n".join(texts), tool and not texts
+    return "", False
+
+
+@lru_cache(maxsize=256)
+def read_transcript(path: Path) -> tuple[Turn, ...] | None:
+    """The person's and assistant's text turns of a transcript; None when it is missing."""
+    try:
+        raw = path.read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+        return None
+    turns: list[Turn] = []
+    for line in raw.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(obj, dict) or obj.get("type") not in ("user", "assistant") or obj.get("isMeta"):
+            continue
+        message = obj.get("message") or {}
+        text, tool = _blocks_text(message.get("content") if isinstance(message, dict) else None)
+        if tool or not text.strip():
+            continue
+        role = "person" if obj["type"] == "user" else "assistant"
+        turns.append(Turn(str(obj.get("timestamp", "")), role, text))
+    return tuple(turns)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).strip(" .!?\"'“”")
+
+
+class Confirmer:
+    """Checks claims, each against the record of the deposit it came from."""
+
+    def __init__(self, record_of) -> None:
+        self.record_of = record_of  # Deposit -> tuple[Turn, ...] | None
+
+    def origin(self, d: Deposit) -> Claim:
+        claim = Claim(d.key, "origin", "where it began", d.initial_request)
+        turns = self.record_of(d)
+        first = next((t for t in turns or () if t.role == "person"), None)
+        if first is None:
+            return _unattested(claim, "no session record to check against")
+        if d.initial_request and (_norm(first.text).startswith(_norm(d.initial_request)[:80])
+                                  or _norm(d.initial_request).startswith(_norm(first.text)[:80])):
+            return _settle(claim, "confirmed", d.initial_request, "matches the first request in the session record")
+        return _settle(claim, "corrected", first.text.strip()[:300],
+                       "the session record's first request differs from the index")
+
+    def date(self, d: Deposit) -> Claim:
+        claim = Claim(d.key, "date", "when the session took place", d.date or "")
+        turns = self.record_of(d)
+        stamps = [t.ts[:10] for t in turns or () if re.match(r"\d{4}-\d{2}-\d{2}", t.ts)]
+        if not stamps:
+            return _unattested(claim, "no dated turn in the session record")
+        if d.date == stamps[0]:
+            return _settle(claim, "confirmed", d.date, "the record starts that day")
+        return _settle(claim, "corrected", stamps[0], f"the record starts on {stamps[0]}, not {d.date or 'an unknown day'}")
+
+    def quote(self, d: Deposit, text: str, kind: str) -> Claim:
+        claim = Claim(d.key, kind, "a quoted " + ("decision" if kind == "decision" else "statement"), text)
+        turns = self.record_of(d)
+        if turns is None:
+            return _unattested(claim, "no session record to check against")
+        pool = [t for t in turns if kind == "decision" or t.role == "person"]
+        target = _norm(text)
+        for t in pool:
+            if target and target in _norm(t.text):
+                return _settle(claim, "confirmed", text, f"said on {t.ts[:10] or 'record'}")
+        best, best_ratio = "", 0.0
+        for t in pool:
+            for sentence in re.split(r"(?<=[.!?])\s+|\n+", t.text):
+                ratio = SequenceMatcher(None, target, _norm(sentence)).ratio()
+                if ratio > best_ratio:
+                    best, best_ratio = sentence.strip(), ratio
+        if best_ratio >= FUZZY:
+            return _settle(claim, "corrected", best, "the record words it differently")
+        return _unattested(claim, "not found in the session record")
+
+    def first_use(self, d: Deposit, term: str) -> Claim:
+        claim = Claim(d.key, "first_use", f"where “{term}” was coined", d.date or "")
+        turns = self.record_of(d)
+        if turns is None:
+            return _unattested(claim, "no session record to check against")
+        low = term.lower()
+        hit = next((t for t in turns if low in t.text.lower()), None)
+        if hit is None:
+            return _unattested(claim, f"“{term}” does not occur in this session's record")
+        day = hit.ts[:10] or (d.date or "")
+        if d.date and day and day != d.date:
+            return _settle(claim, "corrected", day, f"first used on {day} in the record")
+        return _settle(claim, "confirmed", day, f"first used on {day} ({hit.role})")
+
+    def standing(self, d: Deposit) -> Claim:
+        claim = Claim(d.key, "standing", "where it last stood", d.outcome or d.topic)
+        turns = self.record_of(d)
+        if not turns or not claim.value:
+            return _unattested(claim, "no session record to check against" if not turns else "no outcome recorded")
+        tail = content_words(" ".join(t.text for t in turns[-6:]))
+        words = content_words(claim.value)
+        if words and len(words & tail) / len(words) >= 0.5:
+            return _settle(claim, "confirmed", claim.value, "the end of the session record says as much")
+        return _unattested(claim, "the end of the session record does not say this")
+
+
+def _settle(claim: Claim, verdict: str, shown: str, detail: str) -> Claim:
+    claim.verdict, claim.shown, claim.detail = verdict, shown, detail
+    return claim
+
+
+def _unattested(claim: Claim, detail: str) -> Claim:
+    claim.verdict, claim.shown, claim.detail = "unattested", claim.value, detail
+    return claim
+
+
+def claims_for(unit: Unit, confirmer: Confirmer) -> list[Claim]:
+    """The claims the unit's presentation surfaces, each checked against its own deposit's record."""
+    out: list[Claim] = []
+    members = unit.members
+    for d in members:
+        out.append(confirmer.date(d))
+    if unit.type == CHAIN:
+        out.append(confirmer.origin(members[0]))
+        out.append(confirmer.standing(members[-1]))
+    elif unit.type == CLUSTER:
+        out.extend(confirmer.origin(d) for d in members)
+        out.append(confirmer.standing(members[-1]))
+    elif unit.type == CONCEPT and unit.node is not None:
+        out.append(confirmer.first_use(unit.node, unit.label))
+    for d in members:
+        if d.key_utterances:
+            out.append(confirmer.quote(d, d.key_utterances[0], "utterance"))
+        if d.decisions:
+            out.append(confirmer.quote(d, d.decisions[0], "decision"))
+    return out

@@ -1,0 +1,180 @@
+"""Read-time edge inference: no stored graph, no index file, rebuilt on every run.
+
+Deposits are looked up by what they store (anchors, keywords and topics, coined
+tokens, session ids, working directories) in in-memory maps built from this
+read alone; the edges between them are inferred as traversal reaches them:
+
+* a shared anchor (the same issue, PR or memory entry) — chain role, or
+  concept role for memory entries;
+* shared keywords and topics, weighted by rarity (a word most deposits share
+  says little) — topic role;
+* a shared coined token — concept role;
+* session metadata: the same session seen in two partitions, a recorded
+  continuation or fork, the same working directory within a few days — chain role.
+
+An edge to a deposit that does not exist (a continuation to an unindexed
+session, a commit's session with no record) is a broken link: noted as scope,
+never an error.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Callable, Iterable
+
+from flowgit.ascend.model import CHAIN, CONCEPT, Deposit, Edge
+from flowgit.words import TOKEN_RE, content_words, stem
+
+ANCHOR_WEIGHT = 3.0
+SESSION_WEIGHT = 4.0
+CONTINUATION_WEIGHT = 3.0
+COINED_WEIGHT = 2.5
+CWD_DAYS = 3
+CWD_WEIGHT = 0.75
+COMMON_SHARE = 0.5   # a keyword in more than half of the deposits carries no signal
+
+
+def deposit_terms(d: Deposit) -> frozenset[str]:
+    """What a deposit is findable by: stemmed words of its topics, keywords, request and coined
+    tokens, plus its compound keywords and coined tokens whole (``budget-first``)."""
+    text = " ".join([*d.topics, *d.keywords, d.initial_request, *(c.token for c in d.coined)])
+    whole = {k.lower() for k in d.keywords if "-" in k or "_" in k} | {c.token.lower() for c in d.coined}
+    return content_words(text.replace("-", " ")) | whole
+
+
+def _day(d: Deposit) -> date | None:
+    try:
+        return date.fromisoformat(d.date) if d.date else None
+    except ValueError:
+        return None
+
+
+@dataclass
+class DepositIndex:
+    """In-memory lookups over this read's deposits (discarded when the command ends)."""
+
+    deposits: list[Deposit]
+    by_key: dict[str, Deposit] = field(default_factory=dict)
+    terms: dict[str, frozenset[str]] = field(default_factory=dict)
+    by_term: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_anchor: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_sid: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_cwd: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_coined: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    broken: list[str] = field(default_factory=list)
+    surface: dict[str, str] = field(default_factory=dict)   # stem -> a word as deposits write it
+    completer: Callable[[Deposit], None] | None = None
+    _prepared: set[str] = field(default_factory=set)
+
+    @classmethod
+    def build(cls, deposits: Iterable[Deposit], completer: Callable[[Deposit], None] | None = None) -> "DepositIndex":
+        index = cls(list(deposits), completer=completer)
+        for d in index.deposits:
+            index.by_key[d.key] = d
+            index._add(d)
+        return index
+
+    def _add(self, d: Deposit) -> None:
+        for phrase in (*d.topics, *d.keywords):
+            for token in TOKEN_RE.findall(phrase.replace("_", " ")):
+                self.surface.setdefault(stem(token), token.lower())
+        terms = deposit_terms(d)
+        self.terms[d.key] = terms
+        for t in terms:
+            self.by_term[t].append(d.key)
+        for a in d.anchors:
+            self.by_anchor[a.key if a.kind not in ("session", "episode") else f"{a.kind}:{a.ref}"].append(d.key)
+        self.by_sid[d.sid].append(d.key)
+        if d.cwd:
+            self.by_cwd[d.cwd].append(d.key)
+        for c in d.coined:
+            self.by_coined[c.token.lower()].append(d.key)
+
+    def prepare(self, key: str) -> Deposit:
+        """Read a deposit in full the first time traversal reaches it (continuations, markers …)."""
+        d = self.by_key[key]
+        if key not in self._prepared:
+            self._prepared.add(key)
+            if self.completer is not None:
+                known = {c.token.lower() for c in d.coined}
+                self.completer(d)
+                for c in d.coined:
+                    if c.token.lower() not in known:
+                        self.by_coined[c.token.lower()].append(key)
+        return d
+
+    @property
+    def size(self) -> int:
+        return len(self.deposits)
+
+    def idf(self, term: str) -> float:
+        df = len(self.by_term.get(term, ()))
+        if df == 0 or df > max(2, COMMON_SHARE * self.size):
+            return 0.0
+        return math.log((self.size + 1) / df)
+
+    def edges_from(self, key: str) -> list[Edge]:
+        """Every inferred edge from one deposit to others in this read."""
+        d = self.prepare(key)
+        found: dict[tuple[str, str], Edge] = {}
+
+        def add(other: str, role: str, weight: float, basis: str) -> None:
+            if other == key:
+                return
+            current = found.get((other, role))
+            if current is None:
+                found[(other, role)] = Edge(key, other, role, weight, basis)
+            else:
+                found[(other, role)] = Edge(key, other, role, current.weight + weight, f"{current.basis}; {basis}")
+
+        for a in d.anchors:
+            if a.kind in ("session", "episode"):
+                continue
+            role = CONCEPT if a.kind == "memory" else CHAIN
+            for other in self.by_anchor.get(a.key, ()):
+                add(other, role, ANCHOR_WEIGHT, f"both refer to {a.ref}")
+        for a in d.anchors:
+            if a.kind == "session":
+                for other in self.by_sid.get(a.ref, ()):
+                    add(other, CHAIN, SESSION_WEIGHT, f"the same session {a.ref[:12]}")
+                for other in self.by_anchor.get(f"session:{a.ref}", ()):
+                    add(other, CHAIN, SESSION_WEIGHT, f"the same session {a.ref[:12]}")
+        for other in self.by_sid.get(d.sid, ()):
+            add(other, CHAIN, SESSION_WEIGHT, f"the same session {d.sid[:12]} seen in two places")
+        for other in self.by_anchor.get(f"session:{d.sid}", ()):
+            add(other, CHAIN, SESSION_WEIGHT, f"the same session {d.sid[:12]} seen in two places")
+        for label, sids in (("continues", d.continuations), ("forks into", d.forks)):
+            for sid in sids:
+                targets = self.by_sid.get(sid, ())
+                if not targets:
+                    note = f"{d.sid[:12]} {label} {sid[:12]}, which has no deposit yet"
+                    if note not in self.broken:
+                        self.broken.append(note)
+                for other in targets:
+                    add(other, CHAIN, CONTINUATION_WEIGHT, f"{d.sid[:8]} {label} {sid[:8]}")
+        for c in d.coined:
+            for other in self.by_coined.get(c.token.lower(), ()):
+                add(other, CONCEPT, COINED_WEIGHT, f"both use the coined term “{c.token}”")
+            for other in self.by_term.get(c.token.lower(), ()):
+                add(other, CONCEPT, COINED_WEIGHT / 2, f"mentions the term “{c.token}”")
+        shared: dict[str, list[str]] = defaultdict(list)
+        for t in self.terms[key]:
+            if self.idf(t) == 0.0:
+                continue
+            for other in self.by_term.get(t, ()):
+                if other != key:
+                    shared[other].append(t)
+        for other, terms in shared.items():
+            weight = sum(self.idf(t) for t in terms)
+            words = sorted(self.surface.get(t, t) for t in terms)
+            add(other, "topic", weight, "both about " + ", ".join(words[:4]))
+        day = _day(d)
+        if d.cwd and day:
+            for other in self.by_cwd.get(d.cwd, ()):
+                o_day = _day(self.by_key[other])
+                if o_day and abs((o_day - day).days) <= CWD_DAYS and other in shared:
+                    add(other, CHAIN, CWD_WEIGHT, f"same project directory within {CWD_DAYS} days")
+        return list(found.values())

@@ -1,0 +1,148 @@
+"""The things ascend reasons about: deposits, anchors, edges, units, claims and the loop's state."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SAFE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+
+CHAIN, CLUSTER, CONCEPT = "chain", "cluster", "concept"
+UNIT_TYPES = (CHAIN, CLUSTER, CONCEPT)
+
+
+def safe_id(value: str) -> bool:
+    """A session id we may put in a path: no separators, no ``..``, no oddities."""
+    return bool(SAFE_ID_RE.match(value)) and ".." not in value
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A stored cross-reference: an issue, a PR, a memory entry (or a legacy bare string)."""
+
+    kind: str      # github_issue | github_pr | memory | legacy
+    ref: str
+    channel: str = ""
+
+    @property
+    def key(self) -> str:
+        ref = self.ref.strip().lower()
+        return f"memory:{ref}" if self.kind == "memory" else f"ref:{ref}"
+
+
+@dataclass(frozen=True)
+class Coinage:
+    token: str
+    precision: float = 0.0
+    session_occ: int = 0
+    corpus_occ: int = 0
+
+
+@dataclass
+class Deposit:
+    """One session's recall index entry (or a commit, or a session's episodes), partition-local."""
+
+    partition: str
+    slug: str
+    sid: str
+    cwd: str | None = None
+    date: str | None = None
+    started_at: str = ""
+    last_turn_at: str = ""
+    topics: list[str] = field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)
+    anchors: list[Anchor] = field(default_factory=list)
+    initial_request: str = ""
+    key_utterances: list[str] = field(default_factory=list)
+    fingerprint: str = ""
+    outcome: str = ""
+    decisions: list[str] = field(default_factory=list)
+    coined: list[Coinage] = field(default_factory=list)
+    identifiers: list[str] = field(default_factory=list)
+    continuations: list[str] = field(default_factory=list)
+    forks: list[str] = field(default_factory=list)
+    path: Path | None = None
+    source: Path | None = None       # the authoritative record (a transcript, a repository)
+    source_ref: str = ""            # e.g. the commit and path for a git deposit
+    notes: list[str] = field(default_factory=list)
+    full: bool = False              # every index file read (not only the discovery fields)
+
+    @property
+    def key(self) -> str:
+        return f"{self.partition}:{self.slug}:{self.sid}"
+
+    @property
+    def topic(self) -> str:
+        return self.topics[0] if self.topics else (self.keywords[0] if self.keywords else "")
+
+    @property
+    def sort_time(self) -> str:
+        return self.started_at or self.date or ""
+
+    def resume(self) -> str | None:
+        """The command that re-enters this deposit's session, or None when it cannot be built."""
+        if self.partition == "claude":
+            if not self.cwd:
+                return None
+            return f"cd {shlex.quote(self.cwd)} && claude --resume {shlex.quote(self.sid)}"
+        if self.partition == "git" and self.cwd:
+            return f"git -C {shlex.quote(self.cwd)} show {shlex.quote(self.source_ref)}"
+        if self.partition == "episodes" and self.cwd:
+            return f"cd {shlex.quote(self.cwd)} && flowgit episode search --session {shlex.quote(self.sid)}"
+        return None
+
+    def locator(self) -> dict[str, Any]:
+        return {"partition": self.partition, "slug": self.slug, "session_id": self.sid, "date": self.date,
+                "resume": self.resume(),
+                "not_resumable": None if self.resume() else "this deposit recorded no working directory, "
+                                                             "so it cannot be resumed from here"}
+
+
+@dataclass(frozen=True)
+class Edge:
+    """An inferred connection: never stored, rebuilt on every read."""
+
+    a: str
+    b: str
+    role: str      # chain | topic | concept | plain
+    weight: float
+    basis: str     # what connects them, in words
+
+
+@dataclass
+class Unit:
+    """A candidate higher unit: a chain, a topic cluster or a concept node."""
+
+    type: str
+    members: list[Deposit]
+    edges: list[Edge]
+    label: str
+    node: Deposit | None = None     # concept: the coining deposit
+    score: float = 0.0
+    alignment: float = 0.0
+    connectivity: float = 0.0
+    confidence: str = "low"
+
+    @property
+    def signature(self) -> str:
+        return f"{self.type}:{self.label}:" + ",".join(sorted(d.key for d in self.members))
+
+
+@dataclass
+class Claim:
+    """Something the presentation would state as fact, tied to the one deposit it comes from."""
+
+    deposit: str          # Deposit.key
+    kind: str             # origin | first_use | utterance | decision | date
+    statement: str
+    value: str            # what the index says
+    verdict: str = "unattested"   # confirmed | corrected | unattested
+    shown: str = ""       # what is shown: the index value, or the source's when corrected
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"deposit": self.deposit, "kind": self.kind, "statement": self.statement, "index_value": self.value,
+                "verdict": self.verdict, "shown": self.shown, "detail": self.detail}

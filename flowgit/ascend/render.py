@@ -1,0 +1,127 @@
+"""Presentation in plain words, shaped by the unit's type, every deposit with its source and resume command.
+
+No protocol vocabulary reaches the reader. Each claim is shown according to
+its verdict: confirmed as fact, corrected with the record's value, unattested
+marked "not checked" (provisional).
+"""
+
+from __future__ import annotations
+
+from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Claim, Deposit, Unit
+
+CAVEAT = ("This describes a past trajectory assembled from session records; check it against the current "
+          "state before acting on it.")
+
+
+def _claim(claims: list[Claim], key: str, kind: str) -> Claim | None:
+    return next((c for c in claims if c.deposit == key and c.kind == kind), None)
+
+
+def shown(claim: Claim | None, fallback: str = "") -> str:
+    """A claim as the reader sees it: settled, corrected, or marked provisional."""
+    if claim is None:
+        return fallback
+    text = _short(claim.shown or fallback)
+    if claim.verdict == "confirmed":
+        return text
+    if claim.verdict == "corrected":
+        return f"{text} (corrected from the session record; the index said: {_short(claim.value)})"
+    return f"{text} (not checked against the session record: provisional)" if text else ""
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _when(d: Deposit, claims: list[Claim]) -> str:
+    c = _claim(claims, d.key, "date")
+    if c is not None and c.verdict == "corrected":
+        return f"{c.shown} (record; index said {d.date})"
+    return d.date or "undated"
+
+
+def _where(d: Deposit) -> str:
+    return {"claude": f"project {d.slug}", "git": "continuity file history", "episodes": "episodic store"}.get(
+        d.partition, d.partition)
+
+
+def _line(d: Deposit, claims: list[Claim], text: str) -> str:
+    return f"  {_when(d, claims)} · {_where(d)} · {d.sid[:12]} — {text}"
+
+
+def _fragment(d: Deposit, claims: list[Claim]) -> str:
+    began = shown(_claim(claims, d.key, "origin"), d.initial_request or d.topic)
+    return f"began with: {began}" + (f" — came to: {_short(d.outcome, 100)}" if d.outcome else "")
+
+
+def narrative(unit: Unit, claims: list[Claim]) -> list[str]:
+    m = unit.members
+    out: list[str] = []
+    if unit.type == CHAIN:
+        out.append(f"A line of work across {len(m)} sessions: {unit.label}")
+        origin = _claim(claims, m[0].key, "origin")
+        out += ["", "Where it began", _line(m[0], claims, shown(origin, m[0].initial_request or m[0].topic))]
+        if len(m) > 2:
+            out += ["", "How it developed"] + [_line(d, claims, _short(d.topic or d.initial_request)) for d in m[1:-1]]
+        standing = _claim(claims, m[-1].key, "standing")
+        out += ["", "Where it arrived", _line(m[-1], claims, shown(standing, m[-1].topic))]
+    elif unit.type == CLUSTER:
+        out.append(f"Everything on one topic, in {len(m)} sessions: {unit.label}")
+        out += ["", "The fragments"] + [_line(d, claims, _fragment(d, claims)) for d in m]
+        standing = _claim(claims, m[-1].key, "standing")
+        out += ["", "Where the topic last stood", _line(m[-1], claims, shown(standing, m[-1].topic))]
+    elif unit.type == CONCEPT:
+        node = unit.node or m[0]
+        out.append(f"The concept “{unit.label}”, named in earlier work")
+        first = _claim(claims, node.key, "first_use")
+        coined = shown(first, node.date or "")
+        out += ["", "Where it was coined", _line(node, claims, f"first used: {coined}" if coined else "coined here")]
+        out += ["", "The sessions that shaped it"] + [_line(d, claims, _short(d.topic or d.initial_request))
+                                                       for d in m if d is not node]
+    quotes = [c for c in claims if c.kind in ("utterance", "decision") and c.verdict != "unattested"]
+    provisional = [c for c in claims if c.kind in ("utterance", "decision") and c.verdict == "unattested"]
+    if quotes or provisional:
+        out += ["", "In their own words"]
+        out += [f"  “{_short(c.shown)}”" + (" (the record's wording)" if c.verdict == "corrected" else "")
+                + f" — {c.deposit.rsplit(':', 1)[-1][:12]}" for c in quotes]
+        out += [f"  “{_short(c.value)}” — {c.deposit.rsplit(':', 1)[-1][:12]} (not found in the session record: "
+                "provisional)" for c in provisional]
+    return out
+
+
+def connections(unit: Unit) -> list[str]:
+    bases: dict[str, int] = {}
+    for e in unit.edges:
+        for basis in e.basis.split("; "):
+            bases[basis] = bases.get(basis, 0) + 1
+    lines = [f"  - {b}" + (f" ({n} times)" if n > 1 else "") for b, n in sorted(bases.items(), key=lambda x: -x[1])]
+    return ["", "What connects them"] + (lines[:8] or ["  - (no direct connection recorded)"])
+
+
+def sources(unit: Unit) -> list[str]:
+    out = ["", "Sources, and how to go back into each session"]
+    for i, d in enumerate(unit.members, 1):
+        loc = d.locator()
+        head = f"  {i}. {d.partition} · {d.slug} · {d.sid} · {d.date or 'undated'}"
+        tail = f"\n     {loc['resume']}" if loc["resume"] else f"\n     not resumable: {loc['not_resumable']}"
+        out.append(head + tail)
+    return out
+
+
+def scope_lines(scope: dict) -> list[str]:
+    parts = scope.get("partitions", {})
+    reached = ", ".join(f"{k} ({v})" for k, v in sorted(parts.items())) or "none"
+    out = ["", "Scope", f"  read {sum(parts.values())} deposit(s) in {len(parts)} partition(s): {reached}",
+           f"  followed {scope.get('edges_followed', 0)} inferred connection(s)"]
+    for note in scope.get("broken_links", [])[:5]:
+        out.append(f"  not yet written: {note} (noted, not an error)")
+    for note in scope.get("refused", [])[:5]:
+        out.append(f"  left out: {note}")
+    return out
+
+
+def present(unit: Unit, claims: list[Claim], scope: dict) -> str:
+    lines = narrative(unit, claims) + connections(unit) + sources(unit) + scope_lines(scope)
+    lines += ["", CAVEAT]
+    return "\n".join(lines)

@@ -1,0 +1,130 @@
+"""Phase 0: the recall trace, the granularity check and the unit type.
+
+Silent: it reads the recall's words and the deposits' stored fields, and
+decides whether one session answers the recall (then it is relayed as a
+single-session recall) or the right unit is above a session, and of what shape.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import date, timedelta
+
+from flowgit.ascend.graph import DepositIndex
+from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit
+from flowgit.dates import MONTHS, today
+from flowgit.words import content_words
+
+CHAIN_SIGNALS = re.compile(r"\b(whole (line|thread|arc)|line of work|thread|arc|kept coming back|across sessions|"
+                           r"where did (it|that|this|we) (land|end up)|how did .* (evolve|develop)|trajectory|"
+                           r"from the start|all along)\b", re.I)
+CLUSTER_SIGNALS = re.compile(r"\b(everything (we|i) (figured out|learned|know|found)|all (we|i) (know|learned)|"
+                             r"everything about|all the .* (work|notes|findings)|topic|cluster)\b", re.I)
+CONCEPT_SIGNALS = re.compile(r"\b(principle|concept|idea we (called|named)|(ended up|came to) call(ing)?|"
+                             r"what we (called|named)|the term|coined|we called it|the rule we)\b", re.I)
+SINGLE_SIGNALS = re.compile(r"\b(that|the|one) session\b|\bthe time (when|we)\b|\bthat conversation\b", re.I)
+ANCHOR_RE = re.compile(r"(?:#|\bPR\s*#?|\bissue\s*#?)(\d+)", re.I)
+QUOTED_RE = re.compile(r"[\"“'‘`]([^\"”'’`]{2,60})[\"”'’`]")
+ISO_RE = re.compile(r"\b(\d{4}-\d{2}(?:-\d{2})?)\b")
+
+SINGLE_DOMINANCE = 2.0
+
+
+@dataclass
+class RecallTrace:
+    text: str
+    keywords: list[str] = field(default_factory=list)
+    anchors: list[str] = field(default_factory=list)
+    quoted: list[str] = field(default_factory=list)
+    temporal: str | None = None
+    window: tuple[str, str] | None = None
+    entry: list[str] = field(default_factory=list)   # deposit keys
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["window"] = list(self.window) if self.window else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RecallTrace":
+        data = dict(data)
+        data["window"] = tuple(data["window"]) if data.get("window") else None
+        return cls(**data)
+
+
+def temporal_window(text: str, now: date | None = None) -> tuple[str | None, tuple[str, str] | None]:
+    now = now or today()
+    low = text.lower()
+    if "last week" in low:
+        return "last week", ((now - timedelta(days=14)).isoformat(), now.isoformat())
+    if "last month" in low:
+        return "last month", ((now - timedelta(days=62)).isoformat(), now.isoformat())
+    iso = ISO_RE.search(text)
+    if iso:
+        value = iso.group(1)
+        end = value + ("-31" if len(value) == 7 else "")
+        start = value + ("-01" if len(value) == 7 else "")
+        return value, (start, end)
+    for name, month in MONTHS.items():
+        if re.search(rf"\b{name}[a-z]*\b", low):
+            year = now.year if month <= now.month else now.year - 1
+            return name.capitalize(), (f"{year}-{month:02d}-01", f"{year}-{month:02d}-31")
+    return None, None
+
+
+def extract(text: str) -> RecallTrace:
+    quoted = [q.strip() for q in QUOTED_RE.findall(text)]
+    stripped = CHAIN_SIGNALS.sub(" ", CLUSTER_SIGNALS.sub(" ", CONCEPT_SIGNALS.sub(" ", text)))
+    compounds = {w.lower() for w in re.findall(r"\b\w+(?:[-_]\w+)+\b", stripped)}
+    words = sorted(content_words(stripped) | {q.lower() for q in quoted} | compounds)
+    temporal, window = temporal_window(text)
+    return RecallTrace(text=text, keywords=words, anchors=[f"#{n}" for n in ANCHOR_RE.findall(text)],
+                       quoted=quoted, temporal=temporal, window=window)
+
+
+def match_score(index: DepositIndex, d: Deposit, trace: RecallTrace) -> float:
+    terms = index.terms[d.key]
+    score = sum(index.idf(w) or 0.1 for w in trace.keywords if w in terms)
+    refs = {a.ref.strip().lower() for a in d.anchors}
+    score += 3.0 * sum(1 for a in trace.anchors if a.lower() in refs)
+    if trace.window and d.date and not (trace.window[0] <= d.date <= trace.window[1]):
+        score *= 0.5
+    return score
+
+
+def rank_entries(index: DepositIndex, trace: RecallTrace, *, dropped: set[str] = frozenset()) -> list[tuple[float, Deposit]]:
+    """Deposits the recall touches, best first (these are where traversal starts)."""
+    candidates: set[str] = set()
+    for w in trace.keywords:
+        candidates.update(index.by_term.get(w, ()))
+    for a in trace.anchors:
+        candidates.update(index.by_anchor.get(f"ref:{a.lower()}", ()))
+    scored = [(match_score(index, index.by_key[k], trace), index.by_key[k]) for k in candidates if k not in dropped]
+    return sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1].sort_time))
+
+
+def is_single_session(trace: RecallTrace, ranked: list[tuple[float, Deposit]]) -> bool:
+    """One session answers it: no supra-session signal, and one deposit clearly dominates."""
+    if not ranked or has_supra_signal(trace.text):
+        return False
+    top = ranked[0][0]
+    second = ranked[1][0] if len(ranked) > 1 else 0.0
+    return top >= SINGLE_DOMINANCE * max(second, 1e-9) or bool(SINGLE_SIGNALS.search(trace.text)) and top > second
+
+
+def has_supra_signal(text: str) -> bool:
+    return bool(CHAIN_SIGNALS.search(text) or CLUSTER_SIGNALS.search(text) or CONCEPT_SIGNALS.search(text))
+
+
+def classify(trace: RecallTrace, index: DepositIndex) -> str:
+    """Chain, cluster or concept, from the recall's own words first, then what the deposits hold."""
+    if CONCEPT_SIGNALS.search(trace.text) or any(q.lower() in index.by_coined for q in trace.quoted):
+        return CONCEPT
+    if CHAIN_SIGNALS.search(trace.text) or trace.anchors:
+        return CHAIN
+    if CLUSTER_SIGNALS.search(trace.text):
+        return CLUSTER
+    if any(w in index.by_coined for w in trace.keywords):
+        return CONCEPT
+    return CLUSTER
