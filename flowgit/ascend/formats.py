@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -42,8 +43,13 @@ def split_blocks(text: str) -> list[tuple[str, str]]:
 
 def _scalar(value: str) -> Any:
     value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            return json.loads(value)  # YAML double-quoted escapes are JSON's, for what deposits use
+        except ValueError:
+            return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
     if value in ("", "~", "null"):
         return None
     return value
@@ -161,7 +167,9 @@ def anchors_from(fm: str, data: dict[str, Any]) -> tuple[list[Anchor], list[str]
         if isinstance(item, dict) and item.get("ref"):
             anchors.append(Anchor(str(item.get("kind") or "legacy"), str(item["ref"]), str(item.get("channel") or "")))
         elif isinstance(item, str) and item.strip():
-            anchors.append(Anchor("legacy", item.strip().strip("\"'")))
+            legacy = item.strip().strip("\"'")
+            anchors.append(Anchor("legacy", legacy))
+            notes.append(f"legacy cross-reference {legacy!r} read as a bare string")
         elif item is None and index < len(raw):
             legacy = raw[index].strip().strip("\"'")
             if legacy:
