@@ -280,6 +280,50 @@ def history_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
     ]
 
 
+def deposit_tree(tmp: Path, deposits: int = 10_000, partitions: int = 100) -> Path:
+    """``deposits`` sessions over ``partitions`` project directories, in the exact on-disk formats."""
+    import random
+
+    from tests.ascend.corpus import Session, write_noise, write_session
+
+    rng = random.Random(11)
+    config = tmp / "claude"
+    vocab = generate.WORDS
+    for n in range(deposits):
+        slug = f"-home-dev-project{n % partitions:03d}"
+        chain = n // 5  # every five consecutive sessions share one issue: a line of work
+        words = rng.sample(vocab, 4)
+        refs = [{"kind": "github_issue", "ref": f"#{1000 + chain}", "channel": "user"}] if n % 5 else [f"#{1000 + chain}"]
+        s = Session(slug, f"{n:08x}-b3c4-4d5e-8f90-{n:012x}", f"/home/dev/project{n % partitions:03d}",
+                    f"2026-{(n // 900) % 12 + 1:02d}-{n % 28 + 1:02d}", f"Work on {' '.join(words)}",
+                    [" ".join(words[:2])], words, utterances=[f"we should look at {words[0]}"], cross_refs=refs,
+                    outcome=f"The {words[1]} is handled.", coined=[(f"{words[0]}-first", 0.5)] if n % 50 == 0 else [])
+        write_session(config, s)
+        if n % 1000 == 0:
+            write_noise(config, slug)
+    return config
+
+
+@bench("ascend")
+def ascend_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
+    config = deposit_tree(tmp)
+    repo = new_repo(tmp, "empty")
+    recall = "that whole line of work on issue #1500"
+    floor = median_time(["grep", "-rl", "#1500", str(config)], runs, check=False)
+    argv = FLOWGIT + ["ascend", recall, "--claude-dir", str(config), "--partition", "claude", "--json"]
+    wall = median_time(argv, runs, cwd=repo)
+    peak = _peak_rss(argv, repo)
+    print(f"  (peak memory of one ascend run: {peak / 1024:.0f} MB)")
+    return [("grep -rl over the same tree (floor)", floor, None),
+            ("flowgit ascend, 10,000 deposits in 100 partitions", wall, "grep -rl")]
+
+
+def _peak_rss(argv: list[str], cwd: Path) -> int:
+    """Peak resident memory (KiB) of one run, from GNU time."""
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], cwd=cwd, capture_output=True, text=True)
+    return int(proc.stderr.strip().splitlines()[-1])
+
+
 def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:
     print(f"\n[{name}]")
     by_label = {label.split(" (")[0]: t for label, t, _ in rows}

@@ -46,7 +46,8 @@ class Traversal:
     entries: list[Deposit]
 
 
-def _bfs(index: DepositIndex, starts: list[Deposit], accept, scope: Scope) -> tuple[list[Deposit], list[Edge]]:
+def _bfs(index: DepositIndex, starts: list[Deposit], accept, scope: Scope,
+         roles: frozenset[str]) -> tuple[list[Deposit], list[Edge]]:
     seen = {d.key for d in starts}
     order = list(starts)
     followed: list[Edge] = []
@@ -55,7 +56,7 @@ def _bfs(index: DepositIndex, starts: list[Deposit], accept, scope: Scope) -> tu
         key, depth = queue.popleft()
         if depth >= scope.hops:
             continue
-        for edge in sorted(index.edges_from(key), key=lambda e: -e.weight):
+        for edge in sorted(index.edges_from(key, roles), key=lambda e: -e.weight):
             if edge.b in scope.dropped or not accept(edge):
                 continue
             followed.append(edge)
@@ -72,7 +73,7 @@ def _internal_edges(index: DepositIndex, members: list[Deposit], roles: set[str]
     keys = {d.key for d in members}
     out, seen = [], set()
     for d in members:
-        for e in index.edges_from(d.key):
+        for e in index.edges_from(d.key, frozenset(roles)):
             pair = tuple(sorted((e.a, e.b))) + (e.role,)
             if e.b in keys and e.role in roles and pair not in seen:
                 seen.add(pair)
@@ -87,7 +88,8 @@ def _by_time(members: list[Deposit]) -> list[Deposit]:
 def chains(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
     units, followed = [], []
     for entry in entries[:MAX_ENTRIES]:
-        members, edges = _bfs(index, [entry], lambda e: e.role == CHAIN and e.weight >= scope.min_weight, scope)
+        members, edges = _bfs(index, [entry], lambda e: e.role == CHAIN and e.weight >= scope.min_weight, scope,
+                              frozenset({CHAIN}))
         followed += edges
         if len(members) >= 2:
             internal = _internal_edges(index, members, {CHAIN})
@@ -115,7 +117,7 @@ def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, sc
         if not starts:
             continue
         members, edges = _bfs(index, starts, lambda e, t=term: e.role == "topic" and t in index.terms[e.b]
-                              and e.weight >= scope.min_weight, scope)
+                              and e.weight >= scope.min_weight, scope, frozenset({"topic"}))
         followed += edges
         if len(members) >= 2:
             units.append(Unit(CLUSTER, _by_time(members), _internal_edges(index, members, {"topic"}),
@@ -145,7 +147,7 @@ def concepts(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, sc
         node = min(coiners, key=lambda d: (d.sort_time or "9999", -_precision(d, token)))
         members, edges = _bfs(index, [node], lambda e, t=token: e.role == CONCEPT and e.weight >= scope.min_weight
                               and (t in index.terms[e.b] or any(c.token.lower() == t for c in index.by_key[e.b].coined)),
-                              scope)
+                              scope, frozenset({CONCEPT}))
         followed += edges
         if len(members) >= 2:
             label = next((c.token for c in node.coined if c.token.lower() == token), token)

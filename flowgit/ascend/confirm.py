@@ -47,10 +47,11 @@ def _blocks_text(content) -> tuple[str, bool]:
 
 
 @lru_cache(maxsize=256)
-def read_transcript(path: Path) -> tuple[Turn, ...] | None:
+def read_transcript(path: str | Path) -> tuple[Turn, ...] | None:
     """The person's and assistant's text turns of a transcript; None when it is missing."""
     try:
-        raw = path.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            raw = fh.read()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
         return None
     turns: list[Turn] = []

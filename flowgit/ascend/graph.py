@@ -35,6 +35,7 @@ COINED_WEIGHT = 2.5
 CWD_DAYS = 3
 CWD_WEIGHT = 0.75
 COMMON_SHARE = 0.5   # a keyword in more than half of the deposits carries no signal
+ALL_ROLES = frozenset({"chain", "topic", "concept"})
 
 
 def deposit_terms(d: Deposit) -> frozenset[str]:
@@ -68,6 +69,7 @@ class DepositIndex:
     surface: dict[str, str] = field(default_factory=dict)   # stem -> a word as deposits write it
     completer: Callable[[Deposit], None] | None = None
     _prepared: set[str] = field(default_factory=set)
+    _idf: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def build(cls, deposits: Iterable[Deposit], completer: Callable[[Deposit], None] | None = None) -> "DepositIndex":
@@ -111,13 +113,15 @@ class DepositIndex:
         return len(self.deposits)
 
     def idf(self, term: str) -> float:
-        df = len(self.by_term.get(term, ()))
-        if df == 0 or df > max(2, COMMON_SHARE * self.size):
-            return 0.0
-        return math.log((self.size + 1) / df)
+        cached = self._idf.get(term)
+        if cached is None:
+            df = len(self.by_term.get(term, ()))
+            cached = 0.0 if df == 0 or df > max(2, COMMON_SHARE * self.size) else math.log((self.size + 1) / df)
+            self._idf[term] = cached
+        return cached
 
-    def edges_from(self, key: str) -> list[Edge]:
-        """Every inferred edge from one deposit to others in this read."""
+    def edges_from(self, key: str, roles: frozenset[str] = ALL_ROLES) -> list[Edge]:
+        """The inferred edges of the given roles from one deposit to others in this read."""
         d = self.prepare(key)
         found: dict[tuple[str, str], Edge] = {}
 
@@ -134,8 +138,24 @@ class DepositIndex:
             if a.kind in ("session", "episode"):
                 continue
             role = CONCEPT if a.kind == "memory" else CHAIN
+            if role not in roles:
+                continue
             for other in self.by_anchor.get(a.key, ()):
                 add(other, role, ANCHOR_WEIGHT, f"both refer to {a.ref}")
+        if CHAIN in roles:
+            self._session_edges(d, add)
+        if CONCEPT in roles:
+            for c in d.coined:
+                for other in self.by_coined.get(c.token.lower(), ()):
+                    add(other, CONCEPT, COINED_WEIGHT, f"both use the coined term “{c.token}”")
+                for other in self.by_term.get(c.token.lower(), ()):
+                    add(other, CONCEPT, COINED_WEIGHT / 2, f"mentions the term “{c.token}”")
+        if "topic" in roles:
+            self._topic_edges(key, add)
+        return list(found.values())
+
+    def _session_edges(self, d: Deposit, add) -> None:
+        """The same session in two partitions, continuations and forks, the same directory days apart."""
         for a in d.anchors:
             if a.kind == "session":
                 for other in self.by_sid.get(a.ref, ()):
@@ -155,11 +175,16 @@ class DepositIndex:
                         self.broken.append(note)
                 for other in targets:
                     add(other, CHAIN, CONTINUATION_WEIGHT, f"{d.sid[:8]} {label} {sid[:8]}")
-        for c in d.coined:
-            for other in self.by_coined.get(c.token.lower(), ()):
-                add(other, CONCEPT, COINED_WEIGHT, f"both use the coined term “{c.token}”")
-            for other in self.by_term.get(c.token.lower(), ()):
-                add(other, CONCEPT, COINED_WEIGHT / 2, f"mentions the term “{c.token}”")
+        day = _day(d)
+        if d.cwd and day:
+            mine = {t for t in self.terms[d.key] if self.idf(t) > 0}
+            for other in self.by_cwd.get(d.cwd, ()):
+                o_day = _day(self.by_key[other])
+                if other != d.key and o_day and abs((o_day - day).days) <= CWD_DAYS and mine & self.terms[other]:
+                    add(other, CHAIN, CWD_WEIGHT, f"same project directory within {CWD_DAYS} days")
+
+    def _topic_edges(self, key: str, add) -> None:
+        """Shared words, each weighted by how rare it is among this read's deposits."""
         shared: dict[str, list[str]] = defaultdict(list)
         for t in self.terms[key]:
             if self.idf(t) == 0.0:
@@ -171,10 +196,3 @@ class DepositIndex:
             weight = sum(self.idf(t) for t in terms)
             words = sorted(self.surface.get(t, t) for t in terms)
             add(other, "topic", weight, "both about " + ", ".join(words[:4]))
-        day = _day(d)
-        if d.cwd and day:
-            for other in self.by_cwd.get(d.cwd, ()):
-                o_day = _day(self.by_key[other])
-                if o_day and abs((o_day - day).days) <= CWD_DAYS and other in shared:
-                    add(other, CHAIN, CWD_WEIGHT, f"same project directory within {CWD_DAYS} days")
-        return list(found.values())

@@ -64,8 +64,8 @@ class Deposit:
     identifiers: list[str] = field(default_factory=list)
     continuations: list[str] = field(default_factory=list)
     forks: list[str] = field(default_factory=list)
-    path: Path | None = None
-    source: Path | None = None       # the authoritative record (a transcript, a repository)
+    path: str | Path | None = None
+    source: str | Path | None = None   # the authoritative record (a transcript, a repository, the store)
     source_ref: str = ""            # e.g. the commit and path for a git deposit
     notes: list[str] = field(default_factory=list)
     full: bool = False              # every index file read (not only the discovery fields)

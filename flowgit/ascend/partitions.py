@@ -71,28 +71,28 @@ class ClaudePartition:
             hyp = slug_dir / "hypomnesis"
             if not hyp.is_dir():
                 continue
-            for entry in sorted(hyp.iterdir()):
-                if entry.name in SKIP_NAMES or entry.name.startswith(SKIP_PREFIXES) or not entry.is_dir():
+            for item in sorted(os.scandir(hyp), key=lambda e: e.name):
+                if item.name in SKIP_NAMES or item.name.startswith(SKIP_PREFIXES) or not item.is_dir():
                     notes.skipped_entries += 1
                     continue
-                deposit = self._discover(slug_dir.name, entry, notes)
+                deposit = self._discover(slug_dir.name, item.path, notes)
                 if deposit is not None:
                     notes.partitions[f"claude:{slug_dir.name}"] += 1
                     yield deposit
 
-    def _discover(self, slug: str, entry: Path, notes: ScopeNotes) -> Deposit | None:
-        """The cheap pass: clue.md's frontmatter read line by line, coinage tokens."""
-        sid = entry.name
-        clue = formats.read_text(entry / "clue.md")
+    def _discover(self, slug: str, entry: str, notes: ScopeNotes) -> Deposit | None:
+        """The cheap pass: clue.md's frontmatter keys by one regular expression, coinage tokens."""
+        sid = os.path.basename(entry)
+        clue = formats.read_text(os.path.join(entry, "clue.md"))
         narrative = None
         if clue is None:
             notes.missing_files += 1
-            narrative = formats.read_text(entry / "narrative.md")
+            narrative = formats.read_text(os.path.join(entry, "narrative.md"))
             if narrative is None:
                 notes.missing_files += 1
                 return None
-        fm = formats.split_blocks(clue if clue is not None else narrative)[-1 if clue is None else 0][0]
-        data = formats.tolerant_yaml(fm)
+        fm = formats.first_frontmatter(clue) if clue is not None else formats.split_blocks(narrative)[-1][0]
+        data = formats.discover_fields(fm)
         claimed = formats.as_text(data.get("session_id"))
         if not safe_id(sid) or (claimed and not safe_id(claimed)):
             notes.refused.append(f"{slug}/{sid}: session id {claimed or sid!r} is not a plain id; refused")
@@ -106,8 +106,9 @@ class ClaudePartition:
                           last_turn_at=formats.as_text(data.get("last_turn_at")),
                           topics=formats.as_list(data.get("topics")), keywords=formats.as_list(data.get("keywords")),
                           anchors=anchors, initial_request=formats.as_text(data.get("initial_request")),
-                          path=entry, source=entry.parent.parent / f"{sid}.jsonl", notes=anchor_notes)
-        coinage = formats.read_text(entry / "coinage.md")
+                          path=entry, source=os.path.join(os.path.dirname(os.path.dirname(entry)), f"{sid}.jsonl"),
+                          notes=anchor_notes)
+        coinage = formats.read_text(os.path.join(entry, "coinage.md"))
         if coinage:
             deposit.coined = formats.coinage_rows(coinage)
         return deposit
@@ -117,7 +118,7 @@ class ClaudePartition:
         if deposit.full or deposit.path is None:
             return
         deposit.full = True
-        entry = deposit.path
+        entry = Path(deposit.path)
         clue = formats.read_text(entry / "clue.md")
         if clue is not None:
             fm, body = formats.split_blocks(clue)[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -50,7 +51,7 @@ class Demo:
         from flowgit.cli import main
 
         if not self.as_json:
-            print(f"\n== {title}\n{says}\n$ flowgit {' '.join(argv)}")
+            print(f"\n== {title}\n{says}\n$ flowgit {shlex.join(argv)}")
             sys.stdout.flush()
         old_stdin = sys.stdin
         if stdin is not None:
@@ -139,6 +140,20 @@ def gate_and_wrap(demo: Demo) -> None:
                          capture_output=True, text=True).stdout.strip()
     if not demo.as_json:
         print(f"$ git log --format='%(trailers:key=Graduated,valueonly)'\n{log}")
+
+
+@scene
+def ascend_scene(demo: Demo) -> None:
+    deposits = sample_dir() / "claude"
+    demo.scene("Recall a whole line of work",
+               "Scattered session deposits (the shipped sample, in the exact on-disk formats) already imply a "
+               "chain: ascend infers the connections while it reads, checks each claim against the session's own "
+               "record, and gives every session a way back in. It writes nothing.",
+               ["ascend", "that whole line of work on the retry budget", "--claude-dir", str(deposits),
+                "--partition", "claude", "--no-interactive"])
+    demo.scene("A recall one session answers", "Not everything is bigger than a session; ascend says so.",
+               ["ascend", "the session where we fixed the flaky login test", "--claude-dir", str(deposits),
+                "--partition", "claude", "--no-interactive"])
 
 
 def run_demo(*, keep: bool = False, as_json: bool = False) -> None:
