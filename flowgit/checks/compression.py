@@ -97,12 +97,7 @@ def is_restatement(old: Item, new: Item) -> bool:
 
 
 def performance_compression(ctx: CheckContext) -> Iterator[Finding]:
-    if ctx.old is None:
-        return
-    for section in ctx.sections(ctx.new, *JUDGED):
-        before = ctx.old_section(section.label)
-        if before is None:
-            continue
+    for before, section in ctx.section_pairs(*JUDGED):
         old_items, new_items = ctx.old.items(before), ctx.new.items(section)
         if len(new_items) < len(old_items):
             continue  # the surface area shrank: real compression

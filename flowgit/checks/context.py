@@ -106,3 +106,10 @@ class CheckContext:
 
     def old_section(self, label: str):
         return self.old.find(label) if self.old else None
+
+    def section_pairs(self, *semantics: Semantics):
+        """(HEAD's section, the staged section) for every staged section of these semantics HEAD also had."""
+        for section in self.sections(self.new, *semantics):
+            before = self.old_section(section.label)
+            if before is not None:
+                yield before, section

@@ -13,12 +13,7 @@ from flowgit.continuity.sections import PROVEN, Semantics
 
 def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
     """State / Top of Mind that keep every old item and add more were appended to, not replaced."""
-    if ctx.old is None:
-        return
-    for section in ctx.sections(ctx.new, Semantics.REPLACE):
-        before = ctx.old_section(section.label)
-        if before is None:
-            continue
+    for before, section in ctx.section_pairs(Semantics.REPLACE):
         old = [i.text for i in ctx.old.items(before)]
         new = [i.text for i in ctx.new.items(section)]
         if old and len(new) > len(old) and not (Counter(old) - Counter(new)):
@@ -36,12 +31,7 @@ def _prose(ctx_doc, section) -> str:
 
 def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
     """Recent Context that contains the old narrative verbatim plus new text was appended to."""
-    if ctx.old is None:
-        return
-    for section in ctx.sections(ctx.new, Semantics.REWRITE):
-        before = ctx.old_section(section.label)
-        if before is None:
-            continue
+    for before, section in ctx.section_pairs(Semantics.REWRITE):
         old, new = _prose(ctx.old, before), _prose(ctx.new, section)
         if old and new != old and old in new:
             yield Finding("G303", "append-not-rewrite", "error", ctx.path, section.heading + 1,

@@ -246,6 +246,42 @@ class Document:
     def replace_lines(self, start: int, end: int, new_lines: list[str]) -> "Document":
         return self.splice(start, end, new_lines)
 
+    def find_items(self, name: str, match: str) -> list[Item]:
+        """Items of a section whose text contains ``match`` (case-insensitive)."""
+        return [i for i in self.items(name) if match.lower() in i.text.lower()]
+
+    def find_item(self, name: str, match: str) -> Item:
+        hits = self.find_items(name, match)
+        if len(hits) != 1:
+            what = "no item" if not hits else f"{len(hits)} items"
+            raise FlowgitError(f"{what} in `{name}` match {match!r}", path=self.path,
+                               fix="quote a longer, unique part of the item's text")
+        return hits[0]
+
+    def insert_item(self, name: str, text: str, *, after: Item | None = None) -> "Document":
+        """Add an item (one or more lines) after ``after``, or at the end of the section."""
+        if self.find(name) is None:
+            return self.add_section(name, text)
+        at = after.end if after is not None else self.get(name).body_end
+        return self.splice(at, at, split_lines(text.rstrip("\n") + "\n"))
+
+    def update_item(self, name: str, item: Item | str, text: str) -> "Document":
+        """Replace one item's lines (found by a part of its text, or given) with ``text``."""
+        target = self.find_item(name, item) if isinstance(item, str) else item
+        return self.splice(target.start, target.end, split_lines(text.rstrip("\n") + "\n"))
+
+    def remove_item(self, name: str, item: Item | str) -> "Document":
+        target = self.find_item(name, item) if isinstance(item, str) else item
+        return self.splice(target.start, target.end, [])
+
+    def move_line(self, index: int, to: str, text: str | None = None) -> "Document":
+        """Take one line out of its section and append it (or ``text``) to section ``to``."""
+        line = strip_eol(self.lines[index]) if text is None else text
+        doc = self.splice(index, index + 1, [])
+        if doc.find(to) is None:
+            doc = doc.add_section(to)
+        return doc.append_lines(to, [line])
+
     def add_section(self, canonical: str, body: str = "") -> "Document":
         """Insert a missing canonical section after the nearest earlier one, in canonical order."""
         if self.find(canonical) is not None:

@@ -100,16 +100,17 @@ class Editor:
                 if item is None:
                     continue  # already removed (idempotent)
                 if kind == "remove":
-                    self.doc = self.doc.splice(item.start, item.end, [])
+                    self.doc = self.doc.remove_item(ACTIONS, item)
                     continue
-                line = self.doc.lines[item.start].rstrip("\r\n")
-                new = _mark_done(line) if kind == "done" else _set_field(line, kind, value)
-                if new != line:
-                    self.doc = self.doc.splice(item.start, item.start + 1, [new])
+                lines = "".join(self.doc.lines[item.start:item.end]).rstrip("\r\n").split("\n")
+                first = lines[0].rstrip("\r")
+                new = _mark_done(first) if kind == "done" else _set_field(first, kind, value)
+                if new != first:
+                    self.doc = self.doc.update_item(ACTIONS, item, "\n".join([new, *lines[1:]]))
         existing = {_plain(i.text) for i in self.doc.items(ACTIONS)}
-        fresh = [f"- {text}" for text in actions.get("add", []) if _plain(f"- {text}") not in existing]
-        if fresh:
-            self.doc = self.doc.append_lines(ACTIONS, fresh)
+        for text in actions.get("add", []):
+            if _plain(f"- {text}") not in existing:
+                self.doc = self.doc.insert_item(ACTIONS, f"- {text}")
 
     def _find_action(self, match: str, kind: str):
         items = self.doc.items(ACTIONS)
@@ -145,10 +146,7 @@ class Editor:
         self.doc = self.doc.splice(at.line, at.line + 1, [pattern.render()])
 
     def _move(self, at: PatternAt, pattern: Pattern, section: str) -> None:
-        self.doc = self.doc.splice(at.line, at.line + 1, [])
-        if self.doc.find(section) is None:
-            self.doc = self.doc.add_section(section)
-        self.doc = self.doc.append_lines(section, [pattern.changed(indent="", bullet="").render()])
+        self.doc = self.doc.move_line(at.line, section, pattern.changed(indent="", bullet="").render())
 
     def _validate(self, op: PatternOp, p: Pattern, level: int, evidence: tuple[str, ...], proven: bool) -> bool:
         verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven)
@@ -163,10 +161,8 @@ class Editor:
             if at.pattern.text != op.text:
                 self.outcome.notes.append(f"`{op.name}` already exists; `add` left it as it is")
             return
-        if self.doc.find(DEVELOPING) is None:
-            self.doc = self.doc.add_section(DEVELOPING)
         line = Pattern(name=op.name, text=op.text, level=1, category=op.category).render()
-        self.doc = self.doc.append_lines(DEVELOPING, [line])
+        self.doc = self.doc.insert_item(DEVELOPING, line)
 
     def op_increment(self, op: PatternOp) -> None:
         at = self._at(op)

@@ -157,14 +157,11 @@ def _revert(doc: Document, line: int, old) -> Document:
     """Put a refused pattern back as HEAD had it (or at 1x if it is new)."""
     current = pattern_map(Document.parse("".join(doc.lines[line:line + 1]))) or {}
     p = next(iter(current.values())).pattern if current else None
-    doc = doc.splice(line, line + 1, [])
     if old is None:
         restored, section = p.changed(level=1, evidence=(), category="", date=""), DEVELOPING
     else:
         restored, section = old.pattern, old.section
-    if doc.find(section) is None:
-        doc = doc.add_section(section)
-    return doc.append_lines(section, [restored.render()])
+    return doc.move_line(line, section, restored.render())
 
 
 def _summary(head: Document | None, final: Document, events: list[PatternEvent]) -> dict:

@@ -249,3 +249,9 @@ def test_no_command_path_writes_anything(run, repo, tmp_path, corpus):
     assert run(repo, "ascend", "--claude-dir", str(corpus), "--state", str(state), "--rescope", "widen").code == 0
     run(repo, "ascend", "--claude-dir", str(corpus), "--interactive", "retry budget", "--type", "cluster", stdin="2\nwiden\n1\n")
     assert digest() == before
+
+
+def test_claude_config_dir_comes_from_the_environment(run, tmp_path, corpus, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(corpus))
+    res = run(tmp_path, "ascend", "--partition", "claude", "the session where we fixed the flaky login test", "--json")
+    assert json.loads(res.out)["status"] == "single_session"

@@ -259,3 +259,28 @@ def test_first_commit_is_checked_too(run, repo):
     git(repo, "add", "-A")
     code, data, codes = check(run, repo)
     assert code == 1 and "G102" in codes
+
+
+def test_demotion_without_a_note_warns(run, repo):
+    committed_base(repo)
+    line = next(ln for ln in base_text().splitlines() if ln.startswith("!! retry_budget"))
+    demoted = line.replace("| 3x (RELIABILITY — 2026-11-12)", "| 2x (RELIABILITY)")
+    stage(repo, base_text(developing=developing_lines(DEVELOPING[:11]) + "\n" + demoted).replace(line + "\n", ""))
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == {"G403"}
+
+
+def test_appended_garbage_in_the_store_warns(run, repo):
+    committed_base(repo)
+    with (repo / ".flow" / "episodes.jsonl").open("a") as fh:
+        fh.write('{"id": "ep-x", "type": "fin\n')
+    git(repo, "add", "-A")
+    code, data, codes = check(run, repo)
+    assert code == 0 and codes == {"G702"}
+
+
+def test_a_staged_file_without_sections_is_rejected(run, repo):
+    committed_base(repo)
+    stage(repo, "just some notes\n")
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G001" in codes

@@ -132,3 +132,34 @@ def test_property_edit_is_local(pieces, new_body):
     target = doc.sections[-1]
     edited = doc.replace_body("Partnership", new_body or "x")
     assert edited.lines[:target.heading + 1] == doc.lines[:target.heading + 1]
+
+
+def _changed_outside(before: Document, after: Document, section: str) -> bool:
+    """Whether any byte outside ``section`` differs (compared on both sides of the edit)."""
+    b, a = before.get(section), after.get(section)
+    return before.lines[:b.body_start] != after.lines[:a.body_start] or before.lines[b.end:] != after.lines[a.end:]
+
+
+def test_item_edits_touch_only_their_section():
+    doc = Document.parse((DATA / "flow_template.md").read_text())
+    inserted = doc.insert_item("Actions", "- review the audit output — next: Dec 4")
+    assert not _changed_outside(doc, inserted, "Actions")
+    assert inserted.find_item("Actions", "review the audit").kind == "list"
+    updated = doc.update_item("Actions", "write gate", "- ✓ write gate — seen: Nov 30")
+    assert not _changed_outside(doc, updated, "Actions")
+    assert "- ✓ write gate — seen: Nov 30\n" in updated.text and "next: Dec 1" not in updated.text
+    removed = doc.remove_item("Actions", "signing support")
+    assert not _changed_outside(doc, removed, "Actions") and "signing support" not in removed.text
+    with pytest.raises(Exception, match="no item"):
+        doc.remove_item("Actions", "nothing like this")
+
+
+def test_move_line_between_sections():
+    doc = Document.parse((DATA / "flow_template.md").read_text())
+    line = next(i for i, ln in enumerate(doc.lines) if ln.startswith("! small_functions"))
+    moved = doc.move_line(line, "Proven")
+    assert "small_functions" not in moved.section_text("Developing")
+    assert "! small_functions" in moved.section_text("Proven")
+    untouched = [s for s in ("State", "Top of Mind", "Recent", "Foundation", "Partnership")]
+    for name in untouched:
+        assert moved.section_text(name) == doc.section_text(name)

@@ -337,3 +337,13 @@ def test_candidates(run, wrap_repo):
     assert [x["name"] for x in data["demotion"]] == ["backoff_jitter"]
     human = run(wrap_repo, "candidates", "--date", "2026-11-26")
     assert "1x patterns that fired again" in human.out and "cache_first" in human.out
+
+
+def test_candidates_find_near_duplicates(run, wrap_repo):
+    text = base_text().replace("! cache_first: serve balances from cache before the provider | 1x",
+                               "! cache_first: serve balances from cache before the provider | 1x\n"
+                               "! balance_cache: serve balances from the cache before asking the provider | 1x")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    data = json.loads(run(wrap_repo, "candidates", "--date", "2026-11-26", "--json").out)
+    pairs = [set(x["patterns"]) for x in data["near_duplicates"]]
+    assert {"cache_first", "balance_cache"} in pairs

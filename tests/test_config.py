@@ -1,0 +1,49 @@
+"""Configuration: defaults, pyproject's [tool.flowgit], .flowgit.toml, and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowgit.config import load_config
+from flowgit.errors import FlowgitError
+
+
+def test_defaults_without_any_file(repo):
+    cfg = load_config(repo)
+    assert cfg.continuity == repo / "CONTINUITY.md" and cfg.store == repo / ".flow" / "episodes.jsonl"
+    assert cfg.budgets.state_chars_max == 4000 and cfg.thresholds.evidence_3x == 3
+
+
+def test_pyproject_table_and_dotfile_precedence(repo):
+    (repo / "pyproject.toml").write_text('[tool.flowgit]\ncontinuity = "memory/NOW.md"\n'
+                                         '[tool.flowgit.budgets]\nstate_chars_max = 5000\n'
+                                         '[tool.flowgit.aliases]\n"Current State" = ["Now"]\n')
+    sub = repo / "deep"
+    sub.mkdir()
+    cfg = load_config(sub)
+    assert cfg.continuity == repo / "memory" / "NOW.md" and cfg.budgets.state_chars_max == 5000
+    assert cfg.aliases == {"Current State": ("Now",)}
+    (repo / ".flowgit.toml").write_text('store = "facts.jsonl"\n[thresholds]\nstale_developing_days = 3\n')
+    cfg = load_config(repo)
+    assert cfg.store == repo / "facts.jsonl" and cfg.thresholds.stale_developing_days == 3
+    assert cfg.continuity == repo / "CONTINUITY.md"  # the dotfile wins whole
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[budgets]\nstate_chars = 1\n", "unknown setting `state_chars`"),
+    ("[budgets]\nstate_chars_max = \"big\"\n", "must be a number"),
+    ("[rules]\nevidence = \"maybe\"\n", "\"error\", \"warning\" or \"off\""),
+    ("continuity = \n", "invalid TOML"),
+])
+def test_bad_configuration_is_named(repo, text, message):
+    (repo / ".flowgit.toml").write_text(text)
+    with pytest.raises(FlowgitError, match=message) as info:
+        load_config(repo)
+    assert ".flowgit.toml" in str(info.value)
+
+
+def test_alias_from_config_is_used_by_the_document(run, repo):
+    (repo / ".flowgit.toml").write_text('[aliases]\n"Current State" = ["Now"]\n')
+    (repo / "CONTINUITY.md").write_text("## Now\nfocus\n\n## Developing\n! a: b | 1x\n")
+    res = run(repo, "patterns", "--json")
+    assert res.code == 0
