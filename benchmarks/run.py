@@ -74,8 +74,10 @@ def foundation(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
         ("python -c pass (start-up floor)", python_start, None),
         (f"parse+render {len(doc.read_text()):,} chars (process)", median_time(parse_render, runs), "python -c pass"),
         ("flowgit patterns on it", median_time(FLOWGIT + ["patterns", str(doc)], runs), "python -c pass"),
-        ("flowgit episode search over 100,000", median_time(
+        ("flowgit episode search over 100,000 (33,000 hits)", median_time(
             FLOWGIT + ["--store", str(store), "episode", "search", "retry", "--json"], runs), "grep -c"),
+        ("flowgit episode search over 100,000 (1 hit)", median_time(
+            FLOWGIT + ["--store", str(store), "episode", "search", "#4242", "--json"], runs), "grep -c"),
         ("grep -c retry store (floor)", median_time(["grep", "-c", "retry", str(store)], runs), None),
         ("flowgit --help start-up", median_time(FLOWGIT + ["--help"], runs), "python -c pass"),
     ]
@@ -133,8 +135,7 @@ def wrap_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
     """A wrap with 20 pattern operations on a 500-line file against a 100,000-episode store."""
     import json
 
-    root, eps = gate_repo(tmp)
-    text = (root / "CONTINUITY.md").read_text()
+    root, _ = gate_repo(tmp)
     plan_eps, ops = [], []
     for i in range(4):  # graduate 4 of the 2x patterns: one new episode each from a new session
         plan_eps.append({"type": "outcome", "content": f"pattern_{i} fired once more in production"})

@@ -71,7 +71,7 @@ def diff_pattern_maps(before: Mapping[str, PatternAt], after: Mapping[str, Patte
             events.append(_event(kind, at, old_level=None))
         elif name in before:
             events.extend(_compare(before[name], at))
-    for name, at in gone.items():
+    for at in gone.values():
         events.append(_event(ARCHIVED, at, old_level=at.pattern.level))
     return events
 

@@ -65,8 +65,11 @@ class ClaudePartition:
         self.root = config_dir / "projects"
 
     def deposits(self, notes: ScopeNotes) -> Iterator[Deposit]:
+        from flowgit.output import Progress
+
         if not self.root.is_dir():
             return
+        progress = Progress("reading session deposits", every=500)
         for slug_dir in sorted(p for p in self.root.iterdir() if p.is_dir()):
             hyp = slug_dir / "hypomnesis"
             if not hyp.is_dir():
@@ -76,9 +79,11 @@ class ClaudePartition:
                     notes.skipped_entries += 1
                     continue
                 deposit = self._discover(slug_dir.name, item.path, notes)
+                progress.step()
                 if deposit is not None:
                     notes.partitions[f"claude:{slug_dir.name}"] += 1
                     yield deposit
+        progress.done()
 
     def _discover(self, slug: str, entry: str, notes: ScopeNotes) -> Deposit | None:
         """The cheap pass: clue.md's frontmatter keys by one regular expression, coinage tokens."""

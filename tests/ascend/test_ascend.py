@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.ascend.corpus import A, B, ISSUE, Session, story, write_session, write_story
-from tests.conftest import git, tree_digest
+from tests.conftest import git
 
 SID = {n: f"{n:08x}-5e55-4a1d-9c0f-{n:012x}" for n in range(1, 11)}
 
