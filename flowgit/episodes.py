@@ -226,11 +226,14 @@ class EpisodeStore:
         batch = list(dict((e.id, e) for e in episodes).values())
         if not batch:
             return [], []
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        except PermissionError:
-            raise FlowgitError("cannot be written (permission denied)", path=self.path) from None
+        except IsADirectoryError:
+            raise FlowgitError("is a directory, not an episode store", path=self.path,
+                               fix="point --store (or `store` in config) at a .jsonl file") from None
+        except OSError as exc:
+            raise FlowgitError(f"cannot be written ({exc.strerror})", path=self.path) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             existing = _read_fd(fd)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from flowgit.ascend.engine import MAX_ATTEMPTS, Ascend, Response, State
 from flowgit.ascend.partitions import PARTITIONS, claude_config_dir
@@ -31,6 +32,9 @@ def _read(path: str) -> str:
 
 def run(cfg: Config, *, recall: str, unit_type: str | None, from_sid: str | None, partitions: list[str],
         claude_dir: str | None, state_spec: str | None, answer: tuple[str, str | None] | None) -> tuple[Ascend, Response]:
+    if claude_dir and not Path(claude_dir).expanduser().is_dir():
+        raise FlowgitError("no such directory", path=claude_dir,
+                           fix="pass the directory that holds projects/ (e.g. ~/.claude)")
     state = load_state(state_spec) if state_spec else None
     chosen = state.scope.partitions if state else (partitions or list(PARTITIONS))
     engine = Ascend(cfg, claude_config_dir(claude_dir, cfg.claude_dir), chosen)

@@ -78,6 +78,9 @@ class History:
 def open_repo(root: Path):
     import pygit2
 
+    from flowgit.git import require_repo
+
+    require_repo(root)
     try:
         return pygit2.Repository(str(root))
     except pygit2.GitError as exc:

@@ -212,6 +212,7 @@ def commit(root: Path, text: str, paths: list[str]) -> str:
 
 def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day: str | None = None,
              strict: bool = False, dry_run: bool = False, cleanup: bool = True) -> WrapResult:
+    require_repo(cfg.root)
     recovered = None if dry_run else recover(cfg)
     inputs = read_inputs(cfg, plan, session, day)
     recorded = plan_episodes(plan, inputs) if plan else []
