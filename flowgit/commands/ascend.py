@@ -65,14 +65,17 @@ def interactive(engine: Ascend, response: Response, prompt, echo) -> Response:
         low = picked.strip().lower()
         if low in ("q", "quit", ""):
             return response
-        if low in ("1", "recognize", "yes", "y"):
-            response = engine.answer(response.state, "recognize")
-        elif low in ("2", "refine"):
-            refine = response.options[1]["choices"]
-            choice = prompt("Refine how? " + ", ".join(c for c in refine if c != "add:SID") + " (or add:SID)")
-            response = engine.answer(response.state, "refine", choice.strip())
-        else:
-            response = engine.answer(response.state, "reorient", picked.strip())
+        try:
+            if low in ("1", "recognize", "yes", "y"):
+                response = engine.answer(response.state, "recognize")
+            elif low in ("2", "refine"):
+                refine = response.options[1]["choices"]
+                choice = prompt("Refine how? " + ", ".join(c for c in refine if c != "add:SID") + " (or add:SID)")
+                response = engine.answer(response.state, "refine", choice.strip())
+            else:
+                response = engine.answer(response.state, "reorient", picked.strip())
+        except FlowgitError as exc:  # a mistyped answer: say so and ask again
+            echo(f"{exc.render()}")
     echo(response.text)
     return response
 

@@ -125,8 +125,8 @@ def test_interactive_loop_on_a_terminal(run, tmp_path, corpus):
     assert res.code == 0, res.err
     assert res.out.count("Try another way") == 2 and "No larger unit could be recognised" in res.out
     res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--partition", "claude", "--interactive",
-              "retry budget", "--type", "cluster", stdin="1\n")
-    assert "Recognised:" in res.out
+              "retry budget", "--type", "cluster", stdin="2\nsideways\n1\n")
+    assert "unknown refinement 'sideways'" in res.out and "Recognised:" in res.out
 
 
 def test_bad_state_and_bad_answers_are_clear_errors(run, tmp_path, corpus):
