@@ -107,3 +107,18 @@ def test_pre_commit_framework_runs_the_hook(repo, pre_commit_home):
     passed = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-check", "--verbose")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout
+
+
+def test_pre_commit_framework_runs_the_commit_msg_hook(repo, pre_commit_home):
+    """The commit-msg hook, through the framework: a wrap message that lies about the change is rejected."""
+    committed_base(repo)
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    msg = repo.parent / "MSG"
+    msg.write_text("Session wrap Nov 30\n\nFlow-Session: s9\nGraduated: p01 [evidence: x]\n")
+    args = ["try-repo", str(PROJECT), "flowgit-commit-msg", "--hook-stage", "commit-msg",
+            "--commit-msg-filename", str(msg), "--verbose"]
+    rejected = _pre_commit(repo, pre_commit_home, *args)
+    assert rejected.returncode == 1 and "`Graduated: p01` but the change does not show" in rejected.stdout
+    msg.write_text("Session wrap Nov 30\n\nFlow-Session: s9\nIncremented: p01\n")
+    assert _pre_commit(repo, pre_commit_home, *args).returncode == 0
