@@ -314,9 +314,8 @@ def ascend_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
     argv = FLOWGIT + ["ascend", recall, "--claude-dir", str(config), "--partition", "claude", "--json"]
     wall = median_time(argv, runs, cwd=repo)
     peak = _peak_rss(argv, repo)
-    print(f"  (peak memory of one ascend run: {peak / 1024:.0f} MB)")
     return [("grep -rl over the same tree (floor)", floor, None),
-            ("flowgit ascend, 10,000 deposits in 100 partitions", wall, "grep -rl")]
+            (f"flowgit ascend, 10,000 deposits in 100 partitions (peak {peak / 1024:.0f} MB)", wall, "grep -rl")]
 
 
 def _peak_rss(argv: list[str], cwd: Path) -> int:
