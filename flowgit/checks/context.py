@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from flowgit.config import Config
 from flowgit.continuity.document import Document
@@ -13,6 +13,14 @@ from flowgit.continuity.patterns import PatternAt, iter_patterns, pattern_map
 from flowgit.continuity.sections import Semantics
 from flowgit.episodes import Episode, lookup
 from flowgit.git import blob_oid
+
+
+def is_prefix(new_store: bytes, old_entry: tuple[str, int] | None) -> bool:
+    """Whether the blob ``old_entry`` (id, size) is exactly the first bytes of ``new_store``."""
+    if old_entry is None:
+        return True
+    oid, size = old_entry
+    return len(new_store) >= size and blob_oid(memoryview(new_store)[:size], len(oid)) == oid
 
 
 @dataclass
@@ -31,6 +39,7 @@ class CheckContext:
     store_path: str
     old_store_entry: tuple[str, int] | None = None  # (blob id, size) at HEAD
     old_store_loader: Callable[[], bytes] | None = None
+    appended_check: Any = None  # a Background computing is_prefix, when the caller started one
     _episodes: dict[str, Episode] = field(default_factory=dict)
 
     @cached_property
@@ -40,10 +49,9 @@ class CheckContext:
     @cached_property
     def store_appended_only(self) -> bool:
         """Whether HEAD's store is an exact prefix of the staged one."""
-        if self.old_store_entry is None:
-            return True
-        oid, size = self.old_store_entry
-        return len(self.new_store) >= size and blob_oid(memoryview(self.new_store)[:size], len(oid)) == oid
+        if self.appended_check is not None:
+            return self.appended_check.result()
+        return is_prefix(self.new_store, self.old_store_entry)
 
     @cached_property
     def appended_store(self) -> bytes:

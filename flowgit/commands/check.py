@@ -5,11 +5,13 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from flowgit.checks.context import CheckContext
+from flowgit.background import Background
+from flowgit.checks.context import CheckContext, is_prefix
 from flowgit.checks.finding import Finding
 from flowgit.checks.registry import override_reason, run_rules
 from flowgit.config import Config
 from flowgit.git import blobs, head_entries, index_entries, read_blob, require_repo
+from flowgit.continuity.document import _parser
 from flowgit.repo import document_from_bytes
 
 
@@ -47,6 +49,7 @@ def staged_context(cfg: Config) -> CheckContext | None:
     read only if a rule asks for it.
     """
     root = require_repo(cfg.root)
+    warm_parser = Background(_parser)  # markdown-it imports while git answers
     cont, store = cfg.continuity_rel, cfg.store_rel
     entries = index_entries(root, [cont, store])
     staged = {path: e.oid for path, e in entries.items()}
@@ -59,10 +62,13 @@ def staged_context(cfg: Config) -> CheckContext | None:
     old_doc = texts.get(head[cont][0]) if cont in head else None
     new_store = read_blob(root, store, entries[store]) if store in entries else b""
     old_entry = head.get(store)
+    appended_only = Background(is_prefix, new_store, old_entry)  # hashed while the rules run
+    warm_parser.result()
     return CheckContext(cfg=cfg, new=document_from_bytes(cfg, new_doc, cont),
                         old=document_from_bytes(cfg, old_doc, f"HEAD:{cont}"),
                         new_store=new_store, path=cont, store_path=store, old_store_entry=old_entry,
-                        old_store_loader=(lambda: blobs(root, [old_entry[0]])[0] or b"") if old_entry else None)
+                        old_store_loader=(lambda: blobs(root, [old_entry[0]])[0] or b"") if old_entry else None,
+                        appended_check=appended_only)
 
 
 def run_check(cfg: Config) -> CheckReport:
