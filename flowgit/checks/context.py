@@ -34,7 +34,7 @@ class CheckContext:
     cfg: Config
     new: Document
     old: Document | None
-    new_store: bytes
+    new_store: bytes  # or a read-only mmap of a clean working-tree file: both search and slice alike
     path: str
     store_path: str
     old_store_entry: tuple[str, int] | None = None  # (blob id, size) at HEAD

@@ -11,7 +11,7 @@ from flowgit.episodes import parse_store
 
 def append_only(ctx: CheckContext) -> Iterator[Finding]:
     if not ctx.store_appended_only:
-        old, new = ctx.old_store, ctx.new_store
+        old, new = ctx.old_store, ctx.new_store[:]  # a mapped store slices to bytes
         common = 0
         for a, b in zip(old.split(b"\n"), new.split(b"\n")):
             if a != b:
@@ -24,7 +24,7 @@ def append_only(ctx: CheckContext) -> Iterator[Finding]:
     added = ctx.appended_store
     if added.strip():
         _, problems = parse_store(added)
-        offset = ctx.new_store.count(b"\n", 0, len(ctx.new_store) - len(added)) if problems else 0
+        offset = ctx.new_store[: len(ctx.new_store) - len(added)].count(b"\n") if problems else 0
         for p in problems[:5]:
             yield Finding("G702", "store-append-only", "warning", ctx.store_path, offset + p.line, p.message,
                           "write episodes with `flowgit episode add`")
