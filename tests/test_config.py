@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from flowgit.config import load_config
@@ -44,6 +46,8 @@ def test_bad_configuration_is_named(repo, text, message):
 
 def test_alias_from_config_is_used_by_the_document(run, repo):
     (repo / ".flowgit.toml").write_text('[aliases]\n"Current State" = ["Now"]\n')
-    (repo / "CONTINUITY.md").write_text("## Now\nfocus\n\n## Developing\n! a: b | 1x\n")
+    (repo / "CONTINUITY.md").write_text("## Now\n!! a: b | 2x [evidence: ep-1, ep-2]\n\n## Developing\n! c: d | 1x\n")
     res = run(repo, "patterns", "--json")
     assert res.code == 0
+    sections = {p["name"]: p["section"] for p in json.loads(res.out)}
+    assert sections == {"a": "Current State", "c": "Developing Knowledge"}
