@@ -42,7 +42,7 @@ def cli(ctx: click.Context, continuity: str | None, store: str | None) -> None:
     ctx.obj = {"continuity": continuity, "store": store}
 
 
-@cli.command()
+@cli.command(short_help="Write the continuity skeleton and the store.")
 @json_option
 @click.pass_context
 def init(ctx: click.Context, as_json: bool) -> None:
@@ -189,7 +189,7 @@ def episode_show(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> Non
     emit([found[i] for i in dict.fromkeys(ids)], as_json, cmd.render_list)
 
 
-@cli.command()
+@cli.command(short_help="The gate: staged continuity and store vs HEAD.")
 @json_option
 @click.pass_context
 def check(ctx: click.Context, as_json: bool) -> None:
@@ -199,7 +199,7 @@ def check(ctx: click.Context, as_json: bool) -> None:
     ctx.exit(cmd.main(_cfg(ctx), as_json))
 
 
-@cli.command("check-msg")
+@cli.command("check-msg", short_help="Wrap trailers must agree with the change.")
 @click.argument("message_file")
 @json_option
 @click.pass_context
@@ -214,7 +214,7 @@ def check_msg(ctx: click.Context, message_file: str, as_json: bool) -> None:
         ctx.exit(EXIT_FINDINGS)
 
 
-@cli.command("install-hook")
+@cli.command("install-hook", short_help="Install the plain-git hooks (chains old ones).")
 @json_option
 @click.pass_context
 def install_hook(ctx: click.Context, as_json: bool) -> None:
@@ -225,7 +225,7 @@ def install_hook(ctx: click.Context, as_json: bool) -> None:
     emit(cmd.run_install(_cfg(ctx)), as_json, cmd.render)
 
 
-@cli.command()
+@cli.command(short_help="The six-step wrap, committed.")
 @click.option("--plan", "plan_spec", metavar="FILE|-", help="A wrap plan (JSON or YAML); - reads stdin.")
 @click.option("--session", help="Session id (default: plan.session or $FLOWGIT_SESSION).")
 @click.option("--date", "day", help="The wrap's date (default today, UTC).")
@@ -267,7 +267,7 @@ def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: st
     emit(result, as_json, cmd.render_wrap)
 
 
-@cli.command()
+@cli.command(short_help="Step 2 alone: what the session's episodes suggest.")
 @click.option("--session", help="Only this session's episodes (default: episodes added since HEAD).")
 @click.option("--date", "day", help="Judge staleness as of this date (default today).")
 @json_option
@@ -280,7 +280,7 @@ def candidates(ctx: click.Context, session: str | None, day: str | None, as_json
     emit(cmd.run_candidates(_cfg(ctx), session, day), as_json, cmd.render_candidates)
 
 
-@cli.command("log")
+@cli.command("log", short_help="Each pattern's timeline through git history.")
 @click.argument("names", nargs=-1)
 @click.option("--since", help="Only events on or after this date.")
 @click.option("--until", help="Only events on or before this date.")
@@ -298,7 +298,7 @@ def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until
          cmd.render_timeline)
 
 
-@cli.command()
+@cli.command(short_help="Re-check every graduation as of its commit.")
 @json_option
 @click.pass_context
 def audit(ctx: click.Context, as_json: bool) -> None:
@@ -313,7 +313,7 @@ def audit(ctx: click.Context, as_json: bool) -> None:
         ctx.exit(EXIT_FINDINGS)
 
 
-@cli.command("show-archived")
+@cli.command("show-archived", short_help="The last text of an archived pattern.")
 @click.argument("name")
 @json_option
 @click.pass_context
@@ -325,7 +325,7 @@ def show_archived(ctx: click.Context, name: str, as_json: bool) -> None:
     emit(cmd.show_archived(_cfg(ctx), name), as_json, cmd.render_archived)
 
 
-@cli.command()
+@cli.command(short_help="Recall a line of work, topic or concept (read-only).")
 @click.argument("recall", required=False, default="")
 @click.option("--type", "unit_type", type=click.Choice(["chain", "cluster", "concept"]),
               help="The kind of unit to look for (default: read from the recall).")
@@ -365,7 +365,7 @@ def ascend(ctx: click.Context, recall: str, unit_type: str | None, from_sid: str
         click.echo(response.text + cmd.hint(response))
 
 
-@cli.command()
+@cli.command(short_help="Walk through flowgit in a throwaway repository.")
 @click.option("--keep", is_flag=True, help="Keep the temporary repository and print its path.")
 @json_option
 def demo(keep: bool, as_json: bool) -> None:

@@ -14,8 +14,11 @@ from tests.conftest import DATA, git, tree_digest
 def test_help_lists_commands_with_descriptions(run, tmp_path):
     res = run(tmp_path, "--help")
     assert res.code == 0
-    for name in ("init", "lint", "patterns", "episode", "demo"):
-        assert f"  {name} " in res.out
+    commands = res.out.split("Commands:")[1].split("Exit codes")[0]
+    for name in ("init", "lint", "patterns", "episode", "check", "check-msg", "install-hook", "wrap",
+                 "candidates", "log", "audit", "show-archived", "ascend", "demo"):
+        line = next(ln for ln in commands.splitlines() if ln.strip().split(" ")[0] == name)
+        assert len(line.split(None, 1)[1]) > 10 and not line.endswith("...")  # a whole one-line description
     assert "Exit codes" in res.out
 
 
