@@ -273,8 +273,13 @@ class Ascend:
 
     # -------------------------------------------------------------- answers
     def answer(self, state: State, action: str, value: str | None = None) -> Response:
-        state.history.append({"answer": action, "value": value,
-                              "unit": state.presented[-1]["label"] if state.presented else None})
+        """Apply one answer; the state's history records it only once it was accepted."""
+        entry = {"answer": action, "value": value, "unit": state.presented[-1]["label"] if state.presented else None}
+        response = self._answer(state, action, value)
+        state.history.append(entry)
+        return response
+
+    def _answer(self, state: State, action: str, value: str | None) -> Response:
         if action == "recognize":
             if not state.presented or state.status not in ("gate", "inline"):
                 raise FlowgitError("there is no candidate to recognise in this state",

@@ -20,7 +20,7 @@ from flowgit.changes import ADDED, GRADUATED, INCREMENTED, RENAMED, PatternEvent
 from flowgit.checks.registry import override_reason
 from flowgit.config import Config
 from flowgit.continuity.document import Document, is_structural
-from flowgit.continuity.patterns import iter_patterns, pattern_map
+from flowgit.continuity.patterns import iter_patterns, parse_pattern, pattern_map
 from flowgit.continuity.sections import DEVELOPING, PROVEN, STATE
 from flowgit.dates import parse_date, today as utc_today
 from flowgit.episodes import Episode, EpisodeStore, lookup, make_episode, parse_store
@@ -155,9 +155,8 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode]) -> Outcome:
 
 def _revert(doc: Document, line: int, old) -> Document:
     """Put a refused pattern back as HEAD had it (or at 1x if it is new)."""
-    current = pattern_map(Document.parse("".join(doc.lines[line:line + 1]))) or {}
-    p = next(iter(current.values())).pattern if current else None
     if old is None:
+        p = parse_pattern(doc.lines[line])
         restored, section = p.changed(level=1, evidence=(), category="", date=""), DEVELOPING
     else:
         restored, section = old.pattern, old.section
@@ -223,7 +222,6 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     appended, _ = parse_store(inputs.appended_raw)
     session_eps = list({**appended, **{e.id: e for e in recorded}}.values())
     episodes = {**stored, **{e.id: e for e in recorded}}
-    all_for_staleness = episodes
 
     checkpoint("2-candidates")
     candidates = find_candidates(inputs.doc, session_eps, episodes, cfg.thresholds, inputs.day, inputs.blamed)
@@ -240,7 +238,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
         raise PromotionsRefused("--strict: " + "; ".join(r.sentence() for r in outcome.refused),
                                 fix="record the missing episodes, or drop the promotion from the plan")
 
-    stale = find_stale(outcome.doc, all_for_staleness, inputs.blamed, inputs.day, cfg.thresholds) if cleanup else []
+    stale = find_stale(outcome.doc, episodes, inputs.blamed, inputs.day, cfg.thresholds) if cleanup else []
     final = archive(outcome.doc, stale)
 
     events = diff_patterns(inputs.head_doc, final)

@@ -347,3 +347,16 @@ def test_candidates_find_near_duplicates(run, wrap_repo):
     data = json.loads(run(wrap_repo, "candidates", "--date", "2026-11-26", "--json").out)
     pairs = [set(x["patterns"]) for x in data["near_duplicates"]]
     assert {"cache_first", "balance_cache"} in pairs
+
+
+def test_working_tree_mode_puts_a_refused_new_pattern_at_1x(run, wrap_repo):
+    text = base_text().replace("## Proven Knowledge",
+                               f"!! pool_sizing: size pools from measured load | 2x (PERF) [evidence: {UNRELATED.id}]\n"
+                               "\n## Proven Knowledge")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert [r["name"] for r in data["refused"]] == ["pool_sizing"]
+    after = (wrap_repo / "CONTINUITY.md").read_text()
+    assert "! pool_sizing: size pools from measured load | 1x\n" in after
