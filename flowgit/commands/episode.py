@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from datetime import datetime, timezone
 from typing import TextIO
@@ -14,11 +13,15 @@ from flowgit.errors import FlowgitError
 
 
 def default_session() -> str:
-    return os.environ.get("FLOWGIT_SESSION", "")
+    from flowgit.session import resolve_session
+
+    return resolve_session()
 
 
 def default_agent() -> str:
-    return os.environ.get("FLOWGIT_AGENT", "")
+    from flowgit.session import resolve_agent
+
+    return resolve_agent()
 
 
 def episodes_from_stdin(stream: TextIO) -> list[Episode]:
