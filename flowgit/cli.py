@@ -298,16 +298,19 @@ def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until
          cmd.render_timeline)
 
 
-@cli.command(short_help="Re-check every graduation as of its commit.")
+@cli.command(short_help="Every gate rule on every commit of the history (or a range).")
+@click.option("--range", "range_text", metavar="A..B", help="Only the commits B has that A does not (CI, pre-push).")
+@click.option("--since-ref", metavar="REF", help="Only the commits HEAD has that REF does not (REF..HEAD).")
+@click.option("--not", "exclude", metavar="REV", multiple=True, help="Also leave out what REV reaches (repeatable).")
 @json_option
 @click.pass_context
-def audit(ctx: click.Context, as_json: bool) -> None:
-    """Re-derive every graduation from history and check its evidence as of its commit."""
+def audit(ctx: click.Context, range_text: str | None, since_ref: str | None, exclude: tuple[str, ...],
+          as_json: bool) -> None:
+    """Judge every commit of the continuity file and store against each parent with every gate rule."""
     from flowgit.commands import history as cmd
-    from flowgit.history.audit import run_audit
     from flowgit.output import emit
 
-    report = run_audit(_cfg(ctx))
+    report = cmd.audit(_cfg(ctx), range_text, since_ref, exclude, ctx.find_root().obj or {})
     emit(report, as_json, cmd.render_audit)
     if report.findings:
         ctx.exit(EXIT_FINDINGS)

@@ -115,11 +115,24 @@ def _shallow_note(shallow: bool, oldest: str | None) -> str:
     return (f"; shallow clone: history visible back to {oldest[:12]} only" if shallow and oldest else "")
 
 
+def audit(cfg: Config, range_text: str | None, since_ref: str | None, exclude: tuple[str, ...],
+          options: dict) -> AuditReport:
+    """Run the audit; ``--file``/``--store`` given on the command line apply to every commit's configuration."""
+    from flowgit.history.audit import RangeSpec, run_audit
+
+    overrides = {k: v for k, v in (("continuity", options.get("continuity")), ("store", options.get("store"))) if v}
+    return run_audit(cfg, RangeSpec.parse(range_text, since_ref, exclude), overrides)
+
+
 def render_audit(report: AuditReport) -> str:
     lines = [f.format() for f in report.findings]
     verdict = "clean" if not report.findings else f"{len(report.findings)} finding(s)"
-    lines.append(f"flowgit audit: {report.graduations} promotion(s) in {report.commits} commit(s) re-derived "
-                 f"and checked — {verdict}" + _shallow_note(report.shallow, report.oldest_visible))
+    scope = f" in {report.range}" if report.range else ""
+    lines.append(f"flowgit audit: {report.judged} commit(s) judged with every gate rule{scope} "
+                 f"({report.commits} read) — {verdict}" + _shallow_note(report.shallow, report.oldest_visible))
+    if report.unjudged:
+        lines.append(f"  not judged: {len(report.unjudged)} commit(s) whose parent is beyond the shallow boundary "
+                     f"({', '.join(c[:12] for c in report.unjudged[:3])}); fetch more history to judge them")
     return "\n".join(lines)
 
 

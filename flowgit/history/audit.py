@@ -1,24 +1,41 @@
-"""``flowgit audit``: re-derive every graduation from the file's own history and check it as of its commit.
+"""``flowgit audit``: every gate rule, re-run on every commit of the continuity file and store.
 
-Trailers are read, never trusted: each promotion is found by diffing the file's
-versions, and its evidence is checked against the episodic store *as that
-commit had it* — so a commit made with ``--no-verify`` is caught, and so is
-evidence that was only recorded after the fact.
+The pre-commit hook is local and optional (``--no-verify``, rebase, revert,
+amend, a clone without hooks). The audit is where the verdict is enforced:
+each commit that changed the continuity file or the store is judged against
+each of its parents by :func:`flowgit.checks.judge.judge_change` — the same
+engine the hook and the wrap call — under the configuration committed at the
+parent, so a commit cannot weaken the rules that judge it. A merge is reported
+only for what it introduced itself (a finding it shows against every parent).
+
+Trailers are read, never trusted: a wrap commit whose trailers disagree with
+its change is reported (A201), an override is reported (A301), and a commit
+that softens flowgit's own configuration without an override is reported
+(A401). A commit whose parent lies beyond a shallow clone's boundary cannot be
+judged and is listed as such, never reported as a finding.
+
+Speed: blobs are read once (the newer version of one commit is the older one
+of the next), commits whose continuity and store blob ids equal a parent's are
+not judged at all, and configurations are parsed once per distinct blob.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Mapping
 
-from flowgit.changes import ADDED, GRADUATED, INCREMENTED
+from flowgit.changes import diff_pattern_maps
+from flowgit.checks.finding import Finding
 from flowgit.config import Config
-from flowgit.continuity.sections import PROVEN
-from flowgit.episodes import Episode, locate, lookup
-from flowgit.git import blob_oid
-from flowgit.evidence import assess
-from flowgit.history.walk import CommitInfo, History, HistoryEvent, open_repo, read_history
+from flowgit.continuity.patterns import PatternAt
+from flowgit.errors import FlowgitError
+from flowgit.history.config_at import ConfigAt, ConfigReader, weakenings
+from flowgit.history.walk import open_repo
 from flowgit.output import Progress
-from flowgit.trailers import mismatches, values
+from flowgit.trailers import mismatches, parse_trailers, values
 
 
 @dataclass(frozen=True)
@@ -28,143 +45,271 @@ class AuditFinding:
     date: str
     pattern: str
     message: str
+    rule: str = ""
+    path: str = ""
+    line: int | None = None
+    fix: str = ""
 
     def to_dict(self) -> dict:
         return {"code": self.code, "commit": self.commit, "date": self.date, "pattern": self.pattern,
-                "message": self.message}
+                "rule": self.rule, "path": self.path, "line": self.line, "message": self.message, "fix": self.fix}
 
     def format(self) -> str:
+        where = f" {self.path}:{self.line}" if self.path and self.line else (f" {self.path}" if self.path else "")
+        rule = f" [{self.rule}]" if self.rule else ""
         who = f" `{self.pattern}`" if self.pattern else ""
-        return f"{self.commit[:12]} {self.date} {self.code}{who}: {self.message}"
+        return f"{self.commit[:12]} {self.date} {self.code}{rule}{where}{who}: {self.message}"
 
 
 @dataclass
 class AuditReport:
     findings: list[AuditFinding]
-    commits: int
-    graduations: int
+    commits: int  # commits read
+    judged: int  # commits the rules ran on
     shallow: bool
     oldest_visible: str | None
+    unjudged: list[str] = field(default_factory=list)  # commits whose parent is beyond a shallow boundary
+    range: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
 
     def to_dict(self) -> dict:
-        return {"ok": not self.findings, "commits_read": self.commits, "graduations_checked": self.graduations,
-                "shallow": self.shallow, "oldest_visible": self.oldest_visible,
+        return {"ok": self.ok, "range": self.range, "commits_read": self.commits, "commits_judged": self.judged,
+                "shallow": self.shallow, "oldest_visible": self.oldest_visible, "unjudged": self.unjudged,
                 "findings": [f.to_dict() for f in self.findings]}
 
 
-def is_promotion(item: HistoryEvent) -> bool:
-    e = item.event
-    return e.kind in (GRADUATED, INCREMENTED) or (e.kind == ADDED and (e.level >= 2 or e.section == PROVEN))
+@dataclass(frozen=True)
+class RangeSpec:
+    """Which commits to audit: those reachable from ``include`` and not from ``exclude``."""
+
+    include: tuple[str, ...] = ("HEAD",)
+    exclude: tuple[str, ...] = ()
+    label: str | None = None
+
+    @classmethod
+    def parse(cls, range_text: str | None = None, since_ref: str | None = None,
+              exclude: tuple[str, ...] = ()) -> "RangeSpec":
+        if range_text and since_ref:
+            raise FlowgitError("give --range or --since-ref, not both", fix="--range A..B, or --since-ref REF")
+        if since_ref:
+            return cls(("HEAD",), (since_ref, *exclude), f"{since_ref}..HEAD")
+        if not range_text:
+            return cls(("HEAD",), tuple(exclude), None)
+        if "..." in range_text:
+            raise FlowgitError(f"--range {range_text!r}: a symmetric difference is not an audit range",
+                               fix="use A..B (the commits B has that A does not)")
+        if ".." in range_text:
+            base, _, tip = range_text.partition("..")
+            return cls((tip or "HEAD",), ((base,) if base else ()) + tuple(exclude), range_text)
+        return cls((range_text,), tuple(exclude), range_text)
 
 
-class StoreAt:
-    """The episodic store as each commit had it, without reading every version.
+@dataclass(frozen=True)
+class Version:
+    """What a commit holds of flowgit's: its configuration and the two blobs the rules judge."""
 
-    HEAD's store is read once and the cited ids located in it. A version at
-    commit C that is an exact prefix of HEAD's store (checked by hashing that
-    prefix against C's blob id, once per version) held exactly the episodes
-    whose lines end within its size. Any other version (a store rewritten
-    somewhere in history) is read and searched in full.
-    """
+    config: ConfigAt
+    continuity_path: str
+    continuity: object | None  # blob Oid
+    store_path: str
+    store: object | None
 
-    def __init__(self, repo, rel: str, cited: set[str]) -> None:
-        self.repo, self.rel, self.cited = repo, rel, cited
-        self._prefix: dict[str, bool] = {}
-        self._head: bytes | None = None
-        self._head_index: dict[str, tuple[Episode, int]] | None = None
+    @property
+    def blobs(self) -> tuple:
+        return (self.continuity, self.store)
 
-    def head(self) -> bytes:
-        if self._head is None:
-            self._head = b""
-            if not self.repo.head_is_unborn:
-                entry = _entry(self.repo.head.peel().tree, self.rel)
-                self._head = self.repo[entry.id].data if entry is not None else b""
-        return self._head
 
-    def head_index(self) -> dict[str, tuple[Episode, int]]:
-        if self._head_index is None:
-            self._head_index = locate(self.head(), self.cited)
-        return self._head_index
+class Auditor:
+    """Judges commits one by one, reading every blob and configuration at most once."""
 
-    def episodes_at(self, sha: str, ids) -> dict[str, Episode]:
-        entry = _entry(self.repo[sha].tree, self.rel)
-        if entry is None:
+    def __init__(self, cfg: Config, repo, overrides: dict | None = None) -> None:
+        self.cfg, self.repo = cfg, repo
+        self.configs = ConfigReader(cfg.root, repo, overrides)
+        self._blobs: OrderedDict = OrderedDict()
+        self._versions: dict[str, Version] = {}
+        self._maps: OrderedDict = OrderedDict()
+        self.shallow_commits = _shallow_set(repo)
+
+    # ----------------------------------------------------------- reading
+    def version(self, commit) -> Version:
+        sha = str(commit.id)
+        found = self._versions.get(sha)
+        if found is None:
+            tree = commit.tree
+            conf = self.configs.at(tree)
+            cont, store = conf.cfg.continuity_rel, conf.cfg.store_rel
+            found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store))
+            self._versions[sha] = found
+        return found
+
+    def data(self, oid) -> bytes | None:
+        if oid is None:
+            return None
+        if oid in self._blobs:
+            self._blobs.move_to_end(oid)
+            return self._blobs[oid]
+        data = self.repo[oid].data
+        self._blobs[oid] = data
+        if len(self._blobs) > 8:
+            self._blobs.popitem(last=False)
+        return data
+
+    def side(self, commit, version: Version):
+        from flowgit.checks.judge import Side
+
+        author = commit.author
+        return Side(continuity=self.data(version.continuity), store=self.data(version.store),
+                    continuity_path=version.continuity_path, store_path=version.store_path, commit=str(commit.id),
+                    author=f"{author.name} <{author.email}>" if author else None,
+                    when=datetime.fromtimestamp(commit.commit_time, tz=timezone.utc))
+
+    def patterns(self, version: Version) -> Mapping[str, PatternAt]:
+        from flowgit.continuity.scan import scan_patterns
+        from flowgit.continuity.sections import alias_table
+
+        oid = version.continuity
+        if oid is None:
             return {}
-        oid = str(entry.id)
-        _, size = self.repo.odb.read_header(entry.id)
-        if oid not in self._prefix:
-            head = self.head()
-            self._prefix[oid] = size <= len(head) and blob_oid(memoryview(head)[:size], len(oid)) == oid
-        if self._prefix[oid]:
-            index = self.head_index()
-            return {i: index[i][0] for i in ids if i in index and index[i][1] <= size}
-        return lookup(self.repo[entry.id].data, ids)
+        if oid not in self._maps:
+            text = self.data(oid).decode("utf-8", "replace")
+            self._maps[oid] = scan_patterns(text, table=alias_table(version.config.cfg.aliases))
+            if len(self._maps) > 8:
+                self._maps.popitem(last=False)
+        return self._maps[oid]
+
+    # ----------------------------------------------------------- judging
+    def audit_commit(self, commit) -> tuple[bool, list[AuditFinding]] | None:
+        """(judged?, findings) for one commit; None when it lies on a shallow boundary."""
+        sha = str(commit.id)
+        parents = self._parents(commit)
+        if parents is None:
+            return None
+        version = self.version(commit)
+        date = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc).strftime("%Y-%m-%d")
+        trailers = parse_trailers(commit.message)
+        override = "; ".join(values(trailers, "Flow-Override")) or None
+        out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}")
+               for r in values(trailers, "Flow-Override")]
+        before = [self.version(p) for p in parents]
+        if not override:
+            for p in before[:1]:
+                for sentence in weakenings(p.config.cfg, version.config.cfg):
+                    out.append(AuditFinding("A401", sha, date, "", f"the flowgit configuration was weakened "
+                                            f"without an override: {sentence}", path=_config_path(version),
+                                            fix="revert it, or make the change with FLOWGIT_OVERRIDE=\"why\""))
+        if version.config.problem and (not before or before[0].config.key != version.config.key):
+            out.append(AuditFinding("A402", sha, date, "", f"the committed flowgit configuration is invalid "
+                                    f"({version.config.problem}); the defaults judged this commit"))
+        unchanged = any(p.blobs == version.blobs for p in before)
+        untouched = version.blobs == (None, None) and all(p.blobs == (None, None) for p in before)
+        if unchanged or untouched:
+            return False, out
+        out.extend(self._judge(commit, version, parents, before, override, sha, date))
+        if values(trailers, "Flow-Session"):
+            events = diff_pattern_maps(self.patterns(before[0]) if before else {}, self.patterns(version))
+            out.extend(AuditFinding("A201", sha, date, "", problem) for problem in mismatches(trailers, events))
+        return True, out
+
+    def _judge(self, commit, version: Version, parents, before: list[Version], override: str | None, sha: str,
+               date: str) -> list[AuditFinding]:
+        from flowgit.checks.judge import judge_change
+
+        new = self.side(commit, version)
+        per_parent: list[list[Finding]] = []
+        for parent, was in zip(parents, before):
+            old = self.side(parent, was) if was.blobs != (None, None) else None
+            found = judge_change(was.config.cfg, old, new, message=commit.message, override=override)
+            per_parent.append([f for f in found if f.is_error])
+        if not per_parent:  # a root commit: judged as a first commit, under its own configuration
+            found = judge_change(version.config.cfg, None, new, message=commit.message, override=override)
+            per_parent.append([f for f in found if f.is_error])
+        kept = per_parent[0]
+        for other in per_parent[1:]:  # a merge answers only for what it shows against every parent
+            keys = {(f.code, f.message) for f in other}
+            kept = [f for f in kept if (f.code, f.message) in keys]
+        return [AuditFinding(f.code, sha, date, "", f.message, rule=f.rule, path=f.path, line=f.line, fix=f.fix)
+                for f in kept]
+
+    def _parents(self, commit) -> list | None:
+        if str(commit.id) in self.shallow_commits:
+            return None
+        parents = []
+        for pid in commit.parent_ids:
+            try:
+                parents.append(self.repo[pid])
+            except KeyError:
+                return None  # the parent is not here (a shallow or partial clone)
+        return parents
 
 
-def _entry(tree, path: str):
+def _oid(tree, path: str):
     try:
-        return tree[path]
+        entry = tree[path]
     except KeyError:
         return None
+    return entry.id if entry.type_str == "blob" else None
 
 
-def audit_history(cfg: Config, history: History) -> AuditReport:
+def _config_path(version: Version) -> str:
+    return ".flowgit.toml" if version.config.key[0] else "pyproject.toml"
+
+
+def _shallow_set(repo) -> set[str]:
+    """Commits at a shallow clone's boundary (git lists them in $GIT_DIR/shallow)."""
+    if not repo.is_shallow:
+        return set()
+    path = Path(repo.path) / "shallow"
+    try:
+        return {line.strip() for line in path.read_text().splitlines() if line.strip()}
+    except OSError:
+        return set()
+
+
+def select_commits(repo, spec: RangeSpec) -> list:
+    """The commits of ``spec``, oldest first (parents before children)."""
+    import pygit2
+
+    if repo.head_is_unborn and spec.include == ("HEAD",):
+        return []
+    walker = repo.walk(None, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
+    for rev in spec.include:
+        walker.push(_resolve(repo, rev))
+    for rev in spec.exclude:
+        walker.hide(_resolve(repo, rev))
+    return list(walker)
+
+
+def _resolve(repo, rev: str):
+    import pygit2
+
+    try:
+        return repo.revparse_single(rev).peel(pygit2.Commit).id
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        raise FlowgitError(f"unknown revision {rev!r}", fix="name a commit, branch or tag this repository has "
+                                                           "(in CI, fetch enough history first)") from None
+
+
+def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None = None) -> AuditReport:
+    """Judge every commit of ``spec`` (default: all of HEAD's history) with every gate rule."""
+    spec = spec or RangeSpec()
     repo = open_repo(cfg.root)
-    promotions = [item for item in history.events if is_promotion(item)]
-    store = StoreAt(repo, cfg.store_rel, {i for item in promotions for i in item.event.evidence})
+    commits = select_commits(repo, spec)
+    auditor = Auditor(cfg, repo, overrides)
     findings: list[AuditFinding] = []
-    progress = Progress("auditing graduations", len(promotions))
-    by_commit: dict[str, list[HistoryEvent]] = {}
-    for item in history.events:
-        by_commit.setdefault(item.commit.sha, []).append(item)
-    for item in promotions:
+    unjudged: list[str] = []
+    judged = 0
+    progress = Progress("auditing commits", len(commits))
+    for commit in commits:
         progress.step()
-        findings.extend(_check_promotion(cfg, item, store))
+        result = auditor.audit_commit(commit)
+        if result is None:
+            unjudged.append(str(commit.id))
+            continue
+        judged += result[0]
+        findings.extend(result[1])
     progress.done()
-    for commit in history.commits:
-        findings.extend(_check_commit(commit, [i.event for i in by_commit.get(commit.sha, [])]))
-    order = {c.sha: i for i, c in enumerate(history.commits)}
-    findings.sort(key=lambda f: (order.get(f.commit, 0), f.code))
-    return AuditReport(findings, len(history.commits), len(promotions), history.shallow, history.oldest_visible)
-
-
-def _check_promotion(cfg: Config, item: HistoryEvent, store: StoreAt) -> list[AuditFinding]:
-    e, c = item.event, item.commit
-    where = "Proven" if e.section == PROVEN else f"{e.level}x"
-
-    def finding(code: str, message: str) -> AuditFinding:
-        return AuditFinding(code, c.sha, c.date, e.name, message)
-
-    if not e.evidence:
-        return [finding("A101", f"{e.kind} to {where} without [evidence: …] (committed past the gate?)")]
-    at_commit: dict[str, Episode] = store.episodes_at(c.sha, e.evidence)
-    verdict = assess(e.name, e.text, e.level, e.evidence, at_commit, cfg.thresholds, in_proven=e.section == PROVEN)
-    out = []
-    if verdict.unknown:
-        later = {i for i in verdict.unknown if i in store.head_index()}
-        added_later = [i for i in verdict.unknown if i in later]
-        never = [i for i in verdict.unknown if i not in later]
-        if added_later:
-            out.append(finding("A103", f"cites {', '.join(added_later)}, recorded only after this {e.kind}"))
-        if never:
-            out.append(finding("A102", f"cites {', '.join(never)}, which never existed in the store"))
-    if verdict.unrelated:
-        out.append(finding("A105", f"cites {', '.join(verdict.unrelated)}, not about the pattern"))
-    if not verdict.unknown and not verdict.enough:
-        out.append(finding("A104", f"the evidence did not hold at {where}: {verdict.problems()[-1]}"))
-    return out
-
-
-def _check_commit(commit: CommitInfo, events) -> list[AuditFinding]:
-    out = []
-    trailers = commit.trailers
-    for reason in values(trailers, "Flow-Override"):
-        out.append(AuditFinding("A301", commit.sha, commit.date, "", f"the gate was overridden: {reason}"))
-    if values(trailers, "Flow-Session"):
-        for problem in mismatches(trailers, events):
-            out.append(AuditFinding("A201", commit.sha, commit.date, "", problem))
-    return out
-
-
-def run_audit(cfg: Config) -> AuditReport:
-    return audit_history(cfg, read_history(cfg))
+    oldest = str(commits[0].id) if commits else None
+    return AuditReport(findings, len(commits), judged, bool(repo.is_shallow), oldest, unjudged, spec.label)
