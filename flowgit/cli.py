@@ -19,7 +19,8 @@ from flowgit import __version__
 from flowgit.errors import EXIT_FINDINGS, EXIT_USAGE, FlowgitError
 
 EXIT_CODES = """Exit codes: 0 ok; 1 findings (lint/gate errors, audit findings, refused
-promotions with --strict); 2 bad input or usage; 130 interrupted."""
+promotions with --strict, a wrap the gate refuses); 2 bad input or usage; 3 wrap: nothing
+committed because every requested change was refused or ignored; 130 interrupted."""
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output for agents.")
 
@@ -265,6 +266,8 @@ def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: st
         click.echo(f"flowgit: {exc.render()}", err=True)
         ctx.exit(EXIT_FINDINGS)
     emit(result, as_json, cmd.render_wrap)
+    if result.exit_code:
+        ctx.exit(result.exit_code)
 
 
 @cli.command(short_help="Step 2 alone: what the session's episodes suggest.")

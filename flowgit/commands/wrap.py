@@ -24,16 +24,29 @@ def render_wrap(result: WrapResult) -> str:
     out: list[str] = []
     if result.recovered:
         out.append(f"note: {result.recovered}")
-    if result.nothing_to_do:
-        out.append("nothing to wrap: the continuity file and the store are as HEAD has them")
-        return "\n".join(out)
+    out += _attention(result)
     for refusal in result.refused:
         out.append(f"refused: {refusal.sentence()}")
+    for ignored in result.ignored:
+        out.append(f"ignored: {ignored}")
     for note in result.notes:
         out.append(f"note: {note}")
+    for warning in result.warnings:
+        out.append(f"warning: {warning}")
+    if result.nothing_to_do:
+        out.append("nothing to wrap: the continuity file and the store are as HEAD has them")
+        if result.refused or result.ignored:
+            out.append("nothing was committed: every requested change was refused or ignored (exit 3)")
+        return "\n".join(out)
+    out += [f.format() for f in result.gate]
+    if result.gate_refused:
+        errors = sum(f.is_error for f in result.gate)
+        out.append(f"flowgit wrap: the gate refuses this change ({errors} error(s)); nothing was written")
     if result.dry_run:
         out += ["--- dry run: nothing was written ---", result.diff.rstrip("\n"), "", "--- commit message ---",
                 result.message.rstrip("\n")]
+        return "\n".join(out)
+    if result.gate_refused:
         return "\n".join(out)
     s = result.summary
     out.append(f"committed {result.committed[:12]}: {result.message.splitlines()[0]}")
@@ -44,9 +57,23 @@ def render_wrap(result: WrapResult) -> str:
         names = s["patterns"].get(kind)
         if names:
             out.append(f"  patterns {kind}: {', '.join(names)}")
-    out.append(f"  episodes recorded: {len(result.new_episodes)}")
+    out.append(f"  episodes recorded: {len(result.episode_ids)} ({result.session_episodes} from this session)")
     out.append(f"  file: ~{s['lines']} lines, ~{s['approx_tokens']:,} tokens")
     return "\n".join(out)
+
+
+def _attention(result: WrapResult) -> list[str]:
+    """Step 5, said prominently: a tension or outcome of this session touches a Proven pattern."""
+    if not result.attention:
+        return []
+    bar = "!" * 72
+    lines = [bar]
+    for a in result.attention:
+        lines.append(f"ATTENTION: Proven `{a['name']}` (line {a['line']}) is touched by tension/outcome "
+                     f"episode(s) {', '.join(a['episodes'])} of this session.")
+    lines += ["Re-examine its evidence chain (Step 5): demote it with the contradicting episode if the chain",
+              "does not survive; `--strict` stops the wrap until you have.", bar]
+    return lines
 
 
 def run_candidates(cfg: Config, session: str | None, day: str | None) -> Candidates:
@@ -89,4 +116,5 @@ def render_candidates(c: Candidates) -> str:
     block("demotion candidates", [f"{x['name']}: {x['why']} ({', '.join(x['episodes'])})" for x in c.demotion])
     block("stale (archived by the next wrap)", [f"{s.name} in {s.section}: last seen {s.last_seen} "
                                                 f"({s.days} days)" for s in c.stale])
+    block("overdue action items", [f"line {x['line']}: {x['item']} — {x['why']}" for x in c.overdue])
     return "\n".join(out)

@@ -17,6 +17,7 @@ from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STA
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
 from flowgit.evidence import assess
+from flowgit.wrap.judgement import demoted_on, derivation_note, independent_contradiction, post_demotion
 from flowgit.wrap.plan import PatternOp, Plan
 
 
@@ -41,6 +42,7 @@ class Outcome:
     doc: Document
     refused: list[Refusal] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # operations that changed nothing, and why
 
 
 def resolve_evidence(op: PatternOp, plan_ids: list[str], source: str) -> tuple[str, ...]:
@@ -149,17 +151,19 @@ class Editor:
         self.doc = self.doc.move_line(at.line, section, pattern.changed(indent="", bullet="").render())
 
     def _validate(self, op: PatternOp, p: Pattern, level: int, evidence: tuple[str, ...], proven: bool) -> bool:
+        problems = post_demotion(p, evidence, self.episodes)
         verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven)
-        if verdict.ok:
+        problems += verdict.problems()
+        if not problems:
             return True
-        self.outcome.refused.append(Refusal(p.name, op.op, p.level, tuple(verdict.problems())))
+        self.outcome.refused.append(Refusal(p.name, op.op, p.level, tuple(problems)))
         return False
 
     def op_add(self, op: PatternOp) -> None:
         at = self._at(op, required=False)
         if at is not None:
-            if at.pattern.text != op.text:
-                self.outcome.notes.append(f"`{op.name}` already exists; `add` left it as it is")
+            self.outcome.ignored.append(f"add `{op.name}`: the pattern already exists ({at.pattern.level}x in "
+                                        f"{at.section}); left as it is")
             return
         line = Pattern(name=op.name, text=op.text, level=1, category=op.category).render()
         self.doc = self.doc.insert_item(DEVELOPING, line)
@@ -169,7 +173,9 @@ class Editor:
         p = at.pattern
         evidence = tuple(dict.fromkeys(p.evidence + resolve_evidence(op, self.plan_ids, self.plan.source)))
         if at.section == PROVEN or (p.level >= 2 and set(evidence) == set(p.evidence)):
-            return  # already there: idempotent
+            where = "Proven" if at.section == PROVEN else f"{p.level}x with that evidence"
+            self.outcome.ignored.append(f"increment `{op.name}`: already {where}")
+            return
         if not self._validate(op, p, 2, evidence, proven=False):
             return
         self._replace(at, p.changed(level=2, evidence=evidence, category=op.category or p.category or "GENERAL"))
@@ -178,7 +184,8 @@ class Editor:
         at = self._at(op)
         p = at.pattern
         if at.section == PROVEN:
-            return  # already graduated
+            self.outcome.ignored.append(f"graduate `{op.name}`: already Proven")
+            return
         evidence = tuple(dict.fromkeys(p.evidence + resolve_evidence(op, self.plan_ids, self.plan.source)))
         if p.level < 2:
             self.outcome.refused.append(Refusal(p.name, "graduate", p.level,
@@ -195,16 +202,30 @@ class Editor:
         at = self._at(op)
         p = at.pattern
         if at.section != PROVEN:
-            return  # already demoted
+            self.outcome.ignored.append(f"demote `{op.name}`: it is not Proven ({p.level}x in {at.section})")
+            return
         against = resolve_evidence(op, self.plan_ids, self.plan.source)
+        problems = independent_contradiction(p, against, self.episodes, self.thresholds)
+        if problems:
+            self.outcome.refused.append(Refusal(p.name, "demote", p.level, tuple(problems)))
+            return
         note = f"demoted {self.date}: {op.reason}" + (f" ({', '.join(against)})" if against else "")
         demoted = p.changed(level=2, date="", notes=p.notes + (note,))
         self._move(at, demoted, DEVELOPING)
-        dependants = [a.pattern.name for a in pattern_map(self.doc).values()
-                      if any(link.lstrip("<-> ").strip() == op.name for link in a.pattern.links)]
-        if dependants:
-            self.outcome.notes.append(f"`{op.name}` was demoted; these patterns derive from it and need "
-                                      f"re-checking: {', '.join(dependants)}")
+        self._annotate_dependants(op.name)
+
+    def _annotate_dependants(self, name: str) -> None:
+        """Step 5: patterns deriving from a demoted one carry a note saying so, in the file itself."""
+        note = derivation_note(name, self.date)
+        touched = []
+        for a in list(pattern_map(self.doc).values()):
+            p = a.pattern
+            if any(link.lstrip("<-> ").strip() == name for link in p.links) and note not in p.notes:
+                self._replace(a, p.changed(notes=p.notes + (note,)))
+                touched.append(p.name)
+        if touched:
+            self.outcome.notes.append(f"`{name}` was demoted; annotated the patterns that derive from it for "
+                                      f"re-checking: {', '.join(touched)}")
 
     def op_archive(self, op: PatternOp) -> None:
         at = self._at(op, required=not self.archived_before(op.name))

@@ -2,7 +2,10 @@
 
 For the agent before it writes a plan: 1x patterns that fired again, 2x
 patterns ready to graduate (or what they still lack), near-duplicates,
-Proven patterns a tension or outcome episode may contradict, and stale patterns.
+Proven patterns a tension or outcome episode about them may contradict, stale
+patterns (never one that fired this session) and overdue Action Items. A
+pattern demoted earlier is proposed again only on evidence recorded after its
+demotion.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from flowgit.continuity.sections import DEVELOPING, PROVEN
 from flowgit.episodes import Episode
 from flowgit.evidence import assess
 from flowgit.wrap.cleanup import Stale, find_stale
+from flowgit.wrap.judgement import about, after_demotion, demoted_on, fired, overdue_actions
 from flowgit.words import content_words, jaccard, overlap
 
 FIRED_MIN_SHARED = 2
@@ -34,12 +38,13 @@ class Candidates:
     near_duplicates: list[dict] = field(default_factory=list)
     demotion: list[dict] = field(default_factory=list)
     stale: list[Stale] = field(default_factory=list)
+    overdue: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"session_episodes": [e.id for e in self.session_episodes], "fired_again": self.fired_again,
                 "ready_to_graduate": self.ready_to_graduate, "not_yet": self.not_yet,
                 "near_duplicates": self.near_duplicates, "demotion": self.demotion,
-                "stale": [s.to_dict() for s in self.stale]}
+                "stale": [s.to_dict() for s in self.stale], "overdue_actions": self.overdue}
 
 
 def _related(at: PatternAt, episodes: list[Episode], minimum: int) -> list[tuple[Episode, list[str]]]:
@@ -59,6 +64,9 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
     for at in patterns:
         p = at.pattern
         related = _related(at, session_episodes, FIRED_MIN_SHARED)
+        if demoted_on(p) is not None:  # only evidence recorded after the demotion may bring it back
+            keep = set(after_demotion(p, [e.id for e, _ in related], store))
+            related = [(e, w) for e, w in related if e.id in keep]
         if at.section == DEVELOPING and related:
             fresh = [e.id for e, _ in related if e.id not in p.evidence]
             if fresh and p.level == 1:
@@ -69,18 +77,24 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
             verdict = assess(p.name, p.text, 3, evidence, store, thresholds, in_proven=True)
             entry = {"name": p.name, "line": at.lineno, "evidence": list(evidence),
                      "independent": verdict.independent, "sources": verdict.sources}
-            if verdict.ok:
+            since = demoted_on(p)
+            if since is not None and not after_demotion(p, evidence, store):
+                found.not_yet.append({**entry, "lacks": [f"demoted on {since.isoformat()}: needs evidence "
+                                                         f"recorded after the demotion"]})
+            elif verdict.ok:
                 found.ready_to_graduate.append(entry)
             else:
                 found.not_yet.append({**entry, "lacks": verdict.problems()})
         if at.section == PROVEN:
-            against = [e for e, _ in _related(at, session_episodes, 1) if e.type in ("tension", "outcome")]
+            against = [e for e in session_episodes if e.type in ("tension", "outcome") and about(p, e)
+                       and e.id not in p.evidence]
             if against:
                 found.demotion.append({"name": p.name, "line": at.lineno, "episodes": [e.id for e in against],
                                        "why": "a tension or outcome episode this session touches it: "
                                               "re-examine its evidence chain"})
     found.near_duplicates = _near_duplicates(patterns)
-    found.stale = find_stale(doc, store, blamed, today, thresholds)
+    found.stale = find_stale(doc, store, blamed, today, thresholds, keep=fired(doc, session_episodes))
+    found.overdue = overdue_actions(doc, today)
     return found
 
 

@@ -74,12 +74,13 @@ def last_seen(at: PatternAt, episodes: Mapping[str, Episode], blamed: Mapping[st
 
 
 def find_stale(doc: Document, episodes: Mapping[str, Episode], blamed: Mapping[str, date], today: date,
-               thresholds: Thresholds) -> list[Stale]:
+               thresholds: Thresholds, keep: set[str] | frozenset[str] = frozenset()) -> list[Stale]:
+    """Patterns past their staleness window; never one named in ``keep`` (it fired this session)."""
     limits = {DEVELOPING: thresholds.stale_developing_days, PROVEN: thresholds.stale_proven_days}
     out = []
     for at in iter_patterns(doc):
         limit = limits.get(at.section)
-        if limit is None:
+        if limit is None or at.pattern.name in keep:
             continue
         seen = last_seen(at, episodes, blamed, today)
         days = (today - seen).days

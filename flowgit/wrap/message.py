@@ -13,7 +13,12 @@ from flowgit.changes import ADDED, ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, RE
 from flowgit.dates import short
 
 
-def subject(events: list[PatternEvent], day: date) -> str:
+SECTION_VERBS = {"replaced": "replaced", "rewritten": "rewritten", "updated": "updated", "added": "added"}
+
+
+def subject(events: list[PatternEvent], day: date, sections: dict[str, str] | None = None,
+            episodes: int = 0) -> str:
+    """What really changed: pattern events first; else the sections that changed; else the episodes."""
     parts = []
     graduated = [e.name for e in events if e.kind == GRADUATED]
     demoted = [e.name for e in events if e.kind == DEMOTED]
@@ -30,7 +35,13 @@ def subject(events: list[PatternEvent], day: date) -> str:
         parts.append(f"added {_names(added)}")
     if archived:
         parts.append(f"archived {_names(archived)}")
-    tail = ", ".join(parts) if parts else "state and context updated"
+    if not parts and sections:
+        parts = [f"{name} {change}" for name, change in sections.items()][:3]
+        if len(sections) > 3:
+            parts.append(f"{len(sections) - 3} more section(s) updated")
+    if not parts and episodes:
+        parts.append(f"{episodes} episode(s) recorded")
+    tail = ", ".join(parts) if parts else "no change"
     return f"Session wrap {short(day)} — {tail}"
 
 
@@ -60,8 +71,9 @@ def trailers(events: list[PatternEvent], session: str, episode_ids: list[str],
 
 
 def message(events: list[PatternEvent], day: date, session: str, episode_ids: list[str],
-            body: list[str] | None = None, override: str | None = None) -> str:
-    lines = [subject(events, day), ""]
+            body: list[str] | None = None, override: str | None = None,
+            sections: dict[str, str] | None = None) -> str:
+    lines = [subject(events, day, sections, len(episode_ids)), ""]
     if body:
         lines += body + [""]
     lines += [f"{k}: {v}" for k, v in trailers(events, session, episode_ids, override)]

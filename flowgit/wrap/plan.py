@@ -43,6 +43,9 @@ class Plan:
         except SchemaError as exc:
             raise FlowgitError(f"field `{exc.path}` {exc.message}", path=source,
                                fix="see `flowgit wrap --schema`") from None
+        from flowgit.wrap.freetext import refuse_structure
+
+        refuse_structure(data, source)
         ops = [PatternOp(op=p["op"], name=p["name"], text=p.get("text", ""), category=p.get("category", ""),
                          evidence=tuple(p.get("evidence", ())), reason=p.get("reason", ""), index=i)
                for i, p in enumerate(data.get("patterns", []))]

@@ -5,6 +5,12 @@ already edited in the working tree says it, and the edits are read back as
 operations from the diff against HEAD. Either way the same immune system
 validates every promotion, the same cleanup runs, and the commit message is
 derived from the same facts — so the same change gives the same commit.
+
+Before anything is written, the exact tree and message about to be committed
+are judged by the gate's own engine (:func:`flowgit.checks.judge.judge_change`,
+under the configuration committed at HEAD): a change the hook would refuse is
+refused here with the same codes, and nothing is touched — whether or not any
+hook is installed.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import Outcome, Refusal, apply_plan
 from flowgit.wrap.candidates import Candidates, find_candidates
 from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
+from flowgit.wrap.judgement import fired, post_demotion, proven_touched, section_warnings
 from flowgit.wrap.message import message
 from flowgit.wrap.plan import Plan
 from flowgit.wrap.transaction import Journal, recover
@@ -44,6 +51,9 @@ class CommitRejected(FlowgitError):
 
 class PromotionsRefused(FlowgitError):
     """--strict: a promotion failed validation, so the whole wrap was aborted."""
+
+
+EXIT_NOTHING_COMMITTED = 3  # nothing was committed because every requested change was refused or ignored
 
 
 @dataclass
@@ -62,14 +72,36 @@ class WrapResult:
     nothing_to_do: bool = False
     recovered: str | None = None
     mode: str = "plan"
+    episode_ids: list[str] = field(default_factory=list)  # every episode this commit records, however added
+    session_episodes: int = 0  # of those, the ones from this wrap's session
+    ignored: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    attention: list[dict] = field(default_factory=list)  # Proven patterns a tension/outcome episode touches
+    gate: list = field(default_factory=list)  # the gate's findings on the commit about to be made
+
+    @property
+    def gate_refused(self) -> bool:
+        return any(f.is_error for f in self.gate)
+
+    @property
+    def exit_code(self) -> int:
+        """0 committed (or clean); 1 the gate refuses; 3 nothing committed because of refusals/ignored ops."""
+        if self.gate_refused:
+            return 1
+        if self.committed is None and not self.dry_run and (self.refused or self.ignored):
+            return EXIT_NOTHING_COMMITTED
+        return 0
 
     def to_dict(self) -> dict:
         return {"committed": self.committed, "dry_run": self.dry_run, "nothing_to_do": self.nothing_to_do,
                 "mode": self.mode, "recovered": self.recovered, "message": self.message,
                 "events": [e.to_dict() for e in self.events], "refused": [r.to_dict() for r in self.refused],
-                "notes": self.notes, "archived": [s.to_dict() for s in self.archived],
-                "episodes_recorded": [e.id for e in self.new_episodes], "candidates": self.candidates.to_dict(),
-                "summary": self.summary, "diff": self.diff}
+                "ignored": self.ignored, "notes": self.notes, "warnings": self.warnings,
+                "attention": self.attention, "gate": [f.to_dict() for f in self.gate],
+                "gate_refused": self.gate_refused, "exit_code": self.exit_code,
+                "archived": [s.to_dict() for s in self.archived],
+                "episodes_recorded": self.episode_ids, "session_episodes": self.session_episodes,
+                "candidates": self.candidates.to_dict(), "summary": self.summary, "diff": self.diff}
 
 
 @dataclass
@@ -79,6 +111,7 @@ class Inputs:
     cfg: Config
     root: Path
     head_doc: Document | None
+    head_doc_raw: bytes | None
     head_store: tuple[str, int] | None  # HEAD's store blob: (id, size)
     doc: Document
     store_raw: bytes
@@ -105,7 +138,10 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
     root = require_repo(cfg.root)
     (head_doc_raw,) = blobs(root, [f"HEAD:{cfg.continuity_rel}"])
     head_store = head_entries(root, [cfg.store_rel]).get(cfg.store_rel)
-    chosen_session = (plan.session if plan else "") or session or os.environ.get("FLOWGIT_SESSION", "")
+    from flowgit.session import resolve_agent, resolve_session
+
+    # the command line wins over the plan, the plan over the environment
+    chosen_session = (session or "").strip() or (plan.session if plan else "") or resolve_session(None)
     if not chosen_session:
         raise FlowgitError("a wrap needs the session id", fix="pass --session, set plan.session, "
                                                              "or export FLOWGIT_SESSION")
@@ -116,8 +152,9 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
                            fix="use 2026-11-30")
     return Inputs(cfg=cfg, root=root,
                   head_doc=document_from_bytes(cfg, head_doc_raw, f"HEAD:{cfg.continuity_rel}"),
+                  head_doc_raw=head_doc_raw,
                   head_store=head_store, doc=load_document(cfg), store_raw=EpisodeStore(cfg.store).raw(),
-                  session=chosen_session, agent=(plan.agent if plan else "") or os.environ.get("FLOWGIT_AGENT", ""),
+                  session=chosen_session, agent=(plan.agent if plan else "") or resolve_agent(None),
                   day=when, blamed=blame_dates(root, cfg.continuity_rel) if head_doc_raw else {})
 
 
@@ -144,6 +181,8 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode]) -> Outcome:
         problems: list[str] = []
         if old is not None and old.pattern.level == 1 and (p.level >= 3 or proven):
             problems.append("graduation goes 2x -> 3x; increment it to 2x first")
+        if old is not None:
+            problems += post_demotion(old.pattern, p.evidence, episodes)
         verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.cfg.thresholds, in_proven=proven)
         problems += verdict.problems()
         if not problems:
@@ -237,28 +276,94 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     if strict and outcome.refused:
         raise PromotionsRefused("--strict: " + "; ".join(r.sentence() for r in outcome.refused),
                                 fix="record the missing episodes, or drop the promotion from the plan")
+    attention = proven_touched(outcome.doc, session_eps)
+    if strict and attention:
+        raise PromotionsRefused("--strict: " + "; ".join(_attention(a) for a in attention),
+                                fix="re-examine each pattern's evidence chain (Step 5): demote it with the "
+                                    "contradicting episode, or drop --strict once you have judged it holds")
 
-    stale = find_stale(outcome.doc, episodes, inputs.blamed, inputs.day, cfg.thresholds) if cleanup else []
+    keep = fired(outcome.doc, session_eps, cited)
+    stale = find_stale(outcome.doc, episodes, inputs.blamed, inputs.day, cfg.thresholds, keep) if cleanup else []
     final = archive(outcome.doc, stale)
 
     events = diff_patterns(inputs.head_doc, final)
     episode_ids = list(dict.fromkeys([*appended, *(e.id for e in new_eps)]))
+    summary = _summary(inputs.head_doc, final, events)
     msg = message(events, inputs.day, inputs.session, episode_ids,
-                  body=[r.sentence() for r in outcome.refused] or None, override=override_reason())
+                  body=[r.sentence() for r in outcome.refused] or None, override=override_reason(),
+                  sections=summary["sections_changed"])
+    own = sum(1 for e in session_eps if e.session == inputs.session)
+    warnings = section_warnings(inputs.head_doc, final, [e.name for e in events if e.kind == GRADUATED])
+    if own == 0:
+        warnings.append(f"no new episodes from session {inputs.session}: Step 1 (episodic extraction) was "
+                        f"skipped — record what happened (`flowgit episode add`) before compressing it")
     result = WrapResult(message=msg, diff=_unified(inputs.head_doc, final, cfg.continuity_rel, new_eps,
                                                      cfg.store_rel),
                         events=events, refused=outcome.refused, notes=outcome.notes, archived=stale,
-                        new_episodes=new_eps, candidates=candidates,
-                        summary=_summary(inputs.head_doc, final, events), dry_run=dry_run, recovered=recovered,
-                        mode="plan" if plan else "working tree")
+                        new_episodes=new_eps, candidates=candidates, summary=summary, dry_run=dry_run,
+                        recovered=recovered, mode="plan" if plan else "working tree", episode_ids=episode_ids,
+                        session_episodes=own, ignored=outcome.ignored, warnings=warnings, attention=attention)
     head_text = inputs.head_doc.text if inputs.head_doc else None
     if final.text == head_text and not episode_ids:
         result.nothing_to_do = True
         return result
-    if dry_run:
-        return result
+    result.gate = judge_wrap(cfg, inputs, final, new_eps, msg)
+    if dry_run or result.gate_refused:
+        return result  # refused: nothing was written, exactly as the hook would have left it
     result.committed = _transaction(cfg, inputs, final, new_eps, msg)
     return result
+
+
+def _attention(a: dict) -> str:
+    return (f"Proven `{a['name']}` is touched by tension/outcome episode(s) {', '.join(a['episodes'])} "
+            f"of this session")
+
+
+def judge_wrap(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Episode], msg: str) -> list:
+    """The gate's verdict on exactly the tree and message this wrap would commit.
+
+    The continuity file and the store are given as the bytes ``git add`` will
+    record; HEAD's side as HEAD has them; the rules under HEAD's committed
+    configuration, as the hook applies them.
+    """
+    from datetime import datetime, timezone
+
+    from flowgit.checks.judge import Side, judge_change
+
+    root = inputs.root
+    head_sha_ = git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).decode().strip() or None
+    (head_store,) = blobs(root, [f"HEAD:{cfg.store_rel}"]) if head_sha_ else (None,)
+    old = None
+    if head_sha_ and (inputs.head_doc_raw is not None or head_store is not None):
+        old = Side(continuity=inputs.head_doc_raw, store=head_store, continuity_path=cfg.continuity_rel,
+                   store_path=cfg.store_rel, commit=head_sha_)
+    store = inputs.store_raw
+    if new_eps:
+        prefix = b"\n" if store and not store.endswith(b"\n") else b""
+        store = store + prefix + b"".join(e.to_json().encode("utf-8") + b"\n" for e in new_eps)
+    new = Side(continuity=final.text.encode("utf-8"), store=store if (store or head_store is not None) else None,
+               continuity_path=cfg.continuity_rel, store_path=cfg.store_rel, author=_author(root),
+               when=datetime.now(timezone.utc))
+    return judge_change(_head_config(cfg, root, head_sha_), old, new, message=msg, override=override_reason())
+
+
+def _head_config(cfg: Config, root: Path, head: str | None) -> Config:
+    """The configuration committed at HEAD (an uncommitted config never softens the gate)."""
+    if head is None:
+        return cfg
+    from dataclasses import replace
+
+    from flowgit.history.config_at import ConfigReader
+    from flowgit.history.walk import open_repo
+
+    repo = open_repo(root)
+    committed = ConfigReader(root, repo).at(repo[head].tree).cfg
+    return replace(committed, continuity=cfg.continuity, store=cfg.store)
+
+
+def _author(root: Path) -> str | None:
+    ident = git(root, "var", "GIT_AUTHOR_IDENT", check=False).decode("utf-8", "replace").strip()
+    return ident.rsplit(">", 1)[0] + ">" if ">" in ident else None
 
 
 def _archived_before(inputs: Inputs, name: str) -> bool:

@@ -125,7 +125,7 @@ def test_three_episodes_from_one_session_are_refused_and_nothing_changes(run, wr
     res = wrap(run, wrap_repo, {"session": "sess-c", "patterns": [
         {"op": "graduate", "name": "retry_budget", "evidence": [ONE[2].id]}]}, "--json")
     data = json.loads(res.out)
-    assert res.code == 0 and data["nothing_to_do"]
+    assert res.code == 3 and data["nothing_to_do"]  # nothing committed because of the refusal
     assert data["refused"][0]["name"] == "retry_budget"
     assert "from 2 different sessions or agents; has 3 from 1 source" in data["refused"][0]["reasons"][0]
     assert snapshot(wrap_repo) == before
@@ -314,7 +314,8 @@ def test_the_same_plan_twice_changes_nothing_the_second_time(run, wrap_repo):
     head = git(wrap_repo, "rev-parse", "HEAD")
     before = snapshot(wrap_repo)
     again = wrap(run, wrap_repo, plan)
-    assert again.code == 0 and "nothing to wrap" in again.out
+    assert again.code == 3 and "nothing to wrap" in again.out  # every operation ignored, printed
+    assert "ignored: add `pool_sizing`" in again.out
     assert git(wrap_repo, "rev-parse", "HEAD") == head and snapshot(wrap_repo) == before
 
 

@@ -1,0 +1,78 @@
+"""Plan free text may say anything, but it may not add structure to the continuity file.
+
+``state``, ``recent``, ``top_of_mind``, action items and pattern text are
+written into one section (or one line). A line in them that opens a ``##``
+section, looks like a pattern line, or — in a pattern's one-line text or
+reason — any line break or level marker would smuggle a section or a pattern
+past the wrap's own operations (a pattern "graduated" by a State paragraph).
+Such text is refused with the plan field named.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from flowgit.continuity.patterns import LEVEL_RE, looks_like_pattern
+from flowgit.errors import FlowgitError
+
+SECTION_RE = re.compile(r"^\s{0,3}##(?!#)(\s|$)")  # `##` opens a section; `###` is a subsection, `# ` a comment
+WRAPPER_RE = re.compile(r"^\s*</?(activation|reference|knowledge)\b", re.IGNORECASE)
+
+
+def _block_problem(text: str) -> str | None:
+    for n, line in enumerate(text.splitlines(), 1):
+        if SECTION_RE.match(line):
+            return f"line {n} opens a section (`{line.strip()[:40]}`)"
+        if looks_like_pattern(line):
+            return f"line {n} is a pattern line (`{line.strip()[:40]}`): patterns change only through " \
+                   f"`patterns` operations"
+        if WRAPPER_RE.match(line):
+            return f"line {n} is a section wrapper tag (`{line.strip()[:40]}`)"
+    return None
+
+
+def _line_problem(text: str) -> str | None:
+    if "\n" in text or "\r" in text:
+        return "contains a line break; it is written into a single pattern line"
+    if LEVEL_RE.search(text):
+        return "contains a level marker (`| Nx`), which would change the pattern's level"
+    if "[" in text or "]" in text:
+        return "contains `[` or `]`, which would read as an annotation (evidence, link or note)"
+    return None
+
+
+def _fields(data: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
+    """(field path, text, is one line) for every free-text field of a plan."""
+    for key in ("state", "recent"):
+        if isinstance(data.get(key), str):
+            yield f"plan.{key}", data[key], False
+    tom = data.get("top_of_mind")
+    if isinstance(tom, str):
+        yield "plan.top_of_mind", tom, False
+    elif isinstance(tom, list):
+        for i, item in enumerate(tom):
+            if isinstance(item, str):
+                yield f"plan.top_of_mind[{i}]", item, True
+    for i, item in enumerate((data.get("actions") or {}).get("add", []) or []):
+        if isinstance(item, str):
+            yield f"plan.actions.add[{i}]", item, True
+    for i, op in enumerate(data.get("patterns", []) or []):
+        for key in ("text", "reason", "category"):
+            if isinstance(op, dict) and isinstance(op.get(key), str):
+                yield f"plan.patterns[{i}].{key}", op[key], True
+
+
+def refuse_structure(data: dict[str, Any], source: str) -> None:
+    """Raise a FlowgitError naming the first free-text field that would inject structure."""
+    for path, text, one_line in _fields(data):
+        problem = _block_problem(text)
+        if problem is None and one_line:
+            if "\n" in text or "\r" in text:
+                problem = "contains a line break; it is written as one line"
+            if path.startswith("plan.patterns"):
+                problem = problem or _line_problem(text)
+        if problem:
+            raise FlowgitError(f"field `{path}` {problem}", path=source,
+                               fix="keep free text to prose and list items; use `patterns` operations for "
+                                   "patterns and leave section headings to the file")

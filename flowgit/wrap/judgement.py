@@ -1,0 +1,169 @@
+"""The protocol's judgement, beyond its syntax: what the wrap must notice, refuse or say out loud.
+
+The seed (flow-session-wrap.md) asks for more than well-formed edits. A pattern
+demoted for failing scrutiny does not come back on the same evidence (Step 5:
+"the prior evidence chain doesn't survive"); a pattern that fired this session
+is not stale; a demotion stands on a contradicting episode that is about the
+pattern and independent of its own chain; what derives from a demoted pattern
+is marked; State and Top of Mind are replaced every wrap; and a wrap with no
+episodes skipped Step 1. Each check is a small pure function here, shared by
+``flowgit wrap`` and ``flowgit candidates``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Iterable, Mapping
+
+from flowgit.continuity.document import Document
+from flowgit.continuity.patterns import Pattern, PatternAt, iter_patterns
+from flowgit.continuity.sections import ACTIONS, PROVEN, STATE, TOP
+from flowgit.dates import parse_date
+from flowgit.episodes import Episode, parse_ts
+from flowgit.words import content_words
+
+ABOUT_MIN_SHARED = 2  # one shared everyday word does not make an episode "about" a pattern
+DEMOTED_RE = re.compile(r"^demoted\s+(\S+?):?(\s|$)", re.IGNORECASE)
+NEXT_RE = re.compile(r"\bnext:\s*([^,;\]—]+)", re.IGNORECASE)
+
+
+def about(p: Pattern, ep: Episode) -> bool:
+    """Whether an episode is about a pattern: tagged with its name, or sharing two meaningful words."""
+    if p.name.casefold() in {t.casefold() for t in ep.tags}:
+        return True
+    shared = content_words(p.words) & content_words(ep.content + " " + " ".join(ep.tags))
+    return len(shared) >= ABOUT_MIN_SHARED
+
+
+def demoted_on(p: Pattern, reference: date | None = None) -> date | None:
+    """The date of the pattern's latest ``[demoted DATE: …]`` note, if it has one."""
+    found = None
+    for note in p.notes:
+        m = DEMOTED_RE.match(note.strip())
+        day = parse_date(m.group(1), reference=reference) if m else None
+        if day and (found is None or day > found):
+            found = day
+    return found
+
+
+def _recorded_on(ep: Episode | None) -> date | None:
+    when = parse_ts(ep.ts) if ep else None
+    return when.date() if when else None
+
+
+def after_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode]) -> list[str]:
+    """The cited ids recorded after the pattern's demotion (all of them when it was never demoted)."""
+    since = demoted_on(p)
+    ids = list(dict.fromkeys(evidence))
+    if since is None:
+        return ids
+    return [i for i in ids if (_recorded_on(episodes.get(i)) or date.min) > since]
+
+
+def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode]) -> list[str]:
+    """Why a demoted pattern may not be promoted on ``evidence`` ([] when it may, or was never demoted)."""
+    since = demoted_on(p)
+    if since is None:
+        return []
+    fresh = after_demotion(p, evidence, episodes)
+    if fresh:
+        return []
+    return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so a "
+            f"promotion needs evidence recorded after the demotion"]
+
+
+def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapping[str, Episode],
+                              thresholds=None) -> list[str]:
+    """Why ``against`` does not justify demoting ``p`` ([] when it does).
+
+    At least one cited episode must exist, be about the pattern, not be part of
+    its evidence, and come from a source (session and agent) none of the
+    evidence episodes share: a pattern is not demoted by its own chain.
+    """
+    ids = list(dict.fromkeys(against))
+    if not ids:
+        return ["a demotion needs the contradicting episode: record it and cite it in `evidence`"]
+    unknown = [i for i in ids if i not in episodes]
+    if unknown:
+        return [f"cites episode(s) not in the store: {', '.join(unknown)}"]
+    chain = {(e.session, e.agent) for i in p.evidence if (e := episodes.get(i)) is not None}
+    usable = [i for i in ids if i not in p.evidence and about(p, episodes[i])
+              and (episodes[i].session, episodes[i].agent) not in chain]
+    if usable:
+        return []
+    return [f"no cited episode is both about `{p.name}` and independent of its own evidence (not cited by it, "
+            f"from another session or agent than its chain): {', '.join(ids)}"]
+
+
+def derivation_note(name: str, day: str) -> str:
+    return f"derives from {name}, demoted {day}: re-check"
+
+
+def fired(doc: Document, session_episodes: Iterable[Episode], cited: Iterable[str] = ()) -> set[str]:
+    """Names of the patterns this session's episodes are about, or that this wrap cites new evidence for."""
+    eps = list(session_episodes)
+    new_ids = set(cited) & {e.id for e in eps}
+    out = set()
+    for at in iter_patterns(doc):
+        if any(about(at.pattern, e) for e in eps) or new_ids & set(at.pattern.evidence):
+            out.add(at.pattern.name)
+    return out
+
+
+def proven_touched(doc: Document, session_episodes: Iterable[Episode]) -> list[dict]:
+    """Proven patterns a tension or outcome episode of this session is about (Step 5 must look at them)."""
+    against = [e for e in session_episodes if e.type in ("tension", "outcome")]
+    out = []
+    for at in iter_patterns(doc):
+        if at.section != PROVEN:
+            continue
+        hits = [e.id for e in against if about(at.pattern, e) and e.id not in at.pattern.evidence]
+        if hits:
+            out.append({"name": at.pattern.name, "line": at.lineno, "episodes": hits})
+    return out
+
+
+def overdue_actions(doc: Document, today: date) -> list[dict]:
+    """Action Items whose ``next:`` date has passed, and done (✓) items still lingering."""
+    if doc.find(ACTIONS) is None:
+        return []
+    out = []
+    for item in doc.items(ACTIONS):
+        text = " ".join(item.text.split())
+        body = re.sub(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+", "", text)
+        if body.startswith("✓"):
+            out.append({"line": item.first_line, "item": text, "why": "done (✓) but still listed: remove it"})
+            continue
+        m = NEXT_RE.search(text)
+        due = parse_date(m.group(1).strip(), reference=today) if m else None
+        if due and due < today:
+            out.append({"line": item.first_line, "item": text,
+                        "why": f"next: {due.isoformat()} has passed ({(today - due).days} days)"})
+    return out
+
+
+def section_warnings(head: Document | None, final: Document, graduated_names: Iterable[str] = ()) -> list[str]:
+    """State / Top of Mind left verbatim, and Proven patterns still named in Top of Mind."""
+    out = []
+    if head is not None:
+        for name, verb in ((STATE, "REPLACED"), (TOP, "REPLACED")):
+            before, now = head.find(name), final.find(name)
+            if before is not None and now is not None and head.body_text(before).strip() \
+                    and head.body_text(before) == final.body_text(now):
+                out.append(f"{now.label} was left verbatim: it is {verb} every wrap with what is true now (Step 4)")
+    top = final.find(TOP)
+    if top is not None:
+        body = final.body_text(top).casefold()
+        proven = {at.pattern.name for at in iter_patterns(final) if at.section == PROVEN} | set(graduated_names)
+        for name in sorted(proven):
+            spaced = name.replace("_", " ").casefold()
+            if re.search(rf"(?<![\w]){re.escape(name.casefold())}(?![\w])", body) or \
+                    (spaced != name.casefold() and spaced in body):
+                out.append(f"`{name}` is Proven but still named in Top of Mind: remove items absorbed into "
+                           f"Proven knowledge (Step 4)")
+    return out
+
+
+def proven_patterns(doc: Document) -> list[PatternAt]:
+    return [at for at in iter_patterns(doc) if at.section == PROVEN]
