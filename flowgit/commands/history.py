@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 
 from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, RENAMED
 from flowgit.config import Config
@@ -122,6 +123,30 @@ def audit(cfg: Config, range_text: str | None, since_ref: str | None, exclude: t
 
     overrides = {k: v for k, v in (("continuity", options.get("continuity")), ("store", options.get("store"))) if v}
     return run_audit(cfg, RangeSpec.parse(range_text, since_ref, exclude), overrides)
+
+
+def pushed_range(range_text: str | None, exclude: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """The range the pre-commit framework's pre-push stage describes in its environment.
+
+    ``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF`` when the remote has a base;
+    for a branch new to the remote, what no ref of that remote has.
+    """
+    import os
+
+    from flowgit.git import git
+
+    if range_text:
+        raise FlowgitError("--pushed reads the range from the pre-push stage; do not give --range too")
+    start, end = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
+    if start and end:
+        return f"{start}..{end}", exclude
+    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
+    remote = os.environ.get("PRE_COMMIT_REMOTE_NAME")
+    known = ()
+    if remote:
+        out = git(Path.cwd(), "for-each-ref", "--format=%(objectname)", f"refs/remotes/{remote}", check=False)
+        known = tuple(out.decode().split())
+    return local, exclude + known
 
 
 def render_audit(report: AuditReport) -> str:

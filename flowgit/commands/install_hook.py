@@ -1,4 +1,4 @@
-"""``flowgit install-hook``: the plain-git pre-commit and commit-msg hooks, chaining existing ones."""
+"""``flowgit install-hook``: the plain-git pre-commit, commit-msg and pre-push hooks, chaining existing ones."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from flowgit.fsio import atomic_write
 from flowgit.git import git, require_repo
 
 MARKER = "flowgit gate"
-HOOKS = ("pre-commit", "commit-msg")
+HOOKS = ("pre-commit", "commit-msg", "pre-push")
 
 
 @dataclass

@@ -292,10 +292,39 @@ def _resolve(repo, rev: str):
                                                            "(in CI, fetch enough history first)") from None
 
 
+def open_any(root: Path):
+    """The repository at ``root``: a checkout, or a bare repository (a server running pre-receive).
+
+    In pre-receive, git keeps the pushed objects in a quarantine directory it
+    names in ``GIT_OBJECT_DIRECTORY``/``GIT_QUARANTINE_PATH``; it is added as an
+    alternate so the new commits can be read before they are accepted.
+    """
+    import os
+
+    import pygit2
+
+    if (root / ".git").exists():
+        repo = open_repo(root)
+    else:
+        try:
+            repo = pygit2.Repository(str(root))
+        except pygit2.GitError:
+            raise FlowgitError("not inside a git repository", path=root,
+                               fix="run it in a checkout, or in a bare repository's directory") from None
+    for var in ("GIT_OBJECT_DIRECTORY", "GIT_QUARANTINE_PATH"):
+        extra = os.environ.get(var)
+        if extra and Path(extra).is_dir():
+            repo.odb.add_disk_alternate(extra)
+    for extra in filter(None, os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES", "").split(os.pathsep)):
+        if Path(extra).is_dir():
+            repo.odb.add_disk_alternate(extra)
+    return repo
+
+
 def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None = None) -> AuditReport:
     """Judge every commit of ``spec`` (default: all of HEAD's history) with every gate rule."""
     spec = spec or RangeSpec()
-    repo = open_repo(cfg.root)
+    repo = open_any(cfg.root)
     commits = select_commits(repo, spec)
     auditor = Auditor(cfg, repo, overrides)
     findings: list[AuditFinding] = []

@@ -29,12 +29,33 @@ class Refusal:
     op: str
     level: int
     reasons: tuple[str, ...]
+    codes: tuple[str, ...] = ()  # the gate's codes for the same problems (G101 …), so both speak alike
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "op": self.op, "stays_at": self.level, "reasons": list(self.reasons)}
+        return {"name": self.name, "op": self.op, "stays_at": self.level, "reasons": list(self.reasons),
+                "codes": list(self.codes)}
 
     def sentence(self) -> str:
-        return f"`{self.name}` stays at {self.level}x ({self.op} refused): " + "; ".join(self.reasons)
+        codes = f" [{', '.join(self.codes)}]" if self.codes else ""
+        return f"`{self.name}` stays at {self.level}x ({self.op} refused{codes}): " + "; ".join(self.reasons)
+
+
+def verdict_codes(verdict, *, demoted: bool = False, jump: bool = False) -> tuple[str, ...]:
+    """The gate codes (see flowgit.checks.evidence_rules) matching an evidence verdict's problems."""
+    codes = []
+    if jump:
+        codes.append("G201")
+    if demoted:
+        codes.append("G202")
+    if not verdict.cited:
+        codes.append("G101")
+    if verdict.unknown:
+        codes.append("G102")
+    if not verdict.enough and verdict.cited:
+        codes.append("G103")
+    if verdict.unrelated:
+        codes.append("G104")
+    return tuple(codes)
 
 
 @dataclass
@@ -153,10 +174,11 @@ class Editor:
     def _validate(self, op: PatternOp, p: Pattern, level: int, evidence: tuple[str, ...], proven: bool) -> bool:
         problems = post_demotion(p, evidence, self.episodes)
         verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven)
+        codes = verdict_codes(verdict, demoted=bool(problems))
         problems += verdict.problems()
         if not problems:
             return True
-        self.outcome.refused.append(Refusal(p.name, op.op, p.level, tuple(problems)))
+        self.outcome.refused.append(Refusal(p.name, op.op, p.level, tuple(problems), codes))
         return False
 
     def op_add(self, op: PatternOp) -> None:
@@ -189,7 +211,8 @@ class Editor:
         evidence = tuple(dict.fromkeys(p.evidence + resolve_evidence(op, self.plan_ids, self.plan.source)))
         if p.level < 2:
             self.outcome.refused.append(Refusal(p.name, "graduate", p.level,
-                                                ("graduation goes 2x -> 3x; increment it to 2x first",)))
+                                                ("graduation goes 2x -> 3x; increment it to 2x first",),
+                                                ("G201",)))
             return
         if not self._validate(op, p, 3, evidence, proven=True):
             return

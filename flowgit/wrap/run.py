@@ -36,7 +36,7 @@ from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
 from flowgit.git import blob_oid, blobs, git, head_entries, require_repo
 from flowgit.repo import document_from_bytes, load_document
-from flowgit.wrap.apply import Outcome, Refusal, apply_plan
+from flowgit.wrap.apply import Outcome, Refusal, apply_plan, verdict_codes
 from flowgit.wrap.candidates import Candidates, find_candidates
 from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
 from flowgit.wrap.judgement import fired, post_demotion, proven_touched, section_warnings
@@ -179,15 +179,17 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode]) -> Outcome:
             continue
         old = before.get(event.old_name or event.name)
         problems: list[str] = []
-        if old is not None and old.pattern.level == 1 and (p.level >= 3 or proven):
+        jump = old is not None and old.pattern.level == 1 and (p.level >= 3 or proven)
+        if jump:
             problems.append("graduation goes 2x -> 3x; increment it to 2x first")
         if old is not None:
             problems += post_demotion(old.pattern, p.evidence, episodes)
         verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.cfg.thresholds, in_proven=proven)
+        codes = verdict_codes(verdict, demoted=len(problems) > int(jump), jump=jump)
         problems += verdict.problems()
         if not problems:
             continue
-        outcome.refused.append(Refusal(p.name, event.kind, old.pattern.level if old else 1, tuple(problems)))
+        outcome.refused.append(Refusal(p.name, event.kind, old.pattern.level if old else 1, tuple(problems), codes))
         outcome.doc = _revert(outcome.doc, at.line, old)
     return outcome
 

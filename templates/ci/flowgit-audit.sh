@@ -1,0 +1,21 @@
+#!/bin/sh
+# flowgit audit for any CI: fails (exit 1) when a commit in the range breaks a gate rule.
+#
+#   sh flowgit-audit.sh                 # every commit of the history
+#   sh flowgit-audit.sh origin/main..HEAD
+#   FLOWGIT_AUDIT_RANGE=A..B sh flowgit-audit.sh
+#
+# Fetch the whole history (or at least the range's base) first: a commit whose parent is
+# beyond a shallow boundary is listed as "not judged", never passed off as clean.
+# Exit codes: 0 clean; 1 findings; 2 bad usage (e.g. an unknown revision).
+set -eu
+FLOWGIT="${FLOWGIT:-flowgit}"
+range="${1:-${FLOWGIT_AUDIT_RANGE:-}}"
+if ! command -v "${FLOWGIT%% *}" >/dev/null 2>&1; then
+    echo "flowgit-audit: '$FLOWGIT' not found; install it first (pip install flowgit)" >&2
+    exit 2
+fi
+if [ -n "$range" ]; then
+    exec $FLOWGIT audit --range "$range"
+fi
+exec $FLOWGIT audit
