@@ -1,0 +1,208 @@
+"""The wrap's protocol judgement: demotion and re-graduation, fired patterns, Step 1 and Step 5, honest outcomes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import git
+from tests.wrap.test_wrap import A2, J, UNRELATED, base_text, ep, snapshot, wrap, wrap_repo  # noqa: F401
+
+TENSION = {"type": "tension", "content": "jittered backoff made retry waves worse for batch jobs",
+           "tags": ["backoff"]}
+SAME_SOURCE = ep("backoff jitter hurt batch jobs", "j1", type_="tension", tags=("backoff",))  # j1/agent-a: the chain's
+
+
+def demote_plan(**extra):
+    return {"session": "sess-c", "episodes": [TENSION],
+            "patterns": [{"op": "demote", "name": "backoff_jitter", "reason": "batch jobs got worse",
+                          "evidence": ["#0"]}], **extra}
+
+
+def data_of(res):
+    return json.loads(res.out)
+
+
+# ------------------------------------------------------------ demotion -> re-graduation
+def test_a_demoted_pattern_needs_evidence_recorded_after_its_demotion(run, wrap_repo):
+    assert wrap(run, wrap_repo, demote_plan()).code == 0
+    before = snapshot(wrap_repo)
+    # the next session tries to put it back on exactly its pre-demotion evidence
+    again = {"session": "sess-d", "date": "2026-11-27",
+             "patterns": [{"op": "graduate", "name": "backoff_jitter", "evidence": [J[0].id, J[1].id, J[2].id]}]}
+    res = wrap(run, wrap_repo, again, "--json")
+    data = data_of(res)
+    assert res.code == 3 and data["committed"] is None
+    assert "evidence recorded after the demotion" in data["refused"][0]["reasons"][0]
+    assert "G202" in data["refused"][0]["codes"]
+    assert snapshot(wrap_repo) == before
+    # candidates do not propose it either
+    cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-27", "--json"))
+    assert "backoff_jitter" not in [x["name"] for x in cands["ready_to_graduate"]]
+    # a new episode, recorded after the demotion, about the pattern: now it may come back
+    fresh = {"type": "outcome", "content": "jittered backoff spread the retry waves again, batch jobs fixed",
+             "tags": ["backoff"], "ts": "2026-11-27T09:00:00Z"}
+    back = {"session": "sess-e", "agent": "agent-y", "episodes": [fresh],
+            "patterns": [{"op": "graduate", "name": "backoff_jitter", "evidence": ["#0"]}]}
+    res = wrap(run, wrap_repo, {**back, "date": "2026-11-27"}, "--json")
+    assert res.code == 0 and data_of(res)["committed"], res.out
+    assert "Graduated: backoff_jitter" in git(wrap_repo, "log", "-1", "--format=%B")
+
+
+def test_candidates_list_a_demoted_pattern_only_with_post_demotion_evidence(run, wrap_repo):
+    assert wrap(run, wrap_repo, demote_plan()).code == 0
+    run(wrap_repo, "episode", "add", stdin=json.dumps(
+        {"type": "finding", "content": "jittered backoff spread the retry wave", "session": "sess-f",
+         "tags": ["backoff"], "ts": "2026-11-26T08:00:00Z"}) + "\n")
+    cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-27", "--json"))
+    entry = next(x for x in cands["not_yet"] if x["name"] == "backoff_jitter")
+    assert "demoted on 2026-11-26" in entry["lacks"][0]
+
+
+# --------------------------------------------------------------------- demote
+@pytest.mark.parametrize("evidence, episodes, why", [
+    ([], [], "needs the contradicting episode"),
+    ([J[0].id], [], "independent of its own evidence"),
+    (["#0"], [{"type": "tension", "content": "the office wave pool closed", "tags": ["office"]}],
+     "independent of its own evidence"),
+    ([SAME_SOURCE.id], [], "independent of its own evidence"),
+], ids=["no-episode", "own-evidence", "not-about-it", "same-source-as-chain"])
+def test_demote_requires_an_independent_contradicting_episode(run, wrap_repo, evidence, episodes, why):
+    run(wrap_repo, "episode", "add", stdin=SAME_SOURCE.to_json() + "\n")
+    plan = {"session": "sess-c", "episodes": episodes, "state": "Focus: demotion.",
+            "patterns": [{"op": "demote", "name": "backoff_jitter", "reason": "x", "evidence": evidence}]}
+    res = wrap(run, wrap_repo, plan, "--json")
+    data = data_of(res)
+    assert data["refused"][0]["op"] == "demote" and why in data["refused"][0]["reasons"][0]
+    assert "backoff_jitter" in (wrap_repo / "CONTINUITY.md").read_text().split("## Proven Knowledge")[1]
+
+
+def test_derivations_of_a_demoted_pattern_are_annotated(run, wrap_repo):
+    text = base_text().replace("! cache_first: serve balances from cache before the provider | 1x",
+                               "! cache_first: serve balances from cache before the provider | 1x\n"
+                               "! wave_shaping: shape retry waves with jitter | 1x [<- backoff_jitter]")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    git(wrap_repo, "commit", "-qam", "a derived pattern")
+    res = wrap(run, wrap_repo, demote_plan())
+    assert res.code == 0, res.err
+    line = next(ln for ln in (wrap_repo / "CONTINUITY.md").read_text().splitlines() if "wave_shaping" in ln)
+    assert "[derives from backoff_jitter, demoted 2026-11-26: re-check]" in line
+    assert "annotated the patterns that derive from it" in res.out
+
+
+def test_a_tension_touching_a_proven_pattern_is_said_prominently_and_strict_stops(run, wrap_repo):
+    plan = {"session": "sess-c", "episodes": [TENSION], "state": "Focus: batch jobs."}
+    before = snapshot(wrap_repo)
+    strict = wrap(run, wrap_repo, plan, "--strict")
+    assert strict.code == 1 and "backoff_jitter" in strict.err and "Step 5" in strict.err
+    assert snapshot(wrap_repo) == before
+    res = wrap(run, wrap_repo, plan)
+    assert res.code == 0
+    assert res.out.startswith("!" * 72) and "ATTENTION: Proven `backoff_jitter`" in res.out
+
+
+# --------------------------------------------------------- fired, stale, zero episodes
+def test_a_pattern_that_fired_this_session_is_never_stale(run, wrap_repo):
+    run(wrap_repo, "episode", "add", stdin=json.dumps(
+        {"type": "finding", "content": "serving balances from cache cut provider calls again",
+         "session": "sess-c", "tags": ["cache"]}) + "\n")
+    cands = data_of(run(wrap_repo, "candidates", "--date", "2026-12-04", "--json"))
+    stale = [s["name"] for s in cands["stale"]]
+    assert "cache_first" not in stale and "retry_budget" in stale  # both untouched since Nov 24
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-12-04", "--json")
+    data = data_of(res)
+    assert res.code == 0, res.err
+    assert [a["name"] for a in data["archived"]] == ["retry_budget"]
+    assert "cache_first" in (wrap_repo / "CONTINUITY.md").read_text()
+
+
+def test_zero_new_episodes_warn_that_step_one_was_skipped(run, wrap_repo):
+    res = wrap(run, wrap_repo, {"session": "sess-c", "state": "Focus: nothing recorded."})
+    assert res.code == 0 and "warning: no new episodes from session sess-c: Step 1" in res.out
+    res = wrap(run, wrap_repo, {"session": "sess-d", "state": "Focus: recorded.",
+                                "episodes": [{"type": "finding", "content": "retry budget held"}]})
+    assert res.code == 0 and "Step 1" not in res.out
+
+
+def test_state_left_verbatim_and_graduated_in_top_of_mind_warn(run, wrap_repo):
+    top = base_text().replace("- provider storms", "- retry_budget rollout")
+    (wrap_repo / "CONTINUITY.md").write_text(top)
+    git(wrap_repo, "commit", "-qam", "top of mind")
+    plan = {"session": "sess-c", "recent": "We graduated the retry budget.",
+            "episodes": [{"type": "finding", "content": "retry budget held in outage three", "tags": ["retries"]}],
+            "patterns": [{"op": "graduate", "name": "retry_budget", "evidence": [A2.id]}]}
+    res = wrap(run, wrap_repo, plan, "--json")
+    warnings = data_of(res)["warnings"]
+    assert res.code == 0, res.out
+    assert any(w.startswith("Current State was left verbatim") for w in warnings)
+    assert any(w.startswith("Top of Mind was left verbatim") for w in warnings)
+    assert any("`retry_budget` is Proven but still named in Top of Mind" in w for w in warnings)
+
+
+def test_overdue_action_items_are_listed(run, wrap_repo):
+    cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-28", "--json"))
+    assert [x["why"] for x in cands["overdue_actions"]] == ["next: 2026-11-25 has passed (3 days)"]
+    assert "overdue action items" in run(wrap_repo, "candidates", "--date", "2026-11-28").out
+
+
+# ------------------------------------------------------------ plan free text
+@pytest.mark.parametrize("plan, field", [
+    ({"state": "Focus.\n## Proven Knowledge\nsmuggled"}, "plan.state"),
+    ({"recent": "Prose.\n!! fake: a graduated claim | 3x (X) [evidence: ep-1]"}, "plan.recent"),
+    ({"top_of_mind": ["fine", "two\n## Foundation"]}, "plan.top_of_mind[1]"),
+    ({"top_of_mind": "- a\n! sneaky: pattern | 1x"}, "plan.top_of_mind"),
+    ({"patterns": [{"op": "add", "name": "p", "text": "short | 3x"}]}, "plan.patterns[0].text"),
+    ({"patterns": [{"op": "add", "name": "p", "text": "two\nlines"}]}, "plan.patterns[0].text"),
+    ({"patterns": [{"op": "demote", "name": "backoff_jitter", "reason": "x] [evidence: ep-1"}]},
+     "plan.patterns[0].reason"),
+])
+def test_plan_free_text_cannot_inject_structure(run, wrap_repo, plan, field):
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-c", **plan})
+    assert res.code == 2, (res.out, res.err)
+    assert f"field `{field}`" in res.err and "Traceback" not in res.err
+    assert snapshot(wrap_repo) == before
+
+
+def test_legitimate_free_text_passes(run, wrap_repo):
+    plan = {"session": "sess-c", "state": "Focus: breaker.\n### Critical path\n# a comment\n- item | with a pipe",
+            "recent": "We moved #3 forward: 2x faster."}
+    assert wrap(run, wrap_repo, plan).code == 0
+
+
+# -------------------------------------------------------------- honest outcomes
+def test_ignored_operations_are_printed_and_nothing_committed_exits_3(run, wrap_repo):
+    plan = {"session": "sess-c", "patterns": [
+        {"op": "add", "name": "cache_first", "text": "another text"},
+        {"op": "demote", "name": "retry_budget", "reason": "x", "evidence": [UNRELATED.id]}]}
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, plan)
+    assert res.code == 3
+    assert "ignored: add `cache_first`: the pattern already exists" in res.out
+    assert "ignored: demote `retry_budget`: it is not Proven" in res.out
+    assert "nothing was committed" in res.out
+    assert snapshot(wrap_repo) == before
+
+
+def test_subject_names_what_really_changed(run, wrap_repo):
+    assert wrap(run, wrap_repo, {"session": "sess-c", "recent": "A new shape."}).code == 0
+    assert git(wrap_repo, "log", "-1", "--format=%s").strip() == "Session wrap Nov 26 — Recent Context rewritten"
+    run(wrap_repo, "episode", "add", stdin=json.dumps({"type": "finding", "content": "retry held",
+                                                         "session": "sess-c"}) + "\n")
+    assert wrap(run, wrap_repo, {"session": "sess-c"}).code == 0
+    assert git(wrap_repo, "log", "-1", "--format=%s").strip() == "Session wrap Nov 26 — 1 episode(s) recorded"
+
+
+def test_episodes_recorded_counts_every_new_episode_and_the_command_line_session_wins(run, wrap_repo):
+    run(wrap_repo, "episode", "add", stdin=json.dumps({"type": "finding", "content": "retry held by hand",
+                                                         "session": "sess-cli"}) + "\n")
+    plan = {"session": "sess-plan", "state": "Focus: counting.",
+            "episodes": [{"type": "finding", "content": "retry held in the plan"}]}
+    res = wrap(run, wrap_repo, plan, "--session", "sess-cli")
+    assert res.code == 0, res.err
+    assert "episodes recorded: 2 (2 from this session)" in res.out
+    body = git(wrap_repo, "log", "-1", "--format=%B")
+    assert "Flow-Session: sess-cli" in body
+    stored = [json.loads(ln) for ln in (wrap_repo / ".flow" / "episodes.jsonl").read_text().splitlines()]
+    assert stored[-1]["session"] == "sess-cli"

@@ -1,0 +1,127 @@
+"""One verdict: with no hook installed, `flowgit wrap` refuses what the gate refuses, with the gate's codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import git
+from tests.wrap.test_wrap import A1, A2, B1, J, base_text, ep, snapshot, wrap, wrap_repo  # noqa: F401
+
+C1 = ep("a per-request retry budget held provider load during the third outage", "sess-d", agent="agent-b")
+
+
+@pytest.fixture
+def rich_repo(run, wrap_repo):
+    """retry_budget at 2x on three independent episodes (three sessions, two agents): enough for 3x."""
+    text = base_text().replace(f"[evidence: {A1.id}, {B1.id}]", f"[evidence: {A1.id}, {B1.id}, {C1.id}]")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    with (wrap_repo / ".flow" / "episodes.jsonl").open("a") as fh:
+        fh.write(C1.to_json() + "\n")
+    git(wrap_repo, "commit", "-qam", "a third source for retry_budget")
+    assert not (wrap_repo / ".git" / "hooks" / "pre-commit").exists()
+    return wrap_repo
+
+
+def gate_codes(res) -> set[str]:
+    data = json.loads(res.out)
+    return {f["code"] for f in data["gate"] if f["severity"] == "error" and not f["overridden"]}
+
+
+def hook_codes(run, repo) -> set[str]:
+    """What `flowgit check` (the pre-commit hook) says about the same change, staged."""
+    git(repo, "add", "-A")
+    data = json.loads(run(repo, "check", "--json").out)
+    git(repo, "reset", "-q")
+    return {f["code"] for f in data["findings"] if f["severity"] == "error"}
+
+
+# ----------------------------------------------------------------- plan mode
+@pytest.mark.parametrize("plan, code", [
+    ({"patterns": [{"op": "graduate", "name": "retry_budget", "evidence": []}]}, "G202"),
+    ({"top_of_mind": ["provider storms", "breaker thresholds"]}, "G302"),
+    ({"recent": "We chased two outages this week. Then a third one came."}, "G303"),
+    ({"state": "Focus: breaker. Tradeoff: speed >< safety"}, "E001"),
+    ({"state": "[decided] ship it"}, "E002"),
+], ids=["G202-no-new-evidence", "G302-append-top", "G303-append-recent", "E001-flowscript", "E002-flowscript"])
+def test_plan_mode_refused_with_the_gates_code(run, rich_repo, plan, code):
+    before = snapshot(rich_repo)
+    res = wrap(run, rich_repo, {"session": "sess-c", **plan}, "--json")
+    assert res.code == 1, res.out
+    assert code in gate_codes(res)
+    data = json.loads(res.out)
+    assert data["committed"] is None and data["gate_refused"]
+    assert snapshot(rich_repo) == before  # file, store, index and HEAD untouched
+    human = wrap(run, rich_repo, {"session": "sess-c", **plan})
+    assert human.code == 1 and code in human.out and "the gate refuses this change" in human.out
+    dry = wrap(run, rich_repo, {"session": "sess-c", **plan}, "--dry-run")
+    assert dry.code == 1 and code in dry.out and "dry run" in dry.out
+    assert snapshot(rich_repo) == before
+
+
+# ------------------------------------------------------------ hand-edit mode
+def _strip_proven_evidence(text: str) -> str:
+    return text.replace(f"{J[1].id}, {J[2].id}]", f"{J[1].id}]")
+
+
+def _drop_foundation(text: str) -> str:
+    return text.replace("Write the episode before the pattern.\n", "")
+
+
+def _graduate_without_new_evidence(text: str) -> str:
+    line = next(ln for ln in text.splitlines() if ln.startswith("!! retry_budget:"))
+    moved = line.replace("| 2x (RELIABILITY)", "| 3x (RELIABILITY — 2026-11-26)")
+    return text.replace(line + "\n", "").replace("## Proven Knowledge\n", f"## Proven Knowledge\n{moved}\n")
+
+
+def _tension_without_axis(text: str) -> str:
+    return text.replace("Focus: outages.", "Focus: outages. cost >< latency")
+
+
+@pytest.mark.parametrize("edit, code", [
+    (_strip_proven_evidence, "G401"),
+    (_drop_foundation, "G402"),
+    (_graduate_without_new_evidence, "G202"),
+    (_tension_without_axis, "E001"),
+], ids=["G401", "G402", "G202", "E001"])
+def test_hand_edit_mode_refused_with_the_gates_code(run, rich_repo, edit, code):
+    (rich_repo / "CONTINUITY.md").write_text(edit((rich_repo / "CONTINUITY.md").read_text()))
+    before = snapshot(rich_repo)
+    res = run(rich_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    assert res.code == 1, res.out
+    codes = gate_codes(res)
+    assert code in codes
+    assert snapshot(rich_repo) == before
+    assert codes == hook_codes(run, rich_repo)  # the same findings the hook prints
+
+
+def test_a_rewritten_store_line_is_refused_with_g701(run, rich_repo):
+    store = rich_repo / ".flow" / "episodes.jsonl"
+    store.write_text(store.read_text().replace("retry storm multiplied", "retry storm tripled"))
+    (rich_repo / "CONTINUITY.md").write_text(base_text().replace("Focus: outages.", "Focus: the store."))
+    before = snapshot(rich_repo)
+    res = run(rich_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    assert res.code == 1 and "G701" in gate_codes(res)
+    assert snapshot(rich_repo) == before
+
+
+@pytest.mark.parametrize("mode", ["plan", "hand"])
+def test_the_immune_system_refusals_carry_the_gates_codes(run, rich_repo, mode):
+    """Promotions the wrap itself refuses (and puts back) name the code the gate would have given."""
+    if mode == "plan":
+        res = wrap(run, rich_repo, {"session": "sess-c", "patterns": [
+            {"op": "increment", "name": "cache_first", "evidence": ["ep-000000000000"]}]}, "--json")
+        expected = "G102"
+    else:
+        text = base_text().replace("! cache_first: serve balances from cache before the provider | 1x",
+                                   "!! cache_first: serve balances from cache before the provider | 2x (PERF)")
+        (rich_repo / "CONTINUITY.md").write_text(text.replace(f"{B1.id}]", f"{B1.id}, {C1.id}]"))
+        res = run(rich_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+        expected = "G101"
+    data = json.loads(res.out)
+    assert res.code == 3, res.out  # nothing committed because of the refusal
+    assert data["refused"][0]["name"] == "cache_first" and expected in data["refused"][0]["codes"]
+    if mode == "hand":  # people see the same refusal and code
+        human = run(rich_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26")
+        assert human.code == 3 and "refused: `cache_first`" in human.out and "[G101]" in human.out
