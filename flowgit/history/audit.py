@@ -194,12 +194,11 @@ class Auditor:
         out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}")
                for r in values(trailers, "Flow-Override")]
         before = [self.version(p) for p in parents]
-        if not override:
-            for p in before[:1]:
-                for sentence in weakenings(p.config.cfg, version.config.cfg):
-                    out.append(AuditFinding("A401", sha, date, "", f"the flowgit configuration was weakened "
-                                            f"without an override: {sentence}", path=_config_path(version),
-                                            fix="revert it, or make the change with FLOWGIT_OVERRIDE=\"why\""))
+        weaker = [weakenings(p.config.cfg, version.config.cfg) for p in before]
+        if not override and weaker and all(weaker):  # a merge weakens only if weaker than every parent
+            out.append(AuditFinding("A401", sha, date, "", "the flowgit configuration was weakened without an "
+                                    "override: " + "; ".join(weaker[0]), path=_config_path(version),
+                                    fix="revert it, or make the change with FLOWGIT_OVERRIDE=\"why\""))
         if version.config.problem and (not before or before[0].config.key != version.config.key):
             out.append(AuditFinding("A402", sha, date, "", f"the committed flowgit configuration is invalid "
                                     f"({version.config.problem}); the defaults judged this commit"))

@@ -164,8 +164,16 @@ def story(tmp_path_factory):
         (repo / "MEMORY.md").write_text(text)
         git(repo, "commit", "-qam", "graduate epsilon by hand", "--no-verify")
         s.at["bypass"] = git(repo, "rev-parse", "HEAD").strip()
-        for _ in range(29, 31):
-            s.wrap(f"w{s.n + 1}")                                                      # 29-30
+        for _ in range(29, 35):
+            s.wrap(f"w{s.n + 1}")                                                      # 29-34
+        git(repo, "checkout", "-q", "-b", "side2")                                     # a second merge
+        s.wrap("side2", extra={"recent": "Side work on pools."}, facts=("epsilon",), state=False)  # 35
+        git(repo, "checkout", "-q", "main")
+        s.wrap("main after side2", extra={"top_of_mind": ["pools"]}, state=False)     # 36
+        git(repo, "merge", "-q", "--no-edit", "side2")
+        s.at["merge2"] = git(repo, "rev-parse", "HEAD").strip()
+        for _ in range(37, 41):
+            s.wrap(f"w{s.n + 1}")                                                      # 37-40
         s.run = run
         yield s
     finally:
@@ -187,9 +195,9 @@ def kinds(events):
     return [(e["kind"], e["commit"]) for e in events]
 
 
-def test_thirty_wraps_were_made(story):
+def test_forty_wraps_were_made(story):
     wraps = git(story.repo, "log", "--format=%(trailers:key=Flow-Session,valueonly)").split()
-    assert len(wraps) >= 30
+    assert len(wraps) >= 40
 
 
 def test_each_event_at_the_right_commit(story):
@@ -242,7 +250,19 @@ def test_audit_reports_exactly_the_bypass(story):
     assert res.code == 1
     assert [(f["code"], f["commit"]) for f in data["findings"]] == [("G101", story.at["bypass"])]
     assert "`epsilon`" in data["findings"][0]["message"]
-    assert data["commits_judged"] >= 30 and data["unjudged"] == []
+    assert data["commits_judged"] >= 40 and data["unjudged"] == []
+
+
+def test_forty_legitimate_wraps_merges_and_renames_audit_clean(story):
+    """Everything but the one bypass: the wraps, both merges, the pattern rename and the file rename."""
+    before = story.run(story.repo, "audit", "--json", "--range", f"{story.at['add']}~1..{story.at['bypass']}~1")
+    after = story.run(story.repo, "audit", "--json", "--range", f"{story.at['bypass']}..HEAD")
+    for res in (before, after):
+        data = json.loads(res.out)
+        assert res.code == 0 and data["findings"] == [], data["findings"]
+    assert json.loads(before.out)["commits_judged"] + json.loads(after.out)["commits_judged"] >= 40
+    human = story.run(story.repo, "audit", "--range", f"{story.at['bypass']}..HEAD")
+    assert "— clean" in human.out
 
 
 def test_show_archived(story):

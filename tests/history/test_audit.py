@@ -1,0 +1,176 @@
+"""flowgit audit catches every way around the local hook, at the right commit, and nothing else."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.checks.gate_fixtures import DEVELOPING, E_RETRY, base_text, committed_base, developing_lines, ep
+from tests.conftest import git
+
+E_FRESH = ep("retries without a budget multiplied provider load in the fourth outage", "s8", "outcome",
+             agent="reviewer", tags=["retries"])
+
+
+def p01(level: int, evidence=(), proven: bool = False) -> str:
+    """The base text with p01 at ``level`` (moved to Proven when ``proven``)."""
+    lines = developing_lines().splitlines()
+    ev = f" [evidence: {', '.join(e.id for e in evidence)}]" if evidence else ""
+    line = f"!! p01: {DEVELOPING[0][1]} | {level}x (RELIABILITY{' — 2026-11-30' if proven else ''}){ev}"
+    if level == 1:
+        line = f"! p01: {DEVELOPING[0][1]} | 1x"
+    if proven:
+        return base_text(developing="\n".join(lines[1:]), proven_extra=line + "\n")
+    lines[0] = line
+    return base_text(developing="\n".join(lines))
+
+
+def commit_text(repo: Path, text: str, message: str, *extra: str, episodes=()) -> str:
+    (repo / "CONTINUITY.md").write_text(text)
+    if episodes:
+        with (repo / ".flow" / "episodes.jsonl").open("a") as fh:
+            fh.writelines(e.to_json() + "\n" for e in episodes)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", message, *extra)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def based(repo: Path) -> Path:
+    committed_base(repo, episodes=[*E_RETRY, E_FRESH])
+    git(repo, "tag", "base")
+    return repo
+
+
+def audit(run, repo: Path, *args: str):
+    res = run(repo, "audit", "--json", *args)
+    assert res.code in (0, 1), res.err
+    return res.code, json.loads(res.out)
+
+
+def found(data) -> list[tuple[str, str]]:
+    return [(f["code"], f["commit"]) for f in data["findings"]]
+
+
+def test_no_verify_is_caught(run, based):
+    run(based, "install-hook")
+    bad = commit_text(based, p01(2), "hand edit", "--no-verify")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and found(data) == [("G101", bad)]
+    assert data["findings"][0]["path"] == "CONTINUITY.md" and data["findings"][0]["line"]
+    human = run(based, "audit", "--range", "base..HEAD")
+    assert human.code == 1 and f"{bad[:12]}" in human.out and "G101 [ungrounded-graduation]" in human.out
+
+
+def test_amend_is_judged_against_the_real_parent(run, based):
+    run(based, "install-hook")
+    commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")
+    (based / "CONTINUITY.md").write_text(p01(3, [*E_RETRY[:2], E_FRESH], proven=True))
+    git(based, "commit", "-qa", "--amend", "-m", "p01 to 3x, amended")  # the hook judged it against the 2x commit
+    amended = git(based, "rev-parse", "HEAD").strip()
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and ("G201", amended) in found(data)
+
+
+def test_rebase_squash_is_caught(run, based):
+    commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")
+    commit_text(based, p01(3, [*E_RETRY[:2], E_FRESH], proven=True), "p01 to 3x")
+    assert audit(run, based, "--range", "base..HEAD")[0] == 0  # one level per commit: clean
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i '2s/^pick/squash/'", "GIT_EDITOR": "true"}
+    subprocess.run(["git", "rebase", "-q", "-i", "base"], cwd=based, env=env, check=True, capture_output=True)
+    squashed = git(based, "rev-parse", "HEAD").strip()
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and found(data) == [("G201", squashed)]
+
+
+def test_revert_of_recorded_episodes_is_caught(run, based):
+    extra = ep("a retry budget per tenant kept one noisy tenant from starving the rest", "s9", tags=["retries"])
+    commit_text(based, base_text(state="Focus: tenants."), "record an episode", episodes=[extra])
+    git(based, "revert", "--no-edit", "HEAD")
+    reverted = git(based, "rev-parse", "HEAD").strip()
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and found(data) == [("G701", reverted)]
+
+
+def test_a_hookless_clone_is_caught(run, based, tmp_path):
+    run(based, "install-hook")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(based), str(clone))
+    assert not (clone / ".git" / "hooks" / "pre-commit").exists()
+    text = (clone / "CONTINUITY.md").read_text().replace(f", {E_RETRY[2].id}]", "]")
+    bad = commit_text(clone, text, "tidy the evidence")
+    code, data = audit(run, clone, "--since-ref", "origin/main")
+    assert code == 1 and ("G401", bad) in found(data) and data["range"] == "origin/main..HEAD"
+    assert {c for _, c in found(data)} == {bad}
+
+
+def test_a_weakening_config_is_caught_at_the_commit_that_weakens(run, based):
+    (based / ".flowgit.toml").write_text('[rules]\nprotected-evidence = "off"\nevidence = "warning"\n')
+    git(based, "add", "-A")
+    git(based, "commit", "-qm", "quieter gate")
+    weakened = git(based, "rev-parse", "HEAD").strip()
+    text = (based / "CONTINUITY.md").read_text().replace(f", {E_RETRY[2].id}]", "]")
+    commit_text(based, text, "tidy the evidence")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and found(data) == [("A401", weakened)]
+    assert "rule `protected-evidence` went from on to off" in data["findings"][0]["message"]
+    assert "rule `evidence` went from on to warning" in data["findings"][0]["message"]
+
+
+def test_a_config_weakened_in_the_same_commit_does_not_judge_that_commit(run, based):
+    (based / ".flowgit.toml").write_text('[rules]\nprotected-evidence = "off"\n')
+    text = (based / "CONTINUITY.md").read_text().replace(f", {E_RETRY[2].id}]", "]")
+    bad = commit_text(based, text, "tidy the evidence and quieten the gate")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and {("A401", bad), ("G401", bad)} <= set(found(data))
+
+
+def test_an_overridden_weakening_is_reported_as_the_override(run, based):
+    (based / ".flowgit.toml").write_text('[thresholds]\nevidence_2x = 1\n')
+    git(based, "add", "-A")
+    git(based, "commit", "-qm", "one episode is enough here\n\nFlow-Override: pilot project")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert [f["code"] for f in data["findings"]] == ["A301"]
+
+
+def test_a_merge_answers_only_for_what_it_introduced(run, based):
+    git(based, "checkout", "-q", "-b", "side")
+    commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")
+    commit_text(based, p01(3, [*E_RETRY[:2], E_FRESH], proven=True), "p01 to 3x")
+    git(based, "checkout", "-q", "main")
+    commit_text(based, base_text(recent="The main line moved on: the breaker shipped."), "main moves")
+    git(based, "merge", "-q", "--no-edit", "side")
+    assert len(git(based, "log", "-1", "--format=%P").split()) == 2
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 0, data["findings"]  # against main the merge shows 1x -> 3x, against side nothing
+    assert data["commits_judged"] == 4
+
+
+def test_a_shallow_boundary_never_produces_a_finding(run, based, tmp_path):
+    commit_text(based, p01(2), "ungrounded", "--no-verify")
+    for n in range(3):
+        commit_text(based, p01(2).replace("Focus: ship the gate.", f"Focus: step {n}."), f"step {n}")
+    assert audit(run, based)[0] == 1
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "2", f"file://{based}", str(shallow))
+    code, data = audit(run, shallow)
+    assert code == 0 and data["shallow"] and data["findings"] == []
+    assert len(data["unjudged"]) == 1  # the boundary commit: listed, not judged
+    assert "not judged: 1 commit(s) whose parent is beyond the shallow boundary" in run(shallow, "audit").out
+    deeper = tmp_path / "deeper"
+    git(tmp_path, "clone", "-q", "--depth", "5", f"file://{based}", str(deeper))
+    assert audit(run, deeper)[0] == 1  # once the bypass and its parent are visible, it is reported
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--range", "nope..HEAD"), "unknown revision 'nope'"),
+    (("--range", "base...HEAD"), "symmetric difference"),
+    (("--range", "base..HEAD", "--since-ref", "base"), "not both"),
+])
+def test_bad_ranges_are_usage_errors(run, based, args, message):
+    res = run(based, "audit", *args)
+    assert res.code == 2 and message in res.err and "Traceback" not in res.err
