@@ -1,0 +1,125 @@
+"""The guarantee where the team shares history: a real bare remote, the pre-push hook, CI and pre-receive."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.checks.gate_fixtures import DEVELOPING, base_text, committed_base, developing_lines
+from tests.conftest import git
+
+PROJECT = Path(__file__).resolve().parents[2]
+FLOWGIT = f"{sys.executable} -m flowgit"
+
+
+def ungrounded() -> str:
+    lines = developing_lines().splitlines()
+    lines[0] = f"!! p01: {DEVELOPING[0][1]} | 2x (RELIABILITY)"
+    return base_text(developing="\n".join(lines))
+
+
+def sh(cwd: Path, *argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "FLOWGIT": FLOWGIT, **(env or {})})
+
+
+@pytest.fixture
+def pushed(tmp_path: Path, repo: Path) -> tuple[Path, Path]:
+    """A repository with a committed base, pushed to a real bare remote (before any hook existed)."""
+    committed_base(repo)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "origin", "main")
+    git(repo, "fetch", "-q", "origin")
+    return repo, remote
+
+
+def bypass(repo: Path) -> str:
+    (repo / "CONTINUITY.md").write_text(ungrounded())
+    git(repo, "commit", "-qam", "graduate by hand", "--no-verify")
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def legit(repo: Path) -> str:
+    (repo / "CONTINUITY.md").write_text(base_text(state="Focus: the push."))
+    git(repo, "commit", "-qam", "replace State")
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_pre_push_refuses_a_bypassing_commit(run, pushed):
+    repo, remote = pushed
+    res = run(repo, "install-hook")
+    assert res.code == 0 and "pre-push" in res.out
+    bad = bypass(repo)
+    refused = sh(repo, "git", "push", "origin", "main")
+    assert refused.returncode != 0
+    assert "G101" in refused.stdout + refused.stderr and "push refused" in refused.stderr
+    assert git(remote, "rev-parse", "main").strip() != bad
+    # a new branch carrying it is refused too (nothing on the remote to compare with but its other refs)
+    assert sh(repo, "git", "push", "origin", "main:refs/heads/feature").returncode != 0
+    # the same work done properly goes through
+    git(repo, "reset", "-q", "--hard", "origin/main")
+    good = legit(repo)
+    ok = sh(repo, "git", "push", "origin", "main")
+    assert ok.returncode == 0, ok.stderr
+    assert git(remote, "rev-parse", "main").strip() == good
+
+
+def test_the_ci_script_fails_on_the_same_range(pushed):
+    repo, _ = pushed
+    bad = bypass(repo)
+    script = PROJECT / "templates" / "ci" / "flowgit-audit.sh"
+    failed = sh(repo, "sh", str(script), "origin/main..HEAD")
+    assert failed.returncode == 1 and "G101" in failed.stdout and bad[:12] in failed.stdout
+    env_range = sh(repo, "sh", str(script), env={"FLOWGIT_AUDIT_RANGE": "origin/main..HEAD"})
+    assert env_range.returncode == 1
+    git(repo, "reset", "-q", "--hard", "origin/main")
+    legit(repo)
+    assert sh(repo, "sh", str(script), "origin/main..HEAD").returncode == 0
+    assert sh(repo, "sh", str(script), "nope..HEAD").returncode == 2
+
+
+def test_the_pre_receive_script_refuses_it_on_the_bare_remote(pushed):
+    repo, remote = pushed
+    hook = remote / "hooks" / "pre-receive"
+    shutil.copyfile(PROJECT / "hooks" / "pre-receive", hook)
+    hook.chmod(0o755)
+    before = git(remote, "rev-parse", "main").strip()
+    bypass(repo)
+    refused = sh(repo, "git", "push", "--no-verify", "origin", "main")  # no client hook can help now
+    assert refused.returncode != 0
+    assert "G101" in refused.stderr and "pre-receive hook declined" in refused.stderr
+    assert git(remote, "rev-parse", "main").strip() == before
+    new_ref = sh(repo, "git", "push", "--no-verify", "origin", "main:refs/heads/feature")
+    assert new_ref.returncode != 0 and "G101" in new_ref.stderr
+    git(repo, "reset", "-q", "--hard", "origin/main")
+    good = legit(repo)
+    ok = sh(repo, "git", "push", "origin", "main")
+    assert ok.returncode == 0, ok.stderr
+    assert git(remote, "rev-parse", "main").strip() == good
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def test_pre_commit_framework_pre_push_stage(pushed, pre_commit_home):
+    repo, _ = pushed
+    base = git(repo, "rev-parse", "HEAD").strip()
+    bad = bypass(repo)
+    exe = shutil.which("pre-commit") or str(Path(sys.executable).with_name("pre-commit"))
+    args = [exe, "try-repo", str(PROJECT), "flowgit-audit", "--hook-stage", "pre-push", "--verbose"]
+    env = {"PRE_COMMIT_HOME": str(pre_commit_home)}
+    refused = sh(repo, *args, "--from-ref", base, "--to-ref", bad, env=env)
+    assert refused.returncode == 1 and "G101" in refused.stdout, refused.stdout + refused.stderr
+    git(repo, "reset", "-q", "--hard", base)
+    good = legit(repo)
+    passed = sh(repo, *args, "--from-ref", base, "--to-ref", good, env=env)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
