@@ -6,7 +6,10 @@ wrap and the CLI read them the same way.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from flowgit.config import Config
 from flowgit.continuity.document import Document
@@ -22,10 +25,40 @@ def load_document(cfg: Config, path: str | Path | None = None, *, require_sectio
     return doc
 
 
+_REUSE: OrderedDict | None = None  # set only inside reusing_documents()
+_REUSE_KEEP = 4
+
+
+@contextmanager
+def reusing_documents(keep: int = 4) -> Iterator[None]:
+    """Inside this block, the same bytes parse to the same (read-only) Document.
+
+    The history audit judges each version twice — as one commit's new side and
+    as its child's old side — so each version is parsed once. Outside the
+    block (the hook, the wrap) nothing is cached.
+    """
+    global _REUSE, _REUSE_KEEP
+    outer, _REUSE, _REUSE_KEEP = _REUSE, OrderedDict(), keep
+    try:
+        yield
+    finally:
+        _REUSE = outer
+
+
 def document_from_bytes(cfg: Config, data: bytes | None, label: str) -> Document | None:
     if data is None:
         return None
-    return Document.parse(decode_text(data, label), aliases=cfg.aliases, path=label)
+    cache = _REUSE
+    key = (data, tuple(sorted(cfg.aliases.items()))) if cache is not None else None
+    if cache is not None and key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    doc = Document.parse(decode_text(data, label), aliases=cfg.aliases, path=label)
+    if cache is not None:
+        cache[key] = doc
+        if len(cache) > _REUSE_KEEP:
+            cache.popitem(last=False)
+    return doc
 
 
 def _shown(cfg: Config, target: Path) -> str:

@@ -35,6 +35,7 @@ from flowgit.errors import FlowgitError
 from flowgit.history.config_at import ConfigAt, ConfigReader, weakenings
 from flowgit.history.walk import open_repo
 from flowgit.output import Progress
+from flowgit.repo import reusing_documents
 from flowgit.trailers import mismatches, parse_trailers, values
 
 
@@ -330,14 +331,15 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
     unjudged: list[str] = []
     judged = 0
     progress = Progress("auditing commits", len(commits))
-    for commit in commits:
-        progress.step()
-        result = auditor.audit_commit(commit)
-        if result is None:
-            unjudged.append(str(commit.id))
-            continue
-        judged += result[0]
-        findings.extend(result[1])
+    with reusing_documents():  # each version parsed once: a commit's new side is its child's old side
+        for commit in commits:
+            progress.step()
+            result = auditor.audit_commit(commit)
+            if result is None:
+                unjudged.append(str(commit.id))
+                continue
+            judged += result[0]
+            findings.extend(result[1])
     progress.done()
     oldest = str(commits[0].id) if commits else None
     return AuditReport(findings, len(commits), judged, bool(repo.is_shallow), oldest, unjudged, spec.label)
