@@ -26,6 +26,7 @@ from flowgit.words import content_words
 ABOUT_MIN_SHARED = 2  # one shared everyday word does not make an episode "about" a pattern
 DEMOTED_RE = re.compile(r"^demoted\s+(\S+?):?(\s|$)", re.IGNORECASE)
 NEXT_RE = re.compile(r"\bnext:\s*([^,;\]—]+)", re.IGNORECASE)
+EPISODE_REF_RE = re.compile(r"\bep-[0-9a-f]{6,64}\b")
 
 
 def about(p: Pattern, ep: Episode) -> bool:

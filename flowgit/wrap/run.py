@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from flowgit.changes import ADDED, GRADUATED, INCREMENTED, RENAMED, PatternEvent, diff_patterns
+from flowgit.changes import ADDED, DEMOTED, GRADUATED, INCREMENTED, RENAMED, PatternEvent, diff_patterns
 from flowgit.checks.registry import override_reason
 from flowgit.config import Config
 from flowgit.continuity.document import Document, is_structural
@@ -39,7 +39,8 @@ from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import Outcome, Refusal, apply_plan, verdict_codes
 from flowgit.wrap.candidates import Candidates, find_candidates
 from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
-from flowgit.wrap.judgement import fired, post_demotion, proven_touched, section_warnings
+from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradiction, post_demotion,
+                                    proven_touched, section_warnings)
 from flowgit.wrap.message import message
 from flowgit.wrap.plan import Plan
 from flowgit.wrap.transaction import Journal, recover
@@ -169,6 +170,9 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode]) -> Outcome:
     outcome = Outcome(doc)
     before = pattern_map(inputs.head_doc) if inputs.head_doc else {}
     for event in diff_patterns(inputs.head_doc, doc):
+        if event.kind == DEMOTED and before.get(event.name) is not None:
+            _check_hand_demotion(outcome, before[event.name], event, episodes)
+            continue
         if event.kind not in (INCREMENTED, GRADUATED, ADDED, RENAMED):
             continue
         at = pattern_map(outcome.doc).get(event.name)
@@ -192,6 +196,19 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode]) -> Outcome:
         outcome.refused.append(Refusal(p.name, event.kind, old.pattern.level if old else 1, tuple(problems), codes))
         outcome.doc = _revert(outcome.doc, at.line, old)
     return outcome
+
+
+def _check_hand_demotion(outcome: Outcome, old, event: PatternEvent, episodes: dict[str, Episode]) -> None:
+    """A demotion edited by hand needs what a planned one needs: an independent contradicting episode."""
+    if old.section != PROVEN:
+        return
+    against = [i for n in event.notes if n.lower().startswith("demoted") for i in EPISODE_REF_RE.findall(n)]
+    problems = independent_contradiction(old.pattern, against, episodes)
+    at = pattern_map(outcome.doc).get(event.name)
+    if not problems or at is None:
+        return
+    outcome.refused.append(Refusal(event.name, "demote", old.pattern.level, tuple(problems)))
+    outcome.doc = _revert(outcome.doc, at.line, old)
 
 
 def _revert(doc: Document, line: int, old) -> Document:
@@ -257,6 +274,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     inputs = read_inputs(cfg, plan, session, day)
     recorded = plan_episodes(plan, inputs) if plan else []
     cited = {i for at in iter_patterns(inputs.doc) for i in at.pattern.evidence}
+    cited |= {i for at in iter_patterns(inputs.doc) for n in at.pattern.notes for i in EPISODE_REF_RE.findall(n)}
     cited |= {ref for op in (plan.patterns if plan else []) for ref in op.evidence}
     stored = lookup(inputs.store_raw, cited | {e.id for e in recorded})  # one pass over the store
     new_eps = [e for e in recorded if e.id not in stored]

@@ -206,3 +206,27 @@ def test_episodes_recorded_counts_every_new_episode_and_the_command_line_session
     assert "Flow-Session: sess-cli" in body
     stored = [json.loads(ln) for ln in (wrap_repo / ".flow" / "episodes.jsonl").read_text().splitlines()]
     assert stored[-1]["session"] == "sess-cli"
+
+
+def test_a_hand_edited_demotion_needs_the_same_independent_episode(run, wrap_repo):
+    text = base_text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("!! backoff_jitter:"))
+
+    def demoted(evidence_id: str) -> str:
+        moved = line.replace("| 3x (RELIABILITY — 2026-11-25)", "| 2x (RELIABILITY)") + \
+            f" [demoted 2026-11-26: batch jobs got worse ({evidence_id})]"
+        return text.replace(line + "\n", "").replace("! cache_first:", f"{moved}\n! cache_first:")
+
+    head = git(wrap_repo, "rev-parse", "HEAD")
+    (wrap_repo / "CONTINUITY.md").write_text(demoted(J[0].id))  # its own evidence "contradicts" it
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    data = data_of(res)
+    assert res.code == 3 and data["refused"][0]["op"] == "demote" and data["committed"] is None
+    assert "independent of its own evidence" in data["refused"][0]["reasons"][0]
+    assert git(wrap_repo, "rev-parse", "HEAD") == head
+    tension = ep(TENSION["content"], "sess-c", type_="tension", agent="agent-z", tags=("backoff",))
+    run(wrap_repo, "episode", "add", stdin=tension.to_json() + "\n")
+    (wrap_repo / "CONTINUITY.md").write_text(demoted(tension.id))
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    assert res.code == 0 and data_of(res)["committed"], res.out
+    assert "Demoted: backoff_jitter" in git(wrap_repo, "log", "-1", "--format=%B")
