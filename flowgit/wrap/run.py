@@ -352,7 +352,7 @@ def judge_wrap(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Episo
 
     root = inputs.root
     head_sha_ = git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).decode().strip() or None
-    (head_store,) = blobs(root, [f"HEAD:{cfg.store_rel}"]) if head_sha_ else (None,)
+    head_store = _head_store_bytes(inputs) if head_sha_ else None
     old = None
     if head_sha_ and (inputs.head_doc_raw is not None or head_store is not None):
         old = Side(continuity=inputs.head_doc_raw, store=head_store, continuity_path=cfg.continuity_rel,
@@ -365,6 +365,18 @@ def judge_wrap(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Episo
                continuity_path=cfg.continuity_rel, store_path=cfg.store_rel, author=_author(root),
                when=datetime.now(timezone.utc))
     return judge_change(_head_config(cfg, root, head_sha_), old, new, message=msg, override=override_reason())
+
+
+def _head_store_bytes(inputs: Inputs) -> bytes | None:
+    """HEAD's store: the working tree's prefix when its blob id proves it is HEAD's, else read from git."""
+    if inputs.head_store is None:
+        return None
+    oid, size = inputs.head_store
+    prefix = memoryview(inputs.store_raw)[:size]
+    if len(prefix) == size and blob_oid(prefix, len(oid)) == oid:
+        return inputs.store_raw[:size]
+    (data,) = blobs(inputs.root, [oid])
+    return data
 
 
 def _head_config(cfg: Config, root: Path, head: str | None) -> Config:
