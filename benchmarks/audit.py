@@ -21,7 +21,7 @@ def add_commits(root: Path, count: int) -> None:
     path = root / "CONTINUITY.md"
     for n in range(count):
         lines = path.read_text().split("\n")
-        at = next(i for i, ln in enumerate(lines) if ln.startswith("Focus: wrap"))
+        at = next(i for i, ln in enumerate(lines) if ln.startswith("Focus: "))
         lines[at] = f"Focus: new wrap {n} on top."
         path.write_text("\n".join(lines))
         subprocess.run(["git", "commit", "-qam", f"Session wrap top {n}\n\nFlow-Session: top{n}"], cwd=root,
