@@ -16,7 +16,7 @@ import re
 from datetime import date
 from typing import Iterable, Mapping
 
-from flowgit.continuity.document import Document
+from flowgit.continuity.document import Document, is_structural
 from flowgit.continuity.patterns import Pattern, PatternAt, iter_patterns
 from flowgit.continuity.sections import ACTIONS, PROVEN, STATE, TOP
 from flowgit.dates import parse_date
@@ -150,7 +150,7 @@ def section_warnings(head: Document | None, final: Document, graduated_names: It
     if head is not None:
         for name, verb in ((STATE, "REPLACED"), (TOP, "REPLACED")):
             before, now = head.find(name), final.find(name)
-            if before is not None and now is not None and head.body_text(before).strip() \
+            if before is not None and now is not None and _has_content(head.body_text(before)) \
                     and head.body_text(before) == final.body_text(now):
                 out.append(f"{now.label} was left verbatim: it is {verb} every wrap with what is true now (Step 4)")
     top = final.find(TOP)
@@ -164,6 +164,11 @@ def section_warnings(head: Document | None, final: Document, graduated_names: It
                 out.append(f"`{name}` is Proven but still named in Top of Mind: remove items absorbed into "
                            f"Proven knowledge (Step 4)")
     return out
+
+
+def _has_content(body: str) -> bool:
+    """Whether a section body says anything (the template's `# ` guidance and blank lines do not)."""
+    return any(not is_structural(line) for line in body.splitlines())
 
 
 def proven_patterns(doc: Document) -> list[PatternAt]:
