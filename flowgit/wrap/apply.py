@@ -17,7 +17,7 @@ from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STA
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
 from flowgit.evidence import assess
-from flowgit.wrap.judgement import demoted_on, derivation_note, independent_contradiction, post_demotion
+from flowgit.wrap.judgement import derivation_note, independent_contradiction, post_demotion
 from flowgit.wrap.plan import PatternOp, Plan
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.conftest import git
-from tests.wrap.test_wrap import A1, A2, B1, J, base_text, ep, snapshot, wrap, wrap_repo  # noqa: F401
+from tests.wrap.test_wrap import A1, B1, J, base_text, ep, snapshot, wrap, wrap_repo  # noqa: F401
 
 C1 = ep("a per-request retry budget held provider load during the third outage", "sess-d", agent="agent-b")
 
