@@ -375,6 +375,24 @@ def demo(keep: bool, as_json: bool) -> None:
     cmd.run_demo(keep=keep, as_json=as_json)
 
 
+@cli.command(short_help="The memory's life as one self-contained HTML page.")
+@click.option("-o", "--output", default="report.html", show_default=True, metavar="FILE",
+              help="Where to write the page (replaced atomically).")
+@click.option("--since", help="Only commits on or after this date.")
+@click.option("--until", help="Only commits on or before this date.")
+@click.option("--pattern", "patterns", multiple=True, metavar="NAME", help="Only this pattern (repeatable).")
+@json_option
+@click.pass_context
+def report(ctx: click.Context, output: str, since: str | None, until: str | None, patterns: tuple[str, ...],
+           as_json: bool) -> None:
+    """Write the continuity file's history as one HTML page: lanes, evidence, sizes, audit, tables."""
+    from flowgit.commands import report as cmd
+    from flowgit.output import emit
+
+    emit(cmd.run_report(_cfg(ctx), output=output, since=since, until=until, patterns=patterns), as_json,
+         cmd.render)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and turn user errors into one line and exit code 2."""
     try:
