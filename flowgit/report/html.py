@@ -16,7 +16,7 @@ from flowgit.report.assets import CSS, JS
 from flowgit.report.colors import agent_color, session_color
 from flowgit.report.model import (ARCHIVED, DEMOTED, DEVELOPING, GROUND_MISSING, GROUND_WEAK, PROVEN, Lane, Report,
                                   Step)
-from flowgit.report.svg import SHAPES, esc, graph_svg, lane_svg, size_chart
+from flowgit.report.svg import SHAPES, esc, graph_svg, lane_span, lane_svg, size_chart
 
 LANE_LIMIT = 500        # lanes drawn; the rest are aggregated into the table
 LANES_PER_PAGE = 50
@@ -109,7 +109,11 @@ def _legend() -> str:
     return '<div class="legend">' + "".join(items) + "</div>"
 
 
-def _lane_head(lane: Lane) -> str:
+def _lane_head(lane: Lane, report: Report) -> str:
+    lo, hi = lane_span(lane, report.commits)
+    first = lane.steps[0].date if lane.steps else ""
+    last = next((p.date for p in report.sizes[hi:hi + 1]), lane.steps[-1].date if lane.steps else "")
+    life = f'<span class="muted life-span">{esc(first)} → {esc(last)} · {hi - lo + 1:,} commit(s)</span>'
     badges = [f'<span class="badge {esc(lane.status)}">{esc(lane.status)}</span>',
               f'<span class="badge">{lane.level}x</span>']
     if lane.evidence:
@@ -124,7 +128,8 @@ def _lane_head(lane: Lane) -> str:
     renamed = sorted({s.name for s in lane.steps if s.name != lane.name})
     if renamed:
         badges.append(f'<span class="badge">formerly {esc(", ".join(renamed))}</span>')
-    return f'<div class="lane-head"><span class="lane-name">{esc(lane.name)}</span>{"".join(badges)}</div>'
+    return (f'<div class="lane-head"><span class="lane-name">{esc(lane.name)}</span>{"".join(badges)}{life}'
+            "</div>")
 
 
 def _timeline(report: Report) -> str:
@@ -134,7 +139,7 @@ def _timeline(report: Report) -> str:
         chunk = lanes[start:start + LANES_PER_PAGE]
         items = "".join(
             f'<article class="lane {esc(ln.status)}" id="lane-{start + n}" data-pattern="{esc(ln.name)}">'
-            f"{_lane_head(ln)}{lane_svg(ln, report.commits, report.episodes)}</article>"
+            f"{_lane_head(ln, report)}{lane_svg(ln, report.commits, report.episodes)}</article>"
             for n, ln in enumerate(chunk))
         pages.append(f'<div class="page"{" hidden" if start else ""}>{items}</div>')
     rest = len(report.lanes) - len(lanes)
@@ -142,8 +147,8 @@ def _timeline(report: Report) -> str:
             f"(mostly archived), are summarised in the table view only; narrow the page with --pattern or "
             f"--since to draw them.</p>" if rest > 0 else "")
     return (f'<section id="timeline"><h2>Pattern timelines</h2><p class="muted">One lane per pattern: its level '
-            f"over the {report.commits:,} commit(s) of the file (left: oldest), each step linked to its commit "
-            f"below.</p>{_legend()}{_session_legend(report)}<div class=\"paged lanes\">{''.join(pages)}</div>"
+            f"(1x, 2x, 3x/Proven) from its first appearance to its archival or to the last of the "
+            f"{report.commits:,} commit(s), each step linked to its commit in the table below.</p>{_legend()}{_session_legend(report)}<div class=\"paged lanes\">{''.join(pages)}</div>"
             f"{note}</section>")
 
 

@@ -67,14 +67,27 @@ def step_title(step: Step) -> str:
     return "\n".join(parts)
 
 
+def lane_span(lane: Lane, count: int) -> tuple[int, int]:
+    """The commits a lane spans: its first step to its archival, or to the last commit in range.
+
+    Each lane is drawn over its own life, so a pattern that lived for five of
+    10,000 commits is still readable; the size chart keeps the global axis.
+    """
+    lo = lane.steps[0].index if lane.steps else 0
+    hi = lane.steps[-1].index if lane.status == ARCHIVED and lane.steps else count - 1
+    return lo, max(hi, lo)
+
+
 def lane_svg(lane: Lane, count: int, episodes: dict[str, EpisodeInfo]) -> str:
     """One pattern's life: level over time, a mark per step, the evidence as dots under its promotions."""
+    lo, hi = lane_span(lane, count)
+    span = hi - lo + 1
     out = [f'<svg class="lane-svg" viewBox="0 0 {WIDTH} {LANE_H}" width="{WIDTH}" height="{LANE_H}" '
            f'role="img" aria-label="{esc(lane.name)} timeline">']
     out.append(GRID)
     points: list[tuple[float, int]] = []
     for step in lane.steps:
-        x, y = x_of(step.index, count), _y(step)
+        x, y = x_of(step.index - lo, span), _y(step)
         if points:
             points.append((x, points[-1][1]))
         points.append((x, y))
@@ -85,15 +98,15 @@ def lane_svg(lane: Lane, count: int, episodes: dict[str, EpisodeInfo]) -> str:
         out.append(f'<polyline class="life {esc(lane.status)}" points="{path}"/>')
     graduations = {id(s) for s in lane.graduations}
     for step in lane.steps:
-        out.append(_mark(step, count))
+        out.append(_mark(step, lo, span))
         if id(step) in graduations or step.kind == "evidence":
-            out.append(_dots(step, count, episodes))
+            out.append(_dots(step, lo, span, episodes))
     out.append("</svg>")
     return "".join(out)
 
 
-def _mark(step: Step, count: int) -> str:
-    x, y = x_of(step.index, count), _y(step)
+def _mark(step: Step, lo: int, span: int) -> str:
+    x, y = x_of(step.index - lo, span), _y(step)
     shape = SHAPES.get(step.kind, "M-4,-4h8v8h-8Z")
     flagged = " flagged" if step.findings else ""
     override = " override" if "A301" in step.findings else ""
@@ -105,8 +118,8 @@ def _mark(step: Step, count: int) -> str:
             + f'<path d="{shape}"/></g></a>')
 
 
-def _dots(step: Step, count: int, episodes: dict[str, EpisodeInfo]) -> str:
-    x = x_of(step.index, count)
+def _dots(step: Step, lo: int, span: int, episodes: dict[str, EpisodeInfo]) -> str:
+    x = x_of(step.index - lo, span)
     ids = list(step.evidence)
     start = x - (len(ids) - 1) * 4.5
     out = [f'<g class="dots" data-commit="{esc(step.commit)}">']
