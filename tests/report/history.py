@@ -61,7 +61,7 @@ class Expected:
 
 
 def _git(root: Path, *args: str, when: str | None = None) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Report Tester", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "Report Tester", "GIT_AUTHOR_EMAIL": "t@example.invalid",
            "GIT_COMMITTER_NAME": "Report Tester", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
     if when:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when
@@ -95,7 +95,6 @@ def build(root: Path, wraps: int = 40, *, hostile: str = "") -> Expected:
         override = ""
         for i, base in enumerate(NAMES):
             t = 3 * i
-            name = base + ("_v2" if base in live and False else "")
             if n == t:
                 live[base] = Pat(base)
                 exp.names.add(base)
@@ -154,4 +153,7 @@ def build(root: Path, wraps: int = 40, *, hostile: str = "") -> Expected:
         _git(root, "add", "-A")
         _git(root, "commit", "-q", "--no-verify", "-m", message, when=f"{day.isoformat()}T12:00:00+0000")
     exp.names = {live_p.name for live_p in live.values()} | exp.archived
+    old, new = exp.renamed
+    if old in exp.graduations:
+        exp.graduations[new] = exp.graduations.pop(old)
     return exp

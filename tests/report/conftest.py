@@ -1,0 +1,31 @@
+"""Repositories the report tests share (built once per module: real git, real flowgit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.report.history import Expected, build
+
+
+@pytest.fixture(scope="module")
+def forty(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Expected]:
+    """A continuity file through 40 wraps, every kind of event in it."""
+    root = tmp_path_factory.mktemp("forty") / "repo"
+    root.mkdir()
+    return root, build(root, 40)
+
+
+@pytest.fixture(scope="module")
+def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository `flowgit demo` builds, scene by scene."""
+    from flowgit.commands.demo import SCENES, Demo, _git
+
+    root = tmp_path_factory.mktemp("demo") / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    demo = Demo(root, as_json=True)
+    for scene in SCENES:
+        scene(demo)
+    return root
