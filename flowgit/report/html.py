@@ -13,7 +13,7 @@ import json
 from typing import Iterable
 
 from flowgit.report.assets import CSS, JS
-from flowgit.report.colors import agent_color, session_color
+from flowgit.report.colors import Palette
 from flowgit.report.model import (ARCHIVED, DEMOTED, DEVELOPING, GROUND_MISSING, GROUND_WEAK, PROVEN, Lane, Report,
                                   Step)
 from flowgit.report.svg import SHAPES, esc, graph_svg, lane_span, lane_svg, size_chart
@@ -26,9 +26,18 @@ PATTERN_ROWS_LIMIT = 1_000
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 
+def palette_of(report: Report) -> Palette:
+    """Colours in the order sessions and agents first appear in the drawn lanes."""
+    cited = [report.episodes[i] for ln in report.lanes[:LANE_LIMIT] for s in ln.steps for i in s.evidence
+             if i in report.episodes]
+    return Palette((e.session for e in cited), (e.agent for e in cited))
+
+
 def render_html(report: Report) -> str:
+    palette = palette_of(report)
     body = _empty(report) if report.empty else "".join([
-        _summary(report), _timeline(report), _graph(report), _sizes(report), _findings(report), _tables(report)])
+        _summary(report), _timeline(report, palette), _graph(report, palette), _sizes(report), _findings(report),
+        _tables(report)])
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
@@ -132,14 +141,14 @@ def _lane_head(lane: Lane, report: Report) -> str:
             "</div>")
 
 
-def _timeline(report: Report) -> str:
+def _timeline(report: Report, palette: Palette) -> str:
     lanes = report.lanes[:LANE_LIMIT]
     pages = []
     for start in range(0, len(lanes), LANES_PER_PAGE):
         chunk = lanes[start:start + LANES_PER_PAGE]
         items = "".join(
             f'<article class="lane {esc(ln.status)}" id="lane-{start + n}" data-pattern="{esc(ln.name)}">'
-            f"{_lane_head(ln, report)}{lane_svg(ln, report.commits, report.episodes)}</article>"
+            f"{_lane_head(ln, report)}{lane_svg(ln, report.commits, report.episodes, palette)}</article>"
             for n, ln in enumerate(chunk))
         pages.append(f'<div class="page"{" hidden" if start else ""}>{items}</div>')
     rest = len(report.lanes) - len(lanes)
@@ -148,28 +157,30 @@ def _timeline(report: Report) -> str:
             f"--since to draw them.</p>" if rest > 0 else "")
     return (f'<section id="timeline"><h2>Pattern timelines</h2><p class="muted">One lane per pattern: its level '
             f"(1x, 2x, 3x/Proven) from its first appearance to its archival or to the last of the "
-            f"{report.commits:,} commit(s), each step linked to its commit in the table below.</p>{_legend()}{_session_legend(report)}<div class=\"paged lanes\">{''.join(pages)}</div>"
+            f"{report.commits:,} commit(s), each step linked to its commit in the table below.</p>{_legend()}{_session_legend(report, palette)}<div class=\"paged lanes\">{''.join(pages)}</div>"
             f"{note}</section>")
 
 
-def _session_legend(report: Report) -> str:
-    sessions = list(dict.fromkeys(e.session for e in report.episodes.values() if e.present))
-    agents = list(dict.fromkeys(e.agent for e in report.episodes.values() if e.present))
+def _session_legend(report: Report, palette: Palette) -> str:
+    cited = [report.episodes[i] for ln in report.lanes[:LANE_LIMIT] for s in ln.steps for i in s.evidence
+             if i in report.episodes and report.episodes[i].present]
+    sessions = list(dict.fromkeys(e.session for e in cited))
+    agents = list(dict.fromkeys(e.agent for e in cited))
     if not sessions:
         return ""
 
-    def chips(names: list[str], color, rounded: str) -> str:
+    def chips(names: list[str], color, rounded: str) -> str:  # noqa: ANN001
         shown = "".join(f'<span><svg width="12" height="12"><rect width="12" height="12" {rounded} '
                         f'fill="{color(n)}"/></svg> {esc(n or "(none)")}</span>' for n in names[:24])
         return shown + (f"<span>… {len(names) - 24} more</span>" if len(names) > 24 else "")
 
     rounded = 'rx="6"'
-    return (f'<div class="legend"><strong>sessions:</strong>{chips(sessions, session_color, "")}</div>'
-            f'<div class="legend"><strong>agents:</strong>{chips(agents, agent_color, rounded)}</div>')
+    return (f'<div class="legend"><strong>sessions:</strong>{chips(sessions, palette.session, "")}</div>'
+            f'<div class="legend"><strong>agents:</strong>{chips(agents, palette.agent, rounded)}</div>')
 
 
-def _graph(report: Report) -> str:
-    svg, note = graph_svg(report)
+def _graph(report: Report, palette: Palette) -> str:
+    svg, note = graph_svg(report, palette)
     return (f'<section id="graph"><h2>Evidence graph</h2><p class="muted">Each live pattern with evidence, the '
             f"episodes it cites, the sessions they came from and the agents who wrote them. A pattern drawn in "
             f"amber rests on one session and one agent (one source, however many episodes); red cites episodes "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import Iterable, Sequence
 
-from flowgit.report.colors import agent_color, session_color
+from flowgit.report.colors import Palette
 from flowgit.report.model import (ARCHIVED, DEMOTED, GROUND_MISSING, GROUND_WEAK, EpisodeInfo, Lane, Report,
                                   SizePoint, Step)
 
@@ -78,7 +78,7 @@ def lane_span(lane: Lane, count: int) -> tuple[int, int]:
     return lo, max(hi, lo)
 
 
-def lane_svg(lane: Lane, count: int, episodes: dict[str, EpisodeInfo]) -> str:
+def lane_svg(lane: Lane, count: int, episodes: dict[str, EpisodeInfo], palette: Palette) -> str:
     """One pattern's life: level over time, a mark per step, the evidence as dots under its promotions."""
     lo, hi = lane_span(lane, count)
     span = hi - lo + 1
@@ -100,7 +100,7 @@ def lane_svg(lane: Lane, count: int, episodes: dict[str, EpisodeInfo]) -> str:
     for step in lane.steps:
         out.append(_mark(step, lo, span))
         if id(step) in graduations or step.kind == "evidence":
-            out.append(_dots(step, lo, span, episodes))
+            out.append(_dots(step, lo, span, episodes, palette))
     out.append("</svg>")
     return "".join(out)
 
@@ -118,7 +118,7 @@ def _mark(step: Step, lo: int, span: int) -> str:
             + f'<path d="{shape}"/></g></a>')
 
 
-def _dots(step: Step, lo: int, span: int, episodes: dict[str, EpisodeInfo]) -> str:
+def _dots(step: Step, lo: int, span: int, episodes: dict[str, EpisodeInfo], palette: Palette) -> str:
     x = x_of(step.index - lo, span)
     ids = list(step.evidence)
     start = x - (len(ids) - 1) * 4.5
@@ -126,10 +126,10 @@ def _dots(step: Step, lo: int, span: int, episodes: dict[str, EpisodeInfo]) -> s
     for n, ident in enumerate(ids):
         ep = episodes.get(ident) or EpisodeInfo(ident, present=False)
         cls = "ev" + (" new" if ident in step.new_evidence else "") + ("" if ep.present else " missing")
-        fill = session_color(ep.session) if ep.present else "none"
+        fill = palette.session(ep.session) if ep.present else "none"
         title = episode_title(ep)
         out.append(f'<circle class="{cls}" cx="{round(start + n * 9, 1)}" cy="{DOT_Y}" r="3.6" fill="{fill}" '
-                   f'stroke="{agent_color(ep.agent)}" data-ep="{esc(ident)}" tabindex="0">'
+                   f'stroke="{palette.agent(ep.agent)}" data-ep="{esc(ident)}" tabindex="0">'
                    f'<title>{esc(title)}</title></circle>')
     out.append("</g>")
     return "".join(out)
@@ -223,7 +223,7 @@ def _archival_marks(points: Sequence[SizePoint], count: int, y: float) -> list[s
 
 # ------------------------------------------------------------------ evidence graph
 
-def graph_svg(report: Report) -> tuple[str, str]:
+def graph_svg(report: Report, palette: Palette) -> tuple[str, str]:
     """Patterns -> episodes -> sessions -> agents, and a note on what was left out (capped)."""
     lanes = [ln for ln in report.lanes if ln.evidence and ln.status not in (ARCHIVED,)]
     note = ""
@@ -288,20 +288,20 @@ def graph_svg(report: Report) -> tuple[str, str]:
     for i in eps:
         ep = infos[i]
         x, y = pos[("e", i)]
-        fill = session_color(ep.session) if ep.present else "none"
+        fill = palette.session(ep.session) if ep.present else "none"
         out.append(f'<g class="node episode{"" if ep.present else " missing"}" data-node="e:{esc(i)}" '
                    f'data-ep="{esc(i)}" tabindex="0"><title>{esc(episode_title(ep))}</title>'
-                   f'<circle cx="{x}" cy="{y}" r="4.5" fill="{fill}" stroke="{agent_color(ep.agent)}"/>'
+                   f'<circle cx="{x}" cy="{y}" r="4.5" fill="{fill}" stroke="{palette.agent(ep.agent)}"/>'
                    f'<text x="{x + 8}" y="{y + 4}">{esc(i)}</text></g>')
     for s in sessions:
         x, y = pos[("s", s)]
         out.append(f'<g class="node session" data-node="s:{esc(s)}" tabindex="0"><title>session {esc(s)}</title>'
-                   f'<rect x="{x - 6}" y="{y - 6}" width="12" height="12" fill="{session_color(s)}"/>'
+                   f'<rect x="{x - 6}" y="{y - 6}" width="12" height="12" fill="{palette.session(s)}"/>'
                    f'<text x="{x + 10}" y="{y + 4}">{esc(_clip(s, 18))}</text></g>')
     for a in agents:
         x, y = pos[("a", a)]
         out.append(f'<g class="node agent" data-node="a:{esc(a)}" tabindex="0"><title>agent {esc(a)}</title>'
-                   f'<rect x="{x - 6}" y="{y - 6}" width="12" height="12" rx="6" fill="{agent_color(a)}"/>'
+                   f'<rect x="{x - 6}" y="{y - 6}" width="12" height="12" rx="6" fill="{palette.agent(a)}"/>'
                    f'<text x="{x + 10}" y="{y + 4}">{esc(_clip(a, 14))}</text></g>')
     out.append("</svg>")
     return "".join(out), note.strip()
