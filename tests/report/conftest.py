@@ -17,6 +17,18 @@ def forty(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Expected]:
     return root, build(root, 40)
 
 
+HOSTILE = '<img src=x onerror=alert(1)></script><script>alert(2)</script> "q" \'a\' & http://evil.invalid/x.png'
+
+
+@pytest.fixture(scope="module")
+def hostile_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Markup, quotes and a URL in commit subjects, episode text and an override's reason."""
+    root = tmp_path_factory.mktemp("hostile") / "repo"
+    root.mkdir()
+    build(root, 26, hostile=HOSTILE)  # the override (with its hostile reason) is wrap 23
+    return root
+
+
 @pytest.fixture(scope="module")
 def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository `flowgit demo` builds, scene by scene."""

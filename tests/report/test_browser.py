@@ -9,6 +9,7 @@ when set, for a person to look at).
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -21,7 +22,8 @@ from flowgit.report.build import build_report
 from flowgit.report.html import LANE_LIMIT, LANES_PER_PAGE, render_html
 from flowgit.report.model import Report
 from tests.report import browser
-from tests.report.test_html import HOSTILE, hostile_repo, synthetic  # noqa: F401  (fixture reused)
+from tests.report.conftest import HOSTILE
+from tests.report.test_html import synthetic
 
 if not browser.available():
     if os.environ.get("CI"):
@@ -112,11 +114,16 @@ def test_forty_wrap_report_in_chromium(forty, tmp_path: Path) -> None:
                    "document.getElementById('table-search').dispatchEvent(new Event('input'))")
         _keep(b.screenshot(tmp_path / "forty-wraps.png"))
         _keep(b.screenshot(tmp_path / "forty-wraps-full.png", full=True))
+        b.call("Emulation.setEmulatedMedia", media="print")  # printed: no controls, every lane of the page
+        assert b.evaluate("getComputedStyle(document.querySelector('nav')).display") == "none"
+        assert b.evaluate("getComputedStyle(document.querySelector('#tables .search')).display") == "none"
+        pdf = base64.b64decode(b.call("Page.printToPDF", printBackground=True)["data"])
+        assert pdf.startswith(b"%PDF") and len(pdf) > 20_000
     finally:
         b.__exit__(None, None, None)
 
 
-def test_hostile_text_runs_nothing_and_loads_nothing(hostile_repo: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_hostile_text_runs_nothing_and_loads_nothing(hostile_repo: Path, tmp_path: Path) -> None:
     report = build_report(load_config(hostile_repo))
     b, _ = _open(report, tmp_path, "hostile")
     try:

@@ -6,24 +6,13 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from flowgit.config import load_config
 from flowgit.report.build import build_report
 from flowgit.report.html import LANE_LIMIT, render_html, script_safe
 from flowgit.report.model import EpisodeInfo, Lane, Report, SizePoint, Step
 from flowgit.report.sizes import Size
-from tests.report.history import build
+from tests.report.conftest import HOSTILE
 
-HOSTILE = '<img src=x onerror=alert(1)></script><script>alert(2)</script> "q" \'a\' & http://evil.invalid/x.png'
-
-
-@pytest.fixture(scope="module")
-def hostile_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("hostile") / "repo"
-    root.mkdir()
-    build(root, 26, hostile=HOSTILE)  # the override (with its hostile reason) is wrap 23
-    return root
 
 
 def test_repository_text_is_escaped_everywhere(hostile_repo: Path) -> None:
