@@ -151,6 +151,10 @@ def _timeline(report: Report, palette: Palette) -> str:
             f"{_lane_head(ln, report)}{lane_svg(ln, report.commits, report.episodes, palette)}</article>"
             for n, ln in enumerate(chunk))
         pages.append(f'<div class="page"{" hidden" if start else ""}>{items}</div>')
+    if not lanes:
+        asked = (" matching " + ", ".join(report.patterns_filter)) if report.patterns_filter else ""
+        pages.append(f'<p class="empty" id="no-lanes">No pattern event{esc(asked)} in these '
+                     f"{report.commits:,} commit(s). <code>flowgit log</code> lists every pattern's name.</p>")
     rest = len(report.lanes) - len(lanes)
     note = (f'<p class="muted" id="lanes-aggregated">{rest:,} more pattern(s), the least recently active '
             f"(mostly archived), are summarised in the table view only; narrow the page with --pattern or "

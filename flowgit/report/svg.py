@@ -12,7 +12,7 @@ from html import escape
 from typing import Iterable, Sequence
 
 from flowgit.report.colors import Palette
-from flowgit.report.model import (ARCHIVED, DEMOTED, GROUND_MISSING, GROUND_WEAK, EpisodeInfo, Lane, Report,
+from flowgit.report.model import (ARCHIVED, GROUND_MISSING, GROUND_WEAK, EpisodeInfo, Lane, Report,
                                   SizePoint, Step)
 
 WIDTH = 960

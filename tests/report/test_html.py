@@ -76,3 +76,10 @@ def test_empty_state_explains_what_to_do(repo: Path) -> None:
     page = render_html(build_report(load_config(repo)))
     assert 'id="empty"' in page and "flowgit wrap" in page and "flowgit init" in page
     assert '<article class="lane' not in page
+
+
+def test_a_pattern_filter_that_matches_nothing_says_so(forty) -> None:
+    root, _ = forty
+    page = render_html(build_report(load_config(root), patterns=["no_such_pattern"]))
+    assert 'id="no-lanes"' in page and "no_such_pattern" in page and '<article class="lane' not in page
+    assert '<svg class="size-svg"' in page  # the file's sizes still draw
