@@ -392,7 +392,11 @@ def demo(keep: bool, as_json: bool) -> None:
 @click.pass_context
 def report(ctx: click.Context, output: str, since: str | None, until: str | None, patterns: tuple[str, ...],
            as_json: bool) -> None:
-    """Write the continuity file's history as one HTML page: lanes, evidence, sizes, audit, tables."""
+    """Write the continuity file's history as one HTML page: lanes, evidence, sizes, audit, tables.
+
+    Exit 0 when the page is written (audit findings are drawn on it, not failed on; `flowgit audit`
+    gates), 2 for bad input (a date that is not one, an unwritable path, no repository).
+    """
     from flowgit.commands import report as cmd
     from flowgit.output import emit
 
