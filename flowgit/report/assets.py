@@ -87,7 +87,9 @@ function episode(id){var e=data.episodes[id];if(!e){return [id,'(not in the stor
 if(!e.present){return [id,'cited, but not in the store at HEAD'];}
 return [id,e.type+' · '+e.ts,'session '+(e.session||'?')+' · agent '+(e.agent||'?'),e.content];}
 document.addEventListener('click',function(ev){var t=ev.target.closest('[data-ep]');
-if(t){ev.preventDefault();show(episode(t.getAttribute('data-ep')));}});
+if(t){ev.preventDefault();show(episode(t.getAttribute('data-ep')));return;}
+var s=ev.target.closest('.step');var title=s&&s.querySelector('title');
+if(title){show(title.textContent.split('\n'));}});
 document.addEventListener('keydown',function(ev){if(ev.key==='Escape'){panel.hidden=true;}
 if(ev.key==='Enter'){var t=ev.target.closest&&ev.target.closest('[data-ep]');if(t){show(episode(t.getAttribute('data-ep')));}}});
 function pager(box){var pages=box.querySelectorAll(':scope > .page');if(pages.length<2){return;}

@@ -48,7 +48,8 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
     findings = [Finding(f.code, f.commit, f.date, renamed.get(f.pattern, f.pattern), f.message)
                 for f in audit.findings if f.commit in index
                 and (wanted is None or not f.pattern or renamed.get(f.pattern, f.pattern) in wanted)]
-    lanes = _lanes(history, renamed, wanted, index, findings)
+    archived_at: dict[str, list[str]] = {}
+    lanes = _lanes(history, renamed, wanted, index, findings, archived_at)
     episodes = _episodes(cfg, lanes)
     for lane in lanes:
         _ground(lane, episodes)
@@ -56,7 +57,7 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
     b = cfg.budgets
     return Report(
         title=title or cfg.root.name, continuity=cfg.continuity_rel, lanes=lanes, episodes=episodes,
-        sizes=_sizes(cfg, history, in_range, index), findings=findings,
+        sizes=_sizes(cfg, in_range, index, archived_at), findings=findings,
         budgets={"file_chars_target": b.file_chars_target, "file_chars_max": b.file_chars_max,
                  "state_chars_target": b.state_chars_target, "state_chars_max": b.state_chars_max,
                  "developing_lines_target": b.developing_lines_target,
@@ -72,7 +73,8 @@ def _within(commit: CommitInfo, start: date | None, end: date | None) -> bool:
 
 
 def _lanes(history: History, renamed: dict[str, str], wanted: set[str] | None, index: dict[str, int],
-           findings: list[Finding]) -> list[Lane]:
+           findings: list[Finding], archived_at: dict[str, list[str]]) -> list[Lane]:
+    """One pass over the pattern events: the lanes, and (for the size chart) what each commit archived."""
     by_step: dict[tuple[str, str], list[str]] = {}
     by_commit: dict[str, list[str]] = {}
     for f in findings:
@@ -82,6 +84,8 @@ def _lanes(history: History, renamed: dict[str, str], wanted: set[str] | None, i
             by_commit.setdefault(f.commit, []).append(f.code)
     lanes: dict[str, Lane] = {}
     for item in iter_pattern_events(history):
+        if item.event.kind == ARCHIVED and item.commit.sha in index:
+            archived_at.setdefault(item.commit.sha, []).append(item.event.name)
         key = renamed.get(item.event.name, item.event.name)
         if (wanted is not None and key not in wanted) or item.commit.sha not in index:
             continue
@@ -163,17 +167,14 @@ def _ground(lane: Lane, episodes: dict[str, EpisodeInfo]) -> None:
         lane.grounding = GROUND_BROAD
 
 
-def _sizes(cfg: Config, history: History, in_range: list[CommitInfo], index: dict[str, int]) -> list[SizePoint]:
+def _sizes(cfg: Config, in_range: list[CommitInfo], index: dict[str, int],
+           archived: dict[str, list[str]]) -> list[SizePoint]:
     """Each version's size; one read and one measure per distinct blob."""
     if not in_range:
         return []
     repo = open_repo(cfg.root)
     odb = repo.odb
     table = alias_table(cfg.aliases)
-    archived: dict[str, list[str]] = {}
-    for item in history.events:
-        if item.event.kind == ARCHIVED and item.commit.sha in index:
-            archived.setdefault(item.commit.sha, []).append(item.event.name)
     measured: dict[object, Size] = {}
     points = []
     for commit in reversed(in_range):  # newest first: libgit2 resolves deltas from what it just read

@@ -112,6 +112,13 @@ def test_forty_wrap_report_in_chromium(forty, tmp_path: Path) -> None:
         assert visible == [exp.ungrounded]
         b.evaluate("document.getElementById('table-search').value = '';"
                    "document.getElementById('table-search').dispatchEvent(new Event('input'))")
+        step = report.lanes[0].graduations[-1]
+        b.evaluate(f"document.querySelector('article.lane .step[data-commit=\"{step.commit}\"] path')"
+                   ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+        assert b.evaluate("location.hash") == f"#c-{step.commit}"  # the mark links to its commit's row
+        assert step.commit[:10] in b.evaluate("document.getElementById('detail').textContent")
+        assert b.evaluate(f"document.getElementById('c-{step.commit}').classList.contains('target')")
+        b.evaluate("document.getElementById('detail').hidden = true; window.scrollTo(0, 0)")
         _keep(b.screenshot(tmp_path / "forty-wraps.png"))
         _keep(b.screenshot(tmp_path / "forty-wraps-full.png", full=True))
         b.call("Emulation.setEmulatedMedia", media="print")  # printed: no controls, every lane of the page

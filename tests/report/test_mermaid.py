@@ -149,3 +149,17 @@ def test_ascend_html_is_self_contained(repo: Path, monkeypatch, capsys) -> None:
     assert text.startswith("<!DOCTYPE html>") and "default-src 'none'" in text
     assert text.count('class="node session') == 4
     assert not re.search(r'(?:src|href)\s*=\s*"(?!#)', text)
+
+
+def test_a_single_session_answer_is_one_node(repo: Path, monkeypatch, capsys) -> None:
+    text = ascend_response(monkeypatch, capsys, repo, "mermaid", "the session where we fixed the flaky login test")
+    nodes, edges = check_flowchart(text)
+    assert nodes == ["n0"] and edges == []
+    assert "00000008-5e5" in text
+
+
+def test_log_format_mermaid_on_the_demo_repository(demo_repo: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(demo_repo)
+    assert main(["log", "--format", "mermaid", "retry_budget"]) == 0
+    tasks = check_gantt(capsys.readouterr().out)
+    assert [t["name"] for t in tasks] == ["2x added", "Proven 3x graduated", "graduated"]
