@@ -184,7 +184,10 @@ def _session_legend(report: Report, palette: Palette) -> str:
 
 
 def _graph(report: Report, palette: Palette) -> str:
-    svg, note = graph_svg(report, palette)
+    from flowgit.report.graph import evidence_graph
+
+    graph = evidence_graph(report)
+    svg, note = (graph_svg(graph, palette) if graph.patterns else ""), graph.note
     return (f'<section id="graph"><h2>Evidence graph</h2><p class="muted">Each live pattern with evidence, the '
             f"episodes it cites, the sessions they came from and the agents who wrote them. A pattern drawn in "
             f"amber rests on one session and one agent (one source, however many episodes); red cites episodes "

@@ -12,6 +12,7 @@ from html import escape
 from typing import Iterable, Sequence
 
 from flowgit.report.colors import Palette
+from flowgit.report.graph import EvidenceGraph
 from flowgit.report.model import (ARCHIVED, GROUND_MISSING, GROUND_WEAK, EpisodeInfo, Lane, Report,
                                   SizePoint, Step)
 
@@ -20,8 +21,6 @@ LANE_H = 66
 LEVEL_Y = {1: 44, 2: 28, 3: 12}
 DOT_Y = 58
 BUCKETS = 480
-GRAPH_PATTERNS = 60
-GRAPH_EPISODES = 240
 
 
 GRID = ('<path class="grid" d="' + "".join(f"M0,{y}H{WIDTH}" for y in LEVEL_Y.values()) + '"/>'
@@ -221,90 +220,56 @@ def _archival_marks(points: Sequence[SizePoint], count: int, y: float) -> list[s
     return out
 
 
-# ------------------------------------------------------------------ evidence graph
+# ------------------------------------------------------------------ evidence graph (data: graph.py)
 
-def graph_svg(report: Report, palette: Palette) -> tuple[str, str]:
-    """Patterns -> episodes -> sessions -> agents, and a note on what was left out (capped)."""
-    lanes = [ln for ln in report.lanes if ln.evidence and ln.status not in (ARCHIVED,)]
-    note = ""
-    if len(lanes) > GRAPH_PATTERNS:
-        note = f"Showing {GRAPH_PATTERNS} of {len(lanes)} patterns with evidence (the table lists all)."
-        lanes = lanes[:GRAPH_PATTERNS]
-    if not lanes:
-        return "", "No live pattern cites evidence yet: the graph appears once a pattern reaches 2x."
-    eps: list[str] = []
-    for lane in lanes:
-        eps.extend(i for i in lane.evidence if i not in eps)
-    if len(eps) > GRAPH_EPISODES:
-        note += f" Showing {GRAPH_EPISODES} of {len(eps)} episodes."
-        eps = eps[:GRAPH_EPISODES]
-    kept = set(eps)
-    infos = {i: report.episodes.get(i) or EpisodeInfo(i, present=False) for i in eps}
-    sessions = list(dict.fromkeys(infos[i].session or "(no session)" for i in eps if infos[i].present))
-    agents = list(dict.fromkeys(infos[i].agent or "(no agent)" for i in eps if infos[i].present))
-    row = 20
-    rows = max(len(lanes), len(eps), len(sessions), len(agents))
-    height = rows * row + 30
-    cols = [150, 420, 650, 850]
-
-    def ypos(n: int, total: int) -> float:
-        return round(20 + (n + 0.5) * (height - 30) / max(total, 1), 1)
-
-    pos = {("p", ln.name): (cols[0], ypos(n, len(lanes))) for n, ln in enumerate(lanes)}
-    pos.update({("e", i): (cols[1], ypos(n, len(eps))) for n, i in enumerate(eps)})
-    pos.update({("s", s): (cols[2], ypos(n, len(sessions))) for n, s in enumerate(sessions)})
-    pos.update({("a", a): (cols[3], ypos(n, len(agents))) for n, a in enumerate(agents)})
+def graph_svg(graph: EvidenceGraph, palette: Palette) -> str:
+    """Four columns (patterns, episodes, sessions, agents), edges as curves; hovering a node lights its edges."""
+    columns = {"p": [f"p:{ln.name}" for ln in graph.patterns], "e": [f"e:{e.id}" for e in graph.episodes],
+               "s": [f"s:{s}" for s in graph.sessions], "a": [f"a:{a}" for a in graph.agents]}
+    height = max(len(c) for c in columns.values()) * 20 + 30
+    xs = {"p": 150, "e": 420, "s": 650, "a": 850}
+    pos = {key: (xs[kind], round(20 + (n + 0.5) * (height - 30) / len(keys), 1))
+           for kind, keys in columns.items() for n, key in enumerate(keys)}
     out = [f'<svg class="graph-svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" role="img" '
            f'aria-label="evidence graph">']
-    for x, title in zip(cols, ("patterns", "episodes", "sessions", "agents")):
-        out.append(f'<text class="col-title" x="{x}" y="12" text-anchor="middle">{title}</text>')
-    edges: list[tuple[tuple[str, str], tuple[str, str], str]] = []
-    for lane in lanes:
-        for i in lane.evidence:
-            if i in kept:
-                edges.append((("p", lane.name), ("e", i), lane.name))
-    pairs = set()
-    for i in eps:
-        ep = infos[i]
-        if not ep.present:
-            continue
-        s, a = ep.session or "(no session)", ep.agent or "(no agent)"
-        edges.append((("e", i), ("s", s), i))
-        if (s, a) not in pairs:
-            pairs.add((s, a))
-            edges.append((("s", s), ("a", a), s))
-    for a, b, owner in edges:
+    out += [f'<text class="col-title" x="{xs[k]}" y="12" text-anchor="middle">{title}</text>'
+            for k, title in (("p", "patterns"), ("e", "episodes"), ("s", "sessions"), ("a", "agents"))]
+    for a, b in graph.edges:
         (x1, y1), (x2, y2) = pos[a], pos[b]
         mid = (x1 + x2) / 2
-        out.append(f'<path class="edge" data-a="{esc(a[0] + ":" + a[1])}" data-b="{esc(b[0] + ":" + b[1])}" '
+        out.append(f'<path class="edge" data-a="{esc(a)}" data-b="{esc(b)}" '
                    f'd="M{x1},{y1}C{mid},{y1} {mid},{y2} {x2},{y2}"/>')
-    for lane in lanes:
-        x, y = pos[("p", lane.name)]
-        weak = " weak" if lane.grounding == GROUND_WEAK else (" missing" if lane.grounding == GROUND_MISSING else "")
-        out.append(f'<g class="node pattern{weak}" data-node="p:{esc(lane.name)}" tabindex="0">'
-                   f'<title>{esc(lane.name)}: {lane.level}x, {esc(_grounding_words(lane))}</title>'
-                   f'<circle cx="{x}" cy="{y}" r="5"/>'
-                   f'<text x="{x - 9}" y="{y + 4}" text-anchor="end">{esc(_clip(lane.name, 24))}</text></g>')
-    for i in eps:
-        ep = infos[i]
-        x, y = pos[("e", i)]
-        fill = palette.session(ep.session) if ep.present else "none"
-        out.append(f'<g class="node episode{"" if ep.present else " missing"}" data-node="e:{esc(i)}" '
-                   f'data-ep="{esc(i)}" tabindex="0"><title>{esc(episode_title(ep))}</title>'
-                   f'<circle cx="{x}" cy="{y}" r="4.5" fill="{fill}" stroke="{palette.agent(ep.agent)}"/>'
-                   f'<text x="{x + 8}" y="{y + 4}">{esc(i)}</text></g>')
-    for s in sessions:
-        x, y = pos[("s", s)]
-        out.append(f'<g class="node session" data-node="s:{esc(s)}" tabindex="0"><title>session {esc(s)}</title>'
-                   f'<rect x="{x - 6}" y="{y - 6}" width="12" height="12" fill="{palette.session(s)}"/>'
-                   f'<text x="{x + 10}" y="{y + 4}">{esc(_clip(s, 18))}</text></g>')
-    for a in agents:
-        x, y = pos[("a", a)]
-        out.append(f'<g class="node agent" data-node="a:{esc(a)}" tabindex="0"><title>agent {esc(a)}</title>'
-                   f'<rect x="{x - 6}" y="{y - 6}" width="12" height="12" rx="6" fill="{palette.agent(a)}"/>'
-                   f'<text x="{x + 10}" y="{y + 4}">{esc(_clip(a, 14))}</text></g>')
+    out += [_pattern_node(ln, pos[f"p:{ln.name}"]) for ln in graph.patterns]
+    out += [_episode_node(e, pos[f"e:{e.id}"], palette) for e in graph.episodes]
+    out += [_square("session", s, pos[f"s:{s}"], palette.session(s), "", 18) for s in graph.sessions]
+    out += [_square("agent", a, pos[f"a:{a}"], palette.agent(a), ' rx="6"', 14) for a in graph.agents]
     out.append("</svg>")
-    return "".join(out), note.strip()
+    return "".join(out)
+
+
+def _pattern_node(lane: Lane, at: tuple[float, float]) -> str:
+    x, y = at
+    weak = " weak" if lane.grounding == GROUND_WEAK else (" missing" if lane.grounding == GROUND_MISSING else "")
+    return (f'<g class="node pattern{weak}" data-node="p:{esc(lane.name)}" tabindex="0">'
+            f"<title>{esc(lane.name)}: {lane.level}x, {esc(_grounding_words(lane))}</title>"
+            f'<circle cx="{x}" cy="{y}" r="5"/>'
+            f'<text x="{x - 9}" y="{y + 4}" text-anchor="end">{esc(_clip(lane.name, 24))}</text></g>')
+
+
+def _episode_node(ep: EpisodeInfo, at: tuple[float, float], palette: Palette) -> str:
+    x, y = at
+    fill = palette.session(ep.session) if ep.present else "none"
+    return (f'<g class="node episode{"" if ep.present else " missing"}" data-node="e:{esc(ep.id)}" '
+            f'data-ep="{esc(ep.id)}" tabindex="0"><title>{esc(episode_title(ep))}</title>'
+            f'<circle cx="{x}" cy="{y}" r="4.5" fill="{fill}" stroke="{palette.agent(ep.agent)}"/>'
+            f'<text x="{x + 8}" y="{y + 4}">{esc(ep.id)}</text></g>')
+
+
+def _square(kind: str, name: str, at: tuple[float, float], fill: str, extra: str, clip: int) -> str:
+    x, y = at
+    return (f'<g class="node {kind}" data-node="{kind[0]}:{esc(name)}" tabindex="0"><title>{kind} {esc(name)}</title>'
+            f'<rect x="{x - 6}" y="{y - 6}" width="12" height="12"{extra} fill="{fill}"/>'
+            f'<text x="{x + 10}" y="{y + 4}">{esc(_clip(name, clip))}</text></g>')
 
 
 def _grounding_words(lane: Lane) -> str:

@@ -61,11 +61,16 @@ class Expected:
 
 
 def _git(root: Path, *args: str, when: str | None = None) -> None:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "Report Tester", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    empty = root.parent / "empty.gitconfig"  # not /dev/null: a stray `git config --global` would replace it
+    if not empty.exists():
+        empty.write_text("")
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(empty), "GIT_AUTHOR_NAME": "Report Tester", "GIT_AUTHOR_EMAIL": "t@example.invalid",
            "GIT_COMMITTER_NAME": "Report Tester", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
     if when:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when
-    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    proc = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args[:2])} failed ({proc.returncode}): {proc.stderr.strip()}")
 
 
 def build(root: Path, wraps: int = 40, *, hostile: str = "") -> Expected:
