@@ -160,3 +160,15 @@ def test_hundreds_of_patterns_page_without_freezing(tmp_path: Path) -> None:
         assert target
     finally:
         b.__exit__(None, None, None)
+
+
+def test_fresh_repository_page_is_a_helpful_empty_state(repo: Path, tmp_path: Path) -> None:
+    report = build_report(load_config(repo))
+    b, _ = _open(report, tmp_path, "empty")
+    try:
+        _check_clean(b)
+        text = b.evaluate("document.getElementById('empty').textContent")
+        assert "flowgit init" in text and "flowgit wrap" in text
+        assert b.evaluate("document.querySelectorAll('article.lane, svg').length") == 0
+    finally:
+        b.__exit__(None, None, None)
