@@ -80,7 +80,7 @@ def lane_span(lane: Lane, count: int) -> tuple[int, int]:
 def lane_svg(lane: Lane, count: int, episodes: dict[str, EpisodeInfo], palette: Palette) -> str:
     """One pattern's life: level over time, a mark per step, the evidence as dots under its promotions."""
     lo, hi = lane_span(lane, count)
-    span = hi - lo + 1
+    span = max(hi - lo + 1, 2)  # a life of one commit starts at the left edge like every other
     out = [f'<svg class="lane-svg" viewBox="0 0 {WIDTH} {LANE_H}" width="{WIDTH}" height="{LANE_H}" '
            f'role="img" aria-label="{esc(lane.name)} timeline">']
     out.append(GRID)
