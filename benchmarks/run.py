@@ -1,6 +1,6 @@
 """Benchmark runner: generates large inputs, times whole processes, prints medians and ratios.
 
-    python benchmarks/run.py [foundation|gate|wrap|history|audit|ascend|all] [--runs N]
+    python benchmarks/run.py [foundation|gate|wrap|history|audit|ascend|report|all] [--runs N]
 
 Every figure is the median of N whole-process runs (default 5) next to the
 baseline its issue names, so a regression shows up as a ratio, not a feeling.
@@ -328,6 +328,13 @@ def _peak_rss(argv: list[str], cwd: Path) -> int:
     """Peak resident memory (KiB) of one run, from GNU time."""
     proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], cwd=cwd, capture_output=True, text=True)
     return int(proc.stderr.strip().splitlines()[-1])
+
+
+@bench("report")
+def report_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
+    from benchmarks.report import report_bench as run
+
+    return run(tmp, runs)
 
 
 def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:

@@ -289,16 +289,18 @@ def candidates(ctx: click.Context, session: str | None, day: str | None, as_json
 @click.option("--until", help="Only events on or before this date.")
 @click.option("--section", help="Only events in this section (e.g. Proven).")
 @click.option("--graduated", "graduated_only", is_flag=True, help="Only patterns that ever graduated.")
+@click.option("--format", "fmt", type=click.Choice(["text", "mermaid"]), default="text",
+              help="mermaid: each pattern's life as a mermaid gantt chart.")
 @json_option
 @click.pass_context
 def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until: str | None,
-            section: str | None, graduated_only: bool, as_json: bool) -> None:
+            section: str | None, graduated_only: bool, fmt: str, as_json: bool) -> None:
     """Each pattern's timeline across the continuity file's git history."""
     from flowgit.commands import history as cmd
     from flowgit.output import emit
 
-    emit(cmd.build_timeline(_cfg(ctx), names, since, until, section, graduated_only), as_json,
-         cmd.render_timeline)
+    timeline = cmd.build_timeline(_cfg(ctx), names, since, until, section, graduated_only)
+    emit(timeline, as_json, cmd.render_mermaid if fmt == "mermaid" else cmd.render_timeline)
 
 
 @cli.command(short_help="Every gate rule on every commit of the history (or a range).")
@@ -348,11 +350,13 @@ def show_archived(ctx: click.Context, name: str, as_json: bool) -> None:
 @click.option("--reorient", metavar="X", help="Answer: another kind of unit (chain/cluster/concept) or another angle.")
 @click.option("--rescope", metavar="X", help="Answer an empty search: widen, type:KIND or partitions:all.")
 @click.option("--interactive/--no-interactive", default=None, help="Ask on the terminal (default: when attached).")
+@click.option("--format", "fmt", type=click.Choice(["html", "mermaid", "dot"]),
+              help="Print the unit as a graph (sessions in time order, connections labelled) instead.")
 @json_option
 @click.pass_context
 def ascend(ctx: click.Context, recall: str, unit_type: str | None, from_sid: str | None, partitions: tuple[str, ...],
            claude_dir: str | None, state_spec: str | None, recognize: bool, refine: str | None, reorient: str | None,
-           rescope: str | None, interactive: bool | None, as_json: bool) -> None:
+           rescope: str | None, interactive: bool | None, fmt: str | None, as_json: bool) -> None:
     """Lead a vague recall up to the line of work, topic or concept that many sessions imply (writes nothing)."""
     from flowgit.commands import ascend as cmd
     from flowgit.output import emit_json
@@ -364,6 +368,9 @@ def ascend(ctx: click.Context, recall: str, unit_type: str | None, from_sid: str
     engine, response = cmd.run(_cfg(ctx), recall=recall, unit_type=unit_type, from_sid=from_sid,
                                partitions=list(partitions), claude_dir=claude_dir, state_spec=state_spec,
                                answer=answers[0] if answers else None)
+    if fmt:
+        click.echo(cmd.render_format(response, fmt), nl=False)
+        return
     if as_json:
         emit_json(response.to_dict())
         return
@@ -382,6 +389,28 @@ def demo(keep: bool, as_json: bool) -> None:
     from flowgit.commands import demo as cmd
 
     cmd.run_demo(keep=keep, as_json=as_json)
+
+
+@cli.command(short_help="The memory's life as one self-contained HTML page.")
+@click.option("-o", "--output", default="report.html", show_default=True, metavar="FILE",
+              help="Where to write the page (replaced atomically).")
+@click.option("--since", help="Only commits on or after this date.")
+@click.option("--until", help="Only commits on or before this date.")
+@click.option("--pattern", "patterns", multiple=True, metavar="NAME", help="Only this pattern (repeatable).")
+@json_option
+@click.pass_context
+def report(ctx: click.Context, output: str, since: str | None, until: str | None, patterns: tuple[str, ...],
+           as_json: bool) -> None:
+    """Write the continuity file's history as one HTML page: lanes, evidence, sizes, audit, tables.
+
+    Exit 0 when the page is written (audit findings are drawn on it, not failed on; `flowgit audit`
+    gates), 2 for bad input (a date that is not one, an unwritable path, no repository).
+    """
+    from flowgit.commands import report as cmd
+    from flowgit.output import emit
+
+    emit(cmd.run_report(_cfg(ctx), output=output, since=since, until=until, patterns=patterns), as_json,
+         cmd.render)
 
 
 def main(argv: list[str] | None = None) -> int:

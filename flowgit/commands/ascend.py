@@ -86,3 +86,10 @@ def hint(response: Response) -> str:
     return ("\n(To answer without a terminal: rerun with --json, then pass its `state` back with "
             "--state FILE and --recognize, --refine X, --reorient X or --rescope X. "
             f"At most {MAX_ATTEMPTS} searches per recall.)")
+
+
+def render_format(response: Response, fmt: str) -> str:
+    """``--format html|mermaid|dot``: the unit as a graph, drawn from the response's JSON shape."""
+    from flowgit.report.unit_html import render_unit
+
+    return render_unit(response.to_dict(), fmt)

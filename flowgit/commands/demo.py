@@ -156,20 +156,40 @@ def ascend_scene(demo: Demo) -> None:
                 "--partition", "claude", "--no-interactive"])
 
 
+def report_scene(demo: Demo, page: Path) -> None:
+    """The last scene, after every registered one: the whole story drawn as one page that outlives the demo."""
+    demo.scene("See it", "flowgit report draws what the history holds — each pattern's lane, its evidence by "
+               "session and agent, the file's size against its budgets, the audit — as one HTML file that opens "
+               "from disk.", ["report", "-o", str(page)])
+
+
 def run_demo(*, keep: bool = False, as_json: bool = False) -> None:
     base = Path(tempfile.mkdtemp(prefix="flowgit-demo-"))
     root = base / "repo"
     root.mkdir()
+    page = base / "report.html"
+    done = False
     try:
         _git(root, "init", "-q")
         demo = Demo(root, as_json)
         for fn in SCENES:
             fn(demo)
+        report_scene(demo, page)
+        done = True
         if as_json:
-            print(json.dumps({"repository": str(root) if keep else None, "scenes": demo.record}, indent=2))
+            print(json.dumps({"repository": str(root) if keep else None, "report": str(page),
+                              "scenes": demo.record}, indent=2))
         else:
             print(f"\nDone: {len(demo.record)} steps ran in a throwaway repository"
                   + (f" kept at {root}" if keep else " (removed)") + ".")
+            print(f"The report is kept: {page}\nOpen it in a browser: {page.as_uri()}")
     finally:
         if not keep:
-            shutil.rmtree(base, ignore_errors=True)
+            if done:  # keep only the page the demo just pointed at
+                for child in base.iterdir():
+                    if child.is_dir():
+                        shutil.rmtree(child, ignore_errors=True)
+                    elif child != page:
+                        child.unlink()
+            else:
+                shutil.rmtree(base, ignore_errors=True)

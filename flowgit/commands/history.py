@@ -112,6 +112,14 @@ def render_timeline(t: Timeline) -> str:
     return "\n".join(out)
 
 
+def render_mermaid(t: Timeline) -> str:
+    """``flowgit log --format mermaid``: each pattern's life as a mermaid gantt chart."""
+    from flowgit.report.mermaid import log_gantt
+
+    return log_gantt({name: [e.to_dict() for e in events] for name, events in t.patterns.items()},
+                     title=f"Pattern lives, {t.commits} commit(s)")
+
+
 def _shallow_note(shallow: bool, oldest: str | None) -> str:
     return (f"; shallow clone: history visible back to {oldest[:12]} only" if shallow and oldest else "")
 

@@ -1,0 +1,186 @@
+"""Building the report from the history walk that ``flowgit log`` and ``flowgit audit`` read.
+
+One walk serves everything: the pattern events become lanes, the same
+:class:`History` goes to the audit's core function (its findings are pinned
+on the steps they concern), and each version's blob is measured once for the
+size chart. Cited episodes are looked up in the store as HEAD has it.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from typing import Iterable
+
+from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, RENAMED
+from flowgit.config import Config
+from flowgit.continuity.sections import PROVEN, alias_table
+from flowgit.dates import parse_date
+from flowgit.errors import FlowgitError
+from flowgit.history.walk import CommitInfo, History, HistoryEvent, iter_pattern_events, open_repo, read_history
+from flowgit.report.model import (ARCHIVED as LANE_ARCHIVED, DEMOTED as LANE_DEMOTED, DEVELOPING, GROUND_BROAD,
+                                  GROUND_MISSING, GROUND_NARROW, GROUND_NONE, GROUND_WEAK, PROVEN as LANE_PROVEN,
+                                  STATUS_ORDER, EpisodeInfo, Finding, Lane, Report, SizePoint, Step)
+from flowgit.report.sizes import Size, measure
+
+
+def _day(text: str | None, option: str) -> date | None:
+    if not text:
+        return None
+    day = parse_date(text)
+    if day is None:
+        raise FlowgitError(f"{option} {text!r} is not a date", fix="use 2026-11-30")
+    return day
+
+
+def build_report(cfg: Config, *, since: str | None = None, until: str | None = None,
+                 patterns: Iterable[str] = (), title: str | None = None) -> Report:
+    """The whole report for the repository ``cfg`` names (reads git; writes nothing)."""
+    from flowgit.commands.history import identity_of
+    from flowgit.history.audit import audit_history
+
+    start, end = _day(since, "--since"), _day(until, "--until")
+    history = read_history(cfg)
+    renamed = identity_of(history)
+    wanted = {renamed.get(n, n) for n in patterns} or None
+    in_range = [c for c in history.commits if _within(c, start, end)]
+    index = {c.sha: i for i, c in enumerate(in_range)}
+    audit = audit_history(cfg, history)
+    findings = [Finding(f.code, f.commit, f.date, renamed.get(f.pattern, f.pattern), f.message)
+                for f in audit.findings if f.commit in index
+                and (wanted is None or not f.pattern or renamed.get(f.pattern, f.pattern) in wanted)]
+    archived_at: dict[str, list[str]] = {}
+    lanes = _lanes(history, renamed, wanted, index, findings, archived_at)
+    episodes = _episodes(cfg, lanes)
+    for lane in lanes:
+        _ground(lane, episodes)
+    lanes.sort(key=lambda ln: (STATUS_ORDER.index(ln.status), -ln.level, -ln.last_index, ln.name))
+    b = cfg.budgets
+    return Report(
+        title=title or cfg.root.name, continuity=cfg.continuity_rel, lanes=lanes, episodes=episodes,
+        sizes=_sizes(cfg, in_range, index, archived_at), findings=findings,
+        budgets={"file_chars_target": b.file_chars_target, "file_chars_max": b.file_chars_max,
+                 "state_chars_target": b.state_chars_target, "state_chars_max": b.state_chars_max,
+                 "developing_lines_target": b.developing_lines_target,
+                 "developing_lines_max": b.developing_lines_max, "file_lines_target": b.file_lines_target},
+        commits=len(in_range), commits_total=len(history.commits), since=since, until=until,
+        patterns_filter=tuple(patterns), shallow=history.shallow, oldest_visible=history.oldest_visible,
+        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def _within(commit: CommitInfo, start: date | None, end: date | None) -> bool:
+    when = date.fromisoformat(commit.date)
+    return not ((start and when < start) or (end and when > end))
+
+
+def _lanes(history: History, renamed: dict[str, str], wanted: set[str] | None, index: dict[str, int],
+           findings: list[Finding], archived_at: dict[str, list[str]]) -> list[Lane]:
+    """One pass over the pattern events: the lanes, and (for the size chart) what each commit archived."""
+    by_step: dict[tuple[str, str], list[str]] = {}
+    by_commit: dict[str, list[str]] = {}
+    for f in findings:
+        if f.pattern:
+            by_step.setdefault((f.commit, f.pattern), []).append(f.code)
+        else:
+            by_commit.setdefault(f.commit, []).append(f.code)
+    lanes: dict[str, Lane] = {}
+    for item in iter_pattern_events(history):
+        if item.event.kind == ARCHIVED and item.commit.sha in index:
+            archived_at.setdefault(item.commit.sha, []).append(item.event.name)
+        key = renamed.get(item.event.name, item.event.name)
+        if (wanted is not None and key not in wanted) or item.commit.sha not in index:
+            continue
+        lane = lanes.setdefault(key, Lane(name=key))
+        codes = tuple(dict.fromkeys(by_step.get((item.commit.sha, key), []) + by_commit.get(item.commit.sha, [])))
+        lane.steps.append(_step(item, index[item.commit.sha], lane, codes))
+    for lane in lanes.values():
+        _settle(lane)
+    return list(lanes.values())
+
+
+def _step(item: HistoryEvent, at: int, lane: Lane, codes: tuple[str, ...]) -> Step:
+    e, c = item.event, item.commit
+    before = set(lane.steps[-1].evidence) if lane.steps else set()
+    note = ""
+    if e.kind == DEMOTED:
+        note = next((n for n in e.notes if n.lower().startswith("demoted")), "")
+    elif e.kind == RENAMED:
+        note = f"renamed from {e.old_name}"
+    elif e.kind == ARCHIVED:
+        note = e.text
+    return Step(kind=e.kind, level=e.level, section=e.section, commit=c.sha, index=at, date=c.date,
+                author=c.author, session=c.session, subject=c.subject, evidence=tuple(e.evidence),
+                new_evidence=tuple(i for i in e.evidence if i not in before), name=e.name, note=note,
+                findings=codes)
+
+
+def _settle(lane: Lane) -> None:
+    """The lane's state after its last step."""
+    last = lane.steps[-1]
+    lane.level, lane.evidence = last.level, last.evidence
+    if last.kind == ARCHIVED:
+        lane.status = LANE_ARCHIVED
+    elif last.section == PROVEN:
+        lane.status = LANE_PROVEN
+    else:
+        graduated = [i for i, s in enumerate(lane.steps) if s.kind == GRADUATED]
+        demoted = [i for i, s in enumerate(lane.steps) if s.kind == DEMOTED]
+        lane.status = LANE_DEMOTED if demoted and (not graduated or demoted[-1] > graduated[-1]) else DEVELOPING
+
+
+def _episodes(cfg: Config, lanes: list[Lane]) -> dict[str, EpisodeInfo]:
+    from flowgit.episodes import lookup
+
+    cited = {i for lane in lanes for s in lane.steps for i in s.evidence}
+    if not cited:
+        return {}
+    repo = open_repo(cfg.root)
+    data = b""
+    if not repo.head_is_unborn:
+        try:
+            data = repo[repo.head.peel().tree[cfg.store_rel].id].data
+        except KeyError:
+            data = b""
+    found = lookup(data, cited)
+    out: dict[str, EpisodeInfo] = {}
+    for ident in sorted(cited):
+        ep = found.get(ident)
+        out[ident] = (EpisodeInfo(ep.id, ep.ts, ep.type, ep.content, ep.session, ep.agent) if ep
+                      else EpisodeInfo(ident, present=False))
+    return out
+
+
+def _ground(lane: Lane, episodes: dict[str, EpisodeInfo]) -> None:
+    """How independent the lane's current evidence is: one session and one agent is one source (weak)."""
+    cited = [episodes[i] for i in lane.evidence if i in episodes]
+    known = [e for e in cited if e.present]
+    lane.sessions = tuple(sorted({e.session for e in known if e.session}))
+    lane.agents = tuple(sorted({e.agent for e in known if e.agent}))
+    if not lane.evidence:
+        lane.grounding = GROUND_NONE
+    elif len(known) < len(lane.evidence):
+        lane.grounding = GROUND_MISSING
+    elif len(lane.sessions) <= 1 and len(lane.agents) <= 1:
+        lane.grounding = GROUND_WEAK
+    elif len(lane.sessions) <= 1 or len(lane.agents) <= 1:
+        lane.grounding = GROUND_NARROW
+    else:
+        lane.grounding = GROUND_BROAD
+
+
+def _sizes(cfg: Config, in_range: list[CommitInfo], index: dict[str, int],
+           archived: dict[str, list[str]]) -> list[SizePoint]:
+    """Each version's size; one read and one measure per distinct blob."""
+    if not in_range:
+        return []
+    repo = open_repo(cfg.root)
+    odb = repo.odb
+    table = alias_table(cfg.aliases)
+    measured: dict[object, Size] = {}
+    points = []
+    for commit in reversed(in_range):  # newest first: libgit2 resolves deltas from what it just read
+        if commit.blob not in measured:
+            text = odb.read(commit.blob)[1].decode("utf-8", "replace")
+            measured[commit.blob] = measure(text, table)
+        points.append(SizePoint(commit.sha, index[commit.sha], commit.date, measured[commit.blob],
+                                tuple(archived.get(commit.sha, ()))))
+    return points[::-1]

@@ -1,0 +1,118 @@
+"""The report's data, built from real git histories, and the command around it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from flowgit.checks.size import _developing_lines, _state_chars
+from flowgit.cli import main
+from flowgit.config import load_config
+from flowgit.continuity.document import Document
+from flowgit.history.audit import run_audit
+from flowgit.report.build import build_report
+from flowgit.report.model import ARCHIVED, DEMOTED, GROUND_WEAK, PROVEN
+
+
+def test_lanes_follow_every_life_in_forty_wraps(forty) -> None:
+    root, exp = forty
+    report = build_report(load_config(root))
+    lanes = {ln.name: ln for ln in report.lanes}
+    assert set(lanes) == exp.names
+    assert report.commits == report.commits_total == 40
+    for name, count in exp.graduations.items():
+        assert len(lanes[name].graduations) == count, name
+    assert {n for n, ln in lanes.items() if ln.status == ARCHIVED} == exp.archived
+    assert {n for n, ln in lanes.items() if ln.status == DEMOTED} == exp.demoted
+    old, new = exp.renamed
+    assert lanes[new].status == PROVEN and any(s.name == old for s in lanes[new].steps)
+    assert lanes[exp.weak].grounding == GROUND_WEAK
+    assert lanes[exp.weak].sessions == ("sess-solo",) and lanes[exp.weak].agents == ("agent-solo",)
+    cited = {i for ln in report.lanes for s in ln.steps for i in s.evidence}
+    assert set(report.episodes) == cited and all(e.present for e in report.episodes.values())
+
+
+def test_audit_findings_are_the_audits_and_sit_on_their_steps(forty) -> None:
+    root, exp = forty
+    cfg = load_config(root)
+    report = build_report(cfg)
+    audit = run_audit(cfg)
+    assert sorted((f.code, f.commit, f.pattern) for f in report.findings) == \
+        sorted((f.code, f.commit, f.pattern) for f in audit.findings)
+    assert {f.code for f in report.findings} == {"A101", "A104", "A301"}
+    lanes = {ln.name: ln for ln in report.lanes}
+    weak_codes = {c for s in lanes[exp.weak].steps for c in s.findings}
+    assert {"A104", "A301"} <= weak_codes
+    assert any("A101" in s.findings for s in lanes[exp.ungrounded].steps)
+    assert not any(s.findings for s in lanes["retry_budget"].steps)
+
+
+def test_sizes_per_wrap_are_the_gates_measures(forty) -> None:
+    root, _ = forty
+    report = build_report(load_config(root))
+    assert len(report.sizes) == 40
+    for point in report.sizes[::7]:
+        text = subprocess.run(["git", "show", f"{point.commit}:CONTINUITY.md"], cwd=root, capture_output=True,
+                              check=True).stdout.decode()
+        doc = Document.parse(text)
+        assert (point.size.chars, point.size.state_chars, point.size.developing_lines) == \
+            (len(text), _state_chars(doc), _developing_lines(doc))
+    drops = [p for p in report.sizes if p.archived]
+    assert sorted(n for p in drops for n in p.archived) == sorted(
+        ln.name for ln in report.lanes if ln.status == ARCHIVED)
+
+
+def test_since_until_and_pattern_narrow_the_report(forty) -> None:
+    root, exp = forty
+    cfg = load_config(root)
+    narrow = build_report(cfg, since="2026-10-10", until="2026-10-19")
+    assert narrow.commits == 10 and len(narrow.sizes) == 10
+    assert all("2026-10-10" <= s.date <= "2026-10-19" for ln in narrow.lanes for s in ln.steps)
+    assert all(0 <= s.index < 10 for ln in narrow.lanes for s in ln.steps)
+    old, new = exp.renamed
+    one = build_report(cfg, patterns=[old])  # the old name finds the renamed life
+    assert [ln.name for ln in one.lanes] == [new]
+    assert all(f.pattern in ("", new) for f in one.findings)
+
+
+def test_fresh_repository_is_an_empty_report(repo: Path) -> None:
+    report = build_report(load_config(repo))
+    assert report.empty and report.commits_total == 0 and not report.findings
+
+
+def test_command_writes_the_page_and_reports_json(forty, tmp_path: Path, capsys, monkeypatch) -> None:
+    root, exp = forty
+    monkeypatch.chdir(root)
+    out = tmp_path / "r.html"
+    assert main(["report", "-o", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["path"] == str(out.resolve()) and data["bytes"] == out.stat().st_size
+    assert {p["name"] for p in data["patterns"]} == exp.names
+    assert {f["code"] for f in data["findings"]} == {"A101", "A104", "A301"}
+    assert main(["report", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert str(out.resolve()) in text and "13 pattern(s)" in text
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["report", "--since", "last tuesdayish"], "is not a date"),
+    (["report", "-o", "."], "is a directory"),
+    (["report", "-o", "no/such/dir/r.html"], "no such directory"),
+])
+def test_command_refuses_bad_input_with_exit_2(forty, argv, words, capsys, monkeypatch) -> None:
+    root, _ = forty
+    monkeypatch.chdir(root)
+    before = sorted(p.name for p in root.iterdir())
+    assert main(argv) == 2
+    assert words in capsys.readouterr().err
+    assert sorted(p.name for p in root.iterdir()) == before
+
+
+def test_command_outside_a_repository_is_exit_2(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "-o", str(tmp_path / "r.html")]) == 2
+    assert "git repository" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()

@@ -1,0 +1,85 @@
+"""The page is one self-contained file, escapes everything from the repository, and stays small."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from flowgit.config import load_config
+from flowgit.report.build import build_report
+from flowgit.report.html import LANE_LIMIT, render_html, script_safe
+from flowgit.report.model import EpisodeInfo, Lane, Report, SizePoint, Step
+from flowgit.report.sizes import Size
+from tests.report.conftest import HOSTILE
+
+
+
+def test_repository_text_is_escaped_everywhere(hostile_repo: Path) -> None:
+    page = render_html(build_report(load_config(hostile_repo)))
+    assert "<img" not in page and "alert(2)</script>" not in page and "<script>alert" not in page
+    assert page.count("<script") == 2  # the data block and the page's own script, nothing else
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page  # shown as text: in titles, the table, the findings
+    data = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S).group(1)
+    assert "<" not in data and "&" not in data
+    episodes = json.loads(data)["episodes"]
+    assert any(HOSTILE in e["content"] for e in episodes.values())  # intact once parsed
+
+
+def test_page_is_self_contained(forty) -> None:
+    root, _ = forty
+    page = render_html(build_report(load_config(root)))
+    assert not re.search(r'(?:src|href|action|xlink:href)\s*=\s*"(?!#)', page)  # only in-page links
+    assert "@import" not in page and "url(" not in page
+    assert "default-src 'none'" in page  # and the browser forbids any request outright
+
+
+def test_script_safe_json_round_trips() -> None:
+    value = {"x": "</script><!-- & \u2028 <b>"}
+    text = script_safe(value)
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == value
+
+
+def synthetic(patterns: int, commits: int) -> Report:
+    """A report of the size the issue names (10,000 commits, hundreds of patterns) without building the git."""
+    lanes, episodes = [], {}
+    for p in range(patterns):
+        at = (p * commits) // patterns
+        ids = (f"ep-{p:06x}a0000", f"ep-{p:06x}b0000")
+        for n, i in enumerate(ids):
+            episodes[i] = EpisodeInfo(i, "2026-11-01T00:00:00Z", "finding", f"pattern {p} fired " * 8,
+                                      f"s{p % 40 + n}", f"agent-{n}")
+        steps = [Step("added", 1, "Developing Knowledge", f"{at:040x}", at, "2026-11-01", "bench", f"s{at}", "wrap"),
+                 Step("incremented", 2, "Developing Knowledge", f"{at + 1:040x}", at + 1, "2026-11-02", "bench",
+                      f"s{at + 1}", "wrap", ids, ids)]
+        lanes.append(Lane(f"pattern_{p}", steps, level=2, evidence=ids, grounding="broad",
+                          sessions=("a", "b"), agents=("x", "y")))
+    sizes = [SizePoint(f"{i:040x}", i, "2026-11-01", Size(60_000 + i, 500, 1_000 + i % 900, 12 + i % 5),
+                       ("gone",) if i % 50 == 0 else ()) for i in range(commits)]
+    return Report("synthetic", "CONTINUITY.md", lanes, episodes, sizes, [], {"file_chars_target": 117_000,
+                  "file_chars_max": 140_000, "state_chars_target": 3000, "state_chars_max": 4000,
+                  "developing_lines_target": 12, "developing_lines_max": 15}, commits, commits)
+
+
+def test_large_history_is_aggregated_and_small() -> None:
+    page = render_html(synthetic(2_500, 10_000))
+    assert len(page.encode()) < 5_000_000
+    assert page.count('<article class="lane') == LANE_LIMIT
+    assert 'id="lanes-aggregated"' in page and "2,000 more pattern(s)" in page
+    assert page.count('class="page"') > 10  # lanes and tables are paged
+    series = re.findall(r'<polyline class="series" points="([^"]*)"', page)
+    assert series and all(len(s.split()) <= 480 for s in series)  # 10,000 points bucketed per column
+
+
+def test_empty_state_explains_what_to_do(repo: Path) -> None:
+    page = render_html(build_report(load_config(repo)))
+    assert 'id="empty"' in page and "flowgit wrap" in page and "flowgit init" in page
+    assert '<article class="lane' not in page
+
+
+def test_a_pattern_filter_that_matches_nothing_says_so(forty) -> None:
+    root, _ = forty
+    page = render_html(build_report(load_config(root), patterns=["no_such_pattern"]))
+    assert 'id="no-lanes"' in page and "no_such_pattern" in page and '<article class="lane' not in page
+    assert '<svg class="size-svg"' in page  # the file's sizes still draw

@@ -1,0 +1,165 @@
+"""Mermaid output checked against the grammar it uses (a small structural parser), DOT through graphviz."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from flowgit.cli import main
+from flowgit.commands.demo import sample_dir
+from flowgit.report.dot import unit_dot
+from flowgit.report.mermaid import log_gantt, unit_flowchart
+from flowgit.report.unitgraph import unit_graph
+
+TASK_RE = re.compile(r"^    (?P<name>[^:#;\n]+?) :(?P<tags>(?:(?:done|active|crit|milestone), )*)(?P<id>[A-Za-z]\w*), "
+                     r"(?P<start>\d{4}-\d\d-\d\d), (?P<end>\d{4}-\d\d-\d\d|\d+d)$")
+NODE_RE = re.compile(r'^    (n\d+|empty)\["([^"\n]*)"\]$')
+EDGE_RE = re.compile(r'^    (n\d+) -->\|"([^"|\n]*)"\| (n\d+)$')
+NASTY = 'a: b; c # d "e" <f> | g [h] {i} `j` \\k\nnewline %% m'
+
+
+def check_gantt(text: str) -> list[dict]:
+    """Every line is one of gantt's statements; ids unique; each task ends on or after it starts."""
+    lines = text.rstrip("\n").split("\n")
+    assert lines[0] == "gantt"
+    assert "    dateFormat YYYY-MM-DD" in lines
+    tasks, ids = [], set()
+    for line in lines[1:]:
+        if re.match(r"^    (title [^\n#;]+|dateFormat YYYY-MM-DD|axisFormat %Y-%m-%d|section [^:#;\n]+)$", line):
+            continue
+        m = TASK_RE.match(line)
+        assert m, f"not a gantt statement: {line!r}"
+        assert m["id"] not in ids
+        ids.add(m["id"])
+        if not m["end"].endswith("d"):
+            assert date.fromisoformat(m["end"]) >= date.fromisoformat(m["start"])
+        tasks.append(m.groupdict())
+    return tasks
+
+
+def check_flowchart(text: str) -> tuple[list[str], list[tuple[str, str, str]]]:
+    lines = text.rstrip("\n").split("\n")
+    assert lines[0] == "flowchart LR"
+    nodes, edges = [], []
+    for line in lines[1:]:
+        if line.startswith("    %% ") and "\n" not in line:
+            continue
+        if re.match(r"^    classDef \w+ [\w:#,]+$", line) or re.match(r"^    class [\w,]+ \w+$", line):
+            continue
+        if m := NODE_RE.match(line):
+            nodes.append(m[1])
+        elif m := EDGE_RE.match(line):
+            edges.append((m[1], m[2], m[3]))
+        else:
+            raise AssertionError(f"not a flowchart statement: {line!r}")
+    assert all(a in nodes and b in nodes for a, _, b in edges)
+    return nodes, edges
+
+
+def test_log_format_mermaid_on_forty_wraps(forty, capsys, monkeypatch) -> None:
+    root, exp = forty
+    monkeypatch.chdir(root)
+    assert main(["log", "--format", "mermaid"]) == 0
+    text = capsys.readouterr().out
+    tasks = check_gantt(text)
+    sections = re.findall(r"^    section (.+)$", text, re.M)
+    assert set(sections) == exp.names
+    assert sum(1 for t in tasks if t["name"] == "archived") == len(exp.archived)
+    assert any("crit" in t["tags"] and "demoted" in t["name"] for t in tasks)
+
+
+def test_gantt_survives_hostile_names_and_empty_history() -> None:
+    events = [{"date": "2026-11-01", "kind": "added", "level": 1, "section": "Developing"},
+              {"date": "2026-11-01", "kind": "incremented", "level": 2, "section": "Developing"},
+              {"date": "2026-11-03", "kind": "graduated", "level": 3, "section": "Proven Knowledge"}]
+    tasks = check_gantt(log_gantt({NASTY: events}, title=NASTY))
+    assert [t["start"] for t in tasks][:2] == ["2026-11-01", "2026-11-01"]
+    check_gantt(log_gantt({}))
+
+
+def ascend_response(monkeypatch, capsys, root: Path, fmt: str, recall: str) -> str:
+    monkeypatch.chdir(root)
+    code = main(["ascend", recall, "--claude-dir", str(sample_dir() / "claude"), "--partition", "claude",
+                 "--no-interactive", "--format", fmt])
+    assert code == 0
+    return capsys.readouterr().out
+
+
+def test_ascend_mermaid_is_the_chain_in_time_order(repo: Path, monkeypatch, capsys) -> None:
+    text = ascend_response(monkeypatch, capsys, repo, "mermaid", "that whole line of work on the retry budget")
+    nodes, edges = check_flowchart(text)
+    assert len(nodes) == 4 and edges
+    dates = re.findall(r'^    n\d+\["(\d{4}-\d\d-\d\d)', text, re.M)
+    assert dates == sorted(dates)
+    assert all(int(a[1:]) < int(b[1:]) for a, _, b in edges)  # edges run forward in time
+    assert any("#35;412" in basis for _, basis, _ in edges)
+
+
+def test_mermaid_labels_survive_hostile_text() -> None:
+    response = {"status": "inline", "unit": {
+        "type": "chain", "label": NASTY, "confidence": "high", "node": None,
+        "deposits": [{"partition": "claude", "slug": "s", "session_id": "a", "date": "2026-11-02", "topic": NASTY},
+                     {"partition": "claude", "slug": "s", "session_id": "b", "date": "2026-11-01", "topic": NASTY}],
+        "connections": [{"a": "claude:s:a", "b": "claude:s:b", "role": "chain", "weight": 1.0, "basis": NASTY}]}}
+    graph = unit_graph(response)
+    assert [n.session for n in graph.nodes] == ["b", "a"]
+    nodes, edges = check_flowchart(unit_flowchart(graph))
+    assert edges == [("n0", edges[0][1], "n1")]
+    check_flowchart(unit_flowchart(unit_graph({"status": "null_match"})))
+
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot is not installed")
+
+
+def dot_svg(text: str) -> str:
+    proc = subprocess.run(["dot", "-Tsvg"], input=text.encode(), capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert not proc.stderr.strip(), proc.stderr.decode()  # not even a warning
+    return proc.stdout.decode()
+
+
+@needs_dot
+def test_ascend_dot_parses_with_graphviz(repo: Path, monkeypatch, capsys) -> None:
+    text = ascend_response(monkeypatch, capsys, repo, "dot", "that whole line of work on the retry budget")
+    svg = dot_svg(text)
+    assert svg.count('class="node"') == 4
+    assert "both refer to #412" in svg
+
+
+@needs_dot
+def test_dot_survives_hostile_text() -> None:
+    response = {"status": "inline", "unit": {
+        "type": "chain", "label": NASTY, "confidence": "high", "node": "claude:s:a",
+        "deposits": [{"partition": "claude", "slug": "s", "session_id": "a\\", "date": "", "topic": NASTY + "\\"},
+                     {"partition": "claude", "slug": "s", "session_id": "b", "date": "2026-11-01", "topic": NASTY}],
+        "connections": [{"a": "claude:s:a\\", "b": "claude:s:b", "role": "chain", "weight": 1, "basis": NASTY}]}}
+    svg = dot_svg(unit_dot(unit_graph(response)))
+    assert svg.count('class="node"') == 2 and svg.count('class="edge"') == 1  # the order edge is invisible
+    assert "&quot;e&quot; &lt;f&gt; | g [h] {i} `j` \\k newline" in svg  # the text, intact, as text
+    dot_svg(unit_dot(unit_graph({"status": "rescope"})))
+
+
+def test_ascend_html_is_self_contained(repo: Path, monkeypatch, capsys) -> None:
+    text = ascend_response(monkeypatch, capsys, repo, "html", "that whole line of work on the retry budget")
+    assert text.startswith("<!DOCTYPE html>") and "default-src 'none'" in text
+    assert text.count('class="node session') == 4
+    assert not re.search(r'(?:src|href)\s*=\s*"(?!#)', text)
+
+
+def test_a_single_session_answer_is_one_node(repo: Path, monkeypatch, capsys) -> None:
+    text = ascend_response(monkeypatch, capsys, repo, "mermaid", "the session where we fixed the flaky login test")
+    nodes, edges = check_flowchart(text)
+    assert nodes == ["n0"] and edges == []
+    assert "00000008-5e5" in text
+
+
+def test_log_format_mermaid_on_the_demo_repository(demo_repo: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(demo_repo)
+    assert main(["log", "--format", "mermaid", "retry_budget"]) == 0
+    tasks = check_gantt(capsys.readouterr().out)
+    assert [t["name"] for t in tasks] == ["2x added", "Proven 3x graduated", "graduated"]

@@ -1,0 +1,54 @@
+"""The report's size figures are the gate's: held equal to flowgit.checks.size on every kind of file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flowgit.checks.size import _developing_lines, _state_chars
+from flowgit.continuity.document import Document
+from flowgit.continuity.sections import alias_table
+from flowgit.report.sizes import measure
+
+DATA = Path(__file__).parent.parent / "data"
+
+AWKWARD = [
+    "## Current State\nFocus: x\n\n## Developing Knowledge\n! a: b | 1x\n",
+    "## State | 2026-11-30 evening\n# a comment\nline one\n<activation>\n  \n## Developing\n```\n## not a heading\n! a: b | 1x\n```\n! c: d | 1x\n{\n}\n",
+    "## Current State\r\nFocus\r\n\r\n## Developing Knowledge\r\n! a: b | 1x\r\n- item\r\n",
+    "## Current State\n~~~\ninside a fence\n~~~\nafter\n## Developing Knowledge\n",
+    "no sections at all\n",
+    "",
+    "## Current State\nfirst\n## Current State\nsecond, not counted\n## Developing Knowledge\n    ## indented\n- x\n",
+    "## Now\naliased state\n## Developing Knowledge\n- a\n- b\n<!-- note -->\n",
+]
+
+
+def _expected(text: str, aliases=None) -> tuple:
+    doc = Document.parse(text, aliases=aliases)
+    return _state_chars(doc), _developing_lines(doc), len(doc.text), len(doc.lines)
+
+
+@pytest.mark.parametrize("text", AWKWARD)
+def test_measure_matches_the_gate_on_awkward_files(text: str) -> None:
+    aliases = {"Current State": ("Now",)}
+    size = measure(text, alias_table(aliases))
+    assert (size.state_chars, size.developing_lines, size.chars, size.lines) == _expected(text, aliases)
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("*.md")), ids=lambda p: p.name)
+def test_measure_matches_the_gate_on_fixtures(path: Path) -> None:
+    text = path.read_bytes().decode("utf-8")
+    size = measure(text, alias_table())
+    assert (size.state_chars, size.developing_lines, size.chars, size.lines) == _expected(text)
+
+
+def test_measure_matches_the_gate_on_generated_files() -> None:
+    from benchmarks.generate import continuity
+
+    for seed in range(4):
+        text = continuity(120, 20_000, seed=seed)
+        size = measure(text, alias_table())
+        assert (size.state_chars, size.developing_lines, size.chars, size.lines) == _expected(text)
+        assert size.developing_lines and size.state_chars  # the check can fail: both sections are there
