@@ -19,27 +19,73 @@ from flowgit import __version__
 from flowgit.errors import EXIT_FINDINGS, EXIT_USAGE, FlowgitError
 
 EXIT_CODES = """Exit codes: 0 ok; 1 findings (lint/gate errors, audit findings, refused
-promotions with --strict); 2 bad input or usage; 130 interrupted."""
+promotions with --strict); 2 bad input or usage; 130 interrupted. Under --json every error is
+JSON on stdout: {"error": {"message", "fix", "file", "line"}}, with the same exit code."""
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output for agents.")
+
+def _root_obj(ctx: click.Context) -> dict:
+    root = ctx.find_root()
+    if root.obj is None:
+        root.obj = {}
+    return root.obj
+
+
+def _json_default(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    """``--json`` given after the command, or before it (``flowgit --json patterns``)."""
+    return bool(value) or bool(_root_obj(ctx).get("json"))
+
+
+json_option = click.option("--json", "as_json", is_flag=True, callback=_json_default,
+                           help="Machine-readable output for agents.")
+
+
+def _to_root(key: str):
+    def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            _root_obj(ctx)[key] = value
+    return callback
+
+
+class FlowCommand(click.Command):
+    """A command that also accepts the global ``--file``/``--store`` after its name.
+
+    Agents put options wherever they like (``flowgit patterns --file X``); refusing
+    that costs a round trip for nothing, so every command takes them.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        taken = {opt for p in self.params for opt in getattr(p, "opts", ())}
+        for opt, key in (("--file", "continuity"), ("--store", "store")):
+            if opt not in taken:
+                self.params.append(click.Option([opt, f"_global_{key}"], metavar="PATH", hidden=True,
+                                                expose_value=False, callback=_to_root(key)))
+
+
+class FlowGroup(click.Group):
+    """Every command and sub-group made from here is a :class:`FlowCommand`/:class:`FlowGroup`."""
+
+    command_class = FlowCommand
+    group_class = type
 
 
 def _cfg(ctx: click.Context) -> Any:
     from flowgit.config import load_config
 
-    obj = ctx.find_root().obj or {}
+    obj = _root_obj(ctx)
     return load_config(continuity=obj.get("continuity"), store=obj.get("store"))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+@click.group(cls=FlowGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="flowgit")
 @click.option("--file", "continuity", metavar="PATH", help="Continuity file (default from config: CONTINUITY.md).")
 @click.option("--store", metavar="PATH", help="Episodic store (default .flow/episodes.jsonl).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (also accepted after the command).")
 @click.pass_context
-def cli(ctx: click.Context, continuity: str | None, store: str | None) -> None:
+def cli(ctx: click.Context, continuity: str | None, store: str | None, as_json: bool) -> None:
     """Version-controlled continuity: wrap sessions, gate commits, audit graduations, ascend recalls."""
-    ctx.obj = {"continuity": continuity, "store": store}
+    ctx.obj = {"continuity": continuity, "store": store, "json": as_json}
 
 
 @cli.command(short_help="Write the continuity skeleton and the store.")
@@ -73,14 +119,16 @@ def lint(ctx: click.Context, path: str | None, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("path", required=False)
+@click.option("--section", metavar="NAME", help="Only patterns in this section (name or alias, e.g. Developing).")
+@click.option("--level", type=click.IntRange(1, 3), help="Only patterns at this level (1, 2 or 3).")
 @json_option
 @click.pass_context
-def patterns(ctx: click.Context, path: str | None, as_json: bool) -> None:
+def patterns(ctx: click.Context, path: str | None, section: str | None, level: int | None, as_json: bool) -> None:
     """List pattern lines: name, level, section, evidence, line."""
     from flowgit.commands import patterns as cmd
     from flowgit.output import emit_json
 
-    found = cmd.run_patterns(_cfg(ctx), path)
+    found = cmd.run_patterns(_cfg(ctx), path, section=section, level=level)
     if as_json:
         emit_json(cmd.to_json(found))
     else:
@@ -93,21 +141,24 @@ def episode() -> None:
 
 
 @episode.command("add")
-@click.option("--type", "type_", help="finding, decision, observation, connection, outcome or tension.")
-@click.option("--content", help="What happened. Without it, JSON lines are read from stdin.")
+@click.argument("text", required=False)
+@click.option("--type", "type_", help="finding, decision, observation, connection, outcome or tension (required).")
+@click.option("--content", help="What happened (or give it as the argument). Without either, JSON lines are read "
+                                "from stdin.")
 @click.option("--tag", "tags", multiple=True, help="A domain keyword (repeatable).")
-@click.option("--session", help="Session id (default $FLOWGIT_SESSION).")
+@click.option("--session", help="Session id (default $FLOWGIT_SESSION, then $CLAUDE_CODE_SESSION_ID).")
 @click.option("--agent", help="Who wrote it (default $FLOWGIT_AGENT).")
 @click.option("--ts", help="ISO-8601 time (default now).")
 @json_option
 @click.pass_context
-def episode_add(ctx: click.Context, type_: str | None, content: str | None, tags: tuple[str, ...],
+def episode_add(ctx: click.Context, text: str | None, type_: str | None, content: str | None, tags: tuple[str, ...],
                 session: str | None, agent: str | None, ts: str | None, as_json: bool) -> None:
-    """Append episodes (from options, or many as JSON lines on stdin)."""
+    """Append an episode: `flowgit episode add --type finding "what happened"` (or JSON lines on stdin)."""
     from flowgit.commands import episode as cmd
     from flowgit.episodes import EpisodeStore, make_episode
     from flowgit.output import emit
 
+    content = cmd.episode_text(text, content, type_)
     if content is None and type_ is None:
         episodes = cmd.episodes_from_stdin(sys.stdin)
     else:
@@ -286,15 +337,16 @@ def candidates(ctx: click.Context, session: str | None, day: str | None, as_json
 @click.option("--until", help="Only events on or before this date.")
 @click.option("--section", help="Only events in this section (e.g. Proven).")
 @click.option("--graduated", "graduated_only", is_flag=True, help="Only patterns that ever graduated.")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the newest N events (all patterns together).")
 @json_option
 @click.pass_context
 def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until: str | None,
-            section: str | None, graduated_only: bool, as_json: bool) -> None:
+            section: str | None, graduated_only: bool, limit: int | None, as_json: bool) -> None:
     """Each pattern's timeline across the continuity file's git history."""
     from flowgit.commands import history as cmd
     from flowgit.output import emit
 
-    emit(cmd.build_timeline(_cfg(ctx), names, since, until, section, graduated_only), as_json,
+    emit(cmd.build_timeline(_cfg(ctx), names, since, until, section, graduated_only, limit), as_json,
          cmd.render_timeline)
 
 
@@ -375,22 +427,51 @@ def demo(keep: bool, as_json: bool) -> None:
     cmd.run_demo(keep=keep, as_json=as_json)
 
 
+def _wants_json(argv: list[str]) -> bool:
+    """Whether the caller asked for JSON anywhere on the line (errors then go out as JSON too)."""
+    args = argv[:argv.index("--")] if "--" in argv else argv
+    return "--json" in args
+
+
+def _fail(exc_dict: dict, text: str, code: int, as_json: bool) -> int:
+    """Report an error: JSON on stdout under ``--json``, else one line on stderr."""
+    if as_json:
+        from flowgit.output import emit_json
+
+        emit_json(exc_dict)
+    else:
+        from flowgit.output import style
+
+        click.echo(f"flowgit: {style('error', 'red', sys.stderr)}: {text}", err=True)
+    return code
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI and turn user errors into one line and exit code 2."""
+    """Entry point: run the CLI and turn user errors into one line (or JSON) and exit code 2."""
+    from flowgit.errors import error_dict
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    as_json = _wants_json(args)
     try:
-        rv = cli.main(args=argv, prog_name="flowgit", standalone_mode=False)
+        rv = cli.main(args=args, prog_name="flowgit", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except FlowgitError as exc:
         from flowgit.wrap.run import CommitRejected
 
-        click.echo(f"flowgit: error: {exc.render()}", err=True)
-        return EXIT_FINDINGS if isinstance(exc, CommitRejected) else EXIT_USAGE
+        return _fail(exc.to_dict(), exc.render(), EXIT_FINDINGS if isinstance(exc, CommitRejected) else EXIT_USAGE,
+                     as_json)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
-        exc.show()
-        return EXIT_USAGE
+        where = exc.ctx.command_path if isinstance(exc, click.UsageError) and exc.ctx else "flowgit"
+        fix = f"see `{where} --help`"
+        if not as_json:
+            exc.show()
+            return EXIT_USAGE
+        return _fail(error_dict(exc.format_message(), fix=fix), exc.format_message(), EXIT_USAGE, as_json)
     except click.Abort:
+        if as_json:
+            return _fail(error_dict("aborted"), "aborted", 130, as_json)
         click.echo("flowgit: aborted", err=True)
         return 130
     except KeyboardInterrupt:
