@@ -99,6 +99,127 @@ def init(ctx: click.Context, as_json: bool) -> None:
     emit(cmd.run_init(_cfg(ctx)), as_json, cmd.render)
 
 
+# --- Wired into the agent's life: setup claude, prime, status, remind, mcp -------------------------------
+
+@cli.group(short_help="Wire flowgit into an agent (Claude Code).")
+def setup() -> None:
+    """Install flowgit's skills, slash commands and hooks for an agent."""
+
+
+@setup.command("claude", short_help="Skills, /wrap, /ascend and hooks for Claude Code.")
+@click.option("--user", "scope", flag_value="user", help="Into $CLAUDE_CONFIG_DIR or ~/.claude (every project).")
+@click.option("--project", "scope", flag_value="project", default=True,
+              help="Into this repository's .claude/ (the default).")
+@click.option("--dry-run", is_flag=True, help="Show the diff; write nothing.")
+@click.option("--remove", is_flag=True, help="Undo exactly what setup added.")
+@click.option("--exe", default="flowgit", show_default=True, metavar="CMD",
+              help="How the hooks call flowgit (an absolute path when it is not on PATH).")
+@json_option
+@click.pass_context
+def setup_claude(ctx: click.Context, scope: str, dry_run: bool, remove: bool, exe: str, as_json: bool) -> None:
+    """Install the wrap and ascend skills, /wrap and /ascend, and the SessionStart/PreCompact/Stop hooks."""
+    from flowgit import claude_setup
+    from flowgit.commands import setup as cmd
+    from flowgit.output import emit
+
+    from flowgit.config import find_root
+
+    root = None if scope == "user" else find_root()
+    base = claude_setup.claude_dir(scope, root)
+    if remove:
+        report = claude_setup.remove(base, scope, dry_run=dry_run)
+    else:
+        report = claude_setup.setup(base, scope, exe, dry_run=dry_run)
+    emit(report, as_json, cmd.render)
+
+
+def _hook_cfg(ctx: click.Context, payload: dict) -> Any:
+    """The configuration a hook works in: the payload's ``cwd`` when Claude Code names one."""
+    from flowgit.config import load_config
+
+    obj = _root_obj(ctx)
+    return load_config(payload.get("cwd") or None, continuity=obj.get("continuity"), store=obj.get("store"))
+
+
+@cli.command(short_help="What an agent should read first, within a token budget.")
+@click.option("--max-tokens", type=click.IntRange(min=100), default=4000, show_default=True,
+              help="Budget for the whole output (about 4 characters a token).")
+@click.option("--session", help="Session id (default $FLOWGIT_SESSION, $CLAUDE_CODE_SESSION_ID, hook stdin).")
+@click.option("--hook", is_flag=True, help="Run as Claude Code's SessionStart hook: payload on stdin, hook JSON out.")
+@json_option
+@click.pass_context
+def prime(ctx: click.Context, max_tokens: int, session: str | None, hook: bool, as_json: bool) -> None:
+    """The continuity file's activation-critical sections, then a short status, within --max-tokens."""
+    from flowgit.commands import prime as cmd
+    from flowgit.output import emit, emit_json
+    from flowgit.overview import gather
+    from flowgit.primer import build
+    from flowgit.session import resolve_session
+
+    if hook:
+        from flowgit.commands.hookio import read_payload
+
+        payload = read_payload()
+        try:
+            cfg = _hook_cfg(ctx, payload)
+            primer = build(gather(cfg, session=resolve_session(session, payload)), max_tokens)
+        except FlowgitError:
+            return  # not a flowgit project (or not a repository): a hook must not break the session
+        emit_json(cmd.hook_answer(primer))
+        return
+    primer = build(gather(_cfg(ctx), session=resolve_session(session)), max_tokens)
+    emit(primer, as_json, cmd.render)
+
+
+@cli.command(short_help="Continuity status for a person, like git status.")
+@click.option("--session", help="Also say whether this session wrapped (default from the environment).")
+@json_option
+@click.pass_context
+def status(ctx: click.Context, session: str | None, as_json: bool) -> None:
+    """Last wrap, episodes not yet wrapped, patterns ready, overdue actions, what goes stale next."""
+    from flowgit.commands import status as cmd
+    from flowgit.output import emit
+    from flowgit.overview import gather
+    from flowgit.session import resolve_session
+
+    emit(gather(_cfg(ctx), session=resolve_session(session)), as_json, cmd.render)
+
+
+@cli.command(short_help="Claude Code's Stop/PreCompact hook: remind once to wrap.")
+@click.option("--session", help="Session id (default $FLOWGIT_SESSION, $CLAUDE_CODE_SESSION_ID, hook stdin).")
+@click.option("--hook", is_flag=True, help="Read the hook payload on stdin (as Claude Code runs it).")
+@json_option
+@click.pass_context
+def remind(ctx: click.Context, session: str | None, hook: bool, as_json: bool) -> None:
+    """Remind once per session to wrap, never when the session already wrapped or a Stop hook is active."""
+    from flowgit.commands.hookio import read_payload
+    from flowgit.output import emit_json
+    from flowgit.reminder import remind as do_remind
+    from flowgit.session import resolve_session
+
+    payload = read_payload() if hook else {}
+    try:
+        answer = do_remind(_hook_cfg(ctx, payload), payload, resolve_session(session, payload))
+    except FlowgitError:
+        if not hook:
+            raise
+        return  # outside a flowgit project the hook stays silent
+    if answer is not None:
+        emit_json(answer)
+    elif as_json:
+        emit_json({})
+
+
+@cli.command(short_help="Serve flowgit's tools over MCP (stdio).")
+@click.pass_context
+def mcp(ctx: click.Context) -> None:
+    """A stdio MCP server: episodes, candidates, wrap, check, log, audit, ascend; the continuity file as a resource."""
+    from flowgit.commands import mcp as cmd
+
+    obj = _root_obj(ctx)
+    cmd.serve(continuity=obj.get("continuity"), store=obj.get("store"))
+
+
 @cli.command()
 @click.argument("path", required=False)
 @json_option
@@ -278,7 +399,7 @@ def install_hook(ctx: click.Context, as_json: bool) -> None:
 
 @cli.command(short_help="The six-step wrap, committed.")
 @click.option("--plan", "plan_spec", metavar="FILE|-", help="A wrap plan (JSON or YAML); - reads stdin.")
-@click.option("--session", help="Session id (default: plan.session or $FLOWGIT_SESSION).")
+@click.option("--session", help="Session id (default: plan.session, $FLOWGIT_SESSION, $CLAUDE_CODE_SESSION_ID).")
 @click.option("--date", "day", help="The wrap's date (default today, UTC).")
 @click.option("--strict", is_flag=True, help="Abort the whole wrap if any promotion is refused.")
 @click.option("--dry-run", is_flag=True, help="Print the diff and the message; write nothing.")
@@ -308,9 +429,11 @@ def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: st
     from flowgit.wrap.plan import load_plan
     from flowgit.wrap.run import PromotionsRefused, run_wrap
 
+    from flowgit.session import resolve_session
+
     plan = load_plan(plan_spec) if plan_spec else None
     try:
-        result = run_wrap(cfg, plan, session=session, day=day, strict=strict, dry_run=dry_run,
+        result = run_wrap(cfg, plan, session=resolve_session(session) or None, day=day, strict=strict, dry_run=dry_run,
                           cleanup=not no_cleanup)
     except PromotionsRefused as exc:
         click.echo(f"flowgit: {exc.render()}", err=True)
