@@ -133,6 +133,17 @@ def setup_claude(ctx: click.Context, scope: str, dry_run: bool, remove: bool, ex
     emit(report, as_json, cmd.render)
 
 
+def _day(text: str | None) -> Any:
+    from flowgit.dates import parse_date
+
+    if not text:
+        return None
+    day = parse_date(text)
+    if day is None:
+        raise FlowgitError(f"--date {text!r} is not a date", fix="use 2026-11-30")
+    return day
+
+
 def _hook_cfg(ctx: click.Context, payload: dict) -> Any:
     """The configuration a hook works in: the payload's ``cwd`` when Claude Code names one."""
     from flowgit.config import load_config
@@ -146,9 +157,11 @@ def _hook_cfg(ctx: click.Context, payload: dict) -> Any:
               help="Budget for the whole output (about 4 characters a token).")
 @click.option("--session", help="Session id (default $FLOWGIT_SESSION, $CLAUDE_CODE_SESSION_ID, hook stdin).")
 @click.option("--hook", is_flag=True, help="Run as Claude Code's SessionStart hook: payload on stdin, hook JSON out.")
+@click.option("--date", "day", help="Judge overdue and stale as of this date (default today).")
 @json_option
 @click.pass_context
-def prime(ctx: click.Context, max_tokens: int, session: str | None, hook: bool, as_json: bool) -> None:
+def prime(ctx: click.Context, max_tokens: int, session: str | None, hook: bool, day: str | None,
+          as_json: bool) -> None:
     """The continuity file's activation-critical sections, then a short status, within --max-tokens."""
     from flowgit.commands import prime as cmd
     from flowgit.output import emit, emit_json
@@ -162,27 +175,28 @@ def prime(ctx: click.Context, max_tokens: int, session: str | None, hook: bool, 
         payload = read_payload()
         try:
             cfg = _hook_cfg(ctx, payload)
-            primer = build(gather(cfg, session=resolve_session(session, payload)), max_tokens)
+            primer = build(gather(cfg, session=resolve_session(session, payload), when=_day(day)), max_tokens)
         except FlowgitError:
             return  # not a flowgit project (or not a repository): a hook must not break the session
         emit_json(cmd.hook_answer(primer))
         return
-    primer = build(gather(_cfg(ctx), session=resolve_session(session)), max_tokens)
+    primer = build(gather(_cfg(ctx), session=resolve_session(session), when=_day(day)), max_tokens)
     emit(primer, as_json, cmd.render)
 
 
 @cli.command(short_help="Continuity status for a person, like git status.")
 @click.option("--session", help="Also say whether this session wrapped (default from the environment).")
+@click.option("--date", "day", help="Judge overdue and stale as of this date (default today).")
 @json_option
 @click.pass_context
-def status(ctx: click.Context, session: str | None, as_json: bool) -> None:
+def status(ctx: click.Context, session: str | None, day: str | None, as_json: bool) -> None:
     """Last wrap, episodes not yet wrapped, patterns ready, overdue actions, what goes stale next."""
     from flowgit.commands import status as cmd
     from flowgit.output import emit
     from flowgit.overview import gather
     from flowgit.session import resolve_session
 
-    emit(gather(_cfg(ctx), session=resolve_session(session)), as_json, cmd.render)
+    emit(gather(_cfg(ctx), session=resolve_session(session), when=_day(day)), as_json, cmd.render)
 
 
 @cli.command(short_help="Claude Code's Stop/PreCompact hook: remind once to wrap.")

@@ -21,6 +21,7 @@ from flowgit.episodes import Episode, EpisodeStore, parse_store
 from flowgit.git import blobs, git
 
 NEXT_RE = re.compile(r"\bnext:\s*([^,;\])]+)")
+BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 DONE_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*✓")
 SOON_DAYS = 3  # "goes stale next": within this many days of its limit
 
@@ -117,7 +118,8 @@ def overdue_actions(doc: Document, when: date) -> list[dict]:
         m = NEXT_RE.search(item.text)
         due = parse_date(m.group(1), reference=when) if m else None
         if due is not None and due < when:
-            out.append({"line": item.first_line, "text": " ".join(item.text.split()), "next": due.isoformat(),
+            text = BULLET_RE.sub("", " ".join(item.text.split()), count=1)
+            out.append({"line": item.first_line, "text": text, "next": due.isoformat(),
                         "days_overdue": (when - due).days})
     return out
 

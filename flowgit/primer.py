@@ -106,6 +106,10 @@ def _fit(lines: list[str], budget: int) -> list[str]:
     return kept
 
 
+def _omitted_note(labels: list[str], path: str) -> str:
+    return f"- {len(labels)} section(s) not shown (over --max-tokens): read {path}"
+
+
 def build(view: Overview, max_tokens: int) -> Primer:
     """Assemble the primer text for ``view`` within ``max_tokens``."""
     head = f"# Continuity ({view.continuity}): read this first"
@@ -117,12 +121,15 @@ def build(view: Overview, max_tokens: int) -> Primer:
     fixed = _fit([head, *status], max_tokens)
     budget = max_tokens - tokens("\n".join(fixed) + "\n")
     primer = Primer("", max_tokens, overview=view)
+    blocks = [(sec, ["", *lines]) for sec in ordered_sections(view.document)
+              if (lines := section_lines(view.document, sec))]
+    note_fits = True
+    if sum(tokens("\n".join(b) + "\n") for _, b in blocks) > budget:  # something will be left out: say so
+        reserve = tokens(_omitted_note([s.label for s, _ in blocks], view.continuity) + "\n")
+        note_fits = reserve <= budget
+        budget = max(budget - reserve, 0)
     body: list[str] = []
-    for sec in ordered_sections(view.document):
-        lines = section_lines(view.document, sec)
-        if not lines:
-            continue
-        block = ["", *lines]
+    for sec, block in blocks:
         cost = tokens("\n".join(block) + "\n")
         if cost <= budget:
             body += block
@@ -139,9 +146,7 @@ def build(view: Overview, max_tokens: int) -> Primer:
             primer.cut.append(sec.label)
         else:
             primer.omitted.append(sec.label)
-    if primer.omitted:
-        note = f"- not shown (over budget): {', '.join(primer.omitted)}: read {view.continuity}"
-        if tokens(note + "\n") <= budget:
-            fixed.append(note)
+    if primer.omitted and note_fits:
+        fixed.append(_omitted_note(primer.omitted, view.continuity))
     primer.text = "\n".join([fixed[0], *body, *fixed[1:]])
     return primer
