@@ -225,9 +225,14 @@ def remind(ctx: click.Context, session: str | None, hook: bool, as_json: bool) -
 
 
 @cli.command(short_help="Serve flowgit's tools over MCP (stdio).")
+@json_option
 @click.pass_context
-def mcp(ctx: click.Context) -> None:
-    """A stdio MCP server: episodes, candidates, wrap, check, log, audit, ascend; the continuity file as a resource."""
+def mcp(ctx: click.Context, as_json: bool) -> None:
+    """A stdio MCP server: episodes, candidates, wrap, check, log, audit, ascend; the continuity file as a resource.
+
+    Tools answer with the JSON the CLI prints under --json (so --json changes nothing here but error output
+    before the server starts). Needs the optional extra: pip install 'flowgit[mcp]'.
+    """
     from flowgit.commands import mcp as cmd
 
     obj = _root_obj(ctx)
@@ -289,21 +294,15 @@ def episode() -> None:
 def episode_add(ctx: click.Context, text: str | None, type_: str | None, content: str | None, tags: tuple[str, ...],
                 session: str | None, agent: str | None, ts: str | None, as_json: bool) -> None:
     """Append an episode: `flowgit episode add --type finding "what happened"` (or JSON lines on stdin)."""
+    from flowgit import api
     from flowgit.commands import episode as cmd
-    from flowgit.episodes import EpisodeStore, make_episode
     from flowgit.output import emit
 
-    content = cmd.episode_text(text, content, type_)
-    if content is None and type_ is None:
+    if text is None and content is None and type_ is None:
         episodes = cmd.episodes_from_stdin(sys.stdin)
     else:
-        data = {k: v for k, v in {"type": type_, "content": content, "tags": list(tags), "session": session,
-                                  "agent": agent, "ts": ts}.items() if v is not None}
-        episodes = [make_episode(data, where="options", default_session=cmd.default_session(),
-                                 default_agent=cmd.default_agent())]
-    store = EpisodeStore(_cfg(ctx).store)
-    added, already = store.append(episodes)
-    emit({"added": added, "already_present": already}, as_json,
+        episodes = [api.episode_from(text, type_, content=content, tags=tags, session=session, agent=agent, ts=ts)]
+    emit(api.add_episodes(_cfg(ctx), episodes), as_json,
          lambda d: cmd.render_added(d["added"], d["already_present"]))
 
 
@@ -323,19 +322,12 @@ def _search_options(f: Any) -> Any:
 
 def _search(ctx: click.Context, text: str | None, type_: str | None, tags: tuple[str, ...], session: str | None,
             since: str | None, until: str | None, limit: int, as_json: bool) -> None:
+    from flowgit import api
     from flowgit.commands import episode as cmd
-    from flowgit.episodes import EPISODE_TYPES, EpisodeStore
     from flowgit.output import emit
 
-    if type_ and type_ not in EPISODE_TYPES:
-        raise FlowgitError(f"--type {type_!r} is not an episode type", fix="use one of " + ", ".join(EPISODE_TYPES))
-    store = EpisodeStore(_cfg(ctx).store)
-    found, problems = store.search(type_=type_, tags=tags, session=session,
-                                   since=cmd.parse_when(since, "--since"), until=cmd.parse_when(until, "--until"),
-                                   text=text)
-    cmd.warn_problems(store, problems)
-    if limit:
-        found = found[-limit:]
+    found = api.search_episodes(_cfg(ctx), text, type_=type_, tags=tags, session=session, since=since, until=until,
+                                limit=limit)
     emit(found, as_json, cmd.render_list)
 
 
@@ -439,15 +431,14 @@ def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: st
 
         emit({"recovered": done}, as_json, lambda d: d["recovered"])
         return
+    from flowgit import api
     from flowgit.output import emit
     from flowgit.wrap.plan import load_plan
-    from flowgit.wrap.run import PromotionsRefused, run_wrap
-
-    from flowgit.session import resolve_session
+    from flowgit.wrap.run import PromotionsRefused
 
     plan = load_plan(plan_spec) if plan_spec else None
     try:
-        result = run_wrap(cfg, plan, session=resolve_session(session) or None, day=day, strict=strict, dry_run=dry_run,
+        result = api.wrap(cfg, plan, session=session, day=day, strict=strict, dry_run=dry_run,
                           cleanup=not no_cleanup)
     except PromotionsRefused as exc:
         click.echo(f"flowgit: {exc.render()}", err=True)
