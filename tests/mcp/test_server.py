@@ -118,7 +118,9 @@ def test_an_agent_session_over_mcp(run, repo, tmp_path):
 def test_without_the_sdk_the_command_says_how_to_install_it(run, tmp_path, monkeypatch):
     import sys
 
-    monkeypatch.setitem(sys.modules, "mcp", None)  # as if the extra were not installed
+    for name in [m for m in sys.modules if m == "mcp" or m.startswith("mcp.")]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if the extra were not installed
+    monkeypatch.setitem(sys.modules, "mcp", None)
     monkeypatch.delitem(sys.modules, "flowgit.mcp.server", raising=False)
     res = run(tmp_path, "mcp", "--json")
     assert res.code == 2
