@@ -52,6 +52,9 @@ def pending(cfg: Config, session: str) -> tuple[list[str], bool]:
 
 def remind(cfg: Config, payload: dict, session: str) -> dict | None:
     """The hook's JSON answer, or None to stay silent."""
+    from flowgit.git import require_repo
+
+    require_repo(cfg.root)
     event = str(payload.get("hook_event_name") or "Stop")
     if payload.get("stop_hook_active") or not session:
         return None
