@@ -56,4 +56,7 @@ def section_filter(name: str, table: Mapping[str, str], present: Iterable[str] =
     names = list(dict.fromkeys([*table.values(), *present]))
     if any(lowered and lowered in n.lower() for n in names):
         return name.strip()
-    raise unknown("section", name, [*names, *(k for k in table if k not in (n.lower() for n in names))])
+    near = close_matches(name, [*names, *table])  # aliases match too, and are shown as their section
+    shown = list(dict.fromkeys(table.get(n.lower(), n) for n in near))
+    fix = ("did you mean " + " or ".join(f"`{c}`" for c in shown) + "?") if shown else "one of: " + ", ".join(names)
+    raise FlowgitError(f"no section {name!r}", fix=fix)
