@@ -10,14 +10,25 @@ README = PROJECT / "README.md"
 
 
 def section(title: str) -> str:
-    """The text of the README section headed ``title`` (any heading level), up to the next heading of that level."""
-    text = README.read_text(encoding="utf-8")
-    m = re.search(rf"^(#+) {re.escape(title)}\s*$", text, re.M)
-    assert m, f"README has no section {title!r}"
-    level = len(m.group(1))
-    rest = text[m.end():]
-    end = re.search(rf"^#{{1,{level}}} ", rest, re.M)
-    return rest[:end.start()] if end else rest
+    """The text of the README section headed ``title``, up to the next heading of its level or higher.
+
+    Lines inside fenced code blocks are not headings (a YAML comment starts with ``#`` too).
+    """
+    lines = README.read_text(encoding="utf-8").splitlines(keepends=True)
+    fenced, start, level, out = False, None, 0, []
+    for line in lines:
+        if line.startswith("```"):
+            fenced = not fenced
+        heading = None if fenced else re.match(r"^(#+) (.*?)\s*$", line)
+        if start is None:
+            if heading and heading.group(2) == title:
+                start, level = True, len(heading.group(1))
+            continue
+        if heading and len(heading.group(1)) <= level:
+            break
+        out.append(line)
+    assert start, f"README has no section {title!r}"
+    return "".join(out)
 
 
 def blocks(title: str, lang: str) -> list[str]:

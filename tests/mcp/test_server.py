@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 from tests.ascend.corpus import write_story  # noqa: E402
 from tests.commands.agent_fixtures import BIN, committed_project, hook_env  # noqa: E402
+from tests.commands.readme import blocks  # noqa: E402
 from tests.conftest import git  # noqa: E402
 from tests.wrap.test_wrap import A2  # noqa: E402
 
@@ -36,7 +38,9 @@ def cli_json(project: Path, *args: str, env: dict) -> dict | list:
 async def drive(project: Path, env: dict) -> dict:
     """One whole agent session over MCP; returns what the assertions need."""
     seen: dict = {}
-    params = StdioServerParameters(command=str(BIN / "flowgit"), args=["mcp"], cwd=project, env=env)
+    server = json.loads(blocks("Use it over MCP", "json")[0])["mcpServers"]["flowgit"]  # README's config, as written
+    params = StdioServerParameters(command=shutil.which(server["command"], path=str(BIN)), args=server["args"],
+                                   cwd=project, env=env)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
