@@ -24,7 +24,6 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write

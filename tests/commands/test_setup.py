@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import frontmatter
 import pytest
 
-from tests.commands.agent_fixtures import SESSION, committed_project, payload, run_hook
+from tests.commands.agent_fixtures import SESSION, committed_project, hook_env, payload, run_hook
 from tests.conftest import git, tree_digest
 
 # Claude Code's documented hook events and the shape of its settings' "hooks" key:
@@ -172,9 +173,6 @@ def test_stop_hook_reminds_once_and_never_after_the_session_wrapped(run, project
     stop = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
     quiet = run_hook(stop, project, payload("Stop", project, stop_hook_active=False))
     assert quiet.returncode == 0 and quiet.stdout == ""  # nothing recorded: nothing to wrap
-    from tests.commands.agent_fixtures import hook_env
-    import subprocess
-
     subprocess.run(["flowgit", "episode", "add", "--type", "finding", "retry budget held the load flat again"],
                    cwd=project, check=True, env=hook_env(CLAUDE_CODE_SESSION_ID=SESSION), capture_output=True)
     first = run_hook(stop, project, payload("Stop", project, stop_hook_active=False))
@@ -189,9 +187,6 @@ def test_stop_hook_reminds_once_and_never_after_the_session_wrapped(run, project
 
 
 def test_a_wrapped_session_is_never_blocked(run, project):
-    from tests.commands.agent_fixtures import hook_env
-    import subprocess
-
     env = hook_env(CLAUDE_CODE_SESSION_ID=SESSION)
     subprocess.run(["flowgit", "episode", "add", "--type", "finding", "retry budget held the load flat again"],
                    cwd=project, check=True, env=env, capture_output=True)
