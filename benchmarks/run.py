@@ -324,6 +324,11 @@ def _peak_rss(argv: list[str], cwd: Path) -> int:
     return int(proc.stderr.strip().splitlines()[-1])
 
 
+from benchmarks import agent  # noqa: E402
+
+BENCHES["agent"] = lambda tmp, runs: agent.prime_hook(tmp, runs, median_time, gate_repo)
+
+
 def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:
     print(f"\n[{name}]")
     by_label = {label.split(" (")[0]: t for label, t, _ in rows}

@@ -12,18 +12,21 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flowgit.config import Config
-from flowgit.continuity.document import Document
 from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN
 from flowgit.dates import parse_date, today
 from flowgit.episodes import Episode, EpisodeStore, parse_store
-from flowgit.git import blobs, git
+from flowgit.git import blob_oid, blobs, git
 
 NEXT_RE = re.compile(r"\bnext:\s*([^,;\])]+)")
 BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 DONE_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*✓")
-SOON_DAYS = 3  # "goes stale next": within this many days of its limit
+SOON_DAYS = 3
+
+if TYPE_CHECKING:  # the Stop hook runs every turn: parse the document only when it is needed
+    from flowgit.continuity.document import Document  # "goes stale next": within this many days of its limit
 
 
 @dataclass
@@ -44,7 +47,7 @@ class Overview:
     continuity: str
     store: str
     exists: bool
-    document: Document | None = None
+    document: "Document | None" = None
     ready: list[dict] = field(default_factory=list)
     fired_again: list[dict] = field(default_factory=list)
     stale: list[dict] = field(default_factory=list)
@@ -94,16 +97,23 @@ def last_wrap(root: Path, rel: str, session: str = "") -> tuple[LastWrap | None,
     return newest, wrapped
 
 
-def unwrapped_episodes(root: Path, cfg: Config) -> list[Episode]:
+def _same_as_head(data: bytes | None, head: tuple[str, int] | None) -> bool:
+    """Whether the working bytes are HEAD's blob, decided from sizes and blob ids without reading HEAD's copy."""
+    if data is None or head is None:
+        return data is None and head is None
+    return len(data) == head[1] and blob_oid(data, len(head[0])) == head[0]
+
+
+def unwrapped_episodes(root: Path, cfg: Config, head: tuple[str, int] | None, raw: bytes) -> list[Episode]:
     """Episodes in the store's working copy that no commit holds yet (a wrap commits them)."""
-    raw = EpisodeStore(cfg.store).raw()
-    (head,) = blobs(root, [f"HEAD:{cfg.store_rel}"])
-    head = head or b""
-    if raw.startswith(head):
-        fresh = raw[len(head):]
-        return list(parse_store(fresh)[0].values())
-    committed = parse_store(head)[0]
-    return [e for i, e in parse_store(raw)[0].items() if i not in committed]
+    if _same_as_head(raw, head) or not raw:
+        return []
+    (committed,) = blobs(root, [head[0]]) if head else (b"",)
+    committed = committed or b""
+    if raw.startswith(committed):
+        return list(parse_store(raw[len(committed):])[0].values())
+    known = parse_store(committed)[0]
+    return [e for i, e in parse_store(raw)[0].items() if i not in known]
 
 
 def overdue_actions(doc: Document, when: date) -> list[dict]:
@@ -150,22 +160,30 @@ def staleness(cfg: Config, root: Path, doc: Document, when: date) -> tuple[list[
     return stale, soon
 
 
-def gather(cfg: Config, *, session: str = "", when: date | None = None, candidates: bool = True) -> Overview:
-    """Collect the overview; a missing continuity file is a fact, not an error."""
-    from flowgit.git import require_repo
+def gather(cfg: Config, *, session: str = "", when: date | None = None, candidates: bool = True,
+           light: bool = False) -> Overview:
+    """Collect the overview; a missing continuity file is a fact, not an error.
+
+    ``light`` collects only what the Stop hook needs on every turn (unwrapped
+    episodes, uncommitted edits, whether the session wrapped), deciding "nothing
+    changed" from blob ids so an idle turn reads neither HEAD's store nor the file.
+    """
+    from flowgit.git import head_entries, require_repo
     from flowgit.repo import document_from_bytes
 
     root = require_repo(cfg.root)
     when = when or today()
     view = Overview(cfg.continuity_rel, cfg.store_rel, cfg.continuity.is_file(), session=session)
-    view.unwrapped = unwrapped_episodes(root, cfg)
+    head = head_entries(root, [cfg.continuity_rel, cfg.store_rel])
+    view.unwrapped = unwrapped_episodes(root, cfg, head.get(cfg.store_rel), EpisodeStore(cfg.store).raw())
     view.last_wrap, view.session_wrapped = last_wrap(root, cfg.continuity_rel, session)
     if not view.exists:
         return view
     data = cfg.continuity.read_bytes()
+    view.continuity_modified = not _same_as_head(data, head.get(cfg.continuity_rel))
+    if light:
+        return view
     view.document = document_from_bytes(cfg, data, cfg.continuity_rel)
-    (head,) = blobs(root, [f"HEAD:{cfg.continuity_rel}"])
-    view.continuity_modified = head != data
     if view.document is None or not view.document.sections:
         return view
     view.overdue = overdue_actions(view.document, when)

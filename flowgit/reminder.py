@@ -42,7 +42,7 @@ def pending(cfg: Config, session: str) -> tuple[list[str], bool]:
     """What is left to wrap for ``session``: its unwrapped episode ids, and whether it already wrapped."""
     from flowgit.overview import gather
 
-    view = gather(cfg, session=session, candidates=False)
+    view = gather(cfg, session=session, light=True)
     mine = [e.id for e in view.unwrapped if e.session == session]
     left = list(mine)
     if view.continuity_modified:
