@@ -213,15 +213,16 @@ def remind(ctx: click.Context, session: str | None, hook: bool, as_json: bool) -
 
     payload = read_payload() if hook else {}
     try:
-        answer = do_remind(_hook_cfg(ctx, payload), payload, resolve_session(session, payload))
+        answer = do_remind(_hook_cfg(ctx, payload), payload, resolve_session(session, payload), once=hook)
     except FlowgitError:
         if not hook:
             raise
         return  # outside a flowgit project the hook stays silent
-    if answer is not None:
-        emit_json(answer)
-    elif as_json:
-        emit_json({})
+    if hook or as_json:
+        if answer is not None or as_json:
+            emit_json(answer or {})
+        return
+    click.echo(answer.get("reason") or answer.get("systemMessage") if answer else "nothing to remind")
 
 
 @cli.command(short_help="Serve flowgit's tools over MCP (stdio).")
@@ -299,6 +300,9 @@ def episode_add(ctx: click.Context, text: str | None, type_: str | None, content
     from flowgit.output import emit
 
     if text is None and content is None and type_ is None:
+        if sys.stdin.isatty():
+            raise FlowgitError("nothing to add", fix='flowgit episode add --type finding "what happened" '
+                                                     "(or pipe JSON lines to it)")
         episodes = cmd.episodes_from_stdin(sys.stdin)
     else:
         episodes = [api.episode_from(text, type_, content=content, tags=tags, session=session, agent=agent, ts=ts)]

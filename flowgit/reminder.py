@@ -50,8 +50,8 @@ def pending(cfg: Config, session: str) -> tuple[list[str], bool]:
     return left, view.session_wrapped
 
 
-def remind(cfg: Config, payload: dict, session: str) -> dict | None:
-    """The hook's JSON answer, or None to stay silent."""
+def remind(cfg: Config, payload: dict, session: str, *, once: bool = True) -> dict | None:
+    """The hook's JSON answer, or None to stay silent; ``once=False`` asks without using up the reminder."""
     from flowgit.git import require_repo
 
     require_repo(cfg.root)
@@ -61,7 +61,7 @@ def remind(cfg: Config, payload: dict, session: str) -> dict | None:
     left, wrapped = pending(cfg, session)
     if wrapped or not left:
         return None
-    if not _claim(_marker(cfg.root, session)):
+    if once and not _claim(_marker(cfg.root, session)):
         return None
     what = f"{sum(1 for x in left if x.startswith('ep-'))} episode(s) of this session are not wrapped"
     if cfg.continuity_rel in left:

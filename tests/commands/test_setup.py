@@ -204,3 +204,15 @@ def test_hooks_stay_silent_outside_a_flowgit_project(tmp_path):
     for command in ("flowgit prime --hook", "flowgit remind --hook"):
         res = run_hook(command, tmp_path, payload("SessionStart", tmp_path))
         assert res.returncode == 0 and res.stdout == "", (command, res.stdout, res.stderr)
+
+
+def test_remind_by_hand_reports_without_using_up_the_hooks_reminder(run, project, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", SESSION)
+    assert run(project, "episode", "add", "--type", "finding", "retry budget held the load flat again").code == 0
+    for _ in range(2):
+        res = run(project, "remind")
+        assert res.code == 0 and "1 episode(s) of this session are not wrapped" in res.out
+    hook = run_hook("flowgit remind --hook", project, payload("Stop", project, stop_hook_active=False))
+    assert json.loads(hook.stdout)["decision"] == "block"
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "someone-else")
+    assert run(project, "remind").out.strip() == "nothing to remind"
