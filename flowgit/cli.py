@@ -69,6 +69,25 @@ class FlowGroup(click.Group):
     group_class = type
 
 
+def _wants_json(argv: list[str]) -> bool:
+    """Whether the caller asked for JSON anywhere on the line (errors then go out as JSON too)."""
+    args = argv[:argv.index("--")] if "--" in argv else argv
+    return "--json" in args
+
+
+def _fail(exc_dict: dict, text: str, code: int, as_json: bool) -> int:
+    """Report an error: JSON on stdout under ``--json``, else one line on stderr."""
+    if as_json:
+        from flowgit.output import emit_json
+
+        emit_json(exc_dict)
+    else:
+        from flowgit.output import style
+
+        click.echo(f"flowgit: {style('error', 'red', sys.stderr)}: {text}", err=True)
+    return code
+
+
 def _cfg(ctx: click.Context) -> Any:
     from flowgit.config import load_config
 
@@ -559,27 +578,8 @@ def demo(keep: bool, as_json: bool) -> None:
     cmd.run_demo(keep=keep, as_json=as_json)
 
 
-def _wants_json(argv: list[str]) -> bool:
-    """Whether the caller asked for JSON anywhere on the line (errors then go out as JSON too)."""
-    args = argv[:argv.index("--")] if "--" in argv else argv
-    return "--json" in args
-
-
-def _fail(exc_dict: dict, text: str, code: int, as_json: bool) -> int:
-    """Report an error: JSON on stdout under ``--json``, else one line on stderr."""
-    if as_json:
-        from flowgit.output import emit_json
-
-        emit_json(exc_dict)
-    else:
-        from flowgit.output import style
-
-        click.echo(f"flowgit: {style('error', 'red', sys.stderr)}: {text}", err=True)
-    return code
-
-
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI and turn user errors into one line (or JSON) and exit code 2."""
+    """Entry point: run the CLI and turn user errors into one line and exit code 2."""
     from flowgit.errors import error_dict
 
     args = sys.argv[1:] if argv is None else list(argv)
