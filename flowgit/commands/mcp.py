@@ -11,8 +11,9 @@ def serve(*, continuity: str | None, store: str | None) -> None:
     try:
         from flowgit.mcp.server import serve as run
     except ImportError as exc:
-        if "mcp" not in (getattr(exc, "name", "") or "mcp"):
-            raise
+        missing = getattr(exc, "name", None) or ""
+        if missing != "mcp" and not missing.startswith("mcp."):
+            raise  # a broken flowgit install is not a missing extra
         raise FlowgitError("the MCP server needs the official MCP SDK, which is not installed",
                            fix="pip install 'flowgit[mcp]'") from None
     run(Path.cwd(), continuity, store)
