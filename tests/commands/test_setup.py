@@ -216,3 +216,20 @@ def test_remind_by_hand_reports_without_using_up_the_hooks_reminder(run, project
     assert json.loads(hook.stdout)["decision"] == "block"
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "someone-else")
     assert run(project, "remind").out.strip() == "nothing to remind"
+
+
+def test_a_newer_flowgit_updates_the_files_an_older_one_wrote(run, project):
+    import hashlib
+
+    assert run(project, "setup", "claude").code == 0
+    base = project / ".claude"
+    skill = base / "skills" / "flowgit-wrap" / "SKILL.md"
+    old = skill.read_text().replace("# Wrapping a session with flowgit", "# Wrapping (older wording)")
+    skill.write_text(old)  # as an older flowgit wrote it, and recorded it
+    manifest = json.loads((base / ".flowgit-setup.json").read_text())
+    manifest["files"]["skills/flowgit-wrap/SKILL.md"] = hashlib.sha256(old.encode()).hexdigest()
+    (base / ".flowgit-setup.json").write_text(json.dumps(manifest))
+    res = run(project, "setup", "claude")
+    assert res.code == 0 and "update" in res.out
+    assert "# Wrapping a session with flowgit" in skill.read_text()
+    assert run(project, "setup", "claude", "--remove").code == 0 and not base.exists()
