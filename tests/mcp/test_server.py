@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import anyio  # noqa: E402  (installed with the SDK)
-from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client  # noqa: E402
 
 from tests.ascend.corpus import write_story  # noqa: E402
 from tests.commands.agent_fixtures import BIN, committed_project, hook_env  # noqa: E402
@@ -74,6 +74,13 @@ async def drive(project: Path, env: dict) -> dict:
             seen["recognized"] = payload(await session.call_tool("ascend", {"state": gate["state"],
                                                                             "answer": "recognize"}))
             seen["bad_state"] = await session.call_tool("ascend", {"state": {"version": 99}, "answer": "recognize"})
+            moved = project / "CONTINUITY.md.away"
+            (project / "CONTINUITY.md").rename(moved)
+            try:
+                await session.read_resource("flowgit://continuity")
+            except MCPError as exc:  # a protocol error, naming the file and the fix
+                seen["missing_resource"] = str(exc)
+            moved.rename(project / "CONTINUITY.md")
     return seen
 
 
@@ -117,6 +124,7 @@ def test_an_agent_session_over_mcp(run, repo, tmp_path):
     assert seen["recognized"]["status"] == "recognized" and seen["recognized"]["state"]["recognized"]
     assert seen["bad_state"].is_error
     assert "pass back the `state`" in json.loads(seen["bad_state"].content[0].text)["error"]["fix"]
+    assert "CONTINUITY.md" in seen["missing_resource"] and "flowgit init" in seen["missing_resource"]
 
 
 def test_without_the_sdk_the_command_says_how_to_install_it(run, tmp_path, monkeypatch):
