@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.commands.agent_fixtures import committed_project
-from tests.wrap.test_wrap import A2
+from tests.commands.agent_fixtures import A2, committed_project
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ import pytest
 
 from flowgit.output import colour_enabled, style
 from flowgit.primer import tokens
-from tests.commands.agent_fixtures import committed_project
-from tests.wrap.test_wrap import ep
+from tests.commands.agent_fixtures import committed_project, ep
 
 DAY = "2026-11-29"
 

@@ -13,11 +13,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.checks.gate_fixtures import committed_base
+from tests.checks.gate_fixtures import DEVELOPING, E_RETRY, base_text, committed_base, developing_lines
 from tests.commands.agent_fixtures import BIN, hook_env
 from tests.commands.readme import PROJECT, blocks
-from tests.commands.test_hooks import grounded_text, ungrounded_text
 from tests.conftest import git
+
+
+def promoted(evidence: str) -> str:
+    """The gate fixtures' file with p01 promoted to 2x, with ``evidence`` written after it."""
+    lines = developing_lines().splitlines()
+    lines[0] = f"!! p01: {DEVELOPING[0][1]} | 2x (RELIABILITY){evidence}"
+    return base_text(developing="\n".join(lines))
 
 
 def version() -> str:
@@ -71,12 +77,12 @@ def test_the_pre_commit_snippet_works_verbatim_against_a_tagged_release(repo, tm
     done = subprocess.run([exe, *shlex.split(install)[1:]], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
-    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    (repo / "CONTINUITY.md").write_text(promoted(""))  # no evidence: the gate refuses
     git(repo, "add", "-A")
     rejected = subprocess.run(["git", "commit", "-m", "hand edit"], cwd=repo, env=env, capture_output=True,
                               text=True, timeout=600)
     assert rejected.returncode != 0 and "G101" in rejected.stdout + rejected.stderr
-    (repo / "CONTINUITY.md").write_text(grounded_text())
+    (repo / "CONTINUITY.md").write_text(promoted(f" [evidence: {E_RETRY[0].id}, {E_RETRY[1].id}]"))
     git(repo, "add", "-A")
     accepted = subprocess.run(["git", "commit", "-m", "Session wrap Nov 30\n\nFlow-Session: s9\nIncremented: p01"],
                               cwd=repo, env=env, capture_output=True, text=True, timeout=600)

@@ -15,10 +15,9 @@ import anyio  # noqa: E402  (installed with the SDK)
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client  # noqa: E402
 
 from tests.ascend.corpus import write_story  # noqa: E402
-from tests.commands.agent_fixtures import BIN, committed_project, hook_env  # noqa: E402
+from tests.commands.agent_fixtures import A2, BIN, committed_project, hook_env  # noqa: E402
 from tests.commands.readme import blocks  # noqa: E402
 from tests.conftest import git  # noqa: E402
-from tests.wrap.test_wrap import A2  # noqa: E402
 
 TOOLS = {"episode_add", "episode_search", "candidates", "wrap", "check", "log", "audit", "ascend", "status"}
 
