@@ -335,6 +335,9 @@ def report_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
     from benchmarks.report import report_bench as run
 
     return run(tmp, runs)
+from benchmarks import agent  # noqa: E402
+
+BENCHES["agent"] = lambda tmp, runs: agent.prime_hook(tmp, runs, median_time, gate_repo)
 
 
 def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:

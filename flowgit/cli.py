@@ -20,27 +20,92 @@ from flowgit.errors import EXIT_FINDINGS, EXIT_USAGE, FlowgitError
 
 EXIT_CODES = """Exit codes: 0 ok; 1 findings (lint/gate errors, audit findings, refused
 promotions with --strict, a wrap the gate refuses); 2 bad input or usage; 3 wrap: nothing
-committed because every requested change was refused or ignored; 130 interrupted."""
+committed because every requested change was refused or ignored; 130 interrupted. Under --json
+every error is JSON on stdout: {"error": {"message", "fix", "file", "line"}}, with the same exit code."""
 
-json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output for agents.")
+
+def _root_obj(ctx: click.Context) -> dict:
+    root = ctx.find_root()
+    if root.obj is None:
+        root.obj = {}
+    return root.obj
+
+
+def _json_default(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    """``--json`` given after the command, or before it (``flowgit --json patterns``)."""
+    return bool(value) or bool(_root_obj(ctx).get("json"))
+
+
+json_option = click.option("--json", "as_json", is_flag=True, callback=_json_default,
+                           help="Machine-readable output for agents.")
+
+
+def _to_root(key: str):
+    def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            _root_obj(ctx)[key] = value
+    return callback
+
+
+class FlowCommand(click.Command):
+    """A command that also accepts the global ``--file``/``--store`` after its name.
+
+    Agents put options wherever they like (``flowgit patterns --file X``); refusing
+    that costs a round trip for nothing, so every command takes them.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        taken = {opt for p in self.params for opt in getattr(p, "opts", ())}
+        for opt, key in (("--file", "continuity"), ("--store", "store")):
+            if opt not in taken:
+                self.params.append(click.Option([opt, f"_global_{key}"], metavar="PATH", hidden=True,
+                                                expose_value=False, callback=_to_root(key)))
+
+
+class FlowGroup(click.Group):
+    """Every command and sub-group made from here is a :class:`FlowCommand`/:class:`FlowGroup`."""
+
+    command_class = FlowCommand
+    group_class = type
+
+
+def _wants_json(argv: list[str]) -> bool:
+    """Whether the caller asked for JSON anywhere on the line (errors then go out as JSON too)."""
+    args = argv[:argv.index("--")] if "--" in argv else argv
+    return "--json" in args
+
+
+def _fail(exc_dict: dict, text: str, code: int, as_json: bool) -> int:
+    """Report an error: JSON on stdout under ``--json``, else one line on stderr."""
+    if as_json:
+        from flowgit.output import emit_json
+
+        emit_json(exc_dict)
+    else:
+        from flowgit.output import style
+
+        click.echo(f"flowgit: {style('error', 'red', sys.stderr)}: {text}", err=True)
+    return code
 
 
 def _cfg(ctx: click.Context) -> Any:
     from flowgit.config import load_config
 
-    obj = ctx.find_root().obj or {}
+    obj = _root_obj(ctx)
     return load_config(continuity=obj.get("continuity"), store=obj.get("store"))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+@click.group(cls=FlowGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="flowgit")
 @click.option("--file", "continuity", metavar="PATH", help="Continuity file (default from config: CONTINUITY.md).")
 @click.option("--store", metavar="PATH", help="Episodic store (default .flow/episodes.jsonl).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (also accepted after the command).")
 @click.pass_context
-def cli(ctx: click.Context, continuity: str | None, store: str | None) -> None:
+def cli(ctx: click.Context, continuity: str | None, store: str | None, as_json: bool) -> None:
     """Version-controlled continuity: wrap sessions, gate commits, audit graduations, ascend recalls."""
-    ctx.obj = {"continuity": continuity, "store": store}
+    ctx.obj = {"continuity": continuity, "store": store, "json": as_json}
 
 
 @cli.command(short_help="Write the continuity skeleton and the store.")
@@ -52,6 +117,147 @@ def init(ctx: click.Context, as_json: bool) -> None:
     from flowgit.output import emit
 
     emit(cmd.run_init(_cfg(ctx)), as_json, cmd.render)
+
+
+# --- Wired into the agent's life: setup claude, prime, status, remind, mcp -------------------------------
+
+@cli.group(short_help="Wire flowgit into an agent (Claude Code).")
+def setup() -> None:
+    """Install flowgit's skills, slash commands and hooks for an agent."""
+
+
+@setup.command("claude", short_help="Skills, /wrap, /ascend and hooks for Claude Code.")
+@click.option("--user", "scope", flag_value="user", help="Into $CLAUDE_CONFIG_DIR or ~/.claude (every project).")
+@click.option("--project", "scope", flag_value="project", default=True,
+              help="Into this repository's .claude/ (the default).")
+@click.option("--dry-run", is_flag=True, help="Show the diff; write nothing.")
+@click.option("--remove", is_flag=True, help="Undo exactly what setup added.")
+@click.option("--exe", default="flowgit", show_default=True, metavar="CMD",
+              help="How the hooks call flowgit (an absolute path when it is not on PATH).")
+@json_option
+@click.pass_context
+def setup_claude(ctx: click.Context, scope: str, dry_run: bool, remove: bool, exe: str, as_json: bool) -> None:
+    """Install the wrap and ascend skills, /wrap and /ascend, and the SessionStart/PreCompact/Stop hooks."""
+    from flowgit import claude_setup
+    from flowgit.commands import setup as cmd
+    from flowgit.output import emit
+
+    from flowgit.config import find_root
+
+    root = None if scope == "user" else find_root()
+    base = claude_setup.claude_dir(scope, root)
+    if remove:
+        report = claude_setup.remove(base, scope, dry_run=dry_run)
+    else:
+        report = claude_setup.setup(base, scope, exe, dry_run=dry_run)
+    emit(report, as_json, cmd.render)
+
+
+def _day(text: str | None) -> Any:
+    from flowgit.dates import parse_date
+
+    if not text:
+        return None
+    day = parse_date(text)
+    if day is None:
+        raise FlowgitError(f"--date {text!r} is not a date", fix="use 2026-11-30")
+    return day
+
+
+def _hook_cfg(ctx: click.Context, payload: dict) -> Any:
+    """The configuration a hook works in: the payload's ``cwd`` when Claude Code names one."""
+    from flowgit.config import load_config
+
+    obj = _root_obj(ctx)
+    return load_config(payload.get("cwd") or None, continuity=obj.get("continuity"), store=obj.get("store"))
+
+
+@cli.command(short_help="What an agent should read first, within a token budget.")
+@click.option("--max-tokens", type=click.IntRange(min=100), default=4000, show_default=True,
+              help="Budget for the whole output (about 4 characters a token).")
+@click.option("--session", help="Session id (default $FLOWGIT_SESSION, $CLAUDE_CODE_SESSION_ID, hook stdin).")
+@click.option("--hook", is_flag=True, help="Run as Claude Code's SessionStart hook: payload on stdin, hook JSON out.")
+@click.option("--date", "day", help="Judge overdue and stale as of this date (default today).")
+@json_option
+@click.pass_context
+def prime(ctx: click.Context, max_tokens: int, session: str | None, hook: bool, day: str | None,
+          as_json: bool) -> None:
+    """The continuity file's activation-critical sections, then a short status, within --max-tokens."""
+    from flowgit.commands import prime as cmd
+    from flowgit.output import emit, emit_json
+    from flowgit.overview import gather
+    from flowgit.primer import build
+    from flowgit.session import resolve_session
+
+    if hook:
+        from flowgit.commands.hookio import read_payload
+
+        payload = read_payload()
+        try:
+            cfg = _hook_cfg(ctx, payload)
+            primer = build(gather(cfg, session=resolve_session(session, payload), when=_day(day)), max_tokens)
+        except FlowgitError:
+            return  # not a flowgit project (or not a repository): a hook must not break the session
+        emit_json(cmd.hook_answer(primer))
+        return
+    primer = build(gather(_cfg(ctx), session=resolve_session(session), when=_day(day)), max_tokens)
+    emit(primer, as_json, cmd.render)
+
+
+@cli.command(short_help="Continuity status for a person, like git status.")
+@click.option("--session", help="Also say whether this session wrapped (default from the environment).")
+@click.option("--date", "day", help="Judge overdue and stale as of this date (default today).")
+@json_option
+@click.pass_context
+def status(ctx: click.Context, session: str | None, day: str | None, as_json: bool) -> None:
+    """Last wrap, episodes not yet wrapped, patterns ready, overdue actions, what goes stale next."""
+    from flowgit.commands import status as cmd
+    from flowgit.output import emit
+    from flowgit.overview import gather
+    from flowgit.session import resolve_session
+
+    emit(gather(_cfg(ctx), session=resolve_session(session), when=_day(day)), as_json, cmd.render)
+
+
+@cli.command(short_help="Claude Code's Stop/PreCompact hook: remind once to wrap.")
+@click.option("--session", help="Session id (default $FLOWGIT_SESSION, $CLAUDE_CODE_SESSION_ID, hook stdin).")
+@click.option("--hook", is_flag=True, help="Read the hook payload on stdin (as Claude Code runs it).")
+@json_option
+@click.pass_context
+def remind(ctx: click.Context, session: str | None, hook: bool, as_json: bool) -> None:
+    """Remind once per session to wrap, never when the session already wrapped or a Stop hook is active."""
+    from flowgit.commands.hookio import read_payload
+    from flowgit.output import emit_json
+    from flowgit.reminder import remind as do_remind
+    from flowgit.session import resolve_session
+
+    payload = read_payload() if hook else {}
+    try:
+        answer = do_remind(_hook_cfg(ctx, payload), payload, resolve_session(session, payload), once=hook)
+    except FlowgitError:
+        if not hook:
+            raise
+        return  # outside a flowgit project the hook stays silent
+    if hook or as_json:
+        if answer is not None or as_json:
+            emit_json(answer or {})
+        return
+    click.echo(answer.get("reason") or answer.get("systemMessage") if answer else "nothing to remind")
+
+
+@cli.command(short_help="Serve flowgit's tools over MCP (stdio).")
+@json_option
+@click.pass_context
+def mcp(ctx: click.Context, as_json: bool) -> None:
+    """A stdio MCP server: episodes, candidates, wrap, check, log, audit, ascend; the continuity file as a resource.
+
+    Tools answer with the JSON the CLI prints under --json (so --json changes nothing here but error output
+    before the server starts). Needs the optional extra: pip install 'flowgit[mcp]'.
+    """
+    from flowgit.commands import mcp as cmd
+
+    obj = _root_obj(ctx)
+    cmd.serve(continuity=obj.get("continuity"), store=obj.get("store"))
 
 
 @cli.command()
@@ -74,14 +280,16 @@ def lint(ctx: click.Context, path: str | None, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("path", required=False)
+@click.option("--section", metavar="NAME", help="Only patterns in this section (name or alias, e.g. Developing).")
+@click.option("--level", type=click.IntRange(1, 3), help="Only patterns at this level (1, 2 or 3).")
 @json_option
 @click.pass_context
-def patterns(ctx: click.Context, path: str | None, as_json: bool) -> None:
+def patterns(ctx: click.Context, path: str | None, section: str | None, level: int | None, as_json: bool) -> None:
     """List pattern lines: name, level, section, evidence, line."""
     from flowgit.commands import patterns as cmd
     from flowgit.output import emit_json
 
-    found = cmd.run_patterns(_cfg(ctx), path)
+    found = cmd.run_patterns(_cfg(ctx), path, section=section, level=level)
     if as_json:
         emit_json(cmd.to_json(found))
     else:
@@ -94,31 +302,31 @@ def episode() -> None:
 
 
 @episode.command("add")
-@click.option("--type", "type_", help="finding, decision, observation, connection, outcome or tension.")
-@click.option("--content", help="What happened. Without it, JSON lines are read from stdin.")
+@click.argument("text", required=False)
+@click.option("--type", "type_", help="finding, decision, observation, connection, outcome or tension (required).")
+@click.option("--content", help="What happened (or give it as the argument). Without either, JSON lines are read "
+                                "from stdin.")
 @click.option("--tag", "tags", multiple=True, help="A domain keyword (repeatable).")
-@click.option("--session", help="Session id (default $FLOWGIT_SESSION).")
+@click.option("--session", help="Session id (default $FLOWGIT_SESSION, then $CLAUDE_CODE_SESSION_ID).")
 @click.option("--agent", help="Who wrote it (default $FLOWGIT_AGENT).")
 @click.option("--ts", help="ISO-8601 time (default now).")
 @json_option
 @click.pass_context
-def episode_add(ctx: click.Context, type_: str | None, content: str | None, tags: tuple[str, ...],
+def episode_add(ctx: click.Context, text: str | None, type_: str | None, content: str | None, tags: tuple[str, ...],
                 session: str | None, agent: str | None, ts: str | None, as_json: bool) -> None:
-    """Append episodes (from options, or many as JSON lines on stdin)."""
+    """Append an episode: `flowgit episode add --type finding "what happened"` (or JSON lines on stdin)."""
+    from flowgit import api
     from flowgit.commands import episode as cmd
-    from flowgit.episodes import EpisodeStore, make_episode
     from flowgit.output import emit
 
-    if content is None and type_ is None:
+    if text is None and content is None and type_ is None:
+        if sys.stdin.isatty():
+            raise FlowgitError("nothing to add", fix='flowgit episode add --type finding "what happened" '
+                                                     "(or pipe JSON lines to it)")
         episodes = cmd.episodes_from_stdin(sys.stdin)
     else:
-        data = {k: v for k, v in {"type": type_, "content": content, "tags": list(tags), "session": session,
-                                  "agent": agent, "ts": ts}.items() if v is not None}
-        episodes = [make_episode(data, where="options", default_session=cmd.default_session(),
-                                 default_agent=cmd.default_agent())]
-    store = EpisodeStore(_cfg(ctx).store)
-    added, already = store.append(episodes)
-    emit({"added": added, "already_present": already}, as_json,
+        episodes = [api.episode_from(text, type_, content=content, tags=tags, session=session, agent=agent, ts=ts)]
+    emit(api.add_episodes(_cfg(ctx), episodes), as_json,
          lambda d: cmd.render_added(d["added"], d["already_present"]))
 
 
@@ -138,19 +346,12 @@ def _search_options(f: Any) -> Any:
 
 def _search(ctx: click.Context, text: str | None, type_: str | None, tags: tuple[str, ...], session: str | None,
             since: str | None, until: str | None, limit: int, as_json: bool) -> None:
+    from flowgit import api
     from flowgit.commands import episode as cmd
-    from flowgit.episodes import EPISODE_TYPES, EpisodeStore
     from flowgit.output import emit
 
-    if type_ and type_ not in EPISODE_TYPES:
-        raise FlowgitError(f"--type {type_!r} is not an episode type", fix="use one of " + ", ".join(EPISODE_TYPES))
-    store = EpisodeStore(_cfg(ctx).store)
-    found, problems = store.search(type_=type_, tags=tags, session=session,
-                                   since=cmd.parse_when(since, "--since"), until=cmd.parse_when(until, "--until"),
-                                   text=text)
-    cmd.warn_problems(store, problems)
-    if limit:
-        found = found[-limit:]
+    found = api.search_episodes(_cfg(ctx), text, type_=type_, tags=tags, session=session, since=since, until=until,
+                                limit=limit)
     emit(found, as_json, cmd.render_list)
 
 
@@ -228,7 +429,7 @@ def install_hook(ctx: click.Context, as_json: bool) -> None:
 
 @cli.command(short_help="The six-step wrap, committed.")
 @click.option("--plan", "plan_spec", metavar="FILE|-", help="A wrap plan (JSON or YAML); - reads stdin.")
-@click.option("--session", help="Session id (default: plan.session or $FLOWGIT_SESSION).")
+@click.option("--session", help="Session id (default: plan.session, $FLOWGIT_SESSION, $CLAUDE_CODE_SESSION_ID).")
 @click.option("--date", "day", help="The wrap's date (default today, UTC).")
 @click.option("--strict", is_flag=True, help="Abort the whole wrap if any promotion is refused.")
 @click.option("--dry-run", is_flag=True, help="Print the diff and the message; write nothing.")
@@ -254,13 +455,14 @@ def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: st
 
         emit({"recovered": done}, as_json, lambda d: d["recovered"])
         return
+    from flowgit import api
     from flowgit.output import emit
     from flowgit.wrap.plan import load_plan
-    from flowgit.wrap.run import PromotionsRefused, run_wrap
+    from flowgit.wrap.run import PromotionsRefused
 
     plan = load_plan(plan_spec) if plan_spec else None
     try:
-        result = run_wrap(cfg, plan, session=session, day=day, strict=strict, dry_run=dry_run,
+        result = api.wrap(cfg, plan, session=session, day=day, strict=strict, dry_run=dry_run,
                           cleanup=not no_cleanup)
     except PromotionsRefused as exc:
         click.echo(f"flowgit: {exc.render()}", err=True)
@@ -291,15 +493,16 @@ def candidates(ctx: click.Context, session: str | None, day: str | None, as_json
 @click.option("--graduated", "graduated_only", is_flag=True, help="Only patterns that ever graduated.")
 @click.option("--format", "fmt", type=click.Choice(["text", "mermaid"]), default="text",
               help="mermaid: each pattern's life as a mermaid gantt chart.")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the newest N events (all patterns together).")
 @json_option
 @click.pass_context
 def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until: str | None,
-            section: str | None, graduated_only: bool, fmt: str, as_json: bool) -> None:
+            section: str | None, graduated_only: bool, fmt: str, limit: int | None, as_json: bool) -> None:
     """Each pattern's timeline across the continuity file's git history."""
     from flowgit.commands import history as cmd
     from flowgit.output import emit
 
-    timeline = cmd.build_timeline(_cfg(ctx), names, since, until, section, graduated_only)
+    timeline = cmd.build_timeline(_cfg(ctx), names, since, until, section, graduated_only, limit)
     emit(timeline, as_json, cmd.render_mermaid if fmt == "mermaid" else cmd.render_timeline)
 
 
@@ -415,20 +618,30 @@ def report(ctx: click.Context, output: str, since: str | None, until: str | None
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and turn user errors into one line and exit code 2."""
+    from flowgit.errors import error_dict
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    as_json = _wants_json(args)
     try:
-        rv = cli.main(args=argv, prog_name="flowgit", standalone_mode=False)
+        rv = cli.main(args=args, prog_name="flowgit", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except FlowgitError as exc:
         from flowgit.wrap.run import CommitRejected
 
-        click.echo(f"flowgit: error: {exc.render()}", err=True)
-        return EXIT_FINDINGS if isinstance(exc, CommitRejected) else EXIT_USAGE
+        return _fail(exc.to_dict(), exc.render(), EXIT_FINDINGS if isinstance(exc, CommitRejected) else EXIT_USAGE,
+                     as_json)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
-        exc.show()
-        return EXIT_USAGE
+        where = exc.ctx.command_path if isinstance(exc, click.UsageError) and exc.ctx else "flowgit"
+        fix = f"see `{where} --help`"
+        if not as_json:
+            exc.show()
+            return EXIT_USAGE
+        return _fail(error_dict(exc.format_message(), fix=fix), exc.format_message(), EXIT_USAGE, as_json)
     except click.Abort:
+        if as_json:
+            return _fail(error_dict("aborted"), "aborted", 130, as_json)
         click.echo("flowgit: aborted", err=True)
         return 130
     except KeyboardInterrupt:

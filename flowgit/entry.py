@@ -28,7 +28,12 @@ def _fast_check(args: list[str]) -> int | None:
         cfg = load_config(continuity=options.get("file"), store=options.get("store"))
         return check.main(cfg, "--json" in rest)
     except FlowgitError as exc:
-        sys.stderr.write(f"flowgit: error: {exc.render()}\n")
+        if "--json" in rest:
+            from flowgit.output import emit_json
+
+            emit_json(exc.to_dict())
+        else:
+            sys.stderr.write(f"flowgit: error: {exc.render()}\n")
         return EXIT_USAGE
 
 

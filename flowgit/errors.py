@@ -31,3 +31,12 @@ class FlowgitError(Exception):
             where = self.path + (f":{self.line}" if self.line else "") + ": "
         fix = f" (fix: {self.fix})" if self.fix else ""
         return f"{where}{self.message}{fix}"
+
+    def to_dict(self) -> dict:
+        """The error as agents read it under ``--json`` and over MCP."""
+        return error_dict(self.message, fix=self.fix, path=self.path, line=self.line)
+
+
+def error_dict(message: str, *, fix: str | None = None, path: str | None = None, line: int | None = None) -> dict:
+    """``{"error": {"message", "fix", "file", "line"}}``: one shape for every error an agent reads."""
+    return {"error": {"message": message, "fix": fix, "file": path, "line": line}}

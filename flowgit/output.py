@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, TextIO
+
+
+def dumps(data: Any) -> str:
+    """The JSON text of ``data`` exactly as ``--json`` prints it (the MCP server returns the same)."""
+    return json.dumps(data, indent=2, ensure_ascii=False, default=_default)
+
+
+def to_jsonable(data: Any) -> Any:
+    """``data`` as plain JSON values (dicts, lists, strings, numbers), the same as ``--json`` would print."""
+    return json.loads(dumps(data))
 
 
 def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=_default) + "\n")
+    sys.stdout.write(dumps(data) + "\n")
 
 
 def _default(obj: Any) -> Any:
@@ -52,3 +63,24 @@ class Progress:
         if self.enabled and self.count >= self.every:
             sys.stderr.write("\r" + " " * (len(self.label) + 24) + "\r")
             sys.stderr.flush()
+
+
+_COLOURS = {"red": 31, "green": 32, "yellow": 33, "blue": 34, "magenta": 35, "cyan": 36, "dim": 2, "bold": 1}
+
+
+def colour_enabled(stream: TextIO | None = None) -> bool:
+    """Colour only on a terminal, and never when ``NO_COLOR`` is set (https://no-color.org)."""
+    if os.environ.get("NO_COLOR", "") != "":
+        return False
+    stream = sys.stdout if stream is None else stream
+    try:
+        return bool(stream.isatty()) and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
+def style(text: str, colour: str, stream: TextIO | None = None) -> str:
+    """``text`` in ``colour`` when ``stream`` (default stdout) is a colour terminal, else unchanged."""
+    if not text or not colour_enabled(stream):
+        return text
+    return f"\x1b[{_COLOURS[colour]}m{text}\x1b[0m"

@@ -24,6 +24,26 @@ def default_agent() -> str:
     return resolve_agent()
 
 
+def episode_text(text: str | None, content: str | None, type_: str | None) -> str | None:
+    """The episode's text from the argument or ``--content``; names what is missing when only half is given."""
+    from flowgit.episodes import EPISODE_TYPES
+
+    if text is not None and content is not None:
+        raise FlowgitError("the text is given twice (as the argument and with --content)",
+                           fix="give it once: flowgit episode add --type finding \"what happened\"")
+    content = text if text is not None else content
+    if content is not None and type_ is None:
+        raise FlowgitError("--type is required", fix="add --type with one of: " + ", ".join(EPISODE_TYPES))
+    if type_ is not None and type_ not in EPISODE_TYPES:
+        from flowgit.suggest import unknown
+
+        raise unknown("episode type", type_, EPISODE_TYPES)
+    if type_ is not None and (content is None or not content.strip()):
+        raise FlowgitError("the episode has no text",
+                           fix=f'give it as the argument: flowgit episode add --type {type_} "what happened"')
+    return content
+
+
 def episodes_from_stdin(stream: TextIO) -> list[Episode]:
     """Parse JSON lines from stdin; one bad line rejects the whole batch (nothing is written)."""
     out: list[Episode] = []

@@ -51,14 +51,20 @@ def identity_of(history: History) -> dict[str, str]:
 
 
 def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until: str | None,
-                   section: str | None, graduated_only: bool) -> Timeline:
+                   section: str | None, graduated_only: bool, limit: int | None = None) -> Timeline:
     history = read_history(cfg)
     start, end = _day(since, "--since"), _day(until, "--until")
     renamed = identity_of(history)
     wanted = {renamed.get(n, n) for n in names} if names else None
+    _known_names_and_section(cfg, history, names, section)
+    if section:
+        from flowgit.continuity.sections import alias_table
+
+        section = alias_table(cfg.aliases).get(section.strip().lower(), section)
     timeline = Timeline(commits=len(history.commits), shallow=history.shallow,
                         oldest_visible=history.oldest_visible)
     ever_graduated = {renamed.get(i.event.name, i.event.name) for i in history.events if i.event.kind == GRADUATED}
+    kept: list[tuple[str, HistoryEvent]] = []
     for item in history.events:
         key = renamed.get(item.event.name, item.event.name)
         if wanted is not None and key not in wanted:
@@ -70,11 +76,26 @@ def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until
             continue
         if section and section.lower() not in item.event.section.lower():
             continue
+        kept.append((key, item))
+    for key, item in kept[-limit:] if limit else kept:  # events are oldest first: --limit keeps the newest
         timeline.patterns.setdefault(key, []).append(item)
     if names and not timeline.patterns and not history.events:
         raise FlowgitError("the continuity file has no history yet", path=cfg.continuity_rel,
                            fix="commit it first (flowgit wrap)")
     return timeline
+
+
+def _known_names_and_section(cfg: Config, history: History, names: tuple[str, ...], section: str | None) -> None:
+    """A name or section that never appears in the history is a typo until shown otherwise: say which."""
+    from flowgit.continuity.sections import alias_table
+    from flowgit.suggest import section_filter, unknown
+
+    seen = {i.event.name for i in history.events} | {i.event.old_name for i in history.events if i.event.old_name}
+    for name in names:
+        if seen and name not in seen:
+            raise unknown("pattern", name, sorted(seen), path=cfg.continuity_rel, listing="flowgit patterns")
+    if section:
+        section_filter(section, alias_table(cfg.aliases), {i.event.section for i in history.events})
 
 
 def describe(item: HistoryEvent) -> str:
@@ -176,8 +197,13 @@ def show_archived(cfg: Config, name: str) -> dict:
         if item.event.kind == ARCHIVED and item.event.name == name:
             last = item
     if last is None:
+        from flowgit.suggest import close_matches
+
+        archived = {i.event.name for i in history.events if i.event.kind == ARCHIVED}
+        near = close_matches(name, archived)
         raise FlowgitError(f"no archival of `{name}` in the history of {cfg.continuity_rel}",
-                           fix="`flowgit log` lists every pattern's events")
+                           fix=("did you mean " + " or ".join(f"`{n}`" for n in near) + "?") if near
+                           else "`flowgit log` lists every pattern's events")
     return {"name": name, "text": last.event.text, "commit": last.commit.sha, "date": last.commit.date,
             "level": last.event.level, "section": last.event.section, "subject": last.commit.subject}
 

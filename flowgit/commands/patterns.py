@@ -7,8 +7,20 @@ from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.repo import load_document
 
 
-def run_patterns(cfg: Config, path: str | None) -> list[PatternAt]:
-    return list(iter_patterns(load_document(cfg, path)))
+def run_patterns(cfg: Config, path: str | None, *, section: str | None = None,
+                 level: int | None = None) -> list[PatternAt]:
+    """Every pattern line, optionally only those in ``section`` (name or alias) and at ``level``."""
+    doc = load_document(cfg, path)
+    found = list(iter_patterns(doc))
+    if section:
+        from flowgit.continuity.sections import alias_table
+        from flowgit.suggest import section_filter
+
+        wanted = section_filter(section, alias_table(cfg.aliases), [s.label for s in doc.sections]).lower()
+        found = [p for p in found if wanted in p.section.lower()]
+    if level:
+        found = [p for p in found if p.pattern.level == level]
+    return found
 
 
 def to_json(found: list[PatternAt]) -> list[dict]:

@@ -1,0 +1,98 @@
+"""One function per operation, returning exactly what the CLI prints under ``--json``.
+
+The command line and the MCP server are two doors to the same rooms: both call
+these functions and serialise the result with :func:`flowgit.output.to_jsonable`,
+so an agent reads the same JSON whichever door it used.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from flowgit.config import Config
+from flowgit.episodes import Episode
+from flowgit.errors import FlowgitError
+
+
+def add_episodes(cfg: Config, episodes: list[Episode]) -> dict:
+    """Append ``episodes`` to the store: ``{"added": [...], "already_present": [...]}``."""
+    from flowgit.episodes import EpisodeStore
+
+    added, already = EpisodeStore(cfg.store).append(episodes)
+    return {"added": added, "already_present": already}
+
+
+def episode_from(text: str | None, type_: str | None, *, content: str | None = None, tags: Iterable[str] = (),
+                 session: str | None = None, agent: str | None = None, ts: str | None = None) -> Episode:
+    """One episode from its parts, with the session and agent resolved the one shared way."""
+    from flowgit.commands.episode import default_agent, default_session, episode_text
+    from flowgit.episodes import make_episode
+
+    content = episode_text(text, content, type_)
+    if content is None or type_ is None:
+        raise FlowgitError("an episode needs a type and a text",
+                           fix='e.g. type "finding" and text "what happened"')
+    data = {k: v for k, v in {"type": type_, "content": content, "tags": list(tags), "session": session,
+                              "agent": agent, "ts": ts}.items() if v is not None}
+    return make_episode(data, where="options", default_session=default_session(), default_agent=default_agent())
+
+
+def search_episodes(cfg: Config, text: str | None = None, *, type_: str | None = None, tags: Iterable[str] = (),
+                    session: str | None = None, since: str | None = None, until: str | None = None,
+                    limit: int = 0) -> list[Episode]:
+    """Episodes matching every filter given, in store order (the newest ``limit`` when set)."""
+    from flowgit.commands import episode as cmd
+    from flowgit.episodes import EPISODE_TYPES, EpisodeStore
+
+    if type_ and type_ not in EPISODE_TYPES:
+        from flowgit.suggest import unknown
+
+        raise unknown("episode type", type_, EPISODE_TYPES)
+    store = EpisodeStore(cfg.store)
+    found, problems = store.search(type_=type_, tags=tuple(tags), session=session,
+                                   since=cmd.parse_when(since, "--since"), until=cmd.parse_when(until, "--until"),
+                                   text=text)
+    cmd.warn_problems(store, problems)
+    return found[-limit:] if limit else found
+
+
+def wrap(cfg: Config, plan: Any = None, *, session: str | None = None, day: str | None = None,
+         strict: bool = False, dry_run: bool = False, cleanup: bool = True, source: str = "plan") -> Any:
+    """Run the wrap from a plan (a :class:`~flowgit.wrap.plan.Plan`, or its JSON data) or from the working tree."""
+    from flowgit.session import resolve_session
+    from flowgit.wrap.plan import Plan
+    from flowgit.wrap.run import run_wrap
+
+    if plan is not None and not isinstance(plan, Plan):
+        plan = Plan.from_data(plan, source)
+    return run_wrap(cfg, plan, session=resolve_session(session) or None, day=day, strict=strict, dry_run=dry_run,
+                    cleanup=cleanup)
+
+
+UNIT_TYPES = ("chain", "cluster", "concept")
+ANSWERS = ("recognize", "refine", "reorient", "rescope")
+
+
+def ascend(cfg: Config, recall: str = "", *, unit_type: str | None = None, from_sid: str | None = None,
+           partitions: Iterable[str] = (), claude_dir: str | None = None, state: dict | None = None,
+           answer: tuple[str, str | None] | None = None) -> dict:
+    """One step of the ascend state machine: a new recall, or an answer carried back with its ``state``."""
+    from flowgit.commands import ascend as cmd
+    from flowgit.suggest import unknown
+
+    if unit_type is not None and unit_type not in UNIT_TYPES:
+        raise unknown("unit type", unit_type, UNIT_TYPES)
+    if answer is not None and answer[0] not in ANSWERS:
+        raise unknown("answer", answer[0], ANSWERS)
+    if state is None:
+        _, response = cmd.run(cfg, recall=recall, unit_type=unit_type, from_sid=from_sid,
+                              partitions=list(partitions), claude_dir=claude_dir, state_spec=None, answer=answer)
+        return response.to_dict()
+    from flowgit.ascend.engine import Ascend, State
+    from flowgit.ascend.partitions import claude_config_dir
+
+    if answer is None:
+        raise FlowgitError("a state needs an answer", fix="answer recognize, refine, reorient or rescope")
+    parsed = State.from_dict(state.get("state", state) if isinstance(state, dict) else state)
+    engine = Ascend(cfg, claude_config_dir(claude_dir, cfg.claude_dir), parsed.scope.partitions)
+    return engine.answer(parsed, *answer).to_dict()

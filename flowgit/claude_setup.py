@@ -1,0 +1,311 @@
+"""``flowgit setup claude``: the skills, slash commands and hooks Claude Code loads, installed and removed exactly.
+
+What is written (under ``<project>/.claude`` or the user's ``$CLAUDE_CONFIG_DIR``/``~/.claude``):
+
+- ``skills/<name>/SKILL.md`` for the wrap and ascend skills (frontmatter ``name`` and ``description``);
+- ``commands/wrap.md`` and ``commands/ascend.md``: the ``/wrap`` and ``/ascend`` slash commands;
+- in ``settings.json``: a ``SessionStart`` hook running ``flowgit prime --hook`` and ``PreCompact``/``Stop``
+  hooks running ``flowgit remind --hook``, merged into whatever hooks are there;
+- ``.flowgit-setup.json``: the manifest of exactly what was added, so ``--remove`` can undo it.
+
+Undoing is exact: when the settings file is still as setup left it, its original bytes come back
+(or it is deleted if setup created it); when someone edited it since, only flowgit's hook entries are
+taken out. A file flowgit did not write is never overwritten, and a file it wrote that was edited
+since is kept on removal.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flowgit.errors import FlowgitError
+from flowgit.fsio import atomic_write
+
+MANIFEST = ".flowgit-setup.json"
+FILES = {  # path under the .claude directory -> shipped template
+    "skills/flowgit-wrap/SKILL.md": "claude/skills/flowgit-wrap/SKILL.md",
+    "skills/flowgit-ascend/SKILL.md": "claude/skills/flowgit-ascend/SKILL.md",
+    "commands/wrap.md": "claude/commands/wrap.md",
+    "commands/ascend.md": "claude/commands/ascend.md",
+}
+HOOK_TIMEOUT = 30  # seconds: prime reads git and the store; far under this on any real repository
+
+
+def hook_commands(exe: str) -> list[tuple[str, str]]:
+    """(event, command) for every hook flowgit installs; ``exe`` is how Claude Code finds flowgit."""
+    return [("SessionStart", f"{exe} prime --hook"), ("PreCompact", f"{exe} remind --hook"),
+            ("Stop", f"{exe} remind --hook")]
+
+
+def claude_dir(scope: str, project_root: Path | None) -> Path:
+    """Where Claude Code looks: ``<project>/.claude``, or ``$CLAUDE_CONFIG_DIR`` / ``~/.claude`` for the user."""
+    if scope == "user":
+        configured = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
+        return Path(configured).expanduser() if configured else Path.home() / ".claude"
+    if project_root is None:
+        raise FlowgitError("not inside a git repository", fix="run it in your project, or use --user")
+    return project_root / ".claude"
+
+
+@dataclass
+class Change:
+    path: str
+    action: str  # create | update | delete | restore | unchanged | kept
+    diff: str = ""
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "action": self.action, "diff": self.diff, "note": self.note}
+
+
+@dataclass
+class SetupReport:
+    scope: str
+    base: str
+    dry_run: bool
+    removed: bool = False
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(c.action not in ("unchanged", "kept") for c in self.changes)
+
+    def to_dict(self) -> dict:
+        return {"scope": self.scope, "claude_dir": self.base, "dry_run": self.dry_run, "removed": self.removed,
+                "changed": self.changed, "changes": [c.to_dict() for c in self.changes]}
+
+
+def _sha(data: bytes | None) -> str | None:
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise FlowgitError("is a directory, not a file", path=path) from None
+
+
+def _diff(rel: str, old: bytes | None, new: bytes | None) -> str:
+    a = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    b = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, fromfile=f"a/{rel}" if old is not None else "/dev/null",
+                                        tofile=f"b/{rel}" if new is not None else "/dev/null"))
+
+
+def parse_settings(path: Path, data: bytes | None) -> dict:
+    """The settings object, refusing what Claude Code would not read either (with file and line)."""
+    if data is None or not data.strip():
+        return {}
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise FlowgitError("is not UTF-8 text", path=path, fix="save it as UTF-8 JSON") from None
+    except json.JSONDecodeError as exc:
+        raise FlowgitError(f"is not valid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno,
+                           fix="repair the JSON, then run setup again") from None
+    if not isinstance(value, dict):
+        raise FlowgitError("must hold a JSON object", path=path, line=1, fix='start it with "{"')
+    hooks = value.get("hooks", {})
+    if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
+        raise FlowgitError('"hooks" must map each event name to a list of matcher groups', path=path,
+                           fix='e.g. "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "…"}]}]}')
+    return value
+
+
+def _indent(data: bytes | None) -> int | str:
+    """Keep the file's own indentation when re-writing it (two spaces for a new file)."""
+    m = re.search(rb"\n([ \t]+)\S", data or b"")
+    if not m:
+        return 2
+    return "\t" if m.group(1).startswith(b"\t") else len(m.group(1))
+
+
+def _serialise(value: dict, like: bytes | None) -> bytes:
+    return (json.dumps(value, indent=_indent(like), ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _has_hook(settings: dict, event: str, command: str) -> bool:
+    return any(isinstance(h, dict) and h.get("command") == command
+               for group in settings.get("hooks", {}).get(event, []) if isinstance(group, dict)
+               for h in group.get("hooks", []) or [])
+
+
+def add_hooks(settings: dict, wanted: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Append each missing hook as its own matcher group; returns those added."""
+    added = []
+    for event, command in wanted:
+        if _has_hook(settings, event, command):
+            continue
+        hook = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
+        settings.setdefault("hooks", {}).setdefault(event, []).append({"hooks": [hook]})
+        added.append((event, command))
+    return added
+
+
+def drop_hooks(settings: dict, ours: list[tuple[str, str]]) -> None:
+    """Take out exactly flowgit's hook entries, and any group, event or ``hooks`` key left empty by that."""
+    hooks = settings.get("hooks", {})
+    for event, command in ours:
+        groups = hooks.get(event, [])
+        for group in list(groups):
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                continue
+            kept = [h for h in group["hooks"] if not (isinstance(h, dict) and h.get("command") == command)]
+            if len(kept) != len(group["hooks"]):
+                if kept:
+                    group["hooks"] = kept
+                else:
+                    groups.remove(group)
+        if event in hooks and not hooks[event]:
+            del hooks[event]
+    if "hooks" in settings and not settings["hooks"]:
+        del settings["hooks"]
+
+
+def _load_manifest(path: Path) -> dict | None:
+    data = _read(path)
+    if data is None:
+        return None
+    try:
+        value = json.loads(data)
+        assert isinstance(value, dict) and value.get("version") == 1
+        return value
+    except (ValueError, AssertionError):
+        raise FlowgitError("is not a flowgit setup manifest", path=path,
+                           fix="restore it from version control, or delete it and remove the hooks by hand") from None
+
+
+def _missing_dirs(base: Path, rels: list[str]) -> list[str]:
+    """Directories (relative to ``base``'s parent) that writing ``rels`` would create, parents first."""
+    out: list[str] = []
+    for rel in rels:
+        path = (base / rel).parent
+        chain = []
+        while not path.exists() and path != path.parent:
+            chain.append(path)
+            path = path.parent
+        for p in reversed(chain):
+            name = str(p.relative_to(base.parent))
+            if name not in out:
+                out.append(name)
+    return out
+
+
+def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupReport:
+    """Install (or bring up to date) flowgit's skills, commands and hooks under ``base``."""
+    from flowgit.resources import template
+
+    report = SetupReport(scope, str(base), dry_run)
+    manifest_path, settings_path = base / MANIFEST, base / "settings.json"
+    manifest = _load_manifest(manifest_path) or {"version": 1, "settings": None, "hooks": [], "files": {},
+                                                 "dirs": []}
+    writes: dict[Path, bytes] = {}
+    for rel, name in FILES.items():
+        want = template(name).encode("utf-8")
+        have = _read(base / rel)
+        if have == want:
+            report.changes.append(Change(rel, "unchanged"))
+            continue
+        if have is not None and _sha(have) != manifest["files"].get(rel):
+            raise FlowgitError("exists and was not written by flowgit (or was edited since)", path=base / rel,
+                               fix="move it away (or merge your edits elsewhere), then run setup again")
+        report.changes.append(Change(rel, "create" if have is None else "update", _diff(rel, have, want)))
+        writes[base / rel] = want
+        manifest["files"][rel] = _sha(want)
+    before = _read(settings_path)
+    settings = parse_settings(settings_path, before)
+    added = add_hooks(settings, hook_commands(exe))
+    if added:
+        after = _serialise(settings, before)
+        report.changes.append(Change("settings.json", "create" if before is None else "update",
+                                     _diff("settings.json", before, after)))
+        writes[settings_path] = after
+        if manifest["settings"] is None:
+            manifest["settings"] = {"existed": before is not None,
+                                    "original": base64.b64encode(before).decode() if before is not None else None}
+        manifest["settings"]["written_sha"] = _sha(after)
+        manifest["hooks"] += [list(pair) for pair in added if list(pair) not in manifest["hooks"]]
+    else:
+        report.changes.append(Change("settings.json", "unchanged"))
+    if not writes:
+        return report
+    new_dirs = _missing_dirs(base, [str(p.relative_to(base)) for p in writes] + [MANIFEST])
+    manifest["dirs"] += [d for d in new_dirs if d not in manifest["dirs"]]
+    if not dry_run:
+        for d in new_dirs:
+            (base.parent / d).mkdir(exist_ok=True)
+        for path, data in writes.items():
+            atomic_write(path, data)
+        atomic_write(manifest_path, json.dumps(manifest, indent=2) + "\n")
+    return report
+
+
+def remove(base: Path, scope: str, *, dry_run: bool = False) -> SetupReport:
+    """Undo exactly what :func:`setup` added under ``base``."""
+    report = SetupReport(scope, str(base), dry_run, removed=True)
+    manifest_path = base / MANIFEST
+    manifest = _load_manifest(manifest_path)
+    if manifest is None:
+        raise FlowgitError(f"flowgit setup claude has not been run here (no {MANIFEST})", path=base,
+                           fix="nothing to remove; check --user/--project")
+    actions: list[tuple[str, Path, bytes | None]] = []  # ("write" | "delete", path, data)
+    for rel, sha in manifest["files"].items():
+        have = _read(base / rel)
+        if have is None:
+            continue
+        if _sha(have) == sha:
+            report.changes.append(Change(rel, "delete", _diff(rel, have, None)))
+            actions.append(("delete", base / rel, None))
+        else:
+            report.changes.append(Change(rel, "kept", note="edited since setup: left in place"))
+    _undo_settings(base / "settings.json", manifest, report, actions)
+    if not dry_run:
+        for kind, path, data in actions:
+            if kind == "delete":
+                path.unlink()
+            else:
+                atomic_write(path, data or b"")
+        manifest_path.unlink()
+        for d in sorted(manifest["dirs"], key=lambda x: x.count("/"), reverse=True):
+            try:
+                (base.parent / d).rmdir()
+            except OSError:
+                pass  # not empty: something else lives there now
+    return report
+
+
+def _undo_settings(path: Path, manifest: dict, report: SetupReport, actions: list) -> None:
+    record = manifest.get("settings")
+    have = _read(path)
+    if record is None or have is None:
+        return
+    if _sha(have) == record.get("written_sha"):
+        if record["existed"]:
+            original = base64.b64decode(record["original"])
+            report.changes.append(Change("settings.json", "restore", _diff("settings.json", have, original)))
+            actions.append(("write", path, original))
+        else:
+            report.changes.append(Change("settings.json", "delete", _diff("settings.json", have, None)))
+            actions.append(("delete", path, None))
+        return
+    settings = parse_settings(path, have)
+    drop_hooks(settings, [tuple(pair) for pair in manifest["hooks"]])
+    if not settings and not record["existed"]:
+        report.changes.append(Change("settings.json", "delete", _diff("settings.json", have, None)))
+        actions.append(("delete", path, None))
+        return
+    after = _serialise(settings, have)
+    if after != have:
+        report.changes.append(Change("settings.json", "update", _diff("settings.json", have, after),
+                                     note="edited since setup: only flowgit's hooks taken out"))
+        actions.append(("write", path, after))

@@ -1,0 +1,45 @@
+"""``flowgit status``: the facts ``flowgit prime`` gives an agent, laid out for a person like ``git status``."""
+
+from __future__ import annotations
+
+from flowgit.output import style
+from flowgit.overview import Overview
+
+
+def _block(title: str, rows: list[str], colour: str) -> list[str]:
+    if not rows:
+        return []
+    return ["", f"{title}:", *(f"  {style(r, colour)}" for r in rows)]
+
+
+def render(view: Overview) -> str:
+    lines = [f"continuity file: {view.continuity}" + ("" if view.exists else style("  (missing: run `flowgit init`)",
+                                                                                  "red"))]
+    if view.last_wrap:
+        w = view.last_wrap
+        lines.append(f"last wrap: {w.date} {w.commit[:10]} {w.subject}" + (f" (session {w.session})"
+                                                                            if w.session else ""))
+    else:
+        lines.append("last wrap: none yet")
+    if view.session:
+        lines.append(f"this session ({view.session}): " + ("wrapped" if view.session_wrapped else "not wrapped yet"))
+    if view.continuity_modified:
+        lines += ["", "Changes not wrapped:", f"  {style('modified: ' + view.continuity, 'red')}"
+                                              "  (finish with `flowgit wrap`)"]
+    lines += _block(f"Episodes recorded but not wrapped ({len(view.unwrapped)})",
+                    [f"{e.id}  {e.type:<11} {e.content[:70]}" + (f"  (session {e.session})" if e.session else "")
+                     for e in view.unwrapped], "red")
+    lines += _block("Ready to graduate (wrap to promote)",
+                    [f"{r['name']}: {r['independent']} independent episodes from {r['sources']} sources"
+                     for r in view.ready], "green")
+    lines += _block("Fired again (1x -> 2x candidates)", [f"{r['name']} (line {r['line']})" for r in view.fired_again],
+                    "green")
+    lines += _block("Overdue actions", [f"line {r['line']}: {r['text']} (next: {r['next']}, "
+                                        f"{r['days_overdue']} day(s) overdue)" for r in view.overdue], "yellow")
+    lines += _block("Stale (the next wrap archives them)", [f"{r['name']} in {r['section']}, last seen "
+                                                            f"{r['last_seen']}" for r in view.stale], "yellow")
+    lines += _block("Going stale next", [f"{r['name']} in {r['section']}: {r['days_left']} day(s) left"
+                                         for r in view.stale_soon], "yellow")
+    if len(lines) <= 3 and not view.continuity_modified:
+        lines += ["", "nothing to wrap"]
+    return "\n".join(lines)

@@ -1,0 +1,159 @@
+"""The stdio MCP server: flowgit's operations as tools, the continuity file as a resource.
+
+Every tool calls the function the CLI calls (:mod:`flowgit.api` and the command
+modules' core functions) and returns its ``--json`` text; a user error comes
+back as a tool error (``isError``) whose text is the CLI's JSON error,
+``{"error": {"message", "fix", "file", "line"}}``, so the agent can correct
+itself from the fix. Configuration is read afresh on every call, from the
+directory the server was started in.
+"""
+
+# No ``from __future__ import annotations`` here: the SDK reads the tool
+# signatures' annotations at registration to build their JSON schemas.
+
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.types import CallToolResult, TextContent
+
+from flowgit import __version__
+from flowgit.errors import FlowgitError
+
+INSTRUCTIONS = (
+    "flowgit keeps this project's continuity file (compressed memory) and an append-only episodic store. "
+    "Record facts with episode_add as they happen; at the end of meaningful work, call candidates, then wrap "
+    "with a plan (dry_run first). Read the continuity file as the resource flowgit://continuity. "
+    "Errors carry a `fix`: follow it."
+)
+
+
+def _result(data: Any) -> CallToolResult:
+    from flowgit.output import dumps, to_jsonable
+
+    plain = to_jsonable(data)
+    return CallToolResult(content=[TextContent(type="text", text=dumps(plain))],
+                          structured_content=plain if isinstance(plain, dict) else None)
+
+
+def _error(exc: FlowgitError) -> CallToolResult:
+    from flowgit.output import dumps
+
+    body = exc.to_dict()
+    return CallToolResult(content=[TextContent(type="text", text=dumps(body))], structured_content=body,
+                          is_error=True)
+
+
+def build_server(start: Path, continuity: Optional[str] = None, store: Optional[str] = None) -> MCPServer:
+    """The server for the repository at ``start`` (``--file``/``--store`` as the CLI takes them)."""
+    server = MCPServer("flowgit", version=__version__, instructions=INSTRUCTIONS)
+
+    def cfg() -> Any:
+        from flowgit.config import load_config
+
+        return load_config(start, continuity=continuity, store=store)
+
+    def call(fn: Callable[[], Any]) -> CallToolResult:
+        try:
+            return _result(fn())
+        except FlowgitError as exc:
+            return _error(exc)
+
+    @server.tool(description="Record one episode (a fact of this session) in the append-only store. type: finding, "
+                             "decision, observation, connection, outcome or tension.")
+    def episode_add(text: str, type: str, tags: Optional[list[str]] = None, session: Optional[str] = None,
+                    agent: Optional[str] = None) -> CallToolResult:
+        from flowgit import api
+
+        return call(lambda: api.add_episodes(cfg(), [api.episode_from(text, type, tags=tags or (), session=session,
+                                                                       agent=agent)]))
+
+    @server.tool(description="Search episodes by text, type, tag, session and time (ISO dates).")
+    def episode_search(text: Optional[str] = None, type: Optional[str] = None, tags: Optional[list[str]] = None,
+                       session: Optional[str] = None, since: Optional[str] = None, until: Optional[str] = None,
+                       limit: int = 0) -> CallToolResult:
+        from flowgit import api
+
+        return call(lambda: api.search_episodes(cfg(), text, type_=type, tags=tags or (), session=session,
+                                                since=since, until=until, limit=limit))
+
+    @server.tool(description="Wrap step 2: patterns that fired again, ready to graduate, duplicates, demotions, "
+                             "stale.")
+    def candidates(session: Optional[str] = None, date: Optional[str] = None) -> CallToolResult:
+        from flowgit.commands.wrap import run_candidates
+
+        return call(lambda: run_candidates(cfg(), session, date))
+
+    @server.tool(description="Run the six-step wrap from a plan (see resource flowgit://wrap-plan-schema) and "
+                             "commit it; dry_run shows the diff and message and writes nothing.")
+    def wrap(plan: Optional[dict[str, Any]] = None, dry_run: bool = False, strict: bool = False,
+             session: Optional[str] = None, date: Optional[str] = None, cleanup: bool = True) -> CallToolResult:
+        from flowgit import api
+
+        return call(lambda: api.wrap(cfg(), plan, session=session, day=date, strict=strict, dry_run=dry_run,
+                                     cleanup=cleanup))
+
+    @server.tool(description="The gate: judge the staged continuity file and store against HEAD.")
+    def check() -> CallToolResult:
+        from flowgit.commands.check import run_check
+
+        return call(lambda: run_check(cfg()))
+
+    @server.tool(description="Each pattern's timeline through git history (newest `limit` events).")
+    def log(names: Optional[list[str]] = None, since: Optional[str] = None, until: Optional[str] = None,
+            section: Optional[str] = None, graduated: bool = False, limit: Optional[int] = None) -> CallToolResult:
+        from flowgit.commands.history import build_timeline
+
+        return call(lambda: build_timeline(cfg(), tuple(names or ()), since, until, section, graduated, limit))
+
+    @server.tool(description="Re-derive every graduation from history and check its evidence as of its commit.")
+    def audit() -> CallToolResult:
+        from flowgit.history.audit import run_audit
+
+        return call(lambda: run_audit(cfg()))
+
+    @server.tool(description="Ascend a vague recall to a line of work, topic or concept (read-only). Start with "
+                             "`recall` (type: chain, cluster or concept); answer a gate by passing back `state` with "
+                             "one `answer` (recognize, refine, reorient, rescope) and its `value`.")
+    def ascend(recall: str = "", type: Optional[str] = None,
+               from_sid: Optional[str] = None, partitions: Optional[list[str]] = None,
+               state: Optional[dict[str, Any]] = None,
+               answer: Optional[str] = None,
+               value: Optional[str] = None) -> CallToolResult:
+        from flowgit import api
+
+        return call(lambda: api.ascend(cfg(), recall, unit_type=type, from_sid=from_sid,
+                                       partitions=partitions or (), state=state,
+                                       answer=(answer, value) if answer else None))
+
+    @server.tool(description="Continuity status: last wrap, unwrapped episodes, ready patterns, overdue, stale.")
+    def status(session: Optional[str] = None) -> CallToolResult:
+        from flowgit.overview import gather
+        from flowgit.session import resolve_session
+
+        return call(lambda: gather(cfg(), session=resolve_session(session)))
+
+    @server.resource("flowgit://continuity", name="continuity", mime_type="text/markdown",
+                     description="The continuity file as it is on disk.")
+    def continuity_file() -> str:
+        from flowgit.fsio import read_text
+
+        try:
+            return read_text(cfg().continuity)
+        except FlowgitError as exc:
+            raise ResourceError(exc.render()) from None
+
+    @server.resource("flowgit://wrap-plan-schema", name="wrap-plan-schema", mime_type="application/json",
+                     description="The JSON Schema of a wrap plan (what `flowgit wrap --schema` prints).")
+    def wrap_plan_schema() -> str:
+        from flowgit.commands.wrap import schema_text
+
+        return schema_text()
+
+    return server
+
+
+def serve(start: Path, continuity: Optional[str] = None, store: Optional[str] = None) -> None:
+    """Serve on stdin/stdout until the client closes the connection."""
+    build_server(start, continuity, store).run("stdio")

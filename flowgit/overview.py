@@ -1,0 +1,196 @@
+"""The facts a session starts from: what `flowgit prime` gives an agent and `flowgit status` a person.
+
+One function gathers them (:func:`gather`); the two commands only render. The
+facts: the continuity file's sections, patterns that fired and are ready, what
+goes stale next, overdue actions, episodes recorded but not yet wrapped, the
+last wrap, and whether the continuity file has uncommitted edits.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from flowgit.config import Config
+from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN
+from flowgit.dates import parse_date, today
+from flowgit.episodes import Episode, EpisodeStore, parse_store
+from flowgit.git import blob_oid, blobs, git
+
+NEXT_RE = re.compile(r"\bnext:\s*([^,;\])]+)")
+BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+DONE_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*✓")
+SOON_DAYS = 3
+
+if TYPE_CHECKING:  # the Stop hook runs every turn: parse the document only when it is needed
+    from flowgit.continuity.document import Document  # "goes stale next": within this many days of its limit
+
+
+@dataclass
+class LastWrap:
+    commit: str
+    date: str
+    subject: str
+    session: str
+
+    def to_dict(self) -> dict:
+        return {"commit": self.commit, "date": self.date, "subject": self.subject, "session": self.session}
+
+
+@dataclass
+class Overview:
+    """Everything prime and status report, as plain data (``to_dict`` is the ``--json`` form)."""
+
+    continuity: str
+    store: str
+    exists: bool
+    document: "Document | None" = None
+    ready: list[dict] = field(default_factory=list)
+    fired_again: list[dict] = field(default_factory=list)
+    stale: list[dict] = field(default_factory=list)
+    stale_soon: list[dict] = field(default_factory=list)
+    overdue: list[dict] = field(default_factory=list)
+    unwrapped: list[Episode] = field(default_factory=list)
+    last_wrap: LastWrap | None = None
+    continuity_modified: bool = False
+    session: str = ""
+    session_wrapped: bool = False
+
+    @property
+    def unwrapped_sessions(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for ep in self.unwrapped:
+            out[ep.session or "(none)"] = out.get(ep.session or "(none)", 0) + 1
+        return out
+
+    def to_dict(self) -> dict:
+        return {"continuity": self.continuity, "store": self.store, "exists": self.exists,
+                "ready_to_graduate": self.ready, "fired_again": self.fired_again,
+                "stale": self.stale, "stale_soon": self.stale_soon, "overdue_actions": self.overdue,
+                "unwrapped_episodes": [e.id for e in self.unwrapped],
+                "unwrapped_by_session": self.unwrapped_sessions,
+                "last_wrap": self.last_wrap.to_dict() if self.last_wrap else None,
+                "continuity_modified": self.continuity_modified,
+                "session": self.session or None, "session_wrapped": self.session_wrapped}
+
+
+def last_wrap(root: Path, rel: str, session: str = "") -> tuple[LastWrap | None, bool]:
+    """The newest wrap commit (one with a ``Flow-Session`` trailer), and whether ``session`` ever wrapped."""
+    fmt = "%H%x1f%cs%x1f%s%x1f%(trailers:key=Flow-Session,valueonly,separator=%x2c)%x1e"
+    out = git(root, "log", "-n", "500", f"--format={fmt}", "--", rel, check=False).decode("utf-8", "replace")
+    newest: LastWrap | None = None
+    wrapped = False
+    for record in out.split("\x1e"):
+        parts = record.strip("\n").split("\x1f")
+        if len(parts) != 4 or not parts[3].strip():
+            continue
+        sessions = [s.strip() for s in parts[3].split(",") if s.strip()]
+        if newest is None:
+            newest = LastWrap(parts[0], parts[1], parts[2], sessions[0] if sessions else "")
+        if session and session in sessions:
+            wrapped = True
+        if newest is not None and (wrapped or not session):
+            break
+    return newest, wrapped
+
+
+def _same_as_head(data: bytes | None, head: tuple[str, int] | None) -> bool:
+    """Whether the working bytes are HEAD's blob, decided from sizes and blob ids without reading HEAD's copy."""
+    if data is None or head is None:
+        return data is None and head is None
+    return len(data) == head[1] and blob_oid(data, len(head[0])) == head[0]
+
+
+def unwrapped_episodes(root: Path, cfg: Config, head: tuple[str, int] | None, raw: bytes) -> list[Episode]:
+    """Episodes in the store's working copy that no commit holds yet (a wrap commits them)."""
+    if _same_as_head(raw, head) or not raw:
+        return []
+    (committed,) = blobs(root, [head[0]]) if head else (b"",)
+    committed = committed or b""
+    if raw.startswith(committed):
+        return list(parse_store(raw[len(committed):])[0].values())
+    known = parse_store(committed)[0]
+    return [e for i, e in parse_store(raw)[0].items() if i not in known]
+
+
+def overdue_actions(doc: Document, when: date) -> list[dict]:
+    """Open action items whose ``next:`` date has passed."""
+    section = doc.find(ACTIONS)
+    if section is None:
+        return []
+    out = []
+    for item in doc.items(section):
+        if DONE_RE.match(item.text):
+            continue
+        m = NEXT_RE.search(item.text)
+        due = parse_date(m.group(1), reference=when) if m else None
+        if due is not None and due < when:
+            text = BULLET_RE.sub("", " ".join(item.text.split()), count=1)
+            out.append({"line": item.first_line, "text": text, "next": due.isoformat(),
+                        "days_overdue": (when - due).days})
+    return out
+
+
+def staleness(cfg: Config, root: Path, doc: Document, when: date) -> tuple[list[dict], list[dict]]:
+    """Patterns already past their staleness limit, and those within :data:`SOON_DAYS` of it."""
+    from flowgit.continuity.patterns import iter_patterns
+    from flowgit.wrap.cleanup import blame_dates, last_seen
+
+    limits = {DEVELOPING: cfg.thresholds.stale_developing_days, PROVEN: cfg.thresholds.stale_proven_days}
+    patterns = [at for at in iter_patterns(doc) if at.section in limits]
+    if not patterns:
+        return [], []
+    cited = {i for at in patterns for i in at.pattern.evidence}
+    episodes = EpisodeStore(cfg.store).get(cited) if cited else {}
+    blamed = blame_dates(root, cfg.continuity_rel)
+    stale, soon = [], []
+    for at in patterns:
+        seen = last_seen(at, episodes, blamed, when)
+        left = limits[at.section] - (when - seen).days
+        row = {"name": at.pattern.name, "section": at.section, "line": at.lineno, "last_seen": seen.isoformat(),
+               "days_left": left}
+        if left < 0:
+            stale.append(row)
+        elif left <= SOON_DAYS:
+            soon.append(row)
+    soon.sort(key=lambda r: r["days_left"])
+    return stale, soon
+
+
+def gather(cfg: Config, *, session: str = "", when: date | None = None, candidates: bool = True,
+           light: bool = False) -> Overview:
+    """Collect the overview; a missing continuity file is a fact, not an error.
+
+    ``light`` collects only what the Stop hook needs on every turn (unwrapped
+    episodes, uncommitted edits, whether the session wrapped), deciding "nothing
+    changed" from blob ids so an idle turn reads neither HEAD's store nor the file.
+    """
+    from flowgit.git import head_entries, require_repo
+    from flowgit.repo import document_from_bytes
+
+    root = require_repo(cfg.root)
+    when = when or today()
+    view = Overview(cfg.continuity_rel, cfg.store_rel, cfg.continuity.is_file(), session=session)
+    head = head_entries(root, [cfg.continuity_rel, cfg.store_rel])
+    view.unwrapped = unwrapped_episodes(root, cfg, head.get(cfg.store_rel), EpisodeStore(cfg.store).raw())
+    view.last_wrap, view.session_wrapped = last_wrap(root, cfg.continuity_rel, session)
+    if not view.exists:
+        return view
+    data = cfg.continuity.read_bytes()
+    view.continuity_modified = not _same_as_head(data, head.get(cfg.continuity_rel))
+    if light:
+        return view
+    view.document = document_from_bytes(cfg, data, cfg.continuity_rel)
+    if view.document is None or not view.document.sections:
+        return view
+    view.overdue = overdue_actions(view.document, when)
+    view.stale, view.stale_soon = staleness(cfg, root, view.document, when)
+    if candidates:
+        from flowgit.commands.wrap import run_candidates
+
+        found = run_candidates(cfg, None, when.isoformat())
+        view.ready, view.fired_again = found.ready_to_graduate, found.fired_again
+    return view

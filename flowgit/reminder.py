@@ -1,0 +1,73 @@
+"""The wrap reminder Claude Code's ``Stop`` and ``PreCompact`` hooks run (``flowgit remind --hook``).
+
+It speaks once per session and only when something is left to wrap: episodes of
+this session no commit holds yet, or uncommitted edits to the continuity file.
+It is silent when the session already wrapped (a commit carries its
+``Flow-Session`` trailer), when ``stop_hook_active`` says Claude is already
+continuing because of a Stop hook, and after it has reminded once (a marker in
+the repository's git directory, never in the working tree). A Stop reminder
+blocks the stop once with the reason; a PreCompact one is a message to the user,
+since compaction cannot wait for a wrap.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from flowgit.config import Config
+
+MARKER_DIR = ("flowgit", "reminded")
+
+
+def _marker(root: Path, session: str) -> Path:
+    from flowgit.wrap.transaction import git_dir
+
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", session)[:120] or "_"
+    return git_dir(root).joinpath(*MARKER_DIR, safe)
+
+
+def _claim(marker: Path) -> bool:
+    """Create the marker; False when it was already there (this session has been reminded)."""
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        return True
+    except FileExistsError:
+        return False
+
+
+def pending(cfg: Config, session: str) -> tuple[list[str], bool]:
+    """What is left to wrap for ``session``: its unwrapped episode ids, and whether it already wrapped."""
+    from flowgit.overview import gather
+
+    view = gather(cfg, session=session, light=True)
+    mine = [e.id for e in view.unwrapped if e.session == session]
+    left = list(mine)
+    if view.continuity_modified:
+        left.append(cfg.continuity_rel)
+    return left, view.session_wrapped
+
+
+def remind(cfg: Config, payload: dict, session: str, *, once: bool = True) -> dict | None:
+    """The hook's JSON answer, or None to stay silent; ``once=False`` asks without using up the reminder."""
+    from flowgit.git import require_repo
+
+    require_repo(cfg.root)
+    event = str(payload.get("hook_event_name") or "Stop")
+    if payload.get("stop_hook_active") or not session:
+        return None
+    left, wrapped = pending(cfg, session)
+    if wrapped or not left:
+        return None
+    if once and not _claim(_marker(cfg.root, session)):
+        return None
+    what = f"{sum(1 for x in left if x.startswith('ep-'))} episode(s) of this session are not wrapped"
+    if cfg.continuity_rel in left:
+        what += f" and {cfg.continuity_rel} has uncommitted edits"
+    message = (f"flowgit: {what}. Wrap the session before it ends: run /wrap (the flowgit-wrap skill). "
+               "If this session was trivial, say so and stop; this reminder is shown once.")
+    if event == "Stop":
+        return {"decision": "block", "reason": message}
+    return {"systemMessage": message}

@@ -1,0 +1,100 @@
+"""`flowgit prime` (an agent's first read, within a budget) and `flowgit status` (the same facts for a person)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from flowgit.output import colour_enabled, style
+from flowgit.primer import tokens
+from tests.commands.agent_fixtures import committed_project, ep
+
+DAY = "2026-11-29"
+
+
+@pytest.fixture
+def project(repo: Path, run) -> Path:
+    committed_project(repo, run)
+    fresh = ep("a retry budget kept provider load flat in the third outage", "sess-c", "outcome",
+               ts="2026-11-26T09:00:00Z", agent="agent-b")
+    with (repo / ".flow" / "episodes.jsonl").open("a") as fh:
+        fh.write(fresh.to_json() + "\n")
+    return repo
+
+
+def test_prime_reads_activation_sections_first_then_status(run, project):
+    res = run(project, "prime", "--date", DAY)
+    assert res.code == 0, res.err
+    text = res.out
+    order = [text.index(h) for h in ("## Current State", "## Top of Mind", "## Action Items", "## Foundation",
+                                     "## Proven Knowledge", "## Developing Knowledge", "## Recent Context",
+                                     "## flowgit status")]
+    assert order == sorted(order)
+    status = text.split("## flowgit status")[1]
+    assert "last wrap: none yet" in status
+    assert "ready to graduate: retry_budget (3 independent episodes, 3 sources)" in status
+    assert "overdue action (line 10, next: 2026-11-25): write the retry budget" in status
+    assert "goes stale next: cache_first in Developing Knowledge in 2 day(s)" in status
+    assert "episodes recorded but not wrapped: 1 from sess-c (1)" in status
+
+
+@pytest.mark.parametrize("budget", [100, 150, 250, 400, 4000])
+def test_prime_stays_within_its_budget_and_says_what_it_left_out(run, project, budget):
+    res = run(project, "prime", "--date", DAY, "--max-tokens", str(budget), "--json")
+    data = json.loads(res.out)
+    assert data["tokens"] <= budget and tokens(data["text"]) == data["tokens"]
+    assert "## flowgit status" in data["text"] and "ready to graduate: retry_budget" in data["text"]
+    if budget == 4000:
+        assert not data["sections_cut"] and not data["sections_omitted"]
+        assert data["sections_shown"][0] == "Current State"
+    if budget == 150:
+        assert data["sections_omitted"] or data["sections_cut"]
+        assert "read CONTINUITY.md" in data["text"]
+    assert data["status"]["unwrapped_episodes"] and data["status"]["overdue_actions"][0]["days_overdue"] == 4
+
+
+def test_prime_without_a_continuity_file_says_how_to_start(run, repo):
+    res = run(repo, "prime")
+    assert res.code == 0 and "run `flowgit init`" in res.out
+
+
+def test_status_for_a_person(run, project, monkeypatch):
+    res = run(project, "status", "--date", DAY)
+    assert res.code == 0, res.err
+    out = res.out
+    assert "continuity file: CONTINUITY.md" in out and "last wrap: none yet" in out
+    assert "Episodes recorded but not wrapped (1):" in out and "Ready to graduate" in out
+    assert "Overdue actions:" in out and "Going stale next:" in out
+    assert "\x1b[" not in out  # not a terminal: no colour
+    (project / "CONTINUITY.md").write_text((project / "CONTINUITY.md").read_text() + "\nmore\n")
+    assert "modified: CONTINUITY.md" in run(project, "status").out
+    data = json.loads(run(project, "status", "--json", "--date", DAY).out)
+    assert data["continuity_modified"] and data["ready_to_graduate"][0]["name"] == "retry_budget"
+
+
+def test_status_after_a_wrap_names_it_and_the_session(run, project, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "sess-c")
+    plan = project.parent / "plan.json"
+    plan.write_text(json.dumps({"recent": "We held the retry budget through three outages."}))
+    assert run(project, "wrap", "--plan", str(plan), "--date", DAY).code == 0
+    data = json.loads(run(project, "status", "--json").out)
+    assert data["last_wrap"]["session"] == "sess-c" and data["session_wrapped"] is True
+    assert data["unwrapped_episodes"] == []
+    assert "this session (sess-c): wrapped" in run(project, "status").out
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert style("x", "red", Tty()) == "\x1b[31mx\x1b[0m"
+    assert style("x", "red", io.StringIO()) == "x"
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not colour_enabled(Tty()) and style("x", "red", Tty()) == "x"

@@ -1,0 +1,235 @@
+"""`flowgit setup claude` into a temporary home and project, read back as Claude Code reads it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import frontmatter
+import pytest
+
+from tests.commands.agent_fixtures import SESSION, committed_project, hook_env, payload, run_hook
+from tests.conftest import git, tree_digest
+
+# Claude Code's documented hook events and the shape of its settings' "hooks" key:
+# event name -> list of {"matcher"?: str, "hooks": [{"type": "command", "command": str, "timeout"?: number}]}
+HOOK_EVENTS = {"PreToolUse", "PostToolUse", "Notification", "UserPromptSubmit", "Stop", "SubagentStop",
+               "PreCompact", "SessionStart", "SessionEnd"}
+SKILL_NAME = re.compile(r"^[a-z0-9-]{1,64}$")
+
+
+def validate_settings(settings: dict) -> dict[str, list[str]]:
+    """Check ``settings["hooks"]`` against the documented format; returns event -> commands."""
+    assert isinstance(settings, dict)
+    out: dict[str, list[str]] = {}
+    for event, groups in settings.get("hooks", {}).items():
+        assert event in HOOK_EVENTS, event
+        assert isinstance(groups, list)
+        for group in groups:
+            assert set(group) <= {"matcher", "hooks"}, group
+            assert isinstance(group.get("matcher", ""), str)
+            for hook in group["hooks"]:
+                assert set(hook) <= {"type", "command", "timeout"}, hook
+                assert hook["type"] == "command" and isinstance(hook["command"], str) and hook["command"]
+                assert isinstance(hook.get("timeout", 1), (int, float))
+                out.setdefault(event, []).append(hook["command"])
+    return out
+
+
+def validate_claude_dir(base: Path) -> dict[str, list[str]]:
+    for name in ("flowgit-wrap", "flowgit-ascend"):
+        post = frontmatter.load(base / "skills" / name / "SKILL.md")
+        assert post["name"] == name and SKILL_NAME.match(post["name"])
+        assert isinstance(post["description"], str) and 20 < len(post["description"]) <= 1024
+        assert "Use when" in post["description"] and post.content.strip().startswith("#")
+    for command in ("wrap", "ascend"):
+        post = frontmatter.load(base / "commands" / f"{command}.md")
+        assert isinstance(post["description"], str) and post["description"]
+        assert "$ARGUMENTS" in post.content and "flowgit" in post.content
+    return validate_settings(json.loads((base / "settings.json").read_text()))
+
+
+@pytest.fixture
+def project(repo: Path, run) -> Path:
+    return committed_project(repo, run)
+
+
+def test_project_setup_writes_what_claude_code_loads_and_the_hooks_run(run, project):
+    res = run(project, "setup", "claude")
+    assert res.code == 0, res.err
+    hooks = validate_claude_dir(project / ".claude")
+    assert hooks == {"SessionStart": ["flowgit prime --hook"], "PreCompact": ["flowgit remind --hook"],
+                     "Stop": ["flowgit remind --hook"]}
+    answer = run_hook(hooks["SessionStart"][0], project, payload("SessionStart", project, source="startup"))
+    assert answer.returncode == 0, answer.stderr
+    context = json.loads(answer.stdout)["hookSpecificOutput"]
+    assert context["hookEventName"] == "SessionStart"
+    text = context["additionalContext"]
+    assert "Focus: outages. Critical path: retry budget." in text and "## flowgit status" in text
+    assert "# REPLACE" not in text  # the template's guidance is not memory
+
+
+def test_user_setup_goes_to_home_or_claude_config_dir(run, project, tmp_path, monkeypatch):
+    home = Path.home()
+    res = run(project, "setup", "claude", "--user", "--json")
+    assert res.code == 0, res.err
+    assert json.loads(res.out)["claude_dir"] == str(home / ".claude")
+    validate_claude_dir(home / ".claude")
+    assert not (project / ".claude").exists()
+    other = tmp_path / "cfg"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(other))
+    assert run(tmp_path, "setup", "claude", "--user").code == 0  # no repository needed
+    validate_claude_dir(other)
+
+
+def test_twice_is_idempotent_and_remove_is_byte_identical(run, project):
+    base = project / ".claude"
+    base.mkdir()
+    original = ('{\n    "model": "opus",\n    "hooks": {\n        "Stop": [\n            {"matcher": "",'
+                ' "hooks": [{"type": "command", "command": "notify-send done"}]}\n        ]\n    },\n'
+                '    "permissions": {"allow": ["Bash(git status)"]}\n}')  # no final newline, odd spacing
+    (base / "settings.json").write_text(original)
+    (base / "commands").mkdir()
+    (base / "commands" / "mine.md").write_text("my own command\n")
+    before = tree_digest(project)
+    assert run(project, "setup", "claude").code == 0
+    once = tree_digest(project)
+    settings = json.loads((base / "settings.json").read_text())
+    hooks = validate_settings(settings)
+    assert hooks["Stop"] == ["notify-send done", "flowgit remind --hook"]  # merged, theirs first
+    assert settings["model"] == "opus" and settings["permissions"] == {"allow": ["Bash(git status)"]}
+    assert "\n    \"hooks\"" in (base / "settings.json").read_text()  # their indentation kept
+    again = run(project, "setup", "claude")
+    assert again.code == 0 and "nothing to change" in again.out
+    assert tree_digest(project) == once
+    assert run(project, "setup", "claude", "--remove").code == 0
+    assert tree_digest(project) == before
+    assert (base / "settings.json").read_text() == original
+    assert sorted(p.name for p in base.rglob("*")) == ["commands", "mine.md", "settings.json"]
+
+
+def test_remove_after_the_user_edited_settings_takes_out_only_flowgits_hooks(run, project):
+    assert run(project, "setup", "claude").code == 0
+    path = project / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    settings["env"] = {"FOO": "1"}
+    settings["hooks"]["Stop"][0]["hooks"].append({"type": "command", "command": "say done"})
+    path.write_text(json.dumps(settings, indent=2))
+    skill = project / ".claude" / "skills" / "flowgit-wrap" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nMy own note.\n")
+    res = run(project, "setup", "claude", "--remove")
+    assert res.code == 0, res.err
+    left = json.loads(path.read_text())
+    assert left == {"env": {"FOO": "1"}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}
+    assert skill.exists() and "edited since setup" in res.out
+    assert not (project / ".claude" / "commands").exists()
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(run, project):
+    before = tree_digest(project)
+    res = run(project, "setup", "claude", "--dry-run")
+    assert res.code == 0
+    assert "+++ b/settings.json" in res.out and '"command": "flowgit prime --hook"' in res.out
+    assert "would create" in res.out and "+name: flowgit-wrap" in res.out
+    assert tree_digest(project) == before
+    assert run(project, "setup", "claude").code == 0
+    after = tree_digest(project)
+    res = run(project, "setup", "claude", "--remove", "--dry-run")
+    assert "would delete" in res.out and tree_digest(project) == after
+
+
+def test_a_file_flowgit_did_not_write_is_never_overwritten(run, project):
+    mine = project / ".claude" / "commands" / "wrap.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my own /wrap\n")
+    before = tree_digest(project)
+    res = run(project, "setup", "claude", "--json")
+    assert res.code == 2
+    err = json.loads(res.out)["error"]
+    assert err["file"].endswith("commands/wrap.md") and "move it away" in err["fix"]
+    assert tree_digest(project) == before
+
+
+def test_broken_settings_name_file_and_line(run, project):
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{\n  "hooks": {\n    "Stop": [,]\n  }\n}\n')
+    res = run(project, "setup", "claude")
+    assert res.code == 2 and "settings.json:3:" in res.err and "not valid JSON" in res.err
+    path.write_text('{"hooks": {"Stop": {"command": "x"}}}')
+    res = run(project, "setup", "claude", "--json")
+    assert res.code == 2 and "list of matcher groups" in json.loads(res.out)["error"]["message"]
+
+
+def test_remove_without_setup_is_a_clear_error(run, project):
+    res = run(project, "setup", "claude", "--remove")
+    assert res.code == 2 and "has not been run here" in res.err
+
+
+def test_stop_hook_reminds_once_and_never_after_the_session_wrapped(run, project):
+    assert run(project, "setup", "claude").code == 0
+    stop = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
+    quiet = run_hook(stop, project, payload("Stop", project, stop_hook_active=False))
+    assert quiet.returncode == 0 and quiet.stdout == ""  # nothing recorded: nothing to wrap
+    subprocess.run(["flowgit", "episode", "add", "--type", "finding", "retry budget held the load flat again"],
+                   cwd=project, check=True, env=hook_env(CLAUDE_CODE_SESSION_ID=SESSION), capture_output=True)
+    first = run_hook(stop, project, payload("Stop", project, stop_hook_active=False))
+    answer = json.loads(first.stdout)
+    assert answer["decision"] == "block" and "/wrap" in answer["reason"] and "1 episode(s)" in answer["reason"]
+    second = run_hook(stop, project, payload("Stop", project, stop_hook_active=False))
+    assert second.returncode == 0 and second.stdout == ""  # once per session
+    other = run_hook(stop, project, payload("Stop", project, stop_hook_active=True).replace(SESSION, "other"))
+    assert other.stdout == ""  # continuing because of a Stop hook: never block again
+    compact = run_hook(stop, project, payload("PreCompact", project, trigger="auto").replace(SESSION, "s-2"))
+    assert compact.stdout == ""  # another session with nothing of its own to wrap
+
+
+def test_a_wrapped_session_is_never_blocked(run, project):
+    env = hook_env(CLAUDE_CODE_SESSION_ID=SESSION)
+    subprocess.run(["flowgit", "episode", "add", "--type", "finding", "retry budget held the load flat again"],
+                   cwd=project, check=True, env=env, capture_output=True)
+    wrapped = subprocess.run(["flowgit", "wrap", "--plan", "-"], cwd=project, env=env, capture_output=True,
+                             text=True, input=json.dumps({"recent": "We held the retry budget."}))
+    assert wrapped.returncode == 0, wrapped.stderr
+    assert SESSION in git(project, "log", "-1", "--format=%(trailers:key=Flow-Session,valueonly)")
+    subprocess.run(["flowgit", "episode", "add", "--type", "finding", "one more fact after the wrap"],
+                   cwd=project, check=True, env=env, capture_output=True)
+    res = run_hook("flowgit remind --hook", project, payload("Stop", project, stop_hook_active=False))
+    assert res.returncode == 0 and res.stdout == ""
+
+
+def test_hooks_stay_silent_outside_a_flowgit_project(tmp_path):
+    for command in ("flowgit prime --hook", "flowgit remind --hook"):
+        res = run_hook(command, tmp_path, payload("SessionStart", tmp_path))
+        assert res.returncode == 0 and res.stdout == "", (command, res.stdout, res.stderr)
+
+
+def test_remind_by_hand_reports_without_using_up_the_hooks_reminder(run, project, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", SESSION)
+    assert run(project, "episode", "add", "--type", "finding", "retry budget held the load flat again").code == 0
+    for _ in range(2):
+        res = run(project, "remind")
+        assert res.code == 0 and "1 episode(s) of this session are not wrapped" in res.out
+    hook = run_hook("flowgit remind --hook", project, payload("Stop", project, stop_hook_active=False))
+    assert json.loads(hook.stdout)["decision"] == "block"
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "someone-else")
+    assert run(project, "remind").out.strip() == "nothing to remind"
+
+
+def test_a_newer_flowgit_updates_the_files_an_older_one_wrote(run, project):
+    import hashlib
+
+    assert run(project, "setup", "claude").code == 0
+    base = project / ".claude"
+    skill = base / "skills" / "flowgit-wrap" / "SKILL.md"
+    old = skill.read_text().replace("# Wrapping a session with flowgit", "# Wrapping (older wording)")
+    skill.write_text(old)  # as an older flowgit wrote it, and recorded it
+    manifest = json.loads((base / ".flowgit-setup.json").read_text())
+    manifest["files"]["skills/flowgit-wrap/SKILL.md"] = hashlib.sha256(old.encode()).hexdigest()
+    (base / ".flowgit-setup.json").write_text(json.dumps(manifest))
+    res = run(project, "setup", "claude")
+    assert res.code == 0 and "update" in res.out
+    assert "# Wrapping a session with flowgit" in skill.read_text()
+    assert run(project, "setup", "claude", "--remove").code == 0 and not base.exists()

@@ -1,0 +1,138 @@
+"""`flowgit mcp` as a subprocess, driven by the MCP SDK's own stdio client."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+import anyio  # noqa: E402  (installed with the SDK)
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client  # noqa: E402
+
+from tests.ascend.corpus import write_story  # noqa: E402
+from tests.commands.agent_fixtures import A2, BIN, committed_project, hook_env  # noqa: E402
+from tests.commands.readme import blocks  # noqa: E402
+from tests.conftest import git  # noqa: E402
+
+TOOLS = {"episode_add", "episode_search", "candidates", "wrap", "check", "log", "audit", "ascend", "status"}
+
+
+def payload(result) -> dict | list:
+    """The JSON a tool returned (its text content, which is the CLI's --json text)."""
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return json.loads(result.content[0].text)
+
+
+def cli_json(project: Path, *args: str, env: dict) -> dict | list:
+    res = subprocess.run([str(BIN / "flowgit"), *args, "--json"], cwd=project, env=env, capture_output=True,
+                         text=True, timeout=60)
+    return json.loads(res.stdout)
+
+
+async def drive(project: Path, env: dict) -> dict:
+    """One whole agent session over MCP; returns what the assertions need."""
+    seen: dict = {}
+    server = json.loads(blocks("Use it over MCP", "json")[0])["mcpServers"]["flowgit"]  # README's config, as written
+    params = StdioServerParameters(command=shutil.which(server["command"], path=str(BIN)), args=server["args"],
+                                   cwd=project, env=env)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            seen["server"] = init.server_info.name
+            tools = (await session.list_tools()).tools
+            seen["tools"] = {t.name: t for t in tools}
+            seen["added"] = [payload(await session.call_tool("episode_add", {
+                "text": text, "type": "outcome", "tags": ["retries"], "session": "sess-c"}))
+                for text in ("a retry budget kept provider load flat in the third outage",
+                             "retry budget again held provider load during the fourth outage")]
+            seen["bad_type"] = await session.call_tool("episode_add", {"text": "x", "type": "findng"})
+            seen["search"] = payload(await session.call_tool("episode_search", {"text": "third outage"}))
+            seen["candidates"] = payload(await session.call_tool("candidates", {"date": "2026-11-26"}))
+            plan = {"session": "sess-c", "recent": "Three outages; the retry budget held each time.",
+                    "patterns": [{"op": "graduate", "name": "retry_budget", "evidence": [A2.id]}]}
+            seen["dry"] = payload(await session.call_tool("wrap", {"plan": plan, "dry_run": True,
+                                                                   "date": "2026-11-26"}))
+            seen["head_after_dry"] = git(project, "rev-parse", "HEAD").strip()
+            seen["wrap"] = payload(await session.call_tool("wrap", {"plan": plan, "date": "2026-11-26"}))
+            seen["bad_plan"] = await session.call_tool("wrap", {"plan": {"patterns": [{"op": "fly"}]}})
+            resources = (await session.list_resources()).resources
+            seen["resources"] = {str(r.uri) for r in resources}
+            content = await session.read_resource("flowgit://continuity")
+            seen["continuity"] = content.contents[0].text
+            seen["log"] = payload(await session.call_tool("log", {"names": ["retry_budget"]}))
+            seen["check"] = payload(await session.call_tool("check", {}))
+            seen["audit"] = payload(await session.call_tool("audit", {}))
+            gate = payload(await session.call_tool("ascend", {"recall": "retry budget", "type": "cluster",
+                                                              "partitions": ["claude"]}))
+            seen["gate"] = gate
+            seen["recognized"] = payload(await session.call_tool("ascend", {"state": gate["state"],
+                                                                            "answer": "recognize"}))
+            seen["bad_state"] = await session.call_tool("ascend", {"state": {"version": 99}, "answer": "recognize"})
+            moved = project / "CONTINUITY.md.away"
+            (project / "CONTINUITY.md").rename(moved)
+            try:
+                await session.read_resource("flowgit://continuity")
+            except MCPError as exc:  # a protocol error, naming the file and the fix
+                seen["missing_resource"] = str(exc)
+            moved.rename(project / "CONTINUITY.md")
+    return seen
+
+
+def test_an_agent_session_over_mcp(run, repo, tmp_path):
+    project = committed_project(repo, run)
+    corpus = tmp_path / "claude"
+    write_story(corpus)
+    env = hook_env(CLAUDE_CONFIG_DIR=str(corpus), FLOWGIT_AGENT="agent-mcp")
+    seen = anyio.run(drive, project, env)
+
+    assert seen["server"] == "flowgit" and TOOLS <= set(seen["tools"])
+    assert seen["tools"]["episode_add"].input_schema["required"] == ["text", "type"]
+
+    first, second = seen["added"]
+    assert first["added"][0]["session"] == "sess-c" and first["added"][0]["agent"] == "agent-mcp"
+    assert second["already_present"] == [] and second["added"][0]["id"].startswith("ep-")
+    assert seen["bad_type"].is_error
+    err = json.loads(seen["bad_type"].content[0].text)["error"]
+    assert err["message"] == "no episode type 'findng'" and err["fix"] == "did you mean `finding`?"
+    assert [e["id"] for e in seen["search"]] == [first["added"][0]["id"]]
+
+    ready = {r["name"] for r in seen["candidates"]["ready_to_graduate"]}
+    assert "retry_budget" in ready
+    assert seen["dry"]["dry_run"] and seen["dry"]["committed"] is None and "retry_budget" in seen["dry"]["message"]
+    assert seen["wrap"]["committed"] and seen["head_after_dry"] != git(project, "rev-parse", "HEAD").strip()
+    assert "Graduated: retry_budget" in git(project, "log", "-1", "--format=%B")
+    assert seen["bad_plan"].is_error and "fix" in json.loads(seen["bad_plan"].content[0].text)["error"]
+
+    assert seen["resources"] >= {"flowgit://continuity", "flowgit://wrap-plan-schema"}
+    proven = seen["continuity"].split("## Proven Knowledge")[1]
+    assert "!! retry_budget:" in proven and seen["continuity"] == (project / "CONTINUITY.md").read_text()
+
+    # the same JSON as the CLI's --json, whichever door the agent used
+    assert seen["log"] == cli_json(project, "log", "retry_budget", env=env)
+    assert seen["check"] == cli_json(project, "check", env=env)
+    assert seen["audit"] == cli_json(project, "audit", env=env)
+    assert seen["search"] == cli_json(project, "episode", "search", "third outage", env=env)
+
+    assert seen["gate"]["status"] == "gate"
+    assert [o["answer"] for o in seen["gate"]["options"]] == ["recognize", "refine", "reorient"]
+    assert seen["recognized"]["status"] == "recognized" and seen["recognized"]["state"]["recognized"]
+    assert seen["bad_state"].is_error
+    assert "pass back the `state`" in json.loads(seen["bad_state"].content[0].text)["error"]["fix"]
+    assert "CONTINUITY.md" in seen["missing_resource"] and "flowgit init" in seen["missing_resource"]
+
+
+def test_without_the_sdk_the_command_says_how_to_install_it(run, tmp_path, monkeypatch):
+    import sys
+
+    for name in [m for m in sys.modules if m == "mcp" or m.startswith("mcp.")]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if the extra were not installed
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    monkeypatch.delitem(sys.modules, "flowgit.mcp.server", raising=False)
+    res = run(tmp_path, "mcp", "--json")
+    assert res.code == 2
+    assert json.loads(res.out)["error"]["fix"] == "pip install 'flowgit[mcp]'"
