@@ -83,26 +83,75 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
 
 
 def refused_by_gate(cfg: Config, data: list[bytes], merged: bytes, store: bytes, rel: str) -> list[str]:
-    """Gate errors of the merged file against either parent that neither parent's own change carried.
+    """Gate errors of the merged file against either parent that the merge itself is answerable for.
 
-    Each parent was judged when it was committed; what its change already
-    brought (an override, an over-budget file it did not make worse) is not the
-    merge's doing. The store is the merged one on every side: the store merge
-    answers for the store, this answers for the continuity file.
+    Judging a merge against one parent also judges the change the *other*
+    parent brings in, and that change was judged when it was committed, against
+    the base. So an error is the merge's own unless either
+
+    * the parent's own change from the base already carried it (an override, an
+      over-budget file it did not make worse), or
+    * it sits on a line the merge took verbatim from the other parent, and the
+      other parent's change from the base had no error there (e.g. its
+      graduation, which against this parent looks like a raise without new
+      evidence, but was a raise with new evidence where it was made).
+
+    The store is the merged one on every side: the store merge answers for the
+    store, this answers for the continuity file.
     """
     from flowgit.checks.judge import Side, judge_change
 
     def side(text: bytes) -> Side:
         return Side(text, store, rel, cfg.store_rel)
 
+    def lines(text: bytes) -> list[bytes]:
+        return [ln.rstrip(b"\r") for ln in text.split(b"\n")]
+
     base, ours, theirs = data
-    new = side(merged)
-    errors = [f for parent in (ours, theirs) for f in judge_change(cfg, side(parent), new) if f.is_error]
-    if not errors:
-        return []
-    inherited = {(f.code, f.message) for parent in (ours, theirs)
-                 for f in judge_change(cfg, side(base) if base else None, side(parent)) if f.is_error}
-    return list(dict.fromkeys(f.format() for f in errors if (f.code, f.message) not in inherited))
+    new, merged_lines = side(merged), lines(merged)
+    merged_doc = _doc(cfg, merged)
+    refused: list[str] = []
+    for parent, other in ((ours, theirs), (theirs, ours)):
+        errors = [f for f in judge_change(cfg, side(parent), new) if f.is_error]
+        if not errors:
+            continue
+        own = [f for f in judge_change(cfg, side(base) if base else None, side(parent)) if f.is_error]
+        theirs_change = [f for f in judge_change(cfg, side(base) if base else None, side(other)) if f.is_error]
+        other_lines, parent_lines = set(lines(other)), set(lines(parent))
+        flagged = {lines(other)[f.line - 1] for f in theirs_change if f.line and f.line <= len(lines(other))}
+        flagged_codes = {f.code for f in theirs_change}
+        carried = {(f.code, f.message) for f in own}
+        other_doc = _doc(cfg, other)
+        for f in errors:
+            text = merged_lines[f.line - 1] if f.line and f.line <= len(merged_lines) else None
+            from_other = text is not None and text in other_lines and text not in parent_lines \
+                and text not in flagged
+            if not from_other and f.line and f.code not in flagged_codes:
+                from_other = _section_as_other(merged_doc, other_doc, f.line - 1)
+            if (f.code, f.message) not in carried and not from_other:
+                refused.append(f.format())
+    return list(dict.fromkeys(refused))
+
+
+def _doc(cfg: Config, data: bytes):
+    from flowgit.repo import document_from_bytes
+
+    return document_from_bytes(cfg, data, "merge")
+
+
+def _section_as_other(merged, other, index: int) -> bool:
+    """Whether the section holding line ``index`` says exactly what the other parent's does (notes aside)."""
+    from flowgit.continuity.document import is_structural
+
+    section = merged.section_at(index)
+    theirs = other.find(section.label) if section is not None else None
+    if section is None or theirs is None:
+        return False
+
+    def content(doc, sec) -> list[str]:
+        return [ln.rstrip("\r\n") for ln in doc.lines[sec.body_start:sec.body_end] if not is_structural(ln)]
+
+    return content(merged, section) == content(other, theirs)
 
 
 def _text_merge(cfg: Config, base: str, ours: str, theirs: str, rel: str, why: str) -> DriverResult:
