@@ -85,8 +85,8 @@ def preflight(root: Path) -> None:
         if (gdir / name).exists():
             raise FlowgitError(f"{what} is in progress in this repository", path=root,
                                fix="finish it or abort it (`git status` says how), then sync")
-    dirty = _one(root, "status", "--porcelain", "--untracked-files=no")
-    if dirty:
+    dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
+    if dirty.strip():
         raise FlowgitError("uncommitted changes: " + ", ".join(ln[3:] for ln in dirty.splitlines()[:5]),
                            path=root, fix="wrap or commit them first (`flowgit wrap`), or stash them")
 
@@ -176,14 +176,19 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
     if _one(root, "rev-parse", "HEAD") != original or _one(root, "status", "--porcelain", "--untracked-files=no"):
         raise SyncFailed(f"git {mode} failed and `git {mode} --abort` did not restore the branch", path=root,
                          fix=f"inspect with `git status`; your commits are at {original[:12]}")
-    detail = "\n".join(ln for ln in (done.stdout + done.stderr).splitlines() if "flowgit" in ln or "CONFLICT" in ln)
+    detail = "\n".join(ln for ln in (done.stdout + done.stderr).splitlines()
+                       if ln.startswith(("flowgit", "CONFLICT", "  ")))
     raise SyncFailed(f"integrating {tgt.remote} by {mode} conflicted in {conflicted or 'the tree'}; aborted, the "
                      f"branch is as it was" + (f"\n{detail}" if detail else ""), path=root,
                      fix="resolve it by hand (`git pull`, fix, commit), then `flowgit sync`")
 
 
 def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
-    """Judge each commit about to be pushed against each parent; refuse and restore on an error."""
+    """Judge each commit about to be pushed against each parent; refuse and restore on an error.
+
+    A commit that carries a ``Flow-Override:`` trailer was let through loudly
+    when it was made (and ``flowgit audit`` reports it): its errors stay overridden.
+    """
     from flowgit.checks.judge import Side, judge_change
 
     if upstream is None:
@@ -197,6 +202,7 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
         data = blobs(root, [f"{c}:{p}" for c in wanted for p in (cont, store)])
         sides = {c: (data[2 * i], data[2 * i + 1]) for i, c in enumerate(wanted)}
         stamp = _one(root, "log", "-1", "--format=%aI", sha)
+        override = _one(root, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly,separator=; )", sha)
         new = Side(sides[sha][0], sides[sha][1], cont, store, commit=sha,
                    when=datetime.fromisoformat(stamp) if stamp else None)
         if new.continuity is None:
@@ -207,7 +213,8 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
             old = Side(sides[parent][0], sides[parent][1] if n == 0 else new.store, cont, store, commit=parent)
             if old.continuity == new.continuity and old.store == new.store:
                 continue
-            problems += [f"{sha[:12]}: {f.format()}" for f in judge_change(cfg, old, new) if f.is_error]
+            problems += [f"{sha[:12]}: {f.format()}" for f in judge_change(cfg, old, new, override=override or None)
+                         if f.is_error]
     if problems:
         git(root, "reset", "--hard", "--quiet", original)
         raise SyncFailed("the gate refuses the integrated result; nothing was pushed and the branch is back "
