@@ -11,7 +11,6 @@ import re
 
 from flowgit.continuity.document import BULLET_RE, strip_eol
 from flowgit.dates import parse_date
-from flowgit.wrap.apply import _mark_done, _set_field
 
 FIELD_RE = re.compile(r"(?:\s*[—–,;]\s*|\s+)?\b(seen|next):\s*([^,;\]—–]+?)\s*(?=[,;\]—–]|$)")
 DONE_RE = re.compile(r"^\s*✓\s*")
@@ -52,6 +51,8 @@ def _later(a: str | None, b: str | None) -> str | None:
 
 def merge_item(ours: str, theirs: str) -> str:
     """One item changed on both sides: ours as the template, ticked if either ticked, later dates."""
+    from flowgit.wrap.apply import _mark_done, _set_field  # the wrap's own lifecycle edits, loaded when needed
+
     eol = ours[len(strip_eol(ours)):]
     line = strip_eol(ours)
     if is_done(theirs) and not is_done(line):

@@ -36,6 +36,31 @@ from flowgit.merge.patterns import Lookup, PatternMerge, placed_patterns
 WHOLE_NEWER = (Semantics.REPLACE, Semantics.REWRITE)
 WHOLE_CONFLICT = (Semantics.PROTECTED, None)  # None: the text before the first section
 PREAMBLE = ""
+NOTE_HEAD = "# flowgit merge:"
+NOTE_ABSORB = "# Absorb what still matters in the next wrap, then drop these lines."
+QUOTE = "# | "
+
+
+def _quoted(lose: list[str], win: list[str]) -> list[str]:
+    """The losing version as ``# | `` lines, flattened: an earlier note's quotes are kept once, not re-quoted.
+
+    Lines the winning version already holds (template comments, the same
+    quotes) are not repeated; the heading is quoted only if it differs.
+    """
+    present = {strip_eol(ln) for ln in win}
+    out: list[str] = []
+    for i, ln in enumerate(lose):
+        text = strip_eol(ln)
+        if (i == 0 and ln == win[0]) or not text.strip() or WRAPPER_RE.match(ln) or text in present:
+            continue
+        if text.startswith((NOTE_HEAD, NOTE_ABSORB)):
+            continue
+        if i > 0 and COMMENT_RE.match(ln) and not text.startswith(QUOTE):
+            continue  # the section's guidance comments are the template's, not the wrap's
+        quoted = text if text.startswith(QUOTE) else QUOTE + text
+        if quoted not in present and quoted not in out:
+            out.append(quoted)
+    return out
 
 
 @dataclass(frozen=True)
@@ -161,21 +186,17 @@ class ContinuityMerge:
     def _newer_with_note(self, label: str, ours: list[str], theirs: list[str]) -> list[str]:
         win, lose = (ours, theirs) if self.newer == "ours" else (theirs, ours)
         loser = self.sides["theirs" if self.newer == "ours" else "ours"]
-        kept = [ln for ln in lose[1:] if ln.strip() and not WRAPPER_RE.match(ln)
-                and not (COMMENT_RE.match(ln) and ln in win)]
-        if lose[0] != win[0]:
-            kept.insert(0, lose[0])
-        if not kept:
+        nl = self.nl
+        quoted = _quoted(lose, win)
+        if not quoted:
             return win
         end = len(win)
         while end > 1 and (not win[end - 1].strip() or WRAPPER_RE.match(win[end - 1])):
             end -= 1
-        nl = self.nl
         when = f", {loser.when}" if loser.when else ""
-        note = [nl, f"# flowgit merge: another wrap ({loser.label}{when}) also replaced {label}; the newer "
+        note = [nl, f"{NOTE_HEAD} another wrap ({loser.label}{when}) also replaced {label}; the newer "
                     f"wrap's text is above, the other's below.{nl}",
-                f"# Absorb what still matters in the next wrap, then drop these lines.{nl}"]
-        note += [f"# | {strip_eol(ln)}{nl}" for ln in kept]
+                f"{NOTE_ABSORB}{nl}"] + [f"{q}{nl}" for q in quoted]
         head = list(win[:end])
         if head and not head[-1].endswith("\n"):
             head[-1] += nl

@@ -63,8 +63,7 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
     from flowgit.merge.store import merge_store
 
     root = cfg.root
-    ours_c = sides.describe(root, "HEAD")
-    theirs_c = sides.describe(root, sides.other_commit(root))
+    ours_c, theirs_c = sides.describe(root, "HEAD", sides.other_commit(root))
     store_o, store_t = sides.stores(root, cfg.store_rel, ours_c, theirs_c)
     store = merge_store(store_o, store_t)
     newer = "ours" if ours_c and theirs_c and ours_c.timestamp > theirs_c.timestamp else "theirs"

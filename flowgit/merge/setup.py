@@ -21,7 +21,7 @@ DRIVER_NAME = "flowgit: continuity file and store merged by meaning"
 
 def driver_command() -> str:
     """The driver with this interpreter baked in, so it runs outside the virtualenv too."""
-    return f"{shlex.quote(sys.executable)} -m flowgit merge-driver %O %A %B %P"
+    return f"{shlex.quote(sys.executable)} -m flowgit.commands.merge_driver %O %A %B %P"
 
 
 def ensure_attributes(root: Path, paths: list[str]) -> list[str]:

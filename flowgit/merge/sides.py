@@ -27,8 +27,12 @@ class CommitSide:
 
 
 def git_dir(root: Path) -> Path:
-    rel = Path(git(root, "rev-parse", "--git-dir").decode().strip())
-    return rel if rel.is_absolute() else root / rel
+    """The git directory, read from ``.git`` itself (a directory, or a worktree's ``gitdir:`` file)."""
+    dot = root / ".git"
+    if dot.is_file():
+        target = Path(dot.read_text(encoding="utf-8").partition("gitdir:")[2].strip())
+        return target if target.is_absolute() else root / target
+    return dot
 
 
 def other_commit(root: Path) -> str | None:
@@ -57,11 +61,17 @@ def _verify(root: Path, rev: str) -> str | None:
     return out.decode() if out else None
 
 
-def describe(root: Path, rev: str | None) -> CommitSide | None:
-    if not rev:
-        return None
-    out = git(root, "log", "-1", "--format=%H %at %as", rev, check=False).decode().split()
-    return CommitSide(out[0], int(out[1]), out[2]) if len(out) == 3 else None
+def describe(root: Path, *revs: str | None) -> list[CommitSide | None]:
+    """Each revision's commit and wrap date, from one ``git show``."""
+    wanted = [r for r in revs if r]
+    out = git(root, "show", "-s", "--format=%H %at %as", *wanted, "--", check=False).decode().split("\n") \
+        if wanted else []
+    found = iter(out)
+    result: list[CommitSide | None] = []
+    for rev in revs:
+        parts = next(found, "").split() if rev else []
+        result.append(CommitSide(parts[0], int(parts[1]), parts[2]) if len(parts) == 3 else None)
+    return result
 
 
 def stores(root: Path, store_rel: str, ours: CommitSide | None, theirs: CommitSide | None) -> tuple[bytes, bytes]:

@@ -146,7 +146,7 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
             raise SyncFailed(f"git push failed: {_last(pushed.stderr or pushed.stdout)}", path=root,
                              fix="nothing was pushed; the branch holds the integrated commits: fix and sync again")
         result.steps.append("push rejected: someone pushed first; integrating again")
-        time.sleep(random.uniform(0.05, 0.2) * attempt)
+        time.sleep(random.uniform(0.05, min(3.0, 0.1 * 2 ** attempt)))  # back off so the losers do not starve
     raise SyncFailed(f"the push was rejected {retries + 1} times (the remote keeps moving)", path=root,
                      fix="nothing was lost: the branch holds your commits integrated with the last fetch; "
                          "run `flowgit sync` again")

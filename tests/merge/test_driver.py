@@ -153,3 +153,16 @@ def test_the_driver_merges_the_store_by_path_and_falls_back_for_unreadable_files
     assert res.code == 1 and "not merged by meaning" in res.err and "not valid UTF-8" in res.err
     missing = run(team_repo, "merge-driver", str(tmp_path / "nope"), str(ours), str(theirs), "CONTINUITY.md")
     assert missing.code == 2 and "cannot be read" in missing.err and "Traceback" not in missing.err
+
+
+def test_git_rebase_finds_the_picked_commits_store(team_repo):
+    base_store = store_bytes(*BASE_EPISODES)
+    ours, theirs = two_branches(team_repo, "both_raise", ours_store=base_store + store_bytes(A2),
+                                theirs_store=base_store + store_bytes(B2))
+    git(team_repo, "checkout", "-q", "other")
+    proc = subprocess.run(["git", "rebase", "main"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert text == merge_continuity(BASE, ours, theirs, lookup=store_lookup).text
+    assert "!! retry_budget: cap retries per request so outages cannot multiply load | 3x" in text
+    assert (team_repo / ".flow" / "episodes.jsonl").read_bytes() == base_store + store_bytes(A2, B2)
