@@ -9,7 +9,8 @@ import re
 from dataclasses import dataclass
 
 OPEN, CLOSE = "<" * 7, ">" * 7
-MARKER_RE = re.compile(rb"^(<{7}|={7}|\|{7}|>{7})(?:[ \t].*)?\r?$", re.MULTILINE)
+# seven or more: a repository's `conflict-marker-size` attribute makes git write longer ones
+MARKER_RE = re.compile(rb"^(<{7,}|={7,}|\|{7,}|>{7,})(?:[ \t].*)?\r?$", re.MULTILINE)
 
 
 @dataclass(frozen=True)

@@ -132,10 +132,16 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
             raise SyncFailed(f"git fetch {tgt.remote} failed: {_last(fetched.stderr)}", path=root,
                              fix="check the remote and the network, then sync again")
         upstream = _one(root, "rev-parse", "-q", "--verify", tgt.tracking)
-        result.steps.append(_integrate(root, cfg, tgt, result.mode, original, upstream or None))
-        # The repository lock (flowgit/lock.py) would be taken here, around the gate and the push,
-        # so that a wrap cannot commit between integration and push; sync holds no lock of its own.
-        _gate(root, cfg, original, upstream or None)
+        try:
+            result.steps.append(_integrate(root, cfg, tgt, result.mode, original, upstream or None))
+            # The repository lock (flowgit/lock.py) would be taken here, around the gate and the push,
+            # so that a wrap cannot commit between integration and push; sync holds no lock of its own.
+            _gate(root, cfg, original, upstream or None)
+        except SyncFailed:
+            raise
+        except BaseException:  # interrupted, or a file the gate cannot read: never leave it half-merged
+            _restore(root, original)
+            raise
         pushed = _run(root, "push", "--porcelain", *([] if tgt.has_upstream else ["-u"]), tgt.remote,
                       f"HEAD:{tgt.merge_ref}")
         if pushed.returncode == 0:
@@ -181,6 +187,17 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
     raise SyncFailed(f"integrating {tgt.remote} by {mode} conflicted in {conflicted or 'the tree'}; aborted, the "
                      f"branch is as it was" + (f"\n{detail}" if detail else ""), path=root,
                      fix="resolve it by hand (`git pull`, fix, commit), then `flowgit sync`")
+
+
+def _restore(root: Path, original: str) -> None:
+    """Abort whatever integration is under way and put the branch back on ``original`` (the tree was clean)."""
+    gdir = Path(_one(root, "rev-parse", "--absolute-git-dir"))
+    if (gdir / "rebase-merge").exists() or (gdir / "rebase-apply").exists():
+        _run(root, "rebase", "--abort")
+    if (gdir / "MERGE_HEAD").exists():
+        _run(root, "merge", "--abort")
+    if _one(root, "rev-parse", "HEAD") != original:
+        _run(root, "reset", "--hard", "--quiet", original)
 
 
 def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:

@@ -182,3 +182,22 @@ def test_sync_without_a_remote_is_a_clear_error(run, repo):
     git(repo, "commit", "-qm", "x")
     res = run(repo, "sync")
     assert res.code == 2 and "no remote" in res.err
+
+
+def test_an_interrupted_integration_is_undone(tmp_path, remote, run, monkeypatch):
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    ours, theirs, _ = CASES["both_add"]
+    (a / "CONTINUITY.md").write_text(ours)
+    commit(a, "a wraps")
+    assert run(a, "sync").code == 0
+    (b / "CONTINUITY.md").write_text(theirs)
+    commit(b, "b wraps")
+    before = head(b)
+    from flowgit.merge import sync
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sync, "_gate", interrupted)  # after the merge landed, before the push
+    assert run(b, "sync").code == 130
+    assert head(b) == before and git(b, "status", "--porcelain", "--untracked-files=no") == ""

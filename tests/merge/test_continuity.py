@@ -108,3 +108,14 @@ def test_unicode_case_variants_of_a_name_are_one_pattern():
     result = merge_continuity(BASE, ours, theirs)
     assert result.text.casefold().count("cache_first") == 1
     assert "! Cache_First: serve balances from cache before the provider | 1x [<- retry_budget]" in result.text
+
+
+def test_repeated_merges_quote_an_earlier_note_once_instead_of_nesting_it():
+    ours, theirs, _ = CASES["both_replace_state"]
+    first = merge_continuity(BASE, ours, theirs, newer="theirs", sides=SIDES).text
+    later = edit(BASE, ("Focus: outages. Critical path: retry budget.", "Focus: a third wrap."))
+    second = merge_continuity(BASE, first, later, newer="theirs", sides=SIDES).text
+    state = second.split("## Top of Mind")[0]
+    assert state.count("# | Focus: cache. Critical path: balances cache.") == 1
+    assert "# | # |" not in second and state.count("# flowgit merge:") == 1
+    assert "# | Focus: jitter. Critical path: backoff tuning." in state and "Focus: a third wrap." in state

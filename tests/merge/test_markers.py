@@ -17,3 +17,7 @@ def test_a_setext_underline_or_marker_text_inside_a_line_is_not_a_conflict():
     assert find_markers("Title\n=======\nsee <<<<<<< in prose\n") is None
     assert find_markers(b'{"content": "<<<<<<< HEAD"}\n') is None
     assert find_markers("<<<<<<<\nx\n>>>>>>>\n").opening == (1,)
+
+
+def test_longer_markers_from_a_conflict_marker_size_attribute_are_found():
+    assert find_markers("<<<<<<<<<< ours\na\n==========\nb\n>>>>>>>>>> theirs\n").closing == (5,)
