@@ -208,9 +208,9 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
     """
     from flowgit.checks.judge import Side, judge_change
 
-    if upstream is None:
-        return  # first push of a branch: its commits were judged as they were made; audit covers history
-    commits = _one(root, "rev-list", "--reverse", "--parents", f"{upstream}..HEAD").splitlines()
+    # a branch the remote does not have yet: every commit no remote-tracking branch holds
+    span = [f"{upstream}..HEAD"] if upstream else ["HEAD", "--not", "--remotes"]
+    commits = _one(root, "rev-list", "--reverse", "--parents", *span).splitlines()
     cont, store = cfg.continuity_rel, cfg.store_rel
     problems: list[str] = []
     for line in commits:
@@ -224,6 +224,9 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
                    when=datetime.fromisoformat(stamp) if stamp else None)
         if new.continuity is None:
             continue
+        if not parents:
+            problems += [f"{sha[:12]}: {f.format()}" for f in judge_change(cfg, None, new, override=override or None)
+                         if f.is_error]
         for n, parent in enumerate(parents):
             # A merge's store is the union of its parents': append-only holds against the first parent;
             # against the others the continuity change is judged with the merged store in force.

@@ -201,3 +201,19 @@ def test_an_interrupted_integration_is_undone(tmp_path, remote, run, monkeypatch
     monkeypatch.setattr(sync, "_gate", interrupted)  # after the merge landed, before the push
     assert run(b, "sync").code == 130
     assert head(b) == before and git(b, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_a_new_branch_is_gated_and_pushed_with_its_upstream_set(tmp_path, remote, run):
+    a = clone(tmp_path, remote, "a", run)
+    git(a, "checkout", "-qb", "topic")
+    (a / "CONTINUITY.md").write_text(UNGROUNDED)
+    commit(a, "ungrounded", "--no-verify")
+    res = run(a, "sync")
+    assert res.code == 1 and "G101" in res.err
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    (a / "CONTINUITY.md").write_text(CASES["both_add"][0])
+    commit(a, "a wraps on a topic branch")
+    res = run(a, "sync")
+    assert res.code == 0, res.err
+    assert git(remote, "rev-parse", "topic").strip() == head(a)
+    assert git(a, "config", "branch.topic.remote").strip() == "origin"
