@@ -7,7 +7,6 @@ keyed merge, the evidence checks against the store and the gate on its result.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 

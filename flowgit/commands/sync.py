@@ -27,7 +27,8 @@ def render(data: SyncResult | dict) -> str:
     lines = [f"note: {n}" for n in data.notes]
     lines += [f"  {step}" for step in data.steps]
     tries = f" after {data.attempts} attempts" if data.attempts > 1 else ""
-    lines.append(f"synced {data.branch} with {data.remote} ({data.mode}){tries}: pushed {data.head[:12]}")
+    done = f"pushed {data.head[:12]}" if data.pushed else f"at {data.head[:12]}"
+    lines.append(f"synced {data.branch} with {data.remote} ({data.mode}){tries}: {done}")
     return "\n".join(lines)
 
 

@@ -142,6 +142,10 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
         except BaseException:  # interrupted, or a file the gate cannot read: never leave it half-merged
             _restore(root, original)
             raise
+        if upstream and _one(root, "rev-parse", "HEAD") == upstream:
+            result.steps.append("nothing to push: the remote has every commit")
+            result.head = upstream
+            return result
         pushed = _run(root, "push", "--porcelain", *([] if tgt.has_upstream else ["-u"]), tgt.remote,
                       f"HEAD:{tgt.merge_ref}")
         if pushed.returncode == 0:
