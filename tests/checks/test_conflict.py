@@ -49,8 +49,8 @@ def test_the_rule_cannot_be_dodged_by_a_marker_line_with_crlf_or_a_label(run, re
 def test_read_commands_say_the_file_is_mid_merge(run, repo):
     committed(repo)
     (repo / "CONTINUITY.md").write_text(CONFLICTED)
-    for command in ("patterns", "lint"):
-        res = run(repo, command)
+    for command in (["patterns"], ["lint"], ["candidates"], ["wrap", "--session", "s", "--dry-run"]):
+        res = run(repo, *command)
         assert res.code == 2 and "is mid-merge" in res.err and "CONTINUITY.md:" in res.err, res.err
         assert "Traceback" not in res.err
 
