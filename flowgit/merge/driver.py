@@ -111,6 +111,8 @@ def refused_by_gate(cfg: Config, data: list[bytes], merged: bytes, store: bytes,
     merged_doc = _doc(cfg, merged)
     refused: list[str] = []
     for parent, other in ((ours, theirs), (theirs, ours)):
+        if parent == merged:
+            continue  # the merge took this parent whole: nothing changed against it
         errors = [f for f in judge_change(cfg, side(parent), new) if f.is_error]
         if not errors:
             continue
