@@ -39,7 +39,15 @@ def _direct(argv: list[str]) -> int:
         sys.stderr.write("usage: python -m flowgit.commands.merge_driver [--json] %O %A %B %P\n")
         return EXIT_USAGE
     try:
-        return main(load_config(), *args, as_json)
+        cfg = load_config()
+    except FlowgitError as exc:  # no configuration to merge by: git's text merge, so the conflict shows
+        import subprocess
+
+        sys.stderr.write(f"flowgit: error: {exc.render()}; merged as plain text\n")
+        base, ours, theirs, _ = args
+        return 1 if subprocess.run(["git", "merge-file", ours, base, theirs]).returncode else 0
+    try:
+        return main(cfg, *args, as_json)
     except FlowgitError as exc:
         sys.stderr.write(f"flowgit: error: {exc.render()}\n")
         return EXIT_USAGE

@@ -43,7 +43,20 @@ def _read(path: str) -> bytes:
 
 
 def run_driver(cfg: Config, base: str, ours: str, theirs: str, rel: str) -> DriverResult:
+    """Merge one path; whatever goes wrong past reading the inputs ends as git's own text merge.
+
+    A driver that fails and leaves ``%A`` as it was would let ``git add`` take
+    ours whole, silently; a text merge leaves the markers, which nothing passes.
+    """
     data = [_read(p) for p in (base, ours, theirs)]
+    try:
+        return _merge(cfg, data, base, ours, theirs, rel)
+    except Exception as exc:  # noqa: BLE001 - any failure must still leave a visible conflict
+        why = exc.render() if isinstance(exc, FlowgitError) else f"{type(exc).__name__}: {exc}"
+        return _text_merge(cfg, base, ours, theirs, rel, f"not merged by meaning ({why})")
+
+
+def _merge(cfg: Config, data: list[bytes], base: str, ours: str, theirs: str, rel: str) -> DriverResult:
     if rel == cfg.store_rel:
         from flowgit.merge.store import merge_store
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,31 @@ def test_git_rebase_finds_the_picked_commits_store(team_repo):
     assert text == merge_continuity(BASE, ours, theirs, lookup=store_lookup).text
     assert "!! retry_budget: cap retries per request so outages cannot multiply load | 3x" in text
     assert (team_repo / ".flow" / "episodes.jsonl").read_bytes() == base_store + store_bytes(A2, B2)
+
+
+def test_a_failure_inside_the_driver_still_leaves_a_visible_conflict(team_repo, run, tmp_path, monkeypatch):
+    from flowgit.merge import driver
+
+    def broken(*args, **kw):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(driver, "_continuity", broken)
+    files = {}
+    for name, text in (("base", BASE), ("ours", CASES["protected_conflict"][0]),
+                       ("theirs", CASES["protected_conflict"][1])):
+        files[name] = tmp_path / name
+        files[name].write_text(text)
+    res = run(team_repo, "merge-driver", str(files["base"]), str(files["ours"]), str(files["theirs"]),
+              "CONTINUITY.md")
+    assert res.code == 1 and "simulated bug" in res.err
+    assert find_markers(files["ours"].read_text()) is not None
+
+
+def test_the_registered_driver_with_a_broken_configuration_merges_as_text(team_repo, tmp_path):
+    (team_repo / ".flowgit.toml").write_text("continuity = [\n")
+    for name, text in (("b", "a\n"), ("o", "a\nb\n"), ("t", "a\nc\n")):
+        (tmp_path / name).write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "flowgit.commands.merge_driver", *(str(tmp_path / n) for n in "bot"),
+                           "CONTINUITY.md"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 1 and "invalid TOML" in proc.stderr and "merged as plain text" in proc.stderr
+    assert find_markers((tmp_path / "o").read_text()) is not None
