@@ -97,6 +97,7 @@ class Side:
 
 
 def spans(doc: Document) -> list[Span]:
+    """The preamble and every section, keyed by label (a repeated label gets ``#1``, ``#2`` …)."""
     first = doc.sections[0].heading if doc.sections else len(doc.lines)
     out = [Span(PREAMBLE, "the text before the first section", None, 0, first)]
     seen: Counter[str] = Counter()
@@ -119,6 +120,8 @@ def _owned(span_list: list[Span]) -> Callable[[int], str | None]:
 
 
 class ContinuityMerge:
+    """One merge: the patterns decided once for the whole file, then each section by its semantics."""
+
     def __init__(self, base: Document, ours: Document, theirs: Document, *, lookup: Lookup,
                  thresholds: Thresholds, newer: str, sides: tuple[Side, Side]) -> None:
         self.docs = {"base": base, "ours": ours, "theirs": theirs}
