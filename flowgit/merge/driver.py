@@ -97,18 +97,20 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
 def refused_by_gate(cfg: Config, data: list[bytes], merged: bytes, store: bytes, rel: str) -> list[str]:
     """Gate errors of the merged file against either parent that the merge itself is answerable for.
 
-    Judging a merge against one parent also judges the change the *other*
-    parent brings in, and that change was judged when it was committed, against
-    the base. So an error is the merge's own unless either
+    Judging a merge against one parent also judges what the *other* parent
+    brings in, and that is the other side's history, gated commit by commit as
+    it was made (and audited since): a pattern another clone raised 1x -> 2x -> 3x
+    in two wraps looks like a jump against a clone still at 1x. So an error is
+    the merge's own unless
 
-    * the parent's own change from the base already carried it (an override, an
-      over-budget file it did not make worse), or
-    * it sits on a line the merge took verbatim from the other parent, and the
-      other parent's change from the base had no error there (e.g. its
-      graduation, which against this parent looks like a raise without new
-      evidence, but was a raise with new evidence where it was made).
+    * the parent's own change from the base already carried it (an override,
+      an over-budget file it did not make worse), or
+    * it sits on a line, or in a section, that the merge took verbatim from the
+      other parent.
 
-    The store is the merged one on every side: the store merge answers for the
+    What the merge made itself (unioned evidence, a combined level, merged
+    action items, notes) differs from both parents and is judged in full. The
+    store is the merged one on every side: the store merge answers for the
     store, this answers for the continuity file.
     """
     from flowgit.checks.judge import Side, judge_change
@@ -129,18 +131,13 @@ def refused_by_gate(cfg: Config, data: list[bytes], merged: bytes, store: bytes,
         errors = [f for f in judge_change(cfg, side(parent), new) if f.is_error]
         if not errors:
             continue
-        own = [f for f in judge_change(cfg, side(base) if base else None, side(parent)) if f.is_error]
-        theirs_change = [f for f in judge_change(cfg, side(base) if base else None, side(other)) if f.is_error]
-        other_lines, parent_lines = set(lines(other)), set(lines(parent))
-        flagged = {lines(other)[f.line - 1] for f in theirs_change if f.line and f.line <= len(lines(other))}
-        flagged_codes = {f.code for f in theirs_change}
-        carried = {(f.code, f.message) for f in own}
-        other_doc = _doc(cfg, other)
+        carried = {(f.code, f.message) for f in judge_change(cfg, side(base) if base else None, side(parent))
+                   if f.is_error}
+        other_lines, parent_lines, other_doc = set(lines(other)), set(lines(parent)), _doc(cfg, other)
         for f in errors:
             text = merged_lines[f.line - 1] if f.line and f.line <= len(merged_lines) else None
-            from_other = text is not None and text in other_lines and text not in parent_lines \
-                and text not in flagged
-            if not from_other and f.line and f.code not in flagged_codes:
+            from_other = text is not None and text in other_lines and text not in parent_lines
+            if not from_other and f.line:
                 from_other = _section_as_other(merged_doc, other_doc, f.line - 1)
             if (f.code, f.message) not in carried and not from_other:
                 refused.append(f.format())

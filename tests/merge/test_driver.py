@@ -195,3 +195,25 @@ def test_the_registered_driver_with_a_broken_configuration_merges_as_text(team_r
                            "CONTINUITY.md"], cwd=team_repo, capture_output=True, text=True)
     assert proc.returncode == 1 and "invalid TOML" in proc.stderr and "merged as plain text" in proc.stderr
     assert find_markers((tmp_path / "o").read_text()) is not None
+
+
+def test_a_clone_behind_by_two_raises_takes_them_without_a_level_jump_refusal(team_repo, run, tmp_path):
+    """Another clone raised cache_first 1x -> 2x -> 3x in two gated wraps; ours is still at 1x."""
+    from tests.merge.fixtures import C
+
+    two_x = edit(BASE, ("! cache_first: serve balances from cache before the provider | 1x",
+                        f"!! cache_first: serve balances from cache before the provider | 2x (DATA) "
+                        f"[evidence: {C[0].id}, {C[1].id}]"))
+    three_x = edit(two_x, (f"!! cache_first: serve balances from cache before the provider | 2x (DATA) "
+                           f"[evidence: {C[0].id}, {C[1].id}]\n", ""),
+                   ("## Foundation", f"!! cache_first: serve balances from cache before the provider | 3x (DATA — "
+                                     f"2026-11-28) [evidence: {C[0].id}, {C[1].id}, {C[2].id}]\n\n## Foundation"))
+    three_x = three_x.replace("\n\n\n## Foundation", "\n\n## Foundation")
+    ours = edit(BASE, ("- provider storms", "- cache warm-up"))
+    files = {}
+    for name, text in (("base", BASE), ("ours", ours), ("theirs", three_x)):
+        files[name] = tmp_path / name
+        files[name].write_text(text)
+    res = run(team_repo, "merge-driver", *(str(files[n]) for n in ("base", "ours", "theirs")), "CONTINUITY.md")
+    assert res.code == 0, res.err
+    assert "| 3x (DATA — 2026-11-28)" in files["ours"].read_text() and "- cache warm-up" in files["ours"].read_text()
