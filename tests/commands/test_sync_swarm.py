@@ -74,6 +74,10 @@ def test_four_agents_wrap_and_sync_in_parallel(tmp_path: Path, run):
         assert agent.returncode == 0, err.decode()
     logs = [json.loads((tmp_path / f"agent{k}.log.json").read_text()) for k in range(AGENTS)]
     assert all("errors" not in log for log in logs), [log.get("errors") for log in logs]
+    # a wrap --push may only fail because others kept pushing first (its commit goes out with a later sync);
+    # never a conflict, never a gate refusal
+    failures = [f for log in logs for f in log.get("failed", [])]
+    assert all("the push was rejected" in f for f in failures), failures
     for c in clones:  # whatever a last rejected push left behind goes out now, then everyone catches up
         assert run(c, "sync").code == 0
     for c in clones:
