@@ -324,6 +324,13 @@ def ascend_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
             (f"flowgit ascend, 10,000 deposits in 100 partitions (peak {peak / 1024:.0f} MB)", wall, "grep -rl")]
 
 
+@bench("merge")
+def merge_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
+    from benchmarks import merge
+
+    return merge.run(tmp, runs, median_time, new_repo, git)
+
+
 def _peak_rss(argv: list[str], cwd: Path) -> int:
     """Peak resident memory (KiB) of one run, from GNU time."""
     proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], cwd=cwd, capture_output=True, text=True)

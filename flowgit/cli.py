@@ -108,15 +108,18 @@ def cli(ctx: click.Context, continuity: str | None, store: str | None, as_json: 
     ctx.obj = {"continuity": continuity, "store": store, "json": as_json}
 
 
-@cli.command(short_help="Write the continuity skeleton and the store.")
+@cli.command(short_help="Set up a team-safe repository (safe to repeat).")
+@click.option("--no-hooks", is_flag=True, help="Do not install the pre-commit and commit-msg hooks.")
+@click.option("--commit", "commit_", is_flag=True, help="Commit the set-up files.")
 @json_option
 @click.pass_context
-def init(ctx: click.Context, as_json: bool) -> None:
-    """Write the continuity skeleton and create the episodic store."""
+def init(ctx: click.Context, no_hooks: bool, commit_: bool, as_json: bool) -> None:
+    """Write (or adopt) the continuity file and the store, register the merge driver, install the hooks."""
     from flowgit.commands import init as cmd
     from flowgit.output import emit
 
-    emit(cmd.run_init(_cfg(ctx)), as_json, cmd.render)
+    explicit = bool((ctx.find_root().obj or {}).get("continuity"))
+    emit(cmd.run_init(_cfg(ctx), hooks=not no_hooks, commit=commit_, explicit=explicit), as_json, cmd.render)
 
 
 # --- Wired into the agent's life: setup claude, prime, status, remind, mcp -------------------------------
@@ -436,10 +439,11 @@ def install_hook(ctx: click.Context, as_json: bool) -> None:
 @click.option("--no-cleanup", is_flag=True, help="Skip the temporal cleanup (archival of stale patterns).")
 @click.option("--schema", is_flag=True, help="Print the plan's JSON Schema and exit.")
 @click.option("--recover", is_flag=True, help="Roll back a wrap that was interrupted, then exit.")
+@click.option("--push", is_flag=True, help="After committing, `flowgit sync` (fetch, merge by meaning, push).")
 @json_option
 @click.pass_context
 def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: str | None, strict: bool,
-         dry_run: bool, no_cleanup: bool, schema: bool, recover: bool, as_json: bool) -> None:
+         dry_run: bool, no_cleanup: bool, schema: bool, recover: bool, push: bool, as_json: bool) -> None:
     """Run the six-step wrap and commit it (from a plan, or from the edited working tree)."""
     from flowgit.commands import wrap as cmd
 
@@ -467,6 +471,8 @@ def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: st
     except PromotionsRefused as exc:
         click.echo(f"flowgit: {exc.render()}", err=True)
         ctx.exit(EXIT_FINDINGS)
+    if push and not dry_run:
+        ctx.exit(cmd.push_after_wrap(cfg, result, as_json))
     emit(result, as_json, cmd.render_wrap)
     if result.exit_code:
         ctx.exit(result.exit_code)
@@ -614,6 +620,35 @@ def report(ctx: click.Context, output: str, since: str | None, until: str | None
 
     emit(cmd.run_report(_cfg(ctx), output=output, since=since, until=until, patterns=patterns), as_json,
          cmd.render)
+
+
+@cli.command("merge-driver", short_help="git merge driver: continuity and store by meaning.")
+@click.argument("base", metavar="%O")
+@click.argument("ours", metavar="%A")
+@click.argument("theirs", metavar="%B")
+@click.argument("path", metavar="%P")
+@json_option
+@click.pass_context
+def merge_driver(ctx: click.Context, base: str, ours: str, theirs: str, path: str, as_json: bool) -> None:
+    """Merge by meaning (run by git through `merge=flowgit`; `flowgit init` registers it). Exit 1: conflict."""
+    from flowgit.commands import merge_driver as cmd
+
+    ctx.exit(cmd.main(_cfg(ctx), base, ours, theirs, path, as_json))
+
+
+@cli.command(short_help="Fetch, merge by meaning, gate, push.")
+@click.option("--retries", type=click.IntRange(0, 50), default=8, show_default=True,
+              help="How many times to integrate again after a rejected push.")
+@json_option
+@click.pass_context
+def sync(ctx: click.Context, retries: int, as_json: bool) -> None:
+    """Fetch the upstream, integrate it through the merge driver, re-run the gate, push; never force.
+
+    Exit 1: integration, gate or push failed and the branch is as it was.
+    """
+    from flowgit.commands import sync as cmd
+
+    ctx.exit(cmd.main(_cfg(ctx), as_json, retries))
 
 
 def main(argv: list[str] | None = None) -> int:

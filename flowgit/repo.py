@@ -13,13 +13,16 @@ from typing import Iterator
 
 from flowgit.config import Config
 from flowgit.continuity.document import Document
+from flowgit.errors import FlowgitError
 from flowgit.fsio import decode_text, read_text
 
 
 def load_document(cfg: Config, path: str | Path | None = None, *, require_sections: bool = True) -> Document:
     """Parse the continuity file on disk (or ``path``), refusing what is not one."""
     target = Path(path) if path else cfg.continuity
-    doc = Document.parse(read_text(target), aliases=cfg.aliases, path=_shown(cfg, target))
+    text = read_text(target)
+    refuse_mid_merge(text, _shown(cfg, target))
+    doc = Document.parse(text, aliases=cfg.aliases, path=_shown(cfg, target))
     if require_sections:
         doc.require_sections()
     return doc
@@ -43,6 +46,19 @@ def reusing_documents(keep: int = 4) -> Iterator[None]:
         yield
     finally:
         _REUSE = outer
+
+
+def refuse_mid_merge(text: str, shown: str) -> None:
+    """A file holding git conflict markers is mid-merge: say so rather than read both sides as one."""
+    from flowgit.merge.markers import find_markers
+
+    found = find_markers(text)
+    if found is not None:
+        raise FlowgitError(f"is mid-merge: {found.describe()}; read now, it would list both sides' "
+                           "patterns twice", path=shown, line=found.first,
+                           fix="finish the merge first: `flowgit init` registers the merge driver (then "
+                               "`git merge --abort` and merge again), or resolve the markers by hand and "
+                               "`git add` the file")
 
 
 def document_from_bytes(cfg: Config, data: bytes | None, label: str) -> Document | None:

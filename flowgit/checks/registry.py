@@ -21,8 +21,10 @@ class Rule:
 
 def _rules() -> list[Rule]:
     from flowgit.checks import compression, evidence_rules, lint_rule, semantics, size, store
+    from flowgit.checks.conflict import conflict_markers
 
     return [
+        Rule("conflict-markers", "git conflict markers in the continuity file or store", conflict_markers),
         Rule("ungrounded-graduation", "a 2x/3x or Proven pattern without [evidence: …]", evidence_rules.ungrounded),
         Rule("evidence", "cited evidence must exist, be about the pattern and be enough", evidence_rules.evidence_holds),
         Rule("evidence-reuse", "one episode cited by many patterns (warning)", evidence_rules.evidence_reuse),

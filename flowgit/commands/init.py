@@ -1,15 +1,25 @@
-"""``flowgit init``: the continuity skeleton, the store and its merge rule."""
+"""``flowgit init``: a team-safe repository — continuity file, store, merge driver, hooks. Safe to repeat.
+
+Each step reports whether it created something or found it in place, so a
+second run changes nothing and exits 0. An existing FLOW ``continuity.md`` is
+adopted (recorded in ``.flowgit.toml``, or in ``[tool.flowgit]`` when that is
+where the configuration lives) rather than joined by a second file.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flowgit.config import Config
+from flowgit.config import DEFAULT_CONTINUITY, Config, load_config
 from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write
-from flowgit.git import require_repo
+from flowgit.git import git, require_repo
+from flowgit.merge import setup
 from flowgit.resources import template
+
+ADOPTABLE = ("continuity.md", "CONTINUITY.md")
+COMMIT_MESSAGE = "Set up flowgit: continuity file, episodic store, merge driver"
 
 
 @dataclass
@@ -17,44 +27,105 @@ class InitResult:
     continuity: str
     store: str
     created: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    adopted: str | None = None
+    staged: list[str] = field(default_factory=list)
+    hooks: list[str] = field(default_factory=list)
+    committed: str | None = None
 
 
-def run_init(cfg: Config) -> InitResult:
-    """Create the continuity file, the store and the ``merge=union`` rule; never overwrite."""
+def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit: bool = False) -> InitResult:
+    """Set the repository up; every step is skipped, and reported as kept, when already done."""
     root = require_repo(cfg.root if (cfg.root / ".git").exists() else None)
-    if cfg.continuity.exists():
-        raise FlowgitError("already exists; flowgit init never overwrites a continuity file",
-                           path=cfg.continuity_rel, fix="edit it, or remove it yourself to start over")
-    result = InitResult(cfg.continuity_rel, cfg.store_rel)
-    atomic_write(cfg.continuity, template("continuity.md"))
-    result.created.append(cfg.continuity_rel)
-    if cfg.store.exists():
-        result.unchanged.append(cfg.store_rel)
-    else:
-        atomic_write(cfg.store, b"")
-        result.created.append(cfg.store_rel)
-    if _ensure_union_merge(root, cfg.store_rel):
-        result.created.append(".gitattributes (merge=union for the store)")
-    else:
-        result.unchanged.append(".gitattributes")
+    cfg, adopted, config_file = _adopt(cfg, root, explicit)
+    result = InitResult(cfg.continuity_rel, cfg.store_rel, adopted=adopted)
+    if config_file:
+        result.created.append(f"{config_file} (continuity = {cfg.continuity_rel!r})")
+    for path, rel, content in ((cfg.continuity, cfg.continuity_rel, template("continuity.md")),
+                               (cfg.store, cfg.store_rel, b"")):
+        if path.exists():
+            result.kept.append(rel)
+        else:
+            atomic_write(path, content)
+            result.created.append(rel)
+    changed = setup.ensure_attributes(root, [cfg.continuity_rel, cfg.store_rel])
+    (result.created if changed else result.kept).append(".gitattributes (merge=flowgit)")
+    (result.created if setup.ensure_config(root) else result.kept).append("git config merge.flowgit")
+    if hooks:
+        from flowgit.commands.install_hook import run_install
+
+        installed = run_install(cfg)
+        result.hooks = ([f"installed {p}" for p in installed.installed] + [f"updated {p}" for p in installed.updated]
+                        + [f"chained {p} (runs first)" for p in installed.chained])
+    paths = [".gitattributes", *([config_file] if config_file else []),
+             *(p for p in (cfg.continuity_rel, cfg.store_rel) if not _tracked(root, p))]
+    git(root, "add", "--", *paths)
+    result.staged = _staged(root, paths)
+    if commit and result.staged:
+        git(root, "commit", "-q", "-m", COMMIT_MESSAGE, "--", *result.staged)
+        result.committed = git(root, "rev-parse", "HEAD").decode().strip()
     return result
 
 
-def _ensure_union_merge(root: Path, store_rel: str) -> bool:
-    path = root / ".gitattributes"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    rule = f"{store_rel} merge=union"
-    if any(line.split()[:2] == rule.split() for line in text.splitlines() if line.strip()):
-        return False
-    sep = "" if not text or text.endswith("\n") else "\n"
-    atomic_write(path, f"{text}{sep}{rule}\n")
-    return True
+def _tracked(root: Path, rel: str) -> bool:
+    return bool(git(root, "ls-files", "--", rel, check=False).strip())
+
+
+def _staged(root: Path, paths: list[str]) -> list[str]:
+    """Which of ``paths`` the index holds differently from HEAD (all of them before a first commit)."""
+    out = git(root, "diff", "--cached", "--name-only", "--", *paths, check=False).decode()
+    return [p for p in out.splitlines() if p]
+
+
+def _adopt(cfg: Config, root: Path, explicit: bool) -> tuple[Config, str | None, str | None]:
+    """Adopt a FLOW continuity file found at the root when none is configured.
+
+    Returns the configuration to use, the adopted path and the configuration
+    file written to remember it (None when nothing was adopted).
+    """
+    if explicit or cfg.continuity.exists() or cfg.continuity_rel != DEFAULT_CONTINUITY:
+        return cfg, None, None
+    found = next((name for name in ADOPTABLE if (root / name).is_file()), None)
+    if found is None or found == cfg.continuity_rel:
+        return cfg, None, None
+    config_file = _remember(root, found)
+    adopted = load_config(root)
+    if adopted.continuity_rel != found:
+        raise FlowgitError(f"recorded continuity = {found!r} but the configuration does not resolve to it",
+                           path=config_file, fix=f"set `continuity = \"{found}\"` there by hand")
+    return adopted, found, config_file
+
+
+def _remember(root: Path, rel: str) -> str:
+    """Record ``continuity = rel`` where this repository's flowgit configuration lives."""
+    line = f'continuity = "{rel}"\n'
+    dot, py = root / ".flowgit.toml", root / "pyproject.toml"
+    if dot.is_file():
+        atomic_write(dot, line + dot.read_text(encoding="utf-8"))
+        return dot.name
+    if py.is_file():
+        text = py.read_text(encoding="utf-8")
+        lines = text.splitlines(keepends=True)
+        at = next((i for i, ln in enumerate(lines) if ln.strip() == "[tool.flowgit]"), None)
+        if at is not None:
+            lines.insert(at + 1, line)
+            atomic_write(py, "".join(lines))
+            return py.name
+    atomic_write(dot, line)
+    return dot.name
 
 
 def render(result: InitResult) -> str:
-    lines = [f"created {c}" for c in result.created]
-    lines += [f"kept    {u}" for u in result.unchanged]
-    lines.append(f"next: edit {result.continuity}, record episodes with `flowgit episode add`, "
-                 "and wrap with `flowgit wrap`")
+    lines = [f"adopted {result.adopted} as the continuity file"] if result.adopted else []
+    lines += [f"created {c}" for c in result.created]
+    lines += [f"kept    {k} (already there)" for k in result.kept]
+    lines += [f"hook    {h}" for h in result.hooks]
+    if result.staged:
+        lines.append(f"staged  {', '.join(result.staged)}")
+    if result.committed:
+        lines.append(f"committed {result.committed[:12]}: {COMMIT_MESSAGE}")
+    elif result.staged:
+        lines.append("next: commit the set-up (`flowgit init --commit` does it), so every clone merges by meaning")
+    lines.append(f"then: edit {result.continuity}, record episodes with `flowgit episode add`, wrap with "
+                 "`flowgit wrap`, share with `flowgit sync`")
     return "\n".join(lines)

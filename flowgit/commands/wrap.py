@@ -118,3 +118,14 @@ def render_candidates(c: Candidates) -> str:
                                                 f"({s.days} days)" for s in c.stale])
     block("overdue action items", [f"line {x['line']}: {x['item']} — {x['why']}" for x in c.overdue])
     return "\n".join(out)
+
+
+def push_after_wrap(cfg: Config, result: WrapResult, as_json: bool) -> int:
+    """``flowgit wrap --push``: the wrap's Step 6 ends with a push, done by ``flowgit sync``."""
+    from flowgit.commands import sync
+    from flowgit.output import emit
+
+    code, synced = sync.run(cfg)
+    emit({"wrap": result, "sync": synced}, as_json,
+         lambda d: render_wrap(d["wrap"]) + "\n" + sync.render(d["sync"]))
+    return code

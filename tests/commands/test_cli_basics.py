@@ -22,7 +22,7 @@ def test_help_lists_commands_with_descriptions(run, tmp_path):
     assert "Exit codes" in res.out
 
 
-def test_init_writes_skeleton_store_and_union_merge(run, repo):
+def test_init_writes_skeleton_store_and_merge_driver(run, repo):
     sub = repo / "deep" / "er"
     sub.mkdir(parents=True)
     res = run(sub, "init")
@@ -32,10 +32,10 @@ def test_init_writes_skeleton_store_and_union_merge(run, repo):
                  "Developing Knowledge", "Proven Knowledge", "Foundation", "Partnership"):
         assert f"## {name}" in text
     assert (repo / ".flow" / "episodes.jsonl").exists()
-    assert ".flow/episodes.jsonl merge=union" in (repo / ".gitattributes").read_text()
+    assert ".flow/episodes.jsonl merge=flowgit" in (repo / ".gitattributes").read_text()
     before = tree_digest(repo)
     again = run(repo, "init")
-    assert again.code == 2 and "never overwrites" in again.err
+    assert again.code == 0 and "kept    CONTINUITY.md (already there)" in again.out
     assert tree_digest(repo) == before
 
 

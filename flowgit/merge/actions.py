@@ -1,0 +1,65 @@
+"""Action items merged one by one: done wins, ``seen:`` / ``next:`` take the later date.
+
+An item is identified by its text without the lifecycle marks (bullet, ``✓``,
+``seen:`` and ``next:`` fields), so the same item re-dated on one side and
+ticked on the other is recognised as one item and gets both changes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from flowgit.continuity.document import BULLET_RE, strip_eol
+from flowgit.dates import parse_date
+
+FIELD_RE = re.compile(r"(?:\s*[—–,;]\s*|\s+)?\b(seen|next):\s*([^,;\]—–]+?)\s*(?=[,;\]—–]|$)")
+DONE_RE = re.compile(r"^\s*✓\s*")
+
+
+def is_item_start(line: str) -> bool:
+    return bool(BULLET_RE.match(line))
+
+
+def item_key(line: str) -> str:
+    """The item's identity: its words without bullet, tick and lifecycle fields."""
+    text = strip_eol(line)
+    m = BULLET_RE.match(text)
+    text = text[m.end():] if m else text
+    text = DONE_RE.sub("", text)
+    text = FIELD_RE.sub("", text)
+    return " ".join(text.split()).rstrip(" —–,;").casefold()
+
+
+def fields(line: str) -> dict[str, str]:
+    return {m.group(1): m.group(2).strip() for m in FIELD_RE.finditer(strip_eol(line))}
+
+
+def is_done(line: str) -> bool:
+    text = strip_eol(line)
+    m = BULLET_RE.match(text)
+    return (text[m.end():] if m else text).lstrip().startswith("✓")
+
+
+def _later(a: str | None, b: str | None) -> str | None:
+    if not a or not b:
+        return a or b
+    da, db = parse_date(a), parse_date(b)
+    if da is None or db is None:
+        return a
+    return b if db > da else a
+
+
+def merge_item(ours: str, theirs: str) -> str:
+    """One item changed on both sides: ours as the template, ticked if either ticked, later dates."""
+    from flowgit.wrap.apply import _mark_done, _set_field  # the wrap's own lifecycle edits, loaded when needed
+
+    eol = ours[len(strip_eol(ours)):]
+    line = strip_eol(ours)
+    if is_done(theirs) and not is_done(line):
+        line = _mark_done(line)
+    mine, other = fields(ours), fields(theirs)
+    for key in ("seen", "next"):
+        value = _later(mine.get(key), other.get(key))
+        if value and value != mine.get(key):
+            line = _set_field(line, key, value)
+    return line + eol

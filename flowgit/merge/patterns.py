@@ -1,0 +1,191 @@
+"""Patterns merged by identity: which line each pattern ends up as, and in which section.
+
+Identity follows the gate: names compare after NFKC and case folding, and a
+rename (a new name with the same description, or carrying all the old
+evidence) is the same pattern. For each identity the three versions (base,
+ours, theirs) decide:
+
+* changed on one side only: that side's line;
+* archived on one side, changed on the other: the changed line (a pattern that
+  fired again is not stale; nothing is lost);
+* a demotion on one side against any change on the other: the demotion, with
+  both sides' notes and the evidence of both;
+* otherwise (both raised, both added, both edited): the higher level whose
+  evidence, the union of both lists, holds against the merged store; if the
+  higher does not hold, the lower with the same union (if that holds) or as it
+  stood. A rename on either side keeps its new name.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from flowgit.config import Thresholds
+from flowgit.continuity.document import Document
+from flowgit.continuity.patterns import Pattern, iter_patterns
+from flowgit.continuity.sections import PROVEN
+from flowgit.episodes import Episode
+from flowgit.evidence import assess
+
+PROVEN_KEY = PROVEN.casefold()
+Lookup = Callable[[list[str]], Mapping[str, Episode]]
+
+
+def identity_of(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A pattern line as one side has it: the pattern, its section key, its line index."""
+
+    pattern: Pattern
+    section: str
+    line: int
+
+    @property
+    def proven(self) -> bool:
+        return self.section == PROVEN_KEY
+
+    def same(self, other: "Placed | None") -> bool:
+        return other is not None and other.section == self.section and \
+            self.pattern.render() == other.pattern.render()
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Where a pattern ends up: its section key and the line's text (no line ending)."""
+
+    section: str
+    text: str
+    note: str = ""
+
+
+def placed_patterns(doc: Document, section_of: Callable[[int], str | None]) -> dict[str, Placed]:
+    """Patterns by identity (first occurrence), with the key of the section they stand in.
+
+    ``section_of`` maps a line index to its section key, or None for lines the
+    pattern merge does not own (sections merged whole).
+    """
+    found: dict[str, Placed] = {}
+    for at in iter_patterns(doc):
+        key = section_of(at.line)
+        if key is not None:
+            found.setdefault(identity_of(at.pattern.name), Placed(at.pattern, key, at.line))
+    return found
+
+
+def _same_words(a: str, b: str) -> bool:
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def _is_rename(old: Pattern, new: Pattern) -> bool:
+    """The gate's identity rule: same description, or all the old evidence (at no lower level)."""
+    if old.text.strip() and _same_words(old.text, new.text):
+        return True
+    return bool(old.evidence) and set(old.evidence) <= set(new.evidence) and new.level >= old.level
+
+
+def side_identities(base: Mapping[str, Placed], side: Mapping[str, Placed]) -> dict[str, Placed]:
+    """The side's patterns re-keyed by base identity where the side renamed one."""
+    gone = {k: v for k, v in base.items() if k not in side}
+    out: dict[str, Placed] = {}
+    for key, at in side.items():
+        if key in base:
+            out.setdefault(key, at)
+            continue
+        source = next((k for k, b in gone.items() if _is_rename(b.pattern, at.pattern)), None)
+        if source is not None:
+            gone.pop(source)
+            out[source] = at
+        else:
+            out.setdefault(key, at)
+    return out
+
+
+class PatternMerge:
+    """Decides every pattern identity once, for the whole document."""
+
+    def __init__(self, base: Mapping[str, Placed], ours: Mapping[str, Placed], theirs: Mapping[str, Placed],
+                 lookup: Lookup, thresholds: Thresholds, newer: str) -> None:
+        self.base, self.ours, self.theirs = base, side_identities(base, ours), side_identities(base, theirs)
+        self.lookup, self.thresholds, self.newer = lookup, thresholds, newer
+        self.notes: list[str] = []
+        self.resolved: dict[str, Resolved | None] = {}
+        for key in dict.fromkeys([*self.ours, *self.theirs]):
+            self.resolved[key] = self._resolve(key)
+
+    def line_identities(self, side: str) -> dict[int, str]:
+        """Line index -> the identity that side's pattern line merges under."""
+        table = {"ours": self.ours, "theirs": self.theirs, "base": self.base}[side]
+        return {at.line: ident for ident, at in table.items()}
+
+    # ------------------------------------------------------------------ rules
+    def _resolve(self, key: str) -> Resolved | None:
+        b, o, t = self.base.get(key), self.ours.get(key), self.theirs.get(key)
+        if o is None or t is None:
+            present = o or t
+            if b is not None and present.same(b):
+                return None  # archived on one side, untouched on the other
+            if b is not None:
+                self.notes.append(f"`{present.pattern.name}` was archived on one side and changed on the "
+                                  "other: kept as changed")
+            return Resolved(present.section, present.pattern.render())
+        if o.same(t) or t.same(b):
+            return Resolved(o.section, o.pattern.render())
+        if o.same(b):
+            return Resolved(t.section, t.pattern.render())
+        return self._both_changed(b, o, t)
+
+    def _demoted(self, b: Placed | None, x: Placed) -> bool:
+        return b is not None and ((b.proven and not x.proven) or x.pattern.level < b.pattern.level)
+
+    def _name(self, b: Placed | None, chosen: Placed, other: Placed) -> str:
+        """A rename on either side wins over the base name."""
+        if b is not None and chosen.pattern.name == b.pattern.name and other.pattern.name != b.pattern.name:
+            return other.pattern.name
+        return chosen.pattern.name
+
+    def _both_changed(self, b: Placed | None, o: Placed, t: Placed) -> Resolved:
+        evidence = tuple(dict.fromkeys((*o.pattern.evidence, *t.pattern.evidence)))
+        d_o, d_t = self._demoted(b, o), self._demoted(b, t)
+        if d_o != d_t:
+            chosen, other = (o, t) if d_o else (t, o)
+            notes = tuple(dict.fromkeys((*chosen.pattern.notes, *other.pattern.notes)))
+            return self._build(chosen, other, b, tuple(dict.fromkeys((*chosen.pattern.evidence, *evidence))),
+                               notes)
+        first, second = (o, t) if self.newer == "ours" else (t, o)
+        ranked = sorted((first, second), key=lambda x: (x.proven, x.pattern.level), reverse=True)
+        for cand in ranked:
+            union = tuple(dict.fromkeys((*cand.pattern.evidence, *evidence)))
+            if self._holds(cand, union):
+                other = second if cand is first else first
+                return self._build(cand, other, b, union, None)
+        low, high = ranked[1], ranked[0]
+        self.notes.append(f"`{low.pattern.name}`: the evidence for {high.pattern.level}x does not hold against "
+                          f"the merged store; kept at {low.pattern.level}x")
+        return self._build(low, high, b, low.pattern.evidence, None)
+
+    def _holds(self, cand: Placed, evidence: tuple[str, ...]) -> bool:
+        p = cand.pattern
+        if p.level < 2 and not cand.proven:
+            return True
+        verdict = assess(p.name, p.text, p.level, evidence, self.lookup(list(evidence)), self.thresholds,
+                         in_proven=cand.proven)
+        return verdict.ok
+
+    def _build(self, chosen: Placed, other: Placed, b: Placed | None, evidence: tuple[str, ...],
+               notes: tuple[str, ...] | None) -> Resolved:
+        p = chosen.pattern
+        name = self._name(b, chosen, other)
+        links = tuple(dict.fromkeys((*p.links, *other.pattern.links)))
+        notes = notes if notes is not None else p.notes
+        if (name, evidence, links, notes) == (p.name, p.evidence, p.links, p.notes):
+            return Resolved(chosen.section, p.render())
+        merged = p.changed(name=name, evidence=evidence, links=links, notes=notes)
+        for side in (chosen, other):  # byte-exact when one side already says exactly this
+            if side.section == chosen.section and side.pattern.changed() == merged:
+                return Resolved(chosen.section, side.pattern.render())
+        return Resolved(chosen.section, merged.render())

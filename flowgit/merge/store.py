@@ -1,0 +1,45 @@
+"""The store merge: every line of both sides exactly once, ours first, in stable order.
+
+The store is append-only, so two clones of one base differ only by what each
+appended. The merge keeps our lines as they are (the base stays a prefix of the
+result) and appends every line of theirs we do not already hold. Lines are
+identified by episode id (content-derived, so the same episode written on two
+machines is one episode); a line without a readable id is identified by its
+bytes, so nothing unreadable is lost or doubled. Duplicates a ``merge=union``
+merge once left behind collapse to their first occurrence.
+"""
+
+from __future__ import annotations
+
+import re
+
+ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]{1,200})"')
+
+
+def line_key(line: bytes) -> bytes:
+    """What makes a store line the same line on both sides: its episode id, else its bytes."""
+    m = ID_RE.search(line)
+    return b"id:" + m.group(1) if m else b"raw:" + line.rstrip(b"\r\n")
+
+
+def _lines(data: bytes) -> list[bytes]:
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return [ln for ln in lines if ln.strip()]
+
+
+def merge_store(ours: bytes, theirs: bytes) -> bytes:
+    """Our lines, then theirs we lack; each episode once; every kept line ends with a newline.
+
+    The base is not needed: nothing is ever removed from a store, so a line
+    either side holds belongs in the result.
+    """
+    seen: set[bytes] = set()
+    out: list[bytes] = []
+    for line in (*_lines(ours), *_lines(theirs)):
+        key = line_key(line)
+        if key not in seen:
+            seen.add(key)
+            out.append(line)
+    return b"".join(ln + b"\n" for ln in out)

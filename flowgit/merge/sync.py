@@ -1,0 +1,246 @@
+"""``flowgit sync``: fetch, integrate through the merge driver, re-run the gate, push; repeat if someone was first.
+
+The wrap's Step 6 ("push to the remote if applicable") done safely for many
+agents on one remote:
+
+1. refuse to start in the middle of a merge or rebase, or with uncommitted
+   changes (nothing of the user's is ever stashed or overwritten);
+2. fetch the upstream and integrate it the way the branch is configured
+   (``branch.<name>.rebase`` / ``pull.rebase``: rebase, else merge) — the
+   continuity file and the store merge through ``merge=flowgit``;
+3. judge every commit that is about to be pushed against each of its parents
+   with the gate (the one rule engine), as the pre-receive side would;
+4. push without force; a rejected push (someone pushed first) starts again
+   from 1, a bounded number of times.
+
+Any failure restores the branch to where it was (``git rebase --abort`` /
+``git merge --abort``, or back to the original commit when the gate refused the
+result) and explains; the tree is never left half-merged.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from flowgit.config import Config
+from flowgit.errors import FlowgitError
+from flowgit.git import blobs, git, require_repo
+
+RETRYABLE = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref", "failed to update ref",
+             "incorrect old value", "failed to lock")
+
+
+class SyncFailed(FlowgitError):
+    """Integration or push failed; the branch is as it was before the attempt."""
+
+
+@dataclass
+class SyncResult:
+    branch: str
+    remote: str
+    upstream: str
+    mode: str  # how the upstream is integrated: "rebase" or "merge"
+    attempts: int = 0
+    steps: list[str] = field(default_factory=list)
+    pushed: bool = False
+    head: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"branch": self.branch, "remote": self.remote, "upstream": self.upstream, "mode": self.mode,
+                "attempts": self.attempts, "steps": self.steps, "pushed": self.pushed, "head": self.head,
+                "notes": self.notes}
+
+
+@dataclass(frozen=True)
+class Target:
+    branch: str
+    remote: str
+    merge_ref: str  # the branch on the remote, e.g. refs/heads/main
+    has_upstream: bool
+
+    @property
+    def tracking(self) -> str:
+        return f"refs/remotes/{self.remote}/{self.merge_ref.removeprefix('refs/heads/')}"
+
+
+def _run(root: Path, *args: str):
+    import subprocess
+
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+
+
+def _one(root: Path, *args: str) -> str:
+    return git(root, *args, check=False).decode().strip()
+
+
+def preflight(root: Path) -> None:
+    gdir = Path(_one(root, "rev-parse", "--absolute-git-dir"))
+    for name, what in (("MERGE_HEAD", "a merge"), ("rebase-merge", "a rebase"), ("rebase-apply", "a rebase"),
+                       ("CHERRY_PICK_HEAD", "a cherry-pick")):
+        if (gdir / name).exists():
+            raise FlowgitError(f"{what} is in progress in this repository", path=root,
+                               fix="finish it or abort it (`git status` says how), then sync")
+    dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
+    if dirty.strip():
+        raise FlowgitError("uncommitted changes: " + ", ".join(ln[3:] for ln in dirty.splitlines()[:5]),
+                           path=root, fix="wrap or commit them first (`flowgit wrap`), or stash them")
+
+
+def target(root: Path) -> Target:
+    branch = _one(root, "symbolic-ref", "-q", "--short", "HEAD")
+    if not branch:
+        raise FlowgitError("HEAD is detached; sync works on a branch", path=root, fix="git switch <branch>")
+    remote = _one(root, "config", "--get", f"branch.{branch}.remote")
+    merge_ref = _one(root, "config", "--get", f"branch.{branch}.merge")
+    if remote and merge_ref:
+        return Target(branch, remote, merge_ref, True)
+    remotes = _one(root, "remote").split()
+    if not remotes:
+        raise FlowgitError("this repository has no remote to sync with", path=root,
+                           fix="git remote add origin <url>")
+    return Target(branch, "origin" if "origin" in remotes else remotes[0], f"refs/heads/{branch}", False)
+
+
+def integration_mode(root: Path, branch: str) -> str:
+    for key in (f"branch.{branch}.rebase", "pull.rebase"):
+        value = _one(root, "config", "--get", key).lower()
+        if value:
+            return "merge" if value in ("false", "no", "off", "0") else "rebase"
+    return "merge"
+
+
+def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
+    root = require_repo(cfg.root)
+    preflight(root)
+    tgt = target(root)
+    result = SyncResult(tgt.branch, tgt.remote, tgt.merge_ref, integration_mode(root, tgt.branch))
+    from flowgit.merge.setup import is_registered
+
+    if not is_registered(root):
+        result.notes.append("the flowgit merge driver is not registered in this clone: run `flowgit init` "
+                            "(two wraps of one base will otherwise conflict)")
+    for attempt in range(1, retries + 2):
+        result.attempts = attempt
+        original = _one(root, "rev-parse", "HEAD")
+        fetched = _run(root, "fetch", "--quiet", tgt.remote)
+        if fetched.returncode != 0:
+            raise SyncFailed(f"git fetch {tgt.remote} failed: {_last(fetched.stderr)}", path=root,
+                             fix="check the remote and the network, then sync again")
+        upstream = _one(root, "rev-parse", "-q", "--verify", tgt.tracking)
+        try:
+            result.steps.append(_integrate(root, cfg, tgt, result.mode, original, upstream or None))
+            # The repository lock (flowgit/lock.py) would be taken here, around the gate and the push,
+            # so that a wrap cannot commit between integration and push; sync holds no lock of its own.
+            _gate(root, cfg, original, upstream or None)
+        except SyncFailed:
+            raise
+        except BaseException:  # interrupted, or a file the gate cannot read: never leave it half-merged
+            _restore(root, original)
+            raise
+        if upstream and _one(root, "rev-parse", "HEAD") == upstream:
+            result.steps.append("nothing to push: the remote has every commit")
+            result.head = upstream
+            return result
+        pushed = _run(root, "push", "--porcelain", *([] if tgt.has_upstream else ["-u"]), tgt.remote,
+                      f"HEAD:{tgt.merge_ref}")
+        if pushed.returncode == 0:
+            result.pushed, result.head = True, _one(root, "rev-parse", "HEAD")
+            return result
+        output = pushed.stdout + pushed.stderr
+        if not any(token in output for token in RETRYABLE):
+            raise SyncFailed(f"git push failed: {_last(pushed.stderr or pushed.stdout)}", path=root,
+                             fix="nothing was pushed; the branch holds the integrated commits: fix and sync again")
+        result.steps.append("push rejected: someone pushed first; integrating again")
+        time.sleep(random.uniform(0.05, min(3.0, 0.1 * 2 ** attempt)))  # back off so the losers do not starve
+    raise SyncFailed(f"the push was rejected {retries + 1} times (the remote keeps moving)", path=root,
+                     fix="nothing was lost: the branch holds your commits integrated with the last fetch; "
+                         "run `flowgit sync` again")
+
+
+def _last(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else "(no message)"
+
+
+def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, upstream: str | None) -> str:
+    if upstream is None:
+        return "the remote has no such branch yet"
+    if _run(root, "merge-base", "--is-ancestor", upstream, "HEAD").returncode == 0:
+        return "up to date with the remote"
+    if _run(root, "merge-base", "--is-ancestor", "HEAD", upstream).returncode == 0:
+        done = _run(root, "merge", "--ff-only", "--quiet", upstream)
+        if done.returncode != 0:
+            raise SyncFailed(f"fast-forward failed: {_last(done.stderr)}", path=root)
+        return "fast-forwarded"
+    args = ["rebase", upstream] if mode == "rebase" else ["merge", "--no-edit", upstream]
+    done = _run(root, *args)
+    if done.returncode == 0:
+        return "rebased onto the remote" if mode == "rebase" else "merged the remote"
+    conflicted = _one(root, "diff", "--name-only", "--diff-filter=U")
+    _run(root, mode, "--abort")
+    if _one(root, "rev-parse", "HEAD") != original or _one(root, "status", "--porcelain", "--untracked-files=no"):
+        raise SyncFailed(f"git {mode} failed and `git {mode} --abort` did not restore the branch", path=root,
+                         fix=f"inspect with `git status`; your commits are at {original[:12]}")
+    detail = "\n".join(ln for ln in (done.stdout + done.stderr).splitlines()
+                       if ln.startswith(("flowgit", "CONFLICT", "  ")))
+    raise SyncFailed(f"integrating {tgt.remote} by {mode} conflicted in {conflicted or 'the tree'}; aborted, the "
+                     f"branch is as it was" + (f"\n{detail}" if detail else ""), path=root,
+                     fix="resolve it by hand (`git pull`, fix, commit), then `flowgit sync`")
+
+
+def _restore(root: Path, original: str) -> None:
+    """Abort whatever integration is under way and put the branch back on ``original`` (the tree was clean)."""
+    gdir = Path(_one(root, "rev-parse", "--absolute-git-dir"))
+    if (gdir / "rebase-merge").exists() or (gdir / "rebase-apply").exists():
+        _run(root, "rebase", "--abort")
+    if (gdir / "MERGE_HEAD").exists():
+        _run(root, "merge", "--abort")
+    if _one(root, "rev-parse", "HEAD") != original:
+        _run(root, "reset", "--hard", "--quiet", original)
+
+
+def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
+    """Judge each commit about to be pushed against each parent; refuse and restore on an error.
+
+    A commit that carries a ``Flow-Override:`` trailer was let through loudly
+    when it was made (and ``flowgit audit`` reports it): its errors stay overridden.
+    """
+    from flowgit.checks.judge import Side, judge_change
+
+    # a branch the remote does not have yet: every commit no remote-tracking branch holds
+    span = [f"{upstream}..HEAD"] if upstream else ["HEAD", "--not", "--remotes"]
+    commits = _one(root, "rev-list", "--reverse", "--parents", *span).splitlines()
+    cont, store = cfg.continuity_rel, cfg.store_rel
+    problems: list[str] = []
+    for line in commits:
+        sha, *parents = line.split()
+        wanted = [sha, *parents]
+        data = blobs(root, [f"{c}:{p}" for c in wanted for p in (cont, store)])
+        sides = {c: (data[2 * i], data[2 * i + 1]) for i, c in enumerate(wanted)}
+        stamp = _one(root, "log", "-1", "--format=%aI", sha)
+        override = _one(root, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly,separator=; )", sha)
+        new = Side(sides[sha][0], sides[sha][1], cont, store, commit=sha,
+                   when=datetime.fromisoformat(stamp) if stamp else None)
+        if new.continuity is None:
+            continue
+        if not parents:
+            problems += [f"{sha[:12]}: {f.format()}" for f in judge_change(cfg, None, new, override=override or None)
+                         if f.is_error]
+        for n, parent in enumerate(parents):
+            # A merge's store is the union of its parents': append-only holds against the first parent;
+            # against the others the continuity change is judged with the merged store in force.
+            old = Side(sides[parent][0], sides[parent][1] if n == 0 else new.store, cont, store, commit=parent)
+            if old.continuity == new.continuity and old.store == new.store:
+                continue
+            problems += [f"{sha[:12]}: {f.format()}" for f in judge_change(cfg, old, new, override=override or None)
+                         if f.is_error]
+    if problems:
+        git(root, "reset", "--hard", "--quiet", original)
+        raise SyncFailed("the gate refuses the integrated result; nothing was pushed and the branch is back "
+                         "as it was:\n" + "\n".join(dict.fromkeys(problems)), path=root,
+                         fix="integrate by hand (`git pull`), fix the findings, commit, then sync")

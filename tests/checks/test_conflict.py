@@ -1,0 +1,62 @@
+"""G801: conflict markers in the staged continuity file or store are a gate error; read commands refuse."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import git
+from tests.merge.fixtures import BASE, STORE
+
+CONFLICTED = BASE.replace("Write the episode before the pattern.\n",
+                          "<<<<<<< ours\nWrite it first.\n=======\nRecord it first.\n>>>>>>> theirs\n")
+
+
+def committed(repo):
+    (repo / "CONTINUITY.md").write_text(BASE)
+    (repo / ".flow").mkdir()
+    (repo / ".flow" / "episodes.jsonl").write_bytes(STORE)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+
+
+def test_markers_in_the_continuity_file_are_g801(run, repo):
+    committed(repo)
+    (repo / "CONTINUITY.md").write_text(CONFLICTED)
+    git(repo, "add", "-A")
+    res = run(repo, "check", "--json")
+    data = json.loads(res.out)
+    assert res.code == 1
+    g801 = [f for f in data["findings"] if f["code"] == "G801"]
+    assert g801 and g801[0]["line"] == CONFLICTED.splitlines().index("<<<<<<< ours") + 1
+
+
+def test_markers_in_the_store_are_g801(run, repo):
+    committed(repo)
+    with (repo / ".flow" / "episodes.jsonl").open("ab") as fh:
+        fh.write(b"<<<<<<< HEAD\n>>>>>>> theirs\n")
+    git(repo, "add", "-A")
+    res = run(repo, "check")
+    assert res.code == 1 and ".flow/episodes.jsonl" in res.err and "G801" in res.err
+
+
+def test_the_rule_cannot_be_dodged_by_a_marker_line_with_crlf_or_a_label(run, repo):
+    committed(repo)
+    (repo / "CONTINUITY.md").write_bytes(CONFLICTED.replace("\n", "\r\n").encode())
+    git(repo, "add", "-A")
+    assert "G801" in run(repo, "check").err
+
+
+def test_read_commands_say_the_file_is_mid_merge(run, repo):
+    committed(repo)
+    (repo / "CONTINUITY.md").write_text(CONFLICTED)
+    for command in (["patterns"], ["lint"], ["candidates"], ["wrap", "--session", "s", "--dry-run"]):
+        res = run(repo, *command)
+        assert res.code == 2 and "is mid-merge" in res.err and "CONTINUITY.md:" in res.err, res.err
+        assert "Traceback" not in res.err
+
+
+def test_a_clean_file_with_a_setext_underline_passes(run, repo):
+    committed(repo)
+    (repo / "CONTINUITY.md").write_text(BASE.replace("## Foundation\n", "## Foundation\nRules\n=======\n"))
+    git(repo, "add", "-A")
+    assert "G801" not in run(repo, "check").err

@@ -1,0 +1,76 @@
+"""flowgit init: idempotent, adopts an existing continuity file, registers the merge driver, hooks, --commit."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import git, tree_digest
+
+
+def config(repo, key: str) -> str:
+    return git(repo, "config", "--get", key).strip()
+
+
+def test_init_twice_changes_nothing_and_says_what_exists(run, repo):
+    first = run(repo, "init", "--json")
+    assert first.code == 0, first.err
+    data = json.loads(first.out)
+    assert "CONTINUITY.md" in data["created"] and ".gitattributes (merge=flowgit)" in data["created"]
+    assert set(data["staged"]) == {".gitattributes", "CONTINUITY.md", ".flow/episodes.jsonl"}
+    assert (repo / ".git" / "hooks" / "pre-commit").exists() and (repo / ".git" / "hooks" / "commit-msg").exists()
+    assert config(repo, "merge.flowgit.driver").endswith("-m flowgit.commands.merge_driver %O %A %B %P")
+    before = (tree_digest(repo), git(repo, "config", "--list", "--local"), git(repo, "status", "--porcelain"))
+    again = run(repo, "init")
+    assert again.code == 0
+    assert "kept    CONTINUITY.md (already there)" in again.out and "kept    git config merge.flowgit" in again.out
+    assert (tree_digest(repo), git(repo, "config", "--list", "--local"), git(repo, "status", "--porcelain")) == before
+
+
+def test_gitattributes_routes_both_files_through_the_driver_and_replaces_union(run, repo):
+    (repo / ".gitattributes").write_text("*.png binary\n.flow/episodes.jsonl merge=union\n")
+    assert run(repo, "init", "--no-hooks").code == 0
+    assert (repo / ".gitattributes").read_text() == ("*.png binary\n.flow/episodes.jsonl merge=flowgit\n"
+                                                     "CONTINUITY.md merge=flowgit\n")
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    attrs = git(repo, "check-attr", "merge", "--", "CONTINUITY.md", ".flow/episodes.jsonl")
+    assert attrs.count("merge: flowgit") == 2
+
+
+def test_an_existing_flow_continuity_md_is_adopted_not_doubled(run, repo):
+    (repo / "continuity.md").write_text("## State\nworking\n\n## Developing\n! a_b: c d | 1x\n")
+    res = run(repo, "init", "--no-hooks")
+    assert res.code == 0 and "adopted continuity.md" in res.out
+    assert not (repo / "CONTINUITY.md").exists() or (repo / "CONTINUITY.md").samefile(repo / "continuity.md")
+    assert (repo / ".flowgit.toml").read_text() == 'continuity = "continuity.md"\n'
+    assert "continuity.md merge=flowgit" in (repo / ".gitattributes").read_text()
+    listed = run(repo, "patterns", "--json")
+    assert json.loads(listed.out)[0]["name"] == "a_b"
+    assert run(repo, "init", "--no-hooks").code == 0 and (repo / ".flowgit.toml").read_text().count("continuity =") == 1
+
+
+def test_adoption_goes_into_an_existing_tool_flowgit_table(run, repo):
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.flowgit]\nstore = "mem/eps.jsonl"\n')
+    (repo / "continuity.md").write_text("## State\nworking\n")
+    assert run(repo, "init", "--no-hooks").code == 0
+    assert '[tool.flowgit]\ncontinuity = "continuity.md"\nstore = "mem/eps.jsonl"\n' in \
+        (repo / "pyproject.toml").read_text()
+    assert (repo / "mem" / "eps.jsonl").exists() and not (repo / ".flowgit.toml").exists()
+
+
+def test_a_configured_or_explicit_file_is_never_replaced_by_adoption(run, repo):
+    (repo / "continuity.md").write_text("## State\nflow\n")
+    res = run(repo, "--file", "notes/memory.md", "init", "--no-hooks")
+    assert res.code == 0 and "adopted" not in res.out
+    assert (repo / "notes" / "memory.md").exists() and not (repo / ".flowgit.toml").exists()
+
+
+def test_commit_commits_the_set_up_only(run, repo):
+    (repo / "unrelated.txt").write_text("mine")
+    git(repo, "add", "unrelated.txt")
+    res = run(repo, "init", "--commit")
+    assert res.code == 0, res.err
+    files = git(repo, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(files) == [".flow/episodes.jsonl", ".gitattributes", "CONTINUITY.md"]
+    assert git(repo, "status", "--porcelain").strip() == "A  unrelated.txt"
+    again = run(repo, "init", "--commit", "--json")
+    assert again.code == 0 and json.loads(again.out)["committed"] is None

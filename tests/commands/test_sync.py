@@ -1,0 +1,217 @@
+"""flowgit sync and wrap --push: two clones of one bare remote, integration through the driver, no force."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from flowgit.merge.markers import find_markers
+from tests.conftest import git
+from tests.merge.cases import CASES
+from tests.merge.fixtures import BASE, STORE
+
+
+def commit(repo: Path, message: str, *extra: str) -> None:
+    subprocess.run(["git", "commit", "-qam", message, *extra], cwd=repo, check=True, capture_output=True)
+
+
+@pytest.fixture
+def remote(tmp_path: Path, run) -> Path:
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    git(seed, "init", "-q")
+    (seed / "CONTINUITY.md").write_text(BASE)
+    (seed / ".flow").mkdir()
+    (seed / ".flow" / "episodes.jsonl").write_bytes(STORE)
+    assert run(seed, "init", "--commit", "--no-hooks").code == 0
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(seed), str(bare))
+    return bare
+
+
+def clone(tmp_path: Path, remote: Path, name: str, run, *init_args: str) -> Path:
+    git(tmp_path, "clone", "-q", str(remote), name)
+    path = tmp_path / name
+    assert run(path, "init", *init_args).code == 0
+    return path
+
+
+def head(repo: Path, rev: str = "HEAD") -> str:
+    return git(repo, "rev-parse", rev).strip()
+
+
+def test_two_clones_wrap_the_same_base_and_both_reach_the_remote(tmp_path, remote, run):
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    ours, theirs, _ = CASES["both_add"]
+    (a / "CONTINUITY.md").write_text(ours)
+    commit(a, "a wraps")
+    (b / "CONTINUITY.md").write_text(theirs)
+    commit(b, "b wraps")
+    first = run(a, "sync", "--json")
+    assert first.code == 0, first.err
+    second = run(b, "sync")
+    assert second.code == 0, second.err
+    assert "merged the remote" in second.out and "pushed" in second.out
+    again = run(a, "sync")
+    assert again.code == 0 and "fast-forwarded" in again.out
+    assert head(a) == head(b) == git(remote, "rev-parse", "main").strip()
+    text = (a / "CONTINUITY.md").read_text()
+    assert "queue_depth" in text and "pool_sizing" in text and find_markers(text) is None
+    assert (a / "CONTINUITY.md").read_bytes() == (b / "CONTINUITY.md").read_bytes()
+
+
+def test_rebase_when_the_branch_says_so_keeps_history_linear(tmp_path, remote, run):
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    git(b, "config", "pull.rebase", "true")
+    ours, theirs, _ = CASES["actions_done_vs_redated"]
+    (a / "CONTINUITY.md").write_text(ours)
+    commit(a, "a wraps")
+    assert run(a, "sync").code == 0
+    (b / "CONTINUITY.md").write_text(theirs)
+    commit(b, "b wraps")
+    res = run(b, "sync", "--json")
+    assert res.code == 0, res.err
+    assert "rebased onto the remote" in json.loads(res.out)["steps"]
+    assert git(b, "rev-list", "--merges", "HEAD").strip() == ""
+    assert "- ✓ write the retry budget — seen: Nov 26, next: Nov 28" in (b / "CONTINUITY.md").read_text()
+
+
+def test_a_real_conflict_aborts_and_leaves_the_branch_as_it_was(tmp_path, remote, run, monkeypatch):
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    ours, _, _ = CASES["protected_conflict"]
+    (a / "CONTINUITY.md").write_text(ours)
+    monkeypatch.setenv("FLOWGIT_OVERRIDE", "reworded the Foundation on purpose")
+    commit(a, "a rewords Foundation")  # the hooks record the override as a trailer; sync honours it
+    monkeypatch.delenv("FLOWGIT_OVERRIDE")
+    assert "Flow-Override: reworded" in git(a, "log", "-1", "--format=%B")
+    res = run(a, "sync")
+    assert res.code == 0, res.err
+    (b / "CONTINUITY.md").write_text(BASE.replace("before the pattern.\n", "before the pattern.\nCite it.\n"))
+    commit(b, "b adds to Foundation")
+    before = head(b)
+    res = run(b, "sync")
+    assert res.code == 1 and "conflicted in CONTINUITY.md" in res.err and "aborted" in res.err
+    assert "CONFLICT in Foundation" in res.err
+    assert head(b) == before and git(b, "status", "--porcelain", "--untracked-files=no") == ""
+    assert find_markers((b / "CONTINUITY.md").read_text()) is None
+    assert git(remote, "rev-parse", "main").strip() == head(a)
+
+
+UNGROUNDED = BASE.replace("! cache_first: serve balances from cache before the provider | 1x",
+                          "!! cache_first: serve balances from cache before the provider | 2x (DATA)")
+
+
+def test_the_gate_refuses_what_would_be_pushed(tmp_path, remote, run):
+    """A local commit made with --no-verify is caught by sync's own gate before the push."""
+    b = clone(tmp_path, remote, "b", run)
+    (b / "CONTINUITY.md").write_text(UNGROUNDED)
+    commit(b, "ungrounded", "--no-verify")
+    before, remote_before = head(b), git(remote, "rev-parse", "main")
+    res = run(b, "sync")
+    assert res.code == 1 and "G101" in res.err and "nothing was pushed" in res.err
+    assert head(b) == before and git(remote, "rev-parse", "main") == remote_before
+
+
+def test_a_bad_commit_is_not_carried_into_a_merge_either(tmp_path, remote, run):
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    (a / "CONTINUITY.md").write_text(CASES["both_add"][0])
+    commit(a, "a wraps")
+    assert run(a, "sync").code == 0
+    (b / "CONTINUITY.md").write_text(UNGROUNDED)
+    commit(b, "ungrounded", "--no-verify")
+    before = head(b)
+    res = run(b, "sync")
+    assert res.code == 1 and "G101" in res.err and "nothing was pushed" in res.err
+    assert head(b) == before and git(b, "status", "--porcelain", "--untracked-files=no") == ""
+    assert git(remote, "rev-parse", "main").strip() == head(a)
+
+
+def test_a_rejected_push_is_integrated_again_and_nothing_is_forced(tmp_path, remote, run):
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    ours, theirs, _ = CASES["both_add"]
+    (b / "CONTINUITY.md").write_text(theirs)
+    commit(b, "b wraps")
+    # the first time a pushes, b pushes first (from a pre-push hook), so a's push is rejected
+    hook = a / ".git" / "hooks" / "pre-push"
+    flag = tmp_path / "raced"
+    hook.write_text(f"#!/bin/sh\n[ -e {flag} ] && exit 0\ntouch {flag}\ncd {b} && git push -q origin main\n")
+    hook.chmod(0o755)
+    (a / "CONTINUITY.md").write_text(ours)
+    commit(a, "a wraps")
+    b_commit = head(b)
+    res = run(a, "sync", "--json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["attempts"] == 2 and any("push rejected" in s for s in data["steps"])
+    assert git(remote, "merge-base", "--is-ancestor", b_commit, "main") == ""  # b's commit was not overwritten
+    text = (a / "CONTINUITY.md").read_text()
+    assert "queue_depth" in text and "pool_sizing" in text
+
+
+def test_sync_refuses_to_start_on_uncommitted_changes_or_mid_merge(tmp_path, remote, run):
+    a = clone(tmp_path, remote, "a", run)
+    (a / "CONTINUITY.md").write_text(BASE + "\nmore\n")
+    res = run(a, "sync")
+    assert res.code == 2 and "uncommitted changes: CONTINUITY.md" in res.err
+    git(a, "checkout", "--", "CONTINUITY.md")
+    (Path(git(a, "rev-parse", "--absolute-git-dir").strip()) / "MERGE_HEAD").write_text(head(a) + "\n")
+    res = run(a, "sync")
+    assert res.code == 2 and "a merge is in progress" in res.err
+
+
+def test_wrap_push_wraps_then_syncs(tmp_path, remote, run):
+    a = clone(tmp_path, remote, "a", run)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"session": "sess-push", "state": "Focus: pushing wraps.",
+                                "episodes": [{"type": "finding", "content": "sync pushes the wrap to the remote"}]}))
+    res = run(a, "wrap", "--plan", str(plan), "--date", "2026-11-28", "--push", "--json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["wrap"]["committed"] and data["sync"]["pushed"]
+    assert git(remote, "rev-parse", "main").strip() == head(a) == data["wrap"]["committed"]
+
+
+def test_sync_without_a_remote_is_a_clear_error(run, repo):
+    (repo / "x").write_text("x")
+    git(repo, "add", "x")
+    git(repo, "commit", "-qm", "x")
+    res = run(repo, "sync")
+    assert res.code == 2 and "no remote" in res.err
+
+
+def test_an_interrupted_integration_is_undone(tmp_path, remote, run, monkeypatch):
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    ours, theirs, _ = CASES["both_add"]
+    (a / "CONTINUITY.md").write_text(ours)
+    commit(a, "a wraps")
+    assert run(a, "sync").code == 0
+    (b / "CONTINUITY.md").write_text(theirs)
+    commit(b, "b wraps")
+    before = head(b)
+    from flowgit.merge import sync
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sync, "_gate", interrupted)  # after the merge landed, before the push
+    assert run(b, "sync").code == 130
+    assert head(b) == before and git(b, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_a_new_branch_is_gated_and_pushed_with_its_upstream_set(tmp_path, remote, run):
+    a = clone(tmp_path, remote, "a", run)
+    git(a, "checkout", "-qb", "topic")
+    (a / "CONTINUITY.md").write_text(UNGROUNDED)
+    commit(a, "ungrounded", "--no-verify")
+    res = run(a, "sync")
+    assert res.code == 1 and "G101" in res.err
+    git(a, "reset", "-q", "--hard", "HEAD~1")
+    (a / "CONTINUITY.md").write_text(CASES["both_add"][0])
+    commit(a, "a wraps on a topic branch")
+    res = run(a, "sync")
+    assert res.code == 0, res.err
+    assert git(remote, "rev-parse", "topic").strip() == head(a)
+    assert git(a, "config", "branch.topic.remote").strip() == "origin"

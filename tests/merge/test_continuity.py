@@ -1,0 +1,121 @@
+"""The continuity merge, one rule at a time: merged file compared byte for byte with ``expected/``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flowgit.checks.judge import Side as JudgeSide, judge_change
+from flowgit.config import load_config
+from flowgit.continuity.patterns import pattern_map
+from flowgit.continuity.document import Document
+from flowgit.merge.continuity import Side, merge_continuity
+from flowgit.merge.markers import find_markers
+from tests.merge.cases import CASES, CACHE_1X
+from tests.merge.fixtures import BASE, STORE, edit, store_lookup
+
+EXPECTED = Path(__file__).parent / "expected"
+SIDES = (Side("ours", "2026-11-26"), Side("theirs", "2026-11-27"))
+
+
+def merged(name: str, **kw):
+    ours, theirs, newer = CASES[name]
+    return merge_continuity(BASE, ours, theirs, lookup=store_lookup, newer=kw.pop("newer", newer), sides=SIDES, **kw)
+
+
+def gate_errors(cfg, parent: str, result: str) -> list[str]:
+    side = lambda text: JudgeSide(text.encode(), STORE, "CONTINUITY.md", ".flow/episodes.jsonl")  # noqa: E731
+    return [f.format() for f in judge_change(cfg, side(parent), side(result)) if f.is_error]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_rule_merges_to_the_expected_file_byte_for_byte(name):
+    result = merged(name)
+    assert result.text == (EXPECTED / f"{name}.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - {"protected_conflict"}))
+def test_a_clean_merge_passes_the_gate_against_both_parents_and_has_no_markers(name, tmp_path):
+    cfg = load_config(tmp_path)
+    ours, theirs, _ = CASES[name]
+    result = merged(name)
+    assert result.clean and find_markers(result.text) is None
+    assert gate_errors(cfg, BASE, ours) == [] and gate_errors(cfg, BASE, theirs) == []  # both wraps are valid
+    assert gate_errors(cfg, ours, result.text) == []
+    assert gate_errors(cfg, theirs, result.text) == []
+
+
+def test_both_add_keeps_both_new_patterns_ours_first():
+    names = list(pattern_map(Document.parse(merged("both_add").text)))
+    assert names == ["retry_budget", "cache_first", "queue_depth", "pool_sizing", "backoff_jitter"]
+
+
+def test_both_raise_takes_the_higher_level_that_holds_with_unioned_evidence():
+    pats = pattern_map(Document.parse(merged("both_raise").text))
+    retry, cache = pats["retry_budget"], pats["cache_first"]
+    assert retry.section == "Proven Knowledge" and retry.pattern.level == 3 and len(retry.pattern.evidence) == 4
+    assert cache.pattern.level == 2 and len(cache.pattern.evidence) == 4
+
+
+def test_a_higher_level_whose_evidence_does_not_hold_loses_to_the_lower_one():
+    """Ours graduated retry_budget on evidence the merged store does not hold (a --no-verify commit)."""
+    ours, theirs, _ = CASES["both_raise"]
+    result = merge_continuity(BASE, ours, theirs, lookup=lambda ids: {}, newer="theirs", sides=SIDES)
+    retry = pattern_map(Document.parse(result.text))["retry_budget"]
+    assert retry.section == "Developing Knowledge" and retry.pattern.level == 2
+    assert any("does not hold" in n for n in result.notes)
+
+
+def test_newer_ours_keeps_ours_state_and_notes_theirs():
+    result = merged("both_replace_state", newer="ours")
+    state = result.text.split("## Top of Mind")[0]
+    assert "Focus: cache. Critical path: balances cache." in state.split("# flowgit merge")[0]
+    assert "# | Focus: jitter. Critical path: backoff tuning." in state
+    assert "another wrap (theirs, 2026-11-27)" in state
+
+
+def test_protected_conflict_is_reported_with_markers():
+    result = merged("protected_conflict")
+    assert result.conflicts == ["Foundation"] and not result.clean
+    assert find_markers(result.text) is not None
+
+
+def test_unchanged_sides_and_one_sided_changes_are_byte_exact():
+    crlf = BASE.replace("\n", "\r\n")
+    ours = edit(crlf, ("- provider storms", "- cache"))
+    assert merge_continuity(crlf, crlf, crlf).text == crlf
+    assert merge_continuity(crlf, ours, crlf).text == ours
+    assert merge_continuity(crlf, crlf, ours).text == ours
+    tail = BASE.rstrip("\n")  # a missing final newline stays missing
+    assert merge_continuity(tail, tail, edit(tail, ("- provider storms", "- x"))).text.endswith("pattern.")
+
+
+def test_archived_on_one_side_and_raised_on_the_other_is_kept():
+    from tests.merge.fixtures import C
+
+    ours = edit(BASE, (CACHE_1X + "\n", ""))
+    theirs = CASES["rename_vs_raise"][1]
+    result = merge_continuity(BASE, ours, theirs, lookup=store_lookup)
+    assert f"[evidence: {C[0].id}, {C[1].id}]" in result.text and "archived on one side" in result.notes[0]
+    untouched = merge_continuity(BASE, ours, BASE).text
+    assert "cache_first" not in untouched
+
+
+def test_unicode_case_variants_of_a_name_are_one_pattern():
+    ours = edit(BASE, (CACHE_1X, CACHE_1X.replace("cache_first", "Cache_First")))
+    theirs = edit(BASE, (CACHE_1X, CACHE_1X + " [<- retry_budget]"))
+    result = merge_continuity(BASE, ours, theirs)
+    assert result.text.casefold().count("cache_first") == 1
+    assert "! Cache_First: serve balances from cache before the provider | 1x [<- retry_budget]" in result.text
+
+
+def test_repeated_merges_quote_an_earlier_note_once_instead_of_nesting_it():
+    ours, theirs, _ = CASES["both_replace_state"]
+    first = merge_continuity(BASE, ours, theirs, newer="theirs", sides=SIDES).text
+    later = edit(BASE, ("Focus: outages. Critical path: retry budget.", "Focus: a third wrap."))
+    second = merge_continuity(BASE, first, later, newer="theirs", sides=SIDES).text
+    state = second.split("## Top of Mind")[0]
+    assert state.count("# | Focus: cache. Critical path: balances cache.") == 1
+    assert "# | # |" not in second and state.count("# flowgit merge:") == 1
+    assert "# | Focus: jitter. Critical path: backoff tuning." in state and "Focus: a third wrap." in state

@@ -1,0 +1,219 @@
+"""The merge driver in real repositories: git merge, git rebase, git pull --rebase, conflicts, refusals."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flowgit.merge.continuity import merge_continuity
+from flowgit.merge.markers import find_markers
+from tests.conftest import git
+from tests.merge.cases import CASES
+from tests.merge.fixtures import A2, B2, BASE, EPISODES, edit, store_lookup
+
+EXPECTED = Path(__file__).parent / "expected"
+BASE_EPISODES = [e for e in EPISODES if e not in (A2, B2)]
+
+
+def store_bytes(*eps) -> bytes:
+    return b"".join(e.to_json().encode() + b"\n" for e in eps)
+
+
+def commit(repo: Path, message: str, when: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    subprocess.run(["git", "commit", "-qam", message], cwd=repo, check=True, env=env, capture_output=True)
+
+
+def write(repo: Path, text: str, store: bytes | None = None) -> None:
+    (repo / "CONTINUITY.md").write_text(text)
+    if store is not None:
+        (repo / ".flow" / "episodes.jsonl").write_bytes(store)
+
+
+@pytest.fixture
+def team_repo(repo: Path, run) -> Path:
+    """BASE committed by `flowgit init --commit`, which adopts it and registers the driver."""
+    (repo / ".flow").mkdir()
+    write(repo, BASE, store_bytes(*BASE_EPISODES))
+    res = run(repo, "init", "--commit", "--no-hooks")
+    assert res.code == 0, res.err
+    return repo
+
+
+def two_branches(repo: Path, name: str, *, ours_store: bytes | None = None, theirs_store: bytes | None = None):
+    ours, theirs, _ = CASES[name]
+    git(repo, "checkout", "-qb", "other")
+    write(repo, theirs, theirs_store)
+    commit(repo, "theirs wrap", "2026-11-27T10:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    write(repo, ours, ours_store)
+    commit(repo, "ours wrap", "2026-11-26T10:00:00Z")
+    return ours, theirs
+
+
+def test_git_merge_uses_the_driver_and_the_merged_store(team_repo):
+    base_store = store_bytes(*BASE_EPISODES)
+    two_branches(team_repo, "both_raise", ours_store=base_store + store_bytes(A2),
+                 theirs_store=base_store + store_bytes(B2))
+    proc = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # retry_budget reached Proven only because the driver found theirs' store (B2) next to ours' (A2)
+    assert (team_repo / "CONTINUITY.md").read_text() == (EXPECTED / "both_raise.md").read_text()
+    assert (team_repo / ".flow" / "episodes.jsonl").read_bytes() == base_store + store_bytes(A2, B2)
+    assert git(team_repo, "status", "--porcelain") == ""
+
+
+def test_git_rebase_replays_a_wrap_through_the_driver(team_repo):
+    ours, theirs = two_branches(team_repo, "actions_done_vs_redated")
+    git(team_repo, "checkout", "-q", "other")
+    proc = subprocess.run(["git", "rebase", "main"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # in a rebase, "ours" is the branch being rebased onto and "theirs" the replayed commit
+    expected = merge_continuity(BASE, ours, theirs, lookup=store_lookup).text
+    assert (team_repo / "CONTINUITY.md").read_text() == expected
+    assert "- ✓ write the retry budget — seen: Nov 26, next: Nov 28" in expected
+
+
+def test_both_wraps_replace_state_the_newer_wins_and_names_the_other(team_repo):
+    two_branches(team_repo, "both_replace_state")
+    other = git(team_repo, "rev-parse", "other").strip()
+    subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, check=True, capture_output=True)
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert "## Current State | 2026-11-27 (theirs)\nFocus: jitter." in text  # theirs wrapped later
+    ours_sha = git(team_repo, "rev-parse", "HEAD^1").strip()[:10]
+    assert f"# flowgit merge: another wrap (ours {ours_sha}, 2026-11-26) also replaced Current State" in text
+    assert "# | Focus: cache. Critical path: balances cache." in text
+    assert find_markers(text) is None and other
+
+
+def test_pull_rebase_between_two_clones(tmp_path, team_repo, run):
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(team_repo), str(remote))
+    clones = []
+    for name in ("a", "b"):
+        git(tmp_path, "clone", "-q", str(remote), name)
+        assert run(tmp_path / name, "init", "--no-hooks").code == 0  # the driver command lives in .git/config
+        clones.append(tmp_path / name)
+    a, b = clones
+    ours, theirs, _ = CASES["both_add"]
+    write(a, ours)
+    commit(a, "a wraps", "2026-11-26T10:00:00Z")
+    git(a, "push", "-q")
+    write(b, theirs)
+    commit(b, "b wraps", "2026-11-27T10:00:00Z")
+    proc = subprocess.run(["git", "pull", "--rebase", "-q"], cwd=b, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (b / "CONTINUITY.md").read_text() == merge_continuity(BASE, ours, theirs).text
+
+
+def test_a_protected_conflict_stops_git_and_the_gate_refuses_the_markers(team_repo, run):
+    two_branches(team_repo, "protected_conflict")
+    proc = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 1 and "CONFLICT" in proc.stdout + proc.stderr
+    assert "CONFLICT in Foundation" in proc.stderr
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert "<<<<<<< ours" in text and ">>>>>>> theirs" in text
+    listed = run(team_repo, "patterns")
+    assert listed.code == 2 and "mid-merge" in listed.err
+    git(team_repo, "add", "CONTINUITY.md")
+    assert "G801" in run(team_repo, "check").err
+
+
+def test_a_merge_the_gate_would_refuse_is_left_conflicted_with_the_reason(team_repo, run, tmp_path):
+    """Each side fills Developing to the 15-line limit; together they would be over it (G503)."""
+    def filled(prefix: str) -> str:
+        lines = "".join(f"! {prefix}_{i}: {prefix} note number {i} about queues | 1x\n" for i in range(13))
+        return edit(BASE, ("! cache_first: serve balances from cache before the provider | 1x\n",
+                           "! cache_first: serve balances from cache before the provider | 1x\n" + lines))
+    files = {}
+    for name, text in (("base", BASE), ("ours", filled("ours")), ("theirs", filled("theirs"))):
+        files[name] = tmp_path / f"{name}.md"
+        files[name].write_text(text)
+    res = run(team_repo, "merge-driver", str(files["base"]), str(files["ours"]), str(files["theirs"]),
+              "CONTINUITY.md")
+    assert res.code == 1 and "G503" in res.err and "would fail the gate" in res.err
+    merged = files["ours"].read_text()
+    assert "ours_12" in merged and "theirs_12" in merged and find_markers(merged) is None
+
+
+def test_the_driver_merges_the_store_by_path_and_falls_back_for_unreadable_files(team_repo, run, tmp_path):
+    base, ours, theirs = (tmp_path / n for n in ("b", "o", "t"))
+    base.write_bytes(store_bytes(EPISODES[0]))
+    ours.write_bytes(store_bytes(EPISODES[0], EPISODES[1]))
+    theirs.write_bytes(store_bytes(EPISODES[0], EPISODES[2], EPISODES[1]))
+    res = run(team_repo, "merge-driver", str(base), str(ours), str(theirs), ".flow/episodes.jsonl", "--json")
+    assert res.code == 0 and '"kind": "store"' in res.out
+    assert ours.read_bytes() == store_bytes(EPISODES[0], EPISODES[1], EPISODES[2])
+    for f, data in ((base, b"a\n"), (ours, b"\xff\xfe bad\n"), (theirs, b"c\n")):
+        f.write_bytes(data)
+    res = run(team_repo, "merge-driver", str(base), str(ours), str(theirs), "CONTINUITY.md")
+    assert res.code == 1 and "not merged by meaning" in res.err and "not valid UTF-8" in res.err
+    missing = run(team_repo, "merge-driver", str(tmp_path / "nope"), str(ours), str(theirs), "CONTINUITY.md")
+    assert missing.code == 2 and "cannot be read" in missing.err and "Traceback" not in missing.err
+
+
+def test_git_rebase_finds_the_picked_commits_store(team_repo):
+    base_store = store_bytes(*BASE_EPISODES)
+    ours, theirs = two_branches(team_repo, "both_raise", ours_store=base_store + store_bytes(A2),
+                                theirs_store=base_store + store_bytes(B2))
+    git(team_repo, "checkout", "-q", "other")
+    proc = subprocess.run(["git", "rebase", "main"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert text == merge_continuity(BASE, ours, theirs, lookup=store_lookup).text
+    assert "!! retry_budget: cap retries per request so outages cannot multiply load | 3x" in text
+    assert (team_repo / ".flow" / "episodes.jsonl").read_bytes() == base_store + store_bytes(A2, B2)
+
+
+def test_a_failure_inside_the_driver_still_leaves_a_visible_conflict(team_repo, run, tmp_path, monkeypatch):
+    from flowgit.merge import driver
+
+    def broken(*args, **kw):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(driver, "_continuity", broken)
+    files = {}
+    for name, text in (("base", BASE), ("ours", CASES["protected_conflict"][0]),
+                       ("theirs", CASES["protected_conflict"][1])):
+        files[name] = tmp_path / name
+        files[name].write_text(text)
+    res = run(team_repo, "merge-driver", str(files["base"]), str(files["ours"]), str(files["theirs"]),
+              "CONTINUITY.md")
+    assert res.code == 1 and "simulated bug" in res.err
+    assert find_markers(files["ours"].read_text()) is not None
+
+
+def test_the_registered_driver_with_a_broken_configuration_merges_as_text(team_repo, tmp_path):
+    (team_repo / ".flowgit.toml").write_text("continuity = [\n")
+    for name, text in (("b", "a\n"), ("o", "a\nb\n"), ("t", "a\nc\n")):
+        (tmp_path / name).write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "flowgit.commands.merge_driver", *(str(tmp_path / n) for n in "bot"),
+                           "CONTINUITY.md"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 1 and "invalid TOML" in proc.stderr and "merged as plain text" in proc.stderr
+    assert find_markers((tmp_path / "o").read_text()) is not None
+
+
+def test_a_clone_behind_by_two_raises_takes_them_without_a_level_jump_refusal(team_repo, run, tmp_path):
+    """Another clone raised cache_first 1x -> 2x -> 3x in two gated wraps; ours is still at 1x."""
+    from tests.merge.fixtures import C
+
+    two_x = edit(BASE, ("! cache_first: serve balances from cache before the provider | 1x",
+                        f"!! cache_first: serve balances from cache before the provider | 2x (DATA) "
+                        f"[evidence: {C[0].id}, {C[1].id}]"))
+    three_x = edit(two_x, (f"!! cache_first: serve balances from cache before the provider | 2x (DATA) "
+                           f"[evidence: {C[0].id}, {C[1].id}]\n", ""),
+                   ("## Foundation", f"!! cache_first: serve balances from cache before the provider | 3x (DATA — "
+                                     f"2026-11-28) [evidence: {C[0].id}, {C[1].id}, {C[2].id}]\n\n## Foundation"))
+    three_x = three_x.replace("\n\n\n## Foundation", "\n\n## Foundation")
+    ours = edit(BASE, ("- provider storms", "- cache warm-up"))
+    files = {}
+    for name, text in (("base", BASE), ("ours", ours), ("theirs", three_x)):
+        files[name] = tmp_path / name
+        files[name].write_text(text)
+    res = run(team_repo, "merge-driver", *(str(files[n]) for n in ("base", "ours", "theirs")), "CONTINUITY.md")
+    assert res.code == 0, res.err
+    assert "| 3x (DATA — 2026-11-28)" in files["ours"].read_text() and "- cache warm-up" in files["ours"].read_text()

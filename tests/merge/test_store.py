@@ -1,0 +1,41 @@
+"""The store merge: every line of both sides once, ours first, duplicates of a union merge gone."""
+
+from __future__ import annotations
+
+from hypothesis import given, strategies as st
+
+from flowgit.episodes import parse_store
+from flowgit.merge.store import merge_store
+from tests.merge.fixtures import EPISODES
+
+
+def lines(*eps) -> bytes:
+    return b"".join(e.to_json().encode() + b"\n" for e in eps)
+
+
+def test_both_sides_appended_each_line_once_ours_first():
+    base = lines(*EPISODES[:3])
+    ours = base + lines(EPISODES[3], EPISODES[5])
+    theirs = base + lines(EPISODES[4], EPISODES[5])  # EPISODES[5] written on both machines
+    merged = merge_store(ours, theirs)
+    assert merged == ours + lines(EPISODES[4])
+    assert merged.startswith(base) and merged.startswith(ours)
+
+
+def test_union_duplicates_and_unreadable_lines_are_kept_once():
+    torn = b'{"id": "ep-broken", "content": "half'
+    ours = lines(EPISODES[0], EPISODES[0]) + torn + b"\n" + b"not json\n"
+    theirs = lines(EPISODES[1]) + b"not json\n" + torn
+    merged = merge_store(ours, theirs)
+    assert merged == lines(EPISODES[0]) + torn + b"\nnot json\n" + lines(EPISODES[1])
+
+
+@given(st.lists(st.sampled_from(EPISODES), max_size=8), st.lists(st.sampled_from(EPISODES), max_size=8),
+       st.lists(st.sampled_from(EPISODES), max_size=8))
+def test_any_two_sides_merge_to_every_episode_exactly_once(base, ours_extra, theirs_extra):
+    ours, theirs = lines(*base, *ours_extra), lines(*base, *theirs_extra)
+    merged = merge_store(ours, theirs)
+    ids = [ln.split(b'"id": "')[1].split(b'"')[0] for ln in merged.splitlines()]
+    assert len(ids) == len(set(ids))
+    assert set(parse_store(merged)[0]) == set(parse_store(ours)[0]) | set(parse_store(theirs)[0])
+    assert merge_store(merged, merged) == merged
