@@ -190,6 +190,17 @@ def rank(index: DepositIndex, units: list[Unit], trace: RecallTrace) -> list[Uni
     return ranked
 
 
+def fold_subsets(units: list[Unit]) -> list[Unit]:
+    """A candidate whose sessions all belong to a better or larger one is part of it, not a rival."""
+    kept: list[Unit] = []
+    for u in units:
+        keys = {d.key for d in u.members}
+        if any(keys <= {d.key for d in k.members} for k in kept):
+            continue
+        kept = [k for k in kept if not ({d.key for d in k.members} < keys and k.type == u.type)] + [u]
+    return kept
+
+
 def traverse(index: DepositIndex, trace: RecallTrace, unit_type: str, scope: Scope,
              entries: list[Deposit]) -> Traversal:
     units, followed = ASSEMBLERS[unit_type](index, entries, trace, scope)

@@ -17,18 +17,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flowgit.ascend.assemble import Scope, Traversal, _internal_edges, traverse
+from flowgit.ascend.assemble import Scope, Traversal, _internal_edges, fold_subsets, traverse
 from flowgit.ascend.confirm import Confirmer, Turn, claims_for, read_transcript
 from flowgit.ascend.graph import DepositIndex
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, safe_id
+from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
 from flowgit.ascend.render import CAVEAT, present, scope_lines, shown
-from flowgit.ascend.trace import RecallTrace, classify, extract, is_single_session, rank_entries
+from flowgit.ascend.trace import (RecallTrace, ambiguity, classify, extract, is_single_session, rank_entries,
+                                  split_references)
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 
 MAX_ATTEMPTS = 3
 STATE_VERSION = 1
+ENDED = {"null_match": "nothing larger than a session was found", "exhausted": "every try was used",
+         "recognized": "the unit was recognised", "single_session": "one session answered it"}
 
 
 @dataclass
@@ -46,13 +50,17 @@ class State:
     status: str = ""
     recognized: dict | None = None
     from_sid: str | None = None
+    ambiguity: str = "low"
+    noted: list[str] = field(default_factory=list)       # further references in the recall, noted not bound
+    rejected: list[list[str]] = field(default_factory=list)  # [type, *members] refined or reoriented away: final
 
     def to_dict(self) -> dict:
         return {"version": STATE_VERSION, "recall": self.recall, "trace": self.trace.to_dict(),
                 "unit_type": self.unit_type, "scope": self.scope.to_dict(), "attempts": self.attempts,
                 "max_attempts": MAX_ATTEMPTS, "presented": self.presented, "rescopes": self.rescopes,
                 "history": self.history, "status": self.status, "recognized": self.recognized,
-                "from_sid": self.from_sid}
+                "from_sid": self.from_sid, "ambiguity": self.ambiguity, "noted": self.noted,
+                "rejected": self.rejected}
 
     @classmethod
     def from_dict(cls, data: Any) -> "State":
@@ -64,7 +72,9 @@ class State:
                        scope=Scope.from_dict(data["scope"]), attempts=int(data["attempts"]),
                        presented=list(data["presented"]), rescopes=list(data.get("rescopes", [])),
                        history=list(data.get("history", [])), status=str(data.get("status", "")),
-                       recognized=data.get("recognized"), from_sid=data.get("from_sid"))
+                       recognized=data.get("recognized"), from_sid=data.get("from_sid"),
+                       ambiguity=str(data.get("ambiguity", "low")), noted=[str(x) for x in data.get("noted", [])],
+                       rejected=[[str(k) for k in m] for m in data.get("rejected", [])])
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise FlowgitError(f"the state is not one ascend returned ({exc})", path="--state",
                                fix="pass back the `state` object of the previous --json answer unchanged") from None
@@ -119,8 +129,8 @@ class Ascend:
             raise FlowgitError(f"unknown partition {', '.join(unknown)}", fix="use " + ", ".join(PARTITIONS))
         self.cfg, self.claude_dir = cfg, claude_dir
         self.notes = ScopeNotes()
-        self.readers = {name: PARTITIONS[name](cfg, claude_dir) for name in partitions}
-        deposits = [d for reader in self.readers.values() for d in reader.deposits(self.notes)]
+        self.readers = {name: PARTITIONS[name](cfg, claude_dir, partitions) for name in partitions}
+        deposits = merge_sessions(d for reader in self.readers.values() for d in reader.deposits(self.notes))
         self.index = DepositIndex.build(deposits, completer=lambda d: self.readers[d.partition].complete(d, self.notes))
         self.edges_followed = 0
         self.confirmer = Confirmer(self.record_of)
@@ -128,8 +138,8 @@ class Ascend:
     # ------------------------------------------------------------- sources
     def record_of(self, d: Deposit) -> tuple[Turn, ...] | None:
         """The authoritative record a deposit's claims are checked against."""
-        if d.partition == "claude":
-            return read_transcript(d.source) if d.source else None
+        if d.partition in ("claude", "transcripts"):
+            return read_transcript(str(d.source), str(self.claude_dir)) if d.source else None
         if d.partition == "git":
             from flowgit.history.walk import open_repo
 
@@ -159,27 +169,47 @@ class Ascend:
     # --------------------------------------------------------------- phases
     def start(self, recall: str, *, unit_type: str | None = None, from_sid: str | None = None,
               partitions: list[str]) -> Response:
+        """Phase 0: bind the recall (to its first reference), decide single session or not, classify, scope."""
         if not recall.strip() and not from_sid:
             raise FlowgitError("nothing to recall", fix='say what you remember: flowgit ascend "the whole line of '
                                                        'work on retries"')
         if from_sid is not None and not safe_id(from_sid):
             raise FlowgitError(f"--from {from_sid!r} is not a session id (no paths, no '..')",
                                fix="pass the session id as it appears in the deposit's directory name")
-        trace = extract(recall)
-        state = State(recall=recall, trace=trace, unit_type=unit_type or CLUSTER,
-                      scope=Scope(partitions=partitions), from_sid=from_sid)
+        first, others = split_references(recall)
+        trace = extract(first)
+        state = State(recall=first, trace=trace, unit_type=unit_type or CLUSTER,
+                      scope=Scope(partitions=partitions), from_sid=from_sid, noted=others)
         ranked = rank_entries(self.index, trace)
         if from_sid:
-            entry = [d for d in self.index.deposits if d.sid == from_sid]
-            if not entry:
-                raise FlowgitError(f"no deposit for session {from_sid}", fix="check the id, or the --partition")
-            trace.entry = [d.key for d in entry]
+            entry = self._resolve(from_sid, "--from")
+            trace.entry = [entry.key]
+            if not trace.keywords:   # the hand-off alone: the entry's own words are the recall
+                trace.keywords = sorted(t for t in self.index.terms[entry.key] if self.index.idf(t) > 0)[:12]
+            state.unit_type = unit_type or classify(trace, self.index, default=CHAIN)
         elif unit_type is None and is_single_session(trace, ranked):
             return self._single(state, ranked[0][1])
         else:
             trace.entry = [d.key for _, d in ranked[:3]]
-        state.unit_type = unit_type or classify(trace, self.index)
+            state.unit_type = unit_type or classify(trace, self.index)
+        state.ambiguity = ambiguity(trace, bool(trace.entry), explicit=unit_type is not None or bool(from_sid))
+        if state.ambiguity == "moderate":   # a partial signal: reach further than a clear one would
+            state.scope.min_weight /= 2
+            state.scope.hops += 1
         return self._traverse(state)
+
+    def _resolve(self, prefix: str, what: str) -> Deposit:
+        """The one session a (possibly abbreviated) id names, or a clear error; nothing is spent on a typo."""
+        found = {d.key: d for d in self.index.deposits if d.sid == prefix}
+        if not found:
+            found = {d.key: d for d in self.index.deposits if d.sid.startswith(prefix)}
+        if not found:
+            raise FlowgitError(f"{what}: no session {prefix!r} among the {self.index.size} deposits read",
+                               fix="check the id (or a longer prefix of it), or the --partition")
+        if len(found) > 1:
+            names = ", ".join(sorted(self.index.short(d.sid) for d in found.values())[:5])
+            raise FlowgitError(f"{what}: {prefix!r} names {len(found)} sessions ({names})", fix="give more of the id")
+        return next(iter(found.values()))
 
     def _single(self, state: State, d: Deposit) -> Response:
         self.complete([d])
@@ -207,12 +237,18 @@ class Ascend:
         return [self.index.by_key[k] for k in dict.fromkeys(keys)]
 
     def _traverse(self, state: State) -> Response:
+        """Phase 1: one traversal (one attempt), then present, gate, rescope or end."""
         state.attempts += 1
         travel: Traversal = traverse(self.index, state.trace, state.unit_type, state.scope, self._entries(state))
         self.edges_followed += len(travel.followed)
-        units = [u for u in travel.units if len({d.key for d in u.members} - set(state.scope.dropped)) >= 2]
-        for u in units:
-            u.members = [d for d in u.members if d.key not in state.scope.dropped]
+        dropped = set(state.scope.dropped)
+        units = []
+        for u in travel.units:
+            u.members = [d for d in u.members if d.key not in dropped]
+            self._add_members(u, state)
+            if len(u.members) >= 2 and [u.type, *sorted(d.key for d in u.members)] not in state.rejected:
+                units.append(u)
+        units = fold_subsets(units)
         if not units:
             return self._empty(state, travel)
         top = units[0]
@@ -220,14 +256,31 @@ class Ascend:
         claims = claims_for(top, self.confirmer)
         state.presented.append({**_unit_summary(top), "attempt": state.attempts})
         scope = self.scope_dict()
+        noted = self._noted(state)
         if len(units) == 1 and top.confidence == "high":
             state.status = "inline"
             state.recognized = _unit_summary(top)
-            text = present(top, claims, scope) + "\n\n" + self._divergence(top)
+            text = present(top, claims, scope, self.index.short) + noted + "\n\n" + self._divergence(top)
             return Response("inline", state, text, top, units, claims, self._gate_options(top, state), scope)
         state.status = "gate"
-        text = present(top, claims, scope) + "\n\n" + self._gate_text(top, units, state)
+        text = present(top, claims, scope, self.index.short) + noted + "\n\n" + self._gate_text(top, units, state)
         return Response("gate", state, text, top, units, claims, self._gate_options(top, state), scope)
+
+    def _add_members(self, unit: Unit, state: State) -> None:
+        """Sessions the reader added with Refine belong to the unit, in time order."""
+        keys = {d.key for d in unit.members}
+        extra = [self.index.by_key[k] for k in state.scope.added if k in self.index.by_key and k not in keys]
+        if extra:
+            unit.members = sorted(unit.members + extra, key=lambda d: (d.sort_time or "9999", d.sid))
+            roles = {CHAIN: {CHAIN}, CLUSTER: {"topic"}, CONCEPT: {CONCEPT}}[unit.type]
+            unit.edges = _internal_edges(self.index, unit.members, roles)
+
+    def _noted(self, state: State) -> str:
+        if not state.noted:
+            return ""
+        listed = "; ".join(f"“{n}”" for n in state.noted)
+        return (f"\n\nYou also mentioned {listed}. This answer follows the first reference only; "
+                "ask again for the other on its own.")
 
     def _empty(self, state: State, travel: Traversal) -> Response:
         scope = self.scope_dict()
@@ -241,12 +294,14 @@ class Ascend:
         if not state.presented:
             state.status = "null_match"
             closest = travel.entries[0] if travel.entries else None
-            lines += ["", "No larger unit could be recognised in three tries."]
+            lines += ["", "No larger unit could be recognised in three tries. What you can do instead:"]
             if closest:
-                lines.append(f"  You could look at the closest single session on its own: {closest.sid} "
-                             f"({closest.date or 'undated'}, {closest.topic}).")
-            lines.append("  Or the cases you mean may not be recorded yet, and need finding afresh.")
-            return Response("null_match", state, "\n".join(lines), scope=scope)
+                lines.append(f"  - look at the closest single session on its own: {self.index.short(closest.sid)} "
+                             f"({closest.date or 'undated'}, {closest.topic})")
+                lines += [f"      {r}" for r in closest.resumes()] or \
+                    [f"      not resumable: {closest.why_not_resumable()}"]
+            lines.append("  - the cases you mean may not be recorded yet, and need finding afresh")
+            return Response("null_match", state, "\n".join(lines), scope=scope, single=closest)
         return self._exhausted(state)
 
     def _exhausted(self, state: State) -> Response:
@@ -258,7 +313,7 @@ class Ascend:
             return Response("exhausted", state, "The best earlier candidate is no longer readable.", scope=scope)
         self.complete(unit.members)
         claims = claims_for(unit, self.confirmer)
-        text = ("No more tries left; here is the best candidate found earlier.\n\n" + present(unit, claims, scope))
+        text = ("No more tries left; here is the best candidate found earlier.\n\n" + present(unit, claims, scope, self.index.short))
         return Response("exhausted", state, text, unit, [unit], claims, [], scope)
 
     def _rebuild(self, summary: dict) -> Unit | None:
@@ -280,6 +335,9 @@ class Ascend:
         return response
 
     def _answer(self, state: State, action: str, value: str | None) -> Response:
+        if state.status in ENDED:
+            raise FlowgitError(f"this recall has already ended ({ENDED[state.status]}); a --{action} cannot move it on",
+                               path="--state", fix="start afresh with the recall in new words: flowgit ascend \"…\"")
         if action == "recognize":
             if not state.presented or state.status not in ("gate", "inline"):
                 raise FlowgitError("there is no candidate to recognise in this state",
@@ -291,8 +349,8 @@ class Ascend:
             claims = claims_for(unit, self.confirmer)
             state.status, state.recognized = "recognized", state.presented[-1]
             trace = self._trace_line(unit)
-            return Response("recognized", state, present(unit, claims, self.scope_dict()) + "\n\n" + trace,
-                            unit, [unit], claims, [], self.scope_dict())
+            text = present(unit, claims, self.scope_dict(), self.index.short) + "\n\n" + trace
+            return Response("recognized", state, text, unit, [unit], claims, [], self.scope_dict())
         if action == "rescope":
             if state.status != "rescope":
                 raise FlowgitError("rescoping follows an empty traversal only", fix="use --refine or --reorient")
@@ -300,38 +358,55 @@ class Ascend:
             return self._traverse(state)
         if action not in ("refine", "reorient"):
             raise FlowgitError(f"unknown answer {action!r}", fix="recognize, refine, reorient or rescope")
+        if action == "refine":
+            change = self._parse_refine(value or "widen")   # a bad refinement is refused before it costs a try
         if state.attempts >= MAX_ATTEMPTS:
             return self._exhausted(state)
+        if state.presented and state.status in ("gate", "inline"):   # the candidate turned down is final
+            members = [state.presented[-1]["type"], *sorted(state.presented[-1]["members"])]
+            if members not in state.rejected:
+                state.rejected.append(members)
         if action == "refine":
-            self._apply_refine(state, value or "widen")
+            self._apply_refine(state, change)
             return self._traverse(state)
         target = (value or "").strip()
         kind = target.split(":", 1)[-1].strip().lower()
         if kind in UNIT_TYPES:
             state.unit_type = kind
-        elif target:
-            state.trace = extract(target)
-            state.recall = target
+        elif target:   # another recall dimension: Phase 0 again (the tries already spent still count)
+            first, others = split_references(target)
+            state.trace = extract(first)
+            state.recall, state.noted = first, others
             state.trace.entry = [d.key for _, d in rank_entries(self.index, state.trace)[:3]]
             state.unit_type = classify(state.trace, self.index)
         return self._traverse(state)
 
-    def _apply_refine(self, state: State, value: str) -> None:
-        verb, _, arg = value.partition(":")
+    def _parse_refine(self, value: str) -> tuple[str, str | None]:
+        verb, _, arg = value.strip().partition(":")
+        if verb in ("drop", "add"):
+            if not arg:
+                raise FlowgitError(f"{verb}: needs a session id", fix=f"{verb}:SID (an id or a unique prefix of it)")
+            return verb, self._resolve(arg.strip(), f"{verb}:").key
+        if verb in ("narrow", "widen") and not arg:
+            return verb, None
+        raise FlowgitError(f"unknown refinement {value!r}", fix="drop:SID, add:SID, widen or narrow")
+
+    def _apply_refine(self, state: State, change: tuple[str, str | None]) -> None:
+        verb, key = change
         scope = state.scope
-        if verb == "drop" and arg:
-            scope.dropped += [d.key for d in self.index.deposits if d.sid.startswith(arg)]
-        elif verb == "add" and arg:
-            scope.added += [d.key for d in self.index.deposits if d.sid.startswith(arg)]
+        if verb == "drop" and key:
+            scope.dropped.append(key)
+            scope.added = [k for k in scope.added if k != key]
+        elif verb == "add" and key:
+            scope.added.append(key)
+            scope.dropped = [k for k in scope.dropped if k != key]
         elif verb == "narrow":
             scope.min_weight *= 2
             scope.hops = max(1, scope.hops - 1)
-        elif verb == "widen":
+        else:
             scope.min_weight /= 2
             scope.hops += 1
             scope.ignore_window = True
-        else:
-            raise FlowgitError(f"unknown refinement {value!r}", fix="drop:SID, add:SID, widen or narrow")
 
     def _apply_rescope(self, state: State, value: str) -> None:
         state.rescopes.append(value)
@@ -350,7 +425,7 @@ class Ascend:
 
     # -------------------------------------------------------------- wording
     def _gate_options(self, top: Unit, state: State) -> list[dict]:
-        edge = top.members[-1].sid[:12]
+        edge = self.index.short(top.members[-1].sid)
         return [
             {"answer": "recognize", "label": "Recognize — this is the connected unit I had in mind"},
             {"answer": "refine", "label": "Refine — close, but its boundary or scope needs adjusting",
@@ -373,13 +448,13 @@ class Ascend:
         return "\n".join([
             f"Is this the {_NAMES[top.type]} you were reaching for?{others}",
             "  1. Recognize — this is the connected unit I had in mind",
-            f"  2. Refine — close, but the boundary needs adjusting (drop {top.members[-1].sid[:12]}, widen, narrow)",
+            f"  2. Refine — close, but the boundary needs adjusting (drop {self.index.short(top.members[-1].sid)}, widen, narrow)",
             "  Or describe what you meant instead (another kind of unit, another angle).",
             f"  {left} more {'try' if left == 1 else 'tries'} before the search stops; "
             f"{self.index.size} deposits are in scope."])
 
     def _divergence(self, top: Unit) -> str:
-        return (f"If this is not it: drop {top.members[-1].sid[:12]} or widen the search, "
+        return (f"If this is not it: drop {self.index.short(top.members[-1].sid)} or widen the search, "
                 "or say what you meant in your own words.")
 
     def _trace_line(self, unit: Unit) -> str:

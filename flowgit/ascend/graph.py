@@ -36,6 +36,14 @@ CWD_DAYS = 3
 CWD_WEIGHT = 0.75
 COMMON_SHARE = 0.5   # a keyword in more than half of the deposits carries no signal
 ALL_ROLES = frozenset({"chain", "topic", "concept"})
+SESSION_PARTITIONS = ("claude", "transcripts")   # where a working directory says which project a session was in
+# anchor kind -> (edge role, weight, what connects them); issues, PRs, tickets and legacy strings are the default
+ANCHOR_ROLES = {
+    "memory": (CONCEPT, ANCHOR_WEIGHT, "both refer to the memory entry {}"),
+    "pattern": (CHAIN, ANCHOR_WEIGHT, "both changed the pattern {}"),
+    "evidence": (CHAIN, 2.0, "both rest on the episode {}"),
+    "path": (CHAIN, 1.5, "both worked on {}"),
+}
 
 
 def deposit_terms(d: Deposit) -> frozenset[str]:
@@ -44,6 +52,23 @@ def deposit_terms(d: Deposit) -> frozenset[str]:
     text = " ".join([*d.topics, *d.keywords, d.initial_request, *(c.token for c in d.coined)])
     whole = {k.lower() for k in d.keywords if "-" in k or "_" in k} | {c.token.lower() for c in d.coined}
     return content_words(text.replace("-", " ")) | whole
+
+
+def abbreviations(sids: Iterable[str], minimum: int = 8) -> dict[str, str]:
+    """Each id's shortest unique prefix of at least ``minimum`` characters (neighbours in sorted order decide)."""
+    ordered = sorted(set(sids))
+    out = {}
+    for i, sid in enumerate(ordered):
+        need = minimum
+        for other in (ordered[i - 1] if i else "", ordered[i + 1] if i + 1 < len(ordered) else ""):
+            common = 0
+            for x, y in zip(sid, other):
+                if x != y:
+                    break
+                common += 1
+            need = max(need, common + 1)
+        out[sid] = sid[:need]
+    return out
 
 
 def _day(d: Deposit) -> date | None:
@@ -70,6 +95,13 @@ class DepositIndex:
     completer: Callable[[Deposit], None] | None = None
     _prepared: set[str] = field(default_factory=set)
     _idf: dict[str, float] = field(default_factory=dict)
+    _short: dict[str, str] | None = None
+
+    def short(self, sid: str) -> str:
+        """The shortest prefix (at least 8 characters) that names this session uniquely, like git's abbreviations."""
+        if self._short is None:
+            self._short = abbreviations(d.sid for d in self.deposits)
+        return self._short.get(sid) or sid[:8]
 
     @classmethod
     def build(cls, deposits: Iterable[Deposit], completer: Callable[[Deposit], None] | None = None) -> "DepositIndex":
@@ -88,7 +120,7 @@ class DepositIndex:
         for t in terms:
             self.by_term[t].append(d.key)
         for a in d.anchors:
-            self.by_anchor[a.key if a.kind not in ("session", "episode") else f"{a.kind}:{a.ref}"].append(d.key)
+            self.by_anchor[a.key].append(d.key)
         self.by_sid[d.sid].append(d.key)
         if d.cwd:
             self.by_cwd[d.cwd].append(d.key)
@@ -135,13 +167,13 @@ class DepositIndex:
                 found[(other, role)] = Edge(key, other, role, current.weight + weight, f"{current.basis}; {basis}")
 
         for a in d.anchors:
-            if a.kind in ("session", "episode"):
+            if a.kind == "session":
                 continue
-            role = CONCEPT if a.kind == "memory" else CHAIN
+            role, weight, basis = ANCHOR_ROLES.get(a.kind, (CHAIN, ANCHOR_WEIGHT, "both refer to {}"))
             if role not in roles:
                 continue
             for other in self.by_anchor.get(a.key, ()):
-                add(other, role, ANCHOR_WEIGHT, f"both refer to {a.ref}")
+                add(other, role, weight, basis.format(a.ref))
         if CHAIN in roles:
             self._session_edges(d, add)
         if CONCEPT in roles:
@@ -159,28 +191,31 @@ class DepositIndex:
         for a in d.anchors:
             if a.kind == "session":
                 for other in self.by_sid.get(a.ref, ()):
-                    add(other, CHAIN, SESSION_WEIGHT, f"the same session {a.ref[:12]}")
+                    add(other, CHAIN, SESSION_WEIGHT, f"the same session {self.short(a.ref)}")
                 for other in self.by_anchor.get(f"session:{a.ref}", ()):
-                    add(other, CHAIN, SESSION_WEIGHT, f"the same session {a.ref[:12]}")
+                    add(other, CHAIN, SESSION_WEIGHT, f"the same session {self.short(a.ref)}")
         for other in self.by_sid.get(d.sid, ()):
-            add(other, CHAIN, SESSION_WEIGHT, f"the same session {d.sid[:12]} seen in two places")
+            add(other, CHAIN, SESSION_WEIGHT, f"the same session {self.short(d.sid)} seen in two places")
         for other in self.by_anchor.get(f"session:{d.sid}", ()):
-            add(other, CHAIN, SESSION_WEIGHT, f"the same session {d.sid[:12]} seen in two places")
-        for label, sids in (("continues", d.continuations), ("forks into", d.forks)):
-            for sid in sids:
-                targets = self.by_sid.get(sid, ())
-                if not targets:
-                    note = f"{d.sid[:12]} {label} {sid[:12]}, which has no deposit yet"
-                    if note not in self.broken:
-                        self.broken.append(note)
-                for other in targets:
-                    add(other, CHAIN, CONTINUATION_WEIGHT, f"{d.sid[:8]} {label} {sid[:8]}")
+            add(other, CHAIN, SESSION_WEIGHT, f"the same session {self.short(d.sid)} seen in two places")
+        links = [(sid, "{them} continues {me}") for sid in d.continuations]
+        links += [(sid, "{me} continues {them}") for sid in d.continues]
+        links += [(sid, "{me} forks into {them}") for sid in d.forks]
+        for sid, wording in links:
+            targets = self.by_sid.get(sid, ())
+            words = wording.format(me=self.short(d.sid), them=self.short(sid))
+            if not targets:
+                note = f"{words}, but {self.short(sid)} has no deposit yet"
+                if note not in self.broken:
+                    self.broken.append(note)
+            for other in targets:
+                add(other, CHAIN, CONTINUATION_WEIGHT, words)
         day = _day(d)
-        if d.cwd and day:
+        if d.cwd and day and d.partition in SESSION_PARTITIONS:
             mine = {t for t in self.terms[d.key] if self.idf(t) > 0}
             for other in self.by_cwd.get(d.cwd, ()):
                 o_day = _day(self.by_key[other])
-                if other != d.key and o_day and abs((o_day - day).days) <= CWD_DAYS and mine & self.terms[other]:
+                if other != d.key and o_day and self.by_key[other].partition in SESSION_PARTITIONS and abs((o_day - day).days) <= CWD_DAYS and mine & self.terms[other]:
                     add(other, CHAIN, CWD_WEIGHT, f"same project directory within {CWD_DAYS} days")
 
     def _topic_edges(self, key: str, add) -> None:

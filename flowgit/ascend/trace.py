@@ -16,9 +16,15 @@ from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit
 from flowgit.dates import MONTHS, today
 from flowgit.words import content_words
 
-CHAIN_SIGNALS = re.compile(r"\b(whole (line|thread|arc)|line of work|thread|arc|kept coming back|across sessions|"
-                           r"where did (it|that|this|we) (land|end up)|how did .* (evolve|develop)|trajectory|"
-                           r"from the start|all along)\b", re.I)
+# The trigger-signal table of the protocol, one expression per row that names a unit shape:
+#   whole line of work / cross-session "where did it land" / overshooting one session -> a chain,
+#   a topic spread over fragments -> a cluster, a named concept -> a concept node.
+CHAIN_SIGNALS = re.compile(r"\b(whole (line|thread|arc|saga|story|effort)|line of work|thread|arc|saga|"
+                           r"kept coming back|across (the )?sessions|"
+                           r"where did .{0,80}?(land|end up|wind up|get to|finish)|where .{0,60}? ended up|"
+                           r"how did .{0,80}?(evolve|develop|progress|unfold)|trajectory|from the start|all along|"
+                           r"(more|bigger|larger) than (that|one|a single) session|not just (that|one) session|"
+                           r"the rest of (that|the) (work|line))\b", re.I)
 CLUSTER_SIGNALS = re.compile(r"\b(everything (we|i) (figured out|learned|know|found)|all (we|i) (know|learned)|"
                              r"everything about|all the .* (work|notes|findings)|topic|cluster)\b", re.I)
 CONCEPT_SIGNALS = re.compile(r"\b(principle|concept|idea we (called|named)|(ended up|came to) call(ing)?|"
@@ -73,6 +79,40 @@ def temporal_window(text: str, now: date | None = None) -> tuple[str | None, tup
     return None, None
 
 
+REFERENCE_BREAK = re.compile(r"\s*(?:;|\band also\b|\bas well as\b|\bplus\b|\balso\b|,?\s*and\b|,)\s*", re.I)
+
+
+def _signals(text: str) -> list[re.Match]:
+    found = [m for rx in (CHAIN_SIGNALS, CLUSTER_SIGNALS, CONCEPT_SIGNALS) for m in rx.finditer(text)]
+    return sorted(found, key=lambda m: m.start())
+
+
+def split_references(text: str) -> tuple[str, list[str]]:
+    """(the first vague reference, the others): several references bind to the first, the rest are noted.
+
+    A second reference is a later clause that carries its own unit signal
+    ("… and everything we figured out about the cache"), or a clause after an
+    explicit separator (``;``, "and also", "as well as").
+    """
+    signals = _signals(text)
+    cut = None
+    if len(signals) >= 2:
+        second = next((m for m in signals[1:] if m.start() >= signals[0].end() + 3), None)
+        if second is not None:
+            lead = [b for b in REFERENCE_BREAK.finditer(text, signals[0].end(), second.start() + 1)]
+            cut = lead[-1] if lead else None
+    if cut is None:
+        hard = re.search(r"\s*(?:;|\band also\b|\bas well as\b)\s*", text)
+        cut = hard if hard and hard.start() > 0 else None
+    if cut is None:
+        return text.strip(), []
+    first, rest = text[:cut.start()].strip(" ,;"), text[cut.end():].strip(" ,;.")
+    if not content_words(first) or not content_words(rest):
+        return text.strip(), []
+    more, others = split_references(rest)
+    return first, [more, *others]
+
+
 def extract(text: str) -> RecallTrace:
     quoted = [q.strip() for q in QUOTED_RE.findall(text)]
     stripped = CHAIN_SIGNALS.sub(" ", CLUSTER_SIGNALS.sub(" ", CONCEPT_SIGNALS.sub(" ", text)))
@@ -117,7 +157,18 @@ def has_supra_signal(text: str) -> bool:
     return bool(CHAIN_SIGNALS.search(text) or CLUSTER_SIGNALS.search(text) or CONCEPT_SIGNALS.search(text))
 
 
-def classify(trace: RecallTrace, index: DepositIndex) -> str:
+def ambiguity(trace: RecallTrace, has_entries: bool, *, explicit: bool = False) -> str:
+    """Phase 0's trace ambiguity: low (a unit-shape signal and entry deposits), moderate (only one of them:
+    traverse more broadly), high (neither: traverse the dispatched type, ready to reorient)."""
+    signal = explicit or has_supra_signal(trace.text)
+    if signal and has_entries:
+        return "low"
+    if signal or has_entries:
+        return "moderate"
+    return "high"
+
+
+def classify(trace: RecallTrace, index: DepositIndex, default: str = CLUSTER) -> str:
     """Chain, cluster or concept, from the recall's own words first, then what the deposits hold."""
     if CONCEPT_SIGNALS.search(trace.text) or any(q.lower() in index.by_coined for q in trace.quoted):
         return CONCEPT
@@ -127,4 +178,4 @@ def classify(trace: RecallTrace, index: DepositIndex) -> str:
         return CLUSTER
     if any(w in index.by_coined for w in trace.keywords):
         return CONCEPT
-    return CLUSTER
+    return default

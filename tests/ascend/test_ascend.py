@@ -150,7 +150,7 @@ def test_contradicted_claim_is_corrected_and_missing_one_is_provisional(run, tmp
     assert "corrected from the session record" in data["text"]
     provisional = claims[(SID[6], "utterance")]
     assert provisional["verdict"] == "unattested"
-    assert "cache invalidation is the real problem here” — 00000006-5e5 (not found in the session record: " \
+    assert "cache invalidation is the real problem here” — 00000006 (not found in the session record: " \
            "provisional)" in data["text"]
     assert claims[(SID[6], "origin")]["verdict"] == "confirmed"
 
@@ -205,11 +205,13 @@ def test_git_history_and_episodes_join_the_chain(run, repo, tmp_path, corpus):
     res = run(repo, "ascend", "--claude-dir", str(corpus), "that whole line of work on the retry budget", "--json")
     data = json.loads(res.out)
     unit = data["unit"]
-    parts = {d["partition"]: d for d in unit["deposits"]}
-    assert parts["git"]["session_id"] == sha
-    assert parts["git"]["resume"] == f"git -C {shlex.quote(str(repo))} show {sha}:CONTINUITY.md"
-    assert parts["episodes"]["session_id"] == SID[4]
-    assert "the same session" in data["text"]
+    assert sids(unit) == [SID[1], SID[2], SID[3], SID[4]]        # one session, one node: still four sessions
+    node = next(d for d in unit["deposits"] if d["session_id"] == SID[4])
+    assert [s["partition"] for s in node["sources"]] == ["claude", "git", "episodes"]
+    assert next(s for s in node["sources"] if s["partition"] == "git")["ref"] == f"{sha}:CONTINUITY.md"
+    assert node["resumes"][:2] == [f"cd /home/dev/infra && claude --resume {SID[4]}",
+                                   f"git -C {shlex.quote(str(repo))} show {sha}:CONTINUITY.md"]
+    assert "A line of work across 4 sessions" in data["text"]
     assert "continuity file history" in data["text"]
 
 
