@@ -9,7 +9,7 @@ from the deposit that coined it.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
 
 from flowgit.ascend.graph import DepositIndex
@@ -18,6 +18,12 @@ from flowgit.ascend.trace import RecallTrace
 
 MAX_MEMBERS = 40
 MAX_ENTRIES = 3
+CLUSTER_ROLES = frozenset({"topic", CHAIN})
+SEED_SHARE = 0.35      # a deposit at least this aligned with the recall (relative to the best) seeds the cluster
+EDGE_FLOOR = 0.75      # weaker inferred edges lend no support
+SUPPORT_SHARE = 0.5
+MEMBER_SCORE = 0.5     # own alignment plus neighbours' support a member needs
+ROLES_OF = {CHAIN: {CHAIN}, CLUSTER: set(CLUSTER_ROLES), CONCEPT: {CONCEPT}}
 
 
 @dataclass
@@ -109,20 +115,46 @@ def _chain_label(members: list[Deposit], trace: RecallTrace) -> str:
 
 
 def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
-    terms = sorted((t for t in trace.keywords if len(index.by_term.get(t, ())) >= 2 and index.idf(t) > 0),
-                   key=lambda t: -sum(1 for e in entries if t in index.terms[e.key]) * index.idf(t))
-    units, followed = [], []
-    for term in terms[:2]:
-        starts = [e for e in entries if term in index.terms[e.key]][:MAX_ENTRIES]
-        if not starts:
-            continue
-        members, edges = _bfs(index, starts, lambda e, t=term: e.role == "topic" and t in index.terms[e.b]
-                              and e.weight >= scope.min_weight, scope, frozenset({"topic"}))
-        followed += edges
-        if len(members) >= 2:
-            units.append(Unit(CLUSTER, _by_time(members), _internal_edges(index, members, {"topic"}),
-                              _display_term(members, term)))
-    return units, followed
+    """The fragments on the recall's topic: deposits that carry its words, and deposits the carriers point to.
+
+    Each deposit's own alignment with the recall (its rare recall words and
+    anchors) is topped up by the support of its inferred neighbours: a fragment
+    that never names the topic but shares an issue or a file with two that do
+    belongs to it; one that shares a word by accident ("signature dish") and is
+    connected to nothing on the topic does not. Members must be joined by edges.
+    """
+    from flowgit.ascend.trace import candidate_scores
+
+    own = candidate_scores(index, trace, dropped=set(scope.dropped), window=not scope.ignore_window)
+    if not own:
+        return [], []
+    top = max(own.values())
+    seeds = {k: v / top for k, v in own.items() if v / top >= SEED_SHARE * scope.min_weight}
+    followed: list[Edge] = []
+    support: dict[str, float] = defaultdict(float)
+    links: dict[str, set[str]] = defaultdict(set)
+    for key, strength in seeds.items():
+        for e in index.edges_from(key, CLUSTER_ROLES):
+            if e.b in scope.dropped or e.weight < EDGE_FLOOR * scope.min_weight:
+                continue
+            followed.append(e)
+            support[e.b] += strength * min(e.weight, 3.0) / 3.0
+            links[e.b].add(key)
+            links[key].add(e.b)
+    score = {k: own.get(k, 0.0) / top + SUPPORT_SHARE * support.get(k, 0.0) for k in set(own) | set(support)}
+    members = [k for k, v in score.items() if v >= MEMBER_SCORE * scope.min_weight and links.get(k)]
+    if len(members) > MAX_MEMBERS:
+        members = sorted(members, key=lambda k: -score[k])[:MAX_MEMBERS]
+    chosen = set(members)
+    members = [k for k in members if links[k] & chosen]
+    if len(members) < 2:
+        return [], followed
+    deposits = _by_time([index.by_key[k] for k in members])
+    term = max((t for t in trace.keywords if index.idf(t) > 0),
+               key=lambda t: sum(1 for d in deposits if t in index.terms[d.key]) * index.idf(t), default="")
+    label = _display_term(deposits, term) if term else deposits[0].topic
+    unit = Unit(CLUSTER, deposits, _internal_edges(index, deposits, set(CLUSTER_ROLES)), label)
+    return [unit], followed
 
 
 def _display_term(members: list[Deposit], term: str) -> str:

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flowgit.ascend.assemble import Scope, Traversal, _internal_edges, fold_subsets, traverse
+from flowgit.ascend.assemble import ROLES_OF, Scope, Traversal, _internal_edges, fold_subsets, traverse
 from flowgit.ascend.confirm import Confirmer, Turn, claims_for, read_transcript
 from flowgit.ascend.graph import DepositIndex
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, safe_id
@@ -272,8 +272,7 @@ class Ascend:
         extra = [self.index.by_key[k] for k in state.scope.added if k in self.index.by_key and k not in keys]
         if extra:
             unit.members = sorted(unit.members + extra, key=lambda d: (d.sort_time or "9999", d.sid))
-            roles = {CHAIN: {CHAIN}, CLUSTER: {"topic"}, CONCEPT: {CONCEPT}}[unit.type]
-            unit.edges = _internal_edges(self.index, unit.members, roles)
+            unit.edges = _internal_edges(self.index, unit.members, ROLES_OF[unit.type])
 
     def _noted(self, state: State) -> str:
         if not state.noted:
@@ -320,9 +319,9 @@ class Ascend:
         members = [self.index.by_key[k] for k in summary.get("members", []) if k in self.index.by_key]
         if len(members) < 2:
             return None
-        roles = {CHAIN: {CHAIN}, CLUSTER: {"topic"}, CONCEPT: {CONCEPT}}[summary["type"]]
         node = self.index.by_key.get(summary.get("node") or "")
-        unit = Unit(summary["type"], members, _internal_edges(self.index, members, roles), summary["label"], node=node)
+        unit = Unit(summary["type"], members, _internal_edges(self.index, members, ROLES_OF[summary["type"]]),
+                    summary["label"], node=node)
         unit.confidence, unit.score = summary.get("confidence", "low"), summary.get("score", 0.0)
         return unit
 

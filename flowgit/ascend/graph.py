@@ -96,6 +96,7 @@ class DepositIndex:
     _prepared: set[str] = field(default_factory=set)
     _idf: dict[str, float] = field(default_factory=dict)
     _short: dict[str, str] | None = None
+    continued_by: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # sid -> its successors
 
     def short(self, sid: str) -> str:
         """The shortest prefix (at least 8 characters) that names this session uniquely, like git's abbreviations."""
@@ -122,10 +123,17 @@ class DepositIndex:
         for a in d.anchors:
             self.by_anchor[a.key].append(d.key)
         self.by_sid[d.sid].append(d.key)
+        self._register_links(d)
         if d.cwd:
             self.by_cwd[d.cwd].append(d.key)
         for c in d.coined:
             self.by_coined[c.token.lower()].append(d.key)
+
+    def _register_links(self, d: Deposit) -> None:
+        """Remember continuations from both ends, so the later session links back to the earlier one too."""
+        for earlier in d.continues:
+            if d.sid not in self.continued_by[earlier]:
+                self.continued_by[earlier].append(d.sid)
 
     def prepare(self, key: str) -> Deposit:
         """Read a deposit in full the first time traversal reaches it (continuations, markers …)."""
@@ -135,6 +143,7 @@ class DepositIndex:
             if self.completer is not None:
                 known = {c.token.lower() for c in d.coined}
                 self.completer(d)
+                self._register_links(d)
                 for c in d.coined:
                     if c.token.lower() not in known:
                         self.by_coined[c.token.lower()].append(key)
@@ -198,7 +207,8 @@ class DepositIndex:
             add(other, CHAIN, SESSION_WEIGHT, f"the same session {self.short(d.sid)} seen in two places")
         for other in self.by_anchor.get(f"session:{d.sid}", ()):
             add(other, CHAIN, SESSION_WEIGHT, f"the same session {self.short(d.sid)} seen in two places")
-        links = [(sid, "{them} continues {me}") for sid in d.continuations]
+        later = list(dict.fromkeys([*d.continuations, *self.continued_by.get(d.sid, ())]))
+        links = [(sid, "{them} continues {me}") for sid in later]
         links += [(sid, "{me} continues {them}") for sid in d.continues]
         links += [(sid, "{me} forks into {them}") for sid in d.forks]
         for sid, wording in links:

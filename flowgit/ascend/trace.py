@@ -29,6 +29,15 @@ CLUSTER_SIGNALS = re.compile(r"\b(everything (we|i) (figured out|learned|know|fo
                              r"everything about|all the .* (work|notes|findings)|topic|cluster)\b", re.I)
 CONCEPT_SIGNALS = re.compile(r"\b(principle|concept|idea we (called|named)|(ended up|came to) call(ing)?|"
                              r"what we (called|named)|the term|coined|we called it|the rule we)\b", re.I)
+# The words of those signals (never what they surround: "where did the retry budget land" keeps "retry budget").
+SIGNAL_WORDS = re.compile(r"\b(whole|line of work|thread|arc|saga|story|effort|kept coming back|across (the )?sessions|"
+                          r"where did|where|land(ed)?|end(ed)? up|wind up|get to|finish(ed)?|how did|evolve[ds]?|"
+                          r"develop(ed)?|progress(ed)?|unfold(ed)?|trajectory|from the start|all along|"
+                          r"(more|bigger|larger) than (that|one|a single) session|not just (that|one) session|"
+                          r"the rest of|everything (we|i) (figured out|learned|know|found)|all (we|i) (know|learned)|"
+                          r"everything about|all the|work|notes|findings|topic|cluster|principle|concept|"
+                          r"idea we (called|named)|(ended up|came to) call(ing)?|what we (called|named)|the term|"
+                          r"coined|we called it|the rule we|remember|recall)\b", re.I)
 SINGLE_SIGNALS = re.compile(r"\b(that|the|one) session\b|\bthe time (when|we)\b|\bthat conversation\b", re.I)
 ANCHOR_RE = re.compile(r"(?:#|\bPR\s*#?|\bissue\s*#?)(\d+)", re.I)
 QUOTED_RE = re.compile(r"[\"“'‘`]([^\"”'’`]{2,60})[\"”'’`]")
@@ -115,7 +124,7 @@ def split_references(text: str) -> tuple[str, list[str]]:
 
 def extract(text: str) -> RecallTrace:
     quoted = [q.strip() for q in QUOTED_RE.findall(text)]
-    stripped = CHAIN_SIGNALS.sub(" ", CLUSTER_SIGNALS.sub(" ", CONCEPT_SIGNALS.sub(" ", text)))
+    stripped = SIGNAL_WORDS.sub(" ", text)
     compounds = {w.lower() for w in re.findall(r"\b\w+(?:[-_]\w+)+\b", stripped)}
     words = sorted(content_words(stripped) | {q.lower() for q in quoted} | compounds)
     temporal, window = temporal_window(text)
@@ -133,15 +142,24 @@ def match_score(index: DepositIndex, d: Deposit, trace: RecallTrace) -> float:
     return score
 
 
-def rank_entries(index: DepositIndex, trace: RecallTrace, *, dropped: set[str] = frozenset()) -> list[tuple[float, Deposit]]:
-    """Deposits the recall touches, best first (these are where traversal starts)."""
+def candidate_scores(index: DepositIndex, trace: RecallTrace, *, dropped: set[str] = frozenset(),
+                     window: bool = True) -> dict[str, float]:
+    """Each deposit the recall touches (by a word or an anchor) and how well it matches."""
+    if not window and trace.window:
+        trace = RecallTrace(**{**trace.__dict__, "window": None})
     candidates: set[str] = set()
     for w in trace.keywords:
         candidates.update(index.by_term.get(w, ()))
     for a in trace.anchors:
         candidates.update(index.by_anchor.get(f"ref:{a.lower()}", ()))
-    scored = [(match_score(index, index.by_key[k], trace), index.by_key[k]) for k in candidates if k not in dropped]
-    return sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1].sort_time))
+    scored = {k: match_score(index, index.by_key[k], trace) for k in candidates if k not in dropped}
+    return {k: v for k, v in scored.items() if v > 0}
+
+
+def rank_entries(index: DepositIndex, trace: RecallTrace, *, dropped: set[str] = frozenset()) -> list[tuple[float, Deposit]]:
+    """Deposits the recall touches, best first (these are where traversal starts)."""
+    scored = candidate_scores(index, trace, dropped=dropped)
+    return sorted(((v, index.by_key[k]) for k, v in scored.items()), key=lambda s: (-s[0], s[1].sort_time))
 
 
 def is_single_session(trace: RecallTrace, ranked: list[tuple[float, Deposit]]) -> bool:

@@ -152,11 +152,13 @@ def derive(slug: str, sid: str, path: str, tree: Tree) -> Deposit | None:
             if obj.get("type") == "summary" and not summary:
                 summary = str(obj.get("summary") or "")[:200]
                 continue
+            other = obj.get("sessionId")
+            if isinstance(other, str) and other != sid:   # carried over from the session this one resumes
+                if safe_id(other) and other not in predecessors:
+                    predecessors.append(other)
+                continue
             started = started or str(obj.get("timestamp") or "")
             cwd = cwd or str(obj.get("cwd") or "")
-            other = obj.get("sessionId")
-            if isinstance(other, str) and other != sid and safe_id(other) and other not in predecessors:
-                predecessors.append(other)   # lines carried over from the session this one resumes
             if len(turns) < MAX_TURNS:
                 text = person_text(obj)
                 if text is not None:

@@ -102,16 +102,17 @@ def test_empty_traversal_rescopes_and_three_empty_ones_end_in_no_match(run, tmp_
 
 
 def test_gate_recognize_refine_reorient_and_exhaustion(run, tmp_path, corpus):
-    gate = ascend(run, tmp_path, corpus, "retry budget", "--type", "cluster")
+    gate = ascend(run, tmp_path, corpus, "everything we figured out about the cache")
     assert gate["status"] == "gate"
     assert [o["answer"] for o in gate["options"]] == ["recognize", "refine", "reorient"]
     recognized = follow(run, tmp_path, corpus, gate, "--recognize")
     assert recognized["status"] == "recognized" and recognized["state"]["recognized"]
     assert "Recognised:" in recognized["text"]
-    refined = follow(run, tmp_path, corpus, gate, "--refine", f"drop:{SID[4][:12]}")
+    refined = follow(run, tmp_path, corpus, gate, "--refine", f"drop:{SID[7][:12]}")
     assert refined["state"]["attempts"] == 2
-    assert SID[4] not in sids(refined["unit"])
-    reoriented = follow(run, tmp_path, corpus, refined, "--reorient", "chain")
+    assert SID[7] not in sids(refined["unit"]) and sids(refined["unit"]) == [SID[5], SID[6]]
+    reoriented = follow(run, tmp_path, corpus, {**refined, "state": {**refined["state"], "status": "gate"}},
+                        "--reorient", "that whole line of work on the retry budget")
     assert reoriented["state"]["attempts"] == 3 and reoriented["unit"]["type"] == "chain"
     exhausted = follow(run, tmp_path, corpus, {**reoriented, "state": {**reoriented["state"], "status": "gate"}},
                        "--refine", "widen")
@@ -125,7 +126,7 @@ def test_interactive_loop_on_a_terminal(run, tmp_path, corpus):
     assert res.code == 0, res.err
     assert res.out.count("Try another way") == 2 and "No larger unit could be recognised" in res.out
     res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--partition", "claude", "--interactive",
-              "retry budget", "--type", "cluster", stdin="2\nsideways\n1\n")
+              "everything we figured out about the cache", stdin="2\nsideways\n1\n")
     assert "unknown refinement 'sideways'" in res.out and "Recognised:" in res.out
 
 
@@ -240,7 +241,7 @@ def test_no_command_path_writes_anything(run, repo, tmp_path, corpus):
     for args in paths:
         res = run(repo, "ascend", "--claude-dir", str(corpus), *args, "--json")
         assert res.code == 0, res.err
-    gate = json.loads(run(repo, "ascend", "--claude-dir", str(corpus), "retry budget", "--type", "cluster",
+    gate = json.loads(run(repo, "ascend", "--claude-dir", str(corpus), "everything we figured out about the cache",
                           "--json").out)
     state = tmp_path / "state.json"
     state.write_text(json.dumps(gate))
@@ -249,7 +250,8 @@ def test_no_command_path_writes_anything(run, repo, tmp_path, corpus):
     empty = json.loads(run(repo, "ascend", "--claude-dir", str(corpus), "nothing like this", "--json").out)
     state.write_text(json.dumps(empty))
     assert run(repo, "ascend", "--claude-dir", str(corpus), "--state", str(state), "--rescope", "widen").code == 0
-    run(repo, "ascend", "--claude-dir", str(corpus), "--interactive", "retry budget", "--type", "cluster", stdin="2\nwiden\n1\n")
+    run(repo, "ascend", "--claude-dir", str(corpus), "--interactive", "everything we figured out about the cache",
+        stdin="2\nwiden\n1\n")
     assert digest() == before
 
 
