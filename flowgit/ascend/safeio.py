@@ -26,6 +26,7 @@ from pathlib import Path
 INDEX_FILE_LIMIT = 1 << 20          # one deposit index file (clue.md, narrative.md …)
 FRONTMATTER_LIMIT = 64 * 1024       # the YAML a deposit may ask us to parse
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+NOT_REGULAR = "not a regular file (a FIFO, device, socket or directory); not read"
 
 
 class Refused(Exception):
@@ -74,6 +75,13 @@ class Tree:
             self.note(path, "a link that leads outside the deposit tree; not followed")
             return None
         try:
+            target = os.stat(path)
+        except OSError:
+            return None   # a dangling link inside the tree: missing, like any missing file
+        if not stat.S_ISREG(target.st_mode):
+            self.note(path, NOT_REGULAR)
+            return None
+        try:
             fd = os.open(path, os.O_RDONLY | NONBLOCK)
         except FileNotFoundError:
             return None   # a dangling link inside the tree: missing, like any missing file
@@ -82,7 +90,7 @@ class Tree:
             return None
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
-            self.note(path, "not a regular file (a FIFO, device, socket or directory); not read")
+            self.note(path, NOT_REGULAR)
             return None
         if NONBLOCK:   # reads of a regular file never block; clear the flag so nothing is surprised
             import fcntl
