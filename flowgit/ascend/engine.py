@@ -23,7 +23,7 @@ from flowgit.ascend.graph import DepositIndex
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, safe_id
 from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
-from flowgit.ascend.render import CAVEAT, present, scope_lines, shown
+from flowgit.ascend.render import CAVEAT, present, record_date, scope_lines, shown
 from flowgit.ascend.trace import (RecallTrace, ambiguity, classify, extract, is_single_session, rank_entries,
                                   split_references)
 from flowgit.config import Config
@@ -98,7 +98,7 @@ class Response:
 
     def to_dict(self) -> dict:
         return {"status": self.status, "converged": self.converged,
-                "unit": _unit_dict(self.unit) if self.unit else None,
+                "unit": _unit_dict(self.unit, self.claims) if self.unit else None,
                 "single_session": _deposit_dict(self.single) if self.single else None,
                 "candidates": [_unit_summary(u) for u in self.candidates],
                 "confirmations": [c.to_dict() for c in self.claims], "options": self.options,
@@ -115,8 +115,10 @@ def _unit_summary(u: Unit) -> dict:
             "members": [d.key for d in u.members], "node": u.node.key if u.node else None}
 
 
-def _unit_dict(u: Unit) -> dict:
-    return {**_unit_summary(u), "deposits": [_deposit_dict(d) for d in u.members],
+def _unit_dict(u: Unit, claims: list[Claim]) -> dict:
+    """The unit with each session's date as its own record has it (``index_date``: what the index said)."""
+    deposits = [{**_deposit_dict(d), "date": record_date(d, claims), "index_date": d.date} for d in u.members]
+    return {**_unit_summary(u), "deposits": deposits,
             "connections": [asdict(e) for e in u.edges]}
 
 
@@ -184,9 +186,9 @@ class Ascend:
         if from_sid:
             entry = self._resolve(from_sid, "--from")
             trace.entry = [entry.key]
+            state.unit_type = unit_type or classify(trace, self.index, default=CHAIN)   # outward from the entry
             if not trace.keywords:   # the hand-off alone: the entry's own words are the recall
                 trace.keywords = sorted(t for t in self.index.terms[entry.key] if self.index.idf(t) > 0)[:12]
-            state.unit_type = unit_type or classify(trace, self.index, default=CHAIN)
         elif unit_type is None and is_single_session(trace, ranked):
             return self._single(state, ranked[0][1])
         else:
@@ -218,7 +220,7 @@ class Ascend:
         where = loc["resume"] or f"not resumable: {loc['not_resumable']}"
         text = "\n".join([
             "One session answers this; there is no larger unit to assemble.",
-            f"  {d.date or 'undated'} · {d.partition} · {d.slug} · {d.sid}",
+            f"  {record_date(d, claims) or 'undated'} · {d.partition} · {d.slug} · {d.sid}",
             f"  began with: {shown(claims[1], d.initial_request or d.topic)}",
             f"  {where}", "", CAVEAT])
         state.status = "single_session"

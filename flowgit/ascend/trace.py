@@ -23,7 +23,7 @@ CHAIN_SIGNALS = re.compile(r"\b(whole (line|thread|arc|saga|story|effort)|line o
                            r"kept coming back|across (the )?sessions|"
                            r"where did .{0,80}?(land|end up|wind up|get to|finish)|where .{0,60}? ended up|"
                            r"how did .{0,80}?(evolve|develop|progress|unfold)|trajectory|from the start|all along|"
-                           r"(more|bigger|larger) than (that|one|a single) session|not just (that|one) session|"
+                           r"(more|bigger|larger) than (that|this|one|a single)( one)? session|not just (that|this|one)( one)? session|"
                            r"the rest of (that|the) (work|line))\b", re.I)
 CLUSTER_SIGNALS = re.compile(r"\b(everything (we|i) (figured out|learned|know|found)|all (we|i) (know|learned)|"
                              r"everything about|all the .* (work|notes|findings)|topic|cluster)\b", re.I)
@@ -116,6 +116,7 @@ def split_references(text: str) -> tuple[str, list[str]]:
     if cut is None:
         return text.strip(), []
     first, rest = text[:cut.start()].strip(" ,;"), text[cut.end():].strip(" ,;.")
+    rest = re.sub(r"^(?:and|also|plus)\s+", "", rest, flags=re.I)
     if not content_words(first) or not content_words(rest):
         return text.strip(), []
     more, others = split_references(rest)
