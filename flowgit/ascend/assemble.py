@@ -19,10 +19,10 @@ from flowgit.ascend.trace import RecallTrace
 MAX_MEMBERS = 40
 MAX_ENTRIES = 3
 CLUSTER_ROLES = frozenset({"topic", CHAIN})
-SEED_SHARE = 0.35      # a deposit at least this aligned with the recall (relative to the best) seeds the cluster
-EDGE_FLOOR = 0.75      # weaker inferred edges lend no support
-SUPPORT_SHARE = 0.5
-MEMBER_SCORE = 0.5     # own alignment plus neighbours' support a member needs
+MEMBER_SHARE = 0.5     # a fragment carries at least half the best match's weight of the recall's words
+ATTACH_WEIGHT = 1.5    # a tie to a fragment that lets a deposit with some of the topic's words join:
+                       # an anchor (an issue, a file, a continuation), not a shared directory
+EDGE_FLOOR = 0.75      # weaker inferred edges join nothing
 ROLES_OF = {CHAIN: {CHAIN}, CLUSTER: set(CLUSTER_ROLES), CONCEPT: {CONCEPT}}
 
 
@@ -115,13 +115,14 @@ def _chain_label(members: list[Deposit], trace: RecallTrace) -> str:
 
 
 def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
-    """The fragments on the recall's topic: deposits that carry its words, and deposits the carriers point to.
+    """The fragments on the recall's topic, joined by inferred edges.
 
-    Each deposit's own alignment with the recall (its rare recall words and
-    anchors) is topped up by the support of its inferred neighbours: a fragment
-    that never names the topic but shares an issue or a file with two that do
-    belongs to it; one that shares a word by accident ("signature dish") and is
-    connected to nothing on the topic does not. Members must be joined by edges.
+    A fragment is a deposit that carries enough of the recall's rarer words
+    (at least half of the best match's weight: "feature flags" needs more than
+    the everyday half "flag"), connected to another fragment by an edge. A
+    deposit that carries less of the topic ("webhook" of "webhook signatures")
+    joins when an anchor (the same issue, file or a continuation) ties it to a
+    fragment; a deposit with none of the topic's words never does.
     """
     from flowgit.ascend.trace import candidate_scores
 
@@ -129,24 +130,26 @@ def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, sc
     if not own:
         return [], []
     top = max(own.values())
-    seeds = {k: v / top for k, v in own.items() if v / top >= SEED_SHARE * scope.min_weight}
+    share = {k: v / top for k, v in own.items()}
+    core = {k for k, v in share.items() if v >= MEMBER_SHARE * scope.min_weight}
     followed: list[Edge] = []
-    support: dict[str, float] = defaultdict(float)
     links: dict[str, set[str]] = defaultdict(set)
-    for key, strength in seeds.items():
+    anchored: dict[str, set[str]] = defaultdict(set)
+    for key in sorted(core, key=lambda k: -share[k])[:MAX_MEMBERS]:
         for e in index.edges_from(key, CLUSTER_ROLES):
             if e.b in scope.dropped or e.weight < EDGE_FLOOR * scope.min_weight:
                 continue
             followed.append(e)
-            support[e.b] += strength * min(e.weight, 3.0) / 3.0
-            links[e.b].add(key)
-            links[key].add(e.b)
-    score = {k: own.get(k, 0.0) / top + SUPPORT_SHARE * support.get(k, 0.0) for k in set(own) | set(support)}
-    members = [k for k, v in score.items() if v >= MEMBER_SCORE * scope.min_weight and links.get(k)]
+            if e.b in core:
+                links[key].add(e.b)
+                links[e.b].add(key)
+            elif (e.role == CHAIN and e.weight >= ATTACH_WEIGHT
+                  and share.get(e.b, 0.0) > 0.0):
+                anchored[e.b].add(key)
+    members = [k for k in core if links.get(k)]
+    members += [k for k, via in anchored.items() if via & set(members)]
     if len(members) > MAX_MEMBERS:
-        members = sorted(members, key=lambda k: -score[k])[:MAX_MEMBERS]
-    chosen = set(members)
-    members = [k for k in members if links[k] & chosen]
+        members = sorted(members, key=lambda k: -share.get(k, 0.0))[:MAX_MEMBERS]
     if len(members) < 2:
         return [], followed
     deposits = _by_time([index.by_key[k] for k in members])

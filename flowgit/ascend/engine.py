@@ -24,7 +24,7 @@ from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Dep
 from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
 from flowgit.ascend.render import CAVEAT, present, record_date, scope_lines, shown
-from flowgit.ascend.trace import (RecallTrace, ambiguity, classify, extract, is_single_session, rank_entries,
+from flowgit.ascend.trace import (RecallTrace, ambiguity, bind_terms, classify, extract, is_single_session, rank_entries,
                                   split_references)
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
@@ -179,7 +179,7 @@ class Ascend:
             raise FlowgitError(f"--from {from_sid!r} is not a session id (no paths, no '..')",
                                fix="pass the session id as it appears in the deposit's directory name")
         first, others = split_references(recall)
-        trace = extract(first)
+        trace = bind_terms(extract(first), self.index)
         state = State(recall=first, trace=trace, unit_type=unit_type or CLUSTER,
                       scope=Scope(partitions=partitions), from_sid=from_sid, noted=others)
         ranked = rank_entries(self.index, trace)
@@ -376,7 +376,7 @@ class Ascend:
             state.unit_type = kind
         elif target:   # another recall dimension: Phase 0 again (the tries already spent still count)
             first, others = split_references(target)
-            state.trace = extract(first)
+            state.trace = bind_terms(extract(first), self.index)
             state.recall, state.noted = first, others
             state.trace.entry = [d.key for _, d in rank_entries(self.index, state.trace)[:3]]
             state.unit_type = classify(state.trace, self.index)

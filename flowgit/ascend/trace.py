@@ -37,7 +37,8 @@ SIGNAL_WORDS = re.compile(r"\b(whole|line of work|thread|arc|saga|story|effort|k
                           r"the rest of|everything (we|i) (figured out|learned|know|found)|all (we|i) (know|learned)|"
                           r"everything about|all the|work|notes|findings|topic|cluster|principle|concept|"
                           r"idea we (called|named)|(ended up|came to) call(ing)?|what we (called|named)|the term|"
-                          r"coined|we called it|the rule we|remember|recall)\b", re.I)
+                          r"coined|we called it|the rule we|remember|recall|(that|the|one|a) (session|conversation|chat)|"
+                          r"the time)\b", re.I)
 SINGLE_SIGNALS = re.compile(r"\b(that|the|one) session\b|\bthe time (when|we)\b|\bthat conversation\b", re.I)
 ANCHOR_RE = re.compile(r"(?:#|\bPR\s*#?|\bissue\s*#?)(\d+)", re.I)
 QUOTED_RE = re.compile(r"[\"“'‘`]([^\"”'’`]{2,60})[\"”'’`]")
@@ -55,6 +56,7 @@ class RecallTrace:
     temporal: str | None = None
     window: tuple[str, str] | None = None
     entry: list[str] = field(default_factory=list)   # deposit keys
+    alternates: dict[str, str] = field(default_factory=dict)   # a keyword's other spelling in the deposits
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -133,9 +135,20 @@ def extract(text: str) -> RecallTrace:
                        quoted=quoted, temporal=temporal, window=window)
 
 
+def bind_terms(trace: RecallTrace, index: DepositIndex) -> RecallTrace:
+    """Meet the deposits' spelling where the light stemmer splits one word in two ("tracing" -> "trac"
+    beside "trace"; "upgraded" -> "upgrad" beside "upgrade"): the ``e`` form joins the recall's words."""
+    trace.alternates = {w: w + "e" for w in trace.keywords if w + "e" in index.by_term and not w.endswith("e")}
+    return trace
+
+
 def match_score(index: DepositIndex, d: Deposit, trace: RecallTrace) -> float:
     terms = index.terms[d.key]
-    score = sum(index.idf(w) or 0.1 for w in trace.keywords if w in terms)
+    score = 0.0
+    for w in trace.keywords:   # a word and its other spelling count once
+        hit = w if w in terms else trace.alternates.get(w) if trace.alternates.get(w) in terms else None
+        if hit:
+            score += index.idf(hit) or 0.1
     refs = {a.ref.strip().lower() for a in d.anchors}
     score += 3.0 * sum(1 for a in trace.anchors if a.lower() in refs)
     if trace.window and d.date and not (trace.window[0] <= d.date <= trace.window[1]):
@@ -149,7 +162,7 @@ def candidate_scores(index: DepositIndex, trace: RecallTrace, *, dropped: set[st
     if not window and trace.window:
         trace = RecallTrace(**{**trace.__dict__, "window": None})
     candidates: set[str] = set()
-    for w in trace.keywords:
+    for w in [*trace.keywords, *trace.alternates.values()]:
         candidates.update(index.by_term.get(w, ()))
     for a in trace.anchors:
         candidates.update(index.by_anchor.get(f"ref:{a.lower()}", ()))

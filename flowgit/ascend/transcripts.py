@@ -5,7 +5,8 @@ Claude Code session leaves ``{config}/projects/{slug}/{sid}.jsonl``. This
 partition derives, at read time, what a deposit would hold — the first
 request, key statements of the person, anchors (``#412``, ``PR 88``,
 ``PAY-17``, file paths), keywords, the working directory, start and end
-times, and the sessions it continues — and keeps it only in memory for this
+times, the terms the person coined ("let's call it budget-first") and the
+sessions it continues — and keeps it only in memory for this
 command. Nothing is cached or written.
 
 Reading is streaming and bounded per file: lines are read up to
@@ -23,7 +24,7 @@ import re
 from collections import Counter
 from typing import Iterator
 
-from flowgit.ascend.model import Anchor, Deposit, safe_id
+from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
 from flowgit.ascend.safeio import Tree
 from flowgit.words import STOP, stem
 
@@ -39,6 +40,9 @@ PR_RE = re.compile(r"\b(?:PR|pull request)\s*#?(\d{1,6})\b", re.I)
 TICKET_RE = re.compile(r"\b([A-Z][A-Z0-9]{1,9}-\d{1,6})\b")
 PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)+[\w-]+\.[A-Za-z0-9]{1,6})\b")
 WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
+# a person naming something: "let's call this budget-first", "we'll call it the two-key rule"
+COINING_RE = re.compile(r"\b(?:call(?:ing)? (?:it|this|that|them)|name(?:d)? (?:it|this|that)|dub(?:bed)? (?:it|this)|"
+                        r"coin(?:ed)? (?:the term)?)\s+(?:the\s+)?[\"'“‘`]?([A-Za-z][\w-]{2,40})", re.I)
 SYSTEM_PREFIXES = ("<command-", "<local-command", "<system-reminder", "Caveat:", "[Request interrupted")
 
 
@@ -172,11 +176,13 @@ def derive(slug: str, sid: str, path: str, tree: Tree) -> Deposit | None:
         for a in anchors_in(text):
             anchors.setdefault(a.key, a)
     words = keywords_of(turns)
+    coined = list(dict.fromkeys(m.group(1).strip("-").lower() for t in turns for m in COINING_RE.finditer(t)))
     topics = [summary] if summary else ([request[:80]] if request else [])
     return Deposit(partition="transcripts", slug=slug, sid=sid, cwd=cwd or None,
                    date=started[:10] if re.match(r"\d{4}-\d{2}-\d{2}", started) else None,
                    started_at=started, last_turn_at=ended, topics=topics, keywords=words,
                    anchors=list(anchors.values()), initial_request=request, key_utterances=_statements(turns),
+                   coined=[Coinage(c, 0.5) for c in coined],
                    fingerprint=" ".join(turns[:3])[:2000], continues=predecessors, path=path, source=path,
                    full=True, notes=["derived from the transcript (no deposit)"])
 
