@@ -490,11 +490,12 @@ def _predict(engine, text: str, partitions: list[str]) -> tuple[str, list[str], 
     return response.unit.type, [d.sid for d in response.unit.members], rescoped
 
 
-def score(engine, partitions: list[str], ids: dict[str, str]) -> list[Outcome]:
+def score(new_engine, partitions: list[str], ids: dict[str, str]) -> list[Outcome]:
+    """Each recall in a fresh engine, as each ``flowgit ascend`` run reads afresh."""
     by_sid = {v: k for k, v in ids.items()}
     out = []
     for r in recalls():
-        kind, sids, rescoped = _predict(engine, r.text, partitions)
+        kind, sids, rescoped = _predict(new_engine(), r.text, partitions)
         got = {by_sid.get(s, s) for s in sids}
         want = set(r.members)
         if r.kind == "none":
@@ -511,8 +512,7 @@ def score(engine, partitions: list[str], ids: dict[str, str]) -> list[Outcome]:
 def run_corpus(name: str, cfg, claude_dir: Path, partitions: list[str], ids: dict[str, str]) -> dict:
     from flowgit.ascend.engine import Ascend
 
-    engine = Ascend(cfg, claude_dir, partitions)
-    outcomes = score(engine, partitions, ids)
+    outcomes = score(lambda: Ascend(cfg, claude_dir, partitions), partitions, ids)
     typed = sum(1 for o in outcomes if o.kind == o.recall.kind) / len(outcomes)
     return {"corpus": name, "recalls": len(outcomes), "type_accuracy": typed,
             "precision": statistics.mean(o.precision for o in outcomes),

@@ -23,6 +23,7 @@ from flowgit.ascend.graph import DepositIndex
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, safe_id
 from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
+from flowgit.ascend.transcripts import Focus
 from flowgit.ascend.render import CAVEAT, present, record_date, scope_lines, shown
 from flowgit.ascend.trace import (RecallTrace, ambiguity, bind_terms, classify, extract, is_single_session, rank_entries,
                                   split_references)
@@ -132,10 +133,50 @@ class Ascend:
         self.cfg, self.claude_dir = cfg, claude_dir
         self.notes = ScopeNotes()
         self.readers = {name: PARTITIONS[name](cfg, claude_dir, partitions) for name in partitions}
-        deposits = merge_sessions(d for reader in self.readers.values() for d in reader.deposits(self.notes))
-        self.index = DepositIndex.build(deposits, completer=lambda d: self.readers[d.partition].complete(d, self.notes))
+        self._index: DepositIndex | None = None
         self.edges_followed = 0
         self.confirmer = Confirmer(self.record_of)
+
+    # -------------------------------------------------------------- reading
+    @property
+    def index(self) -> DepositIndex:
+        if self._index is None:   # no recall known (a direct caller): read everything
+            self.load(None)
+        return self._index  # type: ignore[return-value]
+
+    def load(self, focus: Focus | None) -> None:
+        """Read the partitions once: in full, or (a focus) what this recall reaches, as grep would find it."""
+        if self._index is not None:
+            return
+        deposits = merge_sessions(d for reader in self.readers.values() for d in self._read(reader, focus))
+        self._index = DepositIndex.build(deposits, completer=lambda d: self.readers[d.partition].complete(d, self.notes))
+        self._hint(focus)
+
+    def _read(self, reader, focus: Focus | None):
+        if getattr(reader, "focused", False):
+            return reader.deposits(self.notes, focus)
+        return reader.deposits(self.notes)
+
+    def _hint(self, focus: Focus | None) -> None:
+        """How common each recall word is across everything scanned, read in full or not."""
+        index = self._index
+        unread = sum(getattr(r, "unread", 0) for r in self.readers.values())
+        if focus is None or index is None or not unread:
+            return
+        index.population = index.size + unread
+        for reader in self.readers.values():
+            for probe, count in getattr(reader, "df_hint", {}).items():
+                index.df_hint[probe.decode()] = index.df_hint.get(probe.decode(), 0) + count
+
+    def refocus(self, trace: RecallTrace, sessions: list[str] = ()) -> None:
+        """A new recall dimension or an added session: read what it reaches that was not read yet."""
+        focus = focus_of(trace, list(sessions))
+        new = []
+        for reader in self.readers.values():
+            if getattr(reader, "focused", False):
+                new += reader.more(focus, self.notes)
+        for d in merge_sessions(new):
+            self.index.add(d)
 
     # ------------------------------------------------------------- sources
     def record_of(self, d: Deposit) -> tuple[Turn, ...] | None:
@@ -179,6 +220,7 @@ class Ascend:
             raise FlowgitError(f"--from {from_sid!r} is not a session id (no paths, no '..')",
                                fix="pass the session id as it appears in the deposit's directory name")
         first, others = split_references(recall)
+        self.load(focus_of(extract(first), [from_sid] if from_sid else []))
         trace = bind_terms(extract(first), self.index)
         state = State(recall=first, trace=trace, unit_type=unit_type or CLUSTER,
                       scope=Scope(partitions=partitions), from_sid=from_sid, noted=others)
@@ -203,6 +245,8 @@ class Ascend:
     def _resolve(self, prefix: str, what: str) -> Deposit:
         """The one session a (possibly abbreviated) id names, or a clear error; nothing is spent on a typo."""
         found = {d.key: d for d in self.index.deposits if d.sid == prefix}
+        if not found and not any(d.sid.startswith(prefix) for d in self.index.deposits):
+            self.refocus(RecallTrace(text=""), [prefix])
         if not found:
             found = {d.key: d for d in self.index.deposits if d.sid.startswith(prefix)}
         if not found:
@@ -330,6 +374,7 @@ class Ascend:
     # -------------------------------------------------------------- answers
     def answer(self, state: State, action: str, value: str | None = None) -> Response:
         """Apply one answer; the state's history records it only once it was accepted."""
+        self.load(focus_of(state.trace, state_sessions(state)))
         entry = {"answer": action, "value": value, "unit": state.presented[-1]["label"] if state.presented else None}
         response = self._answer(state, action, value)
         state.history.append(entry)
@@ -376,6 +421,7 @@ class Ascend:
             state.unit_type = kind
         elif target:   # another recall dimension: Phase 0 again (the tries already spent still count)
             first, others = split_references(target)
+            self.refocus(extract(first))
             state.trace = bind_terms(extract(first), self.index)
             state.recall, state.noted = first, others
             state.trace.entry = [d.key for _, d in rank_entries(self.index, state.trace)[:3]]
@@ -461,6 +507,20 @@ class Ascend:
     def _trace_line(self, unit: Unit) -> str:
         return (f"Recognised: {len(unit.members)} deposits, joined by {len(unit.edges)} inferred connections, "
                 f"form this {_NAMES[unit.type]}.")
+
+
+def focus_of(trace: RecallTrace, sessions: list[str]) -> Focus:
+    """What a recall looks for, for partitions that read only what it reaches."""
+    words = [*trace.keywords, *trace.alternates.values()]
+    return Focus.of(words, trace.anchors, [s for s in sessions if s])
+
+
+def state_sessions(state: State) -> list[str]:
+    """Sessions a state names: the entry, added and dropped ones, and every presented candidate's members."""
+    keys = [*state.trace.entry, *state.scope.added, *state.scope.dropped]
+    keys += [k for p in state.presented for k in p.get("members", [])]
+    sids = [k.rsplit(":", 1)[-1] for k in keys]
+    return list(dict.fromkeys([*(s for s in [state.from_sid] if s), *sids]))
 
 
 _NAMES = {CHAIN: "line of work", CLUSTER: "topic cluster", CONCEPT: "named concept"}

@@ -42,7 +42,7 @@ ANCHOR_ROLES = {
     "memory": (CONCEPT, ANCHOR_WEIGHT, "both refer to the memory entry {}"),
     "pattern": (CHAIN, ANCHOR_WEIGHT, "both changed the pattern {}"),
     "evidence": (CHAIN, 2.0, "both rest on the episode {}"),
-    "path": (CHAIN, 1.5, "both worked on {}"),
+    "path": (CHAIN, 0.75, "both worked on {}"),   # a file alone is weak: many sessions touch README.md
 }
 
 
@@ -54,21 +54,24 @@ def deposit_terms(d: Deposit) -> frozenset[str]:
     return content_words(text.replace("-", " ")) | whole
 
 
+def abbreviate(sid: str, ordered: list[str], minimum: int = 8) -> str:
+    """The id's shortest unique prefix of at least ``minimum`` characters among ``ordered`` (sorted ids):
+    only its neighbours in sorted order can share a longer prefix, as with git's abbreviations."""
+    import bisect
+    import os.path
+
+    i = bisect.bisect_left(ordered, sid)
+    need = minimum
+    for j in (i - 1, i + 1 if i < len(ordered) and ordered[i] == sid else i):
+        if 0 <= j < len(ordered) and ordered[j] != sid:
+            need = max(need, len(os.path.commonprefix([sid, ordered[j]])) + 1)
+    return sid[:need]
+
+
 def abbreviations(sids: Iterable[str], minimum: int = 8) -> dict[str, str]:
-    """Each id's shortest unique prefix of at least ``minimum`` characters (neighbours in sorted order decide)."""
+    """Each id's shortest unique prefix of at least ``minimum`` characters."""
     ordered = sorted(set(sids))
-    out = {}
-    for i, sid in enumerate(ordered):
-        need = minimum
-        for other in (ordered[i - 1] if i else "", ordered[i + 1] if i + 1 < len(ordered) else ""):
-            common = 0
-            for x, y in zip(sid, other):
-                if x != y:
-                    break
-                common += 1
-            need = max(need, common + 1)
-        out[sid] = sid[:need]
-    return out
+    return {sid: abbreviate(sid, ordered, minimum) for sid in ordered}
 
 
 def _day(d: Deposit) -> date | None:
@@ -95,14 +98,16 @@ class DepositIndex:
     completer: Callable[[Deposit], None] | None = None
     _prepared: set[str] = field(default_factory=set)
     _idf: dict[str, float] = field(default_factory=dict)
-    _short: dict[str, str] | None = None
+    _short: list[str] | None = None
     continued_by: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # sid -> its successors
+    population: int = 0                 # deposits scanned, read in full or not (0: only those in this index)
+    df_hint: dict[str, int] = field(default_factory=dict)   # a word's probe -> deposits scanned that hold it
 
     def short(self, sid: str) -> str:
         """The shortest prefix (at least 8 characters) that names this session uniquely, like git's abbreviations."""
         if self._short is None:
-            self._short = abbreviations(d.sid for d in self.deposits)
-        return self._short.get(sid) or sid[:8]
+            self._short = sorted({d.sid for d in self.deposits})
+        return abbreviate(sid, self._short)
 
     @classmethod
     def build(cls, deposits: Iterable[Deposit], completer: Callable[[Deposit], None] | None = None) -> "DepositIndex":
@@ -153,11 +158,29 @@ class DepositIndex:
     def size(self) -> int:
         return len(self.deposits)
 
+    def add(self, d: Deposit) -> None:
+        """A deposit read after the index was built (a later recall reached it): merged if its session is known."""
+        from flowgit.ascend.merge import fold_into
+
+        known = self.by_sid.get(d.sid)
+        if known:
+            fold_into(self.by_key[known[0]], d)
+            return
+        self.deposits.append(d)
+        self.by_key[d.key] = d
+        self._add(d)
+        self._idf.clear()
+        self._short = None
+
     def idf(self, term: str) -> float:
+        """How rare a word is; over everything scanned when only part of a partition was read in full."""
         cached = self._idf.get(term)
         if cached is None:
             df = len(self.by_term.get(term, ()))
-            cached = 0.0 if df == 0 or df > max(2, COMMON_SHARE * self.size) else math.log((self.size + 1) / df)
+            size = max(self.size, self.population)
+            if self.df_hint and df:
+                df = max(df, max((n for p, n in self.df_hint.items() if term.startswith(p)), default=0))
+            cached = 0.0 if df == 0 or df > max(2, COMMON_SHARE * size) else math.log((size + 1) / df)
             self._idf[term] = cached
         return cached
 

@@ -110,6 +110,24 @@ def wrap_deposit(commit, path: str, text: str, before_text: str | None, root, sl
                    source=root, source_ref=f"{sha}:{path}", full=True)
 
 
+def _surely_unborn(git_dir) -> bool:
+    """True only when a plain ``.git`` directory's HEAD names a branch with no commit (loose or packed)."""
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except (OSError, NotADirectoryError):
+        return False   # a worktree's .git file, or something unusual: let pygit2 decide
+    if not head.startswith("ref: "):
+        return False
+    ref = head[5:].strip()
+    if (git_dir / ref).exists():
+        return False
+    try:
+        packed = (git_dir / "packed-refs").read_text(encoding="utf-8")
+    except OSError:
+        return True
+    return not any(line.endswith(" " + ref) for line in packed.splitlines())
+
+
 class HistoryPartition:
     """Every commit that changed the continuity file, newest first, one deposit each."""
 
@@ -119,11 +137,11 @@ class HistoryPartition:
         self.cfg = cfg
 
     def deposits(self, notes) -> Iterator[Deposit]:
+        root = self.cfg.root
+        if not (root / ".git").exists() or _surely_unborn(root / ".git"):
+            return   # no history: pygit2 is not even loaded (it costs more than reading ten thousand files)
         import pygit2
 
-        root = self.cfg.root
-        if not (root / ".git").exists():
-            return
         try:
             repo = pygit2.Repository(str(root))
         except pygit2.GitError:

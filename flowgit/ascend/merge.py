@@ -43,6 +43,12 @@ def merge_sessions(deposits: Iterable[Deposit]) -> list[Deposit]:
     return out
 
 
+def fold_into(face: Deposit, other: Deposit) -> None:
+    """Merge one more deposit of the face's session (read later) into it."""
+    face.also.append(other)
+    _fold(face, other)
+
+
 def _fold(face: Deposit, other: Deposit) -> None:
     """Add what ``other`` knows about the session to ``face`` (the face's own values win)."""
     face.topics = _union(face.topics, other.topics)

@@ -44,11 +44,12 @@ class ScopeNotes:
     tolerant_frontmatter: int = 0
     reindexed_narratives: int = 0
     deposit_won: int = 0          # transcripts not read because the session has a deposit
+    scanned: int = 0              # transcripts searched as bytes (read in full only when the recall reached them)
     unsafe_frontmatter: int = 0   # YAML refused: aliases, or larger than the cap
 
     def to_dict(self) -> dict:
         return {"partitions": dict(self.partitions), "refused": self.refused,
-                "deposit_won": self.deposit_won, "unsafe_frontmatter": self.unsafe_frontmatter,
+                "deposit_won": self.deposit_won, "scanned": self.scanned, "unsafe_frontmatter": self.unsafe_frontmatter,
                 "skipped_entries": self.skipped_entries, "missing_files": self.missing_files,
                 "legacy_anchors": self.legacy_anchors, "tolerant_frontmatter": self.tolerant_frontmatter,
                 "reindexed_narratives": self.reindexed_narratives}

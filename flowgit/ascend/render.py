@@ -137,6 +137,9 @@ def scope_lines(scope: dict) -> list[str]:
     reached = ", ".join(f"{k} ({v})" for k, v in sorted(parts.items())) or "none"
     out = ["", "Scope", f"  read {sum(parts.values())} deposit(s) in {len(parts)} partition(s): {reached}",
            f"  followed {scope.get('edges_followed', 0)} inferred connection(s)"]
+    if scope.get("scanned"):
+        out.append(f"  searched {scope['scanned']} transcript(s) for the recall's words and ids; read in full only "
+                   "those it reached")
     for note in scope.get("broken_links", [])[:5]:
         out.append(f"  not yet written: {note} (noted, not an error)")
     for note in scope.get("refused", [])[:5]:

@@ -19,6 +19,7 @@ scope notes and carries on with the rest of the tree.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -26,6 +27,8 @@ from pathlib import Path
 INDEX_FILE_LIMIT = 1 << 20          # one deposit index file (clue.md, narrative.md …)
 FRONTMATTER_LIMIT = 64 * 1024       # the YAML a deposit may ask us to parse
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+SPECIAL = {errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP}
 NOT_REGULAR = "not a regular file (a FIFO, device, socket or directory); not read"
 
 
@@ -62,41 +65,50 @@ class Tree:
         if text not in self.refused:
             self.refused.append(text)
 
+    def read_head(self, path: str | Path, limit: int) -> bytes | None:
+        """The first ``limit`` bytes of a regular file inside the tree, in one read sized by the file
+        (no buffer larger than the file is allocated: this is the hot path of a 10,000-file scan)."""
+        fh = self.open(path)
+        if fh is None:
+            return None
+        with fh:
+            size = os.fstat(fh.fileno()).st_size
+            return os.read(fh.fileno(), min(size, limit)) if size else b""
+
     def open(self, path: str | Path):
-        """A binary file object for a regular file inside the tree, or None (a note says why)."""
+        """A binary file object for a regular file inside the tree, or None (a note says why).
+
+        The common case costs two system calls: an open that neither follows a
+        link nor blocks (a FIFO opened for reading without ``O_NONBLOCK`` waits
+        for a writer forever), and an ``fstat`` of what was opened. Only a link
+        takes the slow path: resolved, and followed only when it stays inside.
+        """
         try:
-            st = os.lstat(path)
+            fd = os.open(path, os.O_RDONLY | NONBLOCK | NOFOLLOW)
         except FileNotFoundError:
             return None
         except OSError as exc:
-            self.note(path, f"cannot be read ({exc.strerror})")
-            return None
-        if stat.S_ISLNK(st.st_mode) and not self.inside(path):
-            self.note(path, "a link that leads outside the deposit tree; not followed")
-            return None
-        try:
-            target = os.stat(path)
-        except OSError:
-            return None   # a dangling link inside the tree: missing, like any missing file
-        if not stat.S_ISREG(target.st_mode):
-            self.note(path, NOT_REGULAR)
-            return None
-        try:
-            fd = os.open(path, os.O_RDONLY | NONBLOCK)
-        except FileNotFoundError:
-            return None   # a dangling link inside the tree: missing, like any missing file
-        except OSError as exc:
-            self.note(path, f"cannot be read ({exc.strerror})")
-            return None
+            if exc.errno in SPECIAL:   # a socket (or a device without a driver) cannot even be opened
+                self.note(path, NOT_REGULAR)
+                return None
+            if exc.errno != errno.ELOOP:
+                self.note(path, f"cannot be read ({exc.strerror})")
+                return None
+            if not self.inside(path):
+                self.note(path, "a link that leads outside the deposit tree; not followed")
+                return None
+            try:
+                fd = os.open(path, os.O_RDONLY | NONBLOCK)
+            except FileNotFoundError:
+                return None   # a dangling link inside the tree: missing, like any missing file
+            except OSError as err:
+                self.note(path, NOT_REGULAR if err.errno in SPECIAL else f"cannot be read ({err.strerror})")
+                return None
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             self.note(path, NOT_REGULAR)
             return None
-        if NONBLOCK:   # reads of a regular file never block; clear the flag so nothing is surprised
-            import fcntl
-
-            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~NONBLOCK)
-        return os.fdopen(fd, "rb")
+        return os.fdopen(fd, "rb")   # O_NONBLOCK means nothing to a regular file: reads behave as usual
 
     def read_text(self, path: str | Path, limit: int = INDEX_FILE_LIMIT) -> str | None:
         """At most ``limit`` bytes of a regular file inside the tree, decoded leniently; None if not read."""

@@ -22,6 +22,7 @@ import json
 import os
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Iterator
 
 from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
@@ -187,17 +188,93 @@ def derive(slug: str, sid: str, path: str, tree: Tree) -> Deposit | None:
                    full=True, notes=["derived from the transcript (no deposit)"])
 
 
+# Separate expressions, each starting with a literal, so the scan runs at memory speed (one alternation
+# over every transcript's bytes is thirty times slower). Tickets are searched for only once one is known.
+SKETCH_ISSUE_RE = re.compile(rb"#(\d{1,6})(?!\d)")
+SKETCH_PR_RE = re.compile(rb"PR ?#?(\d{1,6})(?!\d)")
+SESSION_ID_RE = re.compile(rb'"sessionId": ?"([^"]{1,128})"')
+SESSION_SCAN = 4096    # carried-over lines of a resumed session come first
+EXPAND_ROUNDS = 3
+EXPAND_LIMIT = 2000    # transcripts derived for one recall, at most
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What one recall looks for, as bytes a transcript can be searched for without parsing it.
+
+    A probe is the start of a recall word's stem ("retri" finds "retries" and
+    "retry"); anchors are issue, PR and ticket ids; sessions are ids or prefixes
+    named by ``--from`` or a Refine answer.
+    """
+
+    probes: tuple[bytes, ...] = ()
+    anchors: tuple[bytes, ...] = ()
+    sessions: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, words: list[str], anchors: list[str], sessions: list[str]) -> "Focus":
+        probes = tuple(dict.fromkeys(w[: max(4, len(w) - 2)].lower().encode() for w in words if len(w) >= 3))
+        return cls(probes, tuple(a.strip().lower().encode() for a in anchors), tuple(sessions))
+
+
+@dataclass
+class Sketch:
+    """One transcript as the byte scan saw it: enough to decide whether to read it, and to follow it."""
+
+    slug: str
+    sid: str
+    path: str
+    anchors: frozenset[bytes]          # lowercased anchor keys, e.g. b"ref:#412"
+    predecessors: tuple[str, ...]
+    hits: frozenset[bytes]             # the focus probes found in it
+
+
+def _sketch_anchors(data: bytes) -> frozenset[bytes]:
+    return frozenset([b"ref:#" + n for n in SKETCH_ISSUE_RE.findall(data)]
+                     + [b"ref:pr #" + n for n in SKETCH_PR_RE.findall(data)])
+
+
+def _hits(data: bytes, probes: tuple[bytes, ...]) -> frozenset[bytes]:
+    """The (lower-case) probes the bytes hold in any case: one lower-casing pass, then one search each."""
+    if not probes:
+        return frozenset()
+    low = data.lower()
+    return frozenset(p for p in probes if p in low)
+
+
+def sketch(slug: str, sid: str, path: str, tree: Tree, focus: Focus) -> Sketch | None:
+    """Read the head of a transcript once, as bytes: no JSON, no words — grep's work, bounded."""
+    data = tree.read_head(path, HEAD_LIMIT)
+    if data is None:
+        return None
+    hits = _hits(data, (*focus.probes, *focus.anchors))
+    others = {m for m in SESSION_ID_RE.findall(data, 0, SESSION_SCAN) if m.decode("utf-8", "replace") != sid}
+    preds = tuple(o.decode("utf-8", "replace") for o in others)
+    return Sketch(slug, sid, path, _sketch_anchors(data), preds, hits)
+
+
 class TranscriptPartition:
     """Claude Code transcripts of sessions that have no deposit."""
 
     name = "transcripts"
+    focused = True    # reads only what a recall reaches, when told what that is
 
     def __init__(self, config_dir, *, deposits_win: bool = True) -> None:
         self.root = os.path.join(str(config_dir), "projects")
         self.deposits_win = deposits_win
         self.tree = Tree(config_dir)
+        self.sketches: dict[str, Sketch] = {}
+        self.derived: set[str] = set()
+        self.df_hint: dict[bytes, int] = {}
+        self.focus: Focus | None = None
 
-    def deposits(self, notes) -> Iterator[Deposit]:
+    @property
+    def unread(self) -> int:
+        """Transcripts scanned but not read in full (they still count in how rare a word is)."""
+        return max(0, len(self.sketches) - len(self.derived))
+
+    def _files(self, notes) -> Iterator[tuple[str, str, str]]:
+        """(slug, sid, path) of every transcript of a session without a deposit (deposits win)."""
         if not os.path.isdir(self.root) or not self.tree.check_dir(self.root):
             return
         for slug in sorted(os.listdir(self.root)):
@@ -212,15 +289,121 @@ class TranscriptPartition:
                 sid = entry.name[:-6]
                 if sid in deposited:
                     notes.deposit_won += 1
-                    continue
-                if not safe_id(sid):
+                elif not safe_id(sid):
                     notes.refused.append(f"{slug}/{entry.name}: session id {sid!r} is not a plain id; refused")
-                    continue
-                deposit = derive(slug, sid, entry.path, self.tree)
-                if deposit is not None:
-                    notes.partitions[f"transcripts:{slug}"] += 1
-                    yield deposit
+                else:
+                    yield slug, sid, entry.path
+
+    def _derive(self, sk: Sketch, notes) -> Deposit | None:
+        if sk.sid in self.derived:
+            return None
+        self.derived.add(sk.sid)
+        d = derive(sk.slug, sk.sid, sk.path, self.tree)
+        if d is not None:
+            notes.partitions[f"transcripts:{sk.slug}"] += 1
+        return d
+
+    def deposits(self, notes, focus: Focus | None = None) -> Iterator[Deposit]:
+        """Every transcript derived (no focus), or only those a recall reaches (a focus).
+
+        With a focus, every transcript is scanned as bytes (as grep would), and
+        only those that hold a recall word or anchor are read in full; then, as
+        traversal would, those that share an issue or ticket with them, or
+        continue them, round by round. ``unread`` and ``df_hint`` let ranking
+        weigh words by the whole partition, not by what was read.
+        """
+        if focus is None:
+            for slug, sid, path in self._files(notes):
+                d = self._derive(Sketch(slug, sid, path, frozenset(), (), frozenset()), notes)
+                if d is not None:
+                    yield d
+        else:
+            self.focus = focus
+            for slug, sid, path in self._files(notes):
+                sk = sketch(slug, sid, path, self.tree, focus)
+                if sk is not None:
+                    self.sketches[sid] = sk
+                    notes.scanned += 1
+            for sk in self.sketches.values():
+                for probe in sk.hits:
+                    self.df_hint[probe] = self.df_hint.get(probe, 0) + 1
+            wanted = [sk for sk in self.sketches.values()
+                      if sk.hits or any(sk.sid.startswith(p) for p in focus.sessions)]
+            yield from self._read_outward(wanted, notes)
         notes.refused.extend(r for r in self.tree.refused if r not in notes.refused)
+
+    def _read_outward(self, wanted: list[Sketch], notes) -> Iterator[Deposit]:
+        """Read the wanted transcripts, then those tied to them by anchors or continuations, a few rounds out."""
+        by_anchor: dict[bytes, list[Sketch]] = {}
+        successors: dict[str, list[Sketch]] = {}
+        for sk in self.sketches.values():
+            for a in sk.anchors:
+                by_anchor.setdefault(a, []).append(sk)
+            for p in sk.predecessors:
+                successors.setdefault(p, []).append(sk)
+        for _ in range(EXPAND_ROUNDS):
+            found = []
+            for sk in wanted:
+                if len(self.derived) >= EXPAND_LIMIT:
+                    notes.refused.append(f"transcripts: more than {EXPAND_LIMIT} sessions match; the rest were "
+                                         "not read (say more about what you recall)")
+                    return
+                d = self._derive(sk, notes)
+                if d is not None:
+                    found.append(d)
+                    yield d
+            wanted = []
+            tickets = {a.ref.encode() for d in found for a in d.anchors if a.kind == "ticket"}
+            if tickets:
+                wanted += self._search(tickets)
+            for d in found:
+                keys = [a.key.encode() for a in d.anchors if a.kind in ("github_issue", "github_pr")]
+                for k in keys:
+                    if len(by_anchor.get(k, ())) <= 50:   # an anchor every session names links nothing
+                        wanted += by_anchor.get(k, [])
+                wanted += [self.sketches[p] for p in d.continues if p in self.sketches]
+                wanted += successors.get(d.sid, [])
+            unique: dict[str, Sketch] = {}
+            for sk in wanted:
+                if sk.sid not in self.derived:
+                    unique.setdefault(sk.sid, sk)
+            wanted = list(unique.values())
+            if not wanted:
+                return
+
+    def _search(self, tokens: set[bytes]) -> list[Sketch]:
+        """Transcripts not read yet whose bytes hold one of ``tokens`` (a second scan, only when needed)."""
+        out = []
+        for sk in self.sketches.values():
+            if sk.sid in self.derived:
+                continue
+            fh = self.tree.open(sk.path)
+            if fh is None:
+                continue
+            with fh:
+                data = fh.read(HEAD_LIMIT)
+            if any(t in data for t in tokens):
+                out.append(sk)
+        return out
+
+    def more(self, focus: Focus, notes) -> list[Deposit]:
+        """Transcripts a new recall reaches that an earlier one did not (Reorient, Refine add:)."""
+        if not self.sketches:
+            return []
+        wanted = []
+        for sk in self.sketches.values():
+            if sk.sid in self.derived:
+                continue
+            if any(sk.sid.startswith(p) for p in focus.sessions):
+                wanted.append(sk)
+                continue
+            fh = self.tree.open(sk.path) if focus.probes or focus.anchors else None
+            if fh is not None:
+                with fh:
+                    data = fh.read(HEAD_LIMIT)
+                if _hits(data, (*focus.probes, *focus.anchors)):
+                    wanted.append(sk)
+        return list(self._read_outward(wanted, notes))
 
     def complete(self, deposit: Deposit, notes) -> None:
         return None

@@ -76,7 +76,8 @@ def test_a_four_session_chain_from_transcripts_alone(run, tmp_path):
     origin = next(c for c in data["confirmations"] if c["kind"] == "origin")
     assert origin["verdict"] == "confirmed"
     assert f"{sid(4)[:8]} continues {sid(3)[:8]}" in data["text"]
-    assert data["scope"]["partitions"] == {f"transcripts:{SLUG}": 8}
+    assert data["scope"]["scanned"] == 8                       # every transcript searched as bytes …
+    assert data["scope"]["partitions"] == {f"transcripts:{SLUG}": 6}   # … read in full: those the recall reached
 
 
 def test_every_partition_by_default_reads_transcripts_when_there_are_no_deposits(run, tmp_path):
