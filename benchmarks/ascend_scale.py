@@ -75,3 +75,24 @@ def transcript_tree(root: Path, sessions: int = 10_000, projects: int = 100) -> 
                                                         1000 + line, resumes))
         previous[line] = sid
     return config
+
+
+def bench(tmp: Path, runs: int, median_time, peak_rss) -> list[tuple[str, float, str | None]]:
+    """``flowgit ascend`` over 10,000 transcripts against ``grep -rl`` over the same tree, same run."""
+    import subprocess
+    import sys
+
+    config = transcript_tree(tmp)
+    repo = tmp / "empty"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    floor = median_time(["grep", "-rl", "#1500", str(config)], runs, check=False)
+    argv = [sys.executable, "-m", "flowgit", "ascend", "that whole line of work on issue #1500", "--claude-dir",
+            str(config), "--json"]
+    out = json.loads(subprocess.run(argv, cwd=repo, capture_output=True, text=True, check=True).stdout)
+    found = len(out["unit"]["members"]) if out.get("unit") else 0
+    wall = median_time(argv, runs, cwd=repo)
+    peak = peak_rss(argv, repo)
+    return [("grep -rl over 10,000 transcripts (floor)", floor, None),
+            (f"flowgit ascend, 10,000 transcripts, no deposits (peak {peak / 1024:.0f} MB, {found} sessions found)",
+             wall, "grep -rl")]

@@ -1,6 +1,6 @@
 """Benchmark runner: generates large inputs, times whole processes, prints medians and ratios.
 
-    python benchmarks/run.py [foundation|gate|wrap|history|ascend|all] [--runs N]
+    python benchmarks/run.py [foundation|gate|wrap|history|ascend|ascend-transcripts|ascend-recall|all] [--runs N]
 
 Every figure is the median of N whole-process runs (default 5) next to the
 baseline its issue names, so a regression shows up as a ratio, not a feeling.
@@ -322,6 +322,12 @@ def _peak_rss(argv: list[str], cwd: Path) -> int:
     """Peak resident memory (KiB) of one run, from GNU time."""
     proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], cwd=cwd, capture_output=True, text=True)
     return int(proc.stderr.strip().splitlines()[-1])
+
+
+from benchmarks import ascend_recall, ascend_scale  # noqa: E402  (ascend on transcripts; labelled recall)
+
+BENCHES["ascend-transcripts"] = lambda tmp, runs: ascend_scale.bench(tmp, runs, median_time, _peak_rss)
+BENCHES["ascend-recall"] = lambda tmp, runs: ascend_recall.bench(tmp, runs)
 
 
 def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:
