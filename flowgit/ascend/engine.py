@@ -306,10 +306,12 @@ class Ascend:
         if len(units) == 1 and top.confidence == "high":
             state.status = "inline"
             state.recognized = _unit_summary(top)
-            text = present(top, claims, scope, self.index.short) + noted + "\n\n" + self._divergence(top)
+            text = present(top, claims, scope, self.index.short) + noted + "\n\n" + self._divergence(top) \
+                + _shape_note(state)
             return Response("inline", state, text, top, units, claims, self._gate_options(top, state), scope)
         state.status = "gate"
-        text = present(top, claims, scope, self.index.short) + noted + "\n\n" + self._gate_text(top, units, state)
+        text = present(top, claims, scope, self.index.short) + noted + "\n\n" + self._gate_text(top, units, state) \
+            + _shape_note(state)
         return Response("gate", state, text, top, units, claims, self._gate_options(top, state), scope)
 
     def _add_members(self, unit: Unit, state: State) -> None:
@@ -507,6 +509,14 @@ class Ascend:
     def _trace_line(self, unit: Unit) -> str:
         return (f"Recognised: {len(unit.members)} deposits, joined by {len(unit.edges)} inferred connections, "
                 f"form this {_NAMES[unit.type]}.")
+
+
+def _shape_note(state: State) -> str:
+    """High trace ambiguity: the dispatched shape was a guess, so the way to another shape is named."""
+    if state.ambiguity != "high":
+        return ""
+    return ("\n  The recall did not say what shape of unit you mean: if you meant a line of work, a topic or a "
+            "named concept instead, say which.")
 
 
 def focus_of(trace: RecallTrace, sessions: list[str]) -> Focus:

@@ -242,15 +242,27 @@ def _hits(data: bytes, probes: tuple[bytes, ...]) -> frozenset[bytes]:
     return frozenset(p for p in probes if p in low)
 
 
+# A person's turn as Claude Code writes it: the message's role, then its content as a string or as text
+# blocks. One expression with a literal start runs at memory speed over the whole file; tool results
+# (content blocks of another type) and the assistant's turns, most of the bytes, never match.
+SPOKEN_RE = re.compile(rb'"role": ?"user", ?"content": ?(?:"|\[\{"type": ?"text", ?"text": ?")((?:[^"\\]|\\.){0,8000})')
+
+
+def spoken(data: bytes) -> bytes:
+    """What a person said in a transcript (JSON-escaped), found without parsing a line."""
+    return b"\n".join(SPOKEN_RE.findall(data))
+
+
 def sketch(slug: str, sid: str, path: str, tree: Tree, focus: Focus) -> Sketch | None:
-    """Read the head of a transcript once, as bytes: no JSON, no words — grep's work, bounded."""
+    """Read a transcript once, as bytes: no JSON, only what a person said is searched — grep's work, bounded."""
     data = tree.read_head(path, HEAD_LIMIT)
     if data is None:
         return None
-    hits = _hits(data, (*focus.probes, *focus.anchors))
+    said = spoken(data)
+    hits = _hits(said, (*focus.probes, *focus.anchors))
     others = {m for m in SESSION_ID_RE.findall(data, 0, SESSION_SCAN) if m.decode("utf-8", "replace") != sid}
     preds = tuple(o.decode("utf-8", "replace") for o in others)
-    return Sketch(slug, sid, path, _sketch_anchors(data), preds, hits)
+    return Sketch(slug, sid, path, _sketch_anchors(said), preds, hits)
 
 
 class TranscriptPartition:
@@ -382,7 +394,7 @@ class TranscriptPartition:
                 continue
             with fh:
                 data = fh.read(HEAD_LIMIT)
-            if any(t in data for t in tokens):
+            if any(t in spoken(data) for t in tokens):
                 out.append(sk)
         return out
 
@@ -401,7 +413,7 @@ class TranscriptPartition:
             if fh is not None:
                 with fh:
                     data = fh.read(HEAD_LIMIT)
-                if _hits(data, (*focus.probes, *focus.anchors)):
+                if _hits(spoken(data), (*focus.probes, *focus.anchors)):
                     wanted.append(sk)
         return list(self._read_outward(wanted, notes))
 
