@@ -308,6 +308,11 @@ def recalls() -> list[Recall]:
         Recall("the session where we fixed the flaky login test", "single", ["one.login"]),
         Recall("that session when we upgraded node", "single", ["one.node"]),
         Recall("the time we chased the memory leak in the image worker", "single", ["one.leak"]),
+        # harder wordings: the person's words are not the sessions' words
+        Recall("how the gateway retry allowance held up across sessions", "chain", keys(CHAINS["retry"])),
+        Recall("everything we learned about observability", "cluster", keys(CLUSTERS["tracing"])),
+        Recall("that boring deploys idea of ours", "concept", keys(CONCEPTS["boring-deploys"])),
+        Recall("the session when we fixed the login test that kept flaking", "single", ["one.login"]),
         Recall("the kubernetes autoscaler saga", "none", []),
         Recall("everything we figured out about graphql federation", "none", []),
     ]

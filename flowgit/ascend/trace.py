@@ -135,9 +135,27 @@ def extract(text: str) -> RecallTrace:
                        quoted=quoted, temporal=temporal, window=window)
 
 
+def _stems(text: str) -> list[str]:
+    from flowgit.words import TOKEN_RE, stem
+
+    return [stem(t) for t in TOKEN_RE.findall(text.replace("_", " "))]
+
+
+def named_coined(trace: RecallTrace, index: DepositIndex) -> None:
+    """A coined term the recall names in other spelling ("boring deploys" for ``boring-deploys``): the
+    term's words, stemmed, in order in the recall. It is then treated as if quoted."""
+    words = _stems(trace.text)
+    joined = " " + " ".join(words) + " "
+    for token in index.by_coined:
+        parts = _stems(token)
+        if len(parts) >= 2 and " " + " ".join(parts) + " " in joined and token not in (q.lower() for q in trace.quoted):
+            trace.quoted.append(token)
+
+
 def bind_terms(trace: RecallTrace, index: DepositIndex) -> RecallTrace:
     """Meet the deposits' spelling where the light stemmer splits one word in two ("tracing" -> "trac"
     beside "trace"; "upgraded" -> "upgrad" beside "upgrade"): the ``e`` form joins the recall's words."""
+    named_coined(trace, index)
     trace.alternates = {w: w + "e" for w in trace.keywords if w + "e" in index.by_term and not w.endswith("e")}
     return trace
 
@@ -201,13 +219,16 @@ def ambiguity(trace: RecallTrace, has_entries: bool, *, explicit: bool = False) 
 
 
 def classify(trace: RecallTrace, index: DepositIndex, default: str = CLUSTER) -> str:
-    """Chain, cluster or concept, from the recall's own words first, then what the deposits hold."""
-    if CONCEPT_SIGNALS.search(trace.text) or any(q.lower() in index.by_coined for q in trace.quoted):
+    """Chain, cluster or concept, from the recall's own words first, then what the deposits hold.
+
+    A signal word for a shape wins over a coined term the recall happens to name: "that whole line of
+    work on the retry budget" asks for the line even where ``retry_budget`` is a pattern's name."""
+    if CONCEPT_SIGNALS.search(trace.text):
         return CONCEPT
     if CHAIN_SIGNALS.search(trace.text) or trace.anchors:
         return CHAIN
     if CLUSTER_SIGNALS.search(trace.text):
         return CLUSTER
-    if any(w in index.by_coined for w in trace.keywords):
+    if any(q.lower() in index.by_coined for q in trace.quoted) or any(w in index.by_coined for w in trace.keywords):
         return CONCEPT
     return default
