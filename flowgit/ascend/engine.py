@@ -92,6 +92,7 @@ class Response:
     options: list[dict] = field(default_factory=list)
     scope: dict = field(default_factory=dict)
     single: Deposit | None = None
+    closest: Deposit | None = None     # no match: the closest single session, offered on its own
 
     @property
     def converged(self) -> bool:
@@ -101,6 +102,7 @@ class Response:
         return {"status": self.status, "converged": self.converged,
                 "unit": _unit_dict(self.unit, self.claims) if self.unit else None,
                 "single_session": _deposit_dict(self.single) if self.single else None,
+                "closest_session": _deposit_dict(self.closest) if self.closest else None,
                 "candidates": [_unit_summary(u) for u in self.candidates],
                 "confirmations": [c.to_dict() for c in self.claims], "options": self.options,
                 "scope": self.scope, "caveat": CAVEAT if (self.unit or self.single) else None,
@@ -348,7 +350,7 @@ class Ascend:
                 lines += [f"      {r}" for r in closest.resumes()] or \
                     [f"      not resumable: {closest.why_not_resumable()}"]
             lines.append("  - the cases you mean may not be recorded yet, and need finding afresh")
-            return Response("null_match", state, "\n".join(lines), scope=scope, single=closest)
+            return Response("null_match", state, "\n".join(lines), scope=scope, closest=closest)
         return self._exhausted(state)
 
     def _exhausted(self, state: State) -> Response:

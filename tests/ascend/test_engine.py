@@ -168,6 +168,7 @@ def test_the_no_match_fallback_offers_the_closest_session_with_its_resume_comman
         data = answer(run, tmp_path, corpus, data, "--rescope", "widen")
     assert data["status"] == "null_match"
     assert f"cd /home/dev/payments && claude --resume {SID[8]}" in data["text"]
+    assert data["closest_session"]["session_id"] == SID[8] and data["single_session"] is None
     assert "\n  Or" not in data["text"] and "Or the" not in data["text"]
     nothing = ask(run, tmp_path, corpus, "the zeppelin hangar saga")
     while nothing["status"] == "rescope":
