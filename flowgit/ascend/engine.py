@@ -247,9 +247,8 @@ class Ascend:
     def _resolve(self, prefix: str, what: str) -> Deposit:
         """The one session a (possibly abbreviated) id names, or a clear error; nothing is spent on a typo."""
         found = {d.key: d for d in self.index.deposits if d.sid == prefix}
-        if not found and not any(d.sid.startswith(prefix) for d in self.index.deposits):
+        if not found:   # transcripts scanned but not read may share the prefix: read them, then decide
             self.refocus(RecallTrace(text=""), [prefix])
-        if not found:
             found = {d.key: d for d in self.index.deposits if d.sid.startswith(prefix)}
         if not found:
             raise FlowgitError(f"{what}: no session {prefix!r} among the {self.index.size} deposits read",

@@ -128,3 +128,22 @@ def test_a_transcript_is_read_only_so_far(tmp_path):
     assert d.initial_request == "Tune the webhook retries"
     assert d.last_turn_at == "2026-10-11T18:00:00Z"           # the tail still gives the end time
     assert not any("too late" in u for u in d.key_utterances)
+
+
+def test_a_session_the_recall_did_not_reach_can_still_be_added(run, tmp_path):
+    config = tmp_path / "claude"
+    write_tree(config)
+    first = run(tmp_path, "ascend", "--claude-dir", str(config), "that whole line of work on the webhook signatures",
+                "--json")
+    data = json.loads(first.out)
+    assert not any(m.endswith(sid(8)) for m in data["unit"]["members"])
+    assert sum(data["scope"]["partitions"].values()) < data["scope"]["scanned"]   # not every transcript was read
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(data["state"]))
+    res = run(tmp_path, "ascend", "--claude-dir", str(config), "--state", str(state), "--refine",
+              f"add:{sid(8)[:8]}", "--json")
+    assert res.code == 0, res.err
+    assert sid(8) in [d["session_id"] for d in json.loads(res.out)["unit"]["deposits"]]
+    res = run(tmp_path, "ascend", "--claude-dir", str(config), "--state", str(state), "--refine", "add:7a0000",
+              "--json")
+    assert res.code == 2 and "names 8 sessions" in res.err
