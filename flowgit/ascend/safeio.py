@@ -68,15 +68,22 @@ class Tree:
     def read_head(self, path: str | Path, limit: int) -> bytes | None:
         """The first ``limit`` bytes of a regular file inside the tree, in one read sized by the file
         (no buffer larger than the file is allocated: this is the hot path of a 10,000-file scan)."""
-        fh = self.open(path)
-        if fh is None:
+        opened = self._fd(path)
+        if opened is None:
             return None
-        with fh:
-            size = os.fstat(fh.fileno()).st_size
-            return os.read(fh.fileno(), min(size, limit)) if size else b""
+        fd, size = opened
+        try:
+            return os.read(fd, min(size, limit)) if size else b""
+        finally:
+            os.close(fd)
 
     def open(self, path: str | Path):
-        """A binary file object for a regular file inside the tree, or None (a note says why).
+        """A binary file object for a regular file inside the tree, or None (a note says why)."""
+        opened = self._fd(path)
+        return None if opened is None else os.fdopen(opened[0], "rb")
+
+    def _fd(self, path: str | Path) -> tuple[int, int] | None:
+        """(descriptor, size) of a regular file inside the tree, or None (a note says why).
 
         The common case costs two system calls: an open that neither follows a
         link nor blocks (a FIFO opened for reading without ``O_NONBLOCK`` waits
@@ -104,11 +111,12 @@ class Tree:
             except OSError as err:
                 self.note(path, NOT_REGULAR if err.errno in SPECIAL else f"cannot be read ({err.strerror})")
                 return None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             os.close(fd)
             self.note(path, NOT_REGULAR)
             return None
-        return os.fdopen(fd, "rb")   # O_NONBLOCK means nothing to a regular file: reads behave as usual
+        return fd, st.st_size   # O_NONBLOCK means nothing to a regular file: reads behave as usual
 
     def read_text(self, path: str | Path, limit: int = INDEX_FILE_LIMIT) -> str | None:
         """At most ``limit`` bytes of a regular file inside the tree, decoded leniently; None if not read."""
