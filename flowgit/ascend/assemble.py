@@ -168,10 +168,22 @@ def _display_term(members: list[Deposit], term: str) -> str:
     return term
 
 
-def concepts(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
+def named_terms(index: DepositIndex, trace: RecallTrace) -> list[str]:
+    """Coined terms the recall names outright (quoted, written as the term, or spelled apart)."""
     tokens = [q.lower() for q in trace.quoted if q.lower() in index.by_coined]
-    tokens += [w for w in trace.keywords if w in index.by_coined and w not in tokens]
-    for e in entries:
+    return tokens + [w for w in trace.keywords if w in index.by_coined and w not in tokens]
+
+
+def lone_coiner(index: DepositIndex, token: str) -> Deposit | None:
+    """The one session that coined ``token`` when no other session uses it: one session answers that recall."""
+    coiners = set(index.by_coined.get(token, ()))
+    users = coiners | set(index.by_term.get(token, ()))
+    return index.by_key[next(iter(coiners))] if len(coiners) == 1 and len(users) == 1 else None
+
+
+def concepts(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
+    tokens = named_terms(index, trace)
+    for e in entries if not tokens else ():   # a term the recall names is the concept; others only when none is
         tokens += [c.token.lower() for c in e.coined if c.token.lower() not in tokens
                    and any(w in c.token.lower() for w in trace.keywords)]
     units, followed = [], []

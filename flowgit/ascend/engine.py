@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flowgit.ascend.assemble import ROLES_OF, Scope, Traversal, _internal_edges, fold_subsets, traverse
+from flowgit.ascend.assemble import (ROLES_OF, Scope, Traversal, _internal_edges, fold_subsets, lone_coiner,
+                                     named_terms, traverse)
 from flowgit.ascend.confirm import Confirmer, Turn, claims_for, read_transcript
 from flowgit.ascend.graph import DepositIndex
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, safe_id
@@ -25,8 +26,8 @@ from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
 from flowgit.ascend.transcripts import Focus
 from flowgit.ascend.render import CAVEAT, present, record_date, scope_lines, shown
-from flowgit.ascend.trace import (RecallTrace, ambiguity, bind_terms, classify, extract, is_single_session, rank_entries,
-                                  split_references)
+from flowgit.ascend.trace import (RecallTrace, ambiguity, bind_terms, classify, extract, is_single_session,
+                                  rank_entries, split_references)
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 
@@ -151,7 +152,8 @@ class Ascend:
         if self._index is not None:
             return
         deposits = merge_sessions(d for reader in self.readers.values() for d in self._read(reader, focus))
-        self._index = DepositIndex.build(deposits, completer=lambda d: self.readers[d.partition].complete(d, self.notes))
+        self._index = DepositIndex.build(deposits,
+                                         completer=lambda d: self.readers[d.partition].complete(d, self.notes))
         self._hint(focus)
 
     def _read(self, reader, focus: Focus | None):
@@ -238,6 +240,10 @@ class Ascend:
         else:
             trace.entry = [d.key for _, d in ranked[:3]]
             state.unit_type = unit_type or classify(trace, self.index)
+            named = named_terms(self.index, trace) if state.unit_type == CONCEPT and unit_type is None else []
+            lone = lone_coiner(self.index, named[0]) if named else None
+            if lone is not None:   # a term one session coined and no other used: that session is the answer
+                return self._single(state, lone)
         state.ambiguity = ambiguity(trace, bool(trace.entry), explicit=unit_type is not None or bool(from_sid))
         if state.ambiguity == "moderate":   # a partial signal: reach further than a clear one would
             state.scope.min_weight /= 2
@@ -361,7 +367,8 @@ class Ascend:
             return Response("exhausted", state, "The best earlier candidate is no longer readable.", scope=scope)
         self.complete(unit.members)
         claims = claims_for(unit, self.confirmer)
-        text = ("No more tries left; here is the best candidate found earlier.\n\n" + present(unit, claims, scope, self.index.short))
+        text = ("No more tries left; here is the best candidate found earlier.\n\n"
+                + present(unit, claims, scope, self.index.short))
         return Response("exhausted", state, text, unit, [unit], claims, [], scope)
 
     def _rebuild(self, summary: dict) -> Unit | None:
@@ -498,7 +505,8 @@ class Ascend:
         return "\n".join([
             f"Is this the {_NAMES[top.type]} you were reaching for?{others}",
             "  1. Recognize — this is the connected unit I had in mind",
-            f"  2. Refine — close, but the boundary needs adjusting (drop {self.index.short(top.members[-1].sid)}, widen, narrow)",
+            f"  2. Refine — close, but the boundary needs adjusting "
+            f"(drop {self.index.short(top.members[-1].sid)}, widen, narrow)",
             "  Or describe what you meant instead (another kind of unit, another angle).",
             f"  {left} more {'try' if left == 1 else 'tries'} before the search stops; "
             f"{self.index.size} deposits are in scope."])

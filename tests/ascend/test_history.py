@@ -113,3 +113,15 @@ def test_a_wrap_of_a_claude_session_is_that_session_with_both_ways_back(run, rep
     assert first["resumes"] == [f"cd /home/dev/payments && claude --resume {sid}",
                                 f"git -C {shlex.quote(str(repo))} show {shas[0]}:CONTINUITY.md"]
     assert {s["partition"] for s in first["sources"]} == {"claude", "git"}
+
+
+def test_a_pattern_named_once_is_that_one_session_not_a_neighbouring_concept(run, wrapped):
+    repo, empty, shas = wrapped
+    data = json.loads(run(repo, "ascend", "--claude-dir", str(empty), "the principle we ended up calling retry_alerts",
+                          "--json").out)
+    assert data["status"] == "single_session"
+    assert data["single_session"]["session_id"] == "sess-g"
+    concept = json.loads(run(repo, "ascend", "--claude-dir", str(empty),
+                             "the principle we ended up calling retry_budget", "--json").out)
+    assert concept["unit"]["type"] == "concept" and concept["unit"]["label"] == "retry_budget"
+    assert concept["unit"]["node"].endswith("sess-a")
