@@ -204,6 +204,8 @@ class DepositIndex:
             role, weight, basis = ANCHOR_ROLES.get(a.kind, (CHAIN, ANCHOR_WEIGHT, "both refer to {}"))
             if role not in roles:
                 continue
+            if a.channel == "derived":   # a pattern line's [<- other]: this session built on it
+                basis = "a new pattern derived from {} ([<- …])"
             for other in self.by_anchor.get(a.key, ()):
                 add(other, role, weight, basis.format(a.ref))
         if CHAIN in roles:

@@ -92,7 +92,8 @@ def wrap_deposit(commit, path: str, text: str, before_text: str | None, root, sl
         new_ids = set(p.evidence) - set(before[p.name].evidence if p.name in before else ())
         evidence += sorted(new_ids)
     evidence = list(dict.fromkeys(evidence))
-    anchors = [Anchor("pattern", n) for n in dict.fromkeys([*names, *derived])]
+    anchors = [Anchor("pattern", n) for n in names]
+    anchors += [Anchor("pattern", n, "derived") for n in dict.fromkeys(derived) if n not in names]
     anchors += [Anchor("evidence", e) for e in evidence]
     sha = str(commit.id)
     if session:

@@ -69,6 +69,7 @@ def test_four_wraps_on_one_pattern_are_one_line_in_order(run, wrapped, recall):
     began = data["text"].split("Where it began", 1)[1].split("\n")[1]
     assert "sess-a" in began and "added retry_budget" in began
     assert "both changed the pattern retry_budget" in data["text"]
+    assert "a new pattern derived from retry_budget" in data["text"]      # sess-g's [<- retry_budget]
     origin = unit["deposits"][0]
     assert origin["resume"] == f"git -C {shlex.quote(str(repo))} show {shas[0]}:CONTINUITY.md"
     assert "same project directory" not in data["text"]     # the directory is no evidence inside one repository

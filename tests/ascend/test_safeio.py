@@ -157,3 +157,28 @@ def test_a_directory_where_a_file_should_be_is_skipped(tmp_path, name):
     proc, _ = ascend_process(tmp_path, config, "that whole line of work on the retry budget")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_transcripts_partition_refuses_links_out_and_fifos_in_bounded_time(tmp_path):
+    from tests.ascend.test_transcripts import SLUG, sid, write_tree
+
+    config = tmp_path / "claude"
+    write_tree(config)
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text(json.dumps({"type": "user", "sessionId": "x", "timestamp": "2026-10-02T00:00:00Z",
+                                   "message": {"role": "user", "content": "TOP SECRET webhook signatures #88"}}) + "\n")
+    folder = config / "projects" / SLUG
+    (folder / "0badc0de-link.jsonl").symlink_to(outside)
+    os.mkfifo(folder / "0badc0de-fifo.jsonl")
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "flowgit", "ascend", "--claude-dir", str(config), "--partition",
+                           "transcripts", "that whole line of work on the webhook signatures", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=BOUND * 2)
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - start < BOUND
+    assert "TOP SECRET" not in proc.stdout
+    data = json.loads(proc.stdout)
+    refused = "\n".join(data["scope"]["refused"])
+    assert "0badc0de-link.jsonl: a link that leads outside the deposit tree" in refused
+    assert "0badc0de-fifo.jsonl: not a regular file" in refused
+    assert [d["session_id"] for d in data["unit"]["deposits"]] == [sid(1), sid(2), sid(3), sid(4)]
