@@ -37,6 +37,16 @@ def _blob_text(repo, tree, path: str) -> str | None:
     return repo[entry.id].data.decode("utf-8", "replace")
 
 
+def _renamed_from(repo, parent, commit, path: str) -> str | None:
+    """The path ``path`` had in ``parent`` when the commit renamed it (None: it did not exist there)."""
+    diff = repo.diff(parent, commit)
+    diff.find_similar()
+    for delta in diff.deltas:
+        if delta.new_file.path == path and delta.status_char() == "R":
+            return delta.old_file.path
+    return None
+
+
 def _patterns(text: str | None) -> dict[str, Pattern]:
     if not text:
         return {}
@@ -150,13 +160,23 @@ class HistoryPartition:
             return
         if repo.head_is_unborn:
             return
-        path = self.cfg.continuity_rel
         slug = f"git:{root.name}"
+        paths = {str(repo.head.target): self.cfg.continuity_rel}   # the file's path at each commit
         for commit in repo.walk(repo.head.target, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_TIME):
+            path = paths.pop(str(commit.id), None)
+            if path is None:
+                continue
+            for parent in commit.parents:   # followed through renames, as git log --follow would
+                before = path if _blob_text(repo, parent.tree, path) is not None else \
+                    _renamed_from(repo, parent, commit, path)
+                if before:
+                    paths.setdefault(str(parent.id), before)
             text = _blob_text(repo, commit.tree, path)
             if text is None:
                 continue
-            parent_text = _blob_text(repo, commit.parents[0].tree, path) if commit.parents else None
+            first = commit.parents[0] if commit.parents else None
+            parent_path = paths.get(str(first.id), path) if first is not None else path
+            parent_text = _blob_text(repo, first.tree, parent_path) if first is not None else None
             if parent_text == text:
                 continue
             notes.partitions[slug] += 1

@@ -8,6 +8,7 @@ import shlex
 import pytest
 
 from tests.ascend.corpus import A, Session, Wrap, continuity, write_session, write_wraps
+from tests.conftest import git
 
 RETRY_1 = "! retry_budget: cap retries per request, shared across calls | 1x"
 RETRY_2 = "!! retry_budget: cap retries per request, shared across calls | 2x (RELIABILITY) [evidence: ep-aa01, ep-aa02]"
@@ -126,3 +127,17 @@ def test_a_pattern_named_once_is_that_one_session_not_a_neighbouring_concept(run
                              "the principle we ended up calling retry_budget", "--json").out)
     assert concept["unit"]["type"] == "concept" and concept["unit"]["label"] == "retry_budget"
     assert concept["unit"]["node"].endswith("sess-a")
+
+
+def test_the_line_is_followed_through_a_rename_of_the_continuity_file(run, repo, tmp_path):
+    wraps = seven_wraps()
+    write_wraps(repo, wraps[:3], path="NOTES.md")                 # the file had another name at first
+    git(repo, "mv", "NOTES.md", "CONTINUITY.md")
+    git(repo, "commit", "-qm", "rename the continuity file")
+    write_wraps(repo, wraps[3:])
+    empty = tmp_path / "none"
+    empty.mkdir()
+    data = json.loads(run(repo, "ascend", "--claude-dir", str(empty), "that whole line of work on the retry budget",
+                          "--json").out)
+    assert [d["session_id"] for d in data["unit"]["deposits"]] == ["sess-a", "sess-c", "sess-e", "sess-g"]
+    assert data["unit"]["deposits"][0]["sources"][0]["ref"].endswith(":NOTES.md")
