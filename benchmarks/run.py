@@ -1,6 +1,6 @@
 """Benchmark runner: generates large inputs, times whole processes, prints medians and ratios.
 
-    python benchmarks/run.py [foundation|gate|wrap|history|audit|ascend|report|all] [--runs N]
+    python benchmarks/run.py [foundation|gate|wrap|history|audit|ascend|ascend-transcripts|ascend-recall|report|merge|agent|all] [--runs N]
 
 Every figure is the median of N whole-process runs (default 5) next to the
 baseline its issue names, so a regression shows up as a ratio, not a feeling.
@@ -342,9 +342,13 @@ def report_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
     from benchmarks.report import report_bench as run
 
     return run(tmp, runs)
-from benchmarks import agent  # noqa: E402
+
+
+from benchmarks import agent, ascend_recall, ascend_scale  # noqa: E402
 
 BENCHES["agent"] = lambda tmp, runs: agent.prime_hook(tmp, runs, median_time, gate_repo)
+BENCHES["ascend-transcripts"] = lambda tmp, runs: ascend_scale.bench(tmp, runs, median_time, _peak_rss)
+BENCHES["ascend-recall"] = lambda tmp, runs: ascend_recall.bench(tmp, runs)
 
 
 def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:

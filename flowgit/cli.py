@@ -551,7 +551,7 @@ def show_archived(ctx: click.Context, name: str, as_json: bool) -> None:
               help="The kind of unit to look for (default: read from the recall).")
 @click.option("--from", "from_sid", metavar="SID", help="Start from this session's deposit.")
 @click.option("--partition", "partitions", multiple=True, metavar="NAME",
-              help="claude, git or episodes (repeatable; default all).")
+              help="claude, transcripts, git or episodes (repeatable; default all).")
 @click.option("--claude-dir", metavar="DIR", help="Config directory holding projects/ (default $CLAUDE_CONFIG_DIR or ~/.claude).")
 @click.option("--state", "state_spec", metavar="FILE|-", help="The state a previous --json answer returned.")
 @click.option("--recognize", is_flag=True, help="Answer: this is the unit.")
@@ -581,13 +581,13 @@ def ascend(ctx: click.Context, recall: str, unit_type: str | None, from_sid: str
         click.echo(cmd.render_format(response, fmt), nl=False)
         return
     if as_json:
-        emit_json(response.to_dict())
+        emit_json(cmd.render(response, "json"))
         return
     attached = sys.stdin.isatty() and sys.stdout.isatty()
     if interactive or (interactive is None and attached):
         cmd.interactive(engine, response, lambda q: click.prompt(q, default="", show_default=False), click.echo)
     else:
-        click.echo(response.text + cmd.hint(response))
+        click.echo(cmd.render(response, "text"))
 
 
 @cli.command(short_help="Walk through flowgit in a throwaway repository.")

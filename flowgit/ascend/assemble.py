@@ -9,7 +9,7 @@ from the deposit that coined it.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
 
 from flowgit.ascend.graph import DepositIndex
@@ -18,6 +18,12 @@ from flowgit.ascend.trace import RecallTrace
 
 MAX_MEMBERS = 40
 MAX_ENTRIES = 3
+CLUSTER_ROLES = frozenset({"topic", CHAIN})
+MEMBER_SHARE = 0.5     # a fragment carries at least half the best match's weight of the recall's words
+ATTACH_WEIGHT = 1.5    # a tie to a fragment that lets a deposit with some of the topic's words join:
+                       # an anchor (an issue, a file, a continuation), not a shared directory
+EDGE_FLOOR = 0.75      # weaker inferred edges join nothing
+ROLES_OF = {CHAIN: {CHAIN}, CLUSTER: set(CLUSTER_ROLES), CONCEPT: {CONCEPT}}
 
 
 @dataclass
@@ -109,20 +115,49 @@ def _chain_label(members: list[Deposit], trace: RecallTrace) -> str:
 
 
 def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
-    terms = sorted((t for t in trace.keywords if len(index.by_term.get(t, ())) >= 2 and index.idf(t) > 0),
-                   key=lambda t: -sum(1 for e in entries if t in index.terms[e.key]) * index.idf(t))
-    units, followed = [], []
-    for term in terms[:2]:
-        starts = [e for e in entries if term in index.terms[e.key]][:MAX_ENTRIES]
-        if not starts:
-            continue
-        members, edges = _bfs(index, starts, lambda e, t=term: e.role == "topic" and t in index.terms[e.b]
-                              and e.weight >= scope.min_weight, scope, frozenset({"topic"}))
-        followed += edges
-        if len(members) >= 2:
-            units.append(Unit(CLUSTER, _by_time(members), _internal_edges(index, members, {"topic"}),
-                              _display_term(members, term)))
-    return units, followed
+    """The fragments on the recall's topic, joined by inferred edges.
+
+    A fragment is a deposit that carries enough of the recall's rarer words
+    (at least half of the best match's weight: "feature flags" needs more than
+    the everyday half "flag"), connected to another fragment by an edge. A
+    deposit that carries less of the topic ("webhook" of "webhook signatures")
+    joins when an anchor (the same issue, file or a continuation) ties it to a
+    fragment; a deposit with none of the topic's words never does.
+    """
+    from flowgit.ascend.trace import candidate_scores
+
+    own = candidate_scores(index, trace, dropped=set(scope.dropped), window=not scope.ignore_window)
+    if not own:
+        return [], []
+    top = max(own.values())
+    share = {k: v / top for k, v in own.items()}
+    core = {k for k, v in share.items() if v >= MEMBER_SHARE * scope.min_weight}
+    followed: list[Edge] = []
+    links: dict[str, set[str]] = defaultdict(set)
+    anchored: dict[str, set[str]] = defaultdict(set)
+    for key in sorted(core, key=lambda k: -share[k])[:MAX_MEMBERS]:
+        for e in index.edges_from(key, CLUSTER_ROLES):
+            if e.b in scope.dropped or e.weight < EDGE_FLOOR * scope.min_weight:
+                continue
+            followed.append(e)
+            if e.b in core:
+                links[key].add(e.b)
+                links[e.b].add(key)
+            elif (e.role == CHAIN and e.weight >= ATTACH_WEIGHT
+                  and share.get(e.b, 0.0) > 0.0):
+                anchored[e.b].add(key)
+    members = [k for k in core if links.get(k)]
+    members += [k for k, via in anchored.items() if via & set(members)]
+    if len(members) > MAX_MEMBERS:
+        members = sorted(members, key=lambda k: -share.get(k, 0.0))[:MAX_MEMBERS]
+    if len(members) < 2:
+        return [], followed
+    deposits = _by_time([index.by_key[k] for k in members])
+    term = max((t for t in trace.keywords if index.idf(t) > 0),
+               key=lambda t: sum(1 for d in deposits if t in index.terms[d.key]) * index.idf(t), default="")
+    label = _display_term(deposits, term) if term else deposits[0].topic
+    unit = Unit(CLUSTER, deposits, _internal_edges(index, deposits, set(CLUSTER_ROLES)), label)
+    return [unit], followed
 
 
 def _display_term(members: list[Deposit], term: str) -> str:
@@ -133,10 +168,22 @@ def _display_term(members: list[Deposit], term: str) -> str:
     return term
 
 
-def concepts(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
+def named_terms(index: DepositIndex, trace: RecallTrace) -> list[str]:
+    """Coined terms the recall names outright (quoted, written as the term, or spelled apart)."""
     tokens = [q.lower() for q in trace.quoted if q.lower() in index.by_coined]
-    tokens += [w for w in trace.keywords if w in index.by_coined and w not in tokens]
-    for e in entries:
+    return tokens + [w for w in trace.keywords if w in index.by_coined and w not in tokens]
+
+
+def lone_coiner(index: DepositIndex, token: str) -> Deposit | None:
+    """The one session that coined ``token`` when no other session uses it: one session answers that recall."""
+    coiners = set(index.by_coined.get(token, ()))
+    users = coiners | set(index.by_term.get(token, ()))
+    return index.by_key[next(iter(coiners))] if len(coiners) == 1 and len(users) == 1 else None
+
+
+def concepts(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
+    tokens = named_terms(index, trace)
+    for e in entries if not tokens else ():   # a term the recall names is the concept; others only when none is
         tokens += [c.token.lower() for c in e.coined if c.token.lower() not in tokens
                    and any(w in c.token.lower() for w in trace.keywords)]
     units, followed = [], []
@@ -188,6 +235,17 @@ def rank(index: DepositIndex, units: list[Unit], trace: RecallTrace) -> list[Uni
         else:
             u.confidence = "low"
     return ranked
+
+
+def fold_subsets(units: list[Unit]) -> list[Unit]:
+    """A candidate whose sessions all belong to a better or larger one is part of it, not a rival."""
+    kept: list[Unit] = []
+    for u in units:
+        keys = {d.key for d in u.members}
+        if any(keys <= {d.key for d in k.members} for k in kept):
+            continue
+        kept = [k for k in kept if not ({d.key for d in k.members} < keys and k.type == u.type)] + [u]
+    return kept
 
 
 def traverse(index: DepositIndex, trace: RecallTrace, unit_type: str, scope: Scope,

@@ -11,11 +11,11 @@ provisional, never as fact).
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
-from pathlib import Path
 
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Claim, Deposit, Unit
 from flowgit.words import content_words
@@ -46,28 +46,40 @@ def _blocks_text(content) -> tuple[str, bool]:
     return "", False
 
 
+RECORD_LIMIT = 32 << 20   # a transcript read for confirmation: bounded like every other read
+
+
 @lru_cache(maxsize=256)
-def read_transcript(path: str | Path) -> tuple[Turn, ...] | None:
-    """The person's and assistant's text turns of a transcript; None when it is missing."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            raw = fh.read()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+def read_transcript(path: str, root: str | None = None) -> tuple[Turn, ...] | None:
+    """The person's and assistant's text turns of a transcript; None when it is missing or refused.
+
+    Streamed line by line, at most :data:`RECORD_LIMIT` bytes; inside ``root``
+    (the deposit tree) only regular files are read and links must stay inside.
+    """
+    from flowgit.ascend.safeio import Tree
+
+    fh = Tree(root or os.path.dirname(path)).open(path)
+    if fh is None:
         return None
     turns: list[Turn] = []
-    for line in raw.splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(obj, dict) or obj.get("type") not in ("user", "assistant") or obj.get("isMeta"):
-            continue
-        message = obj.get("message") or {}
-        text, tool = _blocks_text(message.get("content") if isinstance(message, dict) else None)
-        if tool or not text.strip():
-            continue
-        role = "person" if obj["type"] == "user" else "assistant"
-        turns.append(Turn(str(obj.get("timestamp", "")), role, text))
+    read = 0
+    with fh:
+        for raw in fh:
+            read += len(raw)
+            if read > RECORD_LIMIT:
+                break
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(obj, dict) or obj.get("type") not in ("user", "assistant") or obj.get("isMeta"):
+                continue
+            message = obj.get("message") or {}
+            text, tool = _blocks_text(message.get("content") if isinstance(message, dict) else None)
+            if tool or not text.strip():
+                continue
+            role = "person" if obj["type"] == "user" else "assistant"
+            turns.append(Turn(str(obj.get("timestamp", "")), role, text))
     return tuple(turns)
 
 

@@ -17,18 +17,24 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flowgit.ascend.assemble import Scope, Traversal, _internal_edges, traverse
+from flowgit.ascend.assemble import (ROLES_OF, Scope, Traversal, _internal_edges, fold_subsets, lone_coiner,
+                                     named_terms, traverse)
 from flowgit.ascend.confirm import Confirmer, Turn, claims_for, read_transcript
 from flowgit.ascend.graph import DepositIndex
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, safe_id
+from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
-from flowgit.ascend.render import CAVEAT, present, scope_lines, shown
-from flowgit.ascend.trace import RecallTrace, classify, extract, is_single_session, rank_entries
+from flowgit.ascend.transcripts import Focus
+from flowgit.ascend.render import CAVEAT, present, record_date, scope_lines, shown
+from flowgit.ascend.trace import (RecallTrace, ambiguity, bind_terms, classify, extract, is_single_session,
+                                  rank_entries, split_references)
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 
 MAX_ATTEMPTS = 3
 STATE_VERSION = 1
+ENDED = {"null_match": "nothing larger than a session was found", "exhausted": "every try was used",
+         "recognized": "the unit was recognised", "single_session": "one session answered it"}
 
 
 @dataclass
@@ -46,13 +52,17 @@ class State:
     status: str = ""
     recognized: dict | None = None
     from_sid: str | None = None
+    ambiguity: str = "low"
+    noted: list[str] = field(default_factory=list)       # further references in the recall, noted not bound
+    rejected: list[list[str]] = field(default_factory=list)  # [type, *members] refined or reoriented away: final
 
     def to_dict(self) -> dict:
         return {"version": STATE_VERSION, "recall": self.recall, "trace": self.trace.to_dict(),
                 "unit_type": self.unit_type, "scope": self.scope.to_dict(), "attempts": self.attempts,
                 "max_attempts": MAX_ATTEMPTS, "presented": self.presented, "rescopes": self.rescopes,
                 "history": self.history, "status": self.status, "recognized": self.recognized,
-                "from_sid": self.from_sid}
+                "from_sid": self.from_sid, "ambiguity": self.ambiguity, "noted": self.noted,
+                "rejected": self.rejected}
 
     @classmethod
     def from_dict(cls, data: Any) -> "State":
@@ -64,7 +74,9 @@ class State:
                        scope=Scope.from_dict(data["scope"]), attempts=int(data["attempts"]),
                        presented=list(data["presented"]), rescopes=list(data.get("rescopes", [])),
                        history=list(data.get("history", [])), status=str(data.get("status", "")),
-                       recognized=data.get("recognized"), from_sid=data.get("from_sid"))
+                       recognized=data.get("recognized"), from_sid=data.get("from_sid"),
+                       ambiguity=str(data.get("ambiguity", "low")), noted=[str(x) for x in data.get("noted", [])],
+                       rejected=[[str(k) for k in m] for m in data.get("rejected", [])])
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise FlowgitError(f"the state is not one ascend returned ({exc})", path="--state",
                                fix="pass back the `state` object of the previous --json answer unchanged") from None
@@ -81,6 +93,7 @@ class Response:
     options: list[dict] = field(default_factory=list)
     scope: dict = field(default_factory=dict)
     single: Deposit | None = None
+    closest: Deposit | None = None     # no match: the closest single session, offered on its own
 
     @property
     def converged(self) -> bool:
@@ -88,8 +101,9 @@ class Response:
 
     def to_dict(self) -> dict:
         return {"status": self.status, "converged": self.converged,
-                "unit": _unit_dict(self.unit) if self.unit else None,
+                "unit": _unit_dict(self.unit, self.claims) if self.unit else None,
                 "single_session": _deposit_dict(self.single) if self.single else None,
+                "closest_session": _deposit_dict(self.closest) if self.closest else None,
                 "candidates": [_unit_summary(u) for u in self.candidates],
                 "confirmations": [c.to_dict() for c in self.claims], "options": self.options,
                 "scope": self.scope, "caveat": CAVEAT if (self.unit or self.single) else None,
@@ -105,8 +119,10 @@ def _unit_summary(u: Unit) -> dict:
             "members": [d.key for d in u.members], "node": u.node.key if u.node else None}
 
 
-def _unit_dict(u: Unit) -> dict:
-    return {**_unit_summary(u), "deposits": [_deposit_dict(d) for d in u.members],
+def _unit_dict(u: Unit, claims: list[Claim]) -> dict:
+    """The unit with each session's date as its own record has it (``index_date``: what the index said)."""
+    deposits = [{**_deposit_dict(d), "date": record_date(d, claims), "index_date": d.date} for d in u.members]
+    return {**_unit_summary(u), "deposits": deposits,
             "connections": [asdict(e) for e in u.edges]}
 
 
@@ -119,17 +135,58 @@ class Ascend:
             raise FlowgitError(f"unknown partition {', '.join(unknown)}", fix="use " + ", ".join(PARTITIONS))
         self.cfg, self.claude_dir = cfg, claude_dir
         self.notes = ScopeNotes()
-        self.readers = {name: PARTITIONS[name](cfg, claude_dir) for name in partitions}
-        deposits = [d for reader in self.readers.values() for d in reader.deposits(self.notes)]
-        self.index = DepositIndex.build(deposits, completer=lambda d: self.readers[d.partition].complete(d, self.notes))
+        self.readers = {name: PARTITIONS[name](cfg, claude_dir, partitions) for name in partitions}
+        self._index: DepositIndex | None = None
         self.edges_followed = 0
         self.confirmer = Confirmer(self.record_of)
+
+    # -------------------------------------------------------------- reading
+    @property
+    def index(self) -> DepositIndex:
+        if self._index is None:   # no recall known (a direct caller): read everything
+            self.load(None)
+        return self._index  # type: ignore[return-value]
+
+    def load(self, focus: Focus | None) -> None:
+        """Read the partitions once: in full, or (a focus) what this recall reaches, as grep would find it."""
+        if self._index is not None:
+            return
+        deposits = merge_sessions(d for reader in self.readers.values() for d in self._read(reader, focus))
+        self._index = DepositIndex.build(deposits,
+                                         completer=lambda d: self.readers[d.partition].complete(d, self.notes))
+        self._hint(focus)
+
+    def _read(self, reader, focus: Focus | None):
+        if getattr(reader, "focused", False):
+            return reader.deposits(self.notes, focus)
+        return reader.deposits(self.notes)
+
+    def _hint(self, focus: Focus | None) -> None:
+        """How common each recall word is across everything scanned, read in full or not."""
+        index = self._index
+        unread = sum(getattr(r, "unread", 0) for r in self.readers.values())
+        if focus is None or index is None or not unread:
+            return
+        index.population = index.size + unread
+        for reader in self.readers.values():
+            for probe, count in getattr(reader, "df_hint", {}).items():
+                index.df_hint[probe.decode()] = index.df_hint.get(probe.decode(), 0) + count
+
+    def refocus(self, trace: RecallTrace, sessions: list[str] = ()) -> None:
+        """A new recall dimension or an added session: read what it reaches that was not read yet."""
+        focus = focus_of(trace, list(sessions))
+        new = []
+        for reader in self.readers.values():
+            if getattr(reader, "focused", False):
+                new += reader.more(focus, self.notes)
+        for d in merge_sessions(new):
+            self.index.add(d)
 
     # ------------------------------------------------------------- sources
     def record_of(self, d: Deposit) -> tuple[Turn, ...] | None:
         """The authoritative record a deposit's claims are checked against."""
-        if d.partition == "claude":
-            return read_transcript(d.source) if d.source else None
+        if d.partition in ("claude", "transcripts"):
+            return read_transcript(str(d.source), str(self.claude_dir)) if d.source else None
         if d.partition == "git":
             from flowgit.history.walk import open_repo
 
@@ -159,27 +216,53 @@ class Ascend:
     # --------------------------------------------------------------- phases
     def start(self, recall: str, *, unit_type: str | None = None, from_sid: str | None = None,
               partitions: list[str]) -> Response:
+        """Phase 0: bind the recall (to its first reference), decide single session or not, classify, scope."""
         if not recall.strip() and not from_sid:
             raise FlowgitError("nothing to recall", fix='say what you remember: flowgit ascend "the whole line of '
                                                        'work on retries"')
         if from_sid is not None and not safe_id(from_sid):
             raise FlowgitError(f"--from {from_sid!r} is not a session id (no paths, no '..')",
                                fix="pass the session id as it appears in the deposit's directory name")
-        trace = extract(recall)
-        state = State(recall=recall, trace=trace, unit_type=unit_type or CLUSTER,
-                      scope=Scope(partitions=partitions), from_sid=from_sid)
+        first, others = split_references(recall)
+        self.load(focus_of(extract(first), [from_sid] if from_sid else []))
+        trace = bind_terms(extract(first), self.index)
+        state = State(recall=first, trace=trace, unit_type=unit_type or CLUSTER,
+                      scope=Scope(partitions=partitions), from_sid=from_sid, noted=others)
         ranked = rank_entries(self.index, trace)
         if from_sid:
-            entry = [d for d in self.index.deposits if d.sid == from_sid]
-            if not entry:
-                raise FlowgitError(f"no deposit for session {from_sid}", fix="check the id, or the --partition")
-            trace.entry = [d.key for d in entry]
+            entry = self._resolve(from_sid, "--from")
+            trace.entry = [entry.key]
+            state.unit_type = unit_type or classify(trace, self.index, default=CHAIN)   # outward from the entry
+            if not trace.keywords:   # the hand-off alone: the entry's own words are the recall
+                trace.keywords = sorted(t for t in self.index.terms[entry.key] if self.index.idf(t) > 0)[:12]
         elif unit_type is None and is_single_session(trace, ranked):
             return self._single(state, ranked[0][1])
         else:
             trace.entry = [d.key for _, d in ranked[:3]]
-        state.unit_type = unit_type or classify(trace, self.index)
+            state.unit_type = unit_type or classify(trace, self.index)
+            named = named_terms(self.index, trace) if state.unit_type == CONCEPT and unit_type is None else []
+            lone = lone_coiner(self.index, named[0]) if named else None
+            if lone is not None:   # a term one session coined and no other used: that session is the answer
+                return self._single(state, lone)
+        state.ambiguity = ambiguity(trace, bool(trace.entry), explicit=unit_type is not None or bool(from_sid))
+        if state.ambiguity == "moderate":   # a partial signal: reach further than a clear one would
+            state.scope.min_weight /= 2
+            state.scope.hops += 1
         return self._traverse(state)
+
+    def _resolve(self, prefix: str, what: str) -> Deposit:
+        """The one session a (possibly abbreviated) id names, or a clear error; nothing is spent on a typo."""
+        found = {d.key: d for d in self.index.deposits if d.sid == prefix}
+        if not found:   # transcripts scanned but not read may share the prefix: read them, then decide
+            self.refocus(RecallTrace(text=""), [prefix])
+            found = {d.key: d for d in self.index.deposits if d.sid.startswith(prefix)}
+        if not found:
+            raise FlowgitError(f"{what}: no session {prefix!r} among the {self.index.size} deposits read",
+                               fix="check the id (or a longer prefix of it), or the --partition")
+        if len(found) > 1:
+            names = ", ".join(sorted(self.index.short(d.sid) for d in found.values())[:5])
+            raise FlowgitError(f"{what}: {prefix!r} names {len(found)} sessions ({names})", fix="give more of the id")
+        return next(iter(found.values()))
 
     def _single(self, state: State, d: Deposit) -> Response:
         self.complete([d])
@@ -188,7 +271,7 @@ class Ascend:
         where = loc["resume"] or f"not resumable: {loc['not_resumable']}"
         text = "\n".join([
             "One session answers this; there is no larger unit to assemble.",
-            f"  {d.date or 'undated'} · {d.partition} · {d.slug} · {d.sid}",
+            f"  {record_date(d, claims) or 'undated'} · {d.partition} · {d.slug} · {d.sid}",
             f"  began with: {shown(claims[1], d.initial_request or d.topic)}",
             f"  {where}", "", CAVEAT])
         state.status = "single_session"
@@ -207,12 +290,18 @@ class Ascend:
         return [self.index.by_key[k] for k in dict.fromkeys(keys)]
 
     def _traverse(self, state: State) -> Response:
+        """Phase 1: one traversal (one attempt), then present, gate, rescope or end."""
         state.attempts += 1
         travel: Traversal = traverse(self.index, state.trace, state.unit_type, state.scope, self._entries(state))
         self.edges_followed += len(travel.followed)
-        units = [u for u in travel.units if len({d.key for d in u.members} - set(state.scope.dropped)) >= 2]
-        for u in units:
-            u.members = [d for d in u.members if d.key not in state.scope.dropped]
+        dropped = set(state.scope.dropped)
+        units = []
+        for u in travel.units:
+            u.members = [d for d in u.members if d.key not in dropped]
+            self._add_members(u, state)
+            if len(u.members) >= 2 and [u.type, *sorted(d.key for d in u.members)] not in state.rejected:
+                units.append(u)
+        units = fold_subsets(units)
         if not units:
             return self._empty(state, travel)
         top = units[0]
@@ -220,14 +309,32 @@ class Ascend:
         claims = claims_for(top, self.confirmer)
         state.presented.append({**_unit_summary(top), "attempt": state.attempts})
         scope = self.scope_dict()
+        noted = self._noted(state)
         if len(units) == 1 and top.confidence == "high":
             state.status = "inline"
             state.recognized = _unit_summary(top)
-            text = present(top, claims, scope) + "\n\n" + self._divergence(top)
+            text = present(top, claims, scope, self.index.short) + noted + "\n\n" + self._divergence(top) \
+                + _shape_note(state)
             return Response("inline", state, text, top, units, claims, self._gate_options(top, state), scope)
         state.status = "gate"
-        text = present(top, claims, scope) + "\n\n" + self._gate_text(top, units, state)
+        text = present(top, claims, scope, self.index.short) + noted + "\n\n" + self._gate_text(top, units, state) \
+            + _shape_note(state)
         return Response("gate", state, text, top, units, claims, self._gate_options(top, state), scope)
+
+    def _add_members(self, unit: Unit, state: State) -> None:
+        """Sessions the reader added with Refine belong to the unit, in time order."""
+        keys = {d.key for d in unit.members}
+        extra = [self.index.by_key[k] for k in state.scope.added if k in self.index.by_key and k not in keys]
+        if extra:
+            unit.members = sorted(unit.members + extra, key=lambda d: (d.sort_time or "9999", d.sid))
+            unit.edges = _internal_edges(self.index, unit.members, ROLES_OF[unit.type])
+
+    def _noted(self, state: State) -> str:
+        if not state.noted:
+            return ""
+        listed = "; ".join(f"“{n}”" for n in state.noted)
+        return (f"\n\nYou also mentioned {listed}. This answer follows the first reference only; "
+                "ask again for the other on its own.")
 
     def _empty(self, state: State, travel: Traversal) -> Response:
         scope = self.scope_dict()
@@ -241,12 +348,14 @@ class Ascend:
         if not state.presented:
             state.status = "null_match"
             closest = travel.entries[0] if travel.entries else None
-            lines += ["", "No larger unit could be recognised in three tries."]
+            lines += ["", "No larger unit could be recognised in three tries. What you can do instead:"]
             if closest:
-                lines.append(f"  You could look at the closest single session on its own: {closest.sid} "
-                             f"({closest.date or 'undated'}, {closest.topic}).")
-            lines.append("  Or the cases you mean may not be recorded yet, and need finding afresh.")
-            return Response("null_match", state, "\n".join(lines), scope=scope)
+                lines.append(f"  - look at the closest single session on its own: {self.index.short(closest.sid)} "
+                             f"({closest.date or 'undated'}, {closest.topic})")
+                lines += [f"      {r}" for r in closest.resumes()] or \
+                    [f"      not resumable: {closest.why_not_resumable()}"]
+            lines.append("  - the cases you mean may not be recorded yet, and need finding afresh")
+            return Response("null_match", state, "\n".join(lines), scope=scope, closest=closest)
         return self._exhausted(state)
 
     def _exhausted(self, state: State) -> Response:
@@ -258,28 +367,33 @@ class Ascend:
             return Response("exhausted", state, "The best earlier candidate is no longer readable.", scope=scope)
         self.complete(unit.members)
         claims = claims_for(unit, self.confirmer)
-        text = ("No more tries left; here is the best candidate found earlier.\n\n" + present(unit, claims, scope))
+        text = ("No more tries left; here is the best candidate found earlier.\n\n"
+                + present(unit, claims, scope, self.index.short))
         return Response("exhausted", state, text, unit, [unit], claims, [], scope)
 
     def _rebuild(self, summary: dict) -> Unit | None:
         members = [self.index.by_key[k] for k in summary.get("members", []) if k in self.index.by_key]
         if len(members) < 2:
             return None
-        roles = {CHAIN: {CHAIN}, CLUSTER: {"topic"}, CONCEPT: {CONCEPT}}[summary["type"]]
         node = self.index.by_key.get(summary.get("node") or "")
-        unit = Unit(summary["type"], members, _internal_edges(self.index, members, roles), summary["label"], node=node)
+        unit = Unit(summary["type"], members, _internal_edges(self.index, members, ROLES_OF[summary["type"]]),
+                    summary["label"], node=node)
         unit.confidence, unit.score = summary.get("confidence", "low"), summary.get("score", 0.0)
         return unit
 
     # -------------------------------------------------------------- answers
     def answer(self, state: State, action: str, value: str | None = None) -> Response:
         """Apply one answer; the state's history records it only once it was accepted."""
+        self.load(focus_of(state.trace, state_sessions(state)))
         entry = {"answer": action, "value": value, "unit": state.presented[-1]["label"] if state.presented else None}
         response = self._answer(state, action, value)
         state.history.append(entry)
         return response
 
     def _answer(self, state: State, action: str, value: str | None) -> Response:
+        if state.status in ENDED:
+            raise FlowgitError(f"this recall has already ended ({ENDED[state.status]}); a --{action} cannot move it on",
+                               path="--state", fix="start afresh with the recall in new words: flowgit ascend \"…\"")
         if action == "recognize":
             if not state.presented or state.status not in ("gate", "inline"):
                 raise FlowgitError("there is no candidate to recognise in this state",
@@ -291,8 +405,8 @@ class Ascend:
             claims = claims_for(unit, self.confirmer)
             state.status, state.recognized = "recognized", state.presented[-1]
             trace = self._trace_line(unit)
-            return Response("recognized", state, present(unit, claims, self.scope_dict()) + "\n\n" + trace,
-                            unit, [unit], claims, [], self.scope_dict())
+            text = present(unit, claims, self.scope_dict(), self.index.short) + "\n\n" + trace
+            return Response("recognized", state, text, unit, [unit], claims, [], self.scope_dict())
         if action == "rescope":
             if state.status != "rescope":
                 raise FlowgitError("rescoping follows an empty traversal only", fix="use --refine or --reorient")
@@ -300,38 +414,56 @@ class Ascend:
             return self._traverse(state)
         if action not in ("refine", "reorient"):
             raise FlowgitError(f"unknown answer {action!r}", fix="recognize, refine, reorient or rescope")
+        if action == "refine":
+            change = self._parse_refine(value or "widen")   # a bad refinement is refused before it costs a try
         if state.attempts >= MAX_ATTEMPTS:
             return self._exhausted(state)
+        if state.presented and state.status in ("gate", "inline"):   # the candidate turned down is final
+            members = [state.presented[-1]["type"], *sorted(state.presented[-1]["members"])]
+            if members not in state.rejected:
+                state.rejected.append(members)
         if action == "refine":
-            self._apply_refine(state, value or "widen")
+            self._apply_refine(state, change)
             return self._traverse(state)
         target = (value or "").strip()
         kind = target.split(":", 1)[-1].strip().lower()
         if kind in UNIT_TYPES:
             state.unit_type = kind
-        elif target:
-            state.trace = extract(target)
-            state.recall = target
+        elif target:   # another recall dimension: Phase 0 again (the tries already spent still count)
+            first, others = split_references(target)
+            self.refocus(extract(first))
+            state.trace = bind_terms(extract(first), self.index)
+            state.recall, state.noted = first, others
             state.trace.entry = [d.key for _, d in rank_entries(self.index, state.trace)[:3]]
             state.unit_type = classify(state.trace, self.index)
         return self._traverse(state)
 
-    def _apply_refine(self, state: State, value: str) -> None:
-        verb, _, arg = value.partition(":")
+    def _parse_refine(self, value: str) -> tuple[str, str | None]:
+        verb, _, arg = value.strip().partition(":")
+        if verb in ("drop", "add"):
+            if not arg:
+                raise FlowgitError(f"{verb}: needs a session id", fix=f"{verb}:SID (an id or a unique prefix of it)")
+            return verb, self._resolve(arg.strip(), f"{verb}:").key
+        if verb in ("narrow", "widen") and not arg:
+            return verb, None
+        raise FlowgitError(f"unknown refinement {value!r}", fix="drop:SID, add:SID, widen or narrow")
+
+    def _apply_refine(self, state: State, change: tuple[str, str | None]) -> None:
+        verb, key = change
         scope = state.scope
-        if verb == "drop" and arg:
-            scope.dropped += [d.key for d in self.index.deposits if d.sid.startswith(arg)]
-        elif verb == "add" and arg:
-            scope.added += [d.key for d in self.index.deposits if d.sid.startswith(arg)]
+        if verb == "drop" and key:
+            scope.dropped.append(key)
+            scope.added = [k for k in scope.added if k != key]
+        elif verb == "add" and key:
+            scope.added.append(key)
+            scope.dropped = [k for k in scope.dropped if k != key]
         elif verb == "narrow":
             scope.min_weight *= 2
             scope.hops = max(1, scope.hops - 1)
-        elif verb == "widen":
+        else:
             scope.min_weight /= 2
             scope.hops += 1
             scope.ignore_window = True
-        else:
-            raise FlowgitError(f"unknown refinement {value!r}", fix="drop:SID, add:SID, widen or narrow")
 
     def _apply_rescope(self, state: State, value: str) -> None:
         state.rescopes.append(value)
@@ -350,7 +482,7 @@ class Ascend:
 
     # -------------------------------------------------------------- wording
     def _gate_options(self, top: Unit, state: State) -> list[dict]:
-        edge = top.members[-1].sid[:12]
+        edge = self.index.short(top.members[-1].sid)
         return [
             {"answer": "recognize", "label": "Recognize — this is the connected unit I had in mind"},
             {"answer": "refine", "label": "Refine — close, but its boundary or scope needs adjusting",
@@ -373,18 +505,41 @@ class Ascend:
         return "\n".join([
             f"Is this the {_NAMES[top.type]} you were reaching for?{others}",
             "  1. Recognize — this is the connected unit I had in mind",
-            f"  2. Refine — close, but the boundary needs adjusting (drop {top.members[-1].sid[:12]}, widen, narrow)",
+            f"  2. Refine — close, but the boundary needs adjusting "
+            f"(drop {self.index.short(top.members[-1].sid)}, widen, narrow)",
             "  Or describe what you meant instead (another kind of unit, another angle).",
             f"  {left} more {'try' if left == 1 else 'tries'} before the search stops; "
             f"{self.index.size} deposits are in scope."])
 
     def _divergence(self, top: Unit) -> str:
-        return (f"If this is not it: drop {top.members[-1].sid[:12]} or widen the search, "
+        return (f"If this is not it: drop {self.index.short(top.members[-1].sid)} or widen the search, "
                 "or say what you meant in your own words.")
 
     def _trace_line(self, unit: Unit) -> str:
         return (f"Recognised: {len(unit.members)} deposits, joined by {len(unit.edges)} inferred connections, "
                 f"form this {_NAMES[unit.type]}.")
+
+
+def _shape_note(state: State) -> str:
+    """High trace ambiguity: the dispatched shape was a guess, so the way to another shape is named."""
+    if state.ambiguity != "high":
+        return ""
+    return ("\n  The recall did not say what shape of unit you mean: if you meant a line of work, a topic or a "
+            "named concept instead, say which.")
+
+
+def focus_of(trace: RecallTrace, sessions: list[str]) -> Focus:
+    """What a recall looks for, for partitions that read only what it reaches."""
+    words = [*trace.keywords, *trace.alternates.values()]
+    return Focus.of(words, trace.anchors, [s for s in sessions if s])
+
+
+def state_sessions(state: State) -> list[str]:
+    """Sessions a state names: the entry, added and dropped ones, and every presented candidate's members."""
+    keys = [*state.trace.entry, *state.scope.added, *state.scope.dropped]
+    keys += [k for p in state.presented for k in p.get("members", [])]
+    sids = [k.rsplit(":", 1)[-1] for k in keys]
+    return list(dict.fromkeys([*(s for s in [state.from_sid] if s), *sids]))
 
 
 _NAMES = {CHAIN: "line of work", CLUSTER: "topic cluster", CONCEPT: "named concept"}

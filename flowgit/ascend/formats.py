@@ -148,18 +148,55 @@ def discover_fields(fm: str) -> dict[str, Any]:
     return data
 
 
-def load_frontmatter(fm: str) -> tuple[dict[str, Any], bool]:
-    """Parse with python-frontmatter's YAML handler; fall back to the tolerant reader. (data, was_yaml)"""
-    import yaml
-    from frontmatter.default_handlers import YAMLHandler
+_LOADER = None
 
+
+def _no_alias_loader():
+    """Safe YAML that refuses aliases (built on first use: yaml loads only when a deposit is read in full).
+
+    Deposits never use aliases, and an alias bomb (a kilobyte expanding to
+    billions of nodes) would hang whatever walks the result. The pure-Python
+    loader is used because the C one composes documents where no hook reaches.
+    """
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class NoAliasLoader(yaml.SafeLoader):
+            def compose_node(self, parent, index):  # noqa: ANN001 (yaml's signature)
+                if self.check_event(yaml.AliasEvent):
+                    raise yaml.YAMLError("YAML aliases (*name) are not accepted in deposit front matter")
+                return super().compose_node(parent, index)
+
+        _LOADER = NoAliasLoader
+    return _LOADER
+
+
+def load_frontmatter(fm: str) -> tuple[dict[str, Any], str]:
+    """Parse a front-matter block as safe YAML without aliases, size-capped.
+
+    Returns (data, how): ``yaml``; ``tolerant`` when YAML refused it (an
+    unquoted topic with a colon) and the line reader took the keys it could;
+    ``alias`` when the block uses YAML aliases (refused; line reader instead,
+    which treats ``*name`` as text); ``too_large`` when it exceeds the cap
+    (line reader over the first part only). Never raises, never hangs.
+    """
+    import yaml
+
+    from flowgit.ascend.safeio import FRONTMATTER_LIMIT
+
+    if len(fm) > FRONTMATTER_LIMIT:
+        return tolerant_yaml(fm[:FRONTMATTER_LIMIT]), "too_large"
     try:
-        data = YAMLHandler().load(fm)
+        data = yaml.load(fm, Loader=_no_alias_loader())  # noqa: S506 (a SafeLoader)
         if isinstance(data, dict):
-            return data, True
-    except yaml.YAMLError:
+            return data, "yaml"
+    except yaml.YAMLError as exc:
+        if "aliases" in str(exc):
+            return tolerant_yaml(fm), "alias"
+    except (ValueError, TypeError, RecursionError):
         pass
-    return tolerant_yaml(fm), False
+    return tolerant_yaml(fm), "tolerant"
 
 
 def raw_list(fm: str, key: str) -> list[str]:
@@ -239,10 +276,14 @@ def day_of(value: Any) -> str | None:
     return m.group(1) if m else None
 
 
-def read_text(path: Path | str) -> str | None:
+def read_text(path: Path | str, tree=None) -> str | None:
+    """A deposit file's text through ``tree`` (a :class:`~flowgit.ascend.safeio.Tree`): regular files
+    inside the deposit tree only, size-capped. Without a tree (trusted callers), a plain bounded read."""
+    if tree is not None:
+        return tree.read_text(path)
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
+            return fh.read(1 << 20)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError):
         return None
 

@@ -36,6 +36,14 @@ CWD_DAYS = 3
 CWD_WEIGHT = 0.75
 COMMON_SHARE = 0.5   # a keyword in more than half of the deposits carries no signal
 ALL_ROLES = frozenset({"chain", "topic", "concept"})
+SESSION_PARTITIONS = ("claude", "transcripts")   # where a working directory says which project a session was in
+# anchor kind -> (edge role, weight, what connects them); issues, PRs, tickets and legacy strings are the default
+ANCHOR_ROLES = {
+    "memory": (CONCEPT, ANCHOR_WEIGHT, "both refer to the memory entry {}"),
+    "pattern": (CHAIN, ANCHOR_WEIGHT, "both changed the pattern {}"),
+    "evidence": (CHAIN, 2.0, "both rest on the episode {}"),
+    "path": (CHAIN, 0.75, "both worked on {}"),   # a file alone is weak: many sessions touch README.md
+}
 
 
 def deposit_terms(d: Deposit) -> frozenset[str]:
@@ -44,6 +52,26 @@ def deposit_terms(d: Deposit) -> frozenset[str]:
     text = " ".join([*d.topics, *d.keywords, d.initial_request, *(c.token for c in d.coined)])
     whole = {k.lower() for k in d.keywords if "-" in k or "_" in k} | {c.token.lower() for c in d.coined}
     return content_words(text.replace("-", " ")) | whole
+
+
+def abbreviate(sid: str, ordered: list[str], minimum: int = 8) -> str:
+    """The id's shortest unique prefix of at least ``minimum`` characters among ``ordered`` (sorted ids):
+    only its neighbours in sorted order can share a longer prefix, as with git's abbreviations."""
+    import bisect
+    import os.path
+
+    i = bisect.bisect_left(ordered, sid)
+    need = minimum
+    for j in (i - 1, i + 1 if i < len(ordered) and ordered[i] == sid else i):
+        if 0 <= j < len(ordered) and ordered[j] != sid:
+            need = max(need, len(os.path.commonprefix([sid, ordered[j]])) + 1)
+    return sid[:need]
+
+
+def abbreviations(sids: Iterable[str], minimum: int = 8) -> dict[str, str]:
+    """Each id's shortest unique prefix of at least ``minimum`` characters."""
+    ordered = sorted(set(sids))
+    return {sid: abbreviate(sid, ordered, minimum) for sid in ordered}
 
 
 def _day(d: Deposit) -> date | None:
@@ -70,6 +98,16 @@ class DepositIndex:
     completer: Callable[[Deposit], None] | None = None
     _prepared: set[str] = field(default_factory=set)
     _idf: dict[str, float] = field(default_factory=dict)
+    _short: list[str] | None = None
+    continued_by: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # sid -> its successors
+    population: int = 0                 # deposits scanned, read in full or not (0: only those in this index)
+    df_hint: dict[str, int] = field(default_factory=dict)   # a word's probe -> deposits scanned that hold it
+
+    def short(self, sid: str) -> str:
+        """The shortest prefix (at least 8 characters) that names this session uniquely, like git's abbreviations."""
+        if self._short is None:
+            self._short = sorted({d.sid for d in self.deposits})
+        return abbreviate(sid, self._short)
 
     @classmethod
     def build(cls, deposits: Iterable[Deposit], completer: Callable[[Deposit], None] | None = None) -> "DepositIndex":
@@ -88,12 +126,19 @@ class DepositIndex:
         for t in terms:
             self.by_term[t].append(d.key)
         for a in d.anchors:
-            self.by_anchor[a.key if a.kind not in ("session", "episode") else f"{a.kind}:{a.ref}"].append(d.key)
+            self.by_anchor[a.key].append(d.key)
         self.by_sid[d.sid].append(d.key)
+        self._register_links(d)
         if d.cwd:
             self.by_cwd[d.cwd].append(d.key)
         for c in d.coined:
             self.by_coined[c.token.lower()].append(d.key)
+
+    def _register_links(self, d: Deposit) -> None:
+        """Remember continuations from both ends, so the later session links back to the earlier one too."""
+        for earlier in d.continues:
+            if d.sid not in self.continued_by[earlier]:
+                self.continued_by[earlier].append(d.sid)
 
     def prepare(self, key: str) -> Deposit:
         """Read a deposit in full the first time traversal reaches it (continuations, markers …)."""
@@ -103,6 +148,7 @@ class DepositIndex:
             if self.completer is not None:
                 known = {c.token.lower() for c in d.coined}
                 self.completer(d)
+                self._register_links(d)
                 for c in d.coined:
                     if c.token.lower() not in known:
                         self.by_coined[c.token.lower()].append(key)
@@ -112,11 +158,29 @@ class DepositIndex:
     def size(self) -> int:
         return len(self.deposits)
 
+    def add(self, d: Deposit) -> None:
+        """A deposit read after the index was built (a later recall reached it): merged if its session is known."""
+        from flowgit.ascend.merge import fold_into
+
+        known = self.by_sid.get(d.sid)
+        if known:
+            fold_into(self.by_key[known[0]], d)
+            return
+        self.deposits.append(d)
+        self.by_key[d.key] = d
+        self._add(d)
+        self._idf.clear()
+        self._short = None
+
     def idf(self, term: str) -> float:
+        """How rare a word is; over everything scanned when only part of a partition was read in full."""
         cached = self._idf.get(term)
         if cached is None:
             df = len(self.by_term.get(term, ()))
-            cached = 0.0 if df == 0 or df > max(2, COMMON_SHARE * self.size) else math.log((self.size + 1) / df)
+            size = max(self.size, self.population)
+            if self.df_hint and df:
+                df = max(df, max((n for p, n in self.df_hint.items() if term.startswith(p)), default=0))
+            cached = 0.0 if df == 0 or df > max(2, COMMON_SHARE * size) else math.log((size + 1) / df)
             self._idf[term] = cached
         return cached
 
@@ -135,13 +199,15 @@ class DepositIndex:
                 found[(other, role)] = Edge(key, other, role, current.weight + weight, f"{current.basis}; {basis}")
 
         for a in d.anchors:
-            if a.kind in ("session", "episode"):
+            if a.kind == "session":
                 continue
-            role = CONCEPT if a.kind == "memory" else CHAIN
+            role, weight, basis = ANCHOR_ROLES.get(a.kind, (CHAIN, ANCHOR_WEIGHT, "both refer to {}"))
             if role not in roles:
                 continue
+            if a.channel == "derived":   # a pattern line's [<- other]: this session built on it
+                basis = "a new pattern derived from {} ([<- …])"
             for other in self.by_anchor.get(a.key, ()):
-                add(other, role, ANCHOR_WEIGHT, f"both refer to {a.ref}")
+                add(other, role, weight, basis.format(a.ref))
         if CHAIN in roles:
             self._session_edges(d, add)
         if CONCEPT in roles:
@@ -159,28 +225,32 @@ class DepositIndex:
         for a in d.anchors:
             if a.kind == "session":
                 for other in self.by_sid.get(a.ref, ()):
-                    add(other, CHAIN, SESSION_WEIGHT, f"the same session {a.ref[:12]}")
+                    add(other, CHAIN, SESSION_WEIGHT, f"the same session {self.short(a.ref)}")
                 for other in self.by_anchor.get(f"session:{a.ref}", ()):
-                    add(other, CHAIN, SESSION_WEIGHT, f"the same session {a.ref[:12]}")
+                    add(other, CHAIN, SESSION_WEIGHT, f"the same session {self.short(a.ref)}")
         for other in self.by_sid.get(d.sid, ()):
-            add(other, CHAIN, SESSION_WEIGHT, f"the same session {d.sid[:12]} seen in two places")
+            add(other, CHAIN, SESSION_WEIGHT, f"the same session {self.short(d.sid)} seen in two places")
         for other in self.by_anchor.get(f"session:{d.sid}", ()):
-            add(other, CHAIN, SESSION_WEIGHT, f"the same session {d.sid[:12]} seen in two places")
-        for label, sids in (("continues", d.continuations), ("forks into", d.forks)):
-            for sid in sids:
-                targets = self.by_sid.get(sid, ())
-                if not targets:
-                    note = f"{d.sid[:12]} {label} {sid[:12]}, which has no deposit yet"
-                    if note not in self.broken:
-                        self.broken.append(note)
-                for other in targets:
-                    add(other, CHAIN, CONTINUATION_WEIGHT, f"{d.sid[:8]} {label} {sid[:8]}")
+            add(other, CHAIN, SESSION_WEIGHT, f"the same session {self.short(d.sid)} seen in two places")
+        later = list(dict.fromkeys([*d.continuations, *self.continued_by.get(d.sid, ())]))
+        links = [(sid, "{them} continues {me}") for sid in later]
+        links += [(sid, "{me} continues {them}") for sid in d.continues]
+        links += [(sid, "{me} forks into {them}") for sid in d.forks]
+        for sid, wording in links:
+            targets = self.by_sid.get(sid, ())
+            words = wording.format(me=self.short(d.sid), them=self.short(sid))
+            if not targets:
+                note = f"{words}, but {self.short(sid)} has no deposit yet"
+                if note not in self.broken:
+                    self.broken.append(note)
+            for other in targets:
+                add(other, CHAIN, CONTINUATION_WEIGHT, words)
         day = _day(d)
-        if d.cwd and day:
+        if d.cwd and day and d.partition in SESSION_PARTITIONS:
             mine = {t for t in self.terms[d.key] if self.idf(t) > 0}
             for other in self.by_cwd.get(d.cwd, ()):
                 o_day = _day(self.by_key[other])
-                if other != d.key and o_day and abs((o_day - day).days) <= CWD_DAYS and mine & self.terms[other]:
+                if other != d.key and o_day and self.by_key[other].partition in SESSION_PARTITIONS and abs((o_day - day).days) <= CWD_DAYS and mine & self.terms[other]:
                     add(other, CHAIN, CWD_WEIGHT, f"same project directory within {CWD_DAYS} days")
 
     def _topic_edges(self, key: str, add) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,14 +24,21 @@ def safe_id(value: str) -> bool:
 class Anchor:
     """A stored cross-reference: an issue, a PR, a memory entry (or a legacy bare string)."""
 
-    kind: str      # github_issue | github_pr | memory | legacy
+    kind: str      # github_issue | github_pr | memory | legacy | ticket | path | pattern | evidence | session
     ref: str
     channel: str = ""
 
     @property
     def key(self) -> str:
+        """What two anchors must share to be the same reference (issues and PRs by their text, as stored)."""
+        if self.kind in ("session", "evidence"):
+            return f"{self.kind}:{self.ref.strip()}"
         ref = self.ref.strip().lower()
-        return f"memory:{ref}" if self.kind == "memory" else f"ref:{ref}"
+        if self.kind == "pattern":
+            return "pattern:" + unicodedata.normalize("NFKC", self.ref.strip()).casefold()
+        if self.kind in ("memory", "path"):
+            return f"{self.kind}:{ref}"
+        return f"ref:{ref}"
 
 
 @dataclass(frozen=True)
@@ -62,13 +70,15 @@ class Deposit:
     decisions: list[str] = field(default_factory=list)
     coined: list[Coinage] = field(default_factory=list)
     identifiers: list[str] = field(default_factory=list)
-    continuations: list[str] = field(default_factory=list)
+    continuations: list[str] = field(default_factory=list)   # sessions that continue this one
     forks: list[str] = field(default_factory=list)
+    continues: list[str] = field(default_factory=list)       # sessions this one continues (resumed from)
     path: str | Path | None = None
     source: str | Path | None = None   # the authoritative record (a transcript, a repository, the store)
     source_ref: str = ""            # e.g. the commit and path for a git deposit
     notes: list[str] = field(default_factory=list)
     full: bool = False              # every index file read (not only the discovery fields)
+    also: list["Deposit"] = field(default_factory=list)   # the same session's deposits in other partitions
 
     @property
     def key(self) -> str:
@@ -82,10 +92,19 @@ class Deposit:
     def sort_time(self) -> str:
         return self.started_at or self.date or ""
 
-    def resume(self) -> str | None:
-        """The command that re-enters this deposit's session, or None when it cannot be built."""
-        if self.partition == "claude":
-            if not self.cwd:
+    @property
+    def parts(self) -> list["Deposit"]:
+        """This deposit and the same session's deposits from other partitions (one session, one node)."""
+        return [self, *self.also]
+
+    @property
+    def partitions(self) -> list[str]:
+        return list(dict.fromkeys(d.partition for d in self.parts))
+
+    def own_resume(self) -> str | None:
+        """The command that re-enters what this one partition's deposit records, or None."""
+        if self.partition in ("claude", "transcripts"):
+            if not self.cwd or not self.has_record():
                 return None
             return f"cd {shlex.quote(self.cwd)} && claude --resume {shlex.quote(self.sid)}"
         if self.partition == "git" and self.cwd:
@@ -94,11 +113,37 @@ class Deposit:
             return f"cd {shlex.quote(self.cwd)} && flowgit episode search --session {shlex.quote(self.sid)}"
         return None
 
+    def has_record(self) -> bool:
+        """Whether the authoritative record exists (a Claude session cannot be resumed without its transcript)."""
+        if self.partition not in ("claude", "transcripts"):
+            return self.source is not None
+        return bool(self.source) and Path(self.source).is_file()
+
+    def resumes(self) -> list[str]:
+        """Every way back in: the session's own resume first (a Claude session), then the wrap commits' blobs."""
+        order = {"claude": 0, "transcripts": 0, "git": 1, "episodes": 2}
+        out = [r for d in sorted(self.parts, key=lambda d: order.get(d.partition, 3)) if (r := d.own_resume())]
+        return list(dict.fromkeys(out))
+
+    def resume(self) -> str | None:
+        found = self.resumes()
+        return found[0] if found else None
+
+    def why_not_resumable(self) -> str | None:
+        if self.resumes():
+            return None
+        if any(d.partition in ("claude", "transcripts") for d in self.parts):
+            if not any(d.cwd for d in self.parts if d.partition in ("claude", "transcripts")):
+                return "this session recorded no working directory, so it cannot be resumed from here"
+            return "this session's transcript is not on disk, so it cannot be resumed"
+        return "this deposit recorded no working directory, so it cannot be resumed from here"
+
     def locator(self) -> dict[str, Any]:
+        sources = [{"partition": d.partition, "slug": d.slug, "ref": d.source_ref or d.sid, "date": d.date}
+                   for d in self.parts]
         return {"partition": self.partition, "slug": self.slug, "session_id": self.sid, "date": self.date,
-                "resume": self.resume(),
-                "not_resumable": None if self.resume() else "this deposit recorded no working directory, "
-                                                             "so it cannot be resumed from here"}
+                "resume": self.resume(), "resumes": self.resumes(), "sources": sources,
+                "not_resumable": self.why_not_resumable()}
 
 
 @dataclass(frozen=True)

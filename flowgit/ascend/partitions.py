@@ -2,8 +2,11 @@
 
 * ``claude``: per-session deposits under ``{config_dir}/projects/*/hypomnesis/*/``,
   whose authoritative record is the transcript ``{slug}/{sid}.jsonl``;
-* ``git``: every commit that changed the continuity file, whose authoritative
-  record is the blob at that commit (read with the history walk's code);
+* ``transcripts``: Claude Code's own transcripts of sessions without a deposit,
+  read directly (:mod:`flowgit.ascend.transcripts`);
+* ``git``: every commit that changed the continuity file, a deposit of its
+  ``Flow-Session``, whose authoritative record is the blob at that commit
+  (:mod:`flowgit.ascend.history`);
 * ``episodes``: the episodic store grouped by session, its own authority.
 
 A partition is read, never written: no cache, no index, no lock file.
@@ -15,12 +18,14 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
 from flowgit.ascend import formats
+from flowgit.ascend.history import HistoryPartition
 from flowgit.ascend.model import Anchor, Deposit, safe_id
+from flowgit.ascend.safeio import Tree
+from flowgit.ascend.transcripts import TranscriptPartition
 from flowgit.words import content_words
 
 SKIP_PREFIXES = (".hyp-",)
@@ -38,9 +43,13 @@ class ScopeNotes:
     legacy_anchors: int = 0
     tolerant_frontmatter: int = 0
     reindexed_narratives: int = 0
+    deposit_won: int = 0          # transcripts not read because the session has a deposit
+    scanned: int = 0              # transcripts searched as bytes (read in full only when the recall reached them)
+    unsafe_frontmatter: int = 0   # YAML refused: aliases, or larger than the cap
 
     def to_dict(self) -> dict:
         return {"partitions": dict(self.partitions), "refused": self.refused,
+                "deposit_won": self.deposit_won, "scanned": self.scanned, "unsafe_frontmatter": self.unsafe_frontmatter,
                 "skipped_entries": self.skipped_entries, "missing_files": self.missing_files,
                 "legacy_anchors": self.legacy_anchors, "tolerant_frontmatter": self.tolerant_frontmatter,
                 "reindexed_narratives": self.reindexed_narratives}
@@ -63,36 +72,41 @@ class ClaudePartition:
 
     def __init__(self, config_dir: Path) -> None:
         self.root = config_dir / "projects"
+        self.tree = Tree(config_dir)
 
     def deposits(self, notes: ScopeNotes) -> Iterator[Deposit]:
         from flowgit.output import Progress
 
-        if not self.root.is_dir():
+        if not self.root.is_dir() or not self.tree.check_dir(self.root):
             return
         progress = Progress("reading session deposits", every=500)
-        for slug_dir in sorted(p for p in self.root.iterdir() if p.is_dir()):
+        for slug in sorted(os.listdir(self.root)):
+            slug_dir = self.root / slug
             hyp = slug_dir / "hypomnesis"
-            if not hyp.is_dir():
+            if not self.tree.check_dir(slug_dir) or not hyp.is_dir() or not self.tree.check_dir(hyp):
                 continue
             for item in sorted(os.scandir(hyp), key=lambda e: e.name):
                 if item.name in SKIP_NAMES or item.name.startswith(SKIP_PREFIXES) or not item.is_dir():
                     notes.skipped_entries += 1
                     continue
-                deposit = self._discover(slug_dir.name, item.path, notes)
+                if item.is_symlink() and not self.tree.check_dir(item.path):
+                    continue
+                deposit = self._discover(slug, item.path, notes)
                 progress.step()
                 if deposit is not None:
-                    notes.partitions[f"claude:{slug_dir.name}"] += 1
+                    notes.partitions[f"claude:{slug}"] += 1
                     yield deposit
         progress.done()
+        notes.refused.extend(r for r in self.tree.refused if r not in notes.refused)
 
     def _discover(self, slug: str, entry: str, notes: ScopeNotes) -> Deposit | None:
         """The cheap pass: clue.md's frontmatter keys by one regular expression, coinage tokens."""
         sid = os.path.basename(entry)
-        clue = formats.read_text(os.path.join(entry, "clue.md"))
+        clue = formats.read_text(os.path.join(entry, "clue.md"), self.tree)
         narrative = None
         if clue is None:
             notes.missing_files += 1
-            narrative = formats.read_text(os.path.join(entry, "narrative.md"))
+            narrative = formats.read_text(os.path.join(entry, "narrative.md"), self.tree)
             if narrative is None:
                 notes.missing_files += 1
                 return None
@@ -113,7 +127,7 @@ class ClaudePartition:
                           anchors=anchors, initial_request=formats.as_text(data.get("initial_request")),
                           path=entry, source=os.path.join(os.path.dirname(os.path.dirname(entry)), f"{sid}.jsonl"),
                           notes=anchor_notes)
-        coinage = formats.read_text(os.path.join(entry, "coinage.md"))
+        coinage = formats.read_text(os.path.join(entry, "coinage.md"), self.tree)
         if coinage:
             deposit.coined = formats.coinage_rows(coinage)
         return deposit
@@ -124,25 +138,23 @@ class ClaudePartition:
             return
         deposit.full = True
         entry = Path(deposit.path)
-        clue = formats.read_text(entry / "clue.md")
+        clue = formats.read_text(entry / "clue.md", self.tree)
         if clue is not None:
             fm, body = formats.split_blocks(clue)[0]
-            data, was_yaml = formats.load_frontmatter(fm)
-            notes.tolerant_frontmatter += not was_yaml
+            data, how = formats.load_frontmatter(fm)
+            self._note_yaml(deposit, "clue.md", how, notes)
             deposit.key_utterances = formats.as_list(data.get("key_utterances"))
             if not deposit.key_utterances:
                 deposit.key_utterances = _bullets_after(body, "Notable user statements")
-        narrative = formats.read_text(entry / "narrative.md")
+        narrative = formats.read_text(entry / "narrative.md", self.tree)
         if narrative is not None:
             blocks = formats.split_blocks(narrative)
             if len(blocks) > 1:
                 notes.reindexed_narratives += 1
                 deposit.notes.append(f"narrative re-indexed {len(blocks)} times; the latest block is used")
             fm, body = blocks[-1]
-            data, was_yaml = formats.load_frontmatter(fm)
-            if not was_yaml:
-                notes.tolerant_frontmatter += 1
-                deposit.notes.append("narrative frontmatter is not valid YAML; read line by line")
+            data, how = formats.load_frontmatter(fm)
+            self._note_yaml(deposit, "narrative.md", how, notes)
             sections = formats.narrative_sections(body)
             deposit.fingerprint = " ".join(x for x in (sections.get("origin"), sections.get("direction")) if x)
             deposit.outcome = sections.get("outcome", "")
@@ -152,16 +164,17 @@ class ClaudePartition:
                 deposit.topics = formats.as_list(data.get("topics"))
             if not deposit.cwd and "cwd" in data:
                 deposit.cwd = formats.as_text(data.get("cwd")) or None
-        vector = formats.read_text(entry / "vector.md")
+        vector = formats.read_text(entry / "vector.md", self.tree)
         if vector is not None:
             fm, body = formats.split_blocks(vector)[0]
-            data, _ = formats.load_frontmatter(fm) if fm else ({}, True)
+            data, how = formats.load_frontmatter(fm) if fm else ({}, "yaml")
+            self._note_yaml(deposit, "vector.md", how, notes)
             deposit.decisions = formats.vector_decisions(data, body)
-        entropy = formats.read_text(entry / "entropy.md")
+        entropy = formats.read_text(entry / "entropy.md", self.tree)
         if entropy is not None:
             deposit.identifiers = [r.get("literal", "").strip("`") for r in formats.parse_table(entropy)
                                    if r.get("literal")]
-        markers = formats.read_text(entry / "markers.md")
+        markers = formats.read_text(entry / "markers.md", self.tree)
         if markers is not None:
             known = {c.token.lower() for c in deposit.coined}
             for token in formats.marker_tokens(markers):
@@ -172,6 +185,20 @@ class ClaudePartition:
         for name in ("narrative.md", "vector.md", "entropy.md", "coinage.md", "markers.md"):
             if not (entry / name).exists():
                 notes.missing_files += 1
+        notes.refused.extend(r for r in self.tree.refused if r not in notes.refused)
+
+    @staticmethod
+    def _note_yaml(deposit: Deposit, name: str, how: str, notes: ScopeNotes) -> None:
+        """Say how a front-matter block was read when it was not plain YAML."""
+        if how == "tolerant":
+            notes.tolerant_frontmatter += 1
+            deposit.notes.append(f"{name} front matter is not valid YAML; read line by line")
+        elif how in ("alias", "too_large"):
+            notes.unsafe_frontmatter += 1
+            why = "uses YAML aliases" if how == "alias" else "is larger than 64 KB"
+            note = f"{deposit.slug}/{deposit.sid}/{name}: front matter {why}; not parsed as YAML, read line by line"
+            deposit.notes.append(note)
+            notes.refused.append(note)
 
 
 def _bullets_after(body: str, heading: str) -> list[str]:
@@ -186,52 +213,6 @@ def _bullets_after(body: str, heading: str) -> list[str]:
             elif line.strip():
                 break
     return out
-
-
-class GitPartition:
-    """Each commit that changed the continuity file is a deposit; the blob at that commit is its source."""
-
-    name = "git"
-
-    def __init__(self, cfg) -> None:
-        self.cfg = cfg
-
-    def deposits(self, notes: ScopeNotes) -> Iterator[Deposit]:
-        from flowgit.history.walk import collect_commits, open_repo
-        from flowgit.trailers import values
-
-        root = self.cfg.root
-        if not (root / ".git").exists():
-            return
-        repo = open_repo(root)
-        commits, _ = collect_commits(self.cfg, repo)
-        by_sha = {c.sha: c for c in commits}
-        for commit in commits:
-            if commit.blob is None:
-                continue
-            parents = [by_sha[p].blob for p in commit.parents if p in by_sha]
-            if commit.blob in parents:
-                continue
-            text = repo.odb.read(commit.blob)[1].decode("utf-8", "replace")
-            before = repo.odb.read(parents[0])[1].decode("utf-8", "replace") if parents and parents[0] else ""
-            added = set(text.splitlines()) - set(before.splitlines())
-            trailers = commit.trailers
-            names = [v.split()[0] for key in ("Graduated", "Incremented", "Demoted", "Archived")
-                     for v in values(trailers, key) if v.split()]
-            anchors = [Anchor("episode", i.strip()) for v in values(trailers, "Episodes") for i in v.split(",")
-                       if i.strip()]
-            anchors += [Anchor("session", s) for s in values(trailers, "Flow-Session")]
-            when = datetime.fromtimestamp(commit.time, tz=timezone.utc)
-            words = sorted(content_words(" ".join(added)))[:60]
-            notes.partitions[f"git:{root.name}"] += 1
-            yield Deposit(partition=self.name, slug=f"git:{root.name}", sid=commit.sha, cwd=str(root),
-                          date=when.date().isoformat(), started_at=when.isoformat(), last_turn_at=when.isoformat(),
-                          topics=[commit.subject] + names, keywords=names + words, anchors=anchors,
-                          initial_request=commit.subject, fingerprint=" ".join(sorted(added))[:2000],
-                          source=root, source_ref=f"{commit.sha}:{commit.path}", full=True)
-
-    def complete(self, deposit: Deposit, notes: ScopeNotes) -> None:
-        return None
 
 
 class EpisodePartition:
@@ -262,7 +243,8 @@ class EpisodePartition:
                           date=eps[0].ts[:10] or None, started_at=eps[0].ts, last_turn_at=eps[-1].ts,
                           topics=[t for t, _ in tags.most_common(3)],
                           keywords=[t for t, _ in tags.most_common()] + [w for w, _ in words.most_common(20)],
-                          anchors=[Anchor("session", sid)], initial_request=eps[0].content,
+                          anchors=[Anchor("session", sid)] + [Anchor("evidence", e.id) for e in eps],
+                          initial_request=eps[0].content,
                           key_utterances=[e.content for e in eps if e.type == "decision"],
                           fingerprint=" ".join(e.content for e in eps), outcome=eps[-1].content,
                           source=self.cfg.store, source_ref=sid, full=True)
@@ -273,7 +255,9 @@ class EpisodePartition:
 
 PartitionFactory = Callable[..., object]
 PARTITIONS: dict[str, PartitionFactory] = {
-    "claude": lambda cfg, claude_dir: ClaudePartition(claude_dir),
-    "git": lambda cfg, claude_dir: GitPartition(cfg),
-    "episodes": lambda cfg, claude_dir: EpisodePartition(cfg),
+    "claude": lambda cfg, claude_dir, chosen=(): ClaudePartition(claude_dir),
+    "transcripts": lambda cfg, claude_dir, chosen=(): TranscriptPartition(claude_dir,
+                                                                         deposits_win="claude" in chosen),
+    "git": lambda cfg, claude_dir, chosen=(): HistoryPartition(cfg),
+    "episodes": lambda cfg, claude_dir, chosen=(): EpisodePartition(cfg),
 }

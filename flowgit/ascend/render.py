@@ -7,7 +7,15 @@ marked "not checked" (provisional).
 
 from __future__ import annotations
 
+from typing import Callable
+
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Claim, Deposit, Unit
+
+Short = Callable[[str], str]
+
+
+def _eight(sid: str) -> str:
+    return sid[:8]
 
 CAVEAT = ("This describes a past trajectory assembled from session records; check it against the current "
           "state before acting on it.")
@@ -34,20 +42,32 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def record_date(d: Deposit, claims: list[Claim]) -> str | None:
+    """The session's date as its own record has it (a corrected date replaces the index's everywhere)."""
+    c = _claim(claims, d.key, "date")
+    if c is not None and c.verdict == "corrected" and c.shown:
+        return c.shown
+    return d.date
+
+
 def _when(d: Deposit, claims: list[Claim]) -> str:
     c = _claim(claims, d.key, "date")
     if c is not None and c.verdict == "corrected":
-        return f"{c.shown} (record; index said {d.date})"
+        return f"{c.shown} (from the session record; the index said {d.date or 'nothing'})"
     return d.date or "undated"
 
 
+PLACES = {"claude": "project {slug}", "transcripts": "project {slug} (transcript)",
+          "git": "continuity file history", "episodes": "episodic store"}
+
+
 def _where(d: Deposit) -> str:
-    return {"claude": f"project {d.slug}", "git": "continuity file history", "episodes": "episodic store"}.get(
-        d.partition, d.partition)
+    places = [PLACES.get(p.partition, p.partition).format(slug=p.slug) for p in d.parts]
+    return " + ".join(dict.fromkeys(places))
 
 
-def _line(d: Deposit, claims: list[Claim], text: str) -> str:
-    return f"  {_when(d, claims)} · {_where(d)} · {d.sid[:12]} — {text}"
+def _line(d: Deposit, claims: list[Claim], text: str, short: Short = _eight) -> str:
+    return f"  {_when(d, claims)} · {_where(d)} · {short(d.sid)} — {text}"
 
 
 def _fragment(d: Deposit, claims: list[Claim]) -> str:
@@ -55,37 +75,38 @@ def _fragment(d: Deposit, claims: list[Claim]) -> str:
     return f"began with: {began}" + (f" — came to: {_short(d.outcome, 100)}" if d.outcome else "")
 
 
-def narrative(unit: Unit, claims: list[Claim]) -> list[str]:
+def narrative(unit: Unit, claims: list[Claim], short: Short = _eight) -> list[str]:
     m = unit.members
     out: list[str] = []
     if unit.type == CHAIN:
         out.append(f"A line of work across {len(m)} sessions: {unit.label}")
         origin = _claim(claims, m[0].key, "origin")
-        out += ["", "Where it began", _line(m[0], claims, shown(origin, m[0].initial_request or m[0].topic))]
+        out += ["", "Where it began", _line(m[0], claims, shown(origin, m[0].initial_request or m[0].topic), short)]
         if len(m) > 2:
-            out += ["", "How it developed"] + [_line(d, claims, _short(d.topic or d.initial_request)) for d in m[1:-1]]
+            out += ["", "How it developed"] + [_line(d, claims, _short(d.topic or d.initial_request), short)
+                                             for d in m[1:-1]]
         standing = _claim(claims, m[-1].key, "standing")
-        out += ["", "Where it arrived", _line(m[-1], claims, shown(standing, m[-1].topic))]
+        out += ["", "Where it arrived", _line(m[-1], claims, shown(standing, m[-1].topic), short)]
     elif unit.type == CLUSTER:
         out.append(f"Everything on one topic, in {len(m)} sessions: {unit.label}")
-        out += ["", "The fragments"] + [_line(d, claims, _fragment(d, claims)) for d in m]
+        out += ["", "The fragments"] + [_line(d, claims, _fragment(d, claims), short) for d in m]
         standing = _claim(claims, m[-1].key, "standing")
-        out += ["", "Where the topic last stood", _line(m[-1], claims, shown(standing, m[-1].topic))]
+        out += ["", "Where the topic last stood", _line(m[-1], claims, shown(standing, m[-1].topic), short)]
     elif unit.type == CONCEPT:
         node = unit.node or m[0]
         out.append(f"The concept “{unit.label}”, named in earlier work")
         first = _claim(claims, node.key, "first_use")
         coined = shown(first, node.date or "")
-        out += ["", "Where it was coined", _line(node, claims, f"first used: {coined}" if coined else "coined here")]
-        out += ["", "The sessions that shaped it"] + [_line(d, claims, _short(d.topic or d.initial_request))
+        out += ["", "Where it was coined", _line(node, claims, f"first used: {coined}" if coined else "coined here", short)]
+        out += ["", "The sessions that shaped it"] + [_line(d, claims, _short(d.topic or d.initial_request), short)
                                                        for d in m if d is not node]
     quotes = [c for c in claims if c.kind in ("utterance", "decision") and c.verdict != "unattested"]
     provisional = [c for c in claims if c.kind in ("utterance", "decision") and c.verdict == "unattested"]
     if quotes or provisional:
         out += ["", "In their own words"]
         out += [f"  “{_short(c.shown)}”" + (" (the record's wording)" if c.verdict == "corrected" else "")
-                + f" — {c.deposit.rsplit(':', 1)[-1][:12]}" for c in quotes]
-        out += [f"  “{_short(c.value)}” — {c.deposit.rsplit(':', 1)[-1][:12]} (not found in the session record: "
+                + f" — {short(c.deposit.rsplit(':', 1)[-1])}" for c in quotes]
+        out += [f"  “{_short(c.value)}” — {short(c.deposit.rsplit(':', 1)[-1])} (not found in the session record: "
                 "provisional)" for c in provisional]
     return out
 
@@ -99,13 +120,15 @@ def connections(unit: Unit) -> list[str]:
     return ["", "What connects them"] + (lines[:8] or ["  - (no direct connection recorded)"])
 
 
-def sources(unit: Unit) -> list[str]:
+def sources(unit: Unit, claims: list[Claim] | None = None) -> list[str]:
+    """Every session with where each of its records is, its date as the record has it, and the ways back in."""
     out = ["", "Sources, and how to go back into each session"]
     for i, d in enumerate(unit.members, 1):
-        loc = d.locator()
-        head = f"  {i}. {d.partition} · {d.slug} · {d.sid} · {d.date or 'undated'}"
-        tail = f"\n     {loc['resume']}" if loc["resume"] else f"\n     not resumable: {loc['not_resumable']}"
-        out.append(head + tail)
+        day = record_date(d, claims or []) or "undated"
+        refs = " + ".join(dict.fromkeys(f"{p.partition} · {p.slug}" for p in d.parts))
+        out.append(f"  {i}. {refs} · {d.sid} · {day}")
+        resumes = d.resumes()
+        out += [f"     {r}" for r in resumes] or [f"     not resumable: {d.why_not_resumable()}"]
     return out
 
 
@@ -114,6 +137,9 @@ def scope_lines(scope: dict) -> list[str]:
     reached = ", ".join(f"{k} ({v})" for k, v in sorted(parts.items())) or "none"
     out = ["", "Scope", f"  read {sum(parts.values())} deposit(s) in {len(parts)} partition(s): {reached}",
            f"  followed {scope.get('edges_followed', 0)} inferred connection(s)"]
+    if scope.get("scanned"):
+        out.append(f"  searched {scope['scanned']} transcript(s) for the recall's words and ids; read in full only "
+                   "those it reached")
     for note in scope.get("broken_links", [])[:5]:
         out.append(f"  not yet written: {note} (noted, not an error)")
     for note in scope.get("refused", [])[:5]:
@@ -121,7 +147,7 @@ def scope_lines(scope: dict) -> list[str]:
     return out
 
 
-def present(unit: Unit, claims: list[Claim], scope: dict) -> str:
-    lines = narrative(unit, claims) + connections(unit) + sources(unit) + scope_lines(scope)
+def present(unit: Unit, claims: list[Claim], scope: dict, short: Short = _eight) -> str:
+    lines = narrative(unit, claims, short) + connections(unit) + sources(unit, claims) + scope_lines(scope)
     lines += ["", CAVEAT]
     return "\n".join(lines)

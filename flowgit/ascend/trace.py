@@ -16,13 +16,29 @@ from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit
 from flowgit.dates import MONTHS, today
 from flowgit.words import content_words
 
-CHAIN_SIGNALS = re.compile(r"\b(whole (line|thread|arc)|line of work|thread|arc|kept coming back|across sessions|"
-                           r"where did (it|that|this|we) (land|end up)|how did .* (evolve|develop)|trajectory|"
-                           r"from the start|all along)\b", re.I)
+# The trigger-signal table of the protocol, one expression per row that names a unit shape:
+#   whole line of work / cross-session "where did it land" / overshooting one session -> a chain,
+#   a topic spread over fragments -> a cluster, a named concept -> a concept node.
+CHAIN_SIGNALS = re.compile(r"\b(whole (line|thread|arc|saga|story|effort)|line of work|thread|arc|saga|"
+                           r"kept coming back|across (the )?sessions|"
+                           r"where did .{0,80}?(land|end up|wind up|get to|finish)|where .{0,60}? ended up|"
+                           r"how did .{0,80}?(evolve|develop|progress|unfold)|trajectory|from the start|all along|"
+                           r"(more|bigger|larger) than (that|this|one|a single)( one)? session|not just (that|this|one)( one)? session|"
+                           r"the rest of (that|the) (work|line))\b", re.I)
 CLUSTER_SIGNALS = re.compile(r"\b(everything (we|i) (figured out|learned|know|found)|all (we|i) (know|learned)|"
                              r"everything about|all the .* (work|notes|findings)|topic|cluster)\b", re.I)
 CONCEPT_SIGNALS = re.compile(r"\b(principle|concept|idea we (called|named)|(ended up|came to) call(ing)?|"
                              r"what we (called|named)|the term|coined|we called it|the rule we)\b", re.I)
+# The words of those signals (never what they surround: "where did the retry budget land" keeps "retry budget").
+SIGNAL_WORDS = re.compile(r"\b(whole|line of work|thread|arc|saga|story|effort|kept coming back|across (the )?sessions|"
+                          r"where did|where|land(ed)?|end(ed)? up|wind up|get to|finish(ed)?|how did|evolve[ds]?|"
+                          r"develop(ed)?|progress(ed)?|unfold(ed)?|trajectory|from the start|all along|"
+                          r"(more|bigger|larger) than (that|one|a single) session|not just (that|one) session|"
+                          r"the rest of|everything (we|i) (figured out|learned|know|found)|all (we|i) (know|learned)|"
+                          r"everything about|all the|work|notes|findings|topic|cluster|principle|concept|"
+                          r"idea we (called|named)|(ended up|came to) call(ing)?|what we (called|named)|the term|"
+                          r"coined|we called it|the rule we|remember|recall|(that|the|one|a) (session|conversation|chat)|"
+                          r"the time)\b", re.I)
 SINGLE_SIGNALS = re.compile(r"\b(that|the|one) session\b|\bthe time (when|we)\b|\bthat conversation\b", re.I)
 ANCHOR_RE = re.compile(r"(?:#|\bPR\s*#?|\bissue\s*#?)(\d+)", re.I)
 QUOTED_RE = re.compile(r"[\"“'‘`]([^\"”'’`]{2,60})[\"”'’`]")
@@ -40,6 +56,7 @@ class RecallTrace:
     temporal: str | None = None
     window: tuple[str, str] | None = None
     entry: list[str] = field(default_factory=list)   # deposit keys
+    alternates: dict[str, str] = field(default_factory=dict)   # a keyword's other spelling in the deposits
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -73,9 +90,44 @@ def temporal_window(text: str, now: date | None = None) -> tuple[str | None, tup
     return None, None
 
 
+REFERENCE_BREAK = re.compile(r"\s*(?:;|\band also\b|\bas well as\b|\bplus\b|\balso\b|,?\s*and\b|,)\s*", re.I)
+
+
+def _signals(text: str) -> list[re.Match]:
+    found = [m for rx in (CHAIN_SIGNALS, CLUSTER_SIGNALS, CONCEPT_SIGNALS) for m in rx.finditer(text)]
+    return sorted(found, key=lambda m: m.start())
+
+
+def split_references(text: str) -> tuple[str, list[str]]:
+    """(the first vague reference, the others): several references bind to the first, the rest are noted.
+
+    A second reference is a later clause that carries its own unit signal
+    ("… and everything we figured out about the cache"), or a clause after an
+    explicit separator (``;``, "and also", "as well as").
+    """
+    signals = _signals(text)
+    cut = None
+    if len(signals) >= 2:
+        second = next((m for m in signals[1:] if m.start() >= signals[0].end() + 3), None)
+        if second is not None:
+            lead = [b for b in REFERENCE_BREAK.finditer(text, signals[0].end(), second.start() + 1)]
+            cut = lead[-1] if lead else None
+    if cut is None:
+        hard = re.search(r"\s*(?:;|\band also\b|\bas well as\b)\s*", text)
+        cut = hard if hard and hard.start() > 0 else None
+    if cut is None:
+        return text.strip(), []
+    first, rest = text[:cut.start()].strip(" ,;"), text[cut.end():].strip(" ,;.")
+    rest = re.sub(r"^(?:and|also|plus)\s+", "", rest, flags=re.I)
+    if not content_words(first) or not content_words(rest):
+        return text.strip(), []
+    more, others = split_references(rest)
+    return first, [more, *others]
+
+
 def extract(text: str) -> RecallTrace:
     quoted = [q.strip() for q in QUOTED_RE.findall(text)]
-    stripped = CHAIN_SIGNALS.sub(" ", CLUSTER_SIGNALS.sub(" ", CONCEPT_SIGNALS.sub(" ", text)))
+    stripped = SIGNAL_WORDS.sub(" ", text)
     compounds = {w.lower() for w in re.findall(r"\b\w+(?:[-_]\w+)+\b", stripped)}
     words = sorted(content_words(stripped) | {q.lower() for q in quoted} | compounds)
     temporal, window = temporal_window(text)
@@ -83,9 +135,38 @@ def extract(text: str) -> RecallTrace:
                        quoted=quoted, temporal=temporal, window=window)
 
 
+def _stems(text: str) -> list[str]:
+    from flowgit.words import TOKEN_RE, stem
+
+    return [stem(t) for t in TOKEN_RE.findall(text.replace("_", " "))]
+
+
+def named_coined(trace: RecallTrace, index: DepositIndex) -> None:
+    """A coined term the recall names in other spelling ("boring deploys" for ``boring-deploys``): the
+    term's words, stemmed, in order in the recall. It is then treated as if quoted."""
+    words = _stems(trace.text)
+    joined = " " + " ".join(words) + " "
+    for token in index.by_coined:
+        parts = _stems(token)
+        if len(parts) >= 2 and " " + " ".join(parts) + " " in joined and token not in (q.lower() for q in trace.quoted):
+            trace.quoted.append(token)
+
+
+def bind_terms(trace: RecallTrace, index: DepositIndex) -> RecallTrace:
+    """Meet the deposits' spelling where the light stemmer splits one word in two ("tracing" -> "trac"
+    beside "trace"; "upgraded" -> "upgrad" beside "upgrade"): the ``e`` form joins the recall's words."""
+    named_coined(trace, index)
+    trace.alternates = {w: w + "e" for w in trace.keywords if w + "e" in index.by_term and not w.endswith("e")}
+    return trace
+
+
 def match_score(index: DepositIndex, d: Deposit, trace: RecallTrace) -> float:
     terms = index.terms[d.key]
-    score = sum(index.idf(w) or 0.1 for w in trace.keywords if w in terms)
+    score = 0.0
+    for w in trace.keywords:   # a word and its other spelling count once
+        hit = w if w in terms else trace.alternates.get(w) if trace.alternates.get(w) in terms else None
+        if hit:
+            score += index.idf(hit) or 0.1
     refs = {a.ref.strip().lower() for a in d.anchors}
     score += 3.0 * sum(1 for a in trace.anchors if a.lower() in refs)
     if trace.window and d.date and not (trace.window[0] <= d.date <= trace.window[1]):
@@ -93,15 +174,24 @@ def match_score(index: DepositIndex, d: Deposit, trace: RecallTrace) -> float:
     return score
 
 
-def rank_entries(index: DepositIndex, trace: RecallTrace, *, dropped: set[str] = frozenset()) -> list[tuple[float, Deposit]]:
-    """Deposits the recall touches, best first (these are where traversal starts)."""
+def candidate_scores(index: DepositIndex, trace: RecallTrace, *, dropped: set[str] = frozenset(),
+                     window: bool = True) -> dict[str, float]:
+    """Each deposit the recall touches (by a word or an anchor) and how well it matches."""
+    if not window and trace.window:
+        trace = RecallTrace(**{**trace.__dict__, "window": None})
     candidates: set[str] = set()
-    for w in trace.keywords:
+    for w in [*trace.keywords, *trace.alternates.values()]:
         candidates.update(index.by_term.get(w, ()))
     for a in trace.anchors:
         candidates.update(index.by_anchor.get(f"ref:{a.lower()}", ()))
-    scored = [(match_score(index, index.by_key[k], trace), index.by_key[k]) for k in candidates if k not in dropped]
-    return sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1].sort_time))
+    scored = {k: match_score(index, index.by_key[k], trace) for k in candidates if k not in dropped}
+    return {k: v for k, v in scored.items() if v > 0}
+
+
+def rank_entries(index: DepositIndex, trace: RecallTrace, *, dropped: set[str] = frozenset()) -> list[tuple[float, Deposit]]:
+    """Deposits the recall touches, best first (these are where traversal starts)."""
+    scored = candidate_scores(index, trace, dropped=dropped)
+    return sorted(((v, index.by_key[k]) for k, v in scored.items()), key=lambda s: (-s[0], s[1].sort_time))
 
 
 def is_single_session(trace: RecallTrace, ranked: list[tuple[float, Deposit]]) -> bool:
@@ -117,14 +207,28 @@ def has_supra_signal(text: str) -> bool:
     return bool(CHAIN_SIGNALS.search(text) or CLUSTER_SIGNALS.search(text) or CONCEPT_SIGNALS.search(text))
 
 
-def classify(trace: RecallTrace, index: DepositIndex) -> str:
-    """Chain, cluster or concept, from the recall's own words first, then what the deposits hold."""
-    if CONCEPT_SIGNALS.search(trace.text) or any(q.lower() in index.by_coined for q in trace.quoted):
+def ambiguity(trace: RecallTrace, has_entries: bool, *, explicit: bool = False) -> str:
+    """Phase 0's trace ambiguity: low (a unit-shape signal and entry deposits), moderate (only one of them:
+    traverse more broadly), high (neither: traverse the dispatched type, ready to reorient)."""
+    signal = explicit or has_supra_signal(trace.text)
+    if signal and has_entries:
+        return "low"
+    if signal or has_entries:
+        return "moderate"
+    return "high"
+
+
+def classify(trace: RecallTrace, index: DepositIndex, default: str = CLUSTER) -> str:
+    """Chain, cluster or concept, from the recall's own words first, then what the deposits hold.
+
+    A signal word for a shape wins over a coined term the recall happens to name: "that whole line of
+    work on the retry budget" asks for the line even where ``retry_budget`` is a pattern's name."""
+    if CONCEPT_SIGNALS.search(trace.text):
         return CONCEPT
     if CHAIN_SIGNALS.search(trace.text) or trace.anchors:
         return CHAIN
     if CLUSTER_SIGNALS.search(trace.text):
         return CLUSTER
-    if any(w in index.by_coined for w in trace.keywords):
+    if any(q.lower() in index.by_coined for q in trace.quoted) or any(w in index.by_coined for w in trace.keywords):
         return CONCEPT
-    return CLUSTER
+    return default

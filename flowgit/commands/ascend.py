@@ -80,6 +80,20 @@ def interactive(engine: Ascend, response: Response, prompt, echo) -> Response:
     return response
 
 
+def render(response: Response, fmt: str = "text"):
+    """The one place a response becomes output: ``text`` (str) or ``json`` (a dict for emit_json).
+
+    The response is built without any rendering concern (``Response.to_dict``
+    holds the unit, its sessions, sources and connections); another format is
+    one more branch here, reading that structure.
+    """
+    if fmt == "json":
+        return response.to_dict()
+    if fmt == "text":
+        return response.text + hint(response)
+    raise FlowgitError(f"unknown output format {fmt!r}", fix="text or json")
+
+
 def hint(response: Response) -> str:
     if response.status not in ("gate", "rescope"):
         return ""

@@ -227,3 +227,57 @@ def write_story(config: Path) -> list[Session]:
         write_session(config, s)
     write_noise(config, A)
     return sessions
+
+
+def write_transcript(config: Path, s: Session, *, carried_from: str | None = None) -> Path:
+    """Only the transcript, as Claude Code leaves it when no deposit is written (no hypomnesis/ at all).
+
+    ``carried_from``: the session this one resumes; Claude Code copies the earlier
+    session's last lines, with their own ``sessionId``, to the top of the new file.
+    """
+    path = config / "projects" / s.slug / f"{s.sid}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = transcript_lines(s)
+    if carried_from:
+        carried = json.loads(lines[1])
+        carried.update(sessionId=carried_from, uuid=str(uuid.uuid4()))
+        carried["message"] = {"role": "user", "content": "(carried over from the resumed session)"}
+        lines.insert(0, json.dumps(carried))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@dataclass
+class Wrap:
+    """One wrap commit of the continuity file: its session, day, file text and trailers."""
+
+    session: str | None
+    day: str
+    text: str
+    subject: str
+    trailers: list[str] = field(default_factory=list)
+
+
+def write_wraps(repo: Path, wraps: list[Wrap], path: str = "CONTINUITY.md") -> list[str]:
+    """Commit each wrap with its own date; returns the commit ids, oldest first."""
+    import os
+    import subprocess
+
+    shas = []
+    for w in wraps:
+        (repo / path).write_text(w.text, encoding="utf-8")
+        trailers = ([f"Flow-Session: {w.session}"] if w.session else []) + w.trailers
+        message = w.subject + ("\n\n" + "\n".join(trailers) if trailers else "") + "\n"
+        env = {**os.environ, "GIT_AUTHOR_DATE": f"{w.day}T12:00:00Z", "GIT_COMMITTER_DATE": f"{w.day}T12:00:00Z"}
+        subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
+        subprocess.run(["git", "commit", "-q", "--no-verify", "-m", message], cwd=repo, check=True, env=env)
+        shas.append(subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                                   text=True).stdout.strip())
+    return shas
+
+
+def continuity(state: str, developing: list[str], proven: list[str] = ()) -> str:
+    """A small FLOW continuity file with the given pattern lines."""
+    return ("# Continuity\n\n## Current State\n" + state + "\n\n## Recent Context\nWe worked.\n\n"
+            "## Developing Knowledge\n" + "".join(f"{p}\n" for p in developing)
+            + "\n## Proven Knowledge\n" + "".join(f"{p}\n" for p in proven))

@@ -102,16 +102,17 @@ def test_empty_traversal_rescopes_and_three_empty_ones_end_in_no_match(run, tmp_
 
 
 def test_gate_recognize_refine_reorient_and_exhaustion(run, tmp_path, corpus):
-    gate = ascend(run, tmp_path, corpus, "retry budget", "--type", "cluster")
+    gate = ascend(run, tmp_path, corpus, "everything we figured out about the cache")
     assert gate["status"] == "gate"
     assert [o["answer"] for o in gate["options"]] == ["recognize", "refine", "reorient"]
     recognized = follow(run, tmp_path, corpus, gate, "--recognize")
     assert recognized["status"] == "recognized" and recognized["state"]["recognized"]
     assert "Recognised:" in recognized["text"]
-    refined = follow(run, tmp_path, corpus, gate, "--refine", f"drop:{SID[4][:12]}")
+    refined = follow(run, tmp_path, corpus, gate, "--refine", f"drop:{SID[7][:12]}")
     assert refined["state"]["attempts"] == 2
-    assert SID[4] not in sids(refined["unit"])
-    reoriented = follow(run, tmp_path, corpus, refined, "--reorient", "chain")
+    assert SID[7] not in sids(refined["unit"]) and sids(refined["unit"]) == [SID[5], SID[6]]
+    reoriented = follow(run, tmp_path, corpus, {**refined, "state": {**refined["state"], "status": "gate"}},
+                        "--reorient", "that whole line of work on the retry budget")
     assert reoriented["state"]["attempts"] == 3 and reoriented["unit"]["type"] == "chain"
     exhausted = follow(run, tmp_path, corpus, {**reoriented, "state": {**reoriented["state"], "status": "gate"}},
                        "--refine", "widen")
@@ -125,7 +126,7 @@ def test_interactive_loop_on_a_terminal(run, tmp_path, corpus):
     assert res.code == 0, res.err
     assert res.out.count("Try another way") == 2 and "No larger unit could be recognised" in res.out
     res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--partition", "claude", "--interactive",
-              "retry budget", "--type", "cluster", stdin="2\nsideways\n1\n")
+              "everything we figured out about the cache", stdin="2\nsideways\n1\n")
     assert "unknown refinement 'sideways'" in res.out and "Recognised:" in res.out
 
 
@@ -150,7 +151,7 @@ def test_contradicted_claim_is_corrected_and_missing_one_is_provisional(run, tmp
     assert "corrected from the session record" in data["text"]
     provisional = claims[(SID[6], "utterance")]
     assert provisional["verdict"] == "unattested"
-    assert "cache invalidation is the real problem here” — 00000006-5e5 (not found in the session record: " \
+    assert "cache invalidation is the real problem here” — 00000006 (not found in the session record: " \
            "provisional)" in data["text"]
     assert claims[(SID[6], "origin")]["verdict"] == "confirmed"
 
@@ -205,11 +206,13 @@ def test_git_history_and_episodes_join_the_chain(run, repo, tmp_path, corpus):
     res = run(repo, "ascend", "--claude-dir", str(corpus), "that whole line of work on the retry budget", "--json")
     data = json.loads(res.out)
     unit = data["unit"]
-    parts = {d["partition"]: d for d in unit["deposits"]}
-    assert parts["git"]["session_id"] == sha
-    assert parts["git"]["resume"] == f"git -C {shlex.quote(str(repo))} show {sha}:CONTINUITY.md"
-    assert parts["episodes"]["session_id"] == SID[4]
-    assert "the same session" in data["text"]
+    assert sids(unit) == [SID[1], SID[2], SID[3], SID[4]]        # one session, one node: still four sessions
+    node = next(d for d in unit["deposits"] if d["session_id"] == SID[4])
+    assert [s["partition"] for s in node["sources"]] == ["claude", "git", "episodes"]
+    assert next(s for s in node["sources"] if s["partition"] == "git")["ref"] == f"{sha}:CONTINUITY.md"
+    assert node["resumes"][:2] == [f"cd /home/dev/infra && claude --resume {SID[4]}",
+                                   f"git -C {shlex.quote(str(repo))} show {sha}:CONTINUITY.md"]
+    assert "A line of work across 4 sessions" in data["text"]
     assert "continuity file history" in data["text"]
 
 
@@ -238,7 +241,7 @@ def test_no_command_path_writes_anything(run, repo, tmp_path, corpus):
     for args in paths:
         res = run(repo, "ascend", "--claude-dir", str(corpus), *args, "--json")
         assert res.code == 0, res.err
-    gate = json.loads(run(repo, "ascend", "--claude-dir", str(corpus), "retry budget", "--type", "cluster",
+    gate = json.loads(run(repo, "ascend", "--claude-dir", str(corpus), "everything we figured out about the cache",
                           "--json").out)
     state = tmp_path / "state.json"
     state.write_text(json.dumps(gate))
@@ -247,7 +250,8 @@ def test_no_command_path_writes_anything(run, repo, tmp_path, corpus):
     empty = json.loads(run(repo, "ascend", "--claude-dir", str(corpus), "nothing like this", "--json").out)
     state.write_text(json.dumps(empty))
     assert run(repo, "ascend", "--claude-dir", str(corpus), "--state", str(state), "--rescope", "widen").code == 0
-    run(repo, "ascend", "--claude-dir", str(corpus), "--interactive", "retry budget", "--type", "cluster", stdin="2\nwiden\n1\n")
+    run(repo, "ascend", "--claude-dir", str(corpus), "--interactive", "everything we figured out about the cache",
+        stdin="2\nwiden\n1\n")
     assert digest() == before
 
 

@@ -1,0 +1,177 @@
+"""The protocol's loop on a real corpus: Phase 0 binding and scope, hand-offs, Refine, finality, ended states."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from flowgit.ascend.assemble import fold_subsets
+from flowgit.ascend.graph import abbreviations
+from flowgit.ascend.model import CHAIN, CLUSTER, Deposit, Unit
+from flowgit.ascend.trace import classify, extract, split_references
+from tests.ascend.corpus import A, ISSUE, Session, write_session, write_story
+
+SID = {n: f"{n:08x}-5e55-4a1d-9c0f-{n:012x}" for n in range(1, 12)}
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    config = tmp_path / "claude"
+    write_story(config)
+    return config
+
+
+def ask(run, cwd, config, *args, code=0):
+    res = run(cwd, "ascend", "--claude-dir", str(config), "--partition", "claude", *args, "--json")
+    assert res.code == code, res.err
+    return json.loads(res.out) if code == 0 else res
+
+
+def answer(run, cwd, config, data, *args, code=0):
+    state = cwd / "state.json"
+    state.write_text(json.dumps(data["state"]))
+    res = run(cwd, "ascend", "--claude-dir", str(config), "--state", str(state), *args, "--json")
+    assert res.code == code, res.err
+    return json.loads(res.out) if code == 0 else res
+
+
+def sids(data) -> list[str]:
+    return [d["session_id"] for d in data["unit"]["deposits"]]
+
+
+def test_from_a_session_alone_assembles_its_line_with_the_origin(run, tmp_path, corpus):
+    data = ask(run, tmp_path, corpus, "--from", SID[3])
+    assert data["unit"]["type"] == "chain"
+    assert sids(data) == [SID[1], SID[2], SID[3], SID[4]]
+    prefixed = ask(run, tmp_path, corpus, "--from", SID[3][:8])
+    assert sids(prefixed) == sids(data)
+    res = ask(run, tmp_path, corpus, "--from", "0000000", code=2)
+    assert "names 10 sessions" in res.err and "Traceback" not in res.err
+
+
+def test_refine_add_puts_the_session_into_the_unit(run, tmp_path, corpus):
+    gate = ask(run, tmp_path, corpus, "everything we figured out about the cache")
+    assert SID[9] not in sids(gate)
+    added = answer(run, tmp_path, corpus, gate, "--refine", f"add:{SID[9][:8]}")
+    assert SID[9] in sids(added) and added["state"]["attempts"] == 2
+    bad = answer(run, tmp_path, corpus, gate, "--refine", "add:ffffffff", code=2)
+    assert "no session 'ffffffff'" in bad.err
+    again = answer(run, tmp_path, corpus, gate, "--refine", "sideways", code=2)   # a typo spends no try
+    assert "unknown refinement" in again.err
+
+
+def test_a_turned_down_unit_is_never_presented_again(run, tmp_path, corpus):
+    gate = ask(run, tmp_path, corpus, "everything we figured out about the cache")
+    first = sorted(gate["unit"]["members"])
+    widened = answer(run, tmp_path, corpus, gate, "--refine", "widen")
+    assert sorted(widened["unit"]["members"]) != first if widened["unit"] else widened["status"] == "rescope"
+    assert ["cluster", *first] in widened["state"]["rejected"]
+
+
+@pytest.mark.parametrize("flag", [["--reorient", "chain"], ["--refine", "widen"], ["--recognize"],
+                                  ["--rescope", "widen"]])
+def test_an_ended_recall_answers_with_exit_2_and_a_message(run, tmp_path, corpus, flag):
+    data = ask(run, tmp_path, corpus, "the kubernetes autoscaler saga")
+    data = answer(run, tmp_path, corpus, data, "--rescope", "widen")
+    data = answer(run, tmp_path, corpus, data, "--rescope", "type:chain")
+    assert data["status"] == "null_match"
+    res = answer(run, tmp_path, corpus, data, *flag, code=2)
+    assert "this recall has already ended (nothing larger than a session was found)" in res.err
+    assert "Traceback" not in res.err and "flowgit ascend" in res.err
+
+
+def test_moderate_ambiguity_widens_the_scope(run, tmp_path, corpus):
+    clear = ask(run, tmp_path, corpus, "that whole line of work on the retry budget")
+    assert clear["state"]["ambiguity"] == "low" and clear["state"]["scope"]["hops"] == 3
+    partial = ask(run, tmp_path, corpus, "retry budget gateway production rollout")
+    assert partial["state"]["ambiguity"] == "moderate" and partial["state"]["scope"]["hops"] == 4
+
+
+def test_trigger_signals_pick_the_unit_shape(corpus):
+    from flowgit.ascend.graph import DepositIndex
+
+    index = DepositIndex.build([])
+    assert classify(extract("where did the retry budget work land?"), index) == CHAIN
+    assert classify(extract("where did we end up with the gateway"), index) == CHAIN
+    assert classify(extract("this is bigger than that one session about retries"), index) == CHAIN
+    assert classify(extract("everything we figured out about webhooks"), index) == CLUSTER
+    assert classify(extract("the principle we ended up calling budget-first"), index) == "concept"
+    assert extract("where did the retry budget land").keywords == ["budget", "retry"]
+
+
+def test_several_references_bind_to_the_first_and_note_the_rest(run, tmp_path, corpus):
+    first, rest = split_references("that whole line of work on the retry budget, and everything we figured out "
+                                   "about the cache")
+    assert first == "that whole line of work on the retry budget"
+    assert rest == ["everything we figured out about the cache"]
+    assert split_references("the retry budget and timeouts work") == ("the retry budget and timeouts work", [])
+    data = ask(run, tmp_path, corpus, "that whole line of work on the retry budget; also the flaky login test")
+    assert data["unit"]["type"] == "chain" and sids(data) == [SID[1], SID[2], SID[3], SID[4]]
+    assert data["state"]["noted"] == ["the flaky login test"]
+    assert "You also mentioned “the flaky login test”" in data["text"]
+
+
+def test_a_subset_of_the_top_unit_is_folded_into_it():
+    ds = [Deposit("claude", A, f"s{i}") for i in range(4)]
+    big = Unit(CHAIN, ds, [], "big", score=2.0)
+    part = Unit(CHAIN, ds[:2], [], "part", score=1.0)
+    other = Unit(CHAIN, [ds[0], Deposit("claude", A, "x")], [], "other", score=0.5)
+    assert fold_subsets([big, part, other]) == [big, other]
+    assert fold_subsets([part, big]) == [big]
+
+
+def test_short_ids_are_unique_like_git_abbreviations(run, tmp_path):
+    config = tmp_path / "claude"
+    for n, day in ((1, "2026-11-01"), (2, "2026-11-02"), (3, "2026-11-03")):
+        write_session(config, Session(A, f"11111111-aaa{n}-4000-8000-00000000000{n}", "/p", day,
+                                      f"retry budget step {n}", ["retry budget"], ["retry", "budget"],
+                                      cross_refs=[ISSUE], continuations=[] if n == 3 else
+                                      [f"11111111-aaa{n + 1}-4000-8000-00000000000{n + 1}"]))
+    assert abbreviations(["11111111-aaa1", "11111111-aaa2", "22"]) == {
+        "11111111-aaa1": "11111111-aaa1", "11111111-aaa2": "11111111-aaa2", "22": "22"}
+    data = ask(run, tmp_path, config, "that whole line of work on the retry budget")
+    text = data["text"]
+    for n in (1, 2, 3):
+        assert f"· 11111111-aaa{n} —" in text
+    assert "11111111-aaa2 continues 11111111-aaa1" in text                # the later session continues the earlier
+
+
+def test_the_record_date_replaces_the_index_date_everywhere(run, tmp_path):
+    config = tmp_path / "claude"
+    s = Session(A, SID[1], "/p", "2026-11-02", "retry budget start", ["retry budget"], ["retry", "budget"],
+                cross_refs=[ISSUE])
+    write_session(config, s)
+    clue = config / "projects" / A / "hypomnesis" / SID[1] / "clue.md"
+    clue.write_text(clue.read_text().replace("date: 2026-11-02", "date: 2026-10-30"))
+    write_session(config, Session(A, SID[2], "/p", "2026-11-04", "retry budget next", ["retry budget"],
+                                  ["retry", "budget"], cross_refs=[ISSUE]))
+    data = ask(run, tmp_path, config, "that whole line of work on the retry budget")
+    sources = data["text"].split("Sources, and how to go back", 1)[1]
+    assert f"{SID[1]} · 2026-11-02" in sources and "2026-10-30" not in sources
+    node = data["unit"]["deposits"][0]
+    assert node["date"] == "2026-11-02" and node["index_date"] == "2026-10-30"
+
+
+def test_no_resume_command_for_a_session_without_a_transcript(run, tmp_path, corpus):
+    (corpus / "projects" / "-home-dev-infra" / f"{SID[4]}.jsonl").unlink()
+    data = ask(run, tmp_path, corpus, "that whole line of work on the retry budget")
+    arrival = data["unit"]["deposits"][-1]
+    assert arrival["session_id"] == SID[4] and arrival["resume"] is None
+    assert "transcript is not on disk" in arrival["not_resumable"]
+    assert f"claude --resume {SID[4]}" not in data["text"]
+
+
+def test_the_no_match_fallback_offers_the_closest_session_with_its_resume_command(run, tmp_path, corpus):
+    data = ask(run, tmp_path, corpus, "the whole saga of the flaky login test selenium")
+    while data["status"] == "rescope":
+        data = answer(run, tmp_path, corpus, data, "--rescope", "widen")
+    assert data["status"] == "null_match"
+    assert f"cd /home/dev/payments && claude --resume {SID[8]}" in data["text"]
+    assert data["closest_session"]["session_id"] == SID[8] and data["single_session"] is None
+    assert "\n  Or" not in data["text"] and "Or the" not in data["text"]
+    nothing = ask(run, tmp_path, corpus, "the zeppelin hangar saga")
+    while nothing["status"] == "rescope":
+        nothing = answer(run, tmp_path, corpus, nothing, "--rescope", "widen")
+    assert "closest single session" not in nothing["text"]
+    assert nothing["text"].rstrip().endswith("need finding afresh")

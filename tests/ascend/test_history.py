@@ -1,0 +1,143 @@
+"""The continuity file's history as a partition: wrap commits joined by pattern names, evidence and derivations."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+
+from tests.ascend.corpus import A, Session, Wrap, continuity, write_session, write_wraps
+from tests.conftest import git
+
+RETRY_1 = "! retry_budget: cap retries per request, shared across calls | 1x"
+RETRY_2 = "!! retry_budget: cap retries per request, shared across calls | 2x (RELIABILITY) [evidence: ep-aa01, ep-aa02]"
+RETRY_3 = ("!! retry_budget: cap retries per request, shared across calls | 3x (RELIABILITY — 2026-11-06) "
+           "[evidence: ep-aa01, ep-aa02, ep-aa03]")
+CACHE_1 = "! cache_warmup: warm the balance cache before the morning peak | 1x"
+CACHE_2 = "!! cache_warmup: warm the balance cache before the morning peak | 2x (PERF) [evidence: ep-bb01, ep-bb02]"
+LOGIN_1 = "! login_wait: wait for the session cookie in login tests | 1x"
+ALERTS = "! retry_alerts: page someone when a request spends its whole allowance | 1x [<- retry_budget]"
+
+
+def seven_wraps() -> list[Wrap]:
+    """Seven wraps in one repository, a day apart; the 1st, 3rd, 5th and 7th are on retry_budget."""
+    return [
+        Wrap("sess-a", "2026-11-02", continuity("Focus: payment retries.", [RETRY_1]),
+             "Session wrap Nov 2 — added retry_budget"),
+        Wrap("sess-b", "2026-11-03", continuity("Focus: balance cache.", [RETRY_1, CACHE_1]),
+             "Session wrap Nov 3 — added cache_warmup"),
+        Wrap("sess-c", "2026-11-04", continuity("Focus: measuring retries.", [RETRY_2, CACHE_1]),
+             "Session wrap Nov 4 — incremented retry_budget",
+             ["Incremented: retry_budget 1x->2x [evidence: ep-aa01, ep-aa02]"]),
+        Wrap("sess-d", "2026-11-05", continuity("Focus: flaky login test.", [RETRY_2, CACHE_1, LOGIN_1]),
+             "Session wrap Nov 5 — added login_wait"),
+        Wrap("sess-e", "2026-11-06", continuity("Focus: production review.", [CACHE_1, LOGIN_1], [RETRY_3]),
+             "Session wrap Nov 6 — graduated retry_budget to Proven",
+             ["Graduated: retry_budget [evidence: ep-aa01, ep-aa02, ep-aa03]"]),
+        Wrap("sess-f", "2026-11-07", continuity("Focus: cache again.", [CACHE_2, LOGIN_1], [RETRY_3]),
+             "Session wrap Nov 7 — incremented cache_warmup",
+             ["Incremented: cache_warmup 1x->2x [evidence: ep-bb01, ep-bb02]"]),
+        Wrap("sess-g", "2026-11-08", continuity("Focus: alerting.", [CACHE_2, LOGIN_1, ALERTS], [RETRY_3]),
+             "Session wrap Nov 8 — added retry_alerts"),
+    ]
+
+
+@pytest.fixture
+def wrapped(run, repo, tmp_path):
+    run(repo, "init")
+    shas = write_wraps(repo, seven_wraps())
+    empty = tmp_path / "no-claude"
+    empty.mkdir()
+    return repo, empty, shas
+
+
+@pytest.mark.parametrize("recall", [
+    "that whole line of work on the retry budget",
+    "that whole line of work on retry_budget",
+    "where did the retry budget work land",
+    "the whole arc of the retry budget, from the start",
+])
+def test_four_wraps_on_one_pattern_are_one_line_in_order(run, wrapped, recall):
+    repo, empty, shas = wrapped
+    res = run(repo, "ascend", "--claude-dir", str(empty), recall, "--json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    unit = data["unit"]
+    assert unit["type"] == "chain"
+    assert [d["session_id"] for d in unit["deposits"]] == ["sess-a", "sess-c", "sess-e", "sess-g"]
+    assert "A line of work across 4 sessions" in data["text"]
+    began = data["text"].split("Where it began", 1)[1].split("\n")[1]
+    assert "sess-a" in began and "added retry_budget" in began
+    assert "both changed the pattern retry_budget" in data["text"]
+    assert "a new pattern derived from retry_budget" in data["text"]      # sess-g's [<- retry_budget]
+    origin = unit["deposits"][0]
+    assert origin["resume"] == f"git -C {shlex.quote(str(repo))} show {shas[0]}:CONTINUITY.md"
+    assert "same project directory" not in data["text"]     # the directory is no evidence inside one repository
+
+
+def test_shared_evidence_ids_join_wraps_that_name_no_common_pattern(run, repo, tmp_path):
+    run(repo, "init")
+    write_wraps(repo, [
+        Wrap("s1", "2026-11-02", continuity("a", ["!! queue_depth: alert on depth, not age | 2x (OPS) "
+                                                  "[evidence: ep-cc01, ep-cc02]"]), "wrap one"),
+        Wrap("s2", "2026-11-20", continuity("b", ["!! queue_depth: alert on depth, not age | 2x (OPS) "
+                                                  "[evidence: ep-cc01, ep-cc02]",
+                                                  "!! worker_backoff: back off workers when the queue is deep | 2x "
+                                                  "(OPS) [evidence: ep-cc02, ep-dd01]"]), "wrap two"),
+        Wrap("s3", "2026-11-21", continuity("c", ["!! queue_depth: alert on depth, not age | 2x (OPS) "
+                                                  "[evidence: ep-cc01, ep-cc02]",
+                                                  "!! worker_backoff: back off workers when the queue is deep | 2x "
+                                                  "(OPS) [evidence: ep-cc02, ep-dd01]",
+                                                  "! login_wait: wait for the cookie | 1x"]), "wrap three"),
+    ])
+    empty = tmp_path / "none"
+    empty.mkdir()
+    data = json.loads(run(repo, "ascend", "--claude-dir", str(empty), "the whole line of work on the queue",
+                          "--json").out)
+    assert [d["session_id"] for d in data["unit"]["deposits"]] == ["s1", "s2"]
+    assert "both rest on the episode ep-cc02" in data["text"]
+
+
+def test_a_wrap_of_a_claude_session_is_that_session_with_both_ways_back(run, repo, tmp_path):
+    config = tmp_path / "claude"
+    sid = "5e551011-aaaa-4bbb-8ccc-000000000001"
+    write_session(config, Session(A, sid, "/home/dev/payments", "2026-11-02", "Design a retry budget",
+                                  ["retry budget"], ["retry", "budget"]))
+    run(repo, "init")
+    shas = write_wraps(repo, [Wrap(sid, "2026-11-02", continuity("x", [RETRY_1]), "Session wrap — added retry_budget"),
+                              Wrap("sess-z", "2026-11-04", continuity("y", [RETRY_2]), "Session wrap — incremented",
+                                   ["Incremented: retry_budget 1x->2x [evidence: ep-aa01, ep-aa02]"])])
+    data = json.loads(run(repo, "ascend", "--claude-dir", str(config), "that whole line of work on the retry budget",
+                          "--json").out)
+    first = data["unit"]["deposits"][0]
+    assert first["session_id"] == sid
+    assert first["resumes"] == [f"cd /home/dev/payments && claude --resume {sid}",
+                                f"git -C {shlex.quote(str(repo))} show {shas[0]}:CONTINUITY.md"]
+    assert {s["partition"] for s in first["sources"]} == {"claude", "git"}
+
+
+def test_a_pattern_named_once_is_that_one_session_not_a_neighbouring_concept(run, wrapped):
+    repo, empty, shas = wrapped
+    data = json.loads(run(repo, "ascend", "--claude-dir", str(empty), "the principle we ended up calling retry_alerts",
+                          "--json").out)
+    assert data["status"] == "single_session"
+    assert data["single_session"]["session_id"] == "sess-g"
+    concept = json.loads(run(repo, "ascend", "--claude-dir", str(empty),
+                             "the principle we ended up calling retry_budget", "--json").out)
+    assert concept["unit"]["type"] == "concept" and concept["unit"]["label"] == "retry_budget"
+    assert concept["unit"]["node"].endswith("sess-a")
+
+
+def test_the_line_is_followed_through_a_rename_of_the_continuity_file(run, repo, tmp_path):
+    wraps = seven_wraps()
+    write_wraps(repo, wraps[:3], path="NOTES.md")                 # the file had another name at first
+    git(repo, "mv", "NOTES.md", "CONTINUITY.md")
+    git(repo, "commit", "-qm", "rename the continuity file")
+    write_wraps(repo, wraps[3:])
+    empty = tmp_path / "none"
+    empty.mkdir()
+    data = json.loads(run(repo, "ascend", "--claude-dir", str(empty), "that whole line of work on the retry budget",
+                          "--json").out)
+    assert [d["session_id"] for d in data["unit"]["deposits"]] == ["sess-a", "sess-c", "sess-e", "sess-g"]
+    assert data["unit"]["deposits"][0]["sources"][0]["ref"].endswith(":NOTES.md")

@@ -1,0 +1,63 @@
+"""One session, one node: a session seen in several partitions is counted, ranked and narrated once."""
+
+from __future__ import annotations
+
+import json
+
+from flowgit.ascend.merge import merge_sessions
+from flowgit.ascend.model import Anchor, Deposit
+from tests.ascend.corpus import A, Session, Wrap, continuity, story, write_session, write_transcript, write_wraps
+from tests.conftest import git
+
+SID = {n: f"{n:08x}-5e55-4a1d-9c0f-{n:012x}" for n in range(1, 12)}
+
+
+def test_a_mixed_corpus_counts_each_session_once(run, repo, tmp_path):
+    config = tmp_path / "claude"
+    for s in story():
+        write_session(config, s)
+    # a fifth session on the line with no deposit: only its transcript
+    write_transcript(config, Session(A, SID[11], "/home/dev/payments", "2026-11-11", "", [], [], transcript=[
+        ("user", "Retry budget follow-up for #412: alert when the budget is spent"),
+        ("assistant", "Added an alert on the retry budget.")]))
+    run(repo, "init")
+    # wraps of two of the sessions, and the episodes one of them recorded
+    write_wraps(repo, [
+        Wrap(SID[2], "2026-11-04", continuity("x", ["! retry_budget: cap retries per request | 1x"]),
+             "Session wrap Nov 4 — added retry_budget"),
+        Wrap(SID[4], "2026-11-09", continuity("y", ["! retry_budget: cap retries per request | 1x",
+                                                     "! budget_alerts: alert on a spent budget | 1x"]),
+             "Session wrap Nov 9 — added budget_alerts"),
+    ])
+    run(repo, "episode", "add", "--type", "outcome", "--content", "the retry budget held in production",
+        "--session", SID[4], "--tag", "retry")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", f"episode\n\nFlow-Session: {SID[4]}\n")
+    data = json.loads(run(repo, "ascend", "--claude-dir", str(config), "that whole line of work on the retry budget",
+                          "--json").out)
+    ids = [d["session_id"] for d in data["unit"]["deposits"]]
+    assert ids == [SID[1], SID[2], SID[3], SID[4], SID[11]]
+    assert len(ids) == len(set(ids))
+    assert "A line of work across 5 sessions" in data["text"]
+    node = data["unit"]["deposits"][3]
+    assert [s["partition"] for s in node["sources"]] == ["claude", "git", "episodes"]
+    text = data["text"].split("Sources, and how to go back into each session", 1)[1].split("\n\nScope")[0]
+    assert sum(1 for line in text.splitlines() if line.lstrip()[:2] in {f"{n}." for n in range(1, 10)}) == 5
+
+
+def test_merging_keeps_the_deposit_as_the_face_and_unions_what_the_others_know():
+    claude = Deposit("claude", A, "s1", cwd="/p", date="2026-11-02", started_at="2026-11-02T09:00:00Z",
+                     topics=["retry budget"], anchors=[Anchor("github_issue", "#412")])
+    wrap1 = Deposit("git", "git:repo", "s1", cwd="/repo", date="2026-11-02", started_at="2026-11-02T18:00:00Z",
+                    topics=["Session wrap"], anchors=[Anchor("pattern", "retry_budget")], source_ref="a:C.md")
+    wrap2 = Deposit("git", "git:repo", "s1", cwd="/repo", date="2026-11-03", started_at="2026-11-03T18:00:00Z",
+                    last_turn_at="2026-11-03T18:00:00Z",
+                    anchors=[Anchor("pattern", "retry_budget"), Anchor("evidence", "ep-1")], source_ref="b:C.md")
+    other = Deposit("git", "git:repo", "s2")
+    merged = merge_sessions([wrap1, other, claude, wrap2])
+    assert [d.sid for d in merged] == ["s1", "s2"]
+    face = merged[0]
+    assert face is claude and face.also == [wrap1, wrap2]
+    assert {a.key for a in face.anchors} == {"ref:#412", "pattern:retry_budget", "evidence:ep-1"}
+    assert face.date == "2026-11-02" and face.started_at == "2026-11-02T09:00:00Z"
+    assert face.last_turn_at == "2026-11-03T18:00:00Z"

@@ -1,0 +1,184 @@
+"""Hostile deposit trees: alias bombs, FIFOs, devices, sockets and links out of the tree never hang or leak."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from flowgit.ascend import formats
+from flowgit.ascend.safeio import Tree
+from tests.ascend.corpus import A, B, story, write_session, write_story
+from tests.conftest import tree_digest
+
+SID = {n: f"{n:08x}-5e55-4a1d-9c0f-{n:012x}" for n in range(1, 11)}
+BOUND = 30.0   # seconds: generous for a shared 2-core machine; a hang would run for minutes
+
+
+def bomb(depth: int = 9) -> str:
+    """About a kilobyte of YAML that expands to 9**9 strings when anything walks it."""
+    lines = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for i in range(1, depth):
+        lines.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]")
+    return "\n".join(lines) + f"\nkey_utterances: *l{depth - 1}\n"
+
+
+def ascend_process(cwd: Path, config: Path, recall: str) -> tuple[subprocess.CompletedProcess, float]:
+    """flowgit ascend in its own process, killed if it runs past the bound."""
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "flowgit", "ascend", "--claude-dir", str(config), "--partition",
+                           "claude", "--partition", "transcripts", recall, "--json"], cwd=cwd,
+                          capture_output=True, text=True, timeout=BOUND * 2)
+    return proc, time.monotonic() - start
+
+
+def test_an_alias_bomb_in_front_matter_is_refused_in_bounded_time(tmp_path):
+    config = tmp_path / "claude"
+    write_story(config)
+    clue = config / "projects" / A / "hypomnesis" / SID[2] / "clue.md"
+    text = clue.read_text()
+    clue.write_text(text.replace("key_utterances:", bomb() + "old_utterances:", 1))
+    assert len(bomb()) < 1500
+    proc, took = ascend_process(tmp_path, config, "that whole line of work on the retry budget")
+    assert proc.returncode == 0, proc.stderr
+    assert took < BOUND
+    data = json.loads(proc.stdout)
+    assert SID[2] in [d["session_id"] for d in data["unit"]["deposits"]]
+    assert any("uses YAML aliases; not parsed as YAML" in r for r in data["scope"]["refused"])
+    assert data["scope"]["unsafe_frontmatter"] == 1
+
+
+def test_front_matter_reader_limits():
+    start = time.monotonic()
+    data, how = formats.load_frontmatter(bomb())
+    assert how == "alias" and time.monotonic() - start < 1.0
+    assert isinstance(data["key_utterances"], str)           # the alias is text, not an expansion
+    huge = "topics: [a]\n" + "x: " + "y" * (70 * 1024) + "\n"
+    data, how = formats.load_frontmatter(huge)
+    assert how == "too_large" and data["topics"] == ["a"]
+    assert formats.load_frontmatter("topics: [a, b]\ncwd: /x\n") == ({"topics": ["a", "b"], "cwd": "/x"}, "yaml")
+
+
+def test_fifos_devices_and_sockets_are_refused_not_read(tmp_path, monkeypatch):
+    config = tmp_path / "c"
+    write_story(config)
+    deposit = config / "projects" / B / "hypomnesis" / SID[3]
+    (deposit / "narrative.md").unlink()
+    os.mkfifo(deposit / "narrative.md")                       # a FIFO: opening it would wait for a writer
+    (deposit / "vector.md").unlink()
+    (deposit / "vector.md").symlink_to("/dev/zero")           # a device (and outside the tree)
+    transcript = config / "projects" / A / f"{SID[2]}.jsonl"
+    transcript.unlink()
+    os.mkfifo(transcript)
+    monkeypatch.chdir(config / "projects" / A)
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind("feedface-0000.jsonl")                          # a socket where a transcript would be
+    try:
+        proc, took = ascend_process(tmp_path, config, "that whole line of work on the retry budget")
+    finally:
+        sock.close()
+    assert proc.returncode == 0, proc.stderr
+    assert took < BOUND
+    data = json.loads(proc.stdout)
+    refused = "\n".join(data["scope"]["refused"])
+    assert f"{SID[3]}/narrative.md: not a regular file" in refused
+    assert f"{SID[3]}/vector.md: a link that leads outside the deposit tree" in refused
+    assert "feedface-0000.jsonl: not a regular file" in refused
+    assert [d["session_id"] for d in data["unit"]["deposits"]] == [SID[1], SID[2], SID[3], SID[4]]
+    origin = next(c for c in data["confirmations"] if c["deposit"].endswith(SID[2]) and c["kind"] == "date")
+    assert origin["verdict"] == "unattested"                  # its transcript is a FIFO: nothing to confirm with
+
+
+def test_links_out_of_the_tree_are_not_followed(tmp_path):
+    config = tmp_path / "claude"
+    write_story(config)
+    outside = tmp_path / "outside"
+    secret = [s for s in story() if s.sid == SID[8]][0]
+    secret.slug, secret.request = "-home-dev-secret", "TOP SECRET retry budget plans"
+    write_session(outside, secret)
+    projects = config / "projects"
+    (projects / "-home-dev-secret").symlink_to(outside / "projects" / "-home-dev-secret")      # a whole partition
+    hyp = projects / A / "hypomnesis"
+    (hyp / "feedbeef-link").symlink_to(outside / "projects" / "-home-dev-secret" / "hypomnesis" / SID[8])
+    clue = hyp / SID[1] / "clue.md"
+    clue.unlink()
+    clue.symlink_to(outside / "projects" / "-home-dev-secret" / "hypomnesis" / SID[8] / "clue.md")
+    inside_link = hyp / SID[5] / "coinage.md"
+    inside_link.unlink()
+    inside_link.symlink_to(hyp / SID[2] / "coinage.md")       # a link that stays inside is fine
+    proc, took = ascend_process(tmp_path, config, "that whole line of work on the retry budget")
+    assert proc.returncode == 0, proc.stderr and took < BOUND
+    assert "TOP SECRET" not in proc.stdout
+    data = json.loads(proc.stdout)
+    refused = "\n".join(data["scope"]["refused"])
+    assert "-home-dev-secret: a link that leads outside the deposit tree" in refused
+    assert "feedbeef-link: a link that leads outside the deposit tree" in refused
+    assert f"{SID[1]}/clue.md: a link that leads outside the deposit tree" in refused
+    assert "coinage.md" not in refused
+    assert not any(p.startswith("claude:-home-dev-secret") for p in data["scope"]["partitions"])
+
+
+def test_tree_reads_are_bounded(tmp_path):
+    big = tmp_path / "big.md"
+    big.write_bytes(b"x" * (2 << 20))
+    tree = Tree(tmp_path)
+    assert len(tree.read_text(big, limit=1024)) == 1024
+    assert "only the first 1 KB were read" in tree.refused[0]
+    assert tree.read_text(tmp_path / "missing.md") is None and len(tree.refused) == 1
+
+
+def test_hostile_trees_are_left_exactly_as_they_were(tmp_path):
+    config = tmp_path / "claude"
+    write_story(config)
+    clue = config / "projects" / A / "hypomnesis" / SID[2] / "clue.md"
+    clue.write_text(clue.read_text().replace("key_utterances:", bomb() + "old_utterances:", 1))
+    os.mkfifo(config / "projects" / B / "hypomnesis" / SID[3] / "entropy.fifo")
+    before = {p: os.lstat(p).st_mtime_ns for p in config.rglob("*")}
+    digest = tree_digest(config)
+    proc, _ = ascend_process(tmp_path, config, "everything we figured out about the cache")
+    assert proc.returncode == 0, proc.stderr
+    assert tree_digest(config) == digest
+    assert {p: os.lstat(p).st_mtime_ns for p in config.rglob("*")} == before
+
+
+@pytest.mark.parametrize("name", ["clue.md", "narrative.md"])
+def test_a_directory_where_a_file_should_be_is_skipped(tmp_path, name):
+    config = tmp_path / "claude"
+    write_story(config)
+    target = config / "projects" / A / "hypomnesis" / SID[1] / name
+    target.unlink()
+    target.mkdir()
+    proc, _ = ascend_process(tmp_path, config, "that whole line of work on the retry budget")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_transcripts_partition_refuses_links_out_and_fifos_in_bounded_time(tmp_path):
+    from tests.ascend.test_transcripts import SLUG, sid, write_tree
+
+    config = tmp_path / "claude"
+    write_tree(config)
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text(json.dumps({"type": "user", "sessionId": "x", "timestamp": "2026-10-02T00:00:00Z",
+                                   "message": {"role": "user", "content": "TOP SECRET webhook signatures #88"}}) + "\n")
+    folder = config / "projects" / SLUG
+    (folder / "0badc0de-link.jsonl").symlink_to(outside)
+    os.mkfifo(folder / "0badc0de-fifo.jsonl")
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "flowgit", "ascend", "--claude-dir", str(config), "--partition",
+                           "transcripts", "that whole line of work on the webhook signatures", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=BOUND * 2)
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - start < BOUND
+    assert "TOP SECRET" not in proc.stdout
+    data = json.loads(proc.stdout)
+    refused = "\n".join(data["scope"]["refused"])
+    assert "0badc0de-link.jsonl: a link that leads outside the deposit tree" in refused
+    assert "0badc0de-fifo.jsonl: not a regular file" in refused
+    assert [d["session_id"] for d in data["unit"]["deposits"]] == [sid(1), sid(2), sid(3), sid(4)]
