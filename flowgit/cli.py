@@ -529,7 +529,7 @@ def audit(ctx: click.Context, range_text: str | None, since_ref: str | None, exc
         range_text, exclude = cmd.pushed_range(range_text, exclude)
     report = cmd.audit(_cfg(ctx), range_text, since_ref, exclude, ctx.find_root().obj or {})
     emit(report, as_json, cmd.render_audit)
-    if report.findings:
+    if not report.ok:
         ctx.exit(EXIT_FINDINGS)
 
 

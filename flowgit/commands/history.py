@@ -180,7 +180,10 @@ def pushed_range(range_text: str | None, exclude: tuple[str, ...]) -> tuple[str 
 
 def render_audit(report: AuditReport) -> str:
     lines = [f.format() for f in report.findings]
-    verdict = "clean" if not report.findings else f"{len(report.findings)} finding(s)"
+    notices = len(report.findings) - len(report.errors)
+    verdict = "clean" if report.ok else f"{len(report.errors)} finding(s)"
+    if notices:
+        verdict += f", {notices} override(s) recorded"
     scope = f" in {report.range}" if report.range else ""
     lines.append(f"flowgit audit: {report.judged} commit(s) judged with every gate rule{scope} "
                  f"({report.commits} read) — {verdict}" + _shallow_note(report.shallow, report.oldest_visible))

@@ -50,10 +50,12 @@ class AuditFinding:
     path: str = ""
     line: int | None = None
     fix: str = ""
+    severity: str = "error"  # "notice": recorded and shown, but the audit still passes (a deliberate override)
 
     def to_dict(self) -> dict:
         return {"code": self.code, "commit": self.commit, "date": self.date, "pattern": self.pattern,
-                "rule": self.rule, "path": self.path, "line": self.line, "message": self.message, "fix": self.fix}
+                "rule": self.rule, "path": self.path, "line": self.line, "message": self.message, "fix": self.fix,
+                "severity": self.severity}
 
     def format(self) -> str:
         where = f" {self.path}:{self.line}" if self.path and self.line else (f" {self.path}" if self.path else "")
@@ -73,8 +75,13 @@ class AuditReport:
     range: str | None = None
 
     @property
+    def errors(self) -> list[AuditFinding]:
+        """Findings that fail the audit; an override (A301) is recorded for people to see, not a failure."""
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
     def ok(self) -> bool:
-        return not self.findings
+        return not self.errors
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "range": self.range, "commits_read": self.commits, "commits_judged": self.judged,
@@ -192,7 +199,7 @@ class Auditor:
         date = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc).strftime("%Y-%m-%d")
         trailers = parse_trailers(commit.message)
         override = "; ".join(values(trailers, "Flow-Override")) or None
-        out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}")
+        out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}", severity="notice")
                for r in values(trailers, "Flow-Override")]
         before = [self.version(p) for p in parents]
         weaker = [weakenings(p.config.cfg, version.config.cfg) for p in before]

@@ -36,7 +36,7 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
                  patterns: Iterable[str] = (), title: str | None = None) -> Report:
     """The whole report for the repository ``cfg`` names (reads git; writes nothing)."""
     from flowgit.commands.history import identity_of
-    from flowgit.history.audit import audit_history
+    from flowgit.history.audit import run_audit
 
     start, end = _day(since, "--since"), _day(until, "--until")
     history = read_history(cfg)
@@ -44,7 +44,7 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
     wanted = {renamed.get(n, n) for n in patterns} or None
     in_range = [c for c in history.commits if _within(c, start, end)]
     index = {c.sha: i for i, c in enumerate(in_range)}
-    audit = audit_history(cfg, history)
+    audit = run_audit(cfg)  # every gate rule on every commit: the same verdict `flowgit audit` gives
     findings = [Finding(f.code, f.commit, f.date, renamed.get(f.pattern, f.pattern), f.message)
                 for f in audit.findings if f.commit in index
                 and (wanted is None or not f.pattern or renamed.get(f.pattern, f.pattern) in wanted)]

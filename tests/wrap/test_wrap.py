@@ -68,7 +68,7 @@ def base_text() -> str:
 
 @pytest.fixture
 def wrap_repo(repo: Path, run) -> Path:
-    run(repo, "init")
+    run(repo, "init", "--no-hooks")
     (repo / "CONTINUITY.md").write_text(base_text())
     store = repo / ".flow" / "episodes.jsonl"
     store.write_text("".join(e.to_json() + "\n" for e in [A1, A2, B1, *ONE, UNRELATED, *J]))
