@@ -4,7 +4,7 @@ Thirteen patterns go through every kind of life the report draws: added at
 1x, incremented on two independent episodes, graduated to Proven on a third
 from another session and agent, demoted with a reason, archived, renamed,
 one promoted past the gate on a single source under a recorded override
-(A104 + A301), one raised without evidence (A101). Each commit appends its
+(G103 + A301), one raised without evidence (G101). Each commit appends its
 episodes to the store (ids derived from content, as flowgit writes them) and
 carries the trailers a wrap would write.
 """
