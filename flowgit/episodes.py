@@ -256,6 +256,10 @@ class EpisodeStore:
         if not batch:
             return [], []
         refuse_git_internals(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise FlowgitError(f"cannot create its directory ({exc.strerror})", path=self.path) from None
         with RepoLock(self.lock_dir(), "episode append", wait=lock_wait):
             fd = self._open_for_append()
             try:
