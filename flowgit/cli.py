@@ -139,18 +139,12 @@ def _search(ctx: click.Context, text: str | None, type_: str | None, tags: tuple
             since: str | None, until: str | None, limit: int, as_json: bool) -> None:
     from flowgit.commands import episode as cmd
     from flowgit.episodes import EPISODE_TYPES, EpisodeStore
-    from flowgit.output import emit
 
     if type_ and type_ not in EPISODE_TYPES:
         raise FlowgitError(f"--type {type_!r} is not an episode type", fix="use one of " + ", ".join(EPISODE_TYPES))
-    store = EpisodeStore(_cfg(ctx).store)
-    found, problems = store.search(type_=type_, tags=tags, session=session,
-                                   since=cmd.parse_when(since, "--since"), until=cmd.parse_when(until, "--until"),
-                                   text=text)
-    cmd.warn_problems(store, problems)
-    if limit:
-        found = found[-limit:]
-    emit(found, as_json, cmd.render_list)
+    cmd.stream_search(EpisodeStore(_cfg(ctx).store), limit=limit, as_json=as_json, type_=type_, tags=tags,
+                      session=session, since=cmd.parse_when(since, "--since"),
+                      until=cmd.parse_when(until, "--until"), text=text)
 
 
 @episode.command("list")

@@ -122,7 +122,8 @@ def audit_history(cfg: Config, history: History) -> AuditReport:
         findings.extend(_check_promotion(cfg, item, store))
     progress.done()
     for commit in history.commits:
-        findings.extend(_check_commit(commit, [i.event for i in by_commit.get(commit.sha, [])]))
+        findings.extend(_check_commit(commit, [i.event for i in by_commit.get(commit.sha, [])],
+                                      baseline=commit.sha in history.boundary))
     order = {c.sha: i for i, c in enumerate(history.commits)}
     findings.sort(key=lambda f: (order.get(f.commit, 0), f.code))
     return AuditReport(findings, len(history.commits), len(promotions), history.shallow, history.oldest_visible)
@@ -155,12 +156,13 @@ def _check_promotion(cfg: Config, item: HistoryEvent, store: StoreAt) -> list[Au
     return out
 
 
-def _check_commit(commit: CommitInfo, events) -> list[AuditFinding]:
+def _check_commit(commit: CommitInfo, events, *, baseline: bool = False) -> list[AuditFinding]:
+    """Overrides, and trailers against the change (not on a shallow boundary, whose change is not visible)."""
     out = []
     trailers = commit.trailers
     for reason in values(trailers, "Flow-Override"):
         out.append(AuditFinding("A301", commit.sha, commit.date, "", f"the gate was overridden: {reason}"))
-    if values(trailers, "Flow-Session"):
+    if values(trailers, "Flow-Session") and not baseline:
         for problem in mismatches(trailers, events):
             out.append(AuditFinding("A201", commit.sha, commit.date, "", problem))
     return out
