@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from benchmarks import generate
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks import generate  # noqa: E402
 
 HISTORY_COMMITS = 30_000
 STORE_EPISODES = 1_000_000
@@ -64,7 +65,6 @@ def memory_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
 if __name__ == "__main__":
     import tempfile
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from benchmarks.run import report
 
     with tempfile.TemporaryDirectory() as d:
