@@ -209,20 +209,24 @@ class EpisodeStore:
         self.path = Path(path)
 
     def raw(self) -> bytes:
+        """The store's bytes (``b""`` when absent); only a regular file is read."""
+        data = self.mapped()
         try:
-            return self.path.read_bytes()
-        except FileNotFoundError:
-            return b""
-        except PermissionError:
-            raise FlowgitError("cannot be read (permission denied)", path=self.path) from None
-        except IsADirectoryError:
-            raise FlowgitError("is a directory, not an episode store", path=self.path) from None
+            return data[:]
+        finally:
+            if hasattr(data, "close"):
+                data.close()
 
     def read(self) -> tuple[dict[str, Episode], list[Problem]]:
         return parse_store(self.raw())
 
     def get(self, ids: Iterable[str]) -> dict[str, Episode]:
-        return lookup(self.raw(), ids)
+        data = self.mapped()
+        try:
+            return lookup(data, ids)
+        finally:
+            if hasattr(data, "close"):
+                data.close()
 
     def payload(self, episodes: Iterable[Episode], existing=None) -> tuple[bytes, list[Episode], list[Episode]]:
         """The exact bytes an append of ``episodes`` would write now, and (added, already present).
@@ -367,7 +371,7 @@ class EpisodeStore:
             seen: set[str] = set()
             for number, raw in _candidate_lines(data, _needles(text, tags, session, type_)):
                 try:
-                    ep = _episode_from_line(json.loads(raw))
+                    ep = _episode_from_line(json.loads(raw.decode("utf-8")))
                 except (ValueError, UnicodeDecodeError, RecursionError) as exc:
                     if on_problem is not None:
                         on_problem(Problem(number(), f"unreadable line skipped ({_describe(exc)})"))
@@ -434,27 +438,51 @@ def _fragment(text: str) -> str:
     return best
 
 
-def _needles(text: str | None, tags: tuple[str, ...], session: str | None, type_: str | None) -> list:
-    """Compiled byte patterns each candidate line must contain (every one a necessary condition)."""
+@dataclass(frozen=True)
+class _Needle:
+    """Bytes a line must contain: ``frag`` (ASCII-case-folded when ``fold``) or one of ``escapes``.
+
+    The escapes are byte sequences whose presence means the line could hold the
+    text in a form the fragment does not show (a JSON ``\\u`` escape, a
+    non-ASCII letter whose lower case is ASCII): such lines go on to the parser.
+    """
+
+    frag: bytes
+    fold: bool
+    escapes: tuple[bytes, ...]
+
+    def in_line(self, line: bytes) -> bool:
+        return self.frag in (line.lower() if self.fold else line) or any(e in line for e in self.escapes)
+
+
+def _needles(text: str | None, tags: tuple[str, ...], session: str | None, type_: str | None) -> list[_Needle]:
+    """What each candidate line must contain (every one a necessary condition of a match)."""
     out = []
     for value, fold in [(text, True), *((t, True) for t in tags), (session, False), (type_, False)]:
         frag = _fragment(value.lower() if (value and fold) else (value or ""))
         if not frag:
             continue
-        alts = [re.escape(frag.encode("ascii"))]
+        escapes = [b"\\u"]
         if fold:
-            alts += [c.encode("utf-8") for c in _FOLDS_TO_ASCII if any(x in frag for x in c.lower())]
-        alts.append(rb"\\u")  # an escaped character could be anything
-        out.append(re.compile(b"|".join(alts), re.IGNORECASE if fold else 0))
+            escapes += [c.encode("utf-8") for c in _FOLDS_TO_ASCII if any(x in frag for x in c.lower())]
+        out.append(_Needle(frag.encode("ascii"), fold, tuple(escapes)))
+    out.sort(key=lambda n: -len(n.frag))  # the longest fragment is usually the rarest: it drives the scan
     return out
 
 
-def _candidate_lines(data, needles: list) -> Iterator[tuple[Callable[[], int], bytes]]:
-    """(line number thunk, raw line) for lines that contain every needle, in order.
+CHUNK = 8 << 20
 
-    The first needle drives the scan (``re.search`` over the whole map, in C);
-    the others are checked on the candidate line. Line numbers are counted only
-    when asked for (a problem report), from the last counted position.
+
+def _candidate_lines(data, needles: list[_Needle]) -> Iterator[tuple[Callable[[], int], bytes]]:
+    """(line number thunk, raw line) for lines that contain every needle, in store order.
+
+    The map is read in newline-aligned chunks of a few megabytes. In each chunk
+    the first needle is found with ``bytes.find`` (on the ASCII-lowered chunk
+    when case does not matter), so the scan runs at memory speed and only
+    candidate lines reach Python. Pages already scanned are dropped from this
+    process (``MADV_DONTNEED``; the kernel keeps them cached), so resident memory
+    stays at about one chunk whatever the store's size. Line numbers are counted
+    only when asked for (a problem report).
     """
     size = len(data)
     counted = [0, 1]  # offset, line number at that offset
@@ -462,7 +490,7 @@ def _candidate_lines(data, needles: list) -> Iterator[tuple[Callable[[], int], b
     def number_at(offset: int) -> Callable[[], int]:
         def count() -> int:
             pos, line = counted
-            while True:
+            while pos < offset:
                 nl = data.find(b"\n", pos, offset)
                 if nl == -1:
                     break
@@ -471,20 +499,53 @@ def _candidate_lines(data, needles: list) -> Iterator[tuple[Callable[[], int], b
             return line
         return count
 
-    pos = 0
     first, rest = (needles[0], needles[1:]) if needles else (None, [])
-    while pos < size:
-        if first is not None:
-            m = first.search(data, pos)
-            if m is None:
-                return
-            start = data.rfind(b"\n", 0, m.start()) + 1
-        else:
-            start = pos
-        end = data.find(b"\n", start)
-        end = size if end == -1 else end
-        pos = end + 1
-        raw = data[start:end]
-        if not raw.strip() or any(n.search(raw) is None for n in rest):
-            continue
-        yield number_at(start), raw
+    base = 0
+    while base < size:
+        end = min(base + CHUNK, size)
+        chunk = data[base:end]
+        if end < size:
+            cut = chunk.rfind(b"\n") + 1
+            if cut > 0:
+                chunk = chunk[:cut]
+        for start, line in _lines_with(chunk, first):
+            if line.strip() and all(n.in_line(line) for n in rest):
+                yield number_at(base + start), line
+        _drop_pages(data, base, len(chunk))
+        base += len(chunk)
+
+
+def _lines_with(chunk: bytes, needle: _Needle | None) -> Iterator[tuple[int, bytes]]:
+    """(offset, line) of the chunk's lines holding the needle (every line when there is none)."""
+    if needle is None:
+        pos = 0
+        for line in chunk.split(b"\n"):
+            yield pos, line
+            pos += len(line) + 1
+        return
+    hay = chunk.lower() if needle.fold else chunk
+    starts: set[int] = set()
+    for probe, where in ((needle.frag, hay), *((e, chunk) for e in needle.escapes)):
+        i = where.find(probe)
+        while i != -1:
+            start = chunk.rfind(b"\n", 0, i) + 1
+            starts.add(start)
+            nl = chunk.find(b"\n", i)
+            if nl == -1:
+                break
+            i = where.find(probe, nl + 1)
+    for start in sorted(starts):
+        nl = chunk.find(b"\n", start)
+        yield start, chunk[start:nl if nl != -1 else len(chunk)]
+
+
+def _drop_pages(data, offset: int, length: int) -> None:
+    import mmap
+
+    if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        page = mmap.PAGESIZE
+        start = offset - offset % page
+        try:
+            data.madvise(mmap.MADV_DONTNEED, start, min(length + offset - start, len(data) - start))
+        except (OSError, ValueError):
+            pass

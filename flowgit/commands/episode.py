@@ -133,14 +133,18 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
     found: Iterable[Episode] = store.iter_search(on_problem=lambda p: warn_problems(store, [p]), **filters)
     if limit:
         found = collections.deque(found, maxlen=limit)
-    count = 0
+    count, pending = 0, []
     for ep in found:
         if as_json:
             body = json.dumps(ep.to_dict(), indent=2, ensure_ascii=False).replace("\n", "\n  ")
-            out.write(("[\n  " if count == 0 else ",\n  ") + body)
+            pending.append(("[\n  " if count == 0 else ",\n  ") + body)
         else:
-            out.write(render_episode(ep) + "\n")
+            pending.append(render_episode(ep) + "\n")
         count += 1
+        if len(pending) >= 256:  # print as it goes, a few hundred at a time
+            out.write("".join(pending))
+            pending.clear()
+    out.write("".join(pending))
     if as_json:
         out.write("\n]\n" if count else "[]\n")
     else:
