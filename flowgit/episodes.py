@@ -267,6 +267,9 @@ class EpisodeStore:
         with RepoLock(self.lock_dir(), "episode append", wait=lock_wait):
             fd = self._open_for_append()
             try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise FlowgitError("is not a regular file (a FIFO or a device?)", path=self.path,
+                                       fix="point --store (or `store` in config) at a .jsonl file")
                 pre_len = os.fstat(fd).st_size
                 mapped = _map_fd(fd, pre_len)
                 try:
@@ -328,7 +331,7 @@ class EpisodeStore:
     def mapped(self):
         """The store's bytes as a read-only memory map (``b""`` when absent or empty)."""
         try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         except FileNotFoundError:
             return b""
         except PermissionError:
