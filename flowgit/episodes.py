@@ -506,11 +506,12 @@ def _candidate_lines(data, needles: list[_Needle]) -> Iterator[tuple[Callable[[]
     base = 0
     while base < size:
         end = min(base + CHUNK, size)
+        if end < size:  # end the chunk after a newline (past the limit if one line is longer)
+            nl = data.rfind(b"\n", base, end)
+            if nl == -1:
+                nl = data.find(b"\n", end)
+            end = size if nl == -1 else nl + 1
         chunk = data[base:end]
-        if end < size:
-            cut = chunk.rfind(b"\n") + 1
-            if cut > 0:
-                chunk = chunk[:cut]
         for start, line in _lines_with(chunk, first):
             if line.strip() and all(n.in_line(line) for n in rest):
                 yield number_at(base + start), line
