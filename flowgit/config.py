@@ -89,6 +89,9 @@ def _load_toml(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
         raise FlowgitError(f"invalid TOML: {exc}", path=path, line=line) from None
+    except UnicodeDecodeError as exc:
+        raise FlowgitError(f"not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})", path=path,
+                           fix="re-save the file as UTF-8") from None
 
 
 def _raw_settings(root: Path) -> tuple[dict[str, Any], str | None]:

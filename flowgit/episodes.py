@@ -260,6 +260,7 @@ class EpisodeStore:
         if not batch:
             return [], []
         refuse_git_internals(self.path)
+        self._refuse_non_regular()  # before the lock: a refused input leaves no trace, not even a lock file
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -282,6 +283,20 @@ class EpisodeStore:
                 return added, already
             finally:
                 os.close(fd)
+
+    def _refuse_non_regular(self) -> None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise FlowgitError(f"cannot be read ({exc.strerror})", path=self.path) from None
+        if stat.S_ISDIR(st.st_mode):
+            raise FlowgitError("is a directory, not an episode store", path=self.path,
+                               fix="point --store (or `store` in config) at a .jsonl file")
+        if not stat.S_ISREG(st.st_mode):
+            raise FlowgitError("is not a regular file (a FIFO or a device?)", path=self.path,
+                               fix="point --store (or `store` in config) at a .jsonl file")
 
     def lock_dir(self) -> Path:
         """Where the lock lives: the git directory of the repository holding the store, else beside it."""
@@ -337,13 +352,15 @@ class EpisodeStore:
         except PermissionError:
             raise FlowgitError("cannot be read (permission denied)", path=self.path) from None
         except IsADirectoryError:
-            raise FlowgitError("is a directory, not an episode store", path=self.path) from None
+            raise FlowgitError("is a directory, not an episode store", path=self.path,
+                               fix="point --store (or `store` in config) at a .jsonl file") from None
         except OSError as exc:
             raise FlowgitError(f"cannot be read ({exc.strerror})", path=self.path) from None
         try:
             st = os.fstat(fd)
             if stat.S_ISDIR(st.st_mode):
-                raise FlowgitError("is a directory, not an episode store", path=self.path)
+                raise FlowgitError("is a directory, not an episode store", path=self.path,
+                                   fix="point --store (or `store` in config) at a .jsonl file")
             if not stat.S_ISREG(st.st_mode):
                 raise FlowgitError("is not a regular file (a FIFO or a device?)", path=self.path,
                                    fix="point --store (or `store` in config) at a .jsonl file")

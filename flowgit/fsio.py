@@ -55,7 +55,7 @@ def read_regular(path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
     except FileNotFoundError:
         raise FlowgitError("no such file", path=p, fix="check the path, or run `flowgit init`") from None
     except IsADirectoryError:
-        raise FlowgitError("is a directory, not a file", path=p) from None
+        raise FlowgitError("is a directory, not a file", path=p, fix="name the file itself") from None
     except PermissionError:
         raise FlowgitError("cannot be read (permission denied)", path=p, fix="check the file's permissions") from None
     except OSError as exc:
@@ -63,7 +63,7 @@ def read_regular(path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
-            raise FlowgitError("is a directory, not a file", path=p)
+            raise FlowgitError("is a directory, not a file", path=p, fix="name the file itself")
         if not stat.S_ISREG(st.st_mode):
             raise FlowgitError("is not a regular file (a FIFO, a socket or a device)", path=p,
                                fix="point flowgit at an ordinary file")
