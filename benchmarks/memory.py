@@ -21,7 +21,7 @@ STORE_EPISODES = 1_000_000
 def history_rows(tmp: Path, runs: int, commits: int = HISTORY_COMMITS) -> list[tuple[str, float, str | None]]:
     from benchmarks.run import FLOWGIT, _peak_rss, history_repo, median_time
 
-    root = history_repo(tmp, commits)
+    root = history_repo(tmp, commits, batch=500)  # the store changes every 500 commits: 60 versions, not 3,000
     floor = median_time(["git", "log", "-p", "--", "CONTINUITY.md"], runs, cwd=root)
     rows: list[tuple[str, float, str | None]] = [
         (f"git log -p -- CONTINUITY.md (floor), {commits:,} commits "

@@ -85,6 +85,13 @@ def open_repo(root: Path):
     try:
         return pygit2.Repository(str(root))
     except pygit2.GitError as exc:
+        from flowgit.git import object_format
+
+        if object_format(root) == "sha256":
+            raise FlowgitError("this is a SHA-256 repository, which the history reader (libgit2) cannot open; "
+                               "nothing was read or written", path=root,
+                               fix="wrap, check and episodes work here; read the history with "
+                                   "`git log -- CONTINUITY.md` until libgit2 supports SHA-256") from None
         raise FlowgitError(f"cannot open the repository ({exc})", path=root) from None
 
 

@@ -89,3 +89,19 @@ def test_a_shallow_boundary_that_is_a_wrap_gives_no_false_finding(tmp_path, run)
     # the full clone still reports beta where it happened
     full = read_history(load_config(origin))
     assert ("archived", "alpha") in {(e.event.kind, e.event.name) for e in full.events}
+
+
+def test_a_sha256_repository_is_refused_up_front_by_the_history_reader(tmp_path, run):
+    root = tmp_path / "s256"
+    root.mkdir()
+    git(root, "init", "-q", "--object-format=sha256")
+    (root / "CONTINUITY.md").write_text(HEAD_TEXT.format(n=0))
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "x")
+    before = git(root, "rev-parse", "HEAD"), git(root, "status", "--porcelain")
+    for cmd in ("log", "audit"):
+        res = run(root, cmd)
+        if res.code == 0:  # a libgit2 that reads SHA-256 repositories: then it simply works
+            continue
+        assert res.code == 2 and "SHA-256 repository" in res.err and "Traceback" not in res.err
+    assert (git(root, "rev-parse", "HEAD"), git(root, "status", "--porcelain")) == before
