@@ -313,6 +313,7 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
                 checkpoint("4-sections")
                 journal.committing(cfg)
                 git(inputs.root, "add", "--", cfg.continuity_rel, cfg.store_rel)
+                journal.staged()
                 checkpoint("6-stage")
                 sha = commit(inputs.root, msg, [cfg.continuity_rel, cfg.store_rel])
             except BaseException as exc:

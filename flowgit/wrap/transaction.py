@@ -131,10 +131,11 @@ class Journal:
             if Path(self.index).exists():
                 shutil.copyfile(self.index, tmp)
             env = {"GIT_INDEX_FILE": str(tmp)}
+            modes = _index_modes(root, [cfg.continuity_rel, cfg.store_rel])
             for rel, file in ((cfg.continuity_rel, cfg.continuity), (cfg.store_rel, cfg.store)):
                 if file.exists():
                     oid = hash_for_path(root, rel, file)
-                    mode = "100755" if os.access(file, os.X_OK) and os.name != "nt" else "100644"
+                    mode = modes.get(rel, "100644")
                     git(root, "update-index", "--add", "--info-only", "--cacheinfo", f"{mode},{oid},{rel}",
                         env=env)
             self.post.index_tree = write_tree(root, tmp)
@@ -142,6 +143,13 @@ class Journal:
             _unlink(tmp)
         self.stage = "committing"
         self.save()
+
+    def staged(self) -> None:
+        """After ``git add``: if git staged another tree than predicted (a filter, a file mode), record git's."""
+        actual = index_tree(Path(self.root), self.index)
+        if actual != self.post.index_tree:
+            self.post.index_tree = actual
+            self.save()
 
     # ------------------------------------------------------------ reading
     @classmethod
@@ -398,6 +406,16 @@ def undo_after(journal: Journal, exc: BaseException) -> None:
 
 
 # ---------------------------------------------------------------- helpers
+def _index_modes(root: Path, paths: list[str]) -> dict[str, str]:
+    """The modes the index already gives ``paths`` (git add keeps them unless the file's x bit changed)."""
+    out = git(root, "ls-files", "-s", "-z", "--", *paths, check=False)
+    modes = {}
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        if meta:
+            modes[path.decode("utf-8", "surrogateescape")] = meta.split()[0].decode()
+    return modes
+
 def _read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()

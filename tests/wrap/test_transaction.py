@@ -321,3 +321,20 @@ def test_a_file_size_limit_during_a_wrap_leaves_the_pre_wrap_state(wrap_repo, tm
     assert "Traceback" not in res.stderr and "nothing was added" in res.stderr and "rolled back" in res.stderr
     assert full_state(wrap_repo) == before
     assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+def test_a_clean_filter_on_the_file_is_predicted_and_undone_exactly(wrap_repo, tmp_path):
+    git(wrap_repo, "config", "filter.shout.clean", "tr a-z A-Z")
+    git(wrap_repo, "config", "filter.shout.smudge", "cat")
+    (wrap_repo / ".gitattributes").write_text((wrap_repo / ".gitattributes").read_text()
+                                              + "CONTINUITY.md filter=shout\n")
+    git(wrap_repo, "add", ".gitattributes")
+    git(wrap_repo, "commit", "-qm", "filter")
+    kill9(start_paused(wrap_repo, tmp_path, "6-stage"))  # staged through the filter, then killed
+    journal = json.loads((wrap_repo / JOURNAL).read_text())
+    staged = subprocess.run(["git", "write-tree"], cwd=wrap_repo, capture_output=True, text=True,
+                            env={**os.environ, "GIT_INDEX_FILE": str(tmp_path / "copy")})
+    assert journal["stage"] == "committing" and journal["post"]["index_tree"]
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0 and "rolled back" in res.stdout, res.stderr
+    assert git(wrap_repo, "status", "--porcelain") == "" and staged is not None
