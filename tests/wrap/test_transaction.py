@@ -337,3 +337,41 @@ def test_a_clean_filter_on_the_file_is_predicted_and_undone_exactly(wrap_repo, t
     res = flowgit(wrap_repo, "wrap", "--recover")
     assert res.returncode == 0 and "rolled back" in res.stdout, res.stderr
     assert full_state(wrap_repo) == before
+
+
+@pytest.mark.parametrize("where", ["journal", "continuity", "commit"])
+def test_disk_full_anywhere_in_a_wrap_is_exit_2_and_the_pre_wrap_state(wrap_repo, tmp_path, run, monkeypatch, where):
+    import errno
+
+    import flowgit.wrap.run as wrap_run
+    import flowgit.wrap.transaction as transaction
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    before = full_state(wrap_repo)
+    if where == "journal":
+        monkeypatch.setattr(transaction.shutil, "copy2", full)
+        expected = "could not start the wrap (No space left on device); nothing was changed"
+    elif where == "continuity":
+        monkeypatch.setattr(wrap_run, "atomic_write", full)
+        expected = "could not write (No space left on device); it was rolled back"
+    else:  # git reporting a full disk (printed here by a hook, as git prints it)
+        hook = wrap_repo / ".git" / "hooks" / "pre-commit"
+        hook.write_text("#!/bin/sh\necho 'fatal: unable to write new index file: No space left on device' >&2\nexit 128\n")
+        hook.chmod(0o755)
+        expected = "git could not write the commit (disk full)"
+    res = run(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert res.code == 2 and expected in res.err, res.err
+    assert full_state(wrap_repo) == before
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+def test_fault_points_are_dead_outside_the_test_suite(wrap_repo, tmp_path):
+    """Without tests/support on the path (an installed flowgit), FLOWGIT_FAULT/FLOWGIT_PAUSE do nothing."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(FLOWGIT_FAULT="4-sections", FLOWGIT_PAUSE="1-episodes", FLOWGIT_PAUSE_FILE=str(tmp_path / "m"))
+    res = subprocess.run([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp_path)),
+                          "--date", "2026-11-26"], cwd=wrap_repo, env=env, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0 and "committed" in res.stdout, res.stderr
+    assert not (tmp_path / "m").exists()
