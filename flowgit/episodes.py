@@ -386,6 +386,7 @@ class EpisodeStore:
         of matches are remembered (to keep the first line of each id).
         """
         tags = tuple(tags)
+        matches = matcher(type_=type_, tags=tags, session=session, since=since, until=until, text=text)
         data = self.mapped()
         try:
             seen: set[str] = set()
@@ -396,10 +397,7 @@ class EpisodeStore:
                     if on_problem is not None:
                         on_problem(Problem(number(), f"unreadable line skipped ({_describe(exc)})"))
                     continue
-                if ep.id in seen:
-                    continue
-                if next(filter_episodes([ep], type_=type_, tags=tags, session=session, since=since,
-                                        until=until, text=text), None) is None:
+                if ep.id in seen or not matches(ep):
                     continue
                 seen.add(ep.id)
                 yield ep
@@ -411,22 +409,33 @@ class EpisodeStore:
 def filter_episodes(episodes: Iterable[Episode], *, type_: str | None = None, tags: Iterable[str] = (),
                     session: str | None = None, since: datetime | None = None,
                     until: datetime | None = None, text: str | None = None) -> Iterator[Episode]:
+    matches = matcher(type_=type_, tags=tags, session=session, since=since, until=until, text=text)
+    return (ep for ep in episodes if matches(ep))
+
+
+def matcher(*, type_: str | None = None, tags: Iterable[str] = (), session: str | None = None,
+            since: datetime | None = None, until: datetime | None = None,
+            text: str | None = None) -> Callable[[Episode], bool]:
+    """The search's one definition of a match, as a predicate (the byte prefilter only narrows it)."""
     wanted_tags = {t.lower() for t in tags}
     needle = text.lower() if text else None
-    for ep in episodes:
+
+    def matches(ep: Episode) -> bool:
         if type_ and ep.type != type_:
-            continue
+            return False
         if session and ep.session != session:
-            continue
+            return False
         if wanted_tags and not wanted_tags <= {t.lower() for t in ep.tags}:
-            continue
+            return False
         if since or until:
             when = parse_ts(ep.ts)
             if when is None or (since and when < since) or (until and when > until):
-                continue
+                return False
         if needle and needle not in ep.content.lower() and not any(needle in t.lower() for t in ep.tags):
-            continue
-        yield ep
+            return False
+        return True
+
+    return matches
 
 
 def _map_fd(fd: int, size: int):

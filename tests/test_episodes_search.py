@@ -81,16 +81,17 @@ def test_deep_nesting_in_the_store_is_a_problem_not_a_crash(tmp_path):
 def test_cli_streams_json_in_the_usual_layout_and_limit_keeps_the_last(run, repo):
     store = repo / ".flow" / "episodes.jsonl"
     store.parent.mkdir()
-    eps = [make_episode({"type": "finding", "content": f"retry number {i}", "session": "s"}) for i in range(600)]
+    eps = [make_episode({"type": "finding", "content": f"retry number {i} \u00e9 \"q\" \\ \x01",
+                         "session": "s", "tags": ["a", "\u00e9"][: i % 3]}) for i in range(600)]
     store.write_text("".join(e.to_json() + "\n" for e in eps))
     res = run(repo, "episode", "search", "retry", "--json")
     assert res.code == 0
     assert res.out == json.dumps([e.to_dict() for e in eps], indent=2, ensure_ascii=False) + "\n"
     res = run(repo, "episode", "search", "retry", "--limit", "2", "--json")
-    assert [d["content"] for d in json.loads(res.out)] == ["retry number 598", "retry number 599"]
+    assert [d["content"] for d in json.loads(res.out)] == [eps[598].content, eps[599].content]
     assert run(repo, "episode", "search", "nothing-like-it", "--json").out == "[]\n"
     human = run(repo, "episode", "list", "--limit", "1")
-    assert human.out.endswith("retry number 599  (session s)\n1 episode(s)\n")
+    assert human.out.endswith("retry number 599 \u00e9 \"q\" \\ \\x01  #a #\u00e9  (session s)\n1 episode(s)\n")
 
 
 def test_control_characters_are_escaped_for_people_and_kept_for_json(run, repo):
