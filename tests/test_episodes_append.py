@@ -124,6 +124,11 @@ def test_nothing_is_written_into_a_bare_repository(tmp_path):
     res = add(bare, "--type", "finding", "--content", "x", "--session", "s")
     assert res.returncode == 2 and "bare repository" in res.stderr and "Traceback" not in res.stderr
     assert (tree_digest(bare), sorted(p.name for p in bare.iterdir())) == before
+    for args in (["init"], ["wrap", "--session", "s"], ["wrap", "--recover"]):
+        res = subprocess.run([sys.executable, "-m", "flowgit", *args], cwd=bare, capture_output=True, text=True)
+        assert res.returncode == 2, (args, res.stderr)
+        assert "bare repository" in res.stderr or "not inside a git repository" in res.stderr, (args, res.stderr)
+    assert (tree_digest(bare), sorted(p.name for p in bare.iterdir())) == before
     # from inside an ordinary repository's .git, the store is the working tree's, never one inside .git
     git(tmp_path, "init", "-q", "work")
     res = add(tmp_path / "work" / ".git", "--type", "finding", "--content", "x", "--session", "s")

@@ -306,6 +306,7 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
         journal = Journal.begin(cfg, final_bytes, payload, msg)
         with sigterm_unwinds():
             try:
+                checkpoint("0-journal")
                 store.append(new_eps)
                 checkpoint("1-episodes")
                 if final_bytes is not None:
@@ -316,6 +317,7 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
                 journal.staged()
                 checkpoint("6-stage")
                 sha = commit(inputs.root, msg, [cfg.continuity_rel, cfg.store_rel])
+                checkpoint("7-committed")
             except BaseException as exc:
                 undo_after(journal, exc)
                 raise

@@ -315,7 +315,9 @@ class Journal:
 
 def recover(cfg: Config, *, lock_wait: float | None = None) -> str | None:
     """Undo an interrupted wrap if that is provably safe (else RecoveryRefused). Returns what was done."""
-    gdir = git_dir(cfg.root)
+    from flowgit.git import require_repo
+
+    gdir = git_dir(require_repo(cfg.root))
     if not (gdir / JOURNAL).exists():
         return None
     with RepoLock(gdir, "flowgit wrap --recover", wait=lock_wait):

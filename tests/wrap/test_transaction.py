@@ -65,7 +65,26 @@ def install_hook(repo: Path, body: str) -> None:
 
 
 # ------------------------------------------------------------------ kill -9 at every step
-@pytest.mark.parametrize("point", ["1-episodes", "4-sections", "6-stage"])
+def test_kill9_after_the_commit_keeps_the_wraps_commit(wrap_repo, tmp_path):
+    base = git(wrap_repo, "rev-parse", "HEAD").strip()
+    kill9(start_paused(wrap_repo, tmp_path, "7-committed"))
+    committed = full_state(wrap_repo)
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0 and "had already committed" in res.stdout
+    assert git(wrap_repo, "rev-parse", "HEAD~1").strip() == base and full_state(wrap_repo) == committed
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+def test_a_failure_after_the_commit_keeps_the_commit(wrap_repo, tmp_path, run, monkeypatch):
+    base = git(wrap_repo, "rev-parse", "HEAD").strip()
+    monkeypatch.setenv("FLOWGIT_FAULT", "7-committed")
+    with pytest.raises(Exception, match="injected failure"):
+        run(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert git(wrap_repo, "rev-parse", "HEAD~1").strip() == base
+    assert git(wrap_repo, "status", "--porcelain") == "" and not (wrap_repo / JOURNAL).exists()
+
+
+@pytest.mark.parametrize("point", ["0-journal", "1-episodes", "4-sections", "6-stage"])
 def test_kill9_at_every_step_is_recovered_exactly(wrap_repo, tmp_path, point):
     before = full_state(wrap_repo)
     kill9(start_paused(wrap_repo, tmp_path, point))
