@@ -494,6 +494,7 @@ def _needles(text: str | None, tags: tuple[str, ...], session: str | None, type_
         escapes = [b"\\u"]
         if fold:
             escapes += [c.encode("utf-8") for c in _FOLDS_TO_ASCII if any(x in frag for x in c.lower())]
+        fold = fold and any(c.isalpha() for c in frag)  # no letters: case cannot matter, skip lowering
         out.append(_Needle(frag.encode("ascii"), fold, tuple(escapes)))
     out.sort(key=lambda n: -len(n.frag))  # the longest fragment is usually the rarest: it drives the scan
     return out

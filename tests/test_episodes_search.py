@@ -109,21 +109,13 @@ def test_control_characters_are_escaped_for_people_and_kept_for_json(run, repo):
     assert json.loads(res.out)[0]["content"] == evil["content"]
 
 
-def test_bad_stdin_names_the_line(run, repo):
+def test_bad_stdin_names_the_line(run, repo, monkeypatch):
     import io
 
     deep = "[" * 50_000 + "]" * 50_000
     for text, message in ((b'{"type": "finding", "content": "ok"}\n\xff\xfe\n', "not valid UTF-8"),
                           (b'{"type": "finding", "content": "ok"}\n' + deep.encode() + b"\n", "nested too deeply")):
-        class Stdin(io.TextIOWrapper):
-            pass
-        stream = io.TextIOWrapper(io.BytesIO(text), encoding="utf-8")
-        import pytest as _p  # noqa: F401
-        monkey = _p.MonkeyPatch()
-        monkey.setattr(sys, "stdin", stream)
-        try:
-            res = run(repo, "episode", "add")
-        finally:
-            monkey.undo()
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text), encoding="utf-8"))
+        res = run(repo, "episode", "add")
         assert res.code == 2 and message in res.err and "<stdin>:2" in res.err
     assert not (repo / ".flow" / "episodes.jsonl").exists()
