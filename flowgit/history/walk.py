@@ -10,6 +10,7 @@ against *every* parent.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -173,7 +174,8 @@ def read_history(cfg: Config) -> History:
     repo = open_repo(cfg.root)
     table = alias_table(cfg.aliases)
     odb = repo.odb
-    commits, shallow = collect_commits(cfg, repo)
+    with _small_object_cache():
+        commits, shallow = collect_commits(cfg, repo)
     boundary = _shallow_boundary(repo) if shallow else frozenset()
     history = History(shallow=shallow, boundary=boundary)
     by_sha = {c.sha: c for c in commits}
@@ -215,6 +217,23 @@ def read_history(cfg: Config) -> History:
     if history.commits:
         history.oldest_visible = history.commits[0].sha
     return history
+
+
+@contextmanager
+def _small_object_cache(limit: int = 1 << 20):
+    """Walk with libgit2's object cache at ``limit`` bytes (default 256 MB), then put it back.
+
+    The walk meets each commit and tree once, so caching them buys nothing and
+    costs tens of megabytes over 30,000 commits.
+    """
+    import pygit2
+
+    _, before = pygit2.settings.cached_memory
+    pygit2.settings.cache_max_size(limit)
+    try:
+        yield
+    finally:
+        pygit2.settings.cache_max_size(before)
 
 
 def _events(commit: CommitInfo, parent_blobs: list, patterns_of) -> list[PatternEvent]:
