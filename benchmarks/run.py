@@ -363,6 +363,13 @@ def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:
         print(f"  {label:<52} {t * 1000:9.1f} ms{ratio}")
 
 
+@bench("memory")
+def memory(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
+    from benchmarks.memory import memory_bench
+
+    return memory_bench(tmp, runs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("which", nargs="?", default="all", choices=["all", *BENCHES])

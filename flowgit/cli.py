@@ -349,13 +349,16 @@ def _search_options(f: Any) -> Any:
 
 def _search(ctx: click.Context, text: str | None, type_: str | None, tags: tuple[str, ...], session: str | None,
             since: str | None, until: str | None, limit: int, as_json: bool) -> None:
-    from flowgit import api
     from flowgit.commands import episode as cmd
-    from flowgit.output import emit
+    from flowgit.episodes import EPISODE_TYPES, EpisodeStore
 
-    found = api.search_episodes(_cfg(ctx), text, type_=type_, tags=tags, session=session, since=since, until=until,
-                                limit=limit)
-    emit(found, as_json, cmd.render_list)
+    if type_ and type_ not in EPISODE_TYPES:
+        from flowgit.suggest import unknown
+
+        raise unknown("episode type", type_, EPISODE_TYPES)
+    cmd.stream_search(EpisodeStore(_cfg(ctx).store), limit=limit, as_json=as_json, type_=type_, tags=tags,
+                      session=session, since=cmd.parse_when(since, "--since"),
+                      until=cmd.parse_when(until, "--until"), text=text)
 
 
 @episode.command("list")

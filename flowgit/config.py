@@ -89,6 +89,9 @@ def _load_toml(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
         raise FlowgitError(f"invalid TOML: {exc}", path=path, line=line) from None
+    except UnicodeDecodeError as exc:
+        raise FlowgitError(f"not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})", path=path,
+                           fix="re-save the file as UTF-8") from None
 
 
 def _raw_settings(root: Path) -> tuple[dict[str, Any], str | None]:
@@ -140,12 +143,13 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     if not isinstance(rules, dict) or any(v not in ("error", "warning", "off") for v in rules.values()):
         raise FlowgitError("`rules` maps rule names to \"error\", \"warning\" or \"off\"", path=where)
     claude = raw.get("claude_dir")
-    cont = Path(continuity or raw.get("continuity", DEFAULT_CONTINUITY))
-    st = Path(store or raw.get("store", DEFAULT_STORE))
+    cont_path = (Path(continuity) if continuity else None) or contained(root, raw.get("continuity", DEFAULT_CONTINUITY),
+                                                                         "continuity", where)
+    store_path = (Path(store) if store else None) or contained(root, raw.get("store", DEFAULT_STORE), "store", where)
     return Config(
         root=root,
-        continuity=(root / cont) if not cont.is_absolute() else cont,
-        store=(root / st) if not st.is_absolute() else st,
+        continuity=(root / cont_path) if not cont_path.is_absolute() else cont_path,
+        store=(root / store_path) if not store_path.is_absolute() else store_path,
         aliases=aliases,
         budgets=_coerce(Budgets, raw.get("budgets"), where),
         thresholds=_coerce(Thresholds, raw.get("thresholds"), where),
@@ -153,6 +157,32 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
         claude_dir=Path(claude).expanduser() if claude else None,
         source=source,
     )
+
+
+def contained(root: Path, value: Any, key: str, where: str) -> Path:
+    """A path from repository configuration, refused unless it stays inside the repository.
+
+    Configuration arrives with a clone: a `store = "../../home/me/.bashrc"` (or
+    an absolute path, or a symlink out of the tree) must not make flowgit write
+    outside the repository. Options given on the command line are the user's
+    own choice and are not limited. The path must also stay out of ``.git``.
+    """
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise FlowgitError(f"`{key}` must be a non-empty path string, got {value!r}", path=where,
+                           fix=f"e.g. {key} = \"{DEFAULT_STORE if key == 'store' else DEFAULT_CONTINUITY}\"")
+    rel = Path(value)
+    target = rel if rel.is_absolute() else root / rel
+    real_root = root.resolve()
+    try:
+        inside = target.resolve().relative_to(real_root)
+    except ValueError:
+        raise FlowgitError(f"`{key}` = {value!r} points outside the repository", path=where,
+                           fix="configured paths must stay inside the repository (relative, no `..` or "
+                               "symlinks out of it)") from None
+    if inside.parts[:1] == (".git",) or not inside.parts:
+        raise FlowgitError(f"`{key}` = {value!r} points into git's own directory (or at the root)", path=where,
+                           fix="use a path inside the working tree, e.g. .flow/episodes.jsonl")
+    return rel
 
 
 def with_paths(cfg: Config, *, continuity: Path | None = None, store: Path | None = None) -> Config:

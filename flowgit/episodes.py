@@ -3,18 +3,23 @@
 Episodes are the facts a wrap writes *before* it touches the continuity file,
 and the only thing a graduation may stand on. The store is append-only:
 flowgit never rewrites or deletes a line. Ids are derived from the content, so
-writing the same episode twice leaves one episode. Concurrent writers are
-serialised with an exclusive ``flock`` and each episode is one ``write`` call.
-A torn or corrupt line is reported with its number and skipped.
+writing the same episode twice leaves one episode. Every append holds the
+repository lock (:mod:`flowgit.lock`, the one a wrap holds for its whole
+transaction), writes all new lines with one ``write`` and fsyncs; a failed or
+short write is cut back to exactly the previous length (verified), so a line is
+whole or absent. A torn or corrupt line left by another tool is reported with
+its number and skipped. Searching streams the store through a memory map: a
+bytes-level scan finds candidate lines and only those are decoded.
 """
 
 from __future__ import annotations
 
-import fcntl
+import errno
 import hashlib
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -146,14 +151,16 @@ def parse_store(data: bytes, *, prefilter: Callable[[bytes], bool] | None = None
             continue
         try:
             ep = _episode_from_line(loads(raw))
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             problems.append(Problem(number, f"unreadable line skipped ({_describe(exc)})"))
             continue
         episodes.setdefault(ep.id, ep)
     return episodes, problems
 
 
-def _describe(exc: Exception) -> str:
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to decode"
     if isinstance(exc, json.JSONDecodeError):
         return f"invalid JSON at column {exc.colno}: {exc.msg}; a torn write?"
     return str(exc)
@@ -183,7 +190,7 @@ def locate(data: bytes, ids: Iterable[str]) -> dict[str, tuple[Episode, int]]:
         end = len(data) if end == -1 else end
         try:
             ep = _episode_from_line(json.loads(data[start:end]))
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             continue
         if ep.id == ident:
             found[ident] = (ep, end)
@@ -202,110 +209,374 @@ class EpisodeStore:
         self.path = Path(path)
 
     def raw(self) -> bytes:
+        """The store's bytes (``b""`` when absent); only a regular file is read."""
+        data = self.mapped()
         try:
-            return self.path.read_bytes()
-        except FileNotFoundError:
-            return b""
-        except PermissionError:
-            raise FlowgitError("cannot be read (permission denied)", path=self.path) from None
-        except IsADirectoryError:
-            raise FlowgitError("is a directory, not an episode store", path=self.path) from None
+            return data[:]
+        finally:
+            if hasattr(data, "close"):
+                data.close()
 
     def read(self) -> tuple[dict[str, Episode], list[Problem]]:
         return parse_store(self.raw())
 
     def get(self, ids: Iterable[str]) -> dict[str, Episode]:
-        return lookup(self.raw(), ids)
+        data = self.mapped()
+        try:
+            return lookup(data, ids)
+        finally:
+            if hasattr(data, "close"):
+                data.close()
 
-    def append(self, episodes: Iterable[Episode]) -> tuple[list[Episode], list[Episode]]:
+    def payload(self, episodes: Iterable[Episode], existing=None) -> tuple[bytes, list[Episode], list[Episode]]:
+        """The exact bytes an append of ``episodes`` would write now, and (added, already present).
+
+        The wrap records these bytes in its journal before appending, so that a
+        recovery can prove which bytes of the store it wrote.
+        """
+        batch = list(dict((e.id, e) for e in episodes).values())
+        data = self.mapped() if existing is None else existing
+        present = lookup(data, [e.id for e in batch]) if batch else {}
+        added = [e for e in batch if e.id not in present]
+        already = [e for e in batch if e.id in present]
+        if not added:
+            return b"", added, already
+        prefix = b"\n" if len(data) and data[len(data) - 1:] != b"\n" else b""
+        return prefix + b"".join(e.to_json().encode("utf-8") + b"\n" for e in added), added, already
+
+    def append(self, episodes: Iterable[Episode], *, lock_wait: float | None = None
+               ) -> tuple[list[Episode], list[Episode]]:
         """Append episodes not already stored; returns (added, already_present).
 
-        Holds an exclusive lock for the duplicate check and the write, and writes
-        all new lines with one ``write`` so no other writer can interleave.
+        Holds the repository lock for the duplicate check and the write, writes
+        all new lines with one ``write`` and fsyncs. If the write fails or is
+        short (disk full, a file-size limit), the store is cut back to its
+        previous length, verified, and a FlowgitError (exit 2) says so.
         """
+        from flowgit.git import refuse_git_internals
+        from flowgit.lock import RepoLock
+
         batch = list(dict((e.id, e) for e in episodes).values())
         if not batch:
             return [], []
+        refuse_git_internals(self.path)
+        self._refuse_non_regular()  # before the lock: a refused input leaves no trace, not even a lock file
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise FlowgitError(f"cannot create its directory ({exc.strerror})", path=self.path) from None
+        with RepoLock(self.lock_dir(), "episode append", wait=lock_wait):
+            fd = self._open_for_append()
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise FlowgitError("is not a regular file (a FIFO or a device?)", path=self.path,
+                                       fix="point --store (or `store` in config) at a .jsonl file")
+                pre_len = os.fstat(fd).st_size
+                mapped = _map_fd(fd, pre_len)
+                try:
+                    payload, added, already = self.payload(batch, mapped)
+                finally:
+                    if hasattr(mapped, "close"):
+                        mapped.close()
+                if payload:
+                    self._write_whole(fd, pre_len, payload)
+                return added, already
+            finally:
+                os.close(fd)
+
+    def _refuse_non_regular(self) -> None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise FlowgitError(f"cannot be read ({exc.strerror})", path=self.path) from None
+        if stat.S_ISDIR(st.st_mode):
+            raise FlowgitError("is a directory, not an episode store", path=self.path,
+                               fix="point --store (or `store` in config) at a .jsonl file")
+        if not stat.S_ISREG(st.st_mode):
+            raise FlowgitError("is not a regular file (a FIFO or a device?)", path=self.path,
+                               fix="point --store (or `store` in config) at a .jsonl file")
+
+    def lock_dir(self) -> Path:
+        """Where the lock lives: the git directory of the repository holding the store, else beside it."""
+        from flowgit.git import enclosing_git_dir
+
+        return enclosing_git_dir(self.path.parent) or self.path.parent
+
+    def _open_for_append(self) -> int:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0), 0o644)
         except IsADirectoryError:
             raise FlowgitError("is a directory, not an episode store", path=self.path,
                                fix="point --store (or `store` in config) at a .jsonl file") from None
         except OSError as exc:
             raise FlowgitError(f"cannot be written ({exc.strerror})", path=self.path) from None
+
+    def _write_whole(self, fd: int, pre_len: int, payload: bytes) -> None:
+        """One write of every new line, then fsync; on any failure cut back to ``pre_len`` and say so."""
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            existing = _read_fd(fd)
-            present = lookup(existing, [e.id for e in batch])
-            added = [e for e in batch if e.id not in present]
-            already = [e for e in batch if e.id in present]
-            if added:
-                prefix = b"\n" if existing and not existing.endswith(b"\n") else b""
-                payload = prefix + b"".join(e.to_json().encode("utf-8") + b"\n" for e in added)
-                _write_all(fd, payload)
-                os.fsync(fd)
-            return added, already
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file")
+            written = os.write(fd, payload)
+            if written != len(payload):
+                raise OSError(errno.ENOSPC, f"short write ({written} of {len(payload)} bytes)")
+            os.fsync(fd)
+        except OSError as exc:
+            self._cut_back(fd, pre_len, exc)
+
+    def _cut_back(self, fd: int, pre_len: int, exc: OSError) -> None:
+        why = exc.strerror or str(exc)
+        try:
+            os.ftruncate(fd, pre_len)
+            os.fsync(fd)
+            size = os.fstat(fd).st_size
+        except OSError as again:
+            size, why = -1, f"{why}; cutting back failed too ({again.strerror})"
+        if size != pre_len:
+            raise FlowgitError(f"could not append ({why}) and could not cut the store back to its previous "
+                               f"{pre_len:,} bytes: bytes after offset {pre_len:,} are a torn write",
+                               path=self.path, fix=f"free space, then truncate the file to {pre_len} bytes "
+                                                   "(e.g. `truncate -s {0} FILE`)".format(pre_len)) from None
+        raise FlowgitError(f"could not append ({why}); nothing was added: the store is back to exactly its "
+                           f"previous {pre_len:,} bytes", path=self.path,
+                           fix="free disk space (or raise the file-size limit) and run it again") from None
+
+    def mapped(self):
+        """The store's bytes as a read-only memory map (``b""`` when absent or empty)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        except FileNotFoundError:
+            return b""
+        except PermissionError:
+            raise FlowgitError("cannot be read (permission denied)", path=self.path) from None
+        except IsADirectoryError:
+            raise FlowgitError("is a directory, not an episode store", path=self.path,
+                               fix="point --store (or `store` in config) at a .jsonl file") from None
+        except OSError as exc:
+            raise FlowgitError(f"cannot be read ({exc.strerror})", path=self.path) from None
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise FlowgitError("is a directory, not an episode store", path=self.path,
+                                   fix="point --store (or `store` in config) at a .jsonl file")
+            if not stat.S_ISREG(st.st_mode):
+                raise FlowgitError("is not a regular file (a FIFO or a device?)", path=self.path,
+                                   fix="point --store (or `store` in config) at a .jsonl file")
+            return _map_fd(fd, st.st_size)
         finally:
-            os.close(fd)  # closing releases the lock
+            os.close(fd)
 
     def search(self, *, type_: str | None = None, tags: Iterable[str] = (), session: str | None = None,
                since: datetime | None = None, until: datetime | None = None,
                text: str | None = None) -> tuple[list[Episode], list[Problem]]:
-        needles = [n.encode("utf-8") for n in (session, type_) if n]
-        lowered = text.lower().encode("utf-8") if text else None
-        tag_needles = [t.lower().encode("utf-8") for t in tags]
+        problems: list[Problem] = []
+        found = list(self.iter_search(type_=type_, tags=tags, session=session, since=since, until=until,
+                                      text=text, on_problem=problems.append))
+        return found, problems
 
-        def prefilter(raw: bytes) -> bool:
-            if any(n not in raw for n in needles):
-                return False
-            if lowered is not None or tag_needles:
-                low = raw.lower()
-                if lowered is not None and lowered not in low:
-                    return False
-                if any(t not in low for t in tag_needles):
-                    return False
-            return True
+    def iter_search(self, *, type_: str | None = None, tags: Iterable[str] = (), session: str | None = None,
+                    since: datetime | None = None, until: datetime | None = None, text: str | None = None,
+                    on_problem: Callable[[Problem], None] | None = None) -> Iterator[Episode]:
+        """Matching episodes in store order (first line of each id), streamed from a memory map.
 
-        episodes, problems = parse_store(self.raw(), prefilter=prefilter if (needles or lowered or tag_needles) else None)
-        return list(filter_episodes(episodes.values(), type_=type_, tags=tags, session=session,
-                                    since=since, until=until, text=text)), problems
+        Memory stays flat in the store's size: the map is paged by the kernel,
+        only lines the byte scan cannot rule out are decoded, and only the ids
+        of matches are remembered (to keep the first line of each id).
+        """
+        tags = tuple(tags)
+        matches = matcher(type_=type_, tags=tags, session=session, since=since, until=until, text=text)
+        data = self.mapped()
+        try:
+            seen: set[str] = set()
+            for number, raw in _candidate_lines(data, _needles(text, tags, session, type_)):
+                try:
+                    ep = _episode_from_line(json.loads(raw.decode("utf-8")))
+                except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                    if on_problem is not None:
+                        on_problem(Problem(number(), f"unreadable line skipped ({_describe(exc)})"))
+                    continue
+                if ep.id in seen or not matches(ep):
+                    continue
+                seen.add(ep.id)
+                yield ep
+        finally:
+            if hasattr(data, "close"):
+                data.close()
 
 
 def filter_episodes(episodes: Iterable[Episode], *, type_: str | None = None, tags: Iterable[str] = (),
                     session: str | None = None, since: datetime | None = None,
                     until: datetime | None = None, text: str | None = None) -> Iterator[Episode]:
+    matches = matcher(type_=type_, tags=tags, session=session, since=since, until=until, text=text)
+    return (ep for ep in episodes if matches(ep))
+
+
+def matcher(*, type_: str | None = None, tags: Iterable[str] = (), session: str | None = None,
+            since: datetime | None = None, until: datetime | None = None,
+            text: str | None = None) -> Callable[[Episode], bool]:
+    """The search's one definition of a match, as a predicate (the byte prefilter only narrows it)."""
     wanted_tags = {t.lower() for t in tags}
     needle = text.lower() if text else None
-    for ep in episodes:
+
+    def matches(ep: Episode) -> bool:
         if type_ and ep.type != type_:
-            continue
+            return False
         if session and ep.session != session:
-            continue
+            return False
         if wanted_tags and not wanted_tags <= {t.lower() for t in ep.tags}:
-            continue
+            return False
         if since or until:
             when = parse_ts(ep.ts)
             if when is None or (since and when < since) or (until and when > until):
-                continue
+                return False
         if needle and needle not in ep.content.lower() and not any(needle in t.lower() for t in ep.tags):
+            return False
+        return True
+
+    return matches
+
+
+def _map_fd(fd: int, size: int):
+    import mmap
+
+    if size == 0:
+        return b""
+    return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+
+
+# Characters a JSON writer may escape (so their raw bytes need not appear in the line),
+# and non-ASCII characters whose lower case contains an ASCII letter (KELVIN SIGN -> k,
+# LATIN CAPITAL I WITH DOT -> i̇): a case-insensitive scan must let such lines through.
+_UNSAFE = set('"\\/')
+# (the full list, computed over every code point; tests/test_episodes.py re-derives it)
+_FOLDS_TO_ASCII = ["\u0130", "\u212a"]
+
+
+def _fragment(text: str) -> str:
+    """The longest run of the text whose bytes must appear literally in any JSON line holding it."""
+    best, run = "", []
+    for ch in text + "\0":
+        if 0x20 <= ord(ch) < 0x7F and ch not in _UNSAFE:
+            run.append(ch)
             continue
-        yield ep
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    return best
 
 
-def _read_fd(fd: int) -> bytes:
-    os.lseek(fd, 0, os.SEEK_SET)
-    chunks = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    return b"".join(chunks)
+@dataclass(frozen=True)
+class _Needle:
+    """Bytes a line must contain: ``frag`` (ASCII-case-folded when ``fold``) or one of ``escapes``.
+
+    The escapes are byte sequences whose presence means the line could hold the
+    text in a form the fragment does not show (a JSON ``\\u`` escape, a
+    non-ASCII letter whose lower case is ASCII): such lines go on to the parser.
+    """
+
+    frag: bytes
+    fold: bool
+    escapes: tuple[bytes, ...]
+
+    def in_line(self, line: bytes) -> bool:
+        return self.frag in (line.lower() if self.fold else line) or any(e in line for e in self.escapes)
 
 
-def _write_all(fd: int, payload: bytes) -> None:
-    view = memoryview(payload)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
+def _needles(text: str | None, tags: tuple[str, ...], session: str | None, type_: str | None) -> list[_Needle]:
+    """What each candidate line must contain (every one a necessary condition of a match)."""
+    out = []
+    for value, fold in [(text, True), *((t, True) for t in tags), (session, False), (type_, False)]:
+        frag = _fragment(value.lower() if (value and fold) else (value or ""))
+        if not frag:
+            continue
+        escapes = [b"\\u"]
+        if fold:
+            escapes += [c.encode("utf-8") for c in _FOLDS_TO_ASCII if any(x in frag for x in c.lower())]
+        fold = fold and any(c.isalpha() for c in frag)  # no letters: case cannot matter, skip lowering
+        out.append(_Needle(frag.encode("ascii"), fold, tuple(escapes)))
+    out.sort(key=lambda n: -len(n.frag))  # the longest fragment is usually the rarest: it drives the scan
+    return out
+
+
+CHUNK = 8 << 20
+
+
+def _candidate_lines(data, needles: list[_Needle]) -> Iterator[tuple[Callable[[], int], bytes]]:
+    """(line number thunk, raw line) for lines that contain every needle, in store order.
+
+    The map is read in newline-aligned chunks of a few megabytes. In each chunk
+    the first needle is found with ``bytes.find`` (on the ASCII-lowered chunk
+    when case does not matter), so the scan runs at memory speed and only
+    candidate lines reach Python. Pages already scanned are dropped from this
+    process (``MADV_DONTNEED``; the kernel keeps them cached), so resident memory
+    stays at about one chunk whatever the store's size. Line numbers are counted
+    only when asked for (a problem report).
+    """
+    size = len(data)
+    counted = [0, 1]  # offset, line number at that offset
+
+    def number_at(offset: int) -> Callable[[], int]:
+        def count() -> int:
+            pos, line = counted
+            while pos < offset:
+                nl = data.find(b"\n", pos, offset)
+                if nl == -1:
+                    break
+                line, pos = line + 1, nl + 1
+            counted[:] = [offset, line]
+            return line
+        return count
+
+    first, rest = (needles[0], needles[1:]) if needles else (None, [])
+    base = 0
+    while base < size:
+        end = min(base + CHUNK, size)
+        if end < size:  # end the chunk after a newline (past the limit if one line is longer)
+            nl = data.rfind(b"\n", base, end)
+            if nl == -1:
+                nl = data.find(b"\n", end)
+            end = size if nl == -1 else nl + 1
+        chunk = data[base:end]
+        for start, line in _lines_with(chunk, first):
+            if line.strip() and all(n.in_line(line) for n in rest):
+                yield number_at(base + start), line
+        _drop_pages(data, base, len(chunk))
+        base += len(chunk)
+
+
+def _lines_with(chunk: bytes, needle: _Needle | None) -> Iterator[tuple[int, bytes]]:
+    """(offset, line) of the chunk's lines holding the needle (every line when there is none)."""
+    if needle is None:
+        pos = 0
+        for line in chunk.split(b"\n"):
+            yield pos, line
+            pos += len(line) + 1
+        return
+    hay = chunk.lower() if needle.fold else chunk
+    starts: set[int] = set()
+    for probe, where in ((needle.frag, hay), *((e, chunk) for e in needle.escapes)):
+        i = where.find(probe)
+        while i != -1:
+            start = chunk.rfind(b"\n", 0, i) + 1
+            starts.add(start)
+            nl = chunk.find(b"\n", i)
+            if nl == -1:
+                break
+            i = where.find(probe, nl + 1)
+    for start in sorted(starts):
+        nl = chunk.find(b"\n", start)
+        yield start, chunk[start:nl if nl != -1 else len(chunk)]
+
+
+def _drop_pages(data, offset: int, length: int) -> None:
+    import mmap
+
+    if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        page = mmap.PAGESIZE
+        start = offset - offset % page
+        try:
+            data.madvise(mmap.MADV_DONTNEED, start, min(length + offset - start, len(data) - start))
+        except (OSError, ValueError):
+            pass

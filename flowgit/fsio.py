@@ -8,6 +8,7 @@ directory and is renamed over the target, so a crash never leaves half a file.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -36,17 +37,48 @@ def decode_text(data: bytes, path: str | Path, *, max_bytes: int = MAX_TEXT_BYTE
 def read_text(path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> str:
     """Read a UTF-8 text file exactly (no newline translation)."""
     p = Path(path)
+    return decode_text(read_regular(p, max_bytes=max_bytes), p, max_bytes=max_bytes)
+
+
+def read_regular(path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
+    """The bytes of a regular file, at most ``max_bytes`` (+1, so the caller can tell it is over).
+
+    A FIFO would block forever and ``/dev/zero`` never ends: anything that is
+    not a regular file is refused before a byte is read, and the read itself is
+    bounded. The file is opened without blocking and checked on the open
+    descriptor, so it cannot be swapped for a FIFO between the check and the read.
+    """
+    p = Path(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        data = p.read_bytes()
+        fd = os.open(p, flags)
     except FileNotFoundError:
         raise FlowgitError("no such file", path=p, fix="check the path, or run `flowgit init`") from None
     except IsADirectoryError:
-        raise FlowgitError("is a directory, not a file", path=p) from None
+        raise FlowgitError("is a directory, not a file", path=p, fix="name the file itself") from None
     except PermissionError:
         raise FlowgitError("cannot be read (permission denied)", path=p, fix="check the file's permissions") from None
     except OSError as exc:
         raise FlowgitError(f"cannot be read ({exc.strerror})", path=p) from None
-    return decode_text(data, p, max_bytes=max_bytes)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise FlowgitError("is a directory, not a file", path=p, fix="name the file itself")
+        if not stat.S_ISREG(st.st_mode):
+            raise FlowgitError("is not a regular file (a FIFO, a socket or a device)", path=p,
+                               fix="point flowgit at an ordinary file")
+        chunks, left = [], max_bytes + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise FlowgitError(f"cannot be read ({exc.strerror})", path=p) from None
+    finally:
+        os.close(fd)
 
 
 def atomic_write(path: str | Path, data: str | bytes) -> None:

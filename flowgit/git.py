@@ -1,12 +1,16 @@
 """All git plumbing that runs the git command line (cheap reads and the few writes).
 
-History walks use pygit2 in-process (see ``flowgit.history``); the commit that
-must honour the user's hooks and signing goes through GitPython in
-``flowgit.wrap.commit``. Everything else is one short ``git`` call here.
+History walks use pygit2 in-process (see ``flowgit.history``). Everything else,
+including the wrap's commit (which must honour the user's hooks and signing), is
+the git command line run as a subprocess with the repository path passed as it
+is: nothing here goes through a shell or a library that expands ``$VARS`` or
+``~`` in paths. SHA-1 and SHA-256 repositories both work: object ids are never
+assumed to be 40 digits.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,12 +19,20 @@ from typing import Sequence
 from flowgit.errors import FlowgitError
 
 
-def git(root: str | Path, *args: str, check: bool = True, input: bytes | None = None) -> bytes:
-    """Run ``git args`` in ``root`` and return stdout; a failure becomes a FlowgitError."""
+def git(root: str | Path, *args: str, check: bool = True, input: bytes | None = None,
+        env: dict[str, str] | None = None) -> bytes:
+    """Run ``git args`` in ``root`` and return stdout; a failure becomes a FlowgitError.
+
+    ``env`` adds variables (e.g. ``GIT_INDEX_FILE``) to the inherited environment.
+    """
+    full_env = {**os.environ, **env} if env else None
     try:
-        proc = subprocess.run(["git", *args], cwd=root, input=input, capture_output=True)
+        proc = subprocess.run(["git", *args], cwd=os.fspath(root), input=input, capture_output=True,
+                              env=full_env)
     except FileNotFoundError:
         raise FlowgitError("git is not installed or not on PATH") from None
+    except NotADirectoryError:
+        raise FlowgitError("is not a directory", path=root) from None
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise FlowgitError(f"git {' '.join(args[:2])} failed: {msg[-1] if msg else proc.returncode}", path=root)
@@ -64,8 +76,74 @@ def is_staged(root: str | Path, path: str) -> bool:
 
 def require_repo(root: Path | None) -> Path:
     if root is None or not (root / ".git").exists():
+        if root is not None and inside_git_dir(root):
+            raise FlowgitError("this is a bare repository (or a git directory): flowgit needs a working tree",
+                               path=root, fix="run it in a clone with a working tree")
         raise FlowgitError("not inside a git repository", fix="run `git init` first, or cd into your repository")
     return root
+
+
+def _looks_like_git_dir(path: Path) -> bool:
+    return (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
+
+
+def inside_git_dir(path: str | Path) -> Path | None:
+    """The git directory (a bare repository or a ``.git``) that contains ``path``, if any.
+
+    flowgit never writes its files into one: a store or continuity file there
+    would be written into git's own storage, not into a working tree.
+    """
+    here = Path(os.path.abspath(path))
+    for candidate in (here, *here.parents):
+        if _looks_like_git_dir(candidate):
+            return candidate
+    return None
+
+
+def refuse_git_internals(path: str | Path) -> None:
+    """Raise unless ``path`` may be written: never inside a bare repository or a git directory."""
+    found = inside_git_dir(Path(path).parent)
+    if found is not None:
+        raise FlowgitError(f"is inside the git directory {found} (a bare repository?); flowgit writes only into "
+                           "a working tree", path=path, fix="run flowgit in a clone with a working tree")
+
+
+def git_dir(root: str | Path) -> Path:
+    """The repository's git directory as an absolute path (a worktree's own, not the common one)."""
+    return Path(git(root, "rev-parse", "--absolute-git-dir").decode("utf-8", "surrogateescape").strip())
+
+
+def git_path(root: str | Path, name: str) -> Path:
+    """``git rev-parse --git-path NAME`` (honours $GIT_INDEX_FILE for ``index``), made absolute."""
+    out = Path(git(root, "rev-parse", "--git-path", name).decode("utf-8", "surrogateescape").strip())
+    return out if out.is_absolute() else Path(root) / out
+
+
+def object_format(root: str | Path) -> str:
+    """``sha1`` or ``sha256``: the hash the repository names its objects with."""
+    out = git(root, "rev-parse", "--show-object-format", check=False).decode().strip()
+    return out or "sha1"
+
+
+def hex_len(root: str | Path) -> int:
+    return 64 if object_format(root) == "sha256" else 40
+
+
+def write_tree(root: str | Path, index: str | Path | None = None) -> str | None:
+    """The tree id of an index (the repository's, or ``index``); None when it has unmerged entries."""
+    env = {"GIT_INDEX_FILE": os.fspath(index)} if index is not None else None
+    out = git(root, "write-tree", check=False, env=env).strip()
+    return out.decode() if out else None
+
+
+def hash_for_path(root: str | Path, path: str, file: str | Path) -> str:
+    """Store ``file`` as the blob ``git add path`` would make of it (attributes, clean filters) and return its id."""
+    return git(root, "hash-object", "-w", f"--path={path}", "--", os.fspath(file)).decode().strip()
+
+
+def busy(git_directory: Path) -> list[str]:
+    """Lock files a running git process holds (``index.lock``, ``HEAD.lock``): git is still at work."""
+    return [name for name in ("index.lock", "HEAD.lock") if (git_directory / name).exists()]
 
 
 def blob_oid(data: bytes | memoryview, hex_len: int = 40) -> str:
@@ -122,8 +200,6 @@ def index_oids(root: str | Path, paths: Sequence[str]) -> dict[str, str]:
 
 def index_file(root: Path) -> Path:
     """The index file, found without running git ($GIT_INDEX_FILE, a worktree's gitdir, or .git/index)."""
-    import os
-
     if os.environ.get("GIT_INDEX_FILE"):
         return Path(os.environ["GIT_INDEX_FILE"])
     dot = root / ".git"
@@ -189,3 +265,41 @@ def read_blob(root: str | Path, path: str, entry: IndexEntry):
         pass
     (blob,) = blobs(root, [entry.oid])
     return blob or b""
+
+
+def enclosing_git_dir(path: str | Path) -> Path | None:
+    """The git directory of the working tree containing ``path`` (found without running git)."""
+    here = Path(os.path.abspath(path))
+    for candidate in (here, *here.parents):
+        dot = candidate / ".git"
+        if dot.is_dir():
+            return dot
+        if dot.is_file():
+            try:
+                text = dot.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                return None
+            target = Path(text.partition("gitdir:")[2].strip())
+            return target if target.is_absolute() else candidate / target
+    return None
+
+
+def index_tree(root: str | Path, index: str | Path) -> str | None:
+    """The tree an index file describes, computed on a copy so the index itself is never rewritten.
+
+    (``git write-tree`` stores a cache-tree in the index it reads; a recovery
+    must prove state without changing it.) None when the index has unmerged entries.
+    """
+    import shutil
+    import tempfile
+
+    src = Path(index)
+    if not src.exists():
+        return write_tree(root, src)  # git reads a missing index as empty: the empty tree
+    fd, tmp = tempfile.mkstemp(prefix="flowgit-index-", dir=src.parent)
+    os.close(fd)
+    try:
+        shutil.copyfile(src, tmp)
+        return write_tree(root, tmp)
+    finally:
+        os.unlink(tmp)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +13,12 @@ import pytest
 from flowgit.cli import main
 
 DATA = Path(__file__).parent / "data"
+SUPPORT = Path(__file__).parent / "support"
+
+# The fault points (flowgit/faults.py) are armed only where tests/support is importable:
+# in this process, and in every flowgit subprocess a test starts (through PYTHONPATH).
+sys.path.insert(0, str(SUPPORT))
+os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (str(SUPPORT), os.environ.get("PYTHONPATH", "")) if x)
 
 
 @pytest.fixture(autouse=True)

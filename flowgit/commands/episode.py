@@ -1,11 +1,18 @@
-"""``flowgit episode add|list|search|show``: the episodic store from the command line."""
+"""``flowgit episode add|list|search|show``: the episodic store from the command line.
+
+Stored content is untrusted (any agent, any tool can append a line): human
+output escapes control characters, so an episode cannot move the cursor, retitle
+the terminal or hide text. JSON output carries the exact strings.
+"""
 
 from __future__ import annotations
 
+import collections
 import json
+import re
 import sys
 from datetime import datetime, timezone
-from typing import TextIO
+from typing import Iterable, Iterator, TextIO
 
 from flowgit.dates import parse_date
 from flowgit.episodes import Episode, EpisodeStore, Problem, make_episode, parse_ts
@@ -44,18 +51,48 @@ def episode_text(text: str | None, content: str | None, type_: str | None) -> st
     return content
 
 
+MAX_STDIN_LINE = 1 << 20
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def safe(text: str) -> str:
+    """``text`` with control, C1 and bidi-override characters shown as escapes (for a terminal)."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                         else f"\\u{ord(m.group()):04x}", text)
+
+
+def _stdin_lines(stream: TextIO) -> Iterator[tuple[int, str]]:
+    """Lines of stdin as text; bytes that are not UTF-8 are an error naming the line."""
+    binary = getattr(stream, "buffer", None)
+    if binary is None:
+        yield from enumerate(stream, start=1)
+        return
+    for number, raw in enumerate(binary, start=1):
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FlowgitError(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
+                               path="<stdin>", line=number, fix="send UTF-8 text") from None
+
+
 def episodes_from_stdin(stream: TextIO) -> list[Episode]:
     """Parse JSON lines from stdin; one bad line rejects the whole batch (nothing is written)."""
     out: list[Episode] = []
-    for number, line in enumerate(stream, start=1):
+    for number, line in _stdin_lines(stream):
         if not line.strip():
             continue
+        if len(line) > MAX_STDIN_LINE:
+            raise FlowgitError(f"line is {len(line):,} characters, over the {MAX_STDIN_LINE:,} limit",
+                               path="<stdin>", line=number, fix="one episode per line, a few sentences each")
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise FlowgitError(f"invalid JSON at column {exc.colno}: {exc.msg}", path="<stdin>", line=number,
                                fix="one JSON object per line, e.g. "
                                    '{"type": "finding", "content": "…", "tags": ["…"]}') from None
+        except RecursionError:
+            raise FlowgitError("JSON nested too deeply", path="<stdin>", line=number,
+                               fix="one flat JSON object per line") from None
         out.append(make_episode(data, where="<stdin>", line=number,
                                 default_session=default_session(), default_agent=default_agent()))
     if not out:
@@ -83,19 +120,71 @@ def warn_problems(store: EpisodeStore, problems: list[Problem]) -> None:
         sys.stderr.write(f"flowgit: warning: {store.path}:{p.line}: {p.message}\n")
 
 
+def render_episode(ep: Episode) -> str:
+    """One episode on one line, every stored string escaped for the terminal."""
+    tags = f"  #{' #'.join(safe(t) for t in ep.tags)}" if ep.tags else ""
+    who = " ".join(x for x in (ep.session and f"session {safe(ep.session)}", ep.agent and f"by {safe(ep.agent)}")
+                   if x)
+    return (f"{safe(ep.id)}  {safe(ep.ts)}  {ep.type:<11} {safe(ep.content)}{tags}"
+            + (f"  ({who})" if who else ""))
+
+
 def render_list(episodes: list[Episode]) -> str:
     if not episodes:
         return "no episodes"
-    lines = []
-    for ep in episodes:
-        tags = f"  #{' #'.join(ep.tags)}" if ep.tags else ""
-        who = " ".join(x for x in (ep.session and f"session {ep.session}", ep.agent and f"by {ep.agent}") if x)
-        lines.append(f"{ep.id}  {ep.ts}  {ep.type:<11} {ep.content}{tags}" + (f"  ({who})" if who else ""))
-    lines.append(f"{len(episodes)} episode(s)")
-    return "\n".join(lines)
+    return "\n".join([*(render_episode(ep) for ep in episodes), f"{len(episodes)} episode(s)"])
 
 
 def render_added(added: list[Episode], already: list[Episode]) -> str:
-    lines = [f"added   {e.id}  {e.type}: {e.content}" for e in added]
+    lines = [f"added   {e.id}  {e.type}: {safe(e.content)}" for e in added]
     lines += [f"present {e.id}  (already in the store)" for e in already]
     return "\n".join(lines)
+
+
+def json_element(ep: Episode) -> str:
+    """``ep`` exactly as ``json.dumps([..], indent=2, ensure_ascii=False)`` lays out a list element.
+
+    ``json.dumps`` with ``indent`` runs the pure-Python encoder; an episode's
+    shape is fixed, so the layout is written here and only the strings go
+    through the C string encoder — about five times faster on a large result.
+    """
+    from json.encoder import encode_basestring as enc
+
+    items = []
+    for key, value in ep.to_dict().items():
+        if isinstance(value, list):
+            text = ("[\n" + ",\n".join(f"      {enc(str(v))}" for v in value) + "\n    ]") if value else "[]"
+        else:
+            text = enc(value)
+        items.append(f'    "{key}": {text}')
+    return "{\n" + ",\n".join(items) + "\n  }"
+
+
+def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO | None = None,
+                  **filters) -> int:
+    """Print matching episodes as the store is scanned (the last ``limit`` only, if given); returns the count.
+
+    Nothing but the matches (or the last ``limit`` of them) is held in memory:
+    JSON is written element by element in the same layout as ``--json``
+    everywhere else, problems go to stderr as they are met.
+    """
+    out = out or sys.stdout
+    found: Iterable[Episode] = store.iter_search(on_problem=lambda p: warn_problems(store, [p]), **filters)
+    if limit:
+        found = collections.deque(found, maxlen=limit)
+    count, pending = 0, []
+    for ep in found:
+        if as_json:
+            pending.append(("[\n  " if count == 0 else ",\n  ") + json_element(ep))
+        else:
+            pending.append(render_episode(ep) + "\n")
+        count += 1
+        if len(pending) >= 256:  # print as it goes, a few hundred at a time
+            out.write("".join(pending))
+            pending.clear()
+    out.write("".join(pending))
+    if as_json:
+        out.write("\n]\n" if count else "[]\n")
+    else:
+        out.write(f"{count} episode(s)\n" if count else "no episodes\n")
+    return count

@@ -10,6 +10,7 @@ against *every* parent.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -72,7 +73,8 @@ class History:
     events: list[HistoryEvent] = field(default_factory=list)
     shallow: bool = False
     oldest_visible: str | None = None
-    maps: dict[object, Mapping[str, PatternAt]] = field(default_factory=dict)
+    maps: dict[object, Mapping[str, PatternAt]] = field(default_factory=dict)  # no longer filled: kept for callers
+    boundary: frozenset[str] = frozenset()  # a shallow clone's boundary commits (their parents are not here)
 
 
 def open_repo(root: Path):
@@ -84,6 +86,13 @@ def open_repo(root: Path):
     try:
         return pygit2.Repository(str(root))
     except pygit2.GitError as exc:
+        from flowgit.git import object_format
+
+        if object_format(root) == "sha256":
+            raise FlowgitError("this is a SHA-256 repository, which the history reader (libgit2) cannot open; "
+                               "nothing was read or written", path=root,
+                               fix="wrap, check and episodes work here; read the history with "
+                                   "`git log -- CONTINUITY.md` until libgit2 supports SHA-256") from None
         raise FlowgitError(f"cannot open the repository ({exc})", path=root) from None
 
 
@@ -154,22 +163,42 @@ def _parents(commit) -> list:
 
 
 def read_history(cfg: Config) -> History:
+    """Every version's pattern events, with memory flat in the length of history.
+
+    A version's pattern map is kept only while a later commit still needs it
+    as a parent (counted up front from the commit graph) and dropped at its
+    last use, so 30,000 commits hold a handful of maps, not 30,000. The
+    boundary commits of a shallow clone have parents git cannot show: they are
+    the baseline, not changes, so they yield no events (never a false finding).
+    """
     repo = open_repo(cfg.root)
     table = alias_table(cfg.aliases)
-    maps: dict[object, Mapping[str, PatternAt]] = {}
     odb = repo.odb
+    with _small_object_cache():
+        commits, shallow = collect_commits(cfg, repo)
+    boundary = _shallow_boundary(repo) if shallow else frozenset()
+    history = History(shallow=shallow, boundary=boundary)
+    by_sha = {c.sha: c for c in commits}
+    uses: dict[object, int] = {}
+    for commit in commits:
+        if commit.blob is not None:
+            for blob in {by_sha[p].blob for p in commit.parents if p in by_sha} - {None}:
+                uses[blob] = uses.get(blob, 0) + 1
+    live: dict[object, Mapping[str, PatternAt]] = {}
 
     def patterns_of(blob) -> Mapping[str, PatternAt]:
         if blob is None:
             return {}
-        if blob not in maps:
+        if blob not in live:
             text = odb.read(blob)[1].decode("utf-8", "replace")
-            maps[blob] = scan_patterns(text, table=table)
-        return maps[blob]
+            live[blob] = scan_patterns(text, table=table)
+        return live[blob]
 
-    commits, shallow = collect_commits(cfg, repo, on_blob=patterns_of)
-    history = History(shallow=shallow, maps=maps)
-    by_sha = {c.sha: c for c in commits}
+    def used(blob) -> None:
+        left = uses.get(blob, 0) - 1
+        uses[blob] = left
+        if left <= 0:
+            live.pop(blob, None)
 
     progress = Progress("replaying versions", len(commits))
     for commit in commits:
@@ -178,18 +207,52 @@ def read_history(cfg: Config) -> History:
             continue
         history.commits.append(commit)
         parent_blobs = [by_sha[p].blob if p in by_sha else None for p in commit.parents]
-        if commit.blob in parent_blobs:
-            continue  # unchanged against a parent: nothing happened here
-        after = patterns_of(commit.blob)
-        events = diff_pattern_maps(patterns_of(parent_blobs[0]) if parent_blobs else {}, after)
-        if len(parent_blobs) > 1:
-            others = [{(e.kind, e.name) for e in diff_pattern_maps(patterns_of(b), after)} for b in parent_blobs[1:]]
-            events = [e for e in events if all((e.kind, e.name) in o for o in others)]
-        history.events.extend(HistoryEvent(commit, e) for e in events)
+        if commit.sha not in boundary and commit.blob not in parent_blobs:
+            history.events.extend(HistoryEvent(commit, e) for e in _events(commit, parent_blobs, patterns_of))
+        for blob in set(parent_blobs) - {None}:
+            used(blob)
+        if uses.get(commit.blob, 0) <= 0:
+            live.pop(commit.blob, None)
     progress.done()
     if history.commits:
         history.oldest_visible = history.commits[0].sha
     return history
+
+
+@contextmanager
+def _small_object_cache(limit: int = 1 << 20):
+    """Walk with libgit2's object cache at ``limit`` bytes (default 256 MB), then put it back.
+
+    The walk meets each commit and tree once, so caching them buys nothing and
+    costs tens of megabytes over 30,000 commits.
+    """
+    import pygit2
+
+    _, before = pygit2.settings.cached_memory
+    pygit2.settings.cache_max_size(limit)
+    try:
+        yield
+    finally:
+        pygit2.settings.cache_max_size(before)
+
+
+def _events(commit: CommitInfo, parent_blobs: list, patterns_of) -> list[PatternEvent]:
+    """What ``commit`` changed: against its first parent, and for a merge only what every parent lacks."""
+    after = patterns_of(commit.blob)
+    events = diff_pattern_maps(patterns_of(parent_blobs[0]) if parent_blobs else {}, after)
+    if len(parent_blobs) > 1:
+        others = [{(e.kind, e.name) for e in diff_pattern_maps(patterns_of(b), after)} for b in parent_blobs[1:]]
+        events = [e for e in events if all((e.kind, e.name) in o for o in others)]
+    return events
+
+
+def _shallow_boundary(repo) -> frozenset[str]:
+    """Commits listed in the shallow file: their parents exist but this clone cannot see them."""
+    try:
+        text = (Path(repo.path) / "shallow").read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        return frozenset()
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 
 def iter_pattern_events(history: History, names: set[str] | None = None) -> Iterator[HistoryEvent]:

@@ -78,6 +78,8 @@ def parse_plan_text(text: str, source: str) -> Any:
     if stripped.startswith(("{", "[")) or source.endswith(".json"):
         try:
             return json.loads(text)
+        except RecursionError:
+            raise FlowgitError("nested too deeply", path=source, fix="a plan is a flat object of lists") from None
         except json.JSONDecodeError as exc:
             raise FlowgitError(f"malformed JSON: {exc.msg} (column {exc.colno})", path=source,
                                line=exc.lineno, fix="fix the JSON syntax") from None
@@ -85,6 +87,8 @@ def parse_plan_text(text: str, source: str) -> Any:
 
     try:
         return yaml.safe_load(text)
+    except RecursionError:
+        raise FlowgitError("nested too deeply", path=source, fix="a plan is a flat object of lists") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

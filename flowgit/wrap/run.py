@@ -34,7 +34,7 @@ from flowgit.errors import FlowgitError
 from flowgit.evidence import assess
 from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
-from flowgit.git import blob_oid, blobs, git, head_entries, require_repo
+from flowgit.git import blob_oid, blobs, git, git_dir, head_entries, head_sha, require_repo
 from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import Outcome, Refusal, apply_plan, verdict_codes
 from flowgit.wrap.candidates import Candidates, find_candidates
@@ -249,22 +249,43 @@ def _unified(head: Document | None, final: Document, path: str, new_eps: list[Ep
 
 
 def commit(root: Path, text: str, paths: list[str]) -> str:
-    """Commit through the git command line (GitPython), so hooks, identity and signing apply."""
-    import git as gitpython
+    """Commit through the git command line, so the user's hooks, identity and signing apply.
 
-    repo = gitpython.Repo(root)
+    git runs as a subprocess with the repository path as it is (no variable
+    expansion). If this process is interrupted while git runs (SIGTERM during a
+    slow hook), git is asked to stop too and waited for, so it removes its own
+    ``index.lock`` and the rollback never races a commit that is still landing.
+    """
+    import signal
+    import subprocess
+
     fd, msg_path = tempfile.mkstemp(prefix="flowgit-wrap-msg-", suffix=".txt")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
-        repo.git.commit("-F", msg_path, "--", *paths)
-    except gitpython.GitCommandError as exc:
-        detail = "\n".join(x for x in (exc.stdout, exc.stderr) if x).strip()
-        detail = detail.replace("stdout: '", "").replace("stderr: '", "").rstrip("'")
-        raise CommitRejected("git refused the wrap commit; nothing was changed\n" + detail) from None
+        proc = subprocess.Popen(["git", "commit", "-q", "-F", msg_path, "--", *paths], cwd=os.fspath(root),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            out, err = proc.communicate()
+        except BaseException:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                pass  # never SIGKILL git: it would leave index.lock behind
+            raise
     finally:
         os.unlink(msg_path)
-    return repo.head.commit.hexsha
+    if proc.returncode != 0:
+        detail = "\n".join(x.decode("utf-8", "replace").strip() for x in (out, err) if x.strip())
+        if "No space left on device" in detail or "File too large" in detail:
+            raise FlowgitError("git could not write the commit (disk full); the wrap was rolled back\n" + detail,
+                               path=root, fix="free disk space and run the wrap again")
+        raise CommitRejected("git refused the wrap commit; nothing was changed\n" + detail)
+    sha = head_sha(root)
+    if sha is None:
+        raise FlowgitError("git reported a commit but HEAD cannot be read", path=root)
+    return sha
 
 
 def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day: str | None = None,
@@ -404,18 +425,38 @@ def _archived_before(inputs: Inputs, name: str) -> bool:
 
 
 def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Episode], msg: str) -> str:
-    journal = Journal.begin(cfg)
-    try:
-        EpisodeStore(cfg.store).append(new_eps)
-        checkpoint("1-episodes")
-        if final.text != inputs.doc.text:
-            atomic_write(cfg.continuity, final.text)
-        checkpoint("4-sections")
-        git(inputs.root, "add", "--", cfg.continuity_rel, cfg.store_rel)
-        checkpoint("6-stage")
-        sha = commit(inputs.root, msg, [cfg.continuity_rel, cfg.store_rel])
-    except BaseException:
-        journal.rollback(inputs.root)
-        raise
-    journal.finish()
+    """Append, write, stage and commit under the repository lock; undo exactly on any failure.
+
+    Under the lock it first checks that nothing changed since the wrap read its
+    inputs (another wrap may have committed meanwhile) and refuses before
+    writing if anything did. See :mod:`flowgit.wrap.transaction` for the journal.
+    """
+    from flowgit.lock import RepoLock
+    from flowgit.wrap.transaction import check_unchanged, sigterm_unwinds, undo_after
+
+    gdir = git_dir(inputs.root)
+    with RepoLock(gdir, "flowgit wrap"):
+        check_unchanged(cfg, inputs)
+        store = EpisodeStore(cfg.store)
+        payload, _, _ = store.payload(new_eps)
+        final_bytes = final.text.encode("utf-8") if final.text != inputs.doc.text else None
+        journal = Journal.begin(cfg, final_bytes, payload, msg)
+        with sigterm_unwinds():
+            try:
+                checkpoint("0-journal")
+                store.append(new_eps)
+                checkpoint("1-episodes")
+                if final_bytes is not None:
+                    atomic_write(cfg.continuity, final_bytes)
+                checkpoint("4-sections")
+                journal.committing(cfg)
+                git(inputs.root, "add", "--", cfg.continuity_rel, cfg.store_rel)
+                journal.staged()
+                checkpoint("6-stage")
+                sha = commit(inputs.root, msg, [cfg.continuity_rel, cfg.store_rel])
+                checkpoint("7-committed")
+            except BaseException as exc:
+                undo_after(journal, exc)
+                raise
+        journal.finish()
     return sha

@@ -1,0 +1,214 @@
+"""The one repository lock: every writer of the continuity file, the store or the index takes it.
+
+The lock is an operating-system lock (``fcntl.flock`` on POSIX, ``msvcrt.locking``
+on Windows) on ``<git dir>/flowgit.lock``. The kernel drops it when the holder
+exits, however it exits, so a lock is stale exactly when nobody holds it: a
+``kill -9`` never leaves the repository locked and a recycled process id can
+never make a dead holder look alive. The file also carries the holder's pid,
+host, process start time and purpose, written after the lock is taken, so a
+refusal can say who holds it; a record left by a dead holder is only ever
+reported as "previous holder", never trusted.
+
+Within one process the lock is re-entrant (a wrap holds it and appends to the
+store, which takes it again), counted per lock file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flowgit.errors import FlowgitError
+
+LOCK_NAME = "flowgit.lock"
+DEFAULT_WAIT = 30.0
+_POLL = 0.05
+
+_held: dict[str, tuple[int, int]] = {}  # resolved lock path -> (fd, depth)
+_guard = threading.Lock()
+
+
+class LockBusy(FlowgitError):
+    """Another process holds the repository lock and did not let go in time."""
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who took the lock (as the holder wrote it down)."""
+
+    pid: int
+    host: str
+    started: str  # the holder process's start time (tells a reused pid apart)
+    since: float
+    purpose: str
+
+    def describe(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.since))
+        return f"process {self.pid} on {self.host} ({self.purpose}, since {when})"
+
+
+def process_start(pid: int) -> str:
+    """An identifier of when ``pid`` started ('' when the platform does not say).
+
+    On Linux this is field 22 of ``/proc/<pid>/stat`` (clock ticks after boot):
+    the same pid with another start time is another process.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rpartition(")")[2].split()[19] if ")" in stat else ""
+
+
+# ------------------------------------------------------------------ OS locks
+def _try_lock_posix(fd: int) -> bool:
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (BlockingIOError, PermissionError):
+        return False
+    return True
+
+
+def _unlock_posix(fd: int) -> None:
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _try_lock_windows(fd: int) -> bool:
+    import msvcrt
+
+    os.lseek(fd, 0, os.SEEK_SET)
+    try:
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+    except OSError:
+        return False
+    return True
+
+
+def _unlock_windows(fd: int) -> None:
+    import msvcrt
+
+    os.lseek(fd, 0, os.SEEK_SET)
+    msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
+
+
+def _backend(platform: str | None = None) -> tuple[Any, Any]:
+    if (platform or sys.platform) == "win32":
+        return _try_lock_windows, _unlock_windows
+    return _try_lock_posix, _unlock_posix
+
+
+# Windows locks a byte range of the file; the record is written from this offset on
+# so that locking byte 0 never blocks writing it.
+_RECORD_AT = 1
+
+
+def read_holder(path: Path) -> Holder | None:
+    """The record in a lock file (None when empty or unreadable)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(_RECORD_AT)
+            data = json.loads(fh.read(4096) or b"null")
+        return Holder(int(data["pid"]), str(data["host"]), str(data["started"]), float(data["since"]),
+                      str(data["purpose"]))
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+class RepoLock:
+    """``with RepoLock(git_dir, "wrap"):`` — hold the repository lock for the block.
+
+    ``wait`` is how long to wait for another holder (seconds; 0 refuses at once).
+    The default comes from ``$FLOWGIT_LOCK_WAIT`` or 30 s.
+    """
+
+    def __init__(self, git_dir: str | Path, purpose: str, *, wait: float | None = None,
+                 platform: str | None = None) -> None:
+        self.path = Path(git_dir) / LOCK_NAME
+        self.purpose = purpose
+        self.wait = _default_wait() if wait is None else wait
+        self._try, self._unlock = _backend(platform)
+        self._key = str(self.path.resolve())
+
+    def __enter__(self) -> "RepoLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def acquire(self) -> None:
+        with _guard:
+            if self._key in _held:
+                fd, depth = _held[self._key]
+                _held[self._key] = (fd, depth + 1)
+                return
+        fd = self._open()
+        deadline = time.monotonic() + self.wait
+        while not self._try(fd):
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                holder = read_holder(self.path)
+                who = holder.describe() if holder else "another process"
+                raise LockBusy(f"the repository is locked by {who}", path=self.path,
+                               fix="wait for it to finish and run the command again "
+                                   "(the lock is released the moment that process exits)")
+            time.sleep(_POLL)
+        try:
+            self._record(fd)
+        except OSError:
+            pass  # the record is only for messages: the OS lock is what counts
+        with _guard:
+            _held[self._key] = (fd, 1)
+
+    def release(self) -> None:
+        with _guard:
+            fd, depth = _held.get(self._key, (-1, 0))
+            if depth > 1:
+                _held[self._key] = (fd, depth - 1)
+                return
+            _held.pop(self._key, None)
+        if fd < 0:
+            return
+        try:
+            self._unlock(fd)
+        finally:
+            os.close(fd)  # closing drops the lock in any case
+
+    def _open(self) -> int:
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+        except OSError as exc:
+            raise FlowgitError(f"cannot open the repository lock ({exc.strerror})", path=self.path,
+                               fix="check that the git directory is writable") from None
+
+    def _record(self, fd: int) -> None:
+        pid = os.getpid()
+        record = json.dumps({"pid": pid, "host": socket.gethostname(), "started": process_start(pid),
+                             "since": time.time(), "purpose": self.purpose}).encode()
+        os.ftruncate(fd, _RECORD_AT)
+        os.lseek(fd, _RECORD_AT, os.SEEK_SET)
+        os.write(fd, record)
+
+
+def held(git_dir: str | Path) -> bool:
+    """Whether this process holds the lock of ``git_dir``."""
+    return str((Path(git_dir) / LOCK_NAME).resolve()) in _held
+
+
+def _default_wait() -> float:
+    raw = os.environ.get("FLOWGIT_LOCK_WAIT", "")
+    try:
+        return max(0.0, float(raw)) if raw else DEFAULT_WAIT
+    except ValueError:
+        return DEFAULT_WAIT

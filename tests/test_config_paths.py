@@ -1,0 +1,50 @@
+"""Configured paths stay inside the repository: a cloned config cannot send writes elsewhere."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from flowgit.config import load_config
+from flowgit.errors import FlowgitError
+from tests.conftest import tree_digest
+
+
+@pytest.mark.parametrize("key, value, why", [
+    ("store", "../outside.jsonl", "outside the repository"),
+    ("store", "/tmp/flowgit-anywhere.jsonl", "outside the repository"),
+    ("continuity", "../../etc/CONTINUITY.md", "outside the repository"),
+    ("store", ".git/hooks/post-commit", "git's own directory"),
+    ("store", "link/episodes.jsonl", "outside the repository"),
+    ("store", ".", "git's own directory (or at the root)"),
+    ("store", "", "non-empty path string"),
+])
+def test_configured_paths_outside_the_repository_are_refused(repo, run, key, value, why):
+    outside = repo.parent / "elsewhere"
+    outside.mkdir()
+    (repo / "link").symlink_to(outside)
+    (repo / ".flowgit.toml").write_text(f'{key} = "{value}"\n')
+    with pytest.raises(FlowgitError) as info:
+        load_config(repo)
+    assert why in info.value.message and info.value.path.endswith(".flowgit.toml")
+    before = tree_digest(repo.parent)
+    res = run(repo, "episode", "add", "--type", "finding", "--content", "x", "--session", "s")
+    assert res.code == 2 and why in res.err and "fix:" in res.err
+    assert tree_digest(repo.parent) == before
+
+
+def test_a_non_string_path_is_refused(repo):
+    (repo / ".flowgit.toml").write_text("store = 3\n")
+    with pytest.raises(FlowgitError, match="must be a non-empty path string"):
+        load_config(repo)
+
+
+def test_paths_inside_are_fine_and_options_are_the_users_choice(repo, tmp_path):
+    (repo / ".flowgit.toml").write_text('store = "memory/eps.jsonl"\ncontinuity = "docs/C.md"\n')
+    cfg = load_config(repo)
+    assert cfg.store == repo / "memory" / "eps.jsonl" and cfg.continuity == repo / "docs" / "C.md"
+    cfg = load_config(repo, store=str(tmp_path / "mine.jsonl"))  # given on the command line: not limited
+    assert cfg.store == tmp_path / "mine.jsonl"
+    os.chdir(repo)
+    assert load_config().store_rel == "memory/eps.jsonl"

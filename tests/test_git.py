@@ -1,0 +1,53 @@
+"""git plumbing: literal paths, both hash functions, state read without rewriting the index."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from flowgit.git import (blob_oid, enclosing_git_dir, git_dir, hex_len, index_tree, inside_git_dir, object_format,
+                         write_tree)
+from tests.conftest import git
+
+
+def test_object_format_and_blob_ids(tmp_path):
+    for fmt, n in (("sha1", 40), ("sha256", 64)):
+        root = tmp_path / fmt
+        root.mkdir()
+        git(root, "init", "-q", f"--object-format={fmt}")
+        (root / "f").write_bytes(b"hello\n")
+        assert object_format(root) == fmt and hex_len(root) == n
+        assert git(root, "hash-object", "f").strip() == blob_oid(b"hello\n", n)
+
+
+def test_index_tree_never_rewrites_the_index(repo):
+    (repo / "a").write_text("a\n")
+    git(repo, "add", "a")
+    index = repo / ".git" / "index"
+    before = hashlib.sha256(index.read_bytes()).hexdigest()
+    tree = index_tree(repo, index)
+    assert hashlib.sha256(index.read_bytes()).hexdigest() == before  # plain write-tree adds a cache-tree
+    assert tree == write_tree(repo)
+    assert index_tree(repo, repo / ".git" / "no-such-index") == git(repo, "hash-object", "-t", "tree",
+                                                                      "/dev/null").strip()
+
+
+def test_paths_with_dollars_and_spaces_are_literal(tmp_path, monkeypatch):
+    monkeypatch.setenv("V", "B")
+    odd = tmp_path / "proj$V and ~ spaces"
+    odd.mkdir()
+    git(odd, "init", "-q")
+    assert git_dir(odd) == odd / ".git"
+
+
+def test_git_dirs_are_recognised(tmp_path):
+    git(tmp_path, "init", "-q", "--bare", "b.git")
+    assert inside_git_dir(tmp_path / "b.git" / ".flow" / "x") == tmp_path / "b.git"
+    git(tmp_path, "init", "-q", "w")
+    assert inside_git_dir(tmp_path / "w" / ".flow") is None
+    (tmp_path / "w" / "f").write_text("x")
+    git(tmp_path / "w", "add", "f")
+    git(tmp_path / "w", "commit", "-qm", "x")
+    git(tmp_path / "w", "worktree", "add", "-q", str(tmp_path / "wt"))
+    assert enclosing_git_dir(tmp_path / "wt" / ".flow") == Path(git(tmp_path / "wt", "rev-parse",
+                                                                    "--absolute-git-dir").strip())

@@ -1,0 +1,143 @@
+"""The repository lock: exclusive across processes, re-entrant within one, never stale after a kill."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from flowgit import lock as lockmod
+from flowgit.errors import FlowgitError
+from flowgit.lock import LockBusy, RepoLock, process_start, read_holder
+
+HOLD = """
+import sys, time
+from flowgit.lock import RepoLock
+with RepoLock(sys.argv[1], "test holder"):
+    open(sys.argv[2], "w").write("held")
+    time.sleep(60)
+"""
+
+
+def _hold(gdir: Path, tmp: Path) -> subprocess.Popen:
+    marker = tmp / "held"
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(gdir), str(marker)])
+    for _ in range(400):
+        if marker.exists():
+            return proc
+        time.sleep(0.025)
+    proc.kill()
+    raise AssertionError("holder never took the lock")
+
+
+def test_a_second_process_is_refused_with_the_holders_name(tmp_path):
+    proc = _hold(tmp_path, tmp_path)
+    try:
+        with pytest.raises(LockBusy) as info:
+            RepoLock(tmp_path, "second", wait=0.2).acquire()
+        assert f"process {proc.pid}" in info.value.message and "test holder" in info.value.message
+        holder = read_holder(tmp_path / "flowgit.lock")
+        assert holder.pid == proc.pid and holder.started == process_start(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_killed_holder_leaves_no_stale_lock_even_if_its_pid_is_alive(tmp_path):
+    proc = _hold(tmp_path, tmp_path)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    # the record still names the dead holder; pretend its pid was reused by a live process (ours)
+    path = tmp_path / "flowgit.lock"
+    data = path.read_bytes()
+    record = json.loads(data[1:])
+    record["pid"] = os.getpid()
+    path.write_bytes(data[:1] + json.dumps(record).encode())
+    start = time.monotonic()
+    with RepoLock(tmp_path, "after the kill", wait=5):
+        assert time.monotonic() - start < 1  # taken at once: the kernel dropped the dead holder's lock
+        assert read_holder(path).pid == os.getpid() and read_holder(path).purpose == "after the kill"
+
+
+def test_waiting_succeeds_once_the_holder_exits(tmp_path):
+    proc = _hold(tmp_path, tmp_path)
+    subprocess.Popen([sys.executable, "-c", f"import os,time; time.sleep(0.5); os.kill({proc.pid}, 9)"])
+    with RepoLock(tmp_path, "waiter", wait=20):
+        assert proc.wait(timeout=10) == -9
+
+
+def test_re_entrant_within_a_process(tmp_path):
+    outer = RepoLock(tmp_path, "outer", wait=0)
+    with outer:
+        with RepoLock(tmp_path, "inner", wait=0):
+            assert lockmod.held(tmp_path)
+        assert lockmod.held(tmp_path)  # the inner exit did not drop the outer hold
+        proc = subprocess.run([sys.executable, "-c", "import sys; from flowgit.lock import RepoLock; "
+                               "RepoLock(sys.argv[1], 'x', wait=0).acquire()", str(tmp_path)],
+                              capture_output=True, text=True)
+        assert proc.returncode != 0 and "locked by process" in proc.stderr
+    assert not lockmod.held(tmp_path)
+
+
+def test_an_unwritable_place_is_a_clear_error(tmp_path):
+    with pytest.raises(FlowgitError, match="cannot open the repository lock"):
+        RepoLock(tmp_path / "missing" / "dir", "x").acquire()
+
+
+def test_no_posix_only_import_at_module_level():
+    tree = ast.parse(Path(lockmod.__file__).read_text())
+    top = {alias.name for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+           for alias in node.names} | {node.module for node in tree.body if isinstance(node, ast.ImportFrom)}
+    assert not top & {"fcntl", "msvcrt"}
+
+
+class FakeMsvcrt:
+    """msvcrt.locking as Windows documents it: byte-range locks, LK_NBLCK fails with OSError when taken."""
+
+    LK_NBLCK, LK_UNLCK = 2, 0
+
+    def __init__(self) -> None:
+        self.locked: dict[tuple[int, int], int] = {}
+        self.calls: list[tuple[int, int, int]] = []
+
+    def locking(self, fd: int, mode: int, nbytes: int) -> None:
+        st = os.fstat(fd)
+        key = (st.st_dev, st.st_ino)
+        self.calls.append((os.lseek(fd, 0, os.SEEK_CUR), mode, nbytes))
+        if mode == self.LK_NBLCK:
+            if key in self.locked and self.locked[key] != fd:
+                raise OSError(36, "Resource deadlock avoided")
+            self.locked[key] = fd
+        elif mode == self.LK_UNLCK:
+            self.locked.pop(key, None)
+
+
+def test_the_windows_path_locks_byte_zero_and_refuses_a_second_holder(tmp_path, monkeypatch):
+    fake = FakeMsvcrt()
+    monkeypatch.setitem(sys.modules, "msvcrt", fake)
+    first = RepoLock(tmp_path, "win one", wait=0, platform="win32")
+    first.acquire()
+    # a second holder in another process is simulated by a second descriptor on the same file
+    other = os.open(tmp_path / "flowgit.lock", os.O_RDWR)
+    try:
+        assert lockmod._try_lock_windows(other) is False
+    finally:
+        os.close(other)
+    assert read_holder(tmp_path / "flowgit.lock").purpose == "win one"  # the record sits after byte 0
+    first.release()
+    assert fake.calls[0] == (0, fake.LK_NBLCK, 1) and fake.calls[-1] == (0, fake.LK_UNLCK, 1)
+    assert not fake.locked
+
+
+def test_wait_comes_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("FLOWGIT_LOCK_WAIT", "2.5")
+    assert RepoLock(tmp_path, "x").wait == 2.5
+    monkeypatch.setenv("FLOWGIT_LOCK_WAIT", "soon")
+    assert RepoLock(tmp_path, "x").wait == lockmod.DEFAULT_WAIT

@@ -1,0 +1,396 @@
+"""The wrap transaction under faults, kills, races and odd repositories: exact post-states, never a guess."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.wrap.test_wrap import A2, graduate_plan, snapshot, wrap_repo  # noqa: F401  (fixture)
+
+JOURNAL = Path(".git") / "flowgit-wrap.journal"
+
+
+def full_state(repo: Path) -> dict:
+    """snapshot() plus the exact bytes of the file and the store, and the refs."""
+    return {**snapshot(repo), "continuity": (repo / "CONTINUITY.md").read_bytes(),
+            "store": (repo / ".flow" / "episodes.jsonl").read_bytes(),
+            "refs": git(repo, "for-each-ref", "--format=%(refname) %(objectname)")}
+
+
+def flowgit(repo: Path, *args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flowgit", *args], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, **kw)
+
+
+def write_plan(tmp: Path, name: str = "plan.json", **extra) -> Path:
+    plan = graduate_plan([A2.id], episodes=[{"type": "finding", "content": "retry budget held in the third outage"}],
+                         state="Focus: the transaction", **extra)
+    path = tmp / name
+    path.write_text(json.dumps(plan))
+    return path
+
+
+def start_paused(repo: Path, tmp: Path, point: str) -> subprocess.Popen:
+    marker = tmp / f"paused-{point}"
+    env = {**os.environ, "FLOWGIT_PAUSE": point, "FLOWGIT_PAUSE_FILE": str(marker)}
+    proc = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp)),
+                             "--date", "2026-11-26"], cwd=repo, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    for _ in range(600):
+        if marker.exists() and marker.read_text():
+            return proc
+        time.sleep(0.02)
+    proc.kill()
+    raise AssertionError(f"never reached {point}: {proc.communicate()}")
+
+
+def kill9(proc: subprocess.Popen) -> None:
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def install_hook(repo: Path, body: str) -> None:
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\n" + body)
+    hook.chmod(0o755)
+
+
+# ------------------------------------------------------------------ kill -9 at every step
+def test_kill9_after_the_commit_keeps_the_wraps_commit(wrap_repo, tmp_path):
+    base = git(wrap_repo, "rev-parse", "HEAD").strip()
+    kill9(start_paused(wrap_repo, tmp_path, "7-committed"))
+    committed = full_state(wrap_repo)
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0 and "had already committed" in res.stdout
+    assert git(wrap_repo, "rev-parse", "HEAD~1").strip() == base and full_state(wrap_repo) == committed
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+def test_a_failure_after_the_commit_keeps_the_commit(wrap_repo, tmp_path, run, monkeypatch):
+    base = git(wrap_repo, "rev-parse", "HEAD").strip()
+    monkeypatch.setenv("FLOWGIT_FAULT", "7-committed")
+    with pytest.raises(Exception, match="injected failure"):
+        run(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert git(wrap_repo, "rev-parse", "HEAD~1").strip() == base
+    assert git(wrap_repo, "status", "--porcelain") == "" and not (wrap_repo / JOURNAL).exists()
+
+
+@pytest.mark.parametrize("point", ["0-journal", "1-episodes", "4-sections", "6-stage"])
+def test_kill9_at_every_step_is_recovered_exactly(wrap_repo, tmp_path, point):
+    before = full_state(wrap_repo)
+    kill9(start_paused(wrap_repo, tmp_path, point))
+    assert (wrap_repo / JOURNAL).exists()
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0 and "rolled back an interrupted wrap" in res.stdout
+    assert full_state(wrap_repo) == before
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+def test_the_next_wrap_recovers_first_and_then_wraps(wrap_repo, tmp_path):
+    kill9(start_paused(wrap_repo, tmp_path, "6-stage"))
+    res = flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path, "again.json")), "--date", "2026-11-26")
+    assert res.returncode == 0, res.stderr
+    assert "note: rolled back an interrupted wrap" in res.stdout and "committed" in res.stdout
+    assert git(wrap_repo, "rev-list", "--count", "HEAD").strip() == "2"
+    assert git(wrap_repo, "status", "--porcelain") == ""
+
+
+# ------------------------------------------------------------------ a stale journal after further work
+@pytest.mark.parametrize("work", ["commit", "edit", "episode", "stage"])
+def test_a_stale_journal_after_further_work_is_refused_and_nothing_changes(wrap_repo, tmp_path, work):
+    kill9(start_paused(wrap_repo, tmp_path, "4-sections"))
+    if work == "commit":
+        (wrap_repo / "notes.txt").write_text("my own work\n")
+        git(wrap_repo, "add", "notes.txt")
+        git(wrap_repo, "commit", "-qm", "my own commit")
+        why = "HEAD moved"
+    elif work == "edit":
+        with (wrap_repo / "CONTINUITY.md").open("a") as fh:
+            fh.write("- a line I typed after the kill\n")
+        why = "CONTINUITY.md was edited"
+    elif work == "episode":
+        assert flowgit(wrap_repo, "episode", "add", "--type", "finding", "--content", "acknowledged fact",
+                       "--session", "s9").returncode == 0
+        why = "the wrap did not write"
+    else:
+        (wrap_repo / "other.txt").write_text("x\n")
+        git(wrap_repo, "add", "other.txt")
+        why = "the index changed"
+    after_work = full_state(wrap_repo)
+    for args in (["wrap", "--recover"], ["wrap", "--plan", str(write_plan(tmp_path, "p2.json")),
+                                         "--date", "2026-11-26"]):
+        res = flowgit(wrap_repo, *args)
+        assert res.returncode == 2, res
+        assert "cannot be undone safely, so nothing was changed" in res.stderr and why in res.stderr
+        assert "Traceback" not in res.stderr
+        assert full_state(wrap_repo) == after_work
+    assert (wrap_repo / JOURNAL).exists()
+
+
+def test_an_unreadable_journal_is_refused(wrap_repo):
+    (wrap_repo / JOURNAL).write_text("{not json")
+    before = full_state(wrap_repo)
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 2 and "cannot be read" in res.stderr and full_state(wrap_repo) == before
+
+
+# ------------------------------------------------------------------ episode add racing a failing wrap
+def test_episode_add_racing_a_failing_wrap_is_kept(wrap_repo, tmp_path):
+    gate = tmp_path / "in-hook"
+    install_hook(wrap_repo, f"touch '{gate}'\nsleep 1.5\necho 'hook says no' >&2\nexit 1\n")
+    before = full_state(wrap_repo)
+    wrap_proc = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp_path)),
+                                  "--date", "2026-11-26"], cwd=wrap_repo, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+    for _ in range(500):
+        if gate.exists():
+            break
+        time.sleep(0.01)
+    assert gate.exists()
+    add = flowgit(wrap_repo, "episode", "add", "--type", "finding", "--content", "added during the wrap",
+                  "--session", "racer", "--ts", "2026-11-26T10:00:00Z")
+    _, err = wrap_proc.communicate(timeout=60)
+    assert wrap_proc.returncode == 1 and "hook says no" in err
+    assert add.returncode == 0 and "added" in add.stdout
+    line = json.loads((wrap_repo / ".flow" / "episodes.jsonl").read_bytes()[len(before["store"]):])
+    assert line["content"] == "added during the wrap"
+    after = full_state(wrap_repo)
+    assert after["store"].startswith(before["store"]) and after["store"].count(b"\n") == before["store"].count(b"\n") + 1
+    assert {k: after[k] for k in ("head", "index", "continuity", "refs")} == \
+        {k: before[k] for k in ("head", "index", "continuity", "refs")}
+
+
+# ------------------------------------------------------------------ SIGTERM and kill -9 during the hook
+def _wrap_in_hook(repo: Path, tmp: Path, hook_exit: int, sleep: float = 3) -> tuple[subprocess.Popen, Path]:
+    gate = tmp / "in-hook"
+    install_hook(repo, f"touch '{gate}'\nsleep {sleep}\nexit {hook_exit}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp)),
+                             "--date", "2026-11-26"], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    for _ in range(500):
+        if gate.exists():
+            return proc, gate
+        time.sleep(0.01)
+    proc.kill()
+    raise AssertionError("hook never ran")
+
+
+def test_sigterm_during_the_hook_stops_git_and_rolls_back_exactly(wrap_repo, tmp_path):
+    before = full_state(wrap_repo)
+    proc, _ = _wrap_in_hook(wrap_repo, tmp_path, hook_exit=0)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert not (wrap_repo / ".git" / "index.lock").exists()
+    time.sleep(3.5)  # the orphaned hook's sleep ends: nothing may land afterwards
+    assert full_state(wrap_repo) == before
+    assert not (wrap_repo / JOURNAL).exists()
+
+
+@pytest.mark.parametrize("hook_exit", [0, 1])
+def test_kill9_during_the_hook_refuses_while_git_runs_then_settles(wrap_repo, tmp_path, hook_exit):
+    before = full_state(wrap_repo)
+    proc, _ = _wrap_in_hook(wrap_repo, tmp_path, hook_exit=hook_exit, sleep=2.5)
+    kill9(proc)  # git commit and its hook run on, orphaned
+    assert (wrap_repo / ".git" / "index.lock").exists()
+    during = full_state(wrap_repo)
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 2 and "a git process is still running here" in res.stderr
+    assert full_state(wrap_repo) == during and (wrap_repo / JOURNAL).exists()
+    for _ in range(400):
+        if not (wrap_repo / ".git" / "index.lock").exists():
+            break
+        time.sleep(0.02)
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0, res.stderr
+    if hook_exit == 0:  # the commit landed: it is the wrap's own, so it is kept
+        assert "had already committed" in res.stdout
+        assert git(wrap_repo, "rev-parse", "HEAD~1").strip() == before["head"]
+        assert git(wrap_repo, "status", "--porcelain") == ""
+    else:
+        assert "rolled back" in res.stdout and full_state(wrap_repo) == before
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+# ------------------------------------------------------------------ two wraps at once
+def _race_once(repo: Path, plans: list[Path]) -> list[subprocess.CompletedProcess]:
+    procs = [subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(p), "--date", "2026-11-26"],
+                              cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in plans]
+    return [subprocess.CompletedProcess(p.args, p.wait(timeout=120), *p.communicate()) for p in procs]
+
+
+@pytest.mark.slow
+def test_fifty_races_of_two_wraps_never_corrupt(wrap_repo, tmp_path):
+    plans = []
+    for name in ("one", "two"):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"session": f"race-{name}", "state": f"Focus: {name}",
+                                    "episodes": [{"type": "finding", "content": f"racer {name} was here"}]}))
+        plans.append(path)
+    outcomes = {"both": 0, "one": 0}
+    for n in range(50):
+        base = git(wrap_repo, "rev-parse", "HEAD").strip()
+        results = _race_once(wrap_repo, plans)
+        codes = sorted(r.returncode for r in results)
+        for r in results:
+            assert "Traceback" not in r.stderr, r.stderr
+        new = git(wrap_repo, "rev-list", f"{base}..HEAD").split()
+        assert codes in ([0, 0], [0, 2]), results
+        assert len(new) == codes.count(0)
+        if codes == [0, 2]:
+            loser = next(r for r in results if r.returncode == 2)
+            assert "changed while this wrap was deciding" in loser.stderr or "locked by" in loser.stderr
+        outcomes["both" if len(new) == 2 else "one"] += 1
+        assert git(wrap_repo, "status", "--porcelain") == ""
+        assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+        # the store only ever grew, line by whole line
+        store = (wrap_repo / ".flow" / "episodes.jsonl").read_bytes()
+        assert all(json.loads(line) for line in store.splitlines())
+        # put both plans' episodes out of the store's way for the next round: new sessions each time
+        for i, path in enumerate(plans):
+            data = json.loads(path.read_text())
+            data["session"] = f"race-{i}-{n}"
+            path.write_text(json.dumps(data))
+    assert subprocess.run(["git", "fsck", "--no-progress"], cwd=wrap_repo, capture_output=True).returncode == 0
+    assert sum(outcomes.values()) == 50
+
+
+# ------------------------------------------------------------------ repositories that are not simple
+def _plain_repo(path: Path, *init_args: str) -> Path:
+    path.mkdir(parents=True)
+    git(path, "init", "-q", *init_args)
+    (path / "CONTINUITY.md").write_text("# C\n\n## Current State\nFocus: old.\n\n## Developing Knowledge\n")
+    git(path, "add", "-A")
+    git(path, "commit", "-qm", "base")
+    return path
+
+
+def test_a_dollar_in_the_repository_path_is_not_expanded(tmp_path):
+    real = _plain_repo(tmp_path / "proj$V")
+    decoy = _plain_repo(tmp_path / "projB")
+    (decoy / "CONTINUITY.md").write_text((decoy / "CONTINUITY.md").read_text() + "\nuncommitted edit in projB\n")
+    decoy_before = full_state_light(decoy)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"session": "s1", "state": "Focus: dollar paths.",
+                                "episodes": [{"type": "finding", "content": "dollar paths stay literal"}]}))
+    res = flowgit(real, "wrap", "--plan", str(plan), env={"V": "B"})
+    assert res.returncode == 0, res.stderr
+    assert "Focus: dollar paths." in git(real, "show", "HEAD:CONTINUITY.md")
+    assert git(real, "rev-list", "--count", "HEAD").strip() == "2"
+    assert full_state_light(decoy) == decoy_before
+
+
+def full_state_light(repo: Path) -> dict:
+    return {"head": git(repo, "rev-parse", "HEAD"), "status": git(repo, "status", "--porcelain"),
+            "file": hashlib.sha256((repo / "CONTINUITY.md").read_bytes()).hexdigest()}
+
+
+def test_a_sha256_repository_wraps_and_recovers(tmp_path):
+    repo = _plain_repo(tmp_path / "sha256", "--object-format=sha256")
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"session": "s1", "state": "Focus: sha-256.",
+                                "episodes": [{"type": "finding", "content": "sha-256 object ids are 64 digits"}]}))
+    res = flowgit(repo, "wrap", "--plan", str(plan))
+    assert res.returncode == 0, res.stderr
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert len(head) == 64 and head.startswith(res.stdout.split("committed ")[1][:12])
+    assert git(repo, "status", "--porcelain") == "" and not (repo / JOURNAL).exists()
+    # and a killed wrap there is recovered exactly
+    before = {**full_state_light(repo), "index": git(repo, "ls-files", "-s")}
+    plan.write_text(json.dumps({"session": "s2", "state": "Focus: killed.",
+                                "episodes": [{"type": "finding", "content": "killed in a sha-256 repository"}]}))
+    marker = tmp_path / "m"
+    proc = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(plan)], cwd=repo,
+                            env={**os.environ, "FLOWGIT_PAUSE": "6-stage", "FLOWGIT_PAUSE_FILE": str(marker)})
+    for _ in range(600):
+        if marker.exists() and marker.read_text():
+            break
+        time.sleep(0.02)
+    kill9(proc)
+    res = flowgit(repo, "wrap", "--recover")
+    assert res.returncode == 0 and "rolled back" in res.stdout
+    assert {**full_state_light(repo), "index": git(repo, "ls-files", "-s")} == before
+
+
+# ------------------------------------------------------------------ disk full and file-size limits
+def _limit_fsize(limit: int):
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def test_a_file_size_limit_during_a_wrap_leaves_the_pre_wrap_state(wrap_repo, tmp_path):
+    before = full_state(wrap_repo)
+    limit = len(before["store"]) + 40  # the episode line cannot fit: the append is short
+    res = subprocess.run([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp_path)),
+                          "--date", "2026-11-26"], cwd=wrap_repo, capture_output=True, text=True,
+                         preexec_fn=_limit_fsize(limit))
+    assert res.returncode == 2, res
+    assert "Traceback" not in res.stderr and "nothing was added" in res.stderr and "rolled back" in res.stderr
+    assert full_state(wrap_repo) == before
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+def test_a_clean_filter_on_the_file_is_predicted_and_undone_exactly(wrap_repo, tmp_path):
+    git(wrap_repo, "config", "filter.shout.clean", "tr a-z A-Z")
+    git(wrap_repo, "config", "filter.shout.smudge", "cat")
+    (wrap_repo / ".gitattributes").write_text((wrap_repo / ".gitattributes").read_text()
+                                              + "CONTINUITY.md filter=shout\n")
+    git(wrap_repo, "add", ".gitattributes")
+    git(wrap_repo, "commit", "-qm", "filter")
+    before = full_state(wrap_repo)
+    kill9(start_paused(wrap_repo, tmp_path, "6-stage"))  # staged through the filter, then killed
+    journal = json.loads((wrap_repo / JOURNAL).read_text())
+    assert journal["stage"] == "committing" and journal["post"]["index_tree"]
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0 and "rolled back" in res.stdout, res.stderr
+    assert full_state(wrap_repo) == before
+
+
+@pytest.mark.parametrize("where", ["journal", "continuity", "commit"])
+def test_disk_full_anywhere_in_a_wrap_is_exit_2_and_the_pre_wrap_state(wrap_repo, tmp_path, run, monkeypatch, where):
+    import errno
+
+    import flowgit.wrap.run as wrap_run
+    import flowgit.wrap.transaction as transaction
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    before = full_state(wrap_repo)
+    if where == "journal":
+        monkeypatch.setattr(transaction.shutil, "copy2", full)
+        expected = "could not start the wrap (No space left on device); nothing was changed"
+    elif where == "continuity":
+        monkeypatch.setattr(wrap_run, "atomic_write", full)
+        expected = "could not write (No space left on device); it was rolled back"
+    else:  # git reporting a full disk (printed here by a hook, as git prints it)
+        hook = wrap_repo / ".git" / "hooks" / "pre-commit"
+        hook.write_text("#!/bin/sh\necho 'fatal: unable to write new index file: No space left on device' >&2\nexit 128\n")
+        hook.chmod(0o755)
+        expected = "git could not write the commit (disk full)"
+    res = run(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert res.code == 2 and expected in res.err, res.err
+    assert full_state(wrap_repo) == before
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+def test_fault_points_are_dead_outside_the_test_suite(wrap_repo, tmp_path):
+    """Without tests/support on the path (an installed flowgit), FLOWGIT_FAULT/FLOWGIT_PAUSE do nothing."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(FLOWGIT_FAULT="4-sections", FLOWGIT_PAUSE="1-episodes", FLOWGIT_PAUSE_FILE=str(tmp_path / "m"))
+    res = subprocess.run([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp_path)),
+                          "--date", "2026-11-26"], cwd=wrap_repo, env=env, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0 and "committed" in res.stdout, res.stderr
+    assert not (tmp_path / "m").exists()
