@@ -40,6 +40,8 @@ class CheckContext:
     old_store_entry: tuple[str, int] | None = None  # (blob id, size) at HEAD
     old_store_loader: Callable[[], bytes] | None = None
     appended_check: Any = None  # a Background computing is_prefix, when the caller started one
+    when: Any = None  # datetime of the change (episodes dated later do not count)
+    author: str = ""  # who makes the change (the agent of appended episodes that name none)
     _episodes: dict[str, Episode] = field(default_factory=dict)
 
     @cached_property
