@@ -67,7 +67,7 @@ def evidence_reuse(ctx: CheckContext) -> Iterator[Finding]:
 
 def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
     for at in ctx.changed_patterns:
-        before = ctx.old_patterns.get(at.pattern.name)
+        before = ctx.old_for(at)
         if before is None:
             continue
         old, new = before.pattern, at.pattern

@@ -50,34 +50,10 @@ def protected_evidence(ctx: CheckContext) -> Iterator[Finding]:
         if now is None:
             continue  # archived: git keeps its text, the wrap records it
         if now.section != PROVEN:
-            if not any("demot" in n.lower() for n in now.pattern.notes):
-                yield Finding("G403", "protected-evidence", "warning", ctx.path, now.lineno,
-                              f"`{name}` left Proven without a demotion note",
-                              "annotate why: `[demoted 2026-11-30: contradicted by ep-…]`")
-            continue
+            continue  # demotion: judged by identity_rules.proven_leaves_properly
         dropped = [i for i in before.pattern.evidence if i not in now.pattern.evidence]
         if dropped:
             yield Finding("G401", "protected-evidence", "error", ctx.path, now.lineno,
                           f"`{name}` is Proven and its evidence annotation lost {', '.join(dropped)}",
                           "evidence on graduated patterns is the audit trail: restore it, or demote/archive "
                           "the pattern with a reason")
-
-
-def protected_zone(ctx: CheckContext) -> Iterator[Finding]:
-    """Foundation, Partnership and Cross-Domain Discoveries never lose lines."""
-    if ctx.old is None:
-        return
-    for before in ctx.sections(ctx.old, Semantics.PROTECTED):
-        now = ctx.new.find(before.label)
-        old_lines = Counter(ln.strip() for ln in ctx.old.lines[before.body_start:before.body_end] if ln.strip())
-        new_lines = Counter(ln.strip() for ln in ctx.new.lines[now.body_start:now.body_end] if ln.strip()) \
-            if now else Counter()
-        lost = old_lines - new_lines
-        if lost:
-            first = next(iter(lost))
-            line = (now.heading + 1) if now else None
-            yield Finding("G402", "protected-zone", "error", ctx.path, line,
-                          f"{before.label} lost {sum(lost.values())} line(s), e.g. \"{first[:60]}\": "
-                          "behavioural instructions are protected",
-                          "restore the lines; change this zone only in a deliberate, separate commit "
-                          "(FLOWGIT_OVERRIDE)")

@@ -193,6 +193,12 @@ def test_rules_can_be_switched_off_or_softened(run, repo):
     old = "We spent the week on the document model. The round trip held on every fixture."
     stage(repo, base_text(recent=old + "\nMore.", partnership="We decide."))
     code, data, codes = check(run, repo)
+    assert code == 1 and "G801" in codes  # the same commit cannot loosen the gate that judges it
+    git(repo, "reset", "-q")
+    git(repo, "add", ".flowgit.toml")
+    git(repo, "commit", "-qm", "soften two rules", "--no-verify")
+    git(repo, "add", "-A")
+    code, data, codes = check(run, repo)
     assert code == 0 and codes == {"G303"}
 
 
@@ -261,13 +267,13 @@ def test_first_commit_is_checked_too(run, repo):
     assert code == 1 and "G102" in codes
 
 
-def test_demotion_without_a_note_warns(run, repo):
+def test_demotion_without_a_reason_is_refused(run, repo):
     committed_base(repo)
     line = next(ln for ln in base_text().splitlines() if ln.startswith("!! retry_budget"))
     demoted = line.replace("| 3x (RELIABILITY — 2026-11-12)", "| 2x (RELIABILITY)")
     stage(repo, base_text(developing=developing_lines(DEVELOPING[:11]) + "\n" + demoted).replace(line + "\n", ""))
     code, data, codes = check(run, repo)
-    assert code == 0 and codes == {"G403"}
+    assert code == 1 and codes == {"G205"}
 
 
 def test_appended_garbage_in_the_store_warns(run, repo):
