@@ -25,6 +25,9 @@ def is_prefix(new_store: bytes, old_entry: tuple[str, int] | None) -> bool:
     return len(new_store) >= size and blob_oid(memoryview(new_store)[:size], len(oid)) == oid
 
 
+ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]+)"')
+
+
 def _gist(text: str) -> str:
     """A description without markup, case or spacing (a rename keeps it)."""
     return " ".join(re.sub(r"[`*_~]", "", text).casefold().split())
@@ -66,6 +69,18 @@ class CheckContext:
     def appended_store(self) -> bytes:
         size = self.old_store_entry[1] if self.old_store_entry and self.store_appended_only else 0
         return self.new_store[size:]
+
+    @cached_property
+    def appended_ids(self) -> frozenset[str]:
+        """Ids of the episodes this change appends to the store."""
+        return frozenset(m.decode("utf-8", "replace") for m in ID_RE.findall(self.appended_store))
+
+    @cached_property
+    def word_weight(self):
+        """How rare each word is in the staged store (see :func:`flowgit.evidence.store_weight`)."""
+        from flowgit.evidence import store_weight
+
+        return store_weight(self.new_store)
 
     @cached_property
     def new_patterns(self) -> dict[str, PatternAt]:

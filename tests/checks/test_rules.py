@@ -48,7 +48,8 @@ def test_three_episodes_from_one_session_do_not_make_3x(run, repo):
     committed_base(repo)
     line = promote("p03", DEVELOPING[2][1], 2, [e.id for e in E_SAME_SESSION[:2]])
     stage(repo, with_developing_line("p03", line))
-    assert check(run, repo)[0] == 0  # 2x: two distinct observations of one session are enough
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G103"}  # one session, one agent: one observation, however worded
     git(repo, "commit", "-qm", "2x", "--no-verify")
     stage(repo, base_text(developing=developing_lines([d for d in DEVELOPING if d[0] != "p03"]),
                           proven_extra=promote("p03", DEVELOPING[2][1], 3, [e.id for e in E_SAME_SESSION],

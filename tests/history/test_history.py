@@ -143,7 +143,11 @@ def story(tmp_path_factory):
         git(repo, "mv", "CONTINUITY.md", "MEMORY.md")
         (repo / ".flowgit.toml").write_text('continuity = "MEMORY.md"\n')
         git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "Rename the continuity file")
+        os.environ["FLOWGIT_OVERRIDE"] = "move the continuity file to MEMORY.md"  # the gate stops a silent move
+        try:
+            git(repo, "commit", "-qm", "Rename the continuity file")
+        finally:
+            del os.environ["FLOWGIT_OVERRIDE"]
         s.at["file renamed"] = git(repo, "rev-parse", "HEAD").strip()
         s.wrap("epsilon 2x", {"op": "increment", "name": "epsilon", "evidence": s.ev("epsilon", 1, 3)})  # 17
         # a side branch and a merge
@@ -241,7 +245,7 @@ def test_audit_reports_exactly_the_bypass(story):
     data = json.loads(res.out)
     assert res.code == 1
     assert [(f["code"], f["commit"], f["pattern"]) for f in data["findings"]] == [
-        ("A101", story.at["bypass"], "epsilon")]
+        ("A301", story.at["file renamed"], ""), ("A101", story.at["bypass"], "epsilon")]
     assert data["graduations_checked"] >= 7
 
 
