@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Iterator
 
@@ -10,13 +11,56 @@ from flowgit.checks.finding import Finding
 from flowgit.continuity.document import is_structural
 from flowgit.continuity.sections import PROVEN, Semantics
 
+WORD_RE = re.compile(r"\w+")
+
+
+RETAINED = 0.8      # share of the old text's words kept, in order, that makes a longer section an append
+MIN_ADDED = 4       # words added beyond the old text
+POINTER_WORDS = 30  # a kept line this short is a momentum pointer, not the old narrative
+
+
+def _words(text: str) -> list[str]:
+    return [w.casefold() for w in WORD_RE.findall(text)]
+
+
+def retained(old: list[str], new: list[str]) -> float:
+    """Share of ``old``'s words found in ``new`` in the same order (a tweaked word barely lowers it)."""
+    if not old:
+        return 0.0
+    from difflib import SequenceMatcher
+
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    return sum(b.size for b in matcher.get_matching_blocks()) / len(old)
+
+
+def _body_lines(doc, section) -> list[str]:
+    return [" ".join(ln.split()) for ln in doc.lines[section.body_start:section.body_end] if not is_structural(ln)]
+
+
+def appended(ctx: CheckContext, before, section) -> bool:
+    """The staged section is the old one (near word for word, one tweak allowed) plus new text.
+
+    One short line kept verbatim (the momentum pointer the protocol asks for)
+    is left out of the old text first.
+    """
+    old_lines, new_lines = _body_lines(ctx.old, before), _body_lines(ctx.new, section)
+    kept = [ln for ln in old_lines if ln in new_lines and len(ln.split()) <= POINTER_WORDS]
+    if kept and len(old_lines) > 1:
+        old_lines = [ln for ln in old_lines if ln != kept[0]]
+        new_lines = [ln for ln in new_lines if ln != kept[0]]
+    old_words, new_words = _words(" ".join(old_lines)), _words(" ".join(new_lines))
+    if len(old_words) < MIN_ADDED or len(new_words) < len(old_words) + MIN_ADDED:
+        return False
+    return retained(old_words, new_words) >= RETAINED
+
 
 def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
     """State / Top of Mind that keep every old item and add more were appended to, not replaced."""
     for before, section in ctx.section_pairs(Semantics.REPLACE):
         old = [i.text for i in ctx.old.items(before)]
         new = [i.text for i in ctx.new.items(section)]
-        if old and len(new) > len(old) and not (Counter(old) - Counter(new)):
+        kept_all = old and len(new) > len(old) and not (Counter(old) - Counter(new))
+        if kept_all or (section.label != "Top of Mind" and appended(ctx, before, section)):
             yield Finding("G302", "append-not-replace", "error", ctx.path, section.heading + 1,
                           f"{section.label} kept all {len(old)} old item(s) and added {len(new) - len(old)}: "
                           "it is REPLACED each wrap, not appended to",
@@ -30,10 +74,10 @@ def _prose(ctx_doc, section) -> str:
 
 
 def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
-    """Recent Context that contains the old narrative verbatim plus new text was appended to."""
+    """Recent Context that keeps the old narrative (a word tweaked at most) plus new text was appended to."""
     for before, section in ctx.section_pairs(Semantics.REWRITE):
         old, new = _prose(ctx.old, before), _prose(ctx.new, section)
-        if old and new != old and old in new:
+        if old and new != old and (old in new or appended(ctx, before, section)):
             yield Finding("G303", "append-not-rewrite", "error", ctx.path, section.heading + 1,
                           f"{section.label} contains the old narrative word for word plus new text: "
                           "it is REWRITTEN each wrap as one shape, never appended to",
