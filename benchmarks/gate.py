@@ -32,12 +32,17 @@ def build(tmp: Path) -> Path:
 
     root = new_repo(tmp, "gate")
     eps = generate.episodes(100_000)
+    placeholders = [f"ep-placeholder{i:02d}" for i in range(24)]
+    text = generate.continuity(500, 139_500, evidence_ids=placeholders)
+    described = {ln.split(":")[0].split()[-1]: ln.split(":", 1)[1].split("|")[0].strip()
+                 for ln in text.splitlines() if ln.startswith("!! pattern_")}
     for i, e in enumerate(eps[:24]):  # the episodes each 2x pattern cites: about it, two sessions
-        e["content"] = f"pattern_{i // 2} fired again: " + e["content"]
+        e["content"] = f"pattern_{i // 2} fired again: {described[f'pattern_{i // 2}']} #{i}"
         e["session"], e["agent"] = f"s{i}", f"agent-{i % 2}"
     eps = _real_ids(eps)
-    ids = [e["id"] for e in eps[:24]]
-    (root / "CONTINUITY.md").write_text(generate.continuity(500, 139_500, evidence_ids=ids))
+    for placeholder, e in zip(placeholders, eps):
+        text = text.replace(placeholder, e["id"])
+    (root / "CONTINUITY.md").write_text(text)
     generate.write_store(root / ".flow" / "episodes.jsonl", eps)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "base")
@@ -49,8 +54,10 @@ def stage_wrap(root: Path) -> None:
     from benchmarks.run import git
 
     text = (root / "CONTINUITY.md").read_text()
+    described = {ln.split(":")[0].split()[-1]: ln.split(":", 1)[1].split("|")[0].strip()
+                 for ln in text.splitlines() if ln.startswith("!! pattern_")}
     new_eps = _real_ids([{"ts": "2026-11-29T10:00:00Z", "type": "finding", "tags": ["bench"],
-                          "content": f"pattern_{i} fired in a new session: queue latency review",
+                          "content": f"pattern_{i} fired in a new session: {described[f'pattern_{i}']}",
                           "session": f"new{i}", "agent": f"agent-{2 + i % 2}"} for i in range(3)])
     with (root / ".flow" / "episodes.jsonl").open("a") as fh:
         fh.writelines(json.dumps(e) + "\n" for e in new_eps)
@@ -60,7 +67,9 @@ def stage_wrap(root: Path) -> None:
         lines[at] = lines[at].replace("| 2x (BENCH)", "| 3x (BENCH)").replace("]", f", {e['id']}]")
         lines.append("")  # keep the line count; the graduated lines stay where they are (a realistic diff)
     state = lines.index("## Current State")
-    lines[state + 1] = "Focus: the gate benchmark. Critical path: staged blobs, then the hooks."
+    end = next(n for n in range(state + 1, len(lines)) if not lines[n].strip())
+    lines[state + 1:end] = ["Focus: the gate benchmark. Critical path: staged blobs, then the hooks."] + \
+        [""] * (end - state - 2)  # State replaced whole; blank lines keep the line count
     (root / "CONTINUITY.md").write_text("\n".join(lines))
     git(root, "add", "-A")
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator
 
 from flowgit.checks.context import CheckContext
@@ -57,9 +58,12 @@ def _pattern_name(item: Item) -> str | None:
     return p.name if p else None
 
 
+@lru_cache(maxsize=None)
 def normalise(text: str) -> str:
     """An item's words without markup or lifecycle fields: what a restatement is measured on."""
-    text = LIFECYCLE_RE.sub(" ", MARKUP_RE.sub(" ", text))
+    text = MARKUP_RE.sub(" ", text)
+    if ":" in text:
+        text = LIFECYCLE_RE.sub(" ", text)
     return " ".join(text.replace("✓", " ").split())
 
 
@@ -124,6 +128,8 @@ def is_restatement(old: Item, new: Item) -> bool:
 
 def performance_compression(ctx: CheckContext) -> Iterator[Finding]:
     for before, section in ctx.section_pairs(*JUDGED):
+        if ctx.old.lines[before.body_start:before.body_end] == ctx.new.lines[section.body_start:section.body_end]:
+            continue  # untouched section: nothing restated
         old_items, new_items = ctx.old.items(before), ctx.new.items(section)
         pairs = pair_items(old_items, new_items)
         old_texts = {normalise(o.text) for o in old_items}

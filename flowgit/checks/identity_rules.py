@@ -33,7 +33,7 @@ def new_patterns_enter_at_1x(ctx: CheckContext) -> Iterator[Finding]:
             continue
         if at.pattern.level > 1 or at.section != DEVELOPING:
             where = f"at {at.pattern.level}x" if at.pattern.level > 1 else f"in {at.section}"
-            yield Finding("G204", "identity", "error", ctx.path, at.lineno,
+            yield Finding("G204", "new-pattern", "error", ctx.path, at.lineno,
                           f"`{at.pattern.name}` is new and enters {where}: a new pattern enters at 1x in "
                           "Developing Knowledge",
                           f"add it as `! {at.pattern.name}: … | 1x` under Developing Knowledge; it rises one "
@@ -75,13 +75,13 @@ def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
             age = _age_days(before, now)
             if age is None or age < limit:
                 told = "graduated " + (f"{age:.0f} day(s) ago" if age is not None else "on no recorded date")
-                yield Finding("G205", "identity", "error", ctx.path, None,
+                yield Finding("G205", "proven-exit", "error", ctx.path, None,
                               f"Proven `{name}` is removed but is not stale ({told}; archival needs "
                               f"{limit} days)",
                               f"demote it to Developing with a reason (`[demoted {now:%Y-%m-%d}: contradicted "
                               "by ep-…]`) or keep it until it is stale")
         elif now_at.section != PROVEN and not _demotion_reason(now_at):
-            yield Finding("G205", "identity", "error", ctx.path, now_at.lineno,
+            yield Finding("G205", "proven-exit", "error", ctx.path, now_at.lineno,
                           f"`{name}` left Proven without a demotion reason",
                           f"annotate why: `[demoted {now:%Y-%m-%d}: contradicted by ep-…]`")
 
@@ -96,7 +96,7 @@ def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
         if before.section != PROVEN or now_at is None or now_at.section != PROVEN:
             continue
         if _claim(before) != _claim(now_at):
-            yield Finding("G404", "protected-evidence", "error", ctx.path, now_at.lineno,
+            yield Finding("G404", "proven-claim", "error", ctx.path, now_at.lineno,
                           f"Proven `{before.pattern.name}` is reworded in place; its evidence proved the old "
                           "claim, not this one",
                           "keep the proven wording; to change the claim, demote it to Developing with a reason "

@@ -55,19 +55,19 @@ def config_weakened(base: Config, new: Config, path: str) -> Iterator[Finding]:
 
 
 def removed(old: "Side | None", new: "Side") -> Iterator[Finding]:
-    """Deleting or moving the continuity file or the store stops the gate from looking (G601, G602)."""
+    """Deleting or moving the continuity file or the store stops the gate from looking (G803, G804)."""
     if old is None:
         return
     if old.continuity is not None and new.continuity is None:
         moved = new.extra.get("renamed_to")
         what = f"moved to {moved}" if moved else "deleted"
-        yield Finding("G601", "removed", "error", new.continuity_path, None,
+        yield Finding("G803", "removed", "error", new.continuity_path, None,
                       f"the continuity file is {what} in this commit, so no later commit would be judged",
                       f"restore it (`git restore --staged --worktree --source=HEAD -- {new.continuity_path}`)"
                       "; to move it, change `continuity` in the configuration in the same commit "
                       "with FLOWGIT_OVERRIDE=\"<why>\"")
     if old.has_store and not new.has_store:
-        yield Finding("G602", "removed", "error", new.store_path, None,
+        yield Finding("G804", "removed", "error", new.store_path, None,
                       "the episodic store is deleted in this commit; it is append-only and every "
                       "graduation stands on it",
                       f"restore it (`git restore --staged --worktree --source=HEAD -- {new.store_path}`)")
@@ -75,7 +75,7 @@ def removed(old: "Side | None", new: "Side") -> Iterator[Finding]:
 
 def unmerged(new: "Side") -> Iterator[Finding]:
     for path in new.extra.get("unmerged") or ():
-        yield Finding("G603", "removed", "error", path, None, "the file still has unresolved merge conflicts",
+        yield Finding("G805", "removed", "error", path, None, "the file still has unresolved merge conflicts",
                       "resolve the conflict and `git add` the result")
 
 

@@ -97,14 +97,14 @@ def names(ctx: CheckContext) -> Iterator[Finding]:
     for at in ctx.all_new_patterns:
         by_key[name_key(at.pattern.name)].append(at)
         if is_mixed_script(at.pattern.name) and ctx.line_is_new(at.line):
-            yield Finding("G113", "recognition", "error", ctx.path, at.lineno,
+            yield Finding("G113", "names", "error", ctx.path, at.lineno,
                           f"`{at.pattern.name}` mixes writing systems (look-alike letters); names must be "
                           "written in one script",
                           "retype the name in plain letters")
     for key, ats in by_key.items():
         if len(ats) > 1 and any(ctx.line_is_new(a.line) for a in ats):
             lines = ", ".join(str(a.lineno) for a in ats)
-            yield Finding("G112", "recognition", "error", ctx.path, ats[1].lineno,
+            yield Finding("G112", "names", "error", ctx.path, ats[1].lineno,
                           f"`{ats[1].pattern.name}` is the same name as `{ats[0].pattern.name}` "
                           f"(lines {lines}): a name is one pattern's identity",
                           "merge the two into one pattern, or give the new one a distinct name")

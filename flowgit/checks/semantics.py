@@ -61,9 +61,10 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
         new = [i.text for i in ctx.new.items(section)]
         kept_all = old and len(new) > len(old) and not (Counter(old) - Counter(new))
         if kept_all or (section.label != "Top of Mind" and appended(ctx, before, section)):
+            what = (f"kept all {len(old)} old item(s) and added {len(new) - len(old)}" if kept_all else
+                    "kept the old text (near word for word) and added to it")
             yield Finding("G302", "append-not-replace", "error", ctx.path, section.heading + 1,
-                          f"{section.label} kept all {len(old)} old item(s) and added {len(new) - len(old)}: "
-                          "it is REPLACED each wrap, not appended to",
+                          f"{section.label} {what}: it is REPLACED each wrap, not appended to",
                           f"rewrite {section.label} as what is true now; move what still matters from the old "
                           "text into Recent Context")
 

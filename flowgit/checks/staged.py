@@ -144,20 +144,38 @@ def _oid_of(data: bytes, hex_len: int) -> str:
     return h.hexdigest()
 
 
-def read_staged_blob(root: Path, path: str, oid: str) -> bytes:
-    """A staged blob's exact bytes.
+class Proof:
+    """Whether bytes taken from the working tree are the staged blob, decided by hashing them.
+
+    The hash runs on a second thread (hashlib releases the GIL) while the rules
+    run; :meth:`holds` waits for it. Bytes read from git need no proof.
+    """
+
+    def __init__(self, data: bytes | None, oid: str) -> None:
+        from flowgit.background import Background
+
+        self._digest = Background(_oid_of, data, len(oid)) if data is not None else None
+        self.oid = oid
+
+    def holds(self) -> bool:
+        return self._digest is None or self._digest.result() == self.oid
+
+
+def read_staged_blob(root: Path, path: str, oid: str, *, verified: bool = False):
+    """A staged blob's bytes and the :class:`Proof` they are the staged content.
 
     The working-tree copy is used only when its bytes hash to the staged blob
     id (content, not stat data, proves them identical: a forged mtime or a
-    CRLF checkout falls through to git's object store).
+    CRLF checkout fails the proof and the caller takes git's object); with
+    ``verified`` the blob comes from git directly.
     """
-    try:
-        data = (root / path).read_bytes()
-        if _oid_of(data, len(oid)) == oid:
-            return data
-    except OSError:
-        pass
-    return read_objects(root, [oid]).get(oid, b"")
+    if not verified:
+        try:
+            data = (root / path).read_bytes()
+            return data, Proof(data, oid)
+        except OSError:
+            pass
+    return read_objects(root, [oid]).get(oid, b""), Proof(None, oid)
 
 
 def _author(root: Path) -> str:
@@ -171,7 +189,7 @@ def _config_of(root: Path, entries: dict[str, str], texts: dict[str, bytes], lab
 
 
 def staged_change(root: Path, *, amend: bool | None = None, continuity: str | None = None,
-                  store: str | None = None) -> StagedChange | None:
+                  store: str | None = None, verified: bool = False) -> StagedChange | None:
     """The index against its base; None when nothing the gate judges differs from the base."""
     amend = amend_in_progress(root) if amend is None else amend
     head = _rev(root, "HEAD")
@@ -205,11 +223,20 @@ def staged_change(root: Path, *, amend: bool | None = None, continuity: str | No
     when = datetime.now(timezone.utc)
     author = _author(root)
     cont_texts = read_objects(root, [staged.get(cont, "")] + [b.get(cont, "") for b in bases.values()])
-    new_store = read_staged_blob(root, st, staged[st]) if staged.get(st) else None
+    old_ref = (base_entries[st], int(base_entries[st + "\0size"])) if base_entries.get(st) else None
+    new_store, proof = (read_staged_blob(root, st, staged[st], verified=verified) if staged.get(st)
+                        else (None, Proof(None, "")))
+    appended = None
+    if new_store is not None and old_ref and not merge_heads:
+        from flowgit.background import Background
+        from flowgit.checks.context import is_prefix
+
+        appended = Background(is_prefix, new_store, old_ref)  # hashed while the rules run
     new = Side(continuity=cont_texts.get(staged[cont]) if staged.get(cont) else None, store=new_store,
                continuity_path=cont, store_path=st, author=author, when=when,
                extra={"renamed_to": _renamed_to(root, base, cont) if base and not staged.get(cont) else None,
-                      "unmerged": [p for p in judged if staged.get(p) == ""]})
+                      "unmerged": [p for p in judged if staged.get(p) == ""], "appended_check": appended,
+                      "base": base, "proof": proof})
     sides = []
     for rev, entries in bases.items():
         oid = entries.get(st)

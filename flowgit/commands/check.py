@@ -48,7 +48,6 @@ def _explicit(cfg: Config, attr: str) -> str | None:
 def run_check(cfg: Config, *, amend: bool | None = None) -> CheckReport:
     """Judge the index against its base(s) with the base's committed configuration."""
     from flowgit.background import Background
-    from flowgit.checks.judge import judge_change, judge_merge
     from flowgit.checks.staged import staged_change
     from flowgit.continuity.document import _parser
     from flowgit.git import require_repo
@@ -61,14 +60,23 @@ def run_check(cfg: Config, *, amend: bool | None = None) -> CheckReport:
     if change is None:
         return CheckReport(cfg.continuity_rel, checked=False)
     reason = override_reason()
-    if change.other_parents:
-        findings = judge_merge(change.cfg, change.parents, change.new, override=reason, new_config=change.new_cfg)
-    else:
-        findings = judge_change(change.cfg, change.old, change.new, override=reason,
-                                new_config=change.new_cfg if change.config_changed else None)
+    findings = _judge(change, reason)
+    if not change.new.extra["proof"].holds():  # the working tree is not what is staged: judge git's blob
+        change = staged_change(root, amend=amend, continuity=_explicit(cfg, "continuity"),
+                               store=_explicit(cfg, "store"), verified=True)
+        findings = _judge(change, reason)
     if reason and any(f.overridden for f in findings):
         findings.extend(_override_unrecorded(root))
     return CheckReport(change.new.continuity_path, checked=True, findings=findings, override=reason)
+
+
+def _judge(change, reason: str | None) -> list[Finding]:
+    from flowgit.checks.judge import judge_change, judge_merge
+
+    if change.other_parents:
+        return judge_merge(change.cfg, change.parents, change.new, override=reason, new_config=change.new_cfg)
+    return judge_change(change.cfg, change.old, change.new, override=reason,
+                        new_config=change.new_cfg if change.config_changed else None)
 
 
 def _override_unrecorded(root) -> list[Finding]:

@@ -49,7 +49,7 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
         report.problems.extend(_amend_verdict(cfg))
     if not any(values(trailers, key) for key in WRAP_TRAILERS):
         return report  # not a wrap commit: nothing to reconcile
-    ctx = _context(staged_change(root, amend=amend))
+    ctx = _context(staged_change(root, amend=amend, verified=True))
     report.problems.extend(mismatches(trailers, diff_patterns(ctx.old, ctx.new) if ctx else []))
     ids = [i.strip() for v in values(trailers, "Episodes") for i in v.split(",") if i.strip()]
     if ids and ctx is not None:

@@ -46,7 +46,7 @@ def test_weakening_is_named_and_strengthening_is_not(tmp_path):
 def test_deleted_file_is_an_error_and_an_override_marks_it(tmp_path):
     c = cfg(tmp_path)
     gone = Side(None, STORE, "CONTINUITY.md", ".flow/episodes.jsonl")
-    assert codes(judge_change(c, side(base_text()), gone)) == {"G601"}
+    assert codes(judge_change(c, side(base_text()), gone)) == {"G803"}
     overridden = judge_change(c, side(base_text()), gone, override="moving it")
     assert all(f.overridden for f in overridden if f.severity == "error") and not codes(overridden)
 

@@ -171,7 +171,7 @@ def test_pre_commit_framework_never_skips_a_deletion(repo, pre_commit_home):
     committed_base(repo)
     git(repo, "rm", "-q", "CONTINUITY.md")
     res = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-check", "--verbose")
-    assert res.returncode == 1 and "G601" in res.stdout, res.stdout
+    assert res.returncode == 1 and "G803" in res.stdout, res.stdout
     assert "Skipped" not in res.stdout
 
 

@@ -68,7 +68,7 @@ def to_2x(lab: Lab, setup: bool = True) -> None:
 
 
 # =============================================================== 1. the gate stops looking
-@case(V, "G601")
+@case(V, "G803")
 def git_rm_continuity(lab):
     lab.git("rm", "-q", CONT)
     return lab.commit()
@@ -80,20 +80,20 @@ def git_rm_continuity_with_override(lab):
     return lab.commit(env=OVERRIDE)
 
 
-@case(V, "G601")
+@case(V, "G803")
 def git_mv_continuity(lab):
     lab.git("mv", CONT, "MEMORY.md")
     return lab.commit()
 
 
-@case(V, "G601")
+@case(V, "G803")
 def git_mv_then_bad_edit(lab):
     lab.git("mv", CONT, "MEMORY.md")
     lab.sub(pline("p01", 1), pline("p01", 3, [R0]), rel="MEMORY.md")
     return lab.commit()
 
 
-@case(V, "G602")
+@case(V, "G804")
 def git_rm_store(lab):
     lab.git("rm", "-q", STORE)
     return lab.commit()
