@@ -103,8 +103,7 @@ def git_rm_store(lab):
 def delete_and_recreate_with_ungrounded(lab):
     text = lab.text()
     lab.git("rm", "-q", CONT)
-    lab.setup_commit("drop") if False else None
-    lab.write(text.replace(pline("p01", 1), pline("p01", 2)))
+    lab.write(text.replace(pline("p01", 1), pline("p01", 2)))  # re-created: judged against HEAD, not as new
     return lab.commit()
 
 
@@ -133,7 +132,7 @@ def same_commit_continuity_pointed_elsewhere(lab):
 @case(V, "G801")
 def same_commit_store_pointed_elsewhere(lab):
     lab.write('store = "elsewhere.jsonl"\n', ".flowgit.toml")
-    lab.write(raw_episode("p01 retries budget load provider outage", "x1", "a") and "", "elsewhere.jsonl")
+    lab.write("", "elsewhere.jsonl")
     return lab.commit()
 
 
@@ -807,10 +806,6 @@ def graduation_from_one_source(lab):
 
 @case(V, "G701")
 def store_line_edited(lab):
-    return edit_commit(lab, "retry storm", "retry STORM", rel=STORE) if False else _store_edit(lab)
-
-
-def _store_edit(lab: Lab) -> Attempt:
     lab.sub("retry storm", "retry STORM", rel=STORE)
     return lab.commit()
 
@@ -892,8 +887,9 @@ def action_items_restated(lab):
 
 @case(L)
 def one_typo_fixed(lab):
-    return _dev(lab, pline("p02", 1, text=DEV["p02"].replace("consecutive", "consecutiv")) if False else
-                pline("p02", 1, text=DEV["p02"].replace("within", "inside")), "p02")
+    set_pattern(lab, "p02", pline("p02", 1, text=DEV["p02"].replace("consecutive", "consecutiv")))
+    lab.setup_commit("typo")
+    return _dev(lab, pline("p02", 1), "p02")
 
 
 @case(L)

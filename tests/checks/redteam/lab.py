@@ -148,7 +148,6 @@ class Lab:
         return self.attempt("commit", "-q", "-m", message, *extra, env=env)
 
     def flowgit(self, *args: str, env: dict | None = None) -> Attempt:
-        exe = Path(os.environ.get("VIRTUAL_ENV", "")) / "bin" / "flowgit"
         import sys
 
         return self.attempt("-I", "-m", "flowgit", *args, env=env, program=sys.executable)
