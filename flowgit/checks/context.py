@@ -111,6 +111,14 @@ class CheckContext:
                     break
         return out
 
+    def new_for(self, key: str) -> PatternAt | None:
+        """The staged version of HEAD's pattern ``key``: same identity, or its rename."""
+        found = self.new_patterns.get(key)
+        if found is None:
+            old = self.old_patterns.get(key)
+            found = next((self.new_patterns[k] for k, o in self.renames.items() if o is old), None)
+        return found
+
     def old_for(self, at: PatternAt) -> PatternAt | None:
         """HEAD's version of a staged pattern: same identity, or the pattern it renames."""
         key = name_key(at.pattern.name)

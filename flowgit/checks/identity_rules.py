@@ -62,14 +62,11 @@ def _age_days(at: PatternAt, now: datetime) -> float | None:
 
 def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
     now = ctx.when or datetime.now(timezone.utc)
-    renamed_from = {id(at) for at in ctx.renames.values()}
     limit = ctx.cfg.thresholds.stale_proven_days
     for key, before in ctx.old_patterns.items():
         if before.section != PROVEN:
             continue
-        now_at = ctx.new_patterns.get(key)
-        if now_at is None and id(before) in renamed_from:
-            now_at = next(n for k, n in ctx.new_patterns.items() if ctx.renames.get(k) is before)
+        now_at = ctx.new_for(key)
         name = before.pattern.name
         if now_at is None:
             age = _age_days(before, now)
@@ -92,7 +89,7 @@ def _claim(at: PatternAt) -> str:
 
 def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
     for key, before in ctx.old_patterns.items():
-        now_at = ctx.new_patterns.get(key)
+        now_at = ctx.new_for(key)
         if before.section != PROVEN or now_at is None or now_at.section != PROVEN:
             continue
         if _claim(before) != _claim(now_at):

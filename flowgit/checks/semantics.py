@@ -91,7 +91,7 @@ def protected_evidence(ctx: CheckContext) -> Iterator[Finding]:
     for name, before in ctx.old_patterns.items():
         if before.section != PROVEN or not before.pattern.evidence:
             continue
-        now = ctx.new_patterns.get(name)
+        now = ctx.new_for(name)
         if now is None:
             continue  # archived: git keeps its text, the wrap records it
         if now.section != PROVEN:

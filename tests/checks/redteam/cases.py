@@ -629,6 +629,19 @@ def proven_gets_one_more_evidence(lab):
     return edit_commit(lab, line, line.replace(f"{R2}]", f"{R2}, {ids[0]}]"))
 
 
+@case(V, "G404")
+def proven_renamed_and_reworded(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("retry_budget: cap retries per request so an outage cannot multiply load",
+                                               "retry_policy: retries need no cap; outages do not multiply load"))
+
+
+@case(V, "G401")
+def proven_renamed_and_evidence_dropped(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("retry_budget:", "retry_cap:").replace(f", {R2}", ""))
+
+
 @case(V, "G401")
 def proven_evidence_dropped(lab):
     line = lab.line("!! retry_budget:")
