@@ -27,6 +27,8 @@ HOLDS_PATTERNS = (Semantics.PATTERNS, Semantics.PROVEN)
 HIDES = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.PROTECTED)
 COMMENT_OPEN, COMMENT_CLOSE = "<!--", "-->"
 QUOTE_RE = re.compile(r"^\s{0,3}>")
+CODE_SPAN_RE = re.compile(r"`[^`]*`")
+COMMENT_LINE_RE = re.compile(r"^\s{0,3}#(?:\s|$)")
 
 
 def _hidden_lines(ctx: CheckContext, section) -> Iterator[tuple[int, str]]:
@@ -84,7 +86,15 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
             if index in hidden_at or not ctx.line_is_new(index):
                 continue
             line = ctx.new.lines[index]
-            if looks_like_pattern_loose(line) and parse_pattern(line) is None:
+            shown = CODE_SPAN_RE.sub(" ", line)  # `! name: … | 1x` quoted in guidance is an example, not a pattern
+            if COMMENT_LINE_RE.match(line):
+                if looks_like_pattern_loose(shown):
+                    yield Finding("G111", "recognition", "error", ctx.path, index + 1,
+                                  f"{section.label}: a pattern hidden in a `#` comment line is not judged: "
+                                  f"\"{line.strip()[:60]}\"",
+                                  "write it as a plain pattern line, or delete it")
+                continue
+            if looks_like_pattern_loose(shown) and parse_pattern(line) is None:
                 yield Finding("G110", "recognition", "error", ctx.path, index + 1,
                               f"{section.label}: this line looks like a pattern but does not parse, so the "
                               f"gate cannot judge it: \"{line.strip()[:70]}\"",

@@ -429,6 +429,16 @@ for _name, _line in [
 
 
 @case(V, "G111")
+def pattern_in_flow_comment_line(lab):
+    return _dev(lab, pline("p01", 1) + "\n# " + pline("p13", 2, text="retries hidden in a comment"))
+
+
+@case(L)
+def pattern_example_in_guidance_comment(lab):
+    return _dev(lab, pline("p01", 1) + "\n# Patterns: `! name: text | 1x`, then `!! name: … | 2x [evidence: …]`")
+
+
+@case(V, "G111")
 def pattern_in_code_fence(lab):
     return _dev(lab, pline("p01", 1) + "\n```\n" + pline("p13", 2, text="retries in fences") + "\n```")
 
@@ -1129,3 +1139,63 @@ def twenty_operation_wrap(lab):
     assert len(ops) == 20
     (lab.root.parent / "plan.json").write_text(json.dumps(plan))
     return lab.flowgit("wrap", "--plan", str(lab.root.parent / "plan.json"), "--no-cleanup")
+
+
+# =============================================================== 9. more ways to commit
+@case(V, "G101")
+def commit_all_flag(lab):
+    set_pattern(lab, "p01", pline("p01", 2))
+    return lab.attempt("commit", "-q", "-a", "-m", "all tracked changes")
+
+
+@case(V, "G101")
+def commit_with_pathspec_uses_a_temporary_index(lab):
+    set_pattern(lab, "p01", pline("p01", 2))
+    return lab.attempt("commit", "-q", "-m", "only the file", "--", CONT)
+
+
+@case(L)
+def commit_with_pathspec_legit(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    return lab.attempt("commit", "-q", "-m", "only the file", "--", CONT)
+
+
+@case(L)
+def conflicted_merge_resolved_by_one_side(lab):
+    lab.git("checkout", "-q", "-b", "side")
+    lab.sub("Focus: ship the gate.", "Focus: the merge driver.")
+    lab.setup_commit("side state")
+    lab.git("checkout", "-q", "main")
+    lab.sub("Focus: ship the gate.", "Focus: the audit range.")
+    lab.setup_commit("main state")
+    lab.git("merge", "-q", "side", check=False)
+    lab.git("checkout", "--theirs", CONT)
+    lab.add()
+    return lab.attempt("commit", "-q", "--no-edit")
+
+
+@case(V, "unmerged")
+def conflict_stages_left_in_index(lab):
+    lab.git("checkout", "-q", "-b", "side")
+    lab.sub("Focus: ship the gate.", "Focus: the merge driver.")
+    lab.setup_commit("side state")
+    lab.git("checkout", "-q", "main")
+    lab.sub("Focus: ship the gate.", "Focus: the audit range.")
+    lab.setup_commit("main state")
+    lab.git("merge", "-q", "side", check=False)
+    lab.write("note\n", "NOTES.md")
+    lab.git("add", "NOTES.md")
+    return lab.attempt("commit", "-q", "--no-edit")
+
+
+@case(L)
+def fresh_repository_first_commit_with_hooks(lab):
+    import shutil
+
+    shutil.rmtree(lab.root / ".git")
+    for p in list(lab.root.iterdir()):
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+    lab.git("init", "-q", "-b", "main")
+    assert lab.flowgit("init").returncode == 0
+    assert lab.flowgit("install-hook").returncode == 0
+    return lab.commit("start")
