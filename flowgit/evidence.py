@@ -120,7 +120,7 @@ def everyday_weight(word: str) -> float:
     return COMMON_WEIGHT if word in EVERYDAY_STEMS else 1.0
 
 
-def store_weight(store: bytes, sample: int = 1 << 18) -> Weight:
+def store_weight(store: bytes, sample: int = 1 << 16) -> Weight:
     """Rarity from the store itself: a word in more than a third of a sample's lines weighs like an everyday one.
 
     A project's own topic words recur (that is what makes them evidence), so

@@ -179,6 +179,10 @@ def read_staged_blob(root: Path, path: str, oid: str, *, verified: bool = False)
 
 
 def _author(root: Path) -> str:
+    """Who makes the commit: git exports it to the hooks it runs; otherwise ``git var`` says."""
+    name, email = os.environ.get("GIT_AUTHOR_NAME"), os.environ.get("GIT_AUTHOR_EMAIL")
+    if name is not None and email is not None:
+        return f"{name} <{email}>"
     out = git(root, "var", "GIT_AUTHOR_IDENT", check=False).decode("utf-8", "replace").strip()
     return out.rsplit(">", 1)[0] + ">" if ">" in out else out
 
