@@ -161,7 +161,7 @@ def pattern_map(doc: Document) -> dict[str, PatternAt]:
 # would otherwise not see, so the gate refuses it (see checks/recognition.py).
 MARKUP_RE = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d{1,3}[.)])\s+)?(?:\[[ xX]\]\s+)?")
 LOOSE_LEVEL_RE = re.compile(r"\|\s*\**\s*[0-9]+\s*\**\s*[xX×✕✖]", re.IGNORECASE)
-LOOSE_BANG_RE = re.compile(r"^!{1,3}\s*\**\s*[^\s:|]+(?:\s+[^\s:|]+){0,3}\s*\**\s*:")
+LOOSE_BANG_RE = re.compile(r"^!{1,3}\s*\**\s*[^\s:|]+\s*\**\s*:(?!\S)")  # `! name:` (`! fix the cache: …` is FlowScript)
 EVIDENCE_RE = re.compile(r"\[\s*evidence\s*:", re.IGNORECASE)
 
 

@@ -1199,3 +1199,13 @@ def fresh_repository_first_commit_with_hooks(lab):
     assert lab.flowgit("init").returncode == 0
     assert lab.flowgit("install-hook").returncode == 0
     return lab.commit("start")
+
+
+@case(L)
+def flowscript_urgent_line_in_developing(lab):
+    return _dev(lab, pline("p01", 1) + "\n! check the provider window: before Friday's deploy")
+
+
+@case(V, "G11")
+def hard_wrapped_spaced_name(lab):
+    return _dev(lab, "!! retry budget: " + DEV["p01"] + "\n  | 2x (RELIABILITY)")
