@@ -70,13 +70,13 @@ def git_ancestor_pid() -> int | None:
     return None
 
 
-def _says_amend(pid: int | None) -> bool:
-    """``git commit -C HEAD`` also says "commit HEAD": where /proc tells, require ``--amend``."""
+def _says_amend(pid: int | None) -> bool | None:
+    """Whether git's own command line carries ``--amend`` (None where /proc does not tell)."""
     try:
         args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if pid else None
     except OSError:
         args = None
-    return args is None or any(a.startswith(b"--am") for a in args)
+    return None if args is None else any(a.startswith(b"--am") for a in args)
 
 
 def amend_in_progress(root: Path) -> bool:
@@ -94,7 +94,8 @@ def record_amend(root: Path, source: str, sha: str) -> None:
     """prepare-commit-msg: remember (for commit-msg) that this commit replaces HEAD."""
     marker = git_dir(root) / AMEND_MARKER
     pid = git_ancestor_pid()
-    if source == "commit" and sha == "HEAD" and _says_amend(pid):
+    says = _says_amend(pid)  # `--amend -m` says "message"; `-C HEAD` says "commit HEAD" without amending
+    if (says is None and source == "commit" and sha == "HEAD") or (says and source not in ("merge", "squash")):
         marker.write_text(f"{pid or ''}\n")
     elif marker.exists():
         marker.unlink()

@@ -297,6 +297,23 @@ def amend_turns_2x_into_3x(lab):
     return lab.attempt("commit", "-q", "--amend", "--no-edit")
 
 
+@case(V, "G201")
+def amend_with_message_turns_2x_into_3x(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    assert lab.commit().returncode == 0
+    set_pattern(lab, "p01", pline("p01", 3, [R0, R1, R2]))
+    lab.add()
+    return lab.attempt("commit", "-q", "--amend", "-m", "p01 to 3x")
+
+
+@case(L)
+def commit_message_mentions_amend_flag(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    assert lab.commit().returncode == 0
+    set_pattern(lab, "p02", pline("p02", 1, text=DEV["p02"] + " and close after one quiet minute"))
+    return lab.commit("Explain why we avoid --amend in wraps")
+
+
 @case(L)
 def amend_message_only(lab):
     lab.write("x\n", "README.md")
