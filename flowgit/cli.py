@@ -376,7 +376,7 @@ def demo(keep: bool, as_json: bool) -> None:
 
 
 @cli.command("prepare-commit-msg", hidden=True, short_help="Hook: note an amend for the commit-msg gate.")
-@click.argument("message_file")
+@click.argument("message_file", required=False, default="")
 @click.argument("source", required=False, default="")
 @click.argument("sha", required=False, default="")
 @click.pass_context

@@ -87,7 +87,9 @@ def amend_in_progress(root: Path) -> bool:
     except OSError:
         return False
     pid = git_ancestor_pid()
-    return bool(recorded) and (pid is None or recorded[0] == str(pid))
+    if not recorded or recorded[0] != "amend":
+        return False
+    return pid is None or len(recorded) < 2 or recorded[1] == str(pid)  # the same `git commit` noted it
 
 
 def record_amend(root: Path, source: str, sha: str) -> None:
@@ -96,7 +98,7 @@ def record_amend(root: Path, source: str, sha: str) -> None:
     pid = git_ancestor_pid()
     says = _says_amend(pid)  # `--amend -m` says "message"; `-C HEAD` says "commit HEAD" without amending
     if (says is None and source == "commit" and sha == "HEAD") or (says and source not in ("merge", "squash")):
-        marker.write_text(f"{pid or ''}\n")
+        marker.write_text(f"amend {pid or ''}\n")
     elif marker.exists():
         marker.unlink()
 

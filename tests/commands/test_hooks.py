@@ -185,3 +185,25 @@ def test_pre_commit_framework_judges_a_configured_path(repo, pre_commit_home):
     git(repo, "add", "-A")
     res = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-check", "--verbose")
     assert res.returncode == 1 and "G101" in res.stdout, res.stdout
+
+
+def test_pre_commit_framework_amend_is_judged_against_the_parent(repo, pre_commit_home):
+    """prepare-commit-msg notes the amend; commit-msg then judges the index against HEAD's parent."""
+    committed_base(repo)
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "p01 to 2x", "--no-verify")
+    jumped = grounded_text().replace("| 2x (RELIABILITY)", "| 3x (RELIABILITY)").replace(
+        f"{E_RETRY[1].id}]", f"{E_RETRY[1].id}, {E_RETRY[2].id}]")
+    (repo / "CONTINUITY.md").write_text(jumped)
+    git(repo, "add", "-A")
+    note = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-prepare-commit-msg",
+                       "--hook-stage", "prepare-commit-msg", "--commit-msg-filename", str(repo / ".git" / "MSG"),
+                       "--prepare-commit-message-source", "commit", "--commit-object-name", "HEAD")
+    assert note.returncode == 0, note.stdout
+    assert (repo / ".git" / "flowgit-amend").read_text().startswith("amend")
+    msg = repo.parent / "MSG"
+    msg.write_text("p01 to 3x\n")
+    res = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-commit-msg", "--hook-stage",
+                      "commit-msg", "--commit-msg-filename", str(msg), "--verbose")
+    assert res.returncode == 1 and "G201" in res.stdout, res.stdout
