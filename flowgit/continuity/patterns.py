@@ -21,7 +21,7 @@ from typing import Iterator
 from flowgit.continuity.document import Document, strip_eol
 
 HEAD_RE = re.compile(r"^(?P<indent>\s*)(?P<bullet>(?:[-*+]\s+)?)(?P<bang>!{1,3})\s*"
-                     r"(?P<name>[A-Za-z0-9][\w.\-/]*)\s*:\s?")
+                     r"(?P<name>[^\W_][\w.\-/]*)\s*:\s?")
 LEVEL_RE = re.compile(r"\|\s*(?P<level>[1-9])x\b")
 CATEGORY_RE = re.compile(r"^\s*\((?P<inner>[^()]*)\)")
 ANNOTATION_RE = re.compile(r"\[(?P<inner>[^\[\]]*)\]")
@@ -182,7 +182,7 @@ def grammar_fix(line: str) -> str:
     if "**" in body.split("|")[0] or "__" in body.split(":")[0]:
         return "write the name without emphasis: `! name: description | 1x`"
     head = re.match(r"^(!{1,3})\s*([^:]*):", body)
-    if head and not re.fullmatch(r"[A-Za-z0-9][\w.\-/]*", head.group(2).strip()):
+    if head and not re.fullmatch(r"[^\W_][\w.\-/]*", head.group(2).strip()):
         return "a name is one word (letters, digits, `_ . - /`): `! retry_budget: … | 1x`"
     if not head:
         return "start with the marker and name: `! name: description | 1x`"

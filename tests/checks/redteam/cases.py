@@ -555,6 +555,11 @@ def new_pattern_latin_accents(lab):
 
 
 @case(L)
+def new_pattern_named_in_one_other_script(lab):
+    return _dev(lab, pline("p01", 1) + "\n! кэш_первым: баланс из кэша до провайдера | 1x")
+
+
+@case(L)
 def new_pattern_with_tabs(lab):
     return _dev(lab, pline("p01", 1) + "\n!\tp13:\tbatch writes need a size cap\t| 1x")
 
