@@ -102,32 +102,9 @@ def gate_repo(tmp: Path, store_size: int = 100_000) -> tuple[Path, list[dict]]:
     return root, eps
 
 
-@bench("gate")
-def gate(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
-    root, eps = gate_repo(tmp)
-    text = (root / "CONTINUITY.md").read_text()
-    # a wrap-like change: three patterns incremented with new episodes, State replaced
-    new_eps = generate.episodes(6, seed=9)
-    for i, e in enumerate(new_eps):
-        e["id"] = f"ep-new{i:08x}"
-        e["content"] = f"pattern_{i // 2} fired in a new session: " + e["content"]
-        e["session"] = f"new{i}"
-    with (root / ".flow" / "episodes.jsonl").open("a") as fh:
-        import json
-        fh.writelines(json.dumps(e) + "\n" for e in new_eps)
-    lines = text.split("\n")
-    for i in range(3):
-        at = next(n for n, ln in enumerate(lines) if ln.startswith(f"!! pattern_{i}:"))
-        lines[at] = lines[at].replace("]", f", {new_eps[2 * i]['id']}, {new_eps[2 * i + 1]['id']}]")
-    (root / "CONTINUITY.md").write_text("\n".join(lines))
-    git(root, "add", "-A")
-    rows = [
-        ("git diff --cached (floor)", median_time(["git", "diff", "--cached"], runs, cwd=root), None),
-        ("flowgit check, 140k chars + 100,000 episodes", median_time(FLOWGIT + ["check"], runs, cwd=root),
-         "git diff --cached"),
-        ("python -c pass", median_time([sys.executable, "-c", "pass"], runs), None),
-    ]
-    return rows
+from benchmarks import gate as gate_bench  # noqa: E402  (the gate's own module)
+
+bench("gate")(gate_bench.run)
 
 
 @bench("wrap")

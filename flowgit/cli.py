@@ -654,6 +654,24 @@ def sync(ctx: click.Context, retries: int, as_json: bool) -> None:
     ctx.exit(cmd.main(_cfg(ctx), as_json, retries))
 
 
+@cli.command("prepare-commit-msg", hidden=True, short_help="Hook: note an amend for the commit-msg gate.")
+@click.argument("message_file", required=False, default="")
+@click.argument("source", required=False, default="")
+@click.argument("sha", required=False, default="")
+@click.pass_context
+def prepare_commit_msg(ctx: click.Context, message_file: str, source: str, sha: str) -> None:
+    """Record whether this commit is an amend (git's prepare-commit-msg hook; the pre-commit framework
+    passes SOURCE and SHA in PRE_COMMIT_COMMIT_MSG_SOURCE / PRE_COMMIT_COMMIT_OBJECT_NAME)."""
+    import os
+
+    from flowgit.checks.staged import record_amend
+    from flowgit.git import require_repo
+
+    source = source or os.environ.get("PRE_COMMIT_COMMIT_MSG_SOURCE", "")
+    sha = sha or os.environ.get("PRE_COMMIT_COMMIT_OBJECT_NAME", "")
+    record_amend(require_repo(_cfg(ctx).root), source, sha)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and turn user errors into one line and exit code 2."""
     from flowgit.errors import error_dict

@@ -188,3 +188,54 @@ def contained(root: Path, value: Any, key: str, where: str) -> Path:
 def with_paths(cfg: Config, *, continuity: Path | None = None, store: Path | None = None) -> Config:
     """A copy of ``cfg`` pointing at other files (used by tests and the demo)."""
     return replace(cfg, continuity=continuity or cfg.continuity, store=store or cfg.store)
+
+
+CONFIG_FILES = (".flowgit.toml", "pyproject.toml")
+
+
+def load_config_from_blobs(root: Path, files: dict[str, bytes | None], label: str) -> Config:
+    """The configuration that ``files`` (config file name -> bytes, None = absent) describe for ``root``.
+
+    The gate must judge a commit by the configuration *committed* at its base,
+    never by the working tree (an untracked or same-commit ``.flowgit.toml``
+    must not weaken it). The bytes are laid out in a private directory and
+    read by :func:`load_config` itself, so every check that function makes
+    applies to committed configuration too; paths are then re-rooted at
+    ``root``. Errors name ``label`` (e.g. ``HEAD:.flowgit.toml``).
+    """
+    import shutil
+    import tempfile
+
+    if all(data is None for data in files.values()):  # nothing committed: the defaults, no files to lay out
+        return Config(root=root, continuity=root / DEFAULT_CONTINUITY, store=root / DEFAULT_STORE)
+    scratch = Path(tempfile.mkdtemp(prefix="flowgit-config-"))
+    try:
+        for name, data in files.items():
+            if data is not None:
+                (scratch / name).write_bytes(data)
+        try:
+            cfg = load_config(scratch)
+        except FlowgitError as exc:
+            where = str(exc.path or "").replace(str(scratch) + os.sep, f"{label}:")
+            raise FlowgitError(exc.message, path=where or label, line=exc.line, fix=exc.fix) from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    def rebase(path: Path) -> Path:
+        try:
+            return root / path.relative_to(scratch)
+        except ValueError:
+            return path
+
+    source = cfg.source.replace(str(scratch) + os.sep, f"{label}:") if cfg.source else None
+    return replace(cfg, root=root, continuity=rebase(cfg.continuity), store=rebase(cfg.store), source=source)
+
+
+def load_config_at(root: Path, rev: str | None) -> Config:
+    """The configuration as committed at ``rev`` (defaults when ``rev`` is None or has no config)."""
+    if rev is None:
+        return load_config_from_blobs(root, {}, "(none)")
+    from flowgit.git import blobs
+
+    found = blobs(root, [f"{rev}:{name}" for name in CONFIG_FILES])
+    return load_config_from_blobs(root, dict(zip(CONFIG_FILES, found)), rev)

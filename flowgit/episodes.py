@@ -113,8 +113,12 @@ def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
     ts = data.get("ts") or now_iso()
     if parse_ts(ts) is None:
         raise fail(f"field `ts` is not an ISO-8601 time: {ts!r}", "e.g. 2026-11-30T17:00:00Z")
-    session = data.get("session") or default_session
-    agent = data.get("agent") or default_agent
+    session = (data.get("session") or default_session).strip()
+    agent = (data.get("agent") or default_agent).strip()
+    if not session:
+        raise fail("an episode needs the session it came from (independence of evidence is judged by "
+                   "session and agent; an episode without one would never count)",
+                   "pass --session ID, or set FLOWGIT_SESSION (Claude Code sets CLAUDE_CODE_SESSION_ID)")
     computed = episode_id(type_, content, session)
     if data.get("id") and data["id"] != computed:
         raise fail(f"field `id` {data['id']!r} does not match its content (expected {computed})",

@@ -2,11 +2,18 @@
 
 One implementation serves the gate (``flowgit check``), the wrap and the audit:
 
-* every cited id must exist in the store as it stands;
-* a cited episode must be about the pattern (shares a meaningful word with its
-  name or description, tags included), otherwise it is ungrounded;
-* restatements collapse: episodes of one session that say the same thing count
-  once (content-word Jaccard at or above ``restatement_overlap``);
+* every cited id must exist in the store as it stands, and be the hash of its
+  own content (a hand-made id is forged);
+* a cited episode must be about the pattern: the stemmed content words they
+  share, weighted by rarity (an everyday word, or one most of the store uses,
+  weighs a quarter), must reach one rare word's weight;
+* independence is the seed's: a different session *or* a different agent.
+  Episodes sharing both count once, however worded; an episode without a
+  session never counts; episodes one agent appends in the commit being judged
+  count as one source whatever session ids they carry (other sessions cannot
+  be minted in one sitting), an episode without an agent taking the commit
+  author's; episodes dated after the change (beyond a little clock skew) do
+  not count;
 * 2x needs ``evidence_2x`` independent episodes; 3x (or anything in Proven)
   needs ``evidence_3x`` from at least ``sources_3x`` different sessions or agents.
 """
@@ -14,11 +21,16 @@ One implementation serves the gate (``flowgit check``), the wrap and the audit:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Callable, Collection, Mapping, Sequence
 
 from flowgit.config import Thresholds
-from flowgit.episodes import Episode
-from flowgit.words import content_words, jaccard
+from flowgit.episodes import Episode, episode_id, parse_ts
+from flowgit.words import EVERYDAY_STEMS, content_words
+
+CLOCK_SKEW = timedelta(minutes=5)
+RELEVANT_WEIGHT = 1.0   # one rare shared word, or four everyday ones
+COMMON_WEIGHT = 0.25
 
 
 @dataclass(frozen=True)
@@ -44,6 +56,9 @@ class Verdict:
     cited: list[str]
     unknown: list[str] = field(default_factory=list)
     unrelated: list[str] = field(default_factory=list)
+    forged: list[str] = field(default_factory=list)
+    future: list[str] = field(default_factory=list)
+    sessionless: list[str] = field(default_factory=list)
     counted: list[list[str]] = field(default_factory=list)  # groups: each group counts once
     sessions: list[str] = field(default_factory=list)
     agents: list[str] = field(default_factory=list)
@@ -63,7 +78,7 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        return not self.unknown and not self.unrelated and self.enough
+        return not self.unknown and not self.unrelated and not self.forged and self.enough
 
     def problems(self) -> list[str]:
         """Plain sentences naming exactly what is missing."""
@@ -73,11 +88,18 @@ class Verdict:
         if self.unrelated:
             out.append(f"cites episode(s) not about `{self.pattern}` (no shared meaningful words): "
                        f"{', '.join(self.unrelated)}")
+        if self.forged:
+            out.append(f"cites episode(s) whose id does not match their content (forged): {', '.join(self.forged)}")
         if not self.enough:
             collapsed = [g for g in self.counted if len(g) > 1]
             note = ""
             if collapsed:
-                note = "; restatements from one session count once: " + "; ".join("+".join(g) for g in collapsed)
+                note = ("; episodes of one session and agent (or appended together by one agent) count once: "
+                        + "; ".join("+".join(g) for g in collapsed))
+            if self.sessionless:
+                note += f"; without a session (never counted): {', '.join(self.sessionless)}"
+            if self.future:
+                note += f"; dated after the change (not counted): {', '.join(self.future)}"
             src = f" from {self.needed.sources} different sessions or agents" if self.needed.sources > 1 else ""
             out.append(f"{self.level}x needs {self.needed.independent} independent episodes{src}; "
                        f"has {self.independent} from {self.sources} source(s){note}")
@@ -85,33 +107,83 @@ class Verdict:
 
     def to_dict(self) -> dict:
         return {"pattern": self.pattern, "level": self.level, "cited": self.cited, "unknown": self.unknown,
-                "unrelated": self.unrelated, "independent": self.independent, "sources": self.sources,
+                "unrelated": self.unrelated, "forged": self.forged, "future": self.future,
+                "sessionless": self.sessionless, "independent": self.independent, "sources": self.sources,
                 "needed_independent": self.needed.independent, "needed_sources": self.needed.sources,
                 "ok": self.ok, "problems": self.problems()}
 
 
-def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thresholds) -> bool:
+Weight = Callable[[str], float]
+
+
+def everyday_weight(word: str) -> float:
+    return COMMON_WEIGHT if word in EVERYDAY_STEMS else 1.0
+
+
+def store_weight(store: bytes, sample: int = 1 << 16) -> Weight:
+    """Rarity from the store itself: a word in more than a third of a sample's lines weighs like an everyday one.
+
+    A project's own topic words recur (that is what makes them evidence), so
+    only a word most episodes share is discounted.
+    """
+    if len(store) > 2 * sample:
+        head, tail = bytes(store[:sample]), bytes(store[-sample:])
+        text = head + b"\n" + tail
+    else:
+        text = bytes(store[:])
+    text = text.lower()
+    lines = max(1, text.count(b"\n"))
+    cache: dict[str, float] = {}
+
+    def weight(word: str) -> float:
+        if word not in cache:
+            base = everyday_weight(word)
+            common = lines >= 20 and text.count(word.encode("utf-8")) > lines / 3
+            cache[word] = COMMON_WEIGHT if common else base
+        return cache[word]
+    return weight
+
+
+def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thresholds,
+                weight: Weight = everyday_weight) -> bool:
+    """Whether the episode shares enough rare meaning with the pattern (name, description)."""
     words = content_words(episode.content + " " + " ".join(episode.tags))
-    return len(words & pattern_words) >= thresholds.relevance_min_shared
+    shared = words & pattern_words
+    if len(shared) < thresholds.relevance_min_shared:
+        return False
+    return sum(weight(w) for w in shared) >= RELEVANT_WEIGHT
 
 
-def independent_groups(episodes: Sequence[Episode], thresholds: Thresholds) -> list[list[str]]:
-    """Group episodes so that one session's restatements of one observation form one group."""
-    groups: list[list[Episode]] = []
+def source_key(ep: Episode, batch: Collection[str], author: str) -> tuple[str, str]:
+    """(session, agent) an episode counts under; one agent's episodes appended in this change are one."""
+    agent = ep.agent or (author if ep.id in batch else "")
+    if ep.id in batch:
+        return "(appended in this change)", agent
+    return ep.session, agent
+
+
+def independent_groups(episodes: Sequence[Episode], thresholds: Thresholds, *,
+                       batch: Collection[str] = (), author: str = "") -> list[list[str]]:
+    """Group episodes so that all of one (session, agent) form one group (they count once)."""
+    groups: dict[tuple[str, str], list[str]] = {}
     for ep in episodes:
-        words = content_words(ep.content)
-        home = next((g for g in groups if g[0].source == ep.source and any(
-            jaccard(words, content_words(o.content)) >= thresholds.restatement_overlap for o in g)), None)
-        if home is None:
-            groups.append([ep])
-        else:
-            home.append(ep)
-    return [[e.id for e in g] for g in groups]
+        groups.setdefault(source_key(ep, batch, author), []).append(ep.id)
+    return list(groups.values())
+
+
+def is_forged(ep: Episode) -> bool:
+    return ep.id != episode_id(ep.type, ep.content, ep.session)
 
 
 def assess(name: str, description: str, level: int, cited: Sequence[str], store: Mapping[str, Episode],
-           thresholds: Thresholds, *, in_proven: bool = False) -> Verdict:
-    """Judge the evidence ``cited`` for pattern ``name`` at ``level`` against ``store``."""
+           thresholds: Thresholds, *, in_proven: bool = False, now: datetime | None = None,
+           batch: Collection[str] = (), author: str = "", weight: Weight = everyday_weight) -> Verdict:
+    """Judge the evidence ``cited`` for pattern ``name`` at ``level`` against ``store``.
+
+    ``now`` is when the change is made; ``batch`` the ids the change appends
+    and ``author`` who makes it (see :func:`source_key`); ``weight`` the rarity
+    of a word (see :func:`store_weight`).
+    """
     effective = max(level, 3) if in_proven else level
     ids = list(dict.fromkeys(cited))
     verdict = Verdict(pattern=name, level=effective, cited=ids, needed=requirement(effective, thresholds))
@@ -121,11 +193,23 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
         ep = store.get(ident)
         if ep is None:
             verdict.unknown.append(ident)
-        elif not is_relevant(ep, pattern_words, thresholds):
+        elif is_forged(ep):
+            verdict.forged.append(ident)
+        elif not is_relevant(ep, pattern_words, thresholds, weight):
             verdict.unrelated.append(ident)
+        elif not ep.session.strip():
+            verdict.sessionless.append(ident)
+        elif now is not None and _after(ep, now):
+            verdict.future.append(ident)
         else:
             usable.append(ep)
-    verdict.counted = independent_groups(usable, thresholds)
-    verdict.sessions = sorted({e.session or "(no session)" for e in usable})
-    verdict.agents = sorted({e.agent for e in usable if e.agent})
+    verdict.counted = independent_groups(usable, thresholds, batch=batch, author=author)
+    keys = {source_key(e, batch, author) for e in usable}
+    verdict.sessions = sorted({k[0] for k in keys})
+    verdict.agents = sorted({k[1] for k in keys if k[1]})
     return verdict
+
+
+def _after(ep: Episode, now: datetime) -> bool:
+    when = parse_ts(ep.ts)
+    return when is None or when > now + CLOCK_SKEW

@@ -22,16 +22,36 @@ thing things way ways still already really much many every need needs new next l
 """.split())
 
 
-@lru_cache(maxsize=4096)
+# Words too everyday to make an episode "about" a pattern on their own (stemmed at use).
+EVERYDAY = frozenset("""
+time times day days week weeks month today yesterday tomorrow hour hours minute minutes second seconds year
+work worked working fix fixed fixes issue issues problem problems good bad better worse best run runs ran
+test tests tested change changed changes update updated start started stop stopped open opened close closed
+look looked find found show showed add added remove removed set sets call called line lines part parts
+case cases place point points fact facts note notes small large big high low fast slow long short right
+wrong true false five four six ten twenty hundred first again once twice always never often today's
+people person team user users thing stuff something nothing everything lot lots kind sort number numbers
+data file files code system systems tool tools step steps end ends side sides word words name names
+""".split())
+
+
+@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
+    """A light stem: plural and tense endings off, then a final silent ``e`` (cache/caches/cached meet)."""
     w = word.lower()
-    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            base = w[: len(w) - len(suffix)] + keep
-            if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2]:
-                base = base[:-1]  # "stopped" -> "stop"
-            return base
+    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""),
+                         ("ly", "")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
+            w = w[: len(w) - len(suffix)] + keep
+            if suffix in ("ing", "ed") and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]  # "stopped" -> "stop"
+            break
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
     return w
+
+
+EVERYDAY_STEMS = frozenset(stem(w) for w in EVERYDAY)
 
 
 def content_words(text: str) -> frozenset[str]:

@@ -3,22 +3,28 @@
 Real compression changes the surface area (items archived, facts folded into
 one graduated pattern, prose turned into FlowScript). Performance compression
 keeps the surface area and only shortens the wording. Per section, items are
-paired old -> new by shared content words (patterns by name); a pair whose new
-side is shorter, says the same thing and adds no FlowScript structure is a
-restatement. A section whose item count did not drop while most of its changed
-items are restatements is rejected. REPLACE / REWRITE sections are rewritten by
-design and judged by the append rules instead.
+compared with markup normalised (bullet style, emphasis, inline code, evidence
+ids, lifecycle fields such as ``seen:``/``next:`` and ``✓`` sub-tasks) and
+paired old -> new by identity (patterns) or shared content words; a pair whose
+new side is shorter, says nothing new and adds no FlowScript structure is a
+restatement. Every surviving item counts: archiving others does not excuse it.
+One or two small fixes (a typo, a doubled word) are edits; three restatements,
+or two that each drop a tenth of the words, are performance compression.
+REPLACE / REWRITE sections are rewritten by design and judged by the append
+rules instead.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import Item
+from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import parse_pattern
 from flowgit.continuity.sections import Semantics
 from flowgit.words import content_words, overlap, word_count
@@ -28,7 +34,11 @@ STRUCTURE_RE = re.compile(r"->|<-|<->|><\[|\[(?:decided|blocked|parking|explorin
 PAIR_MIN = 0.5          # content-word overlap to pair an old item with a new one
 SAME_MEANING = 0.75     # share of the new item's words already in the old one
 SHORTER = 0.9           # new word count at most this share of the old
-MIN_RESTATED = 2        # one shortened item is an edit, not a pattern
+MIN_RESTATED = 3        # restatements of any size: one or two are edits (a typo, a doubled word)
+MIN_CLEAR = 2           # restatements that each drop at least a tenth of the words
+MARKUP_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+|[`*_~]+|\[evidence:[^\]]*\]", re.IGNORECASE)
+LIFECYCLE_RE = re.compile(r"(?:[—–-]\s*)?\b(?:seen|next|due|since|until)\s*:\s*[^,;—–|\]]*[,;]?", re.IGNORECASE)
+DONE_RE = re.compile(r"✓[^✓]*$|\[x\][^\n]*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -48,16 +58,29 @@ def _pattern_name(item: Item) -> str | None:
     return p.name if p else None
 
 
+@lru_cache(maxsize=None)
+def normalise(text: str) -> str:
+    """An item's words without markup or lifecycle fields: what a restatement is measured on."""
+    text = MARKUP_RE.sub(" ", text)
+    if ":" in text:
+        text = LIFECYCLE_RE.sub(" ", text)
+    return " ".join(text.replace("✓", " ").split())
+
+
+def _norm(item: Item) -> Item:
+    return Item(item.start, item.end, normalise(item.text), item.kind)
+
+
 def pair_items(old: list[Item], new: list[Item]) -> list[tuple[Item, Item]]:
-    """Pair changed items: patterns by name, the rest greedily by content-word overlap."""
-    new_texts = {n.text for n in new}
-    old_texts = {o.text for o in old}
-    old_left = [o for o in old if o.text not in new_texts]
-    new_left = [n for n in new if n.text not in old_texts]
+    """Pair changed items: patterns by identity, the rest greedily by content-word overlap."""
+    new_texts = {normalise(n.text) for n in new}
+    old_texts = {normalise(o.text) for o in old}
+    old_left = [o for o in old if normalise(o.text) not in new_texts]
+    new_left = [n for n in new if normalise(n.text) not in old_texts]
     pairs: list[tuple[Item, Item]] = []
-    by_name = {_pattern_name(o): o for o in old_left if _pattern_name(o)}
+    by_name = {name_key(_pattern_name(o)): o for o in old_left if _pattern_name(o)}
     for n in list(new_left):
-        name = _pattern_name(n)
+        name = _pattern_name(n) and name_key(_pattern_name(n))
         if name and name in by_name:
             o = by_name.pop(name)
             pairs.append((o, n))
@@ -78,34 +101,43 @@ def pair_items(old: list[Item], new: list[Item]) -> list[tuple[Item, Item]]:
     return pairs
 
 
-def is_restatement(old: Item, new: Item) -> bool:
+def shortening(old: Item, new: Item) -> float | None:
+    """How much shorter ``new`` says what ``old`` said (0.1 = a tenth fewer words); None if not a restatement."""
     if old.kind == "pattern" and new.kind == "pattern":
         po, pn = parse_pattern(old.text), parse_pattern(new.text)
-        if po and pn and (po.level != pn.level or po.evidence != pn.evidence):
-            return False  # a promotion or new evidence is a real change
+        if po and pn and po.level != pn.level:
+            return None  # a promotion or demotion is a real change
         old_text, new_text = (po.text if po else old.text), (pn.text if pn else new.text)
     else:
         old_text, new_text = old.text, new.text
-    if word_count(new_text) > SHORTER * word_count(old_text):
-        return False
     if _structure(new_text) > _structure(old_text):
-        return False
+        return None  # prose turned into FlowScript structure: real compression
+    old_text, new_text = normalise(DONE_RE.sub("", old_text)), normalise(new_text)
+    before, after = word_count(old_text), word_count(new_text)
+    if not before or after >= before:
+        return None
     new_words = content_words(new_text)
-    if not new_words:
-        return False
-    return len(new_words & content_words(old_text)) / len(new_words) >= SAME_MEANING
+    if not new_words or len(new_words & content_words(old_text)) / len(new_words) < SAME_MEANING:
+        return None
+    return 1 - after / before
+
+
+def is_restatement(old: Item, new: Item) -> bool:
+    return shortening(old, new) is not None
 
 
 def performance_compression(ctx: CheckContext) -> Iterator[Finding]:
     for before, section in ctx.section_pairs(*JUDGED):
+        if ctx.old.lines[before.body_start:before.body_end] == ctx.new.lines[section.body_start:section.body_end]:
+            continue  # untouched section: nothing restated
         old_items, new_items = ctx.old.items(before), ctx.new.items(section)
-        if len(new_items) < len(old_items):
-            continue  # the surface area shrank: real compression
         pairs = pair_items(old_items, new_items)
-        old_texts = {o.text for o in old_items}
-        changed = sum(1 for n in new_items if n.text not in old_texts)
-        restated = [Restatement(o, n) for o, n in pairs if is_restatement(o, n)]
-        if len(restated) >= MIN_RESTATED and len(restated) * 2 > changed:
+        old_texts = {normalise(o.text) for o in old_items}
+        changed = sum(1 for n in new_items if normalise(n.text) not in old_texts)
+        cuts = [(o, n, shortening(o, n)) for o, n in pairs]
+        restated = [Restatement(o, n) for o, n, cut in cuts if cut is not None]
+        clear = sum(1 for _, _, cut in cuts if cut is not None and cut >= 1 - SHORTER)
+        if len(restated) >= MIN_RESTATED or clear >= MIN_CLEAR:
             names = "; ".join(_label(r.new) for r in restated[:6]) + (" …" if len(restated) > 6 else "")
             yield Finding("G301", "performance-compression", "error", ctx.path, restated[0].new.first_line,
                           f"{section.label}: {len(restated)} of {changed} changed items restate the same content "

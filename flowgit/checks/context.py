@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -9,7 +10,8 @@ from typing import Any, Callable, Iterable
 
 from flowgit.config import Config
 from flowgit.continuity.document import Document
-from flowgit.continuity.patterns import PatternAt, iter_patterns, pattern_map
+from flowgit.continuity.identity import name_key
+from flowgit.continuity.patterns import PatternAt, iter_patterns, pattern_identity_map
 from flowgit.continuity.sections import Semantics
 from flowgit.episodes import Episode, lookup
 from flowgit.git import blob_oid
@@ -21,6 +23,14 @@ def is_prefix(new_store: bytes, old_entry: tuple[str, int] | None) -> bool:
         return True
     oid, size = old_entry
     return len(new_store) >= size and blob_oid(memoryview(new_store)[:size], len(oid)) == oid
+
+
+ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]+)"')
+
+
+def _gist(text: str) -> str:
+    """A description without markup, case or spacing (a rename keeps it)."""
+    return " ".join(re.sub(r"[`*_~]", "", text).casefold().split())
 
 
 @dataclass
@@ -40,6 +50,8 @@ class CheckContext:
     old_store_entry: tuple[str, int] | None = None  # (blob id, size) at HEAD
     old_store_loader: Callable[[], bytes] | None = None
     appended_check: Any = None  # a Background computing is_prefix, when the caller started one
+    when: Any = None  # datetime of the change (episodes dated later do not count)
+    author: str = ""  # who makes the change (the agent of appended episodes that name none)
     _episodes: dict[str, Episode] = field(default_factory=dict)
 
     @cached_property
@@ -59,12 +71,58 @@ class CheckContext:
         return self.new_store[size:]
 
     @cached_property
+    def appended_ids(self) -> frozenset[str]:
+        """Ids of the episodes this change appends to the store."""
+        return frozenset(m.decode("utf-8", "replace") for m in ID_RE.findall(self.appended_store))
+
+    @cached_property
+    def word_weight(self):
+        """How rare each word is in the staged store (see :func:`flowgit.evidence.store_weight`)."""
+        from flowgit.evidence import store_weight
+
+        return store_weight(self.new_store)
+
+    @cached_property
     def new_patterns(self) -> dict[str, PatternAt]:
-        return pattern_map(self.new)
+        """Staged patterns by identity (:func:`name_key`), first occurrence wins."""
+        return pattern_identity_map(self.all_new_patterns)
 
     @cached_property
     def old_patterns(self) -> dict[str, PatternAt]:
-        return pattern_map(self.old) if self.old else {}
+        """HEAD's patterns by identity (:func:`name_key`)."""
+        return pattern_identity_map(iter_patterns(self.old)) if self.old else {}
+
+    @cached_property
+    def renames(self) -> dict[str, PatternAt]:
+        """New identity -> HEAD's pattern it renames: same description, or the same evidence, new name."""
+        gone = [at for key, at in self.old_patterns.items() if key not in self.new_patterns]
+        if not gone:
+            return {}
+        out: dict[str, PatternAt] = {}
+        for key, at in self.new_patterns.items():
+            if key in self.old_patterns:
+                continue
+            for old in gone:
+                same_text = _gist(old.pattern.text) == _gist(at.pattern.text) and _gist(at.pattern.text)
+                same_evidence = old.pattern.evidence and set(old.pattern.evidence) <= set(at.pattern.evidence)
+                if same_text or same_evidence:
+                    out[key] = old
+                    gone.remove(old)
+                    break
+        return out
+
+    def new_for(self, key: str) -> PatternAt | None:
+        """The staged version of HEAD's pattern ``key``: same identity, or its rename."""
+        found = self.new_patterns.get(key)
+        if found is None:
+            old = self.old_patterns.get(key)
+            found = next((self.new_patterns[k] for k, o in self.renames.items() if o is old), None)
+        return found
+
+    def old_for(self, at: PatternAt) -> PatternAt | None:
+        """HEAD's version of a staged pattern: same identity, or the pattern it renames."""
+        key = name_key(at.pattern.name)
+        return self.old_patterns.get(key) or self.renames.get(key)
 
     @cached_property
     def all_new_patterns(self) -> list[PatternAt]:
@@ -83,7 +141,7 @@ class CheckContext:
         """Patterns whose line is new or changed, or that moved section, since HEAD."""
         out = []
         for at in self.all_new_patterns:
-            before = self.old_patterns.get(at.pattern.name)
+            before = self.old_for(at)
             if before is None or before.pattern.render() != at.pattern.render() or before.section != at.section:
                 out.append(at)
         return out

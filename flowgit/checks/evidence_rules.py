@@ -32,7 +32,13 @@ def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
         if not _needs_evidence(at) or not p.evidence:
             continue
         verdict = assess(p.name, p.text, p.level, p.evidence, ctx.episodes(p.evidence), ctx.cfg.thresholds,
-                         in_proven=at.section == PROVEN)
+                         in_proven=at.section == PROVEN, now=ctx.when, batch=ctx.appended_ids,
+                         author=ctx.author, weight=ctx.word_weight)
+        if verdict.forged:
+            yield Finding("G107", "evidence", "error", ctx.path, at.lineno,
+                          f"`{p.name}` cites episode(s) whose id is not the hash of their content (forged or "
+                          f"edited): {', '.join(verdict.forged)}",
+                          "write episodes with `flowgit episode add`, which derives the id, and cite those ids")
         if verdict.unknown:
             yield Finding("G102", "evidence", "error", ctx.path, at.lineno,
                           f"`{p.name}` cites episode(s) not in the staged store {ctx.store_path}: "
@@ -40,7 +46,8 @@ def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
                           f"stage the store (`git add {ctx.store_path}`) or fix the ids")
         if verdict.unrelated:
             yield Finding("G104", "evidence", "error", ctx.path, at.lineno,
-                          f"`{p.name}` cites episode(s) that are not about it (no shared meaningful words): "
+                          f"`{p.name}` cites episode(s) that are not about it (too little shared meaning; everyday "
+                          "words weigh little): "
                           f"{', '.join(verdict.unrelated)}",
                           "cite episodes that record this pattern firing")
         if not verdict.enough:
@@ -67,7 +74,7 @@ def evidence_reuse(ctx: CheckContext) -> Iterator[Finding]:
 
 def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
     for at in ctx.changed_patterns:
-        before = ctx.old_patterns.get(at.pattern.name)
+        before = ctx.old_for(at)
         if before is None:
             continue
         old, new = before.pattern, at.pattern

@@ -11,8 +11,10 @@ cannot weaken the gate that judges it) and hands over bytes as git records them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Callable
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
@@ -21,7 +23,12 @@ from flowgit.config import Config
 
 @dataclass(frozen=True)
 class Side:
-    """One side of a change as git records it. ``None`` bytes mean the path is absent."""
+    """One side of a change as git records it. ``None`` bytes mean the path is absent.
+
+    A large store may be given by reference instead: ``store_ref`` (blob id,
+    size) and ``store_loader`` (called only when a rule needs the bytes), with
+    ``store`` left None.
+    """
 
     continuity: bytes | None
     store: bytes | None
@@ -31,31 +38,97 @@ class Side:
     author: str | None = None  # who makes the change (the agent of episodes that name none)
     when: datetime | None = None  # when the change is made (later episodes do not count)
     extra: dict = field(default_factory=dict)
+    store_ref: tuple[str, int] | None = None
+    store_loader: Callable[[], bytes] | None = None
+
+    @property
+    def has_store(self) -> bool:
+        return self.store is not None or self.store_ref is not None
+
+    def store_entry(self) -> tuple[str, int] | None:
+        """(blob id, size) of the store, hashing the bytes only when no reference was given."""
+        if self.store_ref is not None:
+            return self.store_ref
+        if self.store is None:
+            return None
+        from flowgit.git import blob_oid
+
+        return blob_oid(self.store), len(self.store)
+
+    def store_bytes(self) -> bytes:
+        if self.store is not None:
+            return self.store
+        return self.store_loader() if self.store_loader else b""
 
 
 def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | None = None,
-                 override: str | None = None) -> list[Finding]:
+                 override: str | None = None, new_config: Config | None = None) -> list[Finding]:
     """Every enabled rule's findings for ``old`` -> ``new`` under ``cfg`` (the base's configuration).
 
     ``old`` is None for a first commit. ``override`` is the reason given with
     FLOWGIT_OVERRIDE: errors are kept but marked overridden, so callers can
-    record them.
+    record them. ``new_config`` is the configuration the change itself carries:
+    it never judges, but anything in it that weakens ``cfg`` is an error.
     """
+    from flowgit.checks import paths
     from flowgit.checks.registry import run_rules
-    from flowgit.git import blob_oid
-    from flowgit.repo import document_from_bytes
 
-    new_doc = document_from_bytes(cfg, new.continuity if new.continuity is not None else b"", new.continuity_path)
-    old_doc = document_from_bytes(cfg, old.continuity, f"base:{old.continuity_path}") if old else None
-    old_store = old.store if old else None
-    old_entry = (blob_oid(old_store), len(old_store)) if old_store is not None else None
-    ctx = CheckContext(cfg=cfg, new=new_doc, old=old_doc, new_store=new.store or b"",
-                       path=new.continuity_path, store_path=new.store_path, old_store_entry=old_entry,
-                       old_store_loader=(lambda: old_store) if old_store is not None else None)
     findings: list[Finding] = []
-    if not new_doc.sections:
+    if new_config is not None:
+        findings.extend(paths.config_weakened(cfg, new_config, new.continuity_path))
+    findings.extend(paths.removed(old, new))
+    findings.extend(paths.unmerged(new))
+    if new.continuity is None and old is not None and old.continuity is not None:
+        return _overridden(findings, override)  # nothing left to judge the rules on
+    ctx = context_for(cfg, old, new)
+    if new.continuity is not None and not ctx.new.sections:
         findings.append(Finding("G001", "structure", "error", new.continuity_path, 1,
                                 "the file has no `## ` sections, so it is not a continuity file",
                                 f"restore the sections (git show HEAD:{new.continuity_path})"))
-    findings.extend(run_rules(ctx, override=override))
-    return findings
+    findings.extend(_overridden(run_rules(ctx, override=None), override))
+    return _overridden(findings, override)
+
+
+def context_for(cfg: Config, old: Side | None, new: Side) -> CheckContext:
+    """The rules' view of a change: both documents parsed, the stores by reference."""
+    from flowgit.repo import document_from_bytes
+
+    new_doc = document_from_bytes(cfg, new.continuity if new.continuity is not None else b"", new.continuity_path)
+    old_doc = (document_from_bytes(cfg, old.continuity, f"base:{old.continuity_path}")
+               if old is not None and old.continuity is not None else None)
+    old_entry = old.store_entry() if old is not None else None
+    return CheckContext(cfg=cfg, new=new_doc, old=old_doc, new_store=new.store or b"",
+                        path=new.continuity_path, store_path=new.store_path, old_store_entry=old_entry,
+                        old_store_loader=old.store_bytes if old is not None and old.has_store else None,
+                        when=new.when, author=new.author or "",
+                        appended_check=new.extra.get("appended_check") if old is not None and old.commit and
+                        old.commit == new.extra.get("base") else None)
+
+
+def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | None = None,
+                new_config: Config | None = None) -> list[Finding]:
+    """A merge result judged against each parent: an error stands only if every parent shows it.
+
+    A result that takes each element from one valid side (the union of two
+    valid wraps) is accepted; something neither side had, or a loss of either
+    side's episodes, is not.
+    """
+    from flowgit.checks import paths
+
+    if len(parents) < 2:
+        return judge_change(cfg, parents[0] if parents else None, new, override=override, new_config=new_config)
+    per_parent = [judge_change(cfg, p, new, override=None, new_config=new_config) for p in parents]
+
+    def key(f: Finding) -> tuple:
+        return f.code, f.line, re.sub(r"\d+ of \d+|was \d+|\d+%", "#", f.message)
+
+    common = set.intersection(*({key(f) for f in fs if f.is_error} for fs in per_parent))
+    findings = [f for f in per_parent[0] if not f.is_error or key(f) in common]
+    findings.extend(paths.merge_lost_episodes(parents, new))
+    return _overridden(findings, override)
+
+
+def _overridden(findings: list[Finding], override: str | None) -> list[Finding]:
+    if not override:
+        return findings
+    return [replace(f, overridden=True) if f.severity == "error" else f for f in findings]

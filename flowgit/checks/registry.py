@@ -20,11 +20,17 @@ class Rule:
 
 
 def _rules() -> list[Rule]:
-    from flowgit.checks import compression, evidence_rules, lint_rule, semantics, size, store
+    from flowgit.checks import (compression, evidence_rules, identity_rules, lint_rule, recognition, semantics,
+                                size, store)
     from flowgit.checks.conflict import conflict_markers
 
     return [
         Rule("conflict-markers", "git conflict markers in the continuity file or store", conflict_markers),
+        Rule("recognition", "pattern-like lines that do not parse, hidden patterns", recognition.unreadable_patterns),
+        Rule("names", "duplicate names after NFKC/case folding; mixed-script names", recognition.names),
+        Rule("new-pattern", "a new pattern enters at 1x in Developing", identity_rules.new_patterns_enter_at_1x),
+        Rule("proven-exit", "Proven leaves only stale or demoted with a reason", identity_rules.proven_leaves_properly),
+        Rule("proven-claim", "a Proven claim is not reworded in place", identity_rules.proven_claims_stay),
         Rule("ungrounded-graduation", "a 2x/3x or Proven pattern without [evidence: …]", evidence_rules.ungrounded),
         Rule("evidence", "cited evidence must exist, be about the pattern and be enough", evidence_rules.evidence_holds),
         Rule("evidence-reuse", "one episode cited by many patterns (warning)", evidence_rules.evidence_reuse),
@@ -33,7 +39,8 @@ def _rules() -> list[Rule]:
         Rule("append-not-replace", "State / Top of Mind appended to instead of replaced", semantics.append_not_replace),
         Rule("append-not-rewrite", "Recent Context appended to instead of rewritten", semantics.append_not_rewrite),
         Rule("protected-evidence", "a Proven pattern's evidence dropped or altered", semantics.protected_evidence),
-        Rule("protected-zone", "Foundation / Partnership / Cross-Domain losing lines", semantics.protected_zone),
+        Rule("protected-zone", "Foundation / Partnership / Cross-Domain changed without override",
+             identity_rules.protected_zone),
         Rule("catastrophic-shrink", "the file losing more than shrink_max (archival aside)", size.catastrophic_shrink),
         Rule("size-budget", "State, Developing and file size budgets", size.budgets),
         Rule("flowscript", "FlowScript lint errors on changed lines", lint_rule.flowscript),

@@ -5,14 +5,9 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-from flowgit.background import Background
-from flowgit.checks.context import CheckContext, is_prefix
 from flowgit.checks.finding import Finding
-from flowgit.checks.registry import override_reason, run_rules
+from flowgit.checks.registry import override_reason
 from flowgit.config import Config
-from flowgit.git import blobs, head_entries, index_entries, read_blob, require_repo
-from flowgit.continuity.document import _parser
-from flowgit.repo import document_from_bytes
 
 
 @dataclass
@@ -40,49 +35,61 @@ class CheckReport:
                 "findings": [f.to_dict() for f in self.findings]}
 
 
-def staged_context(cfg: Config) -> CheckContext | None:
-    """HEAD's and the index's continuity file and store; None when neither is staged differently.
+def _explicit(cfg: Config, attr: str) -> str | None:
+    """A path given on the command line (``--file``/``--store``), else None (the base's config decides)."""
+    from flowgit.config import DEFAULT_CONTINUITY, DEFAULT_STORE
 
-    Blob ids decide what changed without reading anything; the continuity
-    blobs come out of one ``git cat-file --batch``; the staged store is read
-    from the working tree when it hashes to the staged blob; HEAD's store is
-    read only if a rule asks for it.
-    """
+    chosen = getattr(cfg, attr + "_rel")
+    default = DEFAULT_CONTINUITY if attr == "continuity" else DEFAULT_STORE
+    configured = cfg.source is not None
+    return chosen if (chosen != default and not configured) else None
+
+
+def run_check(cfg: Config, *, amend: bool | None = None) -> CheckReport:
+    """Judge the index against its base(s) with the base's committed configuration."""
+    from flowgit.background import Background
+    from flowgit.checks.staged import staged_change
+    from flowgit.continuity.document import _parser
+    from flowgit.git import require_repo
+
     root = require_repo(cfg.root)
     warm_parser = Background(_parser)  # markdown-it imports while git answers
-    cont, store = cfg.continuity_rel, cfg.store_rel
-    entries = index_entries(root, [cont, store])
-    staged = {path: e.oid for path, e in entries.items()}
-    head = head_entries(root, [cont, store])
-    if staged.get(cont) == head.get(cont, (None,))[0] and staged.get(store) == head.get(store, (None,))[0]:
-        return None
-    wanted = [oid for oid in (staged.get(cont), head.get(cont, (None,))[0]) if oid]
-    texts = dict(zip(wanted, blobs(root, wanted)))
-    new_doc = texts.get(staged.get(cont) or head.get(cont, ("",))[0]) or b""
-    old_doc = texts.get(head[cont][0]) if cont in head else None
-    new_store = read_blob(root, store, entries[store]) if store in entries else b""
-    old_entry = head.get(store)
-    appended_only = Background(is_prefix, new_store, old_entry)  # hashed while the rules run
+    change = staged_change(root, amend=amend, continuity=_explicit(cfg, "continuity"),
+                           store=_explicit(cfg, "store"))
     warm_parser.result()
-    return CheckContext(cfg=cfg, new=document_from_bytes(cfg, new_doc, cont),
-                        old=document_from_bytes(cfg, old_doc, f"HEAD:{cont}"),
-                        new_store=new_store, path=cont, store_path=store, old_store_entry=old_entry,
-                        old_store_loader=(lambda: blobs(root, [old_entry[0]])[0] or b"") if old_entry else None,
-                        appended_check=appended_only)
-
-
-def run_check(cfg: Config) -> CheckReport:
-    ctx = staged_context(cfg)
-    if ctx is None:
+    if change is None:
         return CheckReport(cfg.continuity_rel, checked=False)
     reason = override_reason()
-    findings: list[Finding] = []
-    if not ctx.new.sections:
-        findings.append(Finding("G001", "structure", "error", ctx.path, 1,
-                                "the staged file has no `## ` sections, so it is not a continuity file",
-                                "restore the sections (git show HEAD:" + ctx.path + ")"))
-    findings.extend(run_rules(ctx, override=reason))
-    return CheckReport(ctx.path, checked=True, findings=findings, override=reason)
+    findings = _judge(change, reason)
+    if not change.new.extra["proof"].holds():  # the working tree is not what is staged: judge git's blob
+        change = staged_change(root, amend=amend, continuity=_explicit(cfg, "continuity"),
+                               store=_explicit(cfg, "store"), verified=True)
+        findings = _judge(change, reason)
+    if reason and any(f.overridden for f in findings):
+        findings.extend(_override_unrecorded(root))
+    return CheckReport(change.new.continuity_path, checked=True, findings=findings, override=reason)
+
+
+def _judge(change, reason: str | None) -> list[Finding]:
+    from flowgit.checks.judge import judge_change, judge_merge
+
+    if change.other_parents:
+        return judge_merge(change.cfg, change.parents, change.new, override=reason, new_config=change.new_cfg)
+    return judge_change(change.cfg, change.old, change.new, override=reason,
+                        new_config=change.new_cfg if change.config_changed else None)
+
+
+def _override_unrecorded(root) -> list[Finding]:
+    """An override must leave a trace in the commit: refuse it when no commit-msg hook will record it."""
+    from flowgit.commands.install_hook import records_overrides
+
+    if records_overrides(root):
+        return []
+    return [Finding("G802", "override", "error", "FLOWGIT_OVERRIDE", None,
+                    "FLOWGIT_OVERRIDE is set but no flowgit commit-msg hook is installed to record it in "
+                    "the commit, so the override would leave no trace",
+                    "run `flowgit install-hook` (or add the flowgit-commit-msg hook to "
+                    ".pre-commit-config.yaml), then commit again")]
 
 
 def render(report: CheckReport) -> str:
@@ -102,9 +109,9 @@ def announce_override(report: CheckReport) -> None:
                          f"trailer; `flowgit audit` reports it.\n{bar}\n")
 
 
-def main(cfg: Config, as_json: bool) -> int:
+def main(cfg: Config, as_json: bool, *, amend: bool | None = None) -> int:
     """Run the gate and print its report; the exit code the hook returns (0 pass, 1 rejected)."""
-    report = run_check(cfg)
+    report = run_check(cfg, amend=amend)
     if as_json:
         from flowgit.output import emit_json
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from flowgit.changes import diff_patterns
 from flowgit.checks.registry import override_reason
-from flowgit.commands.check import staged_context
 from flowgit.config import Config
 from flowgit.episodes import lookup
 from flowgit.errors import FlowgitError
@@ -41,9 +40,16 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     if reason and not values(trailers, "Flow-Override"):
         git(cfg.root, "interpret-trailers", "--in-place", "--trailer", f"Flow-Override: {reason}", str(path))
         report.override_recorded = reason
-    if not values(trailers, "Flow-Session"):
+    from flowgit.checks.staged import amend_in_progress, staged_change
+    from flowgit.git import require_repo
+
+    root = require_repo(cfg.root)
+    amend = amend_in_progress(root)
+    if amend:
+        report.problems.extend(_amend_verdict(cfg))
+    if not any(values(trailers, key) for key in WRAP_TRAILERS):
         return report  # not a wrap commit: nothing to reconcile
-    ctx = staged_context(cfg)
+    ctx = _context(staged_change(root, amend=amend, verified=True))
     report.problems.extend(mismatches(trailers, diff_patterns(ctx.old, ctx.new) if ctx else []))
     ids = [i.strip() for v in values(trailers, "Episodes") for i in v.split(",") if i.strip()]
     if ids and ctx is not None:
@@ -55,6 +61,26 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
             elif ident not in fresh:
                 report.problems.append(f"trailer `Episodes` names {ident}, which was already committed before")
     return report
+
+
+WRAP_TRAILERS = ("Flow-Session", "Graduated", "Incremented", "Demoted", "Archived", "Episodes")
+
+
+def _context(change):
+    """The rules' view of the change (None when nothing judged is staged)."""
+    if change is None:
+        return None
+    from flowgit.checks.judge import context_for
+
+    return context_for(change.cfg, change.old, change.new)
+
+
+def _amend_verdict(cfg: Config) -> list[str]:
+    """An amend replaces HEAD: the whole gate again, against HEAD's parent (pre-commit judged against HEAD)."""
+    from flowgit.commands.check import run_check
+
+    report = run_check(cfg, amend=True)
+    return [f"amend judged against the parent: {f.format()}" for f in report.findings if f.is_error]
 
 
 def _strip_comments(message: str) -> str:

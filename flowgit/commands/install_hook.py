@@ -1,4 +1,9 @@
-"""``flowgit install-hook``: the plain-git pre-commit, commit-msg and pre-push hooks, chaining existing ones."""
+"""``flowgit install-hook``: the plain-git hooks for every local path to a commit, and the push, chaining existing ones.
+
+pre-commit and pre-merge-commit run the gate; prepare-commit-msg notes an amend
+so commit-msg can judge it against the real parent; commit-msg reconciles
+trailers and records an override; pre-push audits the commits being pushed.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from flowgit.fsio import atomic_write
 from flowgit.git import git, require_repo
 
 MARKER = "flowgit gate"
-HOOKS = ("pre-commit", "commit-msg", "pre-push")
+HOOKS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "pre-push")
 
 
 @dataclass
@@ -32,10 +37,34 @@ def hook_dir(root: Path) -> Path:
 
 
 def hook_script(name: str) -> str:
-    """The shipped hook with this interpreter baked in, so it works outside the virtualenv too."""
+    """The shipped hook with this interpreter baked in, quoted (a path may hold spaces).
+
+    The environment cannot replace it (``FLOWGIT=true git commit`` must not
+    switch the gate off), and it works outside the virtualenv too.
+    """
     text = resources.files("flowgit.hooks").joinpath(name).read_text(encoding="utf-8")
-    command = f"{shlex.quote(sys.executable)} -m flowgit"
-    return text.replace('FLOWGIT="${FLOWGIT:-flowgit}"', f'FLOWGIT="${{FLOWGIT:-{command}}}"')
+    return text.replace("FLOWGIT_PYTHON=flowgit-python", f"FLOWGIT_PYTHON={shlex.quote(sys.executable)}")
+
+
+def records_overrides(root: Path) -> bool:
+    """Whether a commit-msg hook that records FLOWGIT_OVERRIDE as a trailer will run.
+
+    Either flowgit's own hook, or the pre-commit framework's hook with the
+    flowgit-commit-msg hook configured.
+    """
+    try:
+        text = (hook_dir(root) / "commit-msg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    if f"{MARKER} (commit-msg)" in text:
+        return True
+    if "pre-commit" in text and "hook-impl" in text:
+        try:
+            config = (root / ".pre-commit-config.yaml").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+        return "flowgit-commit-msg" in config
+    return False
 
 
 def run_install(cfg: Config) -> InstallResult:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Iterator, Mapping
 
+from flowgit.continuity.identity import canonical_section
 from flowgit.continuity.sections import CANONICAL_ORDER, Semantics, alias_table, semantics_of
 from flowgit.errors import FlowgitError
 
@@ -304,7 +305,7 @@ class Document:
 def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
     if not lines:
         return []
-    source = "".join(lines).replace("\r\n", "\n").replace("\r", " ")
+    source = "".join(lines).replace("\r\n", "\n").replace("\r", " ").lstrip("\ufeff")
     tokens = _parser().parse(source)
     h2: list[int] = []
     h3: list[tuple[int, str]] = []
@@ -329,14 +330,14 @@ def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
             Subsection(t, ln, subs[j + 1][0] if j + 1 < len(subs) else body_end)
             for j, (ln, t) in enumerate(subs))
         sections.append(Section(title=title, name=name, suffix=suffix.strip(),
-                                canonical=table.get(name.lower()), heading=start, end=end,
+                                canonical=canonical_section(name, table), heading=start, end=end,
                                 body_end=body_end, wrapper=wrappers.get(start),
                                 subsections=subsections))
     return sections
 
 
 def _heading_text(line: str, level: int) -> str:
-    text = strip_eol(line).strip()[level:].strip()
+    text = strip_eol(line).lstrip("\ufeff").strip()[level:].strip()
     return re.sub(r"\s+#+\s*$", "", text)
 
 

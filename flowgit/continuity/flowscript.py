@@ -3,7 +3,9 @@
 Codes follow the FlowScript linter's style: E001 tension without an axis, E002
 a required field missing, E003 more than one state on one node, W001 parking
 without why/until, W002 a date that is neither ISO nor ``Jan 10``.
-Code fences, inline code and HTML tags are masked first so ``<b></b>`` or a
+``# `` comment lines (the template's guidance, a marker legend such as
+``# FS: -> <- = != + | >< {block} ! ?``) are not linted. Code fences, inline
+code, HTML tags and ``<name@host>`` addresses are masked first so ``<b></b>`` or a
 quoted example never trips a rule; columns still point into the real line.
 """
 
@@ -15,7 +17,8 @@ from dataclasses import dataclass
 from flowgit.continuity.document import fence_step, split_lines, strip_eol
 from flowgit.dates import parse_date
 
-MASK_RE = re.compile(r"`[^`]*`|<!--.*?-->|</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>")
+MASK_RE = re.compile(r"`[^`]*`|<!--.*?-->|</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>|<[^<>\s@]+@[^<>\s]+>")
+COMMENT_LINE_RE = re.compile(r"^\s{0,3}#(?:\s|$)")  # FLOW guidance / marker legend, not FlowScript
 TENSION_RE = re.compile(r"><(?!\[[^\]]*\S[^\]]*\])")
 LONG_STATE_RE = re.compile(r"\[(?P<kind>decided|blocked|parking|exploring)(?:\((?P<args>[^\]]*)\))?\]")
 SHORT_STATE_RE = re.compile(r"\[(?P<kind>[DBP]):(?P<args>[^\]]*)\]")
@@ -106,7 +109,7 @@ def lint_text(text: str) -> list[Finding]:
     fence: str | None = None
     for index, line in enumerate(split_lines(text)):
         fence, is_fence = fence_step(line, fence)
-        if fence is not None or is_fence:
+        if fence is not None or is_fence or COMMENT_LINE_RE.match(line):
             continue
         if "><" in line or "[" in line:
             findings.extend(lint_line(line, index + 1))

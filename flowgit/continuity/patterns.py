@@ -21,7 +21,7 @@ from typing import Iterator
 from flowgit.continuity.document import Document, strip_eol
 
 HEAD_RE = re.compile(r"^(?P<indent>\s*)(?P<bullet>(?:[-*+]\s+)?)(?P<bang>!{1,3})\s*"
-                     r"(?P<name>[A-Za-z0-9][\w.\-/]*)\s*:\s?")
+                     r"(?P<name>[^\W_][\w.\-/]*)\s*:\s?")
 LEVEL_RE = re.compile(r"\|\s*(?P<level>[1-9])x\b")
 CATEGORY_RE = re.compile(r"^\s*\((?P<inner>[^()]*)\)")
 ANNOTATION_RE = re.compile(r"\[(?P<inner>[^\[\]]*)\]")
@@ -152,4 +152,51 @@ def pattern_map(doc: Document) -> dict[str, PatternAt]:
     found: dict[str, PatternAt] = {}
     for at in iter_patterns(doc):
         found.setdefault(at.pattern.name, at)
+    return found
+
+
+# ------------------------------------------------------------------ recognition
+# What *looks like* a pattern line to a reader, whatever the markup. Anything
+# matching this that :func:`parse_pattern` does not parse is a pattern the gate
+# would otherwise not see, so the gate refuses it (see checks/recognition.py).
+MARKUP_RE = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d{1,3}[.)])\s+)?(?:\[[ xX]\]\s+)?")
+LOOSE_LEVEL_RE = re.compile(r"\|\s*\**\s*[0-9]+\s*\**\s*[xX×✕✖]", re.IGNORECASE)
+LOOSE_BANG_RE = re.compile(r"^!{1,3}\s*\**\s*[^\s:|]+\s*\**\s*:(?!\S)")  # `! name:` (`! fix the cache: …` is FlowScript)
+EVIDENCE_RE = re.compile(r"\[\s*evidence\s*:", re.IGNORECASE)
+
+
+def looks_like_pattern_loose(line: str) -> bool:
+    """A line a reader would take for a pattern: a `!` name marker, a `| Nx` level in any form, or evidence."""
+    body = MARKUP_RE.sub("", strip_eol(line), count=1)
+    return bool(LOOSE_BANG_RE.match(body) or LOOSE_LEVEL_RE.search(body) or EVIDENCE_RE.search(body))
+
+
+def grammar_fix(line: str) -> str:
+    """What to change so the line parses as the one canonical pattern grammar."""
+    raw = strip_eol(line)
+    body = MARKUP_RE.sub("", raw, count=1)
+    if raw.lstrip().startswith(">"):
+        return "patterns are not quoted: remove the `>`"
+    if re.match(r"^\s*(?:\d{1,3}[.)]|[-*+]\s+\[[ xX]\])", raw):
+        return "use a plain `- ` bullet or none, not a numbered item or a check box"
+    if "**" in body.split("|")[0] or "__" in body.split(":")[0]:
+        return "write the name without emphasis: `! name: description | 1x`"
+    head = re.match(r"^(!{1,3})\s*([^:]*):", body)
+    if head and not re.fullmatch(r"[^\W_][\w.\-/]*", head.group(2).strip()):
+        return "a name is one word (letters, digits, `_ . - /`): `! retry_budget: … | 1x`"
+    if not head:
+        return "start with the marker and name: `! name: description | 1x`"
+    level = LOOSE_LEVEL_RE.search(body)
+    if level is None:
+        return "put the level on the same line: `… | 1x` (hard-wrapped patterns are not read)"
+    return "write the level as `| 1x`, `| 2x` or `| 3x` (lower-case x)"
+
+
+def pattern_identity_map(patterns) -> dict[str, "PatternAt"]:
+    """Patterns keyed by :func:`name_key` (first occurrence wins)."""
+    from flowgit.continuity.identity import name_key
+
+    found: dict[str, PatternAt] = {}
+    for at in patterns:
+        found.setdefault(name_key(at.pattern.name), at)
     return found

@@ -16,10 +16,11 @@ import re
 from typing import Mapping
 
 from flowgit.continuity.document import fence_step
+from flowgit.continuity.identity import canonical_section
 from flowgit.continuity.patterns import Pattern, PatternAt, parse_pattern
 from flowgit.continuity.sections import alias_table
 
-H2_RE = re.compile(r"^ {0,3}##(?:[ \t]+(.*?))?[ \t]*$")
+H2_RE = re.compile(r"^\ufeff? {0,3}##(?:[ \t]+(.*?))?[ \t]*$")
 FENCE_START_RE = re.compile(r"^ {0,3}(?:`{3}|~{3})")
 OTHER, FENCE, HEADING, PATTERN = range(4)
 
@@ -69,7 +70,7 @@ def scan_patterns(text: str, aliases: Mapping[str, tuple[str, ...]] | None = Non
         if fence is not None:
             continue
         if kind == HEADING:
-            section = table.get(str(payload).lower(), str(payload))
+            section = canonical_section(str(payload), table) or str(payload)
         elif section is not None:
             pattern: Pattern = payload  # type: ignore[assignment]
             if pattern.name not in found:

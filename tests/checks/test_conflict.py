@@ -1,4 +1,4 @@
-"""G801: conflict markers in the staged continuity file or store are a gate error; read commands refuse."""
+"""G601: conflict markers in the staged continuity file or store are a gate error; read commands refuse."""
 
 from __future__ import annotations
 
@@ -19,31 +19,31 @@ def committed(repo):
     git(repo, "commit", "-qm", "base")
 
 
-def test_markers_in_the_continuity_file_are_g801(run, repo):
+def test_markers_in_the_continuity_file_are_g601(run, repo):
     committed(repo)
     (repo / "CONTINUITY.md").write_text(CONFLICTED)
     git(repo, "add", "-A")
     res = run(repo, "check", "--json")
     data = json.loads(res.out)
     assert res.code == 1
-    g801 = [f for f in data["findings"] if f["code"] == "G801"]
-    assert g801 and g801[0]["line"] == CONFLICTED.splitlines().index("<<<<<<< ours") + 1
+    g601 = [f for f in data["findings"] if f["code"] == "G601"]
+    assert g601 and g601[0]["line"] == CONFLICTED.splitlines().index("<<<<<<< ours") + 1
 
 
-def test_markers_in_the_store_are_g801(run, repo):
+def test_markers_in_the_store_are_g601(run, repo):
     committed(repo)
     with (repo / ".flow" / "episodes.jsonl").open("ab") as fh:
         fh.write(b"<<<<<<< HEAD\n>>>>>>> theirs\n")
     git(repo, "add", "-A")
     res = run(repo, "check")
-    assert res.code == 1 and ".flow/episodes.jsonl" in res.err and "G801" in res.err
+    assert res.code == 1 and ".flow/episodes.jsonl" in res.err and "G601" in res.err
 
 
 def test_the_rule_cannot_be_dodged_by_a_marker_line_with_crlf_or_a_label(run, repo):
     committed(repo)
     (repo / "CONTINUITY.md").write_bytes(CONFLICTED.replace("\n", "\r\n").encode())
     git(repo, "add", "-A")
-    assert "G801" in run(repo, "check").err
+    assert "G601" in run(repo, "check").err
 
 
 def test_read_commands_say_the_file_is_mid_merge(run, repo):
@@ -59,4 +59,4 @@ def test_a_clean_file_with_a_setext_underline_passes(run, repo):
     committed(repo)
     (repo / "CONTINUITY.md").write_text(BASE.replace("## Foundation\n", "## Foundation\nRules\n=======\n"))
     git(repo, "add", "-A")
-    assert "G801" not in run(repo, "check").err
+    assert "G601" not in run(repo, "check").err

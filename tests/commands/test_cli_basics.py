@@ -140,7 +140,7 @@ def test_bad_files_give_one_line_exit_2_and_write_nothing(run, tmp_path, command
 
 def test_malformed_stdin_line_writes_nothing(run, repo):
     run(repo, "init")
-    res = run(repo, "episode", "add", stdin='{"type": "finding", "content": "ok"}\n{"type": oops}\n')
+    res = run(repo, "episode", "add", stdin='{"type": "finding", "content": "ok", "session": "s1"}\n{"type": oops}\n')
     assert res.code == 2 and "<stdin>:2:" in res.err
     assert (repo / ".flow" / "episodes.jsonl").read_bytes() == b""
     bad_type = run(repo, "episode", "add", stdin='{"type": "gossip", "content": "x"}\n')

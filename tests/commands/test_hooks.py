@@ -122,3 +122,88 @@ def test_pre_commit_framework_runs_the_commit_msg_hook(repo, pre_commit_home):
     assert rejected.returncode == 1 and "`Graduated: p01` but the change does not show" in rejected.stdout
     msg.write_text("Session wrap Nov 30\n\nFlow-Session: s9\nIncremented: p01\n")
     assert _pre_commit(repo, pre_commit_home, *args).returncode == 0
+
+
+# ------------------------------------------------------------- the installed hooks themselves
+def _wrapper_python(directory: Path, log: Path) -> Path:
+    """An interpreter path with a space in it that logs each start, then runs this interpreter."""
+    directory.mkdir(parents=True)
+    exe = directory / "python"
+    exe.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{sys.executable}" "$@"\n')
+    exe.chmod(0o755)
+    return exe
+
+
+def test_hooks_bake_a_quoted_interpreter_with_a_space_and_get_out_of_the_way(run, repo, tmp_path, monkeypatch):
+    committed_base(repo)
+    log = tmp_path / "starts.log"
+    exe = _wrapper_python(tmp_path / "my python dir", log)
+    monkeypatch.setattr(sys, "executable", str(exe))
+    assert run(repo, "install-hook").code == 0
+    hook = (repo / ".git" / "hooks" / "pre-commit").read_text()
+    assert f"FLOWGIT_PYTHON='{exe}'" in hook
+    (repo / "README.md").write_text("unrelated\n")
+    git(repo, "add", "README.md")
+    done = commit(repo, "unrelated", env={"FLOWGIT": "true"})
+    assert done.returncode == 0, done.stderr
+    assert not log.exists()  # nothing relevant staged: the shell hook returned before any interpreter started
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    refused = commit(repo, "ungrounded", env={"FLOWGIT": "true"})  # the environment cannot replace the gate
+    assert refused.returncode == 1 and "G101" in refused.stderr
+    assert "-I -m flowgit check" in log.read_text()
+
+
+def test_hook_runs_when_head_config_names_another_file(run, repo):
+    committed_base(repo)
+    (repo / "MEMORY.md").write_text(base_text())
+    (repo / ".flowgit.toml").write_text('continuity = "MEMORY.md"\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "move", "--no-verify")
+    run(repo, "install-hook")
+    (repo / "MEMORY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    refused = commit(repo, "ungrounded in the configured file")
+    assert refused.returncode == 1 and "G101" in refused.stderr
+
+
+def test_pre_commit_framework_never_skips_a_deletion(repo, pre_commit_home):
+    committed_base(repo)
+    git(repo, "rm", "-q", "CONTINUITY.md")
+    res = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-check", "--verbose")
+    assert res.returncode == 1 and "G803" in res.stdout, res.stdout
+    assert "Skipped" not in res.stdout
+
+
+def test_pre_commit_framework_judges_a_configured_path(repo, pre_commit_home):
+    committed_base(repo)
+    (repo / "MEMORY.md").write_text(base_text())
+    (repo / ".flowgit.toml").write_text('continuity = "MEMORY.md"\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "move", "--no-verify")
+    (repo / "MEMORY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    res = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-check", "--verbose")
+    assert res.returncode == 1 and "G101" in res.stdout, res.stdout
+
+
+def test_pre_commit_framework_amend_is_judged_against_the_parent(repo, pre_commit_home):
+    """prepare-commit-msg notes the amend; commit-msg then judges the index against HEAD's parent."""
+    committed_base(repo)
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "p01 to 2x", "--no-verify")
+    jumped = grounded_text().replace("| 2x (RELIABILITY)", "| 3x (RELIABILITY)").replace(
+        f"{E_RETRY[1].id}]", f"{E_RETRY[1].id}, {E_RETRY[2].id}]")
+    (repo / "CONTINUITY.md").write_text(jumped)
+    git(repo, "add", "-A")
+    note = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-prepare-commit-msg",
+                       "--hook-stage", "prepare-commit-msg", "--commit-msg-filename", str(repo / ".git" / "MSG"),
+                       "--prepare-commit-message-source", "commit", "--commit-object-name", "HEAD")
+    assert note.returncode == 0, note.stdout
+    assert (repo / ".git" / "flowgit-amend").read_text().startswith("amend")
+    msg = repo.parent / "MSG"
+    msg.write_text("p01 to 3x\n")
+    res = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-commit-msg", "--hook-stage",
+                      "commit-msg", "--commit-msg-filename", str(msg), "--verbose")
+    assert res.returncode == 1 and "G201" in res.stdout, res.stdout

@@ -143,7 +143,11 @@ def story(tmp_path_factory):
         git(repo, "mv", "CONTINUITY.md", "MEMORY.md")
         (repo / ".flowgit.toml").write_text('continuity = "MEMORY.md"\n')
         git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "Rename the continuity file")
+        os.environ["FLOWGIT_OVERRIDE"] = "move the continuity file to MEMORY.md"  # the gate stops a silent move
+        try:
+            git(repo, "commit", "-qm", "Rename the continuity file")
+        finally:
+            del os.environ["FLOWGIT_OVERRIDE"]
         s.at["file renamed"] = git(repo, "rev-parse", "HEAD").strip()
         s.wrap("epsilon 2x", {"op": "increment", "name": "epsilon", "evidence": s.ev("epsilon", 1, 3)})  # 17
         # a side branch and a merge
@@ -248,8 +252,11 @@ def test_audit_reports_exactly_the_bypass(story):
     res = story.run(story.repo, "audit", "--json")
     data = json.loads(res.out)
     assert res.code == 1
-    assert [(f["code"], f["commit"]) for f in data["findings"]] == [("G101", story.at["bypass"])]
-    assert "`epsilon`" in data["findings"][0]["message"]
+    errors = [f for f in data["findings"] if f["severity"] == "error"]
+    assert [(f["code"], f["commit"]) for f in errors] == [("G101", story.at["bypass"])]
+    assert "`epsilon`" in errors[0]["message"]
+    notices = [(f["code"], f["commit"]) for f in data["findings"] if f["severity"] != "error"]
+    assert notices == [("A301", story.at["file renamed"])]  # the file rename was made under a recorded override
     assert data["commits_judged"] >= 40 and data["unjudged"] == []
 
 
@@ -259,7 +266,8 @@ def test_forty_legitimate_wraps_merges_and_renames_audit_clean(story):
     after = story.run(story.repo, "audit", "--json", "--range", f"{story.at['bypass']}..HEAD")
     for res in (before, after):
         data = json.loads(res.out)
-        assert res.code == 0 and data["findings"] == [], data["findings"]
+        errors = [f for f in data["findings"] if f["severity"] == "error"]
+        assert res.code == 0 and data["ok"] and errors == [], errors
     assert json.loads(before.out)["commits_judged"] + json.loads(after.out)["commits_judged"] >= 40
     human = story.run(story.repo, "audit", "--range", f"{story.at['bypass']}..HEAD")
     assert "— clean" in human.out

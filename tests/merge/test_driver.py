@@ -120,7 +120,7 @@ def test_a_protected_conflict_stops_git_and_the_gate_refuses_the_markers(team_re
     listed = run(team_repo, "patterns")
     assert listed.code == 2 and "mid-merge" in listed.err
     git(team_repo, "add", "CONTINUITY.md")
-    assert "G801" in run(team_repo, "check").err
+    assert "G601" in run(team_repo, "check").err
 
 
 def test_a_merge_the_gate_would_refuse_is_left_conflicted_with_the_reason(team_repo, run, tmp_path):

@@ -25,7 +25,7 @@ def ep(content, session, type_="finding", ts="2026-11-20T10:00:00Z", agent="agen
 
 
 A1 = ep("retry storm multiplied provider load during the outage", SESSION_A)
-A2 = ep("retry budget per request kept the queue stable under load", SESSION_A, "outcome")
+A2 = ep("retry budget per request kept the queue stable under load", SESSION_A, "outcome", agent="agent-b")
 B1 = ep("budget on retries held provider load flat in the second outage", SESSION_B, "observation")
 ONE = [ep("retry cap stopped the storm", "solo"), ep("retry budget limited request fan-out", "solo", "outcome"),
        ep("retries per request bounded by a budget", "solo", "observation")]
@@ -127,7 +127,7 @@ def test_three_episodes_from_one_session_are_refused_and_nothing_changes(run, wr
     data = json.loads(res.out)
     assert res.code == 3 and data["nothing_to_do"]  # nothing committed because of the refusal
     assert data["refused"][0]["name"] == "retry_budget"
-    assert "from 2 different sessions or agents; has 3 from 1 source" in data["refused"][0]["reasons"][0]
+    assert "from 2 different sessions or agents; has 1 from 1 source" in data["refused"][0]["reasons"][0]
     assert snapshot(wrap_repo) == before
     strict = wrap(run, wrap_repo, {"session": "sess-c", "state": "new focus", "patterns": [
         {"op": "graduate", "name": "retry_budget", "evidence": [ONE[2].id]}]}, "--strict")

@@ -1,0 +1,133 @@
+"""Identity rules: how a pattern may enter, leave and change, and the protected zones.
+
+* a new pattern enters at 1x in Developing (G204), a rename carries its level
+  and evidence (renames are found by the context and judged as the pattern);
+* a Proven pattern leaves only stale (``stale_proven_days``) or demoted to
+  Developing with a reason (G205);
+* a Proven claim is not reworded in place: demote it with a reason to change it (G404);
+* Foundation, Partnership and Cross-Domain Discoveries (what a person wrote for
+  the agent) change only with an override: added, altered, removed or hidden
+  lines alike (G402).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from typing import Iterator
+
+from flowgit.checks.context import CheckContext
+from flowgit.checks.finding import Finding
+from flowgit.continuity.patterns import PatternAt
+from flowgit.continuity.sections import DEVELOPING, PROVEN, Semantics
+
+DEMOTED_RE = re.compile(r"demot\w*\b\W*(\S.*)", re.IGNORECASE)
+
+
+def new_patterns_enter_at_1x(ctx: CheckContext) -> Iterator[Finding]:
+    if ctx.old is None:
+        return
+    for at in ctx.changed_patterns:
+        if ctx.old_for(at) is not None:
+            continue
+        if at.pattern.level > 1 or at.section != DEVELOPING:
+            where = f"at {at.pattern.level}x" if at.pattern.level > 1 else f"in {at.section}"
+            yield Finding("G204", "new-pattern", "error", ctx.path, at.lineno,
+                          f"`{at.pattern.name}` is new and enters {where}: a new pattern enters at 1x in "
+                          "Developing Knowledge",
+                          f"add it as `! {at.pattern.name}: … | 1x` under Developing Knowledge; it rises one "
+                          "level per wrap as independent evidence arrives")
+
+
+def _demotion_reason(at: PatternAt) -> str:
+    for note in at.pattern.notes:
+        m = DEMOTED_RE.search(note)
+        if m and len(m.group(1).split()) >= 2:
+            return m.group(1)
+    return ""
+
+
+def _age_days(at: PatternAt, now: datetime) -> float | None:
+    from flowgit.dates import parse_date
+
+    if not at.pattern.date:
+        return None
+    day = parse_date(at.pattern.date)
+    if day is None:
+        return None
+    stamp = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+    return (now - stamp) / timedelta(days=1)
+
+
+def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
+    now = ctx.when or datetime.now(timezone.utc)
+    limit = ctx.cfg.thresholds.stale_proven_days
+    for key, before in ctx.old_patterns.items():
+        if before.section != PROVEN:
+            continue
+        now_at = ctx.new_for(key)
+        name = before.pattern.name
+        if now_at is None:
+            age = _age_days(before, now)
+            if age is None or age < limit:
+                told = "graduated " + (f"{age:.0f} day(s) ago" if age is not None else "on no recorded date")
+                yield Finding("G205", "proven-exit", "error", ctx.path, None,
+                              f"Proven `{name}` is removed but is not stale ({told}; archival needs "
+                              f"{limit} days)",
+                              f"demote it to Developing with a reason (`[demoted {now:%Y-%m-%d}: contradicted "
+                              "by ep-…]`) or keep it until it is stale")
+        elif now_at.section != PROVEN and not _demotion_reason(now_at):
+            yield Finding("G205", "proven-exit", "error", ctx.path, now_at.lineno,
+                          f"`{name}` left Proven without a demotion reason",
+                          f"annotate why: `[demoted {now:%Y-%m-%d}: contradicted by ep-…]`")
+
+
+def _claim(at: PatternAt) -> str:
+    return " ".join(re.sub(r"[`*_~]", "", at.pattern.text).casefold().split())
+
+
+def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
+    for key, before in ctx.old_patterns.items():
+        now_at = ctx.new_for(key)
+        if before.section != PROVEN or now_at is None or now_at.section != PROVEN:
+            continue
+        if _claim(before) != _claim(now_at):
+            yield Finding("G404", "proven-claim", "error", ctx.path, now_at.lineno,
+                          f"Proven `{before.pattern.name}` is reworded in place; its evidence proved the old "
+                          "claim, not this one",
+                          "keep the proven wording; to change the claim, demote it to Developing with a reason "
+                          "and let the new wording earn its evidence")
+
+
+def _zone_lines(doc, section) -> Counter[str]:
+    if section is None:
+        return Counter()
+    return Counter(" ".join(doc.lines[i].split()) for i in range(section.body_start, section.body_end)
+                   if doc.lines[i].strip())
+
+
+def protected_zone(ctx: CheckContext) -> Iterator[Finding]:
+    """Foundation, Partnership and Cross-Domain Discoveries change only with an override."""
+    if ctx.old is None:
+        return
+    labels = {s.label for s in ctx.sections(ctx.old, Semantics.PROTECTED)}
+    labels |= {s.label for s in ctx.sections(ctx.new, Semantics.PROTECTED)}
+    for label in sorted(labels):
+        before, now = ctx.old.find(label), ctx.new.find(label)
+        old_lines, new_lines = _zone_lines(ctx.old, before), _zone_lines(ctx.new, now)
+        lost, added = old_lines - new_lines, new_lines - old_lines
+        if not lost and not added and (before is None) == (now is None):
+            continue
+        parts = []
+        if lost:
+            parts.append(f"lost {sum(lost.values())} line(s), e.g. \"{next(iter(lost))[:50]}\"")
+        if added:
+            parts.append(f"gained {sum(added.values())} line(s), e.g. \"{next(iter(added))[:50]}\"")
+        if now is None:
+            parts.append("the section is gone")
+        yield Finding("G402", "protected-zone", "error", ctx.path, (now.heading + 1) if now else None,
+                      f"{label} " + " and ".join(parts) + ": behavioural instructions a person wrote are "
+                      "protected",
+                      "restore the section; change it only in a deliberate commit with "
+                      "FLOWGIT_OVERRIDE=\"<why>\" (recorded as a trailer)")

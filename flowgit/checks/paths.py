@@ -1,0 +1,97 @@
+"""What the gate judges must stay judged: its files, its configuration, a merge's episodes.
+
+These findings are about the change as a whole rather than the document's
+content: the continuity file or store deleted or moved away (after which no
+later commit would be checked), the configuration loosened in the very commit
+it would judge, conflict stages left in the index, and a merge that drops
+episodes either parent had.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator
+
+from flowgit.checks.finding import Finding
+from flowgit.config import Budgets, Config, Thresholds
+
+if TYPE_CHECKING:
+    from flowgit.checks.judge import Side
+
+STRICTNESS = {"off": 0, "warning": 1, "on": 2, "error": 2}
+# Thresholds where a larger number is the stricter gate (the rest: smaller is stricter).
+STRICTER_WHEN_LARGER = {"evidence_2x", "evidence_3x", "sources_3x", "relevance_min_shared",
+                        "stale_proven_days", "stale_developing_days"}
+IGNORED = {"evidence_reuse_warn"}  # only ever a warning
+
+
+def config_weakened(base: Config, new: Config, path: str) -> Iterator[Finding]:
+    """Every way the staged configuration is looser than the committed one (G801)."""
+    problems: list[str] = []
+    if new.continuity_rel != base.continuity_rel or new.store_rel != base.store_rel:
+        problems.append(f"moves the judged files ({base.continuity_rel}, {base.store_rel} -> "
+                        f"{new.continuity_rel}, {new.store_rel})")
+    if new.aliases != base.aliases:
+        problems.append("changes section aliases (which decide what each section is held to)")
+    for name in sorted(set(base.rules) | set(new.rules)):
+        before, after = STRICTNESS.get(base.rules.get(name, "on"), 2), STRICTNESS.get(new.rules.get(name, "on"), 2)
+        if after < before:
+            problems.append(f"turns rule `{name}` to {new.rules.get(name)}")
+    for cls, attr in ((Thresholds, "thresholds"), (Budgets, "budgets")):
+        old_v, new_v = getattr(base, attr), getattr(new, attr)
+        for field_name in cls.__dataclass_fields__:
+            if field_name in IGNORED:
+                continue
+            a, b = getattr(old_v, field_name), getattr(new_v, field_name)
+            looser = (b < a) if (attr == "thresholds" and field_name in STRICTER_WHEN_LARGER) else (b > a)
+            if looser:
+                problems.append(f"loosens {attr}.{field_name} from {a} to {b}")
+    if problems:
+        yield Finding("G801", "config", "error", new.source or ".flowgit.toml", None,
+                      "this commit weakens flowgit's own configuration, which is judged by the "
+                      "configuration committed at the base: " + "; ".join(problems),
+                      "commit the configuration change on its own with FLOWGIT_OVERRIDE=\"<why>\" "
+                      "(it is recorded as a Flow-Override trailer), or revert it")
+
+
+def removed(old: "Side | None", new: "Side") -> Iterator[Finding]:
+    """Deleting or moving the continuity file or the store stops the gate from looking (G803, G804)."""
+    if old is None:
+        return
+    if old.continuity is not None and new.continuity is None:
+        moved = new.extra.get("renamed_to")
+        what = f"moved to {moved}" if moved else "deleted"
+        yield Finding("G803", "removed", "error", new.continuity_path, None,
+                      f"the continuity file is {what} in this commit, so no later commit would be judged",
+                      f"restore it (`git restore --staged --worktree --source=HEAD -- {new.continuity_path}`)"
+                      "; to move it, change `continuity` in the configuration in the same commit "
+                      "with FLOWGIT_OVERRIDE=\"<why>\"")
+    if old.has_store and not new.has_store:
+        yield Finding("G804", "removed", "error", new.store_path, None,
+                      "the episodic store is deleted in this commit; it is append-only and every "
+                      "graduation stands on it",
+                      f"restore it (`git restore --staged --worktree --source=HEAD -- {new.store_path}`)")
+
+
+def unmerged(new: "Side") -> Iterator[Finding]:
+    for path in new.extra.get("unmerged") or ():
+        yield Finding("G805", "removed", "error", path, None, "the file still has unresolved merge conflicts",
+                      "resolve the conflict and `git add` the result")
+
+
+ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]+)"')
+
+
+def merge_lost_episodes(parents: "list[Side]", new: "Side") -> Iterator[Finding]:
+    """A merge keeps every episode of every parent (G704)."""
+    have = set(ID_RE.findall(new.store or b""))
+    for side in parents:
+        if not side.has_store:
+            continue
+        lost = set(ID_RE.findall(side.store_bytes())) - have
+        if lost:
+            sample = ", ".join(sorted(i.decode("utf-8", "replace") for i in lost)[:5])
+            yield Finding("G704", "store-append-only", "error", new.store_path, None,
+                          f"the merge drops {len(lost)} episode(s) of parent {str(side.commit)[:10]}: {sample}",
+                          "merge the store by union (`.gitattributes`: `"
+                          f"{new.store_path} merge=union`) so every line of both sides is kept")

@@ -1,0 +1,120 @@
+"""Recognition: every pattern a reader sees is a pattern the gate judges.
+
+A pattern the parser does not read is a pattern no rule judges, so in the
+sections that hold patterns (Developing, Proven, Cross-Domain) a changed line
+that *looks like* a pattern (a ``!`` name marker, a ``| Nx``-like level in any
+case or with ``×``, an ``[evidence:`` annotation) but does not parse as the one
+canonical grammar is an error that names the fix (G110); the same content
+hidden in a code fence, an HTML comment or a blockquote is an error too (G111).
+Names are identities: two patterns whose names fold to one key are a duplicate
+(G112), and a name that mixes scripts is refused (G113).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Iterator
+
+from flowgit.checks.context import CheckContext
+from flowgit.checks.finding import Finding
+from flowgit.continuity.document import fence_step
+from flowgit.continuity.identity import is_mixed_script, name_key
+from flowgit.continuity.patterns import grammar_fix, looks_like_pattern_loose, parse_pattern
+from flowgit.continuity.sections import Semantics
+
+HOLDS_PATTERNS = (Semantics.PATTERNS, Semantics.PROVEN)
+HIDES = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.PROTECTED)
+COMMENT_OPEN, COMMENT_CLOSE = "<!--", "-->"
+QUOTE_RE = re.compile(r"^\s{0,3}>")
+CODE_SPAN_RE = re.compile(r"`[^`]*`")
+COMMENT_LINE_RE = re.compile(r"^\s{0,3}#(?:\s|$)")
+
+
+def _hidden_lines(ctx: CheckContext, section) -> Iterator[tuple[int, str]]:
+    """(index, how) for the body lines of ``section`` inside a fence, an HTML comment or a blockquote."""
+    fence: str | None = None
+    in_comment = False
+    for index in range(section.body_start, section.body_end):
+        line = ctx.new.lines[index]
+        fence, is_fence = fence_step(line, fence)
+        if is_fence:
+            continue
+        if fence is not None:
+            yield index, "a code fence"
+            continue
+        if in_comment or COMMENT_OPEN in line:
+            opened = COMMENT_OPEN in line
+            yield index, "an HTML comment"
+            tail = line.split(COMMENT_OPEN)[-1] if opened else line
+            in_comment = COMMENT_CLOSE not in tail
+            continue
+        if QUOTE_RE.match(line):
+            yield index, "a blockquote"
+
+
+def _bare(line: str) -> str:
+    return line.replace(COMMENT_OPEN, "").replace(COMMENT_CLOSE, "").strip().lstrip(">").strip()
+
+
+def _visible_before(ctx: CheckContext, label: str) -> set[str]:
+    before = ctx.old_section(label)
+    if before is None:
+        return set()
+    return {ctx.old.lines[i].strip() for i in ctx.old.content_indices(before) if ctx.old.lines[i].strip()}
+
+
+def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
+    hidden_at: dict[int, str] = {}
+    for section in ctx.sections(ctx.new, *HIDES):
+        visible = None
+        for index, how in _hidden_lines(ctx, section):
+            hidden_at[index] = how
+            if not ctx.line_is_new(index):
+                continue
+            line = ctx.new.lines[index]
+            if visible is None:
+                visible = _visible_before(ctx, section.label)
+            if looks_like_pattern_loose(line) or (_bare(line) and _bare(line) in visible):
+                yield Finding("G111", "recognition", "error", ctx.path, index + 1,
+                              f"{section.label}: content hidden in {how} is not judged: "
+                              f"\"{line.strip()[:60]}\"",
+                              "take it out of the fence/comment/quote as a plain line, or delete it "
+                              "(a Proven pattern leaves only by archival or demotion)")
+    for section in ctx.sections(ctx.new, *HOLDS_PATTERNS):
+        for index in ctx.new.content_indices(section):
+            if index in hidden_at or not ctx.line_is_new(index):
+                continue
+            line = ctx.new.lines[index]
+            shown = CODE_SPAN_RE.sub(" ", line)  # `! name: … | 1x` quoted in guidance is an example, not a pattern
+            if COMMENT_LINE_RE.match(line):
+                if looks_like_pattern_loose(shown):
+                    yield Finding("G111", "recognition", "error", ctx.path, index + 1,
+                                  f"{section.label}: a pattern hidden in a `#` comment line is not judged: "
+                                  f"\"{line.strip()[:60]}\"",
+                                  "write it as a plain pattern line, or delete it")
+                continue
+            if looks_like_pattern_loose(shown) and parse_pattern(line) is None:
+                yield Finding("G110", "recognition", "error", ctx.path, index + 1,
+                              f"{section.label}: this line looks like a pattern but does not parse, so the "
+                              f"gate cannot judge it: \"{line.strip()[:70]}\"",
+                              grammar_fix(line) + " — canonical form: `!! name: description | 2x (CATEGORY) "
+                              "[evidence: ep-…, ep-…]`")
+
+
+def names(ctx: CheckContext) -> Iterator[Finding]:
+    by_key: dict[str, list] = defaultdict(list)
+    for at in ctx.all_new_patterns:
+        by_key[name_key(at.pattern.name)].append(at)
+        if is_mixed_script(at.pattern.name) and ctx.line_is_new(at.line):
+            yield Finding("G113", "names", "error", ctx.path, at.lineno,
+                          f"`{at.pattern.name}` mixes writing systems (look-alike letters); names must be "
+                          "written in one script",
+                          "retype the name in plain letters")
+    for key, ats in by_key.items():
+        if len(ats) > 1 and any(ctx.line_is_new(a.line) for a in ats):
+            lines = ", ".join(str(a.lineno) for a in ats)
+            yield Finding("G112", "names", "error", ctx.path, ats[1].lineno,
+                          f"`{ats[1].pattern.name}` is the same name as `{ats[0].pattern.name}` "
+                          f"(lines {lines}): a name is one pattern's identity",
+                          "merge the two into one pattern, or give the new one a distinct name")

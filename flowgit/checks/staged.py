@@ -1,0 +1,272 @@
+"""The change a local commit is about to record, as :class:`Side` values for :func:`judge_change`.
+
+What is judged is what git will record: blobs in the index (never the working
+tree, which ``core.autocrlf`` re-encodes and whose stat data anyone can forge)
+against the base commit's blobs, under the configuration *committed* at the
+base (an untracked or same-commit ``.flowgit.toml`` never weakens the gate).
+The base is HEAD for an ordinary commit, HEAD's parent for an amend (recorded
+by the prepare-commit-msg hook), and every parent for a merge.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from flowgit.checks.judge import Side
+from flowgit.config import CONFIG_FILES, Config, load_config_at, load_config_from_blobs
+from flowgit.git import git
+
+AMEND_MARKER = "flowgit-amend"
+
+
+@dataclass
+class StagedChange:
+    """Everything the gate needs to judge the index against its base(s)."""
+
+    cfg: Config                      # the base's committed configuration (what judges)
+    new_cfg: Config                  # the configuration as staged (compared, never applied)
+    old: Side | None                 # the first base; None for a root commit
+    new: Side
+    other_parents: list[Side] = field(default_factory=list)  # a merge's further parents
+    base: str | None = None          # the base commit's id
+    amend: bool = False
+    config_changed: bool = False
+
+    @property
+    def parents(self) -> list[Side]:
+        return ([self.old] if self.old else []) + self.other_parents
+
+
+def git_dir(root: Path) -> Path:
+    dot = root / ".git"
+    if dot.is_dir():
+        return dot
+    return Path(git(root, "rev-parse", "--absolute-git-dir").decode().strip())
+
+
+def _rev(root: Path, spec: str) -> str | None:
+    out = git(root, "rev-parse", "--verify", "-q", spec + "^{commit}", check=False).strip()
+    return out.decode() if out else None
+
+
+def git_ancestor_pid() -> int | None:
+    """The pid of the nearest ``git`` process above this one (hooks run under it), if /proc tells."""
+    pid = os.getppid()
+    for _ in range(8):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return None
+        name = stat[stat.find("(") + 1:stat.rfind(")")]
+        if name == "git":
+            return pid
+        pid = int(stat[stat.rfind(")") + 2:].split()[1])
+        if pid <= 1:
+            return None
+    return None
+
+
+def _says_amend(pid: int | None) -> bool | None:
+    """Whether git's own command line carries ``--amend`` (None where /proc does not tell)."""
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if pid else None
+    except OSError:
+        args = None
+    return None if args is None else any(a.startswith(b"--am") for a in args)
+
+
+def amend_in_progress(root: Path) -> bool:
+    """Whether prepare-commit-msg recorded that the running ``git commit`` is an amend."""
+    marker = git_dir(root) / AMEND_MARKER
+    try:
+        recorded = marker.read_text().split()
+    except OSError:
+        return False
+    pid = git_ancestor_pid()
+    if not recorded or recorded[0] != "amend":
+        return False
+    return pid is None or len(recorded) < 2 or recorded[1] == str(pid)  # the same `git commit` noted it
+
+
+def record_amend(root: Path, source: str, sha: str) -> None:
+    """prepare-commit-msg: remember (for commit-msg) that this commit replaces HEAD."""
+    marker = git_dir(root) / AMEND_MARKER
+    pid = git_ancestor_pid()
+    says = _says_amend(pid)  # `--amend -m` says "message"; `-C HEAD` says "commit HEAD" without amending
+    if (says is None and source == "commit" and sha == "HEAD") or (says and source not in ("merge", "squash")):
+        marker.write_text(f"amend {pid or ''}\n")
+    elif marker.exists():
+        marker.unlink()
+
+
+def tree_entries(root: Path, rev: str | None, paths: list[str]) -> dict[str, str]:
+    """Blob ids of ``paths`` in commit ``rev`` (empty for None); sizes under ``path + "\0size"``."""
+    if rev is None:
+        return {}
+    out = git(root, "ls-tree", "-l", "-z", rev, "--", *paths, check=False)
+    found: dict[str, str] = {}
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 4 and parts[1] == b"blob":
+            name = path.decode("utf-8", "replace")
+            found[name] = parts[2].decode()
+            found[name + "\0size"] = parts[3].decode()
+    return found
+
+
+def index_blobs(root: Path, paths: list[str]) -> dict[str, str]:
+    """Stage-0 blob ids of ``paths`` in the index; a conflicted path maps to "" (unmerged)."""
+    out = git(root, "ls-files", "-s", "-z", "--", *paths, check=False)
+    found: dict[str, str] = {}
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3:
+            name = path.decode("utf-8", "replace")
+            found[name] = parts[1].decode() if parts[2] == b"0" else ""
+    return found
+
+
+def read_objects(root: Path, oids: list[str]) -> dict[str, bytes]:
+    """Blob contents by id, one ``git cat-file --batch`` for all of them."""
+    from flowgit.git import blobs
+
+    wanted = list(dict.fromkeys(o for o in oids if o))
+    return {oid: data or b"" for oid, data in zip(wanted, blobs(root, wanted))}
+
+
+def _oid_of(data: bytes, hex_len: int) -> str:
+    h = hashlib.sha1() if hex_len == 40 else hashlib.sha256()
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+class Proof:
+    """Whether bytes taken from the working tree are the staged blob, decided by hashing them.
+
+    The hash runs on a second thread (hashlib releases the GIL) while the rules
+    run; :meth:`holds` waits for it. Bytes read from git need no proof.
+    """
+
+    def __init__(self, data: bytes | None, oid: str) -> None:
+        from flowgit.background import Background
+
+        self._digest = Background(_oid_of, data, len(oid)) if data is not None else None
+        self.oid = oid
+
+    def holds(self) -> bool:
+        return self._digest is None or self._digest.result() == self.oid
+
+
+def read_staged_blob(root: Path, path: str, oid: str, *, verified: bool = False):
+    """A staged blob's bytes and the :class:`Proof` they are the staged content.
+
+    The working-tree copy is used only when its bytes hash to the staged blob
+    id (content, not stat data, proves them identical: a forged mtime or a
+    CRLF checkout fails the proof and the caller takes git's object); with
+    ``verified`` the blob comes from git directly.
+    """
+    if not verified:
+        try:
+            data = (root / path).read_bytes()
+            return data, Proof(data, oid)
+        except OSError:
+            pass
+    return read_objects(root, [oid]).get(oid, b""), Proof(None, oid)
+
+
+def _author(root: Path) -> str:
+    """Who makes the commit: git exports it to the hooks it runs; otherwise ``git var`` says."""
+    name, email = os.environ.get("GIT_AUTHOR_NAME"), os.environ.get("GIT_AUTHOR_EMAIL")
+    if name is not None and email is not None:
+        return f"{name} <{email}>"
+    out = git(root, "var", "GIT_AUTHOR_IDENT", check=False).decode("utf-8", "replace").strip()
+    return out.rsplit(">", 1)[0] + ">" if ">" in out else out
+
+
+def _config_of(root: Path, entries: dict[str, str], texts: dict[str, bytes], label: str) -> Config:
+    return load_config_from_blobs(root, {n: texts.get(entries[n]) if entries.get(n) else None
+                                         for n in CONFIG_FILES}, label)
+
+
+def staged_change(root: Path, *, amend: bool | None = None, continuity: str | None = None,
+                  store: str | None = None, verified: bool = False) -> StagedChange | None:
+    """The index against its base; None when nothing the gate judges differs from the base."""
+    amend = amend_in_progress(root) if amend is None else amend
+    head = _rev(root, "HEAD")
+    base = _rev(root, "HEAD^") if (amend and head) else head
+    merge_heads = _merge_heads(root) if not amend else []
+    cfg = load_config_at(root, base) if base else None
+    names = list(CONFIG_FILES)
+    if cfg is not None:
+        cont = continuity or cfg.continuity_rel
+        st = store or cfg.store_rel
+        names += [cont, st]
+    staged = index_blobs(root, names + ([] if cfg else [continuity or "CONTINUITY.md",
+                                                       store or ".flow/episodes.jsonl"]))
+    bases = {base: tree_entries(root, base, names)} if base else {}
+    for parent in merge_heads:
+        bases[parent] = tree_entries(root, parent, names)
+    texts = read_objects(root, [staged.get(n, "") for n in CONFIG_FILES]
+                         + [bases[base].get(n, "") for n in CONFIG_FILES] if base else
+                         [staged.get(n, "") for n in CONFIG_FILES])
+    new_cfg = _config_of(root, staged, texts, "index")
+    if cfg is None:  # a root commit: nothing was in force, the staged configuration judges
+        cfg = new_cfg
+        cont, st = continuity or cfg.continuity_rel, store or cfg.store_rel
+        staged.update(index_blobs(root, [cont, st]))
+    base_entries = bases.get(base, {}) if base else {}
+    config_changed = any(staged.get(n) != base_entries.get(n) for n in CONFIG_FILES) if base else False
+    judged = [cont, st]
+    if (not config_changed and not merge_heads
+            and all(staged.get(p) == base_entries.get(p) for p in judged)):
+        return None
+    when = datetime.now(timezone.utc)
+    author = _author(root)
+    cont_texts = read_objects(root, [staged.get(cont, "")] + [b.get(cont, "") for b in bases.values()])
+    old_ref = (base_entries[st], int(base_entries[st + "\0size"])) if base_entries.get(st) else None
+    new_store, proof = (read_staged_blob(root, st, staged[st], verified=verified) if staged.get(st)
+                        else (None, Proof(None, "")))
+    appended = None
+    if new_store is not None and old_ref and not merge_heads:
+        from flowgit.background import Background
+        from flowgit.checks.context import is_prefix
+
+        appended = Background(is_prefix, new_store, old_ref)  # hashed while the rules run
+    new = Side(continuity=cont_texts.get(staged[cont]) if staged.get(cont) else None, store=new_store,
+               continuity_path=cont, store_path=st, author=author, when=when,
+               extra={"renamed_to": _renamed_to(root, base, cont) if base and not staged.get(cont) else None,
+                      "unmerged": [p for p in judged if staged.get(p) == ""], "appended_check": appended,
+                      "base": base, "proof": proof})
+    sides = []
+    for rev, entries in bases.items():
+        oid = entries.get(st)
+        sides.append(Side(continuity=cont_texts.get(entries[cont]) if entries.get(cont) else None,
+                          store=None, continuity_path=cont, store_path=st, commit=rev,
+                          store_ref=(oid, int(entries[st + "\0size"])) if oid else None,
+                          store_loader=(lambda oid=oid: read_objects(root, [oid])[oid]) if oid else None))
+    return StagedChange(cfg=cfg, new_cfg=new_cfg, old=sides[0] if sides else None, new=new,
+                        other_parents=sides[1:], base=base, amend=amend, config_changed=config_changed)
+
+
+def _merge_heads(root: Path) -> list[str]:
+    try:
+        text = (git_dir(root) / "MERGE_HEAD").read_text()
+    except OSError:
+        return []
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _renamed_to(root: Path, base: str, path: str) -> str | None:
+    """Where git sees ``path`` going in the index (a rename), if anywhere."""
+    out = git(root, "diff", "--cached", "-M", "--name-status", "-z", base, check=False).split(b"\0")
+    for i, part in enumerate(out):
+        if part.startswith(b"R") and i + 2 < len(out) and out[i + 1].decode("utf-8", "replace") == path:
+            return out[i + 2].decode("utf-8", "replace")
+    return None

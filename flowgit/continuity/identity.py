@@ -1,0 +1,67 @@
+"""Names as identities: one key per pattern or section however it is typed.
+
+A pattern's name is its identity across history, so two spellings that a
+reader cannot tell apart must be one name: NFKC folds compatibility forms
+(full-width letters, ligatures), case folding ignores case, and the common
+Cyrillic and Greek look-alikes of Latin letters map to the letter they mimic.
+A name that mixes scripts (``rеtry`` with a Cyrillic ``е``) is refused by the
+gate outright; the skeleton only makes sure a look-alike cannot pose as a new,
+unjudged pattern.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# Cyrillic and Greek letters that render like Latin ones (lower case, after case folding).
+CONFUSABLES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
+    "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "һ": "h", "ԁ": "d", "ԛ": "q",
+    "ԝ": "w", "ɡ": "g", "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
+    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ѵ": "v", "ӏ": "l",
+})
+INVISIBLE_RE = re.compile("[\u200b-\u200f\u2060\ufeff\u00ad]")
+
+
+@lru_cache(maxsize=8192)
+def name_key(name: str) -> str:
+    """The identity of a name: NFKC, case-folded, invisible characters dropped, look-alikes mapped."""
+    folded = unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", name)).casefold()
+    return folded.translate(CONFUSABLES).replace("-", "_")
+
+
+def scripts(name: str) -> set[str]:
+    """The writing systems of a name's letters (LATIN, CYRILLIC, GREEK, …)."""
+    found = set()
+    for ch in unicodedata.normalize("NFKC", name):
+        if ch.isalpha():
+            found.add(unicodedata.name(ch, "UNKNOWN").split(" ")[0])
+    return found
+
+
+def is_mixed_script(name: str) -> bool:
+    return len(scripts(name)) > 1
+
+
+SUFFIX_RE = re.compile(r"\s*(?:\(.*\)|\[.*\]|[—–]\s*.*|\s-\s.*|:\s.*|,\s.*|\|.*)$")
+
+
+def section_key(title: str) -> str:
+    """A heading's name without BOM, zero-width characters, case or trailing decoration."""
+    return " ".join(unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", title)).casefold().split())
+
+
+def canonical_section(name: str, table: dict[str, str]) -> str | None:
+    """The canonical section a heading names, tolerant of suffixes (``Current State (Nov 30)``, ``— week 48``)."""
+    key = section_key(name).rstrip(":").strip()
+    if key in table:
+        return table[key]
+    stripped = SUFFIX_RE.sub("", key).strip()
+    if stripped in table:
+        return table[stripped]
+    for alias in sorted(table, key=len, reverse=True):  # `Proven Knowledge 2026` -> Proven Knowledge
+        if key.startswith(alias) and not key[len(alias):len(alias) + 1].isalnum():
+            return table[alias]
+    return None

@@ -1,0 +1,1233 @@
+"""The red-team table: every way a hurried agent gets a change past the gate, and the legitimate edits beside them.
+
+Each case is one function registered with :func:`case`: it prepares a copy of
+the base repository (setup commits skip hooks: they are scaffolding) and returns
+the one real git (or flowgit) command it is judged by. ``violation`` means that
+command must fail and leave HEAD where it was; ``legitimate`` means it must
+succeed. ``expect`` is a finding code (or text) the output must name, so a
+violation is refused for the right reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from tests.checks.gate_fixtures import DEVELOPING, E_BACKOFF, E_RETRY, E_SAME_SESSION, E_UNRELATED, SHORTER
+from tests.checks.redteam.lab import CONT, STORE, Attempt, Lab, ep, raw_episode
+
+V, L = "violation", "legitimate"
+DEV = dict(DEVELOPING)
+OVERRIDE = {"FLOWGIT_OVERRIDE": "deliberate change, reviewed"}
+R0, R1, R2 = (e.id for e in E_RETRY)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    label: str
+    act: Callable[[Lab], Attempt]
+    expect: str | None = None
+
+
+CASES: list[Case] = []
+
+
+def case(label: str, expect: str | None = None):
+    def register(fn: Callable[[Lab], Attempt]) -> Callable[[Lab], Attempt]:
+        CASES.append(Case(fn.__name__, label, fn, expect))
+        return fn
+    return register
+
+
+def pline(name: str, level: int, ids=(), text: str | None = None, cat: str = "RELIABILITY",
+          date: str = "", bang: str | None = None) -> str:
+    out = f"{bang or ('!' if level == 1 else '!!')} {name}: {text or DEV[name]} | {level}x"
+    if level > 1:
+        out += f" ({cat}{' — ' + date if date else ''})"
+    if ids:
+        out += f" [evidence: {', '.join(ids)}]"
+    return out
+
+
+def set_pattern(lab: Lab, name: str, new_line: str) -> None:
+    old = next(ln for ln in lab.text().splitlines() if f" {name}: " in ln and ln.lstrip().startswith("!"))
+    lab.sub(old, new_line)
+
+
+def edit_commit(lab: Lab, old: str, new: str, **kw) -> Attempt:
+    lab.sub(old, new)
+    return lab.commit(**kw)
+
+
+def to_2x(lab: Lab, setup: bool = True) -> None:
+    """p01 legitimately at 2x (two sessions), committed as scaffolding."""
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    if setup:
+        lab.setup_commit("p01 to 2x")
+
+
+# =============================================================== 1. the gate stops looking
+@case(V, "G803")
+def git_rm_continuity(lab):
+    lab.git("rm", "-q", CONT)
+    return lab.commit()
+
+
+@case(L)
+def git_rm_continuity_with_override(lab):
+    lab.git("rm", "-q", CONT)
+    return lab.commit(env=OVERRIDE)
+
+
+@case(V, "G803")
+def git_mv_continuity(lab):
+    lab.git("mv", CONT, "MEMORY.md")
+    return lab.commit()
+
+
+@case(V, "G803")
+def git_mv_then_bad_edit(lab):
+    lab.git("mv", CONT, "MEMORY.md")
+    lab.sub(pline("p01", 1), pline("p01", 3, [R0]), rel="MEMORY.md")
+    return lab.commit()
+
+
+@case(V, "G804")
+def git_rm_store(lab):
+    lab.git("rm", "-q", STORE)
+    return lab.commit()
+
+
+@case(V, "G101")
+def delete_and_recreate_with_ungrounded(lab):
+    text = lab.text()
+    lab.git("rm", "-q", CONT)
+    lab.write(text.replace(pline("p01", 1), pline("p01", 2)))  # re-created: judged against HEAD, not as new
+    return lab.commit()
+
+
+@case(V, "G801")
+def same_commit_rules_off(lab):
+    lab.write('[rules]\n"ungrounded-graduation" = "off"\n"evidence" = "off"\n', ".flowgit.toml")
+    set_pattern(lab, "p01", pline("p01", 2))
+    return lab.commit()
+
+
+@case(V, "G801")
+def same_commit_threshold_lowered(lab):
+    lab.write("[thresholds]\nevidence_2x = 1\n", ".flowgit.toml")
+    set_pattern(lab, "p01", pline("p01", 2, [R0]))
+    return lab.commit()
+
+
+@case(V, "G801")
+def same_commit_continuity_pointed_elsewhere(lab):
+    lab.write('continuity = "OTHER.md"\n', ".flowgit.toml")
+    lab.write("# other\n\n## Current State\nnothing\n", "OTHER.md")
+    set_pattern(lab, "p01", pline("p01", 3))
+    return lab.commit()
+
+
+@case(V, "G801")
+def same_commit_store_pointed_elsewhere(lab):
+    lab.write('store = "elsewhere.jsonl"\n', ".flowgit.toml")
+    lab.write("", "elsewhere.jsonl")
+    return lab.commit()
+
+
+@case(V, "G801")
+def same_commit_pyproject_rules_off(lab):
+    lab.write('[project]\nname = "x"\n\n[tool.flowgit.rules]\n"protected-zone" = "off"\n', "pyproject.toml")
+    lab.sub("Always write the episode before the pattern.", "Patterns may be written first.")
+    return lab.commit()
+
+
+@case(V, "G801")
+def same_commit_budget_raised(lab):
+    lab.write("[budgets]\nshrink_max = 0.99\n", ".flowgit.toml")
+    return lab.commit()
+
+
+@case(V, "G801")
+def same_commit_alias_hides_proven(lab):
+    lab.write('[aliases]\n"Scratch" = ["Proven Knowledge"]\n', ".flowgit.toml")
+    return lab.commit()
+
+
+@case(V, "G101")
+def untracked_config_rules_off(lab):
+    lab.write('[rules]\n"ungrounded-graduation" = "off"\n"evidence" = "off"\n', ".flowgit.toml")
+    set_pattern(lab, "p01", pline("p01", 2))
+    lab.git("add", CONT)
+    return lab.commit(add=False)
+
+
+@case(V, "G201")
+def untracked_config_points_elsewhere(lab):
+    lab.write('continuity = "OTHER.md"\n', ".flowgit.toml")
+    set_pattern(lab, "p01", pline("p01", 3, [R0, R1, R2]))
+    lab.git("add", CONT)
+    return lab.commit(add=False)
+
+
+@case(V, "G801")
+def config_deleted_to_restore_weaker_defaults(lab):
+    lab.write("[thresholds]\nrelevance_min_shared = 1\nevidence_2x = 3\n", ".flowgit.toml")
+    lab.setup_commit("stricter")
+    lab.git("rm", "-q", ".flowgit.toml")
+    return lab.commit()
+
+
+@case(L)
+def stricter_config_in_same_commit(lab):
+    lab.write("[thresholds]\nevidence_2x = 3\n", ".flowgit.toml")
+    return lab.commit()
+
+
+@case(L)
+def config_move_with_override_then_legit_edit(lab):
+    lab.git("mv", CONT, "MEMORY.md")
+    lab.write('continuity = "MEMORY.md"\n', ".flowgit.toml")
+    first = lab.commit(env=OVERRIDE)
+    assert first.returncode == 0, first.output
+    lab.sub(pline("p01", 1), pline("p01", 2, [R0, R1]), rel="MEMORY.md")
+    return lab.commit()
+
+
+@case(V, "G101")
+def config_move_with_override_then_bad_edit(lab):
+    lab.git("mv", CONT, "MEMORY.md")
+    lab.write('continuity = "MEMORY.md"\n', ".flowgit.toml")
+    assert lab.commit(env=OVERRIDE).returncode == 0
+    lab.sub(pline("p01", 1), pline("p01", 2), rel="MEMORY.md")
+    return lab.commit()
+
+
+@case(L)
+def unrelated_file(lab):
+    lab.write("hello\n", "README.md")
+    return lab.commit()
+
+
+@case(L)
+def unrelated_pyproject_change(lab):
+    lab.write('[project]\nname = "demo"\nversion = "1"\n', "pyproject.toml")
+    return lab.commit()
+
+
+@case(L)
+def allow_empty(lab):
+    return lab.commit("empty", "--allow-empty")
+
+
+@case(V, "G101")
+def flowgit_env_cannot_disable_hook(lab):
+    set_pattern(lab, "p01", pline("p01", 2))
+    return lab.commit(env={"FLOWGIT": "true"})
+
+
+@case(V, "G802")
+def override_without_commit_msg_hook(lab):
+    (lab.root / ".git" / "hooks" / "commit-msg").unlink()
+    set_pattern(lab, "p01", pline("p01", 2))
+    return lab.commit(env=OVERRIDE)
+
+
+@case(L, "Flow-Override")
+def override_is_recorded(lab):
+    set_pattern(lab, "p01", pline("p01", 2))
+    result = lab.commit(env=OVERRIDE)
+    message = lab.git("log", "-1", "--format=%B").stdout
+    return Attempt(result.returncode, result.output + message, result.head_before, result.head_after)
+
+
+@case(L)
+def unstaged_bad_edit_does_not_block(lab):
+    lab.write("note\n", "NOTES.md")
+    lab.git("add", "NOTES.md")
+    set_pattern(lab, "p01", pline("p01", 3))  # in the working tree only
+    return lab.commit(add=False)
+
+
+@case(V, "G101")
+def staged_bad_edit_hidden_by_good_working_tree(lab):
+    good = lab.text()
+    set_pattern(lab, "p01", pline("p01", 2))
+    lab.git("add", CONT)
+    lab.write(good)
+    return lab.commit(add=False)
+
+
+@case(V, "G701")
+def mtime_forged_working_tree_store(lab):
+    import os
+
+    store = lab.path(STORE)
+    original = store.read_bytes()
+    forged = original.replace(b"retry storm", b"RETRY STORM", 1)  # same size, a changed line
+    store.write_bytes(forged)
+    lab.git("add", STORE)
+    stat = store.stat()
+    store.write_bytes(original)
+    os.utime(store, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    return lab.commit(add=False)
+
+
+# =============================================================== 2. git operations
+def _wrap_commit_message(**trailers: str) -> str:
+    lines = [f"{k.replace('_', '-')}: {v}" for k, v in trailers.items()]
+    return "Session wrap Nov 30 — p01 to 2x\n\n" + "\n".join(lines)
+
+
+@case(L)
+def amend_no_edit_of_a_wrap(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    first = lab.commit(_wrap_commit_message(Flow_Session="s9", Incremented="p01"))
+    assert first.returncode == 0, first.output
+    return lab.attempt("commit", "-q", "--amend", "--no-edit")
+
+
+@case(V, "G201")
+def amend_turns_2x_into_3x(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    assert lab.commit().returncode == 0
+    set_pattern(lab, "p01", pline("p01", 3, [R0, R1, R2]))
+    lab.add()
+    return lab.attempt("commit", "-q", "--amend", "--no-edit")
+
+
+@case(V, "G201")
+def amend_with_message_turns_2x_into_3x(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    assert lab.commit().returncode == 0
+    set_pattern(lab, "p01", pline("p01", 3, [R0, R1, R2]))
+    lab.add()
+    return lab.attempt("commit", "-q", "--amend", "-m", "p01 to 3x")
+
+
+@case(L)
+def commit_message_mentions_amend_flag(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    assert lab.commit().returncode == 0
+    set_pattern(lab, "p02", pline("p02", 1, text=DEV["p02"] + " and close after one quiet minute"))
+    return lab.commit("Explain why we avoid --amend in wraps")
+
+
+@case(L)
+def amend_message_only(lab):
+    lab.write("x\n", "README.md")
+    assert lab.commit().returncode == 0
+    return lab.attempt("commit", "-q", "--amend", "-m", "Better message")
+
+
+@case(L)
+def reuse_message_of_head_is_not_an_amend(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    assert lab.commit().returncode == 0
+    set_pattern(lab, "p02", pline("p02", 1, text=DEV["p02"] + " and close after one quiet minute"))
+    lab.add()
+    return lab.attempt("commit", "-q", "-C", "HEAD")
+
+
+@case(V, "G101")
+def evil_merge_adds_ungrounded(lab):
+    lab.git("checkout", "-q", "-b", "side")
+    lab.write("side\n", "SIDE.md")
+    lab.setup_commit("side work")
+    lab.git("checkout", "-q", "main")
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
+    set_pattern(lab, "p05", pline("p05", 2))
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(V, "G704")
+def merge_drops_the_other_sides_episodes(lab):
+    before = lab.path(STORE).read_bytes()
+    lab.git("checkout", "-q", "-b", "side")
+    lab.episodes(ep("p05 schema migrations ran before code in the deploy", "side1", "agent-b"))
+    lab.setup_commit("side episode")
+    lab.git("checkout", "-q", "main")
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
+    lab.path(STORE).write_bytes(before)
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+def _two_agent_branches(lab: Lab) -> None:
+    """Two agents each wrap on their own branch: one new episode plus one from an earlier session each."""
+    earlier = lab.episodes(ep("a circuit breaker opened after five failures in a minute", "e1", "agent-e"),
+                           ep("schema migrations ran before the deploy of new code", "e2", "agent-e"))
+    lab.setup_commit("earlier sessions")
+    lab.git("checkout", "-q", "-b", "agent-b")
+    ids = lab.episodes(ep("the breaker opening after consecutive failures stopped the cascade", "b1", "agent-b"))
+    set_pattern(lab, "p02", pline("p02", 2, [earlier[0], ids[0]]))
+    assert lab.commit("Session wrap — p02 to 2x (agent b)").returncode == 0
+    lab.git("checkout", "-q", "main")
+    ids = lab.episodes(ep("running migrations first made the deploy of new code safe", "a1", "agent-c"))
+    set_pattern(lab, "p05", pline("p05", 2, [earlier[1], ids[0]]))
+    assert lab.commit("Session wrap — p05 to 2x (agent c)").returncode == 0
+
+
+@case(L)
+def two_agent_merge_of_valid_wraps(lab):
+    _two_agent_branches(lab)
+    return lab.attempt("merge", "-q", "--no-edit", "agent-b")
+
+
+@case(V, "G101")
+def two_agent_merge_then_evil_resolution(lab):
+    _two_agent_branches(lab)
+    lab.git("merge", "-q", "--no-commit", "agent-b")
+    set_pattern(lab, "p07", pline("p07", 2))
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge")
+
+
+@case(L)
+def rebase_reword_of_a_wrap(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    assert lab.commit(_wrap_commit_message(Flow_Session="s9", Incremented="p01")).returncode == 0
+    lab.write("x\n", "README.md")
+    assert lab.commit("readme").returncode == 0
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i -e '1s/^pick/reword/'",
+           "GIT_EDITOR": "sed -i -e '1s/.*/Session wrap Nov 30 — p01 rises to 2x/'"}
+    return lab.attempt("rebase", "-q", "-i", "HEAD~2", env=env)
+
+
+@case(V, "Graduated")
+def trailer_claims_graduation_that_did_not_happen(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    return lab.commit("Hand edit\n\nGraduated: p01 [evidence: x]")
+
+
+@case(V, "Incremented")
+def wrap_trailers_miss_an_increment(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    return lab.commit(_wrap_commit_message(Flow_Session="s9"))
+
+
+@case(V, "already committed")
+def episodes_trailer_names_old_episode(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    return lab.commit(_wrap_commit_message(Flow_Session="s9", Incremented="p01", Episodes=R0))
+
+
+@case(L)
+def wrap_with_matching_trailers(lab):
+    ids = lab.episodes(ep("retries without a budget multiplied provider load in the outage", "w1", "agent-b"))
+    set_pattern(lab, "p01", pline("p01", 2, [R0, ids[0]]))
+    return lab.commit(_wrap_commit_message(Flow_Session="w1", Incremented="p01", Episodes=ids[0]))
+
+
+# =============================================================== 3. recognition
+def _dev(lab: Lab, line: str, replace: str = "p01") -> Attempt:
+    set_pattern(lab, replace, line)
+    return lab.commit()
+
+
+UNGROUNDED_2X = pline("p01", 2)
+for _name, _line in [
+    ("level_upper_x", UNGROUNDED_2X.replace("| 2x", "| 2X")),
+    ("level_times_sign", UNGROUNDED_2X.replace("| 2x", "| 3×")),
+    ("level_tab_upper", UNGROUNDED_2X.replace("| 2x", "|\t2X")),
+    ("name_with_space", UNGROUNDED_2X.replace("p01:", "retry budget two:")),
+    ("numbered_item", "1. " + UNGROUNDED_2X),
+    ("blockquote", "> " + UNGROUNDED_2X),
+    ("checkbox", "- [ ] " + UNGROUNDED_2X),
+    ("bold_name", UNGROUNDED_2X.replace("p01:", "**p01**:")),
+    ("hard_wrapped", UNGROUNDED_2X.replace(" | 2x", "\n  | 2x")),
+    ("evidence_without_grammar", f"p01 rises [evidence: {R0}]"),
+    ("level_with_spaces", UNGROUNDED_2X.replace("| 2x", "| 2 x")),
+    ("level_bold", UNGROUNDED_2X.replace("| 2x", "| **2x**")),
+]:
+    CASES.append(Case(f"recognition_{_name}", V, lambda lab, _l=_line: _dev(lab, _l), "G11"))
+
+
+@case(V, "G111")
+def pattern_in_flow_comment_line(lab):
+    return _dev(lab, pline("p01", 1) + "\n# " + pline("p13", 2, text="retries hidden in a comment"))
+
+
+@case(L)
+def pattern_example_in_guidance_comment(lab):
+    return _dev(lab, pline("p01", 1) + "\n# Patterns: `! name: text | 1x`, then `!! name: … | 2x [evidence: …]`")
+
+
+@case(V, "G111")
+def pattern_in_code_fence(lab):
+    return _dev(lab, pline("p01", 1) + "\n```\n" + pline("p13", 2, text="retries in fences") + "\n```")
+
+
+@case(V, "G111")
+def pattern_in_html_comment(lab):
+    return _dev(lab, pline("p01", 1) + "\n<!-- " + pline("p13", 2, text="hidden retries") + " -->")
+
+
+@case(V, "G111")
+def pattern_in_multiline_html_comment(lab):
+    return _dev(lab, pline("p01", 1) + "\n<!--\n" + pline("p13", 3, text="hidden retries") + "\n-->")
+
+
+@case(V)
+def proven_pattern_hidden_in_fence(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "```\n" + line + "\n```")
+
+
+@case(V)
+def proven_pattern_hidden_in_comment(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "<!-- " + line + " -->")
+
+
+@case(V, "G110")
+def proven_level_case_changed(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("| 3x", "| 3X"))
+
+
+@case(V, "G402")
+def foundation_wrapped_in_comment(lab):
+    return edit_commit(lab, "Always write the episode before the pattern.",
+                       "<!--\nAlways write the episode before the pattern.\n-->")
+
+
+@case(V, "G112")
+def duplicate_name_shadows(lab):
+    return _dev(lab, pline("p01", 1) + "\n" + pline("p01", 2, [R0, R1], text="a second p01 that shadows"))
+
+
+@case(V, "G112")
+def duplicate_name_case(lab):
+    return _dev(lab, pline("p01", 1) + "\n" + pline("P01", 1, text="shadow retries load"))
+
+
+@case(V, "G11")
+def duplicate_name_fullwidth(lab):
+    return _dev(lab, pline("p01", 1) + "\n" + pline("ｐ01", 1, text="shadow retries load"))
+
+
+@case(V, "G11")
+def duplicate_name_zero_width(lab):
+    return _dev(lab, pline("p01", 1) + "\n" + pline("p0\u200b1", 1, text="shadow retries load"))
+
+
+@case(V, "G11")
+def cyrillic_lookalike_name(lab):
+    return _dev(lab, pline("p01", 1) + "\n" + pline("р01", 1, text="shadow retries load"))  # Cyrillic р
+
+
+@case(V, "G113")
+def mixed_script_name(lab):
+    return _dev(lab, pline("p01", 1) + "\n" + pline("rеtry_cap", 1, text="cap retries"))  # Cyrillic е
+
+
+@case(V, "E001")
+def bare_tension_in_actions(lab):
+    return edit_commit(lab, "- the trailers need review", "- speed >< safety in the trailers\n- the trailers need review")
+
+
+@case(L)
+def flowscript_legend_comment(lab):
+    return edit_commit(lab, "# Read at session start.", "# Read at session start.\n# FS: -> <- = != + | >< {block} ! ?")
+
+
+@case(L)
+def email_in_action_items(lab):
+    return edit_commit(lab, "- the trailers need review", "- ask <ops@example.com> about the window\n- the trailers need review")
+
+
+@case(L)
+def urgent_marker_in_actions(lab):
+    return edit_commit(lab, "- the trailers need review", "- ! rotate the provider key: before Friday\n- the trailers need review")
+
+
+@case(L)
+def new_pattern_with_bullet(lab):
+    return _dev(lab, pline("p01", 1) + "\n- ! p13: batch writes need a size cap | 1x")
+
+
+@case(L)
+def new_pattern_latin_accents(lab):
+    return _dev(lab, pline("p01", 1) + "\n! café_rule: the café wifi drops provider sockets | 1x")
+
+
+@case(L)
+def new_pattern_named_in_one_other_script(lab):
+    return _dev(lab, pline("p01", 1) + "\n! кэш_первым: баланс из кэша до провайдера | 1x")
+
+
+@case(L)
+def new_pattern_with_tabs(lab):
+    return _dev(lab, pline("p01", 1) + "\n!\tp13:\tbatch writes need a size cap\t| 1x")
+
+
+@case(L)
+def table_in_free_section(lab):
+    lab.write(lab.text() + "\n## Notes\n| speed | 2x |\n|---|---|\n")
+    return lab.commit()
+
+
+# =============================================================== 4. identity
+@case(V, "G201")
+def rename_while_jumping_to_3x(lab):
+    return _dev(lab, pline("retry_load", 3, [R0, R1, R2], text=DEV["p01"]))
+
+
+@case(V, "G201")
+def rename_with_style_change_while_jumping(lab):
+    return _dev(lab, pline("retry_load", 3, [R0, R1, R2], text="`retries` without any budget multiply the load on the provider during every outage"))
+
+
+@case(L)
+def rename_keeps_level(lab):
+    return _dev(lab, pline("retry_load", 1, text=DEV["p01"]))
+
+
+@case(V, "G204")
+def new_pattern_straight_to_proven(lab):
+    return edit_commit(lab, "## Foundation", pline("retry_cap", 3, [R0, R1, R2], text="cap retries per request budget load", date="2026-11-30") + "\n\n## Foundation")
+
+
+@case(V, "G204")
+def new_pattern_at_2x(lab):
+    return _dev(lab, pline("p01", 1) + "\n" + pline("retry_load_cap", 2, [R0, R1], text="retry budget caps provider load"))
+
+
+@case(V)
+def proven_heading_suffix_new_pattern(lab):
+    lab.sub("## Proven Knowledge", "## Proven Knowledge (graduated)")
+    return edit_commit(lab, "## Foundation", pline("retry_cap", 1, text="cap retries per request") + "\n\n## Foundation")
+
+
+@case(V, "G302")
+def state_heading_suffix_append(lab):
+    lab.sub("## Current State", "## Current State (Nov 30)")
+    return edit_commit(lab, "then the benchmark.", "then the benchmark. Also the merge driver, the audit and the docs.")
+
+
+@case(V, "G302")
+def state_heading_dash_suffix_append(lab):
+    lab.sub("## Current State", "## Current State — week 48")
+    return edit_commit(lab, "then the benchmark.", "then the benchmark.\nThen also the merge driver, the audit and the docs.")
+
+
+@case(V, "G302")
+def bom_hides_state(lab):
+    lab.write("\ufeff## Current State\n" + lab.text().split("## Current State\n", 1)[1])
+    return edit_commit(lab, "then the benchmark.", "then the benchmark. Also the merge driver, the audit and the docs.")
+
+
+@case(V, "G205")
+def delete_fresh_proven(lab):
+    return edit_commit(lab, lab.line("!! retry_budget:") + "\n", "")
+
+
+@case(L)
+def archive_stale_proven(lab):
+    return edit_commit(lab, lab.line("!! old_rule:") + "\n", "")
+
+
+@case(L)
+def demote_proven_with_reason(lab):
+    line = lab.line("!! retry_budget:")
+    lab.sub(line + "\n", "")
+    demoted = line.replace("| 3x (RELIABILITY — 2026-11-12)", "| 2x (RELIABILITY)") + \
+        " [demoted 2026-11-30: batch traffic broke the budget]"
+    return edit_commit(lab, pline("p12", 1), pline("p12", 1) + "\n" + demoted)
+
+
+@case(V, "G205")
+def demote_proven_without_reason(lab):
+    line = lab.line("!! retry_budget:")
+    lab.sub(line + "\n", "")
+    demoted = line.replace("| 3x (RELIABILITY — 2026-11-12)", "| 2x (RELIABILITY)")
+    return edit_commit(lab, pline("p12", 1), pline("p12", 1) + "\n" + demoted)
+
+
+@case(V, "G404")
+def proven_claim_reversed(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("cap retries per request so an outage cannot multiply load",
+                                               "never cap retries per request; outages do not multiply load"))
+
+
+@case(L)
+def proven_gets_one_more_evidence(lab):
+    ids = lab.episodes(ep("retry budget per request kept provider load flat in the new region", "n1", "agent-b"))
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace(f"{R2}]", f"{R2}, {ids[0]}]"))
+
+
+@case(V, "G404")
+def proven_renamed_and_reworded(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("retry_budget: cap retries per request so an outage cannot multiply load",
+                                               "retry_policy: retries need no cap; outages do not multiply load"))
+
+
+@case(V, "G401")
+def proven_renamed_and_evidence_dropped(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("retry_budget:", "retry_cap:").replace(f", {R2}", ""))
+
+
+@case(V, "G401")
+def proven_evidence_dropped(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace(f", {R2}", ""))
+
+
+@case(V, "G401")
+def proven_evidence_swapped(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace(R2, E_BACKOFF[2].id))
+
+
+@case(V, "G402")
+def foundation_line_added(lab):
+    return edit_commit(lab, "Always write the episode before the pattern.",
+                       "Always write the episode before the pattern.\nPatterns may skip episodes when in a hurry.")
+
+
+@case(V, "G402")
+def foundation_line_altered(lab):
+    return edit_commit(lab, "Always write the episode", "Usually write the episode")
+
+
+@case(V, "G402")
+def partnership_removed(lab):
+    return edit_commit(lab, "We decide in writing and keep the reasons next to the decision.\n", "")
+
+
+@case(V, "G402")
+def foundation_heading_renamed(lab):
+    return edit_commit(lab, "## Foundation", "## Old notes")
+
+
+@case(L)
+def foundation_change_with_override(lab):
+    lab.sub("Always write the episode", "Always write and stage the episode")
+    return lab.commit(env=OVERRIDE)
+
+
+# =============================================================== 5. evidence
+@case(V, "G103")
+def two_episodes_one_session_one_agent(lab):
+    return _dev(lab, pline("p03", 2, [e.id for e in E_SAME_SESSION[:2]]), "p03")
+
+
+@case(V)
+def three_of_one_session_to_3x(lab):
+    return _dev(lab, pline("p03", 3, [e.id for e in E_SAME_SESSION]), "p03")
+
+
+@case(L)
+def two_sessions_make_2x(lab):
+    return _dev(lab, pline("p01", 2, [R0, R1]))
+
+
+@case(L)
+def same_session_two_agents_make_2x(lab):
+    ids = lab.episodes(ep("idempotency keys on each payment request stopped duplicates", "s6", "agent-b"))
+    return _dev(lab, pline("p03", 2, [E_SAME_SESSION[0].id, ids[0]]), "p03")
+
+
+@case(V, "G103")
+def sessionless_episode_counts_for_nothing(lab):
+    ids = lab.episodes(raw_episode("retries with no budget multiplied provider load in the outage"))
+    lab.setup_commit("episode")
+    return _dev(lab, pline("p01", 2, [R0, ids[0]]))
+
+
+@case(V, "G104")
+def one_everyday_word_is_not_about_it(lab):
+    ids = lab.episodes(ep("the team fixed the coffee machine again this week", "c1", "agent-b"))
+    lab.setup_commit("episode")
+    return _dev(lab, pline("p02", 2, [ids[0], E_RETRY[0].id], text=DEV["p02"] + " this week"), "p02")
+
+
+@case(V, "G104")
+def unrelated_episode_cited(lab):
+    return _dev(lab, pline("p04", 2, [E_UNRELATED.id, E_BACKOFF[0].id]), "p04")
+
+
+@case(L)
+def inflections_count_as_about_it(lab):
+    ids = lab.episodes(ep("retried requests multiplied load at the provider", "i1", "agent-b"),
+                       ep("an outage where retrying without budgets multiplied loads", "i2", "agent-c"))
+    lab.setup_commit("episodes")
+    return _dev(lab, pline("p01", 2, ids))
+
+
+@case(V, "G103")
+def future_dated_episodes(lab):
+    ids = lab.episodes(ep("retries without budget multiplied the provider load", "f1", ts="2030-01-01T00:00:00Z"),
+                       ep("an outage multiplied retry load on the provider", "f2", "agent-b",
+                          ts="2030-01-02T00:00:00Z"))
+    lab.setup_commit("episodes")
+    return _dev(lab, pline("p01", 2, [R0, ids[0]]))
+
+
+@case(V, "G107")
+def forged_id(lab):
+    ids = lab.episodes(raw_episode("retries without budget multiplied load on the provider", "g1", "agent-b",
+                                   ident="ep-000000000001"))
+    lab.setup_commit("episode")
+    return _dev(lab, pline("p01", 2, [R0, ids[0]]))
+
+
+@case(V, "G107")
+def edited_episode_content_keeps_old_id(lab):
+    bad = raw_episode("retries without budget multiplied load on the provider", "g2", "agent-b")
+    bad["content"] = "retries without any budget multiplied the provider load in every outage"
+    ids = lab.episodes(bad)
+    lab.setup_commit("episode")
+    return _dev(lab, pline("p01", 2, [R0, ids[0]]))
+
+
+@case(V, "G103")
+def minted_sessions_in_one_commit(lab):
+    ids = lab.episodes(ep("retries without budget multiplied provider load", "invented-1"),
+                       ep("outage retries multiplied load on the provider", "invented-2"))
+    return _dev(lab, pline("p01", 2, ids))
+
+
+@case(V, "G103")
+def minted_sessions_without_agent(lab):
+    ids = lab.episodes(raw_episode("retries without budget multiplied provider load", "m1"),
+                       raw_episode("outage retries multiplied load on the provider", "m2"))
+    return _dev(lab, pline("p01", 2, ids))
+
+
+@case(L)
+def parallel_agents_append_together(lab):
+    ids = lab.episodes(ep("retries without budget multiplied provider load", "pa1", "agent-a"),
+                       ep("outage retries multiplied load on the provider", "pa2", "agent-b"))
+    return _dev(lab, pline("p01", 2, ids))
+
+
+@case(V, "G102")
+def cited_id_not_in_store(lab):
+    return _dev(lab, pline("p01", 2, [R0, "ep-abcdefabcdef"]))
+
+
+@case(V, "G102")
+def cited_episode_not_staged(lab):
+    ids = lab.episodes(ep("retries without budget multiplied provider load", "ns1", "agent-b"))
+    set_pattern(lab, "p01", pline("p01", 2, [R0, ids[0]]))
+    lab.git("add", CONT)
+    return lab.commit(add=False)
+
+
+@case(V, "G202")
+def level_raised_without_new_evidence(lab):
+    to_2x(lab)
+    return _dev(lab, pline("p01", 3, [R0, R1]))
+
+
+@case(V, "G201")
+def one_to_three_in_one_commit(lab):
+    return _dev(lab, pline("p01", 3, [R0, R1, R2]))
+
+
+@case(L)
+def two_to_three_graduation(lab):
+    to_2x(lab)
+    lab.sub(lab.line("!! p01:") + "\n", "")
+    return edit_commit(lab, "## Foundation", pline("p01", 3, [R0, R1, R2], date="2026-11-30") + "\n\n## Foundation")
+
+
+@case(V, "G103")
+def graduation_from_one_source(lab):
+    ids = [e.id for e in E_SAME_SESSION]
+    set_pattern(lab, "p03", pline("p03", 2, ids[:1] + [E_RETRY[0].id]))
+    lab.setup_commit("2x")
+    lab.sub(lab.line("!! p03:") + "\n", "")
+    return edit_commit(lab, "## Foundation", pline("p03", 3, ids, date="2026-11-30") + "\n\n## Foundation")
+
+
+@case(V, "G701")
+def store_line_edited(lab):
+    lab.sub("retry storm", "retry STORM", rel=STORE)
+    return lab.commit()
+
+
+@case(V, "G701")
+def store_line_removed(lab):
+    text = lab.text(STORE)
+    lab.write("\n".join(text.splitlines()[1:]) + "\n", STORE)
+    return lab.commit()
+
+
+@case(V, "G701")
+def store_reordered(lab):
+    lines = lab.text(STORE).splitlines()
+    lab.write("\n".join(lines[1:] + lines[:1]) + "\n", STORE)
+    return lab.commit()
+
+
+@case(L)
+def store_appended_only(lab):
+    lab.episodes(ep("the provider moved its batch window to noon", "n9"))
+    return lab.commit()
+
+
+@case(V, "session")
+def episode_add_without_session(lab):
+    return lab.flowgit("episode", "add", "--type", "finding", "--content", "retries multiplied load")
+
+
+# =============================================================== 6. compression and append
+def _reword(lab: Lab, names, shorter: dict[str, str], bullet: str = "") -> Attempt:
+    for name in names:
+        set_pattern(lab, name, bullet + pline(name, 1, text=shorter[name]))
+    return lab.commit()
+
+
+@case(V, "G301")
+def reword_all_shorter(lab):
+    return _reword(lab, DEV, SHORTER)
+
+
+@case(V, "G301")
+def archive_one_reword_rest(lab):
+    lab.sub(pline("p12", 1) + "\n", "")
+    return _reword(lab, [n for n in DEV if n != "p12"], SHORTER)
+
+
+@case(V, "G301")
+def bullets_changed_and_reworded(lab):
+    return _reword(lab, DEV, SHORTER, bullet="* ")
+
+
+@case(V, "G301")
+def each_item_shortened_under_ten_percent(lab):
+    drop = {n: t.replace(" the ", " ", 1) if " the " in t else t.replace(" to ", " ", 1) for n, t in DEV.items()}
+    return _reword(lab, DEV, drop)
+
+
+@case(V, "G301")
+def reworded_with_evidence_added(lab):
+    for name in list(DEV)[:6]:
+        set_pattern(lab, name, pline(name, 1, text=SHORTER[name]) + f" [evidence: {R0}]")
+    return lab.commit()
+
+
+@case(V, "G301")
+def inline_code_and_reworded(lab):
+    return _reword(lab, DEV, {n: f"`{n}`: " + t for n, t in SHORTER.items()})
+
+
+@case(V, "G301")
+def action_items_restated(lab):
+    lab.sub("- the gate blocks ungrounded graduations, which is what makes the wrap safe to run — next: Dec 1",
+            "- gate blocks ungrounded graduations, makes wrap safe — next: Dec 1")
+    lab.sub("- the benchmark of the hook is needed because every commit of every user pays for it — next: Dec 2",
+            "- hook benchmark needed, every commit pays — next: Dec 2")
+    return lab.commit()
+
+
+@case(L)
+def one_typo_fixed(lab):
+    set_pattern(lab, "p02", pline("p02", 1, text=DEV["p02"].replace("consecutive", "consecutiv")))
+    lab.setup_commit("typo")
+    return _dev(lab, pline("p02", 1), "p02")
+
+
+@case(L)
+def doubled_word_removed(lab):
+    set_pattern(lab, "p02", pline("p02", 1, text=DEV["p02"].replace("five", "five five")))
+    lab.setup_commit("doubled")
+    return _dev(lab, pline("p02", 1), "p02")
+
+
+@case(V, "G302")
+def state_tweaked_then_appended(lab):
+    return edit_commit(lab, "Focus: ship the gate. Critical path: the compression rule, then the benchmark.",
+                       "Focus: ship the gate. Critical path: the compression rules, then the benchmark.\n"
+                       "Today: the merge driver and the audit of every past graduation.")
+
+
+@case(V, "G302")
+def state_appended_inside_the_item(lab):
+    return edit_commit(lab, "then the benchmark.", "then the benchmark, and now also the merge driver and the audit.")
+
+
+@case(V, "G303")
+def recent_appended_verbatim(lab):
+    return edit_commit(lab, "The round trip held on every fixture.",
+                       "The round trip held on every fixture.\nToday we added the gate and its first rules.")
+
+
+@case(V, "G303")
+def recent_tweaked_then_appended(lab):
+    return edit_commit(lab, "We spent the week on the document model. The round trip held on every fixture.",
+                       "We spent this week on the document model. The round trip held on every fixture. "
+                       "Today we added the gate and its first rules.")
+
+
+@case(V, "G303")
+def recent_suffixed_heading_append(lab):
+    lab.sub("## Recent Context", "## Recent Context — week 48")
+    return edit_commit(lab, "The round trip held on every fixture.",
+                       "The round trip held on every fixture. Then the gate and its first rules landed.")
+
+
+@case(L)
+def state_replaced(lab):
+    return edit_commit(lab, "Focus: ship the gate. Critical path: the compression rule, then the benchmark.",
+                       "Focus: the merge driver. Critical path: section semantics, then conflict markers.")
+
+
+@case(L)
+def recent_rewritten(lab):
+    return edit_commit(lab, "We spent the week on the document model. The round trip held on every fixture.",
+                       "The document model settled, so the week turned to the gate: rules, hooks and a benchmark.")
+
+
+@case(L)
+def recent_keeps_momentum_pointer(lab):
+    lab.sub("We spent the week on the document model. The round trip held on every fixture.",
+            "Momentum: document model done, gate next.\nWe spent the week on the gate. Rules and hooks landed.")
+    lab.setup_commit("recent with pointer")
+    return edit_commit(lab, "We spent the week on the gate. Rules and hooks landed.",
+                       "This week went to the merge driver; conflicts now resolve by section semantics.")
+
+
+@case(L)
+def old_narrative_folded_into_pointer(lab):
+    return edit_commit(lab, "We spent the week on the document model. The round trip held on every fixture.",
+                       "Momentum: document model held. This week the gate grew its rules and hooks.")
+
+
+@case(L)
+def actions_seen_next_updated(lab):
+    lab.sub("— next: Dec 1", "— seen: Nov 30, next: Dec 3")
+    lab.sub("— next: Dec 2", "— seen: Nov 30, next: Dec 4")
+    return edit_commit(lab, "— seen: Nov 29", "— seen: Nov 30")
+
+
+@case(L)
+def actions_marked_done(lab):
+    return edit_commit(lab, "- the trailers need review", "- ✓ the trailers need review")
+
+
+@case(L)
+def actions_finished_subtasks_removed(lab):
+    lab.sub("- the trailers need review since the audit reads them back out of history — seen: Nov 29",
+            "- the trailers need review since the audit reads them back out of history — seen: Nov 29\n"
+            "  - ✓ list the keys\n  - ✓ write the parser\n  - ✓ check the folding")
+    lab.setup_commit("subtasks")
+    return edit_commit(lab, "\n  - ✓ list the keys\n  - ✓ write the parser\n  - ✓ check the folding", "")
+
+
+@case(L)
+def actions_resolved_item_removed(lab):
+    return edit_commit(lab, "- the trailers need review since the audit reads them back out of history — seen: Nov 29\n", "")
+
+
+@case(L)
+def top_of_mind_replaced(lab):
+    lab.section("## Top of Mind", "- the merge driver and conflict markers\n- the audit range option")
+    return lab.commit()
+
+
+@case(V, "G302")
+def top_of_mind_kept_and_added(lab):
+    return edit_commit(lab, "- trailer format still under review", "- trailer format still under review\n- and one more")
+
+
+@case(L)
+def new_1x_pattern(lab):
+    return _dev(lab, pline("p01", 1) + "\n" + pline("p13", 1, text="batch writes need a size cap"))
+
+
+@case(L)
+def stale_developing_archived(lab):
+    return edit_commit(lab, pline("p12", 1) + "\n", "")
+
+
+@case(L)
+def real_compression_fold_into_pattern(lab):
+    lab.sub(pline("p08", 1) + "\n", "")
+    lab.sub(pline("p04", 1) + "\n", "")
+    return _dev(lab, pline("p11", 1, text="provider calls: cache balances 30s -> fewer calls; timeouts < client timeouts; pools sized from measured concurrency"), "p11")
+
+
+# =============================================================== 7. encodings and line endings
+def _recommit(lab: Lab, text: str) -> None:
+    lab.path(CONT).write_bytes(text.encode("utf-8"))
+    lab.setup_commit("re-encode")
+
+
+@case(L)
+def crlf_file_legit_edit(lab):
+    _recommit(lab, lab.text().replace("\n", "\r\n"))
+    return edit_commit(lab, pline("p01", 1), pline("p01", 2, [R0, R1]))
+
+
+@case(V, "G101")
+def crlf_file_ungrounded(lab):
+    _recommit(lab, lab.text().replace("\n", "\r\n"))
+    return edit_commit(lab, pline("p01", 1), pline("p01", 2))
+
+
+@case(V, "G302")
+def crlf_state_append(lab):
+    _recommit(lab, lab.text().replace("\n", "\r\n"))
+    return edit_commit(lab, "then the benchmark.", "then the benchmark. And the merge driver, audit and docs.")
+
+
+@case(L)
+def autocrlf_wrap_passes(lab):
+    lab.git("config", "core.autocrlf", "true")
+    ids = lab.episodes(ep("retries without budget multiplied provider load", "ac1", "agent-b"))
+    lab.path(STORE).write_bytes(lab.path(STORE).read_bytes().replace(b"\n", b"\r\n"))
+    lab.write(lab.text().replace(pline("p01", 1), pline("p01", 2, [R0, ids[0]])), newline="\r\n")
+    return lab.commit()
+
+
+@case(V, "G101")
+def autocrlf_ungrounded(lab):
+    lab.git("config", "core.autocrlf", "true")
+    lab.write(lab.text().replace(pline("p01", 1), pline("p01", 2)), newline="\r\n")
+    return lab.commit()
+
+
+@case(V, "G001")
+def cr_only_file_hides_everything(lab):
+    lab.write(lab.text().replace(pline("p01", 1), pline("p01", 2)), newline="\r")
+    return lab.commit()
+
+
+@case(L)
+def bom_file_legit_edit(lab):
+    _recommit(lab, "\ufeff" + lab.text())
+    return edit_commit(lab, pline("p01", 1), pline("p01", 2, [R0, R1]))
+
+
+@case(V, "G101")
+def bom_file_ungrounded(lab):
+    _recommit(lab, "\ufeff" + lab.text())
+    return edit_commit(lab, pline("p01", 1), pline("p01", 2))
+
+
+@case(L)
+def tabs_indented_items(lab):
+    return edit_commit(lab, "- the trailers need review", "\t- the trailers need review")
+
+
+@case(L)
+def unicode_state(lab):
+    return edit_commit(lab, "Focus: ship the gate. Critical path: the compression rule, then the benchmark.",
+                       "焦点: 合并驱动。Critical path: conflict markers → section semantics ✓ 🚀")
+
+
+@case(V, "G101")
+def unicode_file_ungrounded(lab):
+    lab.sub("Focus: ship the gate.", "焦点: 合并驱动 🚀.")
+    return edit_commit(lab, pline("p01", 1), pline("p01", 2))
+
+
+@case(L)
+def mixed_endings_legit_edit(lab):
+    _recommit(lab, lab.text().replace("## Recent Context\n", "## Recent Context\r\n"))
+    return edit_commit(lab, pline("p01", 1), pline("p01", 2, [R0, R1]))
+
+
+# =============================================================== 8. whole wraps
+@case(L)
+def twenty_operation_wrap(lab):
+    """Six increments (each: one new episode plus one from an earlier session), eight adds, six archivals."""
+    import json
+
+    names = ["p01", "p02", "p05", "p06", "p07", "p09"]
+    earlier = lab.episodes(*[ep(f"{DEV[n]} (seen in an earlier session)", f"earlier-{n}", "agent-e")
+                             for n in names[1:]])
+    lab.setup_commit("earlier sessions' episodes")
+    evidence = dict(zip(names, [[R0]] + [[i] for i in earlier]))
+    eps, ops = [], []
+    for i, name in enumerate(names):
+        eps.append({"type": "finding", "content": f"{DEV[name]} (seen again today)", "tags": [name]})
+        ops.append({"op": "increment", "name": name, "evidence": evidence[name] + [f"#{i}"]})
+    for i in range(8):
+        ops.append({"op": "add", "name": f"n{i:02d}", "text": f"new observation {i} about queue batching"})
+    ops += [{"op": "archive", "name": n} for n in ("p03", "p04", "p08", "p10", "p11", "p12")]
+    plan = {"session": "wrap-20", "agent": "agent-w", "episodes": eps, "state": "Focus: the gate ships.",
+            "recent": "The gate landed; this week turns to the merge driver.", "patterns": ops}
+    assert len(ops) == 20
+    (lab.root.parent / "plan.json").write_text(json.dumps(plan))
+    return lab.flowgit("wrap", "--plan", str(lab.root.parent / "plan.json"), "--no-cleanup")
+
+
+# =============================================================== 9. more ways to commit
+@case(V, "G101")
+def commit_all_flag(lab):
+    set_pattern(lab, "p01", pline("p01", 2))
+    return lab.attempt("commit", "-q", "-a", "-m", "all tracked changes")
+
+
+@case(V, "G101")
+def commit_with_pathspec_uses_a_temporary_index(lab):
+    set_pattern(lab, "p01", pline("p01", 2))
+    return lab.attempt("commit", "-q", "-m", "only the file", "--", CONT)
+
+
+@case(L)
+def commit_with_pathspec_legit(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    return lab.attempt("commit", "-q", "-m", "only the file", "--", CONT)
+
+
+@case(L)
+def conflicted_merge_resolved_by_one_side(lab):
+    lab.git("checkout", "-q", "-b", "side")
+    lab.sub("Focus: ship the gate.", "Focus: the merge driver.")
+    lab.setup_commit("side state")
+    lab.git("checkout", "-q", "main")
+    lab.sub("Focus: ship the gate.", "Focus: the audit range.")
+    lab.setup_commit("main state")
+    lab.git("merge", "-q", "side", check=False)
+    lab.git("checkout", "--theirs", CONT)
+    lab.add()
+    return lab.attempt("commit", "-q", "--no-edit")
+
+
+@case(V, "unmerged")
+def conflict_stages_left_in_index(lab):
+    lab.git("checkout", "-q", "-b", "side")
+    lab.sub("Focus: ship the gate.", "Focus: the merge driver.")
+    lab.setup_commit("side state")
+    lab.git("checkout", "-q", "main")
+    lab.sub("Focus: ship the gate.", "Focus: the audit range.")
+    lab.setup_commit("main state")
+    lab.git("merge", "-q", "side", check=False)
+    lab.write("note\n", "NOTES.md")
+    lab.git("add", "NOTES.md")
+    return lab.attempt("commit", "-q", "--no-edit")
+
+
+@case(L)
+def fresh_repository_first_commit_with_hooks(lab):
+    import shutil
+
+    shutil.rmtree(lab.root / ".git")
+    for p in list(lab.root.iterdir()):
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+    lab.git("init", "-q", "-b", "main")
+    assert lab.flowgit("init").returncode == 0
+    assert lab.flowgit("install-hook").returncode == 0
+    return lab.commit("start")
+
+
+@case(L)
+def flowscript_urgent_line_in_developing(lab):
+    return _dev(lab, pline("p01", 1) + "\n! check the provider window: before Friday's deploy")
+
+
+@case(V, "G11")
+def hard_wrapped_spaced_name(lab):
+    return _dev(lab, "!! retry budget: " + DEV["p01"] + "\n  | 2x (RELIABILITY)")

@@ -1,0 +1,100 @@
+"""judge_change and judge_merge directly: Sides as git records them, the base's configuration."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from flowgit.checks.judge import Side, judge_change, judge_merge
+from flowgit.checks.paths import config_weakened
+from flowgit.config import Budgets, Thresholds, load_config_from_blobs
+from flowgit.evidence import assess, store_weight
+from flowgit.episodes import Episode, episode_id
+from tests.checks.gate_fixtures import DEVELOPING, E_RETRY, base_text, ep
+
+STORE = b"".join(e.to_json().encode() + b"\n" for e in E_RETRY)
+
+
+def side(text: str, store: bytes = STORE, **kw) -> Side:
+    return Side(text.encode(), store, "CONTINUITY.md", ".flow/episodes.jsonl", **kw)
+
+
+def cfg(tmp_path: Path, **files: bytes):
+    return load_config_from_blobs(tmp_path, {k.replace("_", "."): v for k, v in files.items()}, "HEAD")
+
+
+def codes(findings):
+    return {f.code for f in findings if f.is_error}
+
+
+def test_committed_config_is_read_from_bytes_and_rerooted(tmp_path):
+    c = cfg(tmp_path, _flowgit_toml=b'continuity = "MEMORY.md"\n[thresholds]\nevidence_2x = 3\n')
+    assert c.continuity == tmp_path / "MEMORY.md" and c.thresholds.evidence_2x == 3
+    assert c.source and c.source.startswith("HEAD:")
+
+
+def test_weakening_is_named_and_strengthening_is_not(tmp_path):
+    base = cfg(tmp_path)
+    assert list(config_weakened(base, replace(base, thresholds=Thresholds(evidence_2x=3)), "x")) == []
+    looser = replace(base, thresholds=Thresholds(evidence_2x=1), budgets=Budgets(shrink_max=0.9),
+                     rules={"evidence": "warning"})
+    (finding,) = config_weakened(base, looser, "x")
+    assert "evidence_2x" in finding.message and "shrink_max" in finding.message and "`evidence`" in finding.message
+
+
+def test_deleted_file_is_an_error_and_an_override_marks_it(tmp_path):
+    c = cfg(tmp_path)
+    gone = Side(None, STORE, "CONTINUITY.md", ".flow/episodes.jsonl")
+    assert codes(judge_change(c, side(base_text()), gone)) == {"G803"}
+    overridden = judge_change(c, side(base_text()), gone, override="moving it")
+    assert all(f.overridden for f in overridden if f.severity == "error") and not codes(overridden)
+
+
+def test_merge_accepts_the_union_of_two_valid_sides(tmp_path):
+    c = cfg(tmp_path)
+    lines = base_text().splitlines()
+    left = "\n".join(ln.replace("! p01:", "!! p01:").replace(f"{DEVELOPING[0][1]} | 1x",
+                     f"{DEVELOPING[0][1]} | 2x (R) [evidence: {E_RETRY[0].id}, {E_RETRY[1].id}]") for ln in lines)
+    new = side(left + "\n")
+    assert not codes(judge_merge(c, [side(base_text()), side(left + "\n")], new))
+    evil = side(left.replace("! p02:", "!! p02:").replace(f"{DEVELOPING[1][1]} | 1x", f"{DEVELOPING[1][1]} | 2x")
+                + "\n")
+    assert "G101" in codes(judge_merge(c, [side(base_text()), side(left + "\n")], evil))
+
+
+def test_independence_is_session_or_agent_and_batches_count_once():
+    th = Thresholds()
+    a = ep("retries multiplied provider load", "x1", agent="a")
+    b = ep("retries multiplied the load at the provider", "x1", agent="b")  # same session, other agent
+    c = ep("outage retries multiplied provider load", "x2", agent="a")
+    store = {e.id: e for e in (a, b, c)}
+    assert assess("p", "retries multiply provider load", 2, [a.id, b.id], store, th).enough
+    assert assess("p", "retries multiply provider load", 2, [a.id, c.id], store, th).enough
+    batch = assess("p", "retries multiply provider load", 2, [a.id, c.id], store, th, batch={a.id, c.id})
+    assert not batch.enough and batch.independent == 1
+
+
+def test_forged_future_and_sessionless_episodes_do_not_count():
+    th = Thresholds()
+    now = datetime(2026, 11, 30, tzinfo=timezone.utc)
+    forged = Episode("ep-000000000001", "2026-11-01T00:00:00Z", "finding", "retries multiplied load", "s1", "a")
+    future = ep("retries multiplied load on the provider", "s2")
+    future = replace(future, ts="2027-01-01T00:00:00Z")
+    nosession = Episode(episode_id("finding", "retry storms multiplied load", ""), "2026-11-01T00:00:00Z",
+                        "finding", "retry storms multiplied load", "", "a")
+    store = {e.id: e for e in (forged, future, nosession)}
+    v = assess("p", "retries multiply load", 2, list(store), store, th, now=now)
+    assert v.forged == [forged.id] and v.future == [future.id] and v.sessionless == [nosession.id]
+    assert v.independent == 0 and not v.ok
+
+
+def test_relevance_weighs_everyday_and_store_common_words_low():
+    th = Thresholds()
+    coffee = ep("the team fixed the coffee machine this week", "s1")
+    weight = store_weight(b"\n".join(b'{"content": "queue retries"}' for _ in range(40)) + b"\n")
+    assert not assess("p", "the breaker opens after failures this week", 2, [coffee.id], {coffee.id: coffee},
+                      th).unrelated == []  # one everyday word is not enough
+    queue = ep("queue depth doubled", "s1")
+    assert weight("queue") < 1.0
+    assert assess("p", "queue depth alarms", 2, [queue.id], {queue.id: queue}, th, weight=weight).unrelated == []

@@ -1,0 +1,48 @@
+"""Names and headings as identities: NFKC, case folding, look-alikes, suffixes and BOMs."""
+
+from __future__ import annotations
+
+from flowgit.continuity.document import Document
+from flowgit.continuity.flowscript import lint_text
+from flowgit.continuity.identity import canonical_section, is_mixed_script, name_key
+from flowgit.continuity.patterns import grammar_fix, looks_like_pattern_loose, parse_pattern
+from flowgit.continuity.sections import alias_table
+
+
+def test_name_keys_fold_what_a_reader_cannot_tell_apart():
+    assert name_key("Retry_Budget") == name_key("retry_budget") == name_key("ｒｅｔｒｙ_budget")
+    assert name_key("re\u200btry-budget") == name_key("retry_budget")
+    assert name_key("rеtry") == name_key("retry")  # Cyrillic е
+    assert name_key("retry") != name_key("retries")
+
+
+def test_mixed_scripts_are_detected_single_scripts_are_not():
+    assert is_mixed_script("rеtry")  # Latin + Cyrillic
+    assert not is_mixed_script("café_rule") and not is_mixed_script("кэш") and not is_mixed_script("p01")
+
+
+def test_section_names_tolerate_suffixes_and_boms():
+    table = alias_table()
+    for heading in ("Current State (Nov 30)", "Current State — week 48", "\ufeffCurrent State", "State: today",
+                    "Proven Knowledge (graduated)", "CURRENT STATE"):
+        assert canonical_section(heading, table) in ("Current State", "Proven Knowledge"), heading
+    assert canonical_section("Statement of work", table) is None
+    doc = Document.parse("\ufeff## Current State — week 48\nx\n\n## Recent Context (Nov)\ny\n")
+    assert [s.canonical for s in doc.sections] == ["Current State", "Recent Context"]
+
+
+def test_loose_recognition_and_the_fix_it_names():
+    for line, fix in [("!! p01: x | 2X", "lower-case x"), ("1. ! p01: x | 1x", "numbered"),
+                      ("> ! p01: x | 1x", "quoted"), ("!! retry budget: x | 2x", "one word"),
+                      ("!! p01: a hard-wrapped line", "same line"), ("!! **p01**: x | 2x", "emphasis")]:
+        assert looks_like_pattern_loose(line) and parse_pattern(line) is None, line
+        assert fix in grammar_fix(line), (line, grammar_fix(line))
+    for plain in ("- a plain item", "! urgent: call the provider", "a | b table", "speed 2x faster"):
+        assert parse_pattern(plain) is None
+    assert not looks_like_pattern_loose("- a plain item") and not looks_like_pattern_loose("a | b | c")
+
+
+def test_lint_skips_comment_lines_and_addresses():
+    text = "# FS: -> <- = != + | >< {block} ! ?\n- mail <ops@example.com> [decided(rationale: \"x\", on: \"Nov 30\")]\n"
+    assert lint_text(text) == []
+    assert [f.code for f in lint_text("- speed >< safety\n")] == ["E001"]
