@@ -22,10 +22,17 @@ def corpus(tmp_path):
     return config
 
 
+def refused(res):
+    """A refusal under --json: the error is JSON on stdout; its message and fix as one text."""
+    assert "Traceback" not in res.err, res.err
+    error = json.loads(res.out)["error"]
+    return f"{error['message']}\n{error.get('fix') or ''}"
+
+
 def ask(run, cwd, config, *args, code=0):
     res = run(cwd, "ascend", "--claude-dir", str(config), "--partition", "claude", *args, "--json")
     assert res.code == code, res.err
-    return json.loads(res.out) if code == 0 else res
+    return json.loads(res.out) if code == 0 else refused(res)
 
 
 def answer(run, cwd, config, data, *args, code=0):
@@ -33,7 +40,7 @@ def answer(run, cwd, config, data, *args, code=0):
     state.write_text(json.dumps(data["state"]))
     res = run(cwd, "ascend", "--claude-dir", str(config), "--state", str(state), *args, "--json")
     assert res.code == code, res.err
-    return json.loads(res.out) if code == 0 else res
+    return json.loads(res.out) if code == 0 else refused(res)
 
 
 def sids(data) -> list[str]:
@@ -47,7 +54,7 @@ def test_from_a_session_alone_assembles_its_line_with_the_origin(run, tmp_path, 
     prefixed = ask(run, tmp_path, corpus, "--from", SID[3][:8])
     assert sids(prefixed) == sids(data)
     res = ask(run, tmp_path, corpus, "--from", "0000000", code=2)
-    assert "names 10 sessions" in res.err and "Traceback" not in res.err
+    assert "names 10 sessions" in res
 
 
 def test_refine_add_puts_the_session_into_the_unit(run, tmp_path, corpus):
@@ -56,9 +63,9 @@ def test_refine_add_puts_the_session_into_the_unit(run, tmp_path, corpus):
     added = answer(run, tmp_path, corpus, gate, "--refine", f"add:{SID[9][:8]}")
     assert SID[9] in sids(added) and added["state"]["attempts"] == 2
     bad = answer(run, tmp_path, corpus, gate, "--refine", "add:ffffffff", code=2)
-    assert "no session 'ffffffff'" in bad.err
+    assert "no session 'ffffffff'" in bad
     again = answer(run, tmp_path, corpus, gate, "--refine", "sideways", code=2)   # a typo spends no try
-    assert "unknown refinement" in again.err
+    assert "unknown refinement" in again
 
 
 def test_a_turned_down_unit_is_never_presented_again(run, tmp_path, corpus):
@@ -77,8 +84,8 @@ def test_an_ended_recall_answers_with_exit_2_and_a_message(run, tmp_path, corpus
     data = answer(run, tmp_path, corpus, data, "--rescope", "type:chain")
     assert data["status"] == "null_match"
     res = answer(run, tmp_path, corpus, data, *flag, code=2)
-    assert "this recall has already ended (nothing larger than a session was found)" in res.err
-    assert "Traceback" not in res.err and "flowgit ascend" in res.err
+    assert "this recall has already ended (nothing larger than a session was found)" in res
+    assert "flowgit ascend" in res
 
 
 def test_moderate_ambiguity_widens_the_scope(run, tmp_path, corpus):

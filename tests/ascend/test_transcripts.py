@@ -146,4 +146,4 @@ def test_a_session_the_recall_did_not_reach_can_still_be_added(run, tmp_path):
     assert sid(8) in [d["session_id"] for d in json.loads(res.out)["unit"]["deposits"]]
     res = run(tmp_path, "ascend", "--claude-dir", str(config), "--state", str(state), "--refine", "add:7a0000",
               "--json")
-    assert res.code == 2 and "names 8 sessions" in res.err
+    assert res.code == 2 and "names 8 sessions" in json.loads(res.out)["error"]["message"]
