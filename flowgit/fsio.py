@@ -87,6 +87,12 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
     The file's permission bits are kept when it already exists.
     """
     p = Path(path)
+    if p.is_symlink():  # write through a link (a continuity file kept elsewhere), never replace the link
+        p = p.resolve()
+    if p.exists() and not p.is_file():
+        # os.replace would swap a device, FIFO or socket for a regular file (as root, even /dev/null)
+        raise FlowgitError("is not a regular file, so flowgit will not replace it", path=p,
+                           fix="name a regular file (flowgit writes through a temporary file and a rename)")
     raw = data.encode("utf-8") if isinstance(data, str) else data
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)

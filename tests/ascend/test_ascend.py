@@ -195,7 +195,7 @@ def test_hostile_cwd_and_traversal_session_id(run, tmp_path):
 
 # -------------------------------------------------------- the other partitions
 def test_git_history_and_episodes_join_the_chain(run, repo, tmp_path, corpus):
-    run(repo, "init")
+    run(repo, "init", "--no-hooks")
     (repo / "CONTINUITY.md").write_text("## Current State\nretry budget rollout\n\n## Developing Knowledge\n"
                                         "! retry_budget: cap retries per request | 1x\n")
     run(repo, "episode", "add", "--type", "outcome", "--content", "the retry budget held in production",
@@ -218,7 +218,7 @@ def test_git_history_and_episodes_join_the_chain(run, repo, tmp_path, corpus):
 
 # -------------------------------------------------------------------- read-only
 def test_no_command_path_writes_anything(run, repo, tmp_path, corpus):
-    run(repo, "init")
+    run(repo, "init", "--no-hooks")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", f"start\n\nFlow-Session: {SID[4]}\n")
 

@@ -45,7 +45,7 @@ def seven_wraps() -> list[Wrap]:
 
 @pytest.fixture
 def wrapped(run, repo, tmp_path):
-    run(repo, "init")
+    run(repo, "init", "--no-hooks")
     shas = write_wraps(repo, seven_wraps())
     empty = tmp_path / "no-claude"
     empty.mkdir()
@@ -77,7 +77,7 @@ def test_four_wraps_on_one_pattern_are_one_line_in_order(run, wrapped, recall):
 
 
 def test_shared_evidence_ids_join_wraps_that_name_no_common_pattern(run, repo, tmp_path):
-    run(repo, "init")
+    run(repo, "init", "--no-hooks")
     write_wraps(repo, [
         Wrap("s1", "2026-11-02", continuity("a", ["!! queue_depth: alert on depth, not age | 2x (OPS) "
                                                   "[evidence: ep-cc01, ep-cc02]"]), "wrap one"),
@@ -104,7 +104,7 @@ def test_a_wrap_of_a_claude_session_is_that_session_with_both_ways_back(run, rep
     sid = "5e551011-aaaa-4bbb-8ccc-000000000001"
     write_session(config, Session(A, sid, "/home/dev/payments", "2026-11-02", "Design a retry budget",
                                   ["retry budget"], ["retry", "budget"]))
-    run(repo, "init")
+    run(repo, "init", "--no-hooks")
     shas = write_wraps(repo, [Wrap(sid, "2026-11-02", continuity("x", [RETRY_1]), "Session wrap — added retry_budget"),
                               Wrap("sess-z", "2026-11-04", continuity("y", [RETRY_2]), "Session wrap — incremented",
                                    ["Incremented: retry_budget 1x->2x [evidence: ep-aa01, ep-aa02]"])])

@@ -20,7 +20,7 @@ def test_a_mixed_corpus_counts_each_session_once(run, repo, tmp_path):
     write_transcript(config, Session(A, SID[11], "/home/dev/payments", "2026-11-11", "", [], [], transcript=[
         ("user", "Retry budget follow-up for #412: alert when the budget is spent"),
         ("assistant", "Added an alert on the retry budget.")]))
-    run(repo, "init")
+    run(repo, "init", "--no-hooks")
     # wraps of two of the sessions, and the episodes one of them recorded
     write_wraps(repo, [
         Wrap(SID[2], "2026-11-04", continuity("x", ["! retry_budget: cap retries per request | 1x"]),

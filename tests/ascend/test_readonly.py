@@ -27,7 +27,7 @@ def snapshot(*roots: Path) -> dict[str, tuple]:
 def test_transcripts_wraps_and_every_answer_write_nothing(run, repo, tmp_path):
     config = tmp_path / "claude"
     write_tree(config)
-    run(repo, "init")
+    run(repo, "init", "--no-hooks")
     write_wraps(repo, [
         Wrap(sid(1), "2026-10-01", continuity("a", ["! raw_body_verify: verify webhooks on the raw body | 1x"]),
              "Session wrap — added raw_body_verify"),

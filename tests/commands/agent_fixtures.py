@@ -63,7 +63,7 @@ def base_text() -> str:
 
 def committed_project(repo: Path, run) -> Path:
     """``repo`` with the wrap tests' continuity file and store committed (dated 2026-11-24)."""
-    run(repo, "init")
+    run(repo, "init", "--no-hooks")
     (repo / "CONTINUITY.md").write_text(base_text())
     store = repo / ".flow" / "episodes.jsonl"
     store.write_text("".join(e.to_json() + "\n" for e in [A1, A2, B1, UNRELATED, *J]))

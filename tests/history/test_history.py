@@ -104,7 +104,7 @@ def story(tmp_path_factory):
         repo = tmp / "repo"
         repo.mkdir()
         git(repo, "init", "-q")
-        run(repo, "init")
+        run(repo, "init", "--no-hooks")
         (repo / "CONTINUITY.md").write_text(BASE)
         git(repo, "add", "-A")
         git(repo, "commit", "-qm", "start")

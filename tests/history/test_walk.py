@@ -59,7 +59,7 @@ def test_a_shallow_boundary_that_is_a_wrap_gives_no_false_finding(tmp_path, run)
     origin = tmp_path / "origin"
     origin.mkdir()
     git(origin, "init", "-q")
-    run(origin, "init")
+    run(origin, "init", "--no-hooks")
     git(origin, "add", "-A")
     git(origin, "commit", "-qm", "init")
     steps = [("alpha", {"op": "add", "name": "alpha", "text": "alpha pattern text"}),

@@ -1,0 +1,34 @@
+"""Atomic writes: whole files or nothing, never a device swapped for a file, links written through."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from flowgit.errors import FlowgitError
+from flowgit.fsio import atomic_write
+
+
+def test_atomic_write_never_replaces_a_device_or_fifo(tmp_path):
+    """os.replace onto /dev/null as root would swap the device for a file: refuse instead, touch nothing."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(FlowgitError, match="not a regular file"):
+        atomic_write(fifo, "x")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    with pytest.raises(FlowgitError, match="not a regular file"):
+        atomic_write("/dev/null", "x")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temporary file left behind
+
+
+def test_atomic_write_writes_through_a_symlink(tmp_path):
+    real = tmp_path / "notes" / "memory.md"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "CONTINUITY.md"
+    link.symlink_to(real)
+    atomic_write(link, "new\n")
+    assert link.is_symlink() and real.read_text() == "new\n"
