@@ -47,7 +47,7 @@ def search_episodes(cfg: Config, text: str | None = None, *, type_: str | None =
     if type_ and type_ not in EPISODE_TYPES:
         from flowgit.suggest import unknown
 
-        raise unknown("episode type", type_, EPISODE_TYPES)
+        raise unknown("episode type", type_, EPISODE_TYPES, path="--type")
     store = EpisodeStore(cfg.store)
     found, problems = store.search(type_=type_, tags=tuple(tags), session=session,
                                    since=cmd.parse_when(since, "--since"), until=cmd.parse_when(until, "--until"),

@@ -355,7 +355,7 @@ def _search(ctx: click.Context, text: str | None, type_: str | None, tags: tuple
     if type_ and type_ not in EPISODE_TYPES:
         from flowgit.suggest import unknown
 
-        raise unknown("episode type", type_, EPISODE_TYPES)
+        raise unknown("episode type", type_, EPISODE_TYPES, path="--type")
     cmd.stream_search(EpisodeStore(_cfg(ctx).store), limit=limit, as_json=as_json, type_=type_, tags=tags,
                       session=session, since=cmd.parse_when(since, "--since"),
                       until=cmd.parse_when(until, "--until"), text=text)

@@ -85,8 +85,8 @@ def _stdin_cases() -> list[Case]:
 
 def _option_cases() -> list[Case]:
     opts = [
-        (["episode", "add", "--type", "rumour", "--content", "x", "--session", "s"], "options"),
-        (["episode", "add", "--type", "finding", "--content", "", "--session", "s"], "options"),
+        (["episode", "add", "--type", "rumour", "--content", "x", "--session", "s"], "--type"),
+        (["episode", "add", "--type", "finding", "--content", "", "--session", "s"], "TEXT"),
         (["episode", "add", "--type", "finding", "--content", "x", "--session", "s", "--ts", "soon"], "options"),
         (["episode", "add", "--type", "finding", "--content", "x", "--session", "s", "--ts", "2026-02-30"], "options"),
         (["episode", "list", "--type", "rumour"], "--type"),

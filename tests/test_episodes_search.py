@@ -113,8 +113,8 @@ def test_bad_stdin_names_the_line(run, repo, monkeypatch):
     import io
 
     deep = "[" * 50_000 + "]" * 50_000
-    for text, message in ((b'{"type": "finding", "content": "ok"}\n\xff\xfe\n', "not valid UTF-8"),
-                          (b'{"type": "finding", "content": "ok"}\n' + deep.encode() + b"\n", "nested too deeply")):
+    for text, message in ((b'{"type": "finding", "content": "ok", "session": "s1"}\n\xff\xfe\n', "not valid UTF-8"),
+                          (b'{"type": "finding", "content": "ok", "session": "s1"}\n' + deep.encode() + b"\n", "nested too deeply")):
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text), encoding="utf-8"))
         res = run(repo, "episode", "add")
         assert res.code == 2 and message in res.err and "<stdin>:2" in res.err

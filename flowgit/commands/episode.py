@@ -44,9 +44,9 @@ def episode_text(text: str | None, content: str | None, type_: str | None) -> st
     if type_ is not None and type_ not in EPISODE_TYPES:
         from flowgit.suggest import unknown
 
-        raise unknown("episode type", type_, EPISODE_TYPES)
+        raise unknown("episode type", type_, EPISODE_TYPES, path="--type")
     if type_ is not None and (content is None or not content.strip()):
-        raise FlowgitError("the episode has no text",
+        raise FlowgitError("the episode has no text", path="TEXT",
                            fix=f'give it as the argument: flowgit episode add --type {type_} "what happened"')
     return content
 

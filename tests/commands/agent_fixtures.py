@@ -23,7 +23,7 @@ def ep(content, session, type_="finding", ts="2026-11-20T10:00:00Z", agent="agen
 # A small memory: retry_budget is 2x on two sessions' evidence (one more independent episode graduates it),
 # backoff_jitter is Proven, one action item is past its `next:` date.
 A1 = ep("retry storm multiplied provider load during the outage", "sess-a")
-A2 = ep("retry budget per request kept the queue stable under load", "sess-a", "outcome")
+A2 = ep("retry budget per request kept the queue stable under load", "sess-a", "outcome", agent="agent-b")
 B1 = ep("budget on retries held provider load flat in the second outage", "sess-b", "observation")
 UNRELATED = ep("the coffee machine on floor two was repaired", "sess-b", tags=("office",))
 J = [ep("jittered backoff spread the retry wave", "j1", tags=("backoff",)),
