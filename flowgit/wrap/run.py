@@ -406,11 +406,9 @@ def _head_config(cfg: Config, root: Path, head: str | None) -> Config:
         return cfg
     from dataclasses import replace
 
-    from flowgit.history.config_at import ConfigReader
-    from flowgit.history.walk import open_repo
+    from flowgit.config import load_config_at
 
-    repo = open_repo(root)
-    committed = ConfigReader(root, repo).at(repo[head].tree).cfg
+    committed = load_config_at(root, head)  # through git itself: SHA-1 and SHA-256 repositories alike
     return replace(committed, continuity=cfg.continuity, store=cfg.store)
 
 

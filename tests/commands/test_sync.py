@@ -90,7 +90,9 @@ def test_a_real_conflict_aborts_and_leaves_the_branch_as_it_was(tmp_path, remote
     res = run(a, "sync")
     assert res.code == 0, res.err
     (b / "CONTINUITY.md").write_text(BASE.replace("before the pattern.\n", "before the pattern.\nCite it.\n"))
-    commit(b, "b adds to Foundation")
+    monkeypatch.setenv("FLOWGIT_OVERRIDE", "b adds a Foundation line on purpose")
+    commit(b, "b adds to Foundation")  # Foundation changes only with an override (recorded as a trailer)
+    monkeypatch.delenv("FLOWGIT_OVERRIDE")
     before = head(b)
     res = run(b, "sync")
     assert res.code == 1 and "conflicted in CONTINUITY.md" in res.err and "aborted" in res.err

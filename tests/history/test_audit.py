@@ -70,7 +70,10 @@ def test_amend_is_judged_against_the_real_parent(run, based):
     run(based, "install-hook")
     commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")
     (based / "CONTINUITY.md").write_text(p01(3, [*E_RETRY[:2], E_FRESH], proven=True))
-    git(based, "commit", "-qa", "--amend", "-m", "p01 to 3x, amended")  # the hook judged it against the 2x commit
+    refused = subprocess.run(["git", "commit", "-qa", "--amend", "-m", "p01 to 3x, amended"], cwd=based,
+                             capture_output=True, text=True)
+    assert refused.returncode != 0 and "G201" in refused.stderr  # the hooks judge an amend against the real parent
+    git(based, "commit", "-qa", "--amend", "--no-verify", "-m", "p01 to 3x, amended")  # forced past them
     amended = git(based, "rev-parse", "HEAD").strip()
     code, data = audit(run, based, "--range", "base..HEAD")
     assert code == 1 and ("G201", amended) in found(data)

@@ -24,9 +24,9 @@ def merged(name: str, **kw):
     return merge_continuity(BASE, ours, theirs, lookup=store_lookup, newer=kw.pop("newer", newer), sides=SIDES, **kw)
 
 
-def gate_errors(cfg, parent: str, result: str) -> list[str]:
+def gate_errors(cfg, parent: str, result: str, override: str | None = None) -> list[str]:
     side = lambda text: JudgeSide(text.encode(), STORE, "CONTINUITY.md", ".flow/episodes.jsonl")  # noqa: E731
-    return [f.format() for f in judge_change(cfg, side(parent), side(result)) if f.is_error]
+    return [f.format() for f in judge_change(cfg, side(parent), side(result), override=override) if f.is_error]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -41,7 +41,9 @@ def test_a_clean_merge_passes_the_gate_against_both_parents_and_has_no_markers(n
     ours, theirs, _ = CASES[name]
     result = merged(name)
     assert result.clean and find_markers(result.text) is None
-    assert gate_errors(cfg, BASE, ours) == [] and gate_errors(cfg, BASE, theirs) == []  # both wraps are valid
+    # both wraps are valid (a Foundation edit is valid only as a deliberate, overridden commit)
+    override = "both agents reworded Foundation the same way" if name == "protected_identical" else None
+    assert gate_errors(cfg, BASE, ours, override) == [] and gate_errors(cfg, BASE, theirs, override) == []
     assert gate_errors(cfg, ours, result.text) == []
     assert gate_errors(cfg, theirs, result.text) == []
 

@@ -144,7 +144,8 @@ def build(root: Path, wraps: int = 40, *, hostile: str = "") -> Expected:
                 p.notes.append(f"demoted {day.isoformat()}: failed under a cold cache ({against})")
                 trailers.append(f"Demoted: {p.name}")
                 exp.demoted.add(p.name)
-        state = f"Focus: wrap {n}. " + ("the breaker and the budget " * (n * 6))
+        # REPLACED each wrap (fresh words, growing but within the State budget), as the protocol says
+        state = f"Focus: wrap {n}. " + " ".join(f"w{n}s{i}" for i in range(min(n * 12, 420)))
         dev = [p.line() for p in live.values() if not p.proven]
         proven = [p.line() for p in live.values() if p.proven]
         text = "\n".join(["# Continuity — report test", "", "## Current State", state, "",
