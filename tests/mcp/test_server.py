@@ -67,7 +67,7 @@ async def drive(project: Path, env: dict) -> dict:
             seen["log"] = payload(await session.call_tool("log", {"names": ["retry_budget"]}))
             seen["check"] = payload(await session.call_tool("check", {}))
             seen["audit"] = payload(await session.call_tool("audit", {}))
-            gate = payload(await session.call_tool("ascend", {"recall": "retry budget", "type": "cluster",
+            gate = payload(await session.call_tool("ascend", {"recall": "everything we figured out about the cache", "type": "cluster",
                                                               "partitions": ["claude"]}))
             seen["gate"] = gate
             seen["recognized"] = payload(await session.call_tool("ascend", {"state": gate["state"],
