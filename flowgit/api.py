@@ -59,13 +59,13 @@ def search_episodes(cfg: Config, text: str | None = None, *, type_: str | None =
 def wrap(cfg: Config, plan: Any = None, *, session: str | None = None, day: str | None = None,
          strict: bool = False, dry_run: bool = False, cleanup: bool = True, source: str = "plan") -> Any:
     """Run the wrap from a plan (a :class:`~flowgit.wrap.plan.Plan`, or its JSON data) or from the working tree."""
-    from flowgit.session import resolve_session
     from flowgit.wrap.plan import Plan
     from flowgit.wrap.run import run_wrap
 
     if plan is not None and not isinstance(plan, Plan):
         plan = Plan.from_data(plan, source)
-    return run_wrap(cfg, plan, session=resolve_session(session) or None, day=day, strict=strict, dry_run=dry_run,
+    # only an explicit session goes in: run_wrap ranks it over the plan's, and the environment's below both
+    return run_wrap(cfg, plan, session=(session or "").strip() or None, day=day, strict=strict, dry_run=dry_run,
                     cleanup=cleanup)
 
 

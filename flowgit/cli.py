@@ -474,7 +474,7 @@ def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: st
     except PromotionsRefused as exc:
         click.echo(f"flowgit: {exc.render()}", err=True)
         ctx.exit(EXIT_FINDINGS)
-    if push and not dry_run:
+    if push and not dry_run and not result.exit_code:  # a refused wrap pushes nothing and says why below
         ctx.exit(cmd.push_after_wrap(cfg, result, as_json))
     emit(result, as_json, cmd.render_wrap)
     if result.exit_code:

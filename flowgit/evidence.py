@@ -121,7 +121,7 @@ def everyday_weight(word: str) -> float:
 
 
 def store_weight(store: bytes, sample: int = 1 << 16) -> Weight:
-    """Rarity from the store itself: a word in more than a third of a sample's lines weighs like an everyday one.
+    """Rarity from the store itself: a word in most of a sample's lines weighs like an everyday one.
 
     A project's own topic words recur (that is what makes them evidence), so
     only a word most episodes share is discounted.
@@ -138,7 +138,7 @@ def store_weight(store: bytes, sample: int = 1 << 16) -> Weight:
     def weight(word: str) -> float:
         if word not in cache:
             base = everyday_weight(word)
-            common = lines >= 20 and text.count(word.encode("utf-8")) > lines / 3
+            common = lines >= 20 and text.count(word.encode("utf-8")) > lines / 2
             cache[word] = COMMON_WEIGHT if common else base
         return cache[word]
     return weight

@@ -210,7 +210,7 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
     A commit that carries a ``Flow-Override:`` trailer was let through loudly
     when it was made (and ``flowgit audit`` reports it): its errors stay overridden.
     """
-    from flowgit.checks.judge import Side, judge_change
+    from flowgit.checks.judge import Side, judge_change, judge_merge
 
     # a branch the remote does not have yet: every commit no remote-tracking branch holds
     span = [f"{upstream}..HEAD"] if upstream else ["HEAD", "--not", "--remotes"]
@@ -228,17 +228,15 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
                    when=datetime.fromisoformat(stamp) if stamp else None)
         if new.continuity is None:
             continue
-        if not parents:
-            problems += [f"{sha[:12]}: {f.format()}" for f in judge_change(cfg, None, new, override=override or None)
-                         if f.is_error]
-        for n, parent in enumerate(parents):
-            # A merge's store is the union of its parents': append-only holds against the first parent;
-            # against the others the continuity change is judged with the merged store in force.
-            old = Side(sides[parent][0], sides[parent][1] if n == 0 else new.store, cont, store, commit=parent)
-            if old.continuity == new.continuity and old.store == new.store:
+        if len(parents) >= 2:  # a merge: an error stands only where every parent shows it (the gate's rule)
+            olds = [Side(sides[p][0], sides[p][1], cont, store, commit=p) for p in parents]
+            found = judge_merge(cfg, olds, new, override=override or None)
+        else:
+            old = Side(sides[parents[0]][0], sides[parents[0]][1], cont, store, commit=parents[0]) if parents else None
+            if old is not None and old.continuity == new.continuity and old.store == new.store:
                 continue
-            problems += [f"{sha[:12]}: {f.format()}" for f in judge_change(cfg, old, new, override=override or None)
-                         if f.is_error]
+            found = judge_change(cfg, old, new, override=override or None)
+        problems += [f"{sha[:12]}: {f.format()}" for f in found if f.is_error]
     if problems:
         git(root, "reset", "--hard", "--quiet", original)
         raise SyncFailed("the gate refuses the integrated result; nothing was pushed and the branch is back "

@@ -51,6 +51,23 @@ def plan(k: int, i: int) -> dict:
             "patterns": ops}
 
 
+def _why(out: str) -> str:
+    """The sync's own account of a failed push, from the JSON documents the wrap printed."""
+    decoder, pos, found = json.JSONDecoder(), 0, []
+    while pos < len(out):
+        while pos < len(out) and out[pos].isspace():
+            pos += 1
+        try:
+            data, pos = decoder.raw_decode(out, pos)
+        except ValueError:
+            break
+        sync = data.get("sync") if isinstance(data, dict) else None
+        for part in (sync, data.get("error") if isinstance(data, dict) else None):
+            if isinstance(part, dict) and (part.get("error") or part.get("message")):
+                found.append(str(part.get("error") or part.get("message")))
+    return "\n".join(found)
+
+
 def main() -> None:
     clone, k, seed = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     rng = random.Random(seed)
@@ -65,7 +82,7 @@ def main() -> None:
         if proc.returncode not in (0, 1):
             log.setdefault("errors", []).append(proc.stderr[-2000:])
         elif proc.returncode == 1:
-            log.setdefault("failed", []).append((proc.stdout + proc.stderr)[-3000:])
+            log.setdefault("failed", []).append(_why(proc.stdout) or (proc.stdout + proc.stderr)[-3000:])
         log["episodes"] += [ep(k, i, n) for n in range(3)]
     (clone.parent / f"{clone.name}.log.json").write_text(json.dumps(log))
 

@@ -21,7 +21,7 @@ from tests.conftest import git
 
 AGENTS = 4
 SEEDS = [make_episode({"type": "finding", "content": f"cache warmup must run first, seen in seed {n}",
-                       "session": f"seed-{n}", "agent": "seed"}) for n in range(2)]
+                       "session": f"seed-{n}", "agent": f"seed-agent-{n}"}) for n in range(2)]
 FOUNDATION = "".join(f"- rule {n}: keep the queue, the cache and the gadgets healthy in every wrap of the swarm\n"
                      for n in range(30))  # a file of realistic size: a merge note is small beside it
 BASE = f"""# Continuity
