@@ -157,14 +157,9 @@ def setup_claude(ctx: click.Context, scope: str, dry_run: bool, remove: bool, ex
 
 
 def _day(text: str | None) -> Any:
-    from flowgit.dates import parse_date
+    from flowgit.dates import option_date
 
-    if not text:
-        return None
-    day = parse_date(text)
-    if day is None:
-        raise FlowgitError(f"--date {text!r} is not a date", fix="use 2026-11-30")
-    return day
+    return option_date(text, "--date")
 
 
 def _hook_cfg(ctx: click.Context, payload: dict) -> Any:

@@ -52,3 +52,15 @@ def parse_date(text: str, *, reference: date | None = None) -> date | None:
 def short(d: date) -> str:
     """``Nov 30``: the FLOW style used in commit subjects."""
     return d.strftime("%b ") + str(d.day)
+
+
+def option_date(text: str | None, option: str) -> date | None:
+    """The date an option names (``--since``, ``--date`` …), None when not given; bad text is a usage error."""
+    from flowgit.errors import FlowgitError
+
+    if not text:
+        return None
+    day = parse_date(text)
+    if day is None:
+        raise FlowgitError(f"{option} {text!r} is not a date", fix="use 2026-11-30")
+    return day

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, RENAMED
 from flowgit.config import Config
-from flowgit.dates import parse_date
+from flowgit.dates import option_date
+from flowgit.history.walk import identity_of
 from flowgit.errors import FlowgitError
 from flowgit.history.audit import AuditReport
 from flowgit.history.walk import History, HistoryEvent, read_history
@@ -27,27 +28,7 @@ class Timeline:
 
 
 def _day(text: str | None, option: str) -> date | None:
-    if not text:
-        return None
-    day = parse_date(text)
-    if day is None:
-        raise FlowgitError(f"{option} {text!r} is not a date", fix="use 2026-11-30")
-    return day
-
-
-def identity_of(history: History) -> dict[str, str]:
-    """Each name mapped to the name it ended up with, following renames, so a life is one timeline."""
-    final: dict[str, str] = {}
-    for item in history.events:
-        if item.event.kind == RENAMED and item.event.old_name:
-            final[item.event.old_name] = item.event.name
-    def resolve(name: str) -> str:
-        seen = set()
-        while name in final and name not in seen:
-            seen.add(name)
-            name = final[name]
-        return name
-    return {n: resolve(n) for n in final}
+    return option_date(text, option)
 
 
 def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until: str | None,

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from flowgit.changes import PatternEvent, diff_pattern_maps
+from flowgit.changes import RENAMED, PatternEvent, diff_pattern_maps
 from flowgit.config import Config
 from flowgit.continuity.patterns import PatternAt
 from flowgit.continuity.scan import scan_patterns
@@ -259,3 +259,19 @@ def iter_pattern_events(history: History, names: set[str] | None = None) -> Iter
     for item in history.events:
         if names is None or item.event.name in names or (item.event.old_name or "") in names:
             yield item
+
+
+def identity_of(history: History) -> dict[str, str]:
+    """Each name mapped to the name it ended up with, following renames, so a life is one timeline."""
+    final: dict[str, str] = {}
+    for item in history.events:
+        if item.event.kind == RENAMED and item.event.old_name:
+            final[item.event.old_name] = item.event.name
+
+    def resolve(name: str) -> str:
+        seen = set()
+        while name in final and name not in seen:
+            seen.add(name)
+            name = final[name]
+        return name
+    return {n: resolve(n) for n in final}

@@ -14,8 +14,7 @@ from typing import Iterable
 from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, RENAMED
 from flowgit.config import Config
 from flowgit.continuity.sections import PROVEN, alias_table
-from flowgit.dates import parse_date
-from flowgit.errors import FlowgitError
+from flowgit.dates import option_date
 from flowgit.history.walk import CommitInfo, History, HistoryEvent, iter_pattern_events, open_repo, read_history
 from flowgit.report.model import (ARCHIVED as LANE_ARCHIVED, DEMOTED as LANE_DEMOTED, DEVELOPING, GROUND_BROAD,
                                   GROUND_MISSING, GROUND_NARROW, GROUND_NONE, GROUND_WEAK, PROVEN as LANE_PROVEN,
@@ -24,18 +23,13 @@ from flowgit.report.sizes import Size, measure
 
 
 def _day(text: str | None, option: str) -> date | None:
-    if not text:
-        return None
-    day = parse_date(text)
-    if day is None:
-        raise FlowgitError(f"{option} {text!r} is not a date", fix="use 2026-11-30")
-    return day
+    return option_date(text, option)
 
 
 def build_report(cfg: Config, *, since: str | None = None, until: str | None = None,
                  patterns: Iterable[str] = (), title: str | None = None) -> Report:
     """The whole report for the repository ``cfg`` names (reads git; writes nothing)."""
-    from flowgit.commands.history import identity_of
+    from flowgit.history.walk import identity_of
     from flowgit.history.audit import run_audit
 
     start, end = _day(since, "--since"), _day(until, "--until")

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from flowgit.report.colors import Palette
 from flowgit.report.graph import EvidenceGraph
-from flowgit.report.model import (ARCHIVED, GROUND_MISSING, GROUND_WEAK, EpisodeInfo, Lane, Report,
+from flowgit.report.model import (ARCHIVED, GROUND_MISSING, GROUND_WEAK, EpisodeInfo, Lane,
                                   SizePoint, Step)
 
 WIDTH = 960
