@@ -688,6 +688,7 @@ def main(argv: list[str] | None = None) -> int:
         fix = f"see `{where} --help`"
         if not as_json:
             exc.show()
+            click.echo(f"  fix: {fix}", err=True)
             return EXIT_USAGE
         return _fail(error_dict(exc.format_message(), fix=fix), exc.format_message(), EXIT_USAGE, as_json)
     except click.Abort:

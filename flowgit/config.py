@@ -88,7 +88,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
-        raise FlowgitError(f"invalid TOML: {exc}", path=path, line=line) from None
+        raise FlowgitError(f"invalid TOML: {exc}", path=path, line=line,
+                           fix="correct the TOML at that line (`key = \"value\"`, tables as `[name]`)") from None
     except UnicodeDecodeError as exc:
         raise FlowgitError(f"not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})", path=path,
                            fix="re-save the file as UTF-8") from None
@@ -110,7 +111,8 @@ def _coerce(cls: type, raw: Any, where: str) -> Any:
     if raw is None:
         return cls()
     if not isinstance(raw, dict):
-        raise FlowgitError(f"`{cls.__name__.lower()}` must be a table", path=where)
+        raise FlowgitError(f"`{cls.__name__.lower()}` must be a table", path=where,
+                           fix=f"write it as a table: [{cls.__name__.lower()}] with one `name = number` per line")
     known = {f.name: f for f in fields(cls)}
     values: dict[str, Any] = {}
     for key, value in raw.items():
@@ -119,7 +121,8 @@ def _coerce(cls: type, raw: Any, where: str) -> Any:
                                fix="one of: " + ", ".join(sorted(known)))
         default = known[key].default
         if isinstance(default, bool) or not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise FlowgitError(f"`{key}` must be a number, got {value!r}", path=where)
+            raise FlowgitError(f"`{key}` must be a number, got {value!r}", path=where,
+                               fix=f"e.g. {key} = {default!r} (the default)")
         values[key] = type(default)(value)
     return cls(**values)
 
@@ -136,12 +139,14 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     where = source or str(root)
     aliases_raw = raw.get("aliases", {})
     if not isinstance(aliases_raw, dict):
-        raise FlowgitError("`aliases` must be a table of canonical name -> list of names", path=where)
+        raise FlowgitError("`aliases` must be a table of canonical name -> list of names", path=where,
+                           fix='e.g. [aliases] then "Current State" = ["Now", "Status"]')
     aliases = {str(k): tuple(str(x) for x in (v if isinstance(v, list) else [v]))
                for k, v in aliases_raw.items()}
     rules = raw.get("rules", {})
     if not isinstance(rules, dict) or any(v not in ("error", "warning", "off") for v in rules.values()):
-        raise FlowgitError("`rules` maps rule names to \"error\", \"warning\" or \"off\"", path=where)
+        raise FlowgitError("`rules` maps rule names to \"error\", \"warning\" or \"off\"", path=where,
+                           fix='e.g. [rules] then evidence-reuse = "warning"')
     claude = raw.get("claude_dir")
     cont_path = (Path(continuity) if continuity else None) or contained(root, raw.get("continuity", DEFAULT_CONTINUITY),
                                                                          "continuity", where)

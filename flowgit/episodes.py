@@ -92,7 +92,8 @@ def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
         return FlowgitError(msg, path=where, line=line, fix=fix)
 
     if not isinstance(data, dict):
-        raise fail(f"an episode must be a JSON object, got {type(data).__name__}")
+        raise fail(f"an episode must be a JSON object, got {type(data).__name__}",
+                   '{"type": "finding", "content": "…", "session": "…", "tags": ["…"]}')
     unknown = set(data) - set(FIELDS)
     if unknown:
         raise fail(f"unknown episode field(s): {', '.join(sorted(unknown))}", "fields are " + ", ".join(FIELDS))
@@ -101,15 +102,16 @@ def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
         raise fail(f"field `type` is {type_!r}", "use one of " + ", ".join(EPISODE_TYPES))
     content = data.get("content")
     if not isinstance(content, str) or not content.strip():
-        raise fail("field `content` must be a non-empty string")
+        raise fail("field `content` must be a non-empty string", 'say what happened, e.g. "content": "the retry '
+                   'budget held"')
     tags = data.get("tags", [])
     if isinstance(tags, str):
         tags = [t for t in re.split(r"[,\s]+", tags) if t]
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        raise fail("field `tags` must be a list of strings")
+        raise fail("field `tags` must be a list of strings", 'e.g. "tags": ["retries", "outage"]')
     for key in ("session", "agent", "ts"):
         if key in data and not isinstance(data[key], str):
-            raise fail(f"field `{key}` must be a string")
+            raise fail(f"field `{key}` must be a string", f'e.g. "{key}": "…" (or leave it out for the default)')
     ts = data.get("ts") or now_iso()
     if parse_ts(ts) is None:
         raise fail(f"field `ts` is not an ISO-8601 time: {ts!r}", "e.g. 2026-11-30T17:00:00Z")

@@ -273,4 +273,5 @@ def test_bad_input(sweep_repo, run, monkeypatch, case):
     assert res.code == 2, (res.code, res.out, res.err)
     assert "Traceback" not in res.err
     assert case.where in res.err, res.err
+    assert "fix:" in res.err or "for help" in res.err, res.err  # every refusal says how to put it right
     assert after == before

@@ -33,7 +33,9 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     try:
         message = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise FlowgitError(f"cannot read the commit message ({exc})", path=path) from None
+        raise FlowgitError(f"cannot read the commit message ({exc})", path=path,
+                           fix="name the message file git gives the commit-msg hook, "
+                               "e.g. flowgit check-msg .git/COMMIT_EDITMSG") from None
     report = MsgReport()
     trailers = parse_trailers(_strip_comments(message))
     reason = override_reason()

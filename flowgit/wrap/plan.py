@@ -66,7 +66,8 @@ def load_plan(spec: str) -> Plan:
         except FileNotFoundError:
             raise FlowgitError("no such plan file", path=spec, fix="write the plan first (see --schema)") from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise FlowgitError(f"cannot read the plan ({exc})", path=spec) from None
+            raise FlowgitError(f"cannot read the plan ({exc})", path=spec,
+                               fix="name a readable UTF-8 JSON or YAML file, or - for stdin") from None
         source = spec
     return Plan.from_data(parse_plan_text(text, source), source)
 
