@@ -134,6 +134,9 @@ class Document:
     sections: list[Section] = field(default_factory=list)
     aliases: Mapping[str, tuple[str, ...]] | None = None
     path: str | None = None
+    # items per body span: a document's lines are never changed in place (edits build a new one),
+    # and the gate's rules ask for the same section's items many times per judgement
+    _item_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ----------------------------------------------------------------- parse
     @classmethod
@@ -202,7 +205,10 @@ class Document:
 
     def items(self, section: Section | str) -> list[Item]:
         sec = self.get(section) if isinstance(section, str) else section
-        return list(_items(self.lines, list(self.content_indices(sec))))
+        key = (sec.body_start, sec.body_end)
+        if key not in self._item_cache:
+            self._item_cache[key] = tuple(_items(self.lines, list(self.content_indices(sec))))
+        return list(self._item_cache[key])
 
     # ----------------------------------------------------------------- edits
     def splice(self, start: int, end: int, new_lines: Iterable[str]) -> "Document":
