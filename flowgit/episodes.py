@@ -214,6 +214,15 @@ class EpisodeStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
 
+
+    def _require_regular(self, st: os.stat_result) -> None:
+        """A store is a regular file: a directory, FIFO or device is refused before it is read or mapped."""
+        if stat.S_ISDIR(st.st_mode):
+            raise FlowgitError("is a directory, not an episode store", path=self.path,
+                               fix="point --store (or `store` in config) at a .jsonl file")
+        if not stat.S_ISREG(st.st_mode):
+            raise FlowgitError("is not a regular file (a FIFO or a device?)", path=self.path,
+                               fix="point --store (or `store` in config) at a .jsonl file")
     def raw(self) -> bytes:
         """The store's bytes (``b""`` when absent); only a regular file is read."""
         data = self.mapped()
@@ -297,12 +306,7 @@ class EpisodeStore:
             return
         except OSError as exc:
             raise FlowgitError(f"cannot be read ({exc.strerror})", path=self.path) from None
-        if stat.S_ISDIR(st.st_mode):
-            raise FlowgitError("is a directory, not an episode store", path=self.path,
-                               fix="point --store (or `store` in config) at a .jsonl file")
-        if not stat.S_ISREG(st.st_mode):
-            raise FlowgitError("is not a regular file (a FIFO or a device?)", path=self.path,
-                               fix="point --store (or `store` in config) at a .jsonl file")
+        self._require_regular(st)
 
     def lock_dir(self) -> Path:
         """Where the lock lives: the git directory of the repository holding the store, else beside it."""
@@ -364,12 +368,7 @@ class EpisodeStore:
             raise FlowgitError(f"cannot be read ({exc.strerror})", path=self.path) from None
         try:
             st = os.fstat(fd)
-            if stat.S_ISDIR(st.st_mode):
-                raise FlowgitError("is a directory, not an episode store", path=self.path,
-                                   fix="point --store (or `store` in config) at a .jsonl file")
-            if not stat.S_ISREG(st.st_mode):
-                raise FlowgitError("is not a regular file (a FIFO or a device?)", path=self.path,
-                                   fix="point --store (or `store` in config) at a .jsonl file")
+            self._require_regular(st)
             return _map_fd(fd, st.st_size)
         finally:
             os.close(fd)
