@@ -163,50 +163,63 @@ def _commit_floor(root: Path, runs: int, files: dict[str, bytes]) -> float:
 
 
 def history_repo(tmp: Path, commits: int = 10_000, batch: int = 10) -> Path:
-    """A repository whose 500-line continuity file went through ``commits`` wraps, built with fast-import.
+    """A repository whose 500-line continuity file went through ``commits`` clean wraps, built with fast-import.
 
     Each commit replaces State and does one pattern operation in rotation (add,
     increment on two episodes, graduate on a third, archive). Episodes are
     appended to the store every ``batch`` commits, ahead of the commits that
-    cite them, so the history is clean and the store has realistic versions.
+    cite them, with content-derived ids and one session each. Commits are six
+    hours apart and only a Developing pattern, or a Proven one graduated more
+    than 30 days earlier, is archived, so every rule passes on every commit: the
+    audit's figure is the cost of judging, not of reporting.
     """
     import json
     import random
+
+    from flowgit.episodes import episode_id
 
     root = new_repo(tmp, "history")
     rng = random.Random(5)
     base = generate.continuity(500, 60_000).split("\n")
     dev_at = base.index("## Developing Knowledge") + 1
     proven_at = base.index("## Proven Knowledge") + 1
-    live: dict[str, list] = {}
-    plans: list[tuple[str, list[str], list[str]]] = []  # per commit: (patterns, episodes recorded, trailers)
-    counter = 0
+    start, step = 788_918_400, 6 * 3600  # 1995-01-01, four commits a day
+    live: dict[str, list] = {}  # name -> [level, evidence ids, graduation commit]
+    plans: list[tuple[str, list[dict], list[str]]] = []  # per commit: (patterns, episodes recorded, trailers)
 
-    def new_id() -> str:
-        nonlocal counter
-        counter += 1
-        return f"ep-{counter:012x}"
+    def day(n: int) -> str:
+        return time.strftime("%Y-%m-%d", time.gmtime(start + n * step))
+
+    def record(n: int, name: str, count: int) -> list[dict]:
+        eps = []
+        for k in range(count):
+            content = f"{name} fired: {generate.sentence(rng, 6)}"
+            session = f"s{n}-{k}"
+            eps.append({"id": episode_id("finding", content, session), "type": "finding", "content": content,
+                        "session": session, "agent": "bench", "tags": [name]})
+        return eps
 
     for n in range(commits):  # decide every commit's change first
         ones = [k for k, v in live.items() if v[0] == 1]
         twos = [k for k, v in live.items() if v[0] == 2]
-        recorded: list[str] = []
+        recorded: list[dict] = []
         trailers: list[str] = []
+        archivable = [k for k, v in live.items() if v[0] < 3 or (n - v[2]) * step > 31 * 86400]
         if n % 4 == 0 or not live:
-            live[f"pat{n}"] = [1, []]
+            live[f"pat{n}"] = [1, [], None]
         elif n % 4 == 1 and ones:
-            recorded = [new_id(), new_id()]
-            live[ones[0]] = [2, recorded[:]]
-            trailers.append(f"Incremented: {ones[0]} 1x->2x [evidence: {', '.join(recorded)}]")
+            recorded = record(n, ones[0], 2)
+            live[ones[0]] = [2, [e["id"] for e in recorded], None]
+            trailers.append(f"Incremented: {ones[0]} 1x->2x [evidence: {', '.join(e['id'] for e in recorded)}]")
         elif n % 4 == 2 and twos:
-            recorded = [new_id()]
-            live[twos[0]] = [3, live[twos[0]][1] + recorded]
+            recorded = record(n, twos[0], 1)
+            live[twos[0]] = [3, live[twos[0]][1] + [recorded[0]["id"]], n]
             trailers.append(f"Graduated: {twos[0]} [evidence: {', '.join(live[twos[0]][1])}]")
-        elif len(live) > 10:
-            gone = next(iter(live))
+        elif len(live) > 10 and archivable:
+            gone = archivable[0]
             live.pop(gone)
             trailers.append(f"Archived: {gone}")
-        snapshot = {k: (v[0], list(v[1])) for k, v in live.items()}
+        snapshot = {k: (v[0], list(v[1]), v[2]) for k, v in live.items()}
         plans.append((json.dumps(snapshot), recorded, trailers))
 
     proc = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=root, stdin=subprocess.PIPE)
@@ -219,20 +232,17 @@ def history_repo(tmp: Path, commits: int = 10_000, batch: int = 10) -> Path:
     for n, (snap_json, _, trailers) in enumerate(plans):
         snapshot = json.loads(snap_json)
         if n % batch == 0:  # the store gains the episodes of the next `batch` commits, ahead of them
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start + n * step))
             for m in range(n, min(n + batch, commits)):
-                for ident in plans[m][1]:
-                    name = next(k for k, v in json.loads(plans[m][0]).items() if ident in v[1])
-                    store.append(json.dumps({"id": ident, "ts": "2026-11-01T00:00:00Z", "type": "finding",
-                                             "content": f"{name} fired: {generate.sentence(rng, 6)}",
-                                             "session": f"s{m}-{ident[-2:]}", "agent": "bench",
-                                             "tags": [name]}).encode() + b"\n")
+                store.extend(json.dumps({"id": e["id"], "ts": stamp, **{k: v for k, v in e.items() if k != "id"}})
+                             .encode() + b"\n" for e in plans[m][1])
         dev = [f"! {k}: {k} pattern text about the queue | 1x" if v[0] == 1 else
                f"!! {k}: {k} pattern text about the queue | 2x (BENCH) [evidence: {', '.join(v[1])}]"
                for k, v in snapshot.items() if v[0] < 3]
-        prov = [f"!! {k}: {k} pattern text about the queue | 3x (BENCH — 2026-11-01) [evidence: {', '.join(v[1])}]"
-                for k, v in snapshot.items() if v[0] == 3]
+        prov = [f"!! {k}: {k} pattern text about the queue | 3x (BENCH — {day(v[2])}) "
+                f"[evidence: {', '.join(v[1])}]" for k, v in snapshot.items() if v[0] == 3]
         lines = base[:4] + [f"Focus: wrap {n}."] + base[5:dev_at] + dev + base[dev_at:proven_at] + prov + base[proven_at:]
-        out.write(b"commit refs/heads/main\ncommitter bench <b@example.com> %d +0000\n" % (1_700_000_000 + n * 60))
+        out.write(b"commit refs/heads/main\ncommitter bench <b@example.com> %d +0000\n" % (start + n * step))
         data(("\n".join([f"Session wrap {n}", "", f"Flow-Session: s{n}", *trailers]) + "\n").encode())
         out.write(b"M 100644 inline CONTINUITY.md\n")
         data("\n".join(lines).encode())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Iterable
@@ -129,12 +128,19 @@ class CheckContext:
         return list(iter_patterns(self.new))
 
     @cached_property
-    def old_line_counts(self) -> Counter[str]:
-        return Counter(ln.rstrip("\r\n") for ln in self.old.lines) if self.old else Counter()
+    def old_lines(self) -> frozenset[str]:
+        return self.old.line_set if self.old else frozenset()
+
+    def untouched(self, section) -> bool:
+        """Whether HEAD has a section of the same label with exactly these body lines (so none is new)."""
+        if self.old is None:
+            return False
+        before = self.old_section(section.label)
+        return before is not None and self.old._body(before) == self.new._body(section)
 
     def line_is_new(self, index: int) -> bool:
         """Whether a staged line is new or changed compared with HEAD (a multiset comparison)."""
-        return self.old is None or self.old_line_counts[self.new.lines[index].rstrip("\r\n")] == 0
+        return self.old is None or self.new.lines[index].rstrip("\r\n") not in self.old_lines
 
     @cached_property
     def changed_patterns(self) -> list[PatternAt]:

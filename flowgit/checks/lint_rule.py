@@ -10,7 +10,7 @@ from flowgit.continuity.flowscript import lint_text
 
 
 def flowscript(ctx: CheckContext) -> Iterator[Finding]:
-    for f in lint_text(ctx.new.text):
+    for f in lint_text(ctx.new.text, wanted=ctx.line_is_new):
         if ctx.line_is_new(f.line - 1):
             yield Finding(f.code, "flowscript", "error" if f.is_error else "warning", ctx.path, f.line,
                           f"col {f.col}: {f.message}")

@@ -65,8 +65,11 @@ def _visible_before(ctx: CheckContext, label: str) -> set[str]:
 
 
 def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
+    """G110/G111 on new or changed lines (a section identical to HEAD's has none, so it is not read)."""
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
+        if ctx.untouched(section):
+            continue
         visible = None
         for index, how in _hidden_lines(ctx, section):
             hidden_at[index] = how
@@ -82,6 +85,8 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                               "take it out of the fence/comment/quote as a plain line, or delete it "
                               "(a Proven pattern leaves only by archival or demotion)")
     for section in ctx.sections(ctx.new, *HOLDS_PATTERNS):
+        if ctx.untouched(section):
+            continue
         for index in ctx.new.content_indices(section):
             if index in hidden_at or not ctx.line_is_new(index):
                 continue

@@ -11,6 +11,7 @@ span can move.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Iterator, Mapping
@@ -32,6 +33,8 @@ def fence_step(line: str, open_fence: str | None) -> tuple[str | None, bool]:
     A backtick fence's info string may not contain a backtick; a closing fence
     uses the opening character, at least as many times, and nothing else.
     """
+    if "```" not in line and "~~~" not in line:
+        return open_fence, False  # most lines: no run of three fence characters, so no fence line
     m = FENCE_RE.match(line.rstrip("\r\n"))
     if not m:
         return open_fence, False
@@ -137,6 +140,9 @@ class Document:
     # items per body span: a document's lines are never changed in place (edits build a new one),
     # and the gate's rules ask for the same section's items many times per judgement
     _item_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    _body_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    _line_set: frozenset[str] | None = field(default=None, repr=False, compare=False)
+    _alias_cache: dict | None = field(default=None, repr=False, compare=False)
 
     # ----------------------------------------------------------------- parse
     @classmethod
@@ -166,7 +172,7 @@ class Document:
     # ---------------------------------------------------------------- lookup
     def find(self, name: str) -> Section | None:
         """The section called ``name`` (canonical, alias or literal heading, case-insensitive)."""
-        table = alias_table(self.aliases)
+        table = self._table()
         wanted = table.get(name.strip().lower(), name.strip())
         for section in self.sections:
             if section.canonical == wanted or section.name.lower() == name.strip().lower():
@@ -197,18 +203,37 @@ class Document:
     def content_indices(self, section: Section | str) -> Iterator[int]:
         """Indices of a section's body lines that are not inside a code fence."""
         sec = self.get(section) if isinstance(section, str) else section
-        fence: str | None = None
-        for index in range(sec.body_start, sec.body_end):
-            fence, is_fence = fence_step(self.lines[index], fence)
-            if fence is None and not is_fence:
-                yield index
+        start = sec.body_start
+        return (start + offset for offset in _section_facts(self._body(sec)).content)
 
     def items(self, section: Section | str) -> list[Item]:
         sec = self.get(section) if isinstance(section, str) else section
         key = (sec.body_start, sec.body_end)
         if key not in self._item_cache:
-            self._item_cache[key] = tuple(_items(self.lines, list(self.content_indices(sec))))
+            start = sec.body_start
+            self._item_cache[key] = tuple(
+                Item(start + a, start + b, text, kind) for a, b, text, kind in _section_facts(self._body(sec)).items)
         return list(self._item_cache[key])
+
+    @property
+    def line_set(self) -> frozenset[str]:
+        """Every line without its ending: what "is this line new?" is asked against."""
+        if self._line_set is None:
+            self._line_set = frozenset([ln.rstrip("\r\n") for ln in self.lines])
+        return self._line_set
+
+    def _table(self) -> dict[str, str]:
+        if self._alias_cache is None:
+            self._alias_cache = alias_table(self.aliases)
+        return self._alias_cache
+
+    def _body(self, sec: Section) -> tuple[str, ...]:
+        """A section's body lines, as the key its structure is remembered by across documents."""
+        key = (sec.body_start, sec.body_end)
+        body = self._body_cache.get(key)
+        if body is None:
+            body = self._body_cache[key] = tuple(self.lines[sec.body_start:sec.body_end])
+        return body
 
     # ----------------------------------------------------------------- edits
     def splice(self, start: int, end: int, new_lines: Iterable[str]) -> "Document":
@@ -308,19 +333,140 @@ class Document:
         return self.splice(len(self.lines), len(self.lines), tail + block[:-1])
 
 
+class SectionFacts:
+    """What a section body's lines alone decide, relative to its first body line.
+
+    Consecutive versions of a continuity file share almost every section, so
+    these are remembered by the body's exact lines (a bounded cache): judging
+    a change or walking history then costs what changed, not the whole file.
+    """
+
+    __slots__ = ("body", "content", "_items")
+
+    def __init__(self, body: tuple[str, ...]) -> None:
+        self.body = body
+        content: list[int] = []
+        fence: str | None = None
+        for index, line in enumerate(body):
+            fence, is_fence = fence_step(line, fence)
+            if fence is None and not is_fence:
+                content.append(index)
+        self.content: tuple[int, ...] = tuple(content)  # lines outside code fences
+        self._items: tuple[tuple[int, int, str, str], ...] | None = None
+
+    @property
+    def items(self) -> tuple[tuple[int, int, str, str], ...]:
+        """(start, end, text, kind) of each item, computed when first asked."""
+        if self._items is None:
+            self._items = tuple((i.start, i.end, i.text, i.kind) for i in _items(list(self.body), list(self.content)))
+        return self._items
+
+
+_FACTS: "OrderedDict[tuple[str, ...], SectionFacts]" = OrderedDict()
+_FACTS_KEEP = 512
+
+
+def _section_facts(body: tuple[str, ...]) -> SectionFacts:
+    found = _FACTS.get(body)
+    if found is not None:
+        _FACTS.move_to_end(body)
+        return found
+    found = _FACTS[body] = SectionFacts(body)
+    if len(_FACTS) > _FACTS_KEEP:
+        _FACTS.popitem(last=False)
+    return found
+
+
+# Where a ``##`` heading can start: at most three spaces, two hashes, then a space, a tab or the line's end
+# (a tab before the hashes makes indented code). Every real heading matches; matches inside fences are not
+# headings, which the parse decides.
+H2_CANDIDATE_RE = re.compile(r"\n {0,3}##(?=[ \t\n]|\Z)")
+# Any line starting in the first four columns with a character that is not blank: it ends indented code, and
+# a paragraph above it either ends (a heading or fence interrupts it) or goes on without changing what the
+# line is, so the text can be cut before it too.
+LINE_CUT_RE = re.compile(r"\n(?= {0,3}[^ \t\n])")
+Headings = tuple[tuple[int, str], ...]
+_SECTIONS_SEEN: "OrderedDict[str, tuple[Headings, bool]]" = OrderedDict()
+_LINES_SEEN: "OrderedDict[str, tuple[Headings, bool]]" = OrderedDict()
+
+
+def _remember(cache: OrderedDict, key: str, value, keep: int):
+    cache[key] = value
+    if len(cache) > keep:
+        cache.popitem(last=False)
+    return value
+
+
+def _parse_piece(piece: str) -> tuple[Headings, bool]:
+    """markdown-it on one piece: its h2/h3 headings as (line, tag), and whether a fence may be open at its end."""
+    found = _LINES_SEEN.get(piece)
+    if found is not None:
+        return found
+    tokens = _parser().parse(piece)
+    heads = tuple((tok.map[0], tok.tag) for tok in tokens
+                  if tok.type == "heading_open" and tok.map and tok.tag in ("h2", "h3"))
+    line_count = piece.count("\n") + (0 if piece.endswith("\n") else 1)
+    open_end = any(tok.type == "fence" and tok.map and tok.map[1] >= line_count for tok in tokens)
+    return _remember(_LINES_SEEN, piece, (heads, open_end), 8192)
+
+
+def _parse_section_piece(piece: str) -> tuple[Headings, bool]:
+    """A piece cut at ``##`` candidates: remembered whole, else read line piece by line piece."""
+    found = _SECTIONS_SEEN.get(piece)
+    if found is not None:
+        _SECTIONS_SEEN.move_to_end(piece)
+        return found
+    return _remember(_SECTIONS_SEEN, piece, _scan(piece, LINE_CUT_RE, _parse_piece), 512)
+
+
+def _scan(source: str, cut: re.Pattern, parse) -> tuple[Headings, bool]:
+    """Headings of ``source`` parsed piece by piece, cut before each match of ``cut``.
+
+    A piece whose last block is a fence that may still be open is joined with
+    the pieces after it (twice as many each time) and parsed again, so a
+    heading-like line inside a fence is never read as a heading.
+    """
+    starts = [0] + [m.start() + 1 for m in cut.finditer(source)]
+    out: list[tuple[int, str]] = []
+    line = 0
+    i = 0
+    open_end = False
+    while i < len(starts):
+        j = i + 1
+        while True:
+            piece = source[starts[i]:starts[j] if j < len(starts) else len(source)]
+            heads, open_end = parse(piece)
+            if not open_end or j >= len(starts):
+                break
+            j = min(len(starts), j + (j - i))
+        out.extend((line + rel, tag) for rel, tag in heads)
+        line += piece.count("\n")
+        i = j
+    return tuple(out), open_end
+
+
+def _headings(source: str) -> Headings:
+    """Every h2/h3 heading of ``source`` as (line, tag): markdown-it's answer, parsed a piece at a time.
+
+    Cut where the block state starts afresh, each piece parses as it would in
+    place (tests hold this to a whole-document parse on generated files).
+    Pieces are remembered by their text, so an unchanged section costs a
+    lookup and a changed one its changed lines.
+    """
+    return _scan(source, H2_CANDIDATE_RE, _parse_section_piece)[0]
+
+
 def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
     if not lines:
         return []
     source = "".join(lines).replace("\r\n", "\n").replace("\r", " ").lstrip("\ufeff")
-    tokens = _parser().parse(source)
     h2: list[int] = []
     h3: list[tuple[int, str]] = []
-    for tok in tokens:
-        if tok.type == "heading_open" and tok.map:
-            if tok.tag == "h2":
-                h2.append(tok.map[0])
-            elif tok.tag == "h3":
-                h3.append((tok.map[0], _heading_text(lines[tok.map[0]], 3)))
+    for line, tag in _headings(source):
+        if tag == "h2":
+            h2.append(line)
+        else:
+            h3.append((line, _heading_text(lines[line], 3)))
     wrappers = _wrapper_stack(lines)
     sections: list[Section] = []
     for i, start in enumerate(h2):
@@ -352,7 +498,7 @@ def _wrapper_stack(lines: list[str]) -> dict[int, str]:
     stack: list[str] = []
     inside: dict[int, str] = {}
     for index, line in enumerate(lines):
-        m = WRAPPER_RE.match(line)
+        m = WRAPPER_RE.match(line) if "<" in line else None
         if m:
             closing, tag = m.groups()
             if closing and tag in stack:
@@ -372,9 +518,25 @@ def is_structural(line: str) -> bool:
             or bool(WRAPPER_RE.match(line)) or bool(BRACE_RE.match(line)))
 
 
-def _items(lines: list[str], indices: list[int]) -> Iterator[Item]:
+STRUCTURAL, PATTERN_LINE, LIST_LINE, OTHER_LINE = range(4)
+
+
+@lru_cache(maxsize=1 << 16)
+def _line_kind(line: str) -> tuple[int, int, bool]:
+    """(what the line opens, its indent, whether it carries FlowScript): asked once per distinct line."""
     from flowgit.continuity.patterns import looks_like_pattern
 
+    if is_structural(line):
+        return STRUCTURAL, 0, False
+    indent = len(line) - len(line.lstrip())
+    if looks_like_pattern(line):
+        return PATTERN_LINE, indent, False
+    if BULLET_RE.match(line):
+        return LIST_LINE, indent, False
+    return OTHER_LINE, indent, _has_flowscript(line)
+
+
+def _items(lines: list[str], indices: list[int]) -> Iterator[Item]:
     current: list[int] | None = None
     kind = ""
     current_indent = 0
@@ -385,16 +547,15 @@ def _items(lines: list[str], indices: list[int]) -> Iterator[Item]:
             yield _item(lines, current, kind)
             current = None
         previous = index
-        if is_structural(line):
+        opens, indent, flowscript = _line_kind(line)
+        if opens == STRUCTURAL:
             if current:
                 yield _item(lines, current, kind)
             current = None
             continue
-        bullet = BULLET_RE.match(line)
-        indent = len(line) - len(line.lstrip())
-        if looks_like_pattern(line):
+        if opens == PATTERN_LINE:
             new_kind = "pattern"
-        elif bullet:
+        elif opens == LIST_LINE:
             new_kind = "list"
         elif current and kind in ("list", "pattern") and indent > current_indent:
             current.append(index)  # continuation of the item above
@@ -403,7 +564,7 @@ def _items(lines: list[str], indices: list[int]) -> Iterator[Item]:
             current.append(index)
             continue
         else:
-            new_kind = "line" if _has_flowscript(line) else "prose"
+            new_kind = "line" if flowscript else "prose"
         if current:
             yield _item(lines, current, kind)
         current, kind, current_indent = [index], new_kind, indent
@@ -419,5 +580,5 @@ def _has_flowscript(line: str) -> bool:
 
 
 def _item(lines: list[str], indices: list[int], kind: str) -> Item:
-    text = " ".join(strip_eol(lines[i]).strip() for i in indices)
+    text = lines[indices[0]].strip() if len(indices) == 1 else " ".join(lines[i].strip() for i in indices)
     return Item(start=indices[0], end=indices[-1] + 1, text=text, kind=kind)

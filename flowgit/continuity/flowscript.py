@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from flowgit.continuity.document import fence_step, split_lines, strip_eol
 from flowgit.dates import parse_date
@@ -103,14 +104,15 @@ def _check_fields(kind: str, values: dict[str, str], lineno: int, col: int, *, l
     return out
 
 
-def lint_text(text: str) -> list[Finding]:
-    """Lint a whole document, skipping fenced code."""
+def lint_text(text: str, wanted: Callable[[int], bool] | None = None) -> list[Finding]:
+    """Lint a whole document, skipping fenced code; ``wanted(index)`` limits it to some lines (0-based)."""
     findings: list[Finding] = []
     fence: str | None = None
     for index, line in enumerate(split_lines(text)):
         fence, is_fence = fence_step(line, fence)
-        if fence is not None or is_fence or COMMENT_LINE_RE.match(line):
+        if fence is not None or is_fence or ("><" not in line and "[" not in line):
             continue
-        if "><" in line or "[" in line:
-            findings.extend(lint_line(line, index + 1))
+        if COMMENT_LINE_RE.match(line) or (wanted is not None and not wanted(index)):
+            continue
+        findings.extend(lint_line(line, index + 1))
     return findings

@@ -41,6 +41,7 @@ def scripts(name: str) -> set[str]:
     return found
 
 
+@lru_cache(maxsize=8192)
 def is_mixed_script(name: str) -> bool:
     return len(scripts(name)) > 1
 

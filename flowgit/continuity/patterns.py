@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Iterator
 
 from flowgit.continuity.document import Document, strip_eol
@@ -76,8 +77,13 @@ def looks_like_pattern(line: str) -> bool:
     return bool(HEAD_RE.match(line)) and bool(LEVEL_RE.search(line))
 
 
+@lru_cache(maxsize=1 << 16)
 def parse_pattern(line: str) -> Pattern | None:
-    """Parse one line; ``None`` when it is not a pattern line."""
+    """Parse one line; ``None`` when it is not a pattern line.
+
+    Remembered by the line's text (a Pattern is immutable): history and the
+    audit meet the same lines in thousands of versions.
+    """
     raw = strip_eol(line)
     head = HEAD_RE.match(raw)
     if not head:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from functools import lru_cache
 from typing import Mapping
 
 
@@ -39,13 +40,19 @@ STATE, TOP, ACTIONS, RECENT, DEVELOPING, PROVEN = (
 
 
 def alias_table(extra: Mapping[str, tuple[str, ...]] | None = None) -> dict[str, str]:
-    """Map every lower-cased name or alias to its canonical section name."""
+    """Map every lower-cased name or alias to its canonical section name (a fresh dict the caller may keep)."""
+    key = tuple(sorted((k, tuple(v)) for k, v in extra.items())) if extra else ()
+    return dict(_alias_table(key))
+
+
+@lru_cache(maxsize=64)
+def _alias_table(extra: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, str]:
     table: dict[str, str] = {}
     for canonical, (aliases, _) in CANONICAL.items():
         table[canonical.lower()] = canonical
         for alias in aliases:
             table[alias.lower()] = canonical
-    for canonical, aliases in (extra or {}).items():
+    for canonical, aliases in extra:
         target = next((c for c in CANONICAL if c.lower() == canonical.lower()), canonical)
         for alias in aliases:
             table[alias.lower()] = target

@@ -163,3 +163,51 @@ def test_move_line_between_sections():
     untouched = [s for s in ("State", "Top of Mind", "Recent", "Foundation", "Partnership")]
     for name in untouched:
         assert moved.section_text(name) == doc.section_text(name)
+
+
+# ------------------------------------------------------------ piecewise parse
+# Documents are parsed a piece at a time (cut before lines where the block state starts afresh) and the
+# pieces remembered; the answer must be markdown-it's on the whole text, whatever the fences and indents.
+TRICKY_LINES = ["## A", "## B |x", "   ## C", "    ## indented", "\t## tab", " \t## mixed", "##", "## ", "###",
+                "### sub", "#### deep", "# comment", "```", "```py", "``` a`b", "````", "~~~", "~~~ x", "   ```",
+                "    ```", "text", "more text", "", "   ", "\t", "- item", "  continued", "<!-- c -->", "> ## q",
+                "!! p: x | 2x [evidence: ep-1]", "```\u00a0", "\u00a0## nbsp", "##\tx", "\f## ff", "`` ## x"]
+
+
+def _whole_parse(source: str) -> list[tuple[int, str]]:
+    from flowgit.continuity.document import _parser
+
+    return [(tok.map[0], tok.tag) for tok in _parser().parse(source)
+            if tok.type == "heading_open" and tok.map and tok.tag in ("h2", "h3")]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(TRICKY_LINES), max_size=60), st.booleans())
+def test_piecewise_headings_equal_a_whole_document_parse(lines, trailing_newline):
+    from flowgit.continuity.document import _headings
+
+    source = "\n".join(lines) + ("\n" if trailing_newline else "")
+    assert list(_headings(source)) == _whole_parse(source)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(TRICKY_LINES), min_size=1, max_size=40), st.integers(0, 39),
+       st.sampled_from(TRICKY_LINES))
+def test_piecewise_headings_after_an_edit_equal_a_fresh_parse(lines, at, replacement):
+    """Remembered pieces of one version never leak into the next version's answer."""
+    from flowgit.continuity.document import _headings
+
+    before = "\n".join(lines) + "\n"
+    _headings(before)
+    edited = list(lines)
+    edited[at % len(edited)] = replacement
+    after = "\n".join(edited) + "\n"
+    assert list(_headings(after)) == _whole_parse(after)
+
+
+def test_a_long_fence_hides_its_headings_and_costs_no_quadratic_reparse():
+    from flowgit.continuity.document import _headings
+
+    body = "\n".join(["```"] + [f"## inside {i}" for i in range(3000)] + ["```", "## after", "### sub"]) + "\n"
+    source = "## Before\n" + body
+    assert list(_headings(source)) == _whole_parse(source) == [(0, "h2"), (3003, "h2"), (3004, "h3")]
