@@ -6,12 +6,27 @@ from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.merge.markers import find_markers
+from flowgit.merge.markers import Markers, find_markers
+
+
+_STORE_SEEN: dict[str, Markers | None] = {}
+
+
+def _store_markers(ctx: CheckContext) -> Markers | None:
+    """Markers in the staged store, remembered by its blob id when the caller knows it (a history of
+    commits shares a few store versions; each is searched once)."""
+    oid = ctx.new_store_oid
+    if oid is None:
+        return find_markers(ctx.new_store)
+    if oid not in _STORE_SEEN:
+        if len(_STORE_SEEN) > 64:
+            _STORE_SEEN.clear()
+        _STORE_SEEN[oid] = find_markers(ctx.new_store)
+    return _STORE_SEEN[oid]
 
 
 def conflict_markers(ctx: CheckContext) -> Iterator[Finding]:
-    for path, data in ((ctx.path, ctx.new.text), (ctx.store_path, ctx.new_store)):
-        found = find_markers(data)
+    for path, found in ((ctx.path, find_markers(ctx.new.text)), (ctx.store_path, _store_markers(ctx))):
         if found is not None:
             yield Finding("G601", "conflict-markers", "error", path, found.first,
                           f"{found.describe()}: the file is mid-merge",

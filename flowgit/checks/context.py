@@ -51,6 +51,8 @@ class CheckContext:
     appended_check: Any = None  # a Background computing is_prefix, when the caller started one
     when: Any = None  # datetime of the change (episodes dated later do not count)
     author: str = ""  # who makes the change (the agent of appended episodes that name none)
+    new_store_oid: str | None = None  # the staged store's blob id, when the caller knows it (the audit does)
+    old_store_in_memory: bool = False  # HEAD's store bytes are already read: compare them instead of hashing
     _episodes: dict[str, Episode] = field(default_factory=dict)
 
     @cached_property
@@ -62,6 +64,13 @@ class CheckContext:
         """Whether HEAD's store is an exact prefix of the staged one."""
         if self.appended_check is not None:
             return self.appended_check.result()
+        if self.old_store_entry is None:
+            return True
+        if self.new_store_oid is not None and self.new_store_oid == self.old_store_entry[0]:
+            return True  # the very same blob
+        if self.old_store_in_memory:
+            size = self.old_store_entry[1]
+            return len(self.new_store) >= size and self.new_store[:size] == self.old_store
         return is_prefix(self.new_store, self.old_store_entry)
 
     @cached_property
@@ -128,8 +137,28 @@ class CheckContext:
         return list(iter_patterns(self.new))
 
     @cached_property
-    def old_lines(self) -> frozenset[str]:
-        return self.old.line_set if self.old else frozenset()
+    def new_line_indices(self) -> frozenset[int]:
+        """Staged lines that are new or changed compared with HEAD (HEAD has no line with that text)."""
+        if self.old is None:
+            return frozenset(range(len(self.new.lines)))
+        before = self.old.line_set
+        unchanged = set(self.old.spans())  # a span HEAD has word for word holds no new line
+        out: list[int] = []
+        start = 0
+        for span in self.new.spans():
+            lines = span[1]
+            if span not in unchanged:
+                out.extend(start + i for i, ln in enumerate(lines) if ln.rstrip("\r\n") not in before)
+            start += len(lines)
+        return frozenset(out)
+
+    def line_is_new(self, index: int) -> bool:
+        """Whether a staged line is new or changed compared with HEAD (its text is nowhere in HEAD's file)."""
+        return index in self.new_line_indices
+
+    def new_lines_in(self, section) -> list[int]:
+        """The new or changed lines of one staged section's body, in order."""
+        return sorted(i for i in self.new_line_indices if section.body_start <= i < section.body_end)
 
     def untouched(self, section) -> bool:
         """Whether HEAD has a section of the same label with exactly these body lines (so none is new)."""
@@ -137,10 +166,6 @@ class CheckContext:
             return False
         before = self.old_section(section.label)
         return before is not None and self.old._body(before) == self.new._body(section)
-
-    def line_is_new(self, index: int) -> bool:
-        """Whether a staged line is new or changed compared with HEAD (a multiset comparison)."""
-        return self.old is None or self.new.lines[index].rstrip("\r\n") not in self.old_lines
 
     @cached_property
     def changed_patterns(self) -> list[PatternAt]:

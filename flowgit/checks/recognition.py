@@ -13,7 +13,7 @@ Names are identities: two patterns whose names fold to one key are a duplicate
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from typing import Iterator
 
 from flowgit.checks.context import CheckContext
@@ -31,12 +31,26 @@ CODE_SPAN_RE = re.compile(r"`[^`]*`")
 COMMENT_LINE_RE = re.compile(r"^\s{0,3}#(?:\s|$)")
 
 
-def _hidden_lines(ctx: CheckContext, section) -> Iterator[tuple[int, str]]:
-    """(index, how) for the body lines of ``section`` inside a fence, an HTML comment or a blockquote."""
+_HIDDEN: "OrderedDict[tuple[str, ...], dict[int, str]]" = OrderedDict()
+
+
+def _hidden_lines(ctx: CheckContext, section) -> dict[int, str]:
+    """{index: how} for the body lines of ``section`` inside a fence, an HTML comment or a blockquote."""
+    body = ctx.new._body(section)
+    found = _HIDDEN.get(body)
+    if found is None:
+        found = _HIDDEN[body] = dict(_hidden_in(body))
+        if len(_HIDDEN) > 256:
+            _HIDDEN.popitem(last=False)
+    start = section.body_start
+    return {start + offset: how for offset, how in found.items()}
+
+
+def _hidden_in(body: tuple[str, ...]) -> Iterator[tuple[int, str]]:
+    """(offset, how) for lines of a section body that a reader does not see as content."""
     fence: str | None = None
     in_comment = False
-    for index in range(section.body_start, section.body_end):
-        line = ctx.new.lines[index]
+    for index, line in enumerate(body):
         fence, is_fence = fence_step(line, fence)
         if is_fence:
             continue
@@ -70,10 +84,15 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
             continue
+        fresh = ctx.new_lines_in(section)
+        if not fresh:
+            continue
+        hidden = _hidden_lines(ctx, section)
+        hidden_at.update(hidden)
         visible = None
-        for index, how in _hidden_lines(ctx, section):
-            hidden_at[index] = how
-            if not ctx.line_is_new(index):
+        for index in fresh:
+            how = hidden.get(index)
+            if how is None:
                 continue
             line = ctx.new.lines[index]
             if visible is None:
@@ -87,8 +106,8 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     for section in ctx.sections(ctx.new, *HOLDS_PATTERNS):
         if ctx.untouched(section):
             continue
-        for index in ctx.new.content_indices(section):
-            if index in hidden_at or not ctx.line_is_new(index):
+        for index in ctx.new_lines_in(section):
+            if index in hidden_at or not ctx.new.is_content(section, index):
                 continue
             line = ctx.new.lines[index]
             shown = CODE_SPAN_RE.sub(" ", line)  # `! name: … | 1x` quoted in guidance is an example, not a pattern

@@ -14,7 +14,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping, NamedTuple
 
 from flowgit.continuity.identity import canonical_section
 from flowgit.continuity.sections import CANONICAL_ORDER, Semantics, alias_table, semantics_of
@@ -115,9 +115,12 @@ class Section:
         return self.heading + 1
 
 
-@dataclass(frozen=True)
-class Item:
-    """One countable thing in a section: a list item, pattern line, FlowScript line or paragraph."""
+class Item(NamedTuple):
+    """One countable thing in a section: a list item, pattern line, FlowScript line or paragraph.
+
+    A named tuple rather than a dataclass: a judgement builds hundreds per
+    changed section, and a tuple is several times cheaper to make.
+    """
 
     start: int
     end: int
@@ -142,6 +145,7 @@ class Document:
     _item_cache: dict = field(default_factory=dict, repr=False, compare=False)
     _body_cache: dict = field(default_factory=dict, repr=False, compare=False)
     _line_set: frozenset[str] | None = field(default=None, repr=False, compare=False)
+    _spans: list | None = field(default=None, repr=False, compare=False)
     _alias_cache: dict | None = field(default=None, repr=False, compare=False)
 
     # ----------------------------------------------------------------- parse
@@ -206,6 +210,10 @@ class Document:
         start = sec.body_start
         return (start + offset for offset in _section_facts(self._body(sec)).content)
 
+    def is_content(self, section: Section, index: int) -> bool:
+        """Whether line ``index`` of ``section``'s body is content (outside any code fence)."""
+        return index - section.body_start in _section_facts(self._body(section)).content_offsets
+
     def items(self, section: Section | str) -> list[Item]:
         sec = self.get(section) if isinstance(section, str) else section
         key = (sec.body_start, sec.body_end)
@@ -217,10 +225,18 @@ class Document:
 
     @property
     def line_set(self) -> frozenset[str]:
-        """Every line without its ending: what "is this line new?" is asked against."""
+        """Every line without its ending: what "is this line new?" is asked against (built span by span)."""
         if self._line_set is None:
-            self._line_set = frozenset([ln.rstrip("\r\n") for ln in self.lines])
+            self._line_set = frozenset().union(*(_stripped_set(span) for _, span in self.spans()))
         return self._line_set
+
+    def spans(self) -> list[tuple[str | None, tuple[str, ...]]]:
+        """(section label or None for the preamble, its lines from heading to end): the file cut by section."""
+        if self._spans is None:
+            first = self.sections[0].heading if self.sections else len(self.lines)
+            self._spans = [(None, tuple(self.lines[:first]))] + [
+                (s.label, tuple(self.lines[s.heading:s.end])) for s in self.sections]
+        return self._spans
 
     def _table(self) -> dict[str, str]:
         if self._alias_cache is None:
@@ -341,7 +357,7 @@ class SectionFacts:
     a change or walking history then costs what changed, not the whole file.
     """
 
-    __slots__ = ("body", "content", "_items")
+    __slots__ = ("body", "content", "_items", "_offsets")
 
     def __init__(self, body: tuple[str, ...]) -> None:
         self.body = body
@@ -353,6 +369,13 @@ class SectionFacts:
                 content.append(index)
         self.content: tuple[int, ...] = tuple(content)  # lines outside code fences
         self._items: tuple[tuple[int, int, str, str], ...] | None = None
+        self._offsets: frozenset[int] | None = None
+
+    @property
+    def content_offsets(self) -> frozenset[int]:
+        if self._offsets is None:
+            self._offsets = frozenset(self.content)
+        return self._offsets
 
     @property
     def items(self) -> tuple[tuple[int, int, str, str], ...]:
@@ -360,6 +383,19 @@ class SectionFacts:
         if self._items is None:
             self._items = tuple((i.start, i.end, i.text, i.kind) for i in _items(list(self.body), list(self.content)))
         return self._items
+
+
+_STRIPPED: "OrderedDict[tuple[str, ...], frozenset[str]]" = OrderedDict()
+
+
+def _stripped_set(lines: tuple[str, ...]) -> frozenset[str]:
+    """The distinct lines of a span without their endings, remembered by the span's lines."""
+    found = _STRIPPED.get(lines)
+    if found is None:
+        found = _STRIPPED[lines] = frozenset([ln.rstrip("\r\n") for ln in lines])
+        if len(_STRIPPED) > 256:
+            _STRIPPED.popitem(last=False)
+    return found
 
 
 _FACTS: "OrderedDict[tuple[str, ...], SectionFacts]" = OrderedDict()
@@ -397,11 +433,18 @@ def _remember(cache: OrderedDict, key: str, value, keep: int):
     return value
 
 
+def _plain(piece: str) -> bool:
+    """Text with no ``#`` and no run of three fence characters holds no heading and opens no fence."""
+    return "#" not in piece and "```" not in piece and "~~~" not in piece
+
+
 def _parse_piece(piece: str) -> tuple[Headings, bool]:
     """markdown-it on one piece: its h2/h3 headings as (line, tag), and whether a fence may be open at its end."""
     found = _LINES_SEEN.get(piece)
     if found is not None:
         return found
+    if _plain(piece):
+        return (), False
     tokens = _parser().parse(piece)
     heads = tuple((tok.map[0], tok.tag) for tok in tokens
                   if tok.type == "heading_open" and tok.map and tok.tag in ("h2", "h3"))
@@ -416,6 +459,8 @@ def _parse_section_piece(piece: str) -> tuple[Headings, bool]:
     if found is not None:
         _SECTIONS_SEEN.move_to_end(piece)
         return found
+    if _plain(piece):
+        return (), False
     return _remember(_SECTIONS_SEEN, piece, _scan(piece, LINE_CUT_RE, _parse_piece), 512)
 
 
@@ -426,7 +471,7 @@ def _scan(source: str, cut: re.Pattern, parse) -> tuple[Headings, bool]:
     the pieces after it (twice as many each time) and parsed again, so a
     heading-like line inside a fence is never read as a heading.
     """
-    starts = [0] + [m.start() + 1 for m in cut.finditer(source)]
+    starts = [0] + (_h2_starts(source) if cut is H2_CANDIDATE_RE else [m.start() + 1 for m in cut.finditer(source)])
     out: list[tuple[int, str]] = []
     line = 0
     i = 0
@@ -443,6 +488,24 @@ def _scan(source: str, cut: re.Pattern, parse) -> tuple[Headings, bool]:
         line += piece.count("\n")
         i = j
     return tuple(out), open_end
+
+
+def _h2_starts(source: str) -> list[int]:
+    """Offsets of the lines (after the first) that match :data:`H2_CANDIDATE_RE`, found from each ``##``.
+
+    The same answer as the regular expression, without trying it at every line:
+    a continuity file has few ``##`` and many lines.
+    """
+    out: list[int] = []
+    pos = source.find("##")
+    while pos != -1:
+        line_start = source.rfind("\n", 0, pos) + 1
+        after = source[pos + 2:pos + 3]
+        if (line_start and pos - line_start <= 3 and not source[line_start:pos].strip(" ")
+                and after in ("", " ", "\t", "\n")):
+            out.append(line_start)
+        pos = source.find("##", pos + 2)
+    return out
 
 
 def _headings(source: str) -> Headings:

@@ -159,7 +159,7 @@ class Auditor:
         if oid in self._blobs:
             self._blobs.move_to_end(oid)
             return self._blobs[oid]
-        data = self.repo[oid].data
+        data = self.repo.odb.read(oid)[1]  # raw object bytes: no Blob wrapper, about twice as fast
         self._blobs[oid] = data
         if len(self._blobs) > 8:
             self._blobs.popitem(last=False)
@@ -169,7 +169,9 @@ class Auditor:
         from flowgit.checks.judge import Side
 
         author = commit.author
-        return Side(continuity=self.data(version.continuity), store=self.data(version.store),
+        store = self.data(version.store)
+        ref = (str(version.store), len(store)) if store is not None else None  # git's own id: no re-hashing
+        return Side(continuity=self.data(version.continuity), store=store, store_ref=ref,
                     continuity_path=version.continuity_path, store_path=version.store_path, commit=str(commit.id),
                     author=f"{author.name} <{author.email}>" if author else None,
                     when=datetime.fromtimestamp(commit.commit_time, tz=timezone.utc))

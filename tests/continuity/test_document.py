@@ -211,3 +211,12 @@ def test_a_long_fence_hides_its_headings_and_costs_no_quadratic_reparse():
     body = "\n".join(["```"] + [f"## inside {i}" for i in range(3000)] + ["```", "## after", "### sub"]) + "\n"
     source = "## Before\n" + body
     assert list(_headings(source)) == _whole_parse(source) == [(0, "h2"), (3003, "h2"), (3004, "h3")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TRICKY_LINES + ["##x", "# ##", "  ###", "a ## b", "###  ## c"]), max_size=40))
+def test_heading_candidates_are_found_as_the_expression_finds_them(lines):
+    from flowgit.continuity.document import H2_CANDIDATE_RE, _h2_starts
+
+    source = "\n".join(lines)
+    assert _h2_starts(source) == [m.start() + 1 for m in H2_CANDIDATE_RE.finditer(source)]
