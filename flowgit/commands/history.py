@@ -127,12 +127,12 @@ def _shallow_note(shallow: bool, oldest: str | None) -> str:
 
 
 def audit(cfg: Config, range_text: str | None, since_ref: str | None, exclude: tuple[str, ...],
-          options: dict) -> AuditReport:
+          options: dict, *, jobs: int | None = None) -> AuditReport:
     """Run the audit; ``--file``/``--store`` given on the command line apply to every commit's configuration."""
     from flowgit.history.audit import RangeSpec, run_audit
 
     overrides = {k: v for k, v in (("continuity", options.get("continuity")), ("store", options.get("store"))) if v}
-    return run_audit(cfg, RangeSpec.parse(range_text, since_ref, exclude), overrides)
+    return run_audit(cfg, RangeSpec.parse(range_text, since_ref, exclude), overrides, jobs=jobs)
 
 
 def pushed_range(range_text: str | None, exclude: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:

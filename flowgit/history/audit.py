@@ -16,7 +16,8 @@ judged and is listed as such, never reported as a finding.
 
 Speed: blobs are read once (the newer version of one commit is the older one
 of the next), commits whose continuity and store blob ids equal a parent's are
-not judged at all, and configurations are parsed once per distinct blob.
+not judged at all, configurations are parsed once per distinct blob, and a
+long history is judged in slices on every core (:mod:`flowgit.history.parallel`).
 """
 
 from __future__ import annotations
@@ -330,25 +331,36 @@ def open_any(root: Path):
     return repo
 
 
-def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None = None) -> AuditReport:
-    """Judge every commit of ``spec`` (default: all of HEAD's history) with every gate rule."""
+def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None = None, *,
+              jobs: int | None = None) -> AuditReport:
+    """Judge every commit of ``spec`` (default: all of HEAD's history) with every gate rule.
+
+    A long history is judged in ``jobs`` worker processes (default: one per
+    core, when each gets at least a few hundred commits); the report is the
+    same either way.
+    """
+    from flowgit.history.parallel import SliceResult, judge_in_workers, jobs_for
+
     spec = spec or RangeSpec()
     repo = open_any(cfg.root)
     commits = select_commits(repo, spec)
-    auditor = Auditor(cfg, repo, overrides)
-    findings: list[AuditFinding] = []
-    unjudged: list[str] = []
-    judged = 0
     progress = Progress("auditing commits", len(commits))
-    with reusing_documents():  # each version parsed once: a commit's new side is its child's old side
-        for commit in commits:
-            progress.step()
-            result = auditor.audit_commit(commit)
-            if result is None:
-                unjudged.append(str(commit.id))
-                continue
-            judged += result[0]
-            findings.extend(result[1])
+    workers = jobs_for(len(commits), jobs)
+    if workers > 1:
+        result = judge_in_workers(cfg, overrides, [str(c.id) for c in commits], workers, progress)
+    else:
+        result = SliceResult([], 0, [])
+        auditor = Auditor(cfg, repo, overrides)
+        with reusing_documents():  # each version parsed once: a commit's new side is its child's old side
+            for commit in commits:
+                progress.step()
+                outcome = auditor.audit_commit(commit)
+                if outcome is None:
+                    result.unjudged.append(str(commit.id))
+                    continue
+                result.judged += outcome[0]
+                result.findings.extend(outcome[1])
     progress.done()
     oldest = str(commits[0].id) if commits else None
-    return AuditReport(findings, len(commits), judged, bool(repo.is_shallow), oldest, unjudged, spec.label)
+    return AuditReport(result.findings, len(commits), result.judged, bool(repo.is_shallow), oldest,
+                       result.unjudged, spec.label)

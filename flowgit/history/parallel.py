@@ -1,0 +1,107 @@
+"""Judging a long history on every core: contiguous slices of commits in forked worker processes.
+
+Each commit is judged against its own parents, read from the repository, so
+the verdict on one commit never depends on which process judged the one
+before it: slices can be judged anywhere and their findings joined in commit
+order give exactly what one process gives (the tests compare the two).
+Slices are contiguous because consecutive versions share almost every section,
+and the structure caches pay off within a slice.
+
+Workers are forked (POSIX): nothing is re-imported and no ``__main__`` guard is
+needed. Where the platform cannot fork, or the history is short enough that
+starting workers costs more than it saves, the caller judges in-process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from dataclasses import dataclass
+
+from flowgit.config import Config
+from flowgit.errors import FlowgitError
+
+MIN_COMMITS_PER_JOB = 500  # fewer than this per worker: forking costs more than it saves
+MAX_JOBS = 8
+SLICES_PER_JOB = 4  # more slices than workers, so progress moves and a slow slice does not hold the others
+
+
+@dataclass
+class SliceResult:
+    findings: list  # AuditFinding, in commit order
+    judged: int
+    unjudged: list[str]
+    error: dict | None = None  # a FlowgitError raised while judging: message, path, line and fix
+
+
+def jobs_for(commits: int, requested: int | None = None) -> int:
+    """How many worker processes to judge ``commits`` with (1: judge in this process)."""
+    if requested is not None:
+        wanted = max(1, requested)
+    else:
+        wanted = min(MAX_JOBS, os.cpu_count() or 1, commits // MIN_COMMITS_PER_JOB)
+    if wanted <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return min(wanted, max(1, commits))
+
+
+def slices(shas: list[str], jobs: int) -> list[list[str]]:
+    """``shas`` cut into contiguous slices, a few per worker."""
+    count = min(len(shas), jobs * SLICES_PER_JOB) or 1
+    size, extra = divmod(len(shas), count)
+    out, start = [], 0
+    for n in range(count):
+        stop = start + size + (1 if n < extra else 0)
+        out.append(shas[start:stop])
+        start = stop
+    return [s for s in out if s]
+
+
+# Set in the parent just before forking; a forked worker inherits it.
+_TASK: tuple[Config, dict | None] | None = None
+
+
+def _judge_slice(shas: list[str]) -> SliceResult:
+    """Runs in a worker: judge these commits with a repository and caches of its own."""
+    from flowgit.history.audit import Auditor, open_any
+    from flowgit.repo import reusing_documents
+
+    assert _TASK is not None
+    cfg, overrides = _TASK
+    try:
+        repo = open_any(cfg.root)
+        auditor = Auditor(cfg, repo, overrides)
+        result = SliceResult([], 0, [])
+        with reusing_documents():
+            for sha in shas:
+                outcome = auditor.audit_commit(repo[sha])
+                if outcome is None:
+                    result.unjudged.append(sha)
+                    continue
+                result.judged += outcome[0]
+                result.findings.extend(outcome[1])
+        return result
+    except FlowgitError as exc:
+        return SliceResult([], 0, [], error={"message": exc.message, "path": exc.path, "line": exc.line,
+                                             "fix": exc.fix})
+
+
+def judge_in_workers(cfg: Config, overrides: dict | None, shas: list[str], jobs: int, progress) -> SliceResult:
+    """Judge ``shas`` (oldest first) in ``jobs`` forked workers; findings come back in commit order."""
+    global _TASK
+    _TASK = (cfg, overrides)
+    total = SliceResult([], 0, [])
+    try:
+        parts = slices(shas, jobs)
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for part, done in zip(pool.imap(_judge_slice, parts), parts):
+                if part.error is not None:
+                    raise FlowgitError(part.error["message"], path=part.error["path"], line=part.error["line"],
+                                       fix=part.error["fix"])
+                total.findings.extend(part.findings)
+                total.judged += part.judged
+                total.unjudged.extend(part.unjudged)
+                progress.step(len(done))
+    finally:
+        _TASK = None
+    return total

@@ -1,0 +1,76 @@
+"""Judging a history in worker processes gives exactly the report one process gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flowgit.config import load_config
+from flowgit.errors import FlowgitError
+from flowgit.history.audit import RangeSpec, run_audit
+from flowgit.history.parallel import MIN_COMMITS_PER_JOB, jobs_for, slices
+from tests.checks.gate_fixtures import base_text, committed_base
+from tests.conftest import git
+from tests.history.test_audit import E_FRESH, E_RETRY, commit_text, p01
+
+
+@pytest.fixture
+def mixed_history(repo: Path) -> Path:
+    """Clean wraps, bypasses the audit must catch, a merge and an override, one commit after another."""
+    committed_base(repo, episodes=[*E_RETRY, E_FRESH])
+    commit_text(repo, p01(2), "ungrounded 2x", "--no-verify")
+    commit_text(repo, p01(1), "back to 1x")
+    git(repo, "checkout", "-q", "-b", "side")
+    commit_text(repo, p01(2, E_RETRY[:2]), "p01 to 2x")
+    commit_text(repo, p01(3, [*E_RETRY[:2], E_FRESH], proven=True), "p01 to 3x")
+    git(repo, "checkout", "-q", "main")
+    commit_text(repo, base_text(recent="The main line moved on: the breaker shipped."), "main moves")
+    git(repo, "merge", "-q", "--no-edit", "side")
+    for n in range(6):
+        text = p01(3, [*E_RETRY[:2], E_FRESH], proven=True).replace("Focus: ship the gate.", f"Focus: step {n}.")
+        commit_text(repo, text, f"step {n}")
+    commit_text(repo, p01(1), "Proven p01 dropped to 1x without a reason", "--no-verify")
+    return repo
+
+
+@pytest.mark.parametrize("jobs", [2, 3, 5])
+def test_workers_report_exactly_what_one_process_reports(mixed_history, jobs):
+    cfg = load_config(mixed_history)
+    alone = run_audit(cfg, jobs=1).to_dict()
+    assert not alone["ok"] and alone["commits_judged"] >= 10  # the history really holds findings
+    assert run_audit(cfg, jobs=jobs).to_dict() == alone
+
+
+def test_workers_report_a_range_exactly_as_one_process(mixed_history):
+    cfg = load_config(mixed_history)
+    spec = RangeSpec.parse("HEAD~5..HEAD")
+    assert run_audit(cfg, spec, jobs=2).to_dict() == run_audit(cfg, spec, jobs=1).to_dict()
+
+
+def test_an_error_in_a_worker_is_the_same_clear_error(repo):
+    committed_base(repo)
+    (repo / "CONTINUITY.md").write_bytes(base_text().encode() + b"\n\xff\xfe not text\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "binary junk", "--no-verify")
+    cfg = load_config(repo)
+    with pytest.raises(FlowgitError) as alone:
+        run_audit(cfg, jobs=1)
+    with pytest.raises(FlowgitError) as workers:
+        run_audit(cfg, jobs=2)
+    assert "UTF-8" in alone.value.render()
+    assert workers.value.render() == alone.value.render()
+
+
+def test_slices_cover_every_commit_once_in_order():
+    shas = [f"c{n}" for n in range(103)]
+    parts = slices(shas, 3)
+    assert [s for part in parts for s in part] == shas
+    assert len(parts) == 12 and max(map(len, parts)) - min(map(len, parts)) <= 1
+    assert slices(["a"], 4) == [["a"]]
+
+
+def test_short_histories_are_judged_in_process():
+    assert jobs_for(MIN_COMMITS_PER_JOB - 1) == 1
+    assert jobs_for(10, requested=1) == 1
+    assert jobs_for(10, requested=2) == 2  # asked for: honoured, whatever the length
