@@ -198,28 +198,34 @@ def with_paths(cfg: Config, *, continuity: Path | None = None, store: Path | Non
 CONFIG_FILES = (".flowgit.toml", "pyproject.toml")
 
 
-def load_config_from_blobs(root: Path, files: dict[str, bytes | None], label: str) -> Config:
+def load_config_from_blobs(root: Path, files: dict[str, bytes | None], label: str, *,
+                           overrides: dict | None = None) -> Config:
     """The configuration that ``files`` (config file name -> bytes, None = absent) describe for ``root``.
 
     The gate must judge a commit by the configuration *committed* at its base,
     never by the working tree (an untracked or same-commit ``.flowgit.toml``
-    must not weaken it). The bytes are laid out in a private directory and
-    read by :func:`load_config` itself, so every check that function makes
-    applies to committed configuration too; paths are then re-rooted at
-    ``root``. Errors name ``label`` (e.g. ``HEAD:.flowgit.toml``).
+    must not weaken it). The hook, the wrap and the audit all read committed
+    configuration here: the bytes are laid out in a private directory (marked
+    as a repository root, so no enclosing checkout is searched) and read by
+    :func:`load_config` itself, so every check that function makes applies to
+    committed configuration too; paths are then re-rooted at ``root``.
+    ``overrides`` are ``--file``/``--store`` given on the command line. Errors
+    name ``label`` (e.g. ``HEAD:.flowgit.toml``).
     """
+    overrides = overrides or {}
+    if all(data is None for data in files.values()) and not overrides:
+        return Config(root=root, continuity=root / DEFAULT_CONTINUITY, store=root / DEFAULT_STORE)
     import shutil
     import tempfile
 
-    if all(data is None for data in files.values()):  # nothing committed: the defaults, no files to lay out
-        return Config(root=root, continuity=root / DEFAULT_CONTINUITY, store=root / DEFAULT_STORE)
     scratch = Path(tempfile.mkdtemp(prefix="flowgit-config-"))
     try:
+        (scratch / ".git").mkdir()  # load_config takes the scratch directory as the root
         for name, data in files.items():
             if data is not None:
                 (scratch / name).write_bytes(data)
         try:
-            cfg = load_config(scratch)
+            cfg = load_config(scratch, **overrides)
         except FlowgitError as exc:
             where = str(exc.path or "").replace(str(scratch) + os.sep, f"{label}:")
             raise FlowgitError(exc.message, path=where or label, line=exc.line, fix=exc.fix) from None

@@ -3,18 +3,17 @@
 The gate is judged by the configuration committed at the *base* of a change,
 so a commit can never soften the rules that judge it, and an untracked
 ``.flowgit.toml`` never counts. This module rebuilds that configuration from a
-tree's bytes. The committed file is parsed by :func:`flowgit.config.load_config`
-itself (from a private scratch directory), so every validation the live
-configuration gets applies to history too; results are cached per blob id.
+tree's bytes with :func:`flowgit.config.load_config_from_blobs`, the reader the
+hook and the wrap use, so every validation the live configuration gets applies
+to history too; results are cached per set of blob ids.
 """
 
 from __future__ import annotations
 
-import tempfile
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 
-from flowgit.config import Config, load_config
+from flowgit.config import Config, load_config_from_blobs
 from flowgit.errors import FlowgitError
 
 CONFIG_FILES = (".flowgit.toml", "pyproject.toml")
@@ -47,28 +46,12 @@ class ConfigReader:
         return self._cache[key]
 
     def _build(self, entries, key: tuple) -> ConfigAt:
-        with tempfile.TemporaryDirectory(prefix="flowgit-config-") as tmp:
-            scratch = Path(tmp)
-            (scratch / ".git").mkdir()  # so load_config takes the scratch directory as the root
-            for name, entry in entries:
-                if entry is not None:
-                    (scratch / name).write_bytes(self.repo[entry.id].data)
-            problem = None
-            try:
-                cfg = load_config(scratch, **self.overrides)
-            except FlowgitError as exc:
-                problem = exc.message
-                cfg = load_config(_empty(scratch), **self.overrides)
-            cont = cfg.continuity.relative_to(scratch) if cfg.continuity.is_relative_to(scratch) else cfg.continuity
-            store = cfg.store.relative_to(scratch) if cfg.store.is_relative_to(scratch) else cfg.store
-        return ConfigAt(replace(cfg, root=self.root, continuity=self.root / cont, store=self.root / store,
-                                source=None), key, problem)
-
-
-def _empty(scratch: Path) -> Path:
-    for name in CONFIG_FILES:
-        (scratch / name).unlink(missing_ok=True)
-    return scratch
+        files = {name: self.repo[entry.id].data if entry is not None else None for name, entry in entries}
+        try:
+            return ConfigAt(load_config_from_blobs(self.root, files, "commit", overrides=self.overrides), key)
+        except FlowgitError as exc:  # an invalid committed configuration: the defaults judge, and it is reported
+            return ConfigAt(load_config_from_blobs(self.root, {}, "commit", overrides=self.overrides), key,
+                            exc.message)
 
 
 def _entry(tree, path: str):
