@@ -8,21 +8,17 @@ last wrap, and whether the continuity file has uncommitted edits.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flowgit.config import Config
-from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN
-from flowgit.dates import parse_date, today
+from flowgit.continuity.sections import DEVELOPING, PROVEN
+from flowgit.dates import today
 from flowgit.episodes import Episode, EpisodeStore, parse_store
 from flowgit.git import blob_oid, blobs, git
 
-NEXT_RE = re.compile(r"\bnext:\s*([^,;\])]+)")
-BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-DONE_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*✓")
 SOON_DAYS = 3
 
 if TYPE_CHECKING:  # the Stop hook runs every turn: parse the document only when it is needed
@@ -117,21 +113,11 @@ def unwrapped_episodes(root: Path, cfg: Config, head: tuple[str, int] | None, ra
 
 
 def overdue_actions(doc: Document, when: date) -> list[dict]:
-    """Open action items whose ``next:`` date has passed."""
-    section = doc.find(ACTIONS)
-    if section is None:
-        return []
-    out = []
-    for item in doc.items(section):
-        if DONE_RE.match(item.text):
-            continue
-        m = NEXT_RE.search(item.text)
-        due = parse_date(m.group(1), reference=when) if m else None
-        if due is not None and due < when:
-            text = BULLET_RE.sub("", " ".join(item.text.split()), count=1)
-            out.append({"line": item.first_line, "text": text, "next": due.isoformat(),
-                        "days_overdue": (when - due).days})
-    return out
+    """Open action items whose ``next:`` date has passed (done ones are the wrap's business)."""
+    from flowgit.wrap.judgement import action_states
+
+    return [{"line": a.line, "text": a.body, "next": a.due.isoformat(), "days_overdue": a.days_overdue(when)}
+            for a in action_states(doc, when) if not a.done]
 
 
 def staleness(cfg: Config, root: Path, doc: Document, when: date) -> tuple[list[dict], list[dict]]:
@@ -189,8 +175,8 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
     view.overdue = overdue_actions(view.document, when)
     view.stale, view.stale_soon = staleness(cfg, root, view.document, when)
     if candidates:
-        from flowgit.commands.wrap import run_candidates
+        from flowgit.wrap.candidates import gather_candidates
 
-        found = run_candidates(cfg, None, when.isoformat())
+        found = gather_candidates(cfg, None, when)
         view.ready, view.fired_again = found.ready_to_graduate, found.fired_again
     return view

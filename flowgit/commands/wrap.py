@@ -6,12 +6,8 @@ import json
 
 from flowgit.config import Config
 from flowgit.dates import parse_date, today
-from flowgit.episodes import EpisodeStore, lookup, parse_store
 from flowgit.errors import FlowgitError
-from flowgit.git import blobs, require_repo
-from flowgit.repo import load_document
-from flowgit.wrap.candidates import Candidates, find_candidates
-from flowgit.wrap.cleanup import blame_dates
+from flowgit.wrap.candidates import Candidates, gather_candidates
 from flowgit.wrap.run import WrapResult
 from flowgit.wrap.schema import SCHEMA
 
@@ -77,25 +73,11 @@ def _attention(result: WrapResult) -> list[str]:
 
 
 def run_candidates(cfg: Config, session: str | None, day: str | None) -> Candidates:
-    root = require_repo(cfg.root)
-    doc = load_document(cfg)
-    raw = EpisodeStore(cfg.store).raw()
-    (head_store,) = blobs(root, [f"HEAD:{cfg.store_rel}"])
-    head_store = head_store or b""
-    if session:
-        episodes, _ = EpisodeStore(cfg.store).search(session=session)
-    else:
-        appended = raw[len(head_store):] if raw.startswith(head_store) else b""
-        episodes = list(parse_store(appended)[0].values())
+    """``flowgit candidates [--session S] [--date D]``: the options read, the work done by the wrap package."""
     when = parse_date(day) if day else today()
     if when is None:
         raise FlowgitError(f"--date {day!r} is not a date", fix="use 2026-11-30")
-    cited = {i for e in episodes for i in [e.id]}
-    from flowgit.continuity.patterns import iter_patterns
-
-    cited |= {i for at in iter_patterns(doc) for i in at.pattern.evidence}
-    store = {**lookup(raw, cited), **{e.id: e for e in episodes}}
-    return find_candidates(doc, episodes, store, cfg.thresholds, when, blame_dates(root, cfg.continuity_rel))
+    return gather_candidates(cfg, session, when)
 
 
 def render_candidates(c: Candidates) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Mapping
 
-from flowgit.config import Thresholds
+from flowgit.config import Config, Thresholds
 from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import DEVELOPING, PROVEN
@@ -117,3 +117,26 @@ def _near_duplicates(patterns: list[PatternAt]) -> list[dict]:
                 out.append({"kind": "a developing pattern restates a Proven one",
                             "patterns": [a.pattern.name, b.pattern.name], "similarity": round(score, 2)})
     return out
+
+
+def gather_candidates(cfg: Config, session: str | None, when: date) -> Candidates:
+    """Step 2 for the repository at ``cfg``: the session's episodes (or, without a session, those the
+    working store appends to HEAD's) against the working continuity file."""
+    from flowgit.episodes import EpisodeStore, lookup, parse_store
+    from flowgit.git import blobs, require_repo
+    from flowgit.repo import load_document
+    from flowgit.wrap.cleanup import blame_dates
+
+    root = require_repo(cfg.root)
+    doc = load_document(cfg)
+    raw = EpisodeStore(cfg.store).raw()
+    (head_store,) = blobs(root, [f"HEAD:{cfg.store_rel}"])
+    head_store = head_store or b""
+    if session:
+        episodes, _ = EpisodeStore(cfg.store).search(session=session)
+    else:
+        appended = raw[len(head_store):] if raw.startswith(head_store) else b""
+        episodes = list(parse_store(appended)[0].values())
+    cited = {e.id for e in episodes} | {i for at in iter_patterns(doc) for i in at.pattern.evidence}
+    store = {**lookup(raw, cited), **{e.id: e for e in episodes}}
+    return find_candidates(doc, episodes, store, cfg.thresholds, when, blame_dates(root, cfg.continuity_rel))

@@ -13,6 +13,7 @@ episodes skipped Step 1. Each check is a small pure function here, shared by
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date
 from typing import Iterable, Mapping
 
@@ -125,8 +126,22 @@ def proven_touched(doc: Document, session_episodes: Iterable[Episode]) -> list[d
     return out
 
 
-def overdue_actions(doc: Document, today: date) -> list[dict]:
-    """Action Items whose ``next:`` date has passed, and done (✓) items still lingering."""
+@dataclass(frozen=True)
+class ActionState:
+    """An Action Item that needs attention: done (✓) but still listed, or past its ``next:`` date."""
+
+    line: int
+    item: str  # the item's text, spacing collapsed, bullet kept
+    body: str  # the same without its bullet
+    due: date | None  # the ``next:`` date when it has passed
+    done: bool
+
+    def days_overdue(self, today: date) -> int:
+        return (today - self.due).days if self.due else 0
+
+
+def action_states(doc: Document, today: date) -> list[ActionState]:
+    """Every Action Item that is done but lingering, or overdue: the one reading candidates and status share."""
     if doc.find(ACTIONS) is None:
         return []
     out = []
@@ -134,14 +149,21 @@ def overdue_actions(doc: Document, today: date) -> list[dict]:
         text = " ".join(item.text.split())
         body = re.sub(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+", "", text)
         if body.startswith("✓"):
-            out.append({"line": item.first_line, "item": text, "why": "done (✓) but still listed: remove it"})
+            out.append(ActionState(item.first_line, text, body, None, True))
             continue
         m = NEXT_RE.search(text)
         due = parse_date(m.group(1).strip(), reference=today) if m else None
         if due and due < today:
-            out.append({"line": item.first_line, "item": text,
-                        "why": f"next: {due.isoformat()} has passed ({(today - due).days} days)"})
+            out.append(ActionState(item.first_line, text, body, due, False))
     return out
+
+
+def overdue_actions(doc: Document, today: date) -> list[dict]:
+    """Action Items whose ``next:`` date has passed, and done (✓) items still lingering."""
+    return [{"line": a.line, "item": a.item,
+             "why": "done (✓) but still listed: remove it" if a.done
+             else f"next: {a.due.isoformat()} has passed ({a.days_overdue(today)} days)"}
+            for a in action_states(doc, today)]
 
 
 def section_warnings(head: Document | None, final: Document, graduated_names: Iterable[str] = ()) -> list[str]:
