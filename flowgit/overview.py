@@ -19,10 +19,10 @@ from flowgit.dates import today
 from flowgit.episodes import Episode, EpisodeStore, parse_store
 from flowgit.git import blob_oid, blobs, git
 
-SOON_DAYS = 3
+SOON_DAYS = 3  # "goes stale next": within this many days of its limit
 
 if TYPE_CHECKING:  # the Stop hook runs every turn: parse the document only when it is needed
-    from flowgit.continuity.document import Document  # "goes stale next": within this many days of its limit
+    from flowgit.continuity.document import Document
 
 
 @dataclass
