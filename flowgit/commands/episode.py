@@ -12,11 +12,15 @@ import json
 import re
 import sys
 from datetime import datetime, timezone
-from typing import Iterable, Iterator, TextIO
+from itertools import repeat
+from typing import TYPE_CHECKING, Callable, Iterator, TextIO
 
 from flowgit.dates import parse_date
 from flowgit.episodes import Episode, EpisodeStore, Problem, make_episode, parse_ts
 from flowgit.errors import FlowgitError
+
+if TYPE_CHECKING:
+    from flowgit.search import Rows
 
 
 def default_session() -> str:
@@ -122,11 +126,19 @@ def warn_problems(store: EpisodeStore, problems: list[Problem]) -> None:
 
 def render_episode(ep: Episode) -> str:
     """One episode on one line, every stored string escaped for the terminal."""
-    tags = f"  #{' #'.join(safe(t) for t in ep.tags)}" if ep.tags else ""
-    who = " ".join(x for x in (ep.session and f"session {safe(ep.session)}", ep.agent and f"by {safe(ep.agent)}")
-                   if x)
-    return (f"{safe(ep.id)}  {safe(ep.ts)}  {ep.type:<11} {safe(ep.content)}{tags}"
+    return _human(ep.id, ep.ts, ep.type, ep.content, ep.session, ep.agent, ep.tags, safe)
+
+
+def _human(id_: str, ts: str, type_: str, content: str, session: str, agent: str, tags: tuple[str, ...],
+           esc: Callable[[str], str]) -> str:
+    tag_text = f"  #{' #'.join(esc(t) for t in tags)}" if tags else ""
+    who = " ".join(x for x in (session and f"session {esc(session)}", agent and f"by {esc(agent)}") if x)
+    return (f"{esc(id_)}  {esc(ts)}  {type_:<11} {esc(content)}{tag_text}"
             + (f"  ({who})" if who else ""))
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 def render_list(episodes: list[Episode]) -> str:
@@ -160,28 +172,69 @@ def json_element(ep: Episode) -> str:
     return "{\n" + ",\n".join(items) + "\n  }"
 
 
+_JSON_ROW = ('{{\n    "id": "{}",\n    "ts": "{}",\n    "type": "{}",\n    "content": "{}",\n    "session": "{}",'
+             '\n    "agent": "{}",\n    "tags": {}\n  }}')
+
+
+def json_rows(rows: Rows) -> list[str]:
+    """Each row as :func:`json_element` lays it out, a batch at a time.
+
+    The strings of :class:`~flowgit.search.Rows` hold nothing JSON escapes, so
+    each goes into the layout as it is: no per-string encoding, no per-episode
+    function call. The tags arrive as the array's inside (``"a", "b"``).
+    """
+    tags = [f"[\n      {t}\n    ]" if t else "[]"
+            for t in map(str.replace, rows.tags_json, repeat('", "'), repeat('",\n      "'))]
+    return list(map(_JSON_ROW.format, rows.ids, rows.tss, rows.types, rows.contents, rows.sessions, rows.agents,
+                    tags))
+
+
+def human_rows(rows: Rows) -> list[str]:
+    """Each row as :func:`render_episode` prints it (escaping only when the batch holds anything to escape)."""
+    esc = safe if _CONTROLS.search(rows.text) else _unchanged
+    return [_human(rows.ids[i], rows.tss[i], rows.types[i], rows.contents[i], rows.sessions[i], rows.agents[i],
+                   rows.tags(i), esc) for i in range(len(rows))]
+
+
+FLUSH_CHARS = 1 << 20
+
+
 def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO | None = None,
                   **filters) -> int:
     """Print matching episodes as the store is scanned (the last ``limit`` only, if given); returns the count.
 
     Nothing but the matches (or the last ``limit`` of them) is held in memory:
     JSON is written element by element in the same layout as ``--json``
-    everywhere else, problems go to stderr as they are met.
+    everywhere else, a megabyte at a time; problems go to stderr as they are met.
     """
+    from flowgit.search import Query, Rows
+
     out = out or sys.stdout
-    found: Iterable[Episode] = store.iter_search(on_problem=lambda p: warn_problems(store, [p]), **filters)
+    if as_json:
+        def render(found) -> list[str]:
+            return json_rows(found) if isinstance(found, Rows) else [json_element(found)]
+    else:
+        def render(found) -> list[str]:
+            return human_rows(found) if isinstance(found, Rows) else [render_episode(found)]
+    batches = (render(found) for found in store.scan(Query(**filters),
+                                                     on_problem=lambda p: warn_problems(store, [p])))
     if limit:
-        found = collections.deque(found, maxlen=limit)
-    count, pending = 0, []
-    for ep in found:
+        batches = iter([list(collections.deque((e for b in batches for e in b), maxlen=limit))])
+    sep = ",\n  " if as_json else "\n"
+    count, pending, size = 0, [], 0
+    for elements in batches:
+        if not elements:
+            continue
+        text = sep.join(elements)
         if as_json:
-            pending.append(("[\n  " if count == 0 else ",\n  ") + json_element(ep))
+            pending.append(("[\n  " if count == 0 else ",\n  ") + text)
         else:
-            pending.append(render_episode(ep) + "\n")
-        count += 1
-        if len(pending) >= 256:  # print as it goes, a few hundred at a time
+            pending.append(text + "\n")
+        count += len(elements)
+        size += len(text)
+        if size >= FLUSH_CHARS:  # print as it goes, about a megabyte at a time
             out.write("".join(pending))
-            pending.clear()
+            pending, size = [], 0
     out.write("".join(pending))
     if as_json:
         out.write("\n]\n" if count else "[]\n")
