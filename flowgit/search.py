@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import accumulate, compress, repeat
-from operator import contains, not_
+from operator import contains, itemgetter, not_
 from typing import Callable, Iterable, Iterator, Union
 
 from flowgit.episodes import EPISODE_TYPES, Episode, Problem, _describe, _episode_from_line, parse_ts
@@ -73,38 +73,38 @@ class Query:
 
 
 class Rows:
-    """Matching episodes from consecutive lines in flowgit's own form, as columns.
+    """Matching episodes from consecutive lines in flowgit's own form, one tuple a line.
 
-    Every string is exactly the decoded value and holds no character JSON would
-    escape (no quote, backslash or control character below U+0020); ``tags_json``
-    is the inside of each tags array as stored (``"a", "b"``, or empty), so the
-    tags are split at ``", "`` unambiguously. ``text`` is the batch's text, for a
-    renderer that checks once whether anything in it needs escaping for a terminal.
+    Each tuple is ``(id, ts, type, content, session, agent, tags_json)``: every
+    string is exactly the decoded value and holds no character JSON would escape
+    (no quote, backslash or control character below U+0020), and ``tags_json`` is
+    the inside of the tags array as stored (``"a", "b"``, or empty), so the tags
+    split at ``", "`` unambiguously. ``text`` holds at least every string of the
+    rows, for a renderer that checks once whether any needs escaping for a terminal.
     """
 
-    __slots__ = ("ids", "tss", "types", "contents", "sessions", "agents", "tags_json", "text")
+    __slots__ = ("rows", "text")
 
-    def __init__(self, columns: list[tuple[str, ...]], text: str) -> None:
-        (self.ids, self.tss, self.types, self.contents, self.sessions, self.agents,
-         self.tags_json) = columns
-        self.text = text
+    def __init__(self, rows: list[tuple[str, ...]], text: str) -> None:
+        self.rows, self.text = rows, text
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.rows)
 
-    def tags(self, i: int) -> tuple[str, ...]:
-        return _split_tags(self.tags_json[i])
+    def last(self, n: int) -> Rows:
+        return Rows(self.rows[len(self.rows) - n:], self.text)
 
     def episodes(self) -> Iterator[Episode]:
-        for i in range(len(self.ids)):
-            yield Episode(id=self.ids[i], ts=self.tss[i], type=self.types[i], content=self.contents[i],
-                          session=self.sessions[i], agent=self.agents[i], tags=self.tags(i))
+        for id_, ts, type_, content, session, agent, tags in self.rows:
+            yield Episode(id=id_, ts=ts, type=type_, content=content, session=session, agent=agent,
+                          tags=split_tags(tags))
 
 
 Found = Union[Rows, Episode]
 
 
-def _split_tags(inner: str) -> tuple[str, ...]:
+def split_tags(inner: str) -> tuple[str, ...]:
+    """The tags of a row, from the inside of its stored array (``"a", "b"`` -> ``("a", "b")``)."""
     return tuple(inner[1:-1].split('", "')) if inner else ()
 
 
@@ -356,31 +356,32 @@ def _nonempty(rows: Rows | None) -> Iterator[Rows]:
 
 
 def _select(rows: list[tuple[str, ...]], query: Query, seen: set[str], text: str) -> Rows | None:
-    """The rows that match and whose id has not matched before, as columns (None when none)."""
-    columns = list(zip(*rows))
-    ids, tss, types, contents, sessions, agents, tags_json = columns
-    everything = range(len(ids))
+    """The rows that match and whose id has not matched before (None when none)."""
+    everything = range(len(rows))
     if query.anything:
-        mask = [True] * len(ids)
+        mask = [True] * len(rows)
     else:
         if query.text_only:  # content holding the text decides; only the other rows need their tags read
-            mask = list(map(contains, map(str.lower, contents), repeat(query.needle)))
+            mask = list(map(contains, map(str.lower, map(_CONTENT, rows)), repeat(query.needle)))
         else:
-            mask = [False] * len(ids)
+            mask = [False] * len(rows)
         for i in compress(everything, map(not_, mask)):
-            mask[i] = query.accepts(types[i], sessions[i], _split_tags(tags_json[i]), tss[i], contents[i])
-    chosen = list(compress(ids, mask))
+            id_, ts, type_, content, session, agent, tags = rows[i]
+            mask[i] = query.accepts(type_, session, split_tags(tags), ts, content)
+    chosen = list(map(_ID, compress(rows, mask)))
     if len(set(chosen)) == len(chosen) and seen.isdisjoint(chosen):
         seen.update(chosen)
     else:  # an id that matched before, or twice here: the first one stands
         for i in compress(everything, mask):
-            mask[i] = ids[i] not in seen
-            seen.add(ids[i])
-    if not any(mask):
-        return None
+            mask[i] = rows[i][0] not in seen
+            seen.add(rows[i][0])
     if all(mask):
-        return Rows(columns, text)
-    return Rows([tuple(compress(col, mask)) for col in columns], text)
+        return Rows(rows, text)
+    kept = list(compress(rows, mask))
+    return Rows(kept, text) if kept else None
+
+
+_ID, _CONTENT = itemgetter(0), itemgetter(3)
 
 
 class _LineNumbers:
@@ -396,9 +397,10 @@ class _LineNumbers:
         return self.line
 
 
-# A page fault maps the neighbouring pages too (64 KB on Linux), some of them behind the chunk:
-# each drop reaches this far back, or those pages would stay mapped, a few per chunk.
-_FAULT_AROUND = 1 << 20
+# A page fault maps neighbouring pages too (64 KB of them on Linux, a whole large folio of the page
+# cache, up to 2 MB, where the file system keeps them), some behind the chunk: each drop reaches this
+# far back, or those pages would stay mapped, a few more with every chunk.
+_FAULT_AROUND = 4 << 20
 
 
 def _drop_pages(data, start: int, end: int) -> None:

@@ -55,12 +55,6 @@ def test_the_streamed_search_finds_exactly_what_a_full_parse_finds(tmp_path, see
         assert [e.id for e in found] == expected, query
 
 
-def test_the_fold_list_is_every_non_ascii_character_that_lowers_to_ascii():
-    folding = [c for c in map(chr, range(0x80, 0x110000))
-               if not 0xD800 <= ord(c) <= 0xDFFF and any(ord(x) < 0x80 for x in c.lower())]
-    assert sorted(folding) == sorted(search_mod._FOLDS_TO_ASCII)
-
-
 def test_problems_name_the_right_line_across_chunks(tmp_path, monkeypatch):
     monkeypatch.setattr(search_mod, "CHUNK", 64)
     good = [make_episode({"type": "finding", "content": f"retry {i}", "session": "s"}).to_json() for i in range(9)]

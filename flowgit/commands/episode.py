@@ -12,8 +12,7 @@ import json
 import re
 import sys
 from datetime import datetime, timezone
-from itertools import repeat
-from typing import TYPE_CHECKING, Callable, Iterator, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, Union
 
 from flowgit.dates import parse_date
 from flowgit.episodes import Episode, EpisodeStore, Problem, make_episode, parse_ts
@@ -21,6 +20,8 @@ from flowgit.errors import FlowgitError
 
 if TYPE_CHECKING:
     from flowgit.search import Rows
+
+    Found = Union[Rows, Episode]
 
 
 def default_session() -> str:
@@ -172,28 +173,51 @@ def json_element(ep: Episode) -> str:
     return "{\n" + ",\n".join(items) + "\n  }"
 
 
-_JSON_ROW = ('{{\n    "id": "{}",\n    "ts": "{}",\n    "type": "{}",\n    "content": "{}",\n    "session": "{}",'
-             '\n    "agent": "{}",\n    "tags": {}\n  }}')
+_JSON_ROW = ('{\n    "id": "%s",\n    "ts": "%s",\n    "type": "%s",\n    "content": "%s",\n    "session": "%s",'
+             '\n    "agent": "%s",\n    "tags": %s\n  }')
+_TAG_SEP = '",\n      "'
 
 
-def json_rows(rows: Rows) -> list[str]:
-    """Each row as :func:`json_element` lays it out, a batch at a time.
+def json_rows(rows: Rows) -> str:
+    """The rows as :func:`json_element` lays each out, joined as list elements, a batch at a time.
 
     The strings of :class:`~flowgit.search.Rows` hold nothing JSON escapes, so
     each goes into the layout as it is: no per-string encoding, no per-episode
-    function call. The tags arrive as the array's inside (``"a", "b"``).
+    call. The tags arrive as the stored array's inside (``"a", "b"``), where
+    ``", "`` can only be a separator.
     """
-    tags = [f"[\n      {t}\n    ]" if t else "[]"
-            for t in map(str.replace, rows.tags_json, repeat('", "'), repeat('",\n      "'))]
-    return list(map(_JSON_ROW.format, rows.ids, rows.tss, rows.types, rows.contents, rows.sessions, rows.agents,
-                    tags))
+    return ",\n  ".join([_JSON_ROW % (id_, ts, type_, content, session, agent,
+                                     "[\n      " + tags.replace('", "', _TAG_SEP) + "\n    ]" if tags else "[]")
+                         for id_, ts, type_, content, session, agent, tags in rows.rows])
 
 
-def human_rows(rows: Rows) -> list[str]:
-    """Each row as :func:`render_episode` prints it (escaping only when the batch holds anything to escape)."""
+def human_rows(rows: Rows) -> str:
+    """The rows as :func:`render_episode` prints each, one a line (escaped only when the batch holds anything to escape)."""
+    from flowgit.search import split_tags
+
     esc = safe if _CONTROLS.search(rows.text) else _unchanged
-    return [_human(rows.ids[i], rows.tss[i], rows.types[i], rows.contents[i], rows.sessions[i], rows.agents[i],
-                   rows.tags(i), esc) for i in range(len(rows))]
+    return "\n".join(_human(id_, ts, type_, content, session, agent, split_tags(tags), esc)
+                     for id_, ts, type_, content, session, agent, tags in rows.rows)
+
+
+def _last(found: Iterable[Found], limit: int) -> list[Found]:
+    """The batches holding the last ``limit`` episodes, the first one cut to fit (nothing else is kept)."""
+    kept: collections.deque[Found] = collections.deque()
+    held = 0
+    for item in found:
+        kept.append(item)
+        held += _size(item)
+        while kept and held - _size(kept[0]) >= limit:
+            held -= _size(kept.popleft())
+    if held > limit:
+        kept[0] = kept[0].last(_size(kept[0]) - (held - limit))
+    return list(kept)
+
+
+def _size(found: Found) -> int:
+    from flowgit.search import Rows
+
+    return len(found) if isinstance(found, Rows) else 1
 
 
 FLUSH_CHARS = 1 << 20
@@ -204,35 +228,28 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
     """Print matching episodes as the store is scanned (the last ``limit`` only, if given); returns the count.
 
     Nothing but the matches (or the last ``limit`` of them) is held in memory:
-    JSON is written element by element in the same layout as ``--json``
-    everywhere else, a megabyte at a time; problems go to stderr as they are met.
+    JSON is written in the same layout as ``--json`` everywhere else, about a
+    megabyte at a time; problems go to stderr as they are met.
     """
     from flowgit.search import Query, Rows
 
     out = out or sys.stdout
-    if as_json:
-        def render(found) -> list[str]:
-            return json_rows(found) if isinstance(found, Rows) else [json_element(found)]
-    else:
-        def render(found) -> list[str]:
-            return human_rows(found) if isinstance(found, Rows) else [render_episode(found)]
-    batches = (render(found) for found in store.scan(Query(**filters),
-                                                     on_problem=lambda p: warn_problems(store, [p])))
+    found: Iterable[Found] = store.scan(Query(**filters), on_problem=lambda p: warn_problems(store, [p]))
     if limit:
-        batches = iter([list(collections.deque((e for b in batches for e in b), maxlen=limit))])
-    sep = ",\n  " if as_json else "\n"
+        found = _last(found, limit)
     count, pending, size = 0, [], 0
-    for elements in batches:
-        if not elements:
-            continue
-        text = sep.join(elements)
+    for item in found:
+        if isinstance(item, Rows):
+            text = json_rows(item) if as_json else human_rows(item)
+        else:
+            text = json_element(item) if as_json else render_episode(item)
         if as_json:
             pending.append(("[\n  " if count == 0 else ",\n  ") + text)
         else:
             pending.append(text + "\n")
-        count += len(elements)
+        count += _size(item)
         size += len(text)
-        if size >= FLUSH_CHARS:  # print as it goes, about a megabyte at a time
+        if size >= FLUSH_CHARS:  # print as it goes
             out.write("".join(pending))
             pending, size = [], 0
     out.write("".join(pending))

@@ -61,6 +61,11 @@ def awkward_store(rng: random.Random, n: int) -> bytes:
             lines.append(json.dumps({**d, "content": "retry forged " + d["content"][::-1]}, ensure_ascii=False).encode())
         if rng.random() < 0.08:
             lines.append(rng.choice(DAMAGED))
+        if rng.random() < 0.03:  # two episodes on one line, or one torn across two
+            canonical = json.dumps(d, ensure_ascii=False).encode()
+            cut = rng.randrange(1, len(canonical))
+            lines += [canonical + rng.choice([b"", b" "]) + canonical] if rng.random() < 0.5 else \
+                [canonical[:cut], canonical[cut:]]
     return b"\n".join(lines) + (b"\n" if rng.random() < 0.5 else b"")
 
 
