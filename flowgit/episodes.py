@@ -23,9 +23,12 @@ import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from flowgit.errors import FlowgitError
+
+if TYPE_CHECKING:
+    from flowgit.search import Found, Query
 
 EPISODE_TYPES = ("finding", "decision", "observation", "connection", "outcome", "tension")
 ID_PREFIX = "ep-"
@@ -394,7 +397,7 @@ class EpisodeStore:
             else:
                 yield found
 
-    def scan(self, query, on_problem: Callable[[Problem], None] | None = None) -> Iterator:
+    def scan(self, query: Query, on_problem: Callable[[Problem], None] | None = None) -> Iterator[Found]:
         """:func:`flowgit.search.scan` over this store's memory map (batches of rows, or single episodes)."""
         from flowgit.search import scan
 

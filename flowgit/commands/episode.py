@@ -220,7 +220,7 @@ def _size(found: Found) -> int:
     return len(found) if isinstance(found, Rows) else 1
 
 
-FLUSH_CHARS = 1 << 20
+FLUSH_CHARS = 64 << 10  # a batch of rows is written at once, single episodes gather up to this
 
 
 def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO | None = None,
@@ -228,8 +228,8 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
     """Print matching episodes as the store is scanned (the last ``limit`` only, if given); returns the count.
 
     Nothing but the matches (or the last ``limit`` of them) is held in memory:
-    JSON is written in the same layout as ``--json`` everywhere else, about a
-    megabyte at a time; problems go to stderr as they are met.
+    JSON is written in the same layout as ``--json`` everywhere else, a batch
+    at a time; problems go to stderr as they are met.
     """
     from flowgit.search import Query, Rows
 
@@ -243,16 +243,13 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
             text = json_rows(item) if as_json else human_rows(item)
         else:
             text = json_element(item) if as_json else render_episode(item)
-        if as_json:
-            pending.append(("[\n  " if count == 0 else ",\n  ") + text)
-        else:
-            pending.append(text + "\n")
+        pending += [("[\n  " if count == 0 else ",\n  "), text] if as_json else [text, "\n"]
         count += _size(item)
         size += len(text)
         if size >= FLUSH_CHARS:  # print as it goes
-            out.write("".join(pending))
+            out.writelines(pending)
             pending, size = [], 0
-    out.write("".join(pending))
+    out.writelines(pending)
     if as_json:
         out.write("\n]\n" if count else "[]\n")
     else:
