@@ -18,7 +18,7 @@ A search over a million episodes cannot afford to decode a million JSON lines
 
 Both kinds of line are judged by the one definition of a match,
 :meth:`Query.accepts`. Matching lines from the fast path come out as
-:class:`Rows` (columns of a batch, for renderers that work a batch at a time),
+:class:`Rows` (a batch's rows, for renderers that work a batch at a time),
 the others as :class:`~flowgit.episodes.Episode`.
 """
 
