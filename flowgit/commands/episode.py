@@ -192,7 +192,7 @@ def json_rows(rows: Rows) -> str:
 
 
 def human_rows(rows: Rows) -> str:
-    """The rows as :func:`render_episode` prints each, one a line (escaped only when the batch holds anything to escape)."""
+    """The rows as :func:`render_episode` prints each, one a line (escaping only when the batch has anything to)."""
     from flowgit.search import split_tags
 
     esc = safe if _CONTROLS.search(rows.text) else _unchanged

@@ -20,7 +20,8 @@ import pytest
 from flowgit.commands.episode import render_episode, stream_search
 from flowgit.episodes import EpisodeStore, _episode_from_line, filter_episodes, make_episode
 
-WORDS = ["retry", "Retry", "RETRY", "budget", "K", "\u212aelvin", "\u0130stanbul", "caf\u00e9", "CAF\u00c9", "stra\u00dfe",
+WORDS = ["retry", "Retry", "RETRY", "budget", "K", "\u212aelvin", "\u0130stanbul", "caf\u00e9", "CAF\u00c9",
+         "stra\u00dfe",
          "STRASSE", "\ufb01le", "\u039f\u0394\u039f\u03a3", "\u03bf\u03b4\u03bf\u03c2", "\u65e5\u672c", "\U0001f642",
          'say "hi"', "back\\slash", "a/b", "tab\there", "bell\x07", "esc\x1b[2J", "del\x7f", "c1\x85", "rtl\u202egone",
          "line\u2028sep", "x, y", "#12", "content", "session", "tags", "ep-", "finding", "  spaced  ", "naïve"]
@@ -33,8 +34,9 @@ QUERIES = [
     dict(text="#1"), dict(text="#12"), dict(text=","), dict(text=", "), dict(text=" "), dict(text="content"),
     dict(text="session"), dict(text="tags"), dict(text="id"), dict(text="ep-"), dict(text="ts"),
     dict(text="finding"), dict(text="\ufb01"), dict(text="fi"), dict(text="\t"), dict(text="\u202e"),
-    dict(text="\x07"), dict(text="\u65e5\u672c"), dict(text="\U0001f642"), dict(text="2026"), dict(text="nothing-like-it"),
-    dict(tags=["load"]), dict(tags=["LOAD", "caf\u00e9"]), dict(tags=["x, y"]), dict(tags=["\u212a"]), dict(session="s1"),
+    dict(text="\x07"), dict(text="\u65e5\u672c"), dict(text="\U0001f642"), dict(text="2026"),
+    dict(text="nothing-like-it"), dict(tags=["load"]), dict(tags=["LOAD", "caf\u00e9"]), dict(tags=["x, y"]),
+    dict(tags=["\u212a"]), dict(session="s1"),
     dict(session="s\u00e92"), dict(type_="outcome"), dict(type_="decision", text="budget"),
     dict(text="retry", tags=["load"]), dict(text="retry", session="S1"),
     dict(since=datetime(2026, 11, 15, tzinfo=timezone.utc)), dict(until=datetime(2026, 11, 15, tzinfo=timezone.utc)),
@@ -53,12 +55,14 @@ def awkward_store(rng: random.Random, n: int) -> bytes:
              "type": rng.choice(["finding", "decision", "outcome"]), "content": content,
              "session": rng.choice(SESSIONS), "agent": rng.choice(["", "agent-1", "\u00e9crivain", "retry-bot"]),
              "tags": tags}
-        d["id"] = make_episode({**d, "id": None, "session": d["session"] or "s"}).id if rng.random() < 0.5 else f"ep-{i:012x}"
+        real_id = rng.random() < 0.5
+        d["id"] = make_episode({**d, "id": None, "session": d["session"] or "s"}).id if real_id else f"ep-{i:012x}"
         lines.append(_variant(rng, d))
         if rng.random() < 0.06:
             lines.append(rng.choice(lines))  # a duplicate line, as merge=union leaves
         if rng.random() < 0.04:  # the same id with other content: whichever line matches first is the one shown
-            lines.append(json.dumps({**d, "content": "retry forged " + d["content"][::-1]}, ensure_ascii=False).encode())
+            forged = {**d, "content": "retry forged " + d["content"][::-1]}
+            lines.append(json.dumps(forged, ensure_ascii=False).encode())
         if rng.random() < 0.08:
             lines.append(rng.choice(DAMAGED))
         if rng.random() < 0.03:  # two episodes on one line, or one torn across two
@@ -86,7 +90,8 @@ def _variant(rng: random.Random, d: dict) -> bytes:
     if roll < 0.82:
         return json.dumps({k: v for k, v in d.items() if k not in ("session", "tags")}, ensure_ascii=False).encode()
     if roll < 0.85:
-        return json.dumps({**d, "tags": rng.choice(["retry", None, [1, "load", ["x"]], {"a": 1}])}, ensure_ascii=False).encode()
+        odd_tags = rng.choice(["retry", None, [1, "load", ["x"]], {"a": 1}])
+        return json.dumps({**d, "tags": odd_tags}, ensure_ascii=False).encode()
     if roll < 0.88:
         return json.dumps({**d, "session": rng.choice([None, 7, ["s1"]]), "agent": rng.choice([None, 0])}).encode()
     if roll < 0.90:
