@@ -8,8 +8,8 @@ repository lock (:mod:`flowgit.lock`, the one a wrap holds for its whole
 transaction), writes all new lines with one ``write`` and fsyncs; a failed or
 short write is cut back to exactly the previous length (verified), so a line is
 whole or absent. A torn or corrupt line left by another tool is reported with
-its number and skipped. Searching streams the store through a memory map: a
-bytes-level scan finds candidate lines and only those are decoded.
+its number and skipped. Searching streams the store through a memory map
+(:mod:`flowgit.search`).
 """
 
 from __future__ import annotations
@@ -23,9 +23,12 @@ import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from flowgit.errors import FlowgitError
+
+if TYPE_CHECKING:
+    from flowgit.search import Found, Query
 
 EPISODE_TYPES = ("finding", "decision", "observation", "connection", "outcome", "tension")
 ID_PREFIX = "ep-"
@@ -384,28 +387,23 @@ class EpisodeStore:
     def iter_search(self, *, type_: str | None = None, tags: Iterable[str] = (), session: str | None = None,
                     since: datetime | None = None, until: datetime | None = None, text: str | None = None,
                     on_problem: Callable[[Problem], None] | None = None) -> Iterator[Episode]:
-        """Matching episodes in store order (first line of each id), streamed from a memory map.
+        """Matching episodes in store order (first matching line of each id), streamed from a memory map."""
+        from flowgit.search import Query, Rows
 
-        Memory stays flat in the store's size: the map is paged by the kernel,
-        only lines the byte scan cannot rule out are decoded, and only the ids
-        of matches are remembered (to keep the first line of each id).
-        """
-        tags = tuple(tags)
-        matches = matcher(type_=type_, tags=tags, session=session, since=since, until=until, text=text)
+        query = Query(type_=type_, tags=tags, session=session, since=since, until=until, text=text)
+        for found in self.scan(query, on_problem):
+            if isinstance(found, Rows):
+                yield from found.episodes()
+            else:
+                yield found
+
+    def scan(self, query: Query, on_problem: Callable[[Problem], None] | None = None) -> Iterator[Found]:
+        """:func:`flowgit.search.scan` over this store's memory map (batches of rows, or single episodes)."""
+        from flowgit.search import scan
+
         data = self.mapped()
         try:
-            seen: set[str] = set()
-            for number, raw in _candidate_lines(data, _needles(text, tags, session, type_)):
-                try:
-                    ep = _episode_from_line(json.loads(raw.decode("utf-8")))
-                except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-                    if on_problem is not None:
-                        on_problem(Problem(number(), f"unreadable line skipped ({_describe(exc)})"))
-                    continue
-                if ep.id in seen or not matches(ep):
-                    continue
-                seen.add(ep.id)
-                yield ep
+            yield from scan(data, query, on_problem)
         finally:
             if hasattr(data, "close"):
                 data.close()
@@ -421,26 +419,10 @@ def filter_episodes(episodes: Iterable[Episode], *, type_: str | None = None, ta
 def matcher(*, type_: str | None = None, tags: Iterable[str] = (), session: str | None = None,
             since: datetime | None = None, until: datetime | None = None,
             text: str | None = None) -> Callable[[Episode], bool]:
-    """The search's one definition of a match, as a predicate (the byte prefilter only narrows it)."""
-    wanted_tags = {t.lower() for t in tags}
-    needle = text.lower() if text else None
+    """The search's one definition of a match, as a predicate (see :class:`flowgit.search.Query`)."""
+    from flowgit.search import Query
 
-    def matches(ep: Episode) -> bool:
-        if type_ and ep.type != type_:
-            return False
-        if session and ep.session != session:
-            return False
-        if wanted_tags and not wanted_tags <= {t.lower() for t in ep.tags}:
-            return False
-        if since or until:
-            when = parse_ts(ep.ts)
-            if when is None or (since and when < since) or (until and when > until):
-                return False
-        if needle and needle not in ep.content.lower() and not any(needle in t.lower() for t in ep.tags):
-            return False
-        return True
-
-    return matches
+    return Query(type_=type_, tags=tags, session=session, since=since, until=until, text=text).matches
 
 
 def _map_fd(fd: int, size: int):
@@ -449,139 +431,3 @@ def _map_fd(fd: int, size: int):
     if size == 0:
         return b""
     return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
-
-
-# Characters a JSON writer may escape (so their raw bytes need not appear in the line),
-# and non-ASCII characters whose lower case contains an ASCII letter (KELVIN SIGN -> k,
-# LATIN CAPITAL I WITH DOT -> i̇): a case-insensitive scan must let such lines through.
-_UNSAFE = set('"\\/')
-# (the full list, computed over every code point; tests/test_episodes.py re-derives it)
-_FOLDS_TO_ASCII = ["\u0130", "\u212a"]
-
-
-def _fragment(text: str) -> str:
-    """The longest run of the text whose bytes must appear literally in any JSON line holding it."""
-    best, run = "", []
-    for ch in text + "\0":
-        if 0x20 <= ord(ch) < 0x7F and ch not in _UNSAFE:
-            run.append(ch)
-            continue
-        if len(run) > len(best):
-            best = "".join(run)
-        run = []
-    return best
-
-
-@dataclass(frozen=True)
-class _Needle:
-    """Bytes a line must contain: ``frag`` (ASCII-case-folded when ``fold``) or one of ``escapes``.
-
-    The escapes are byte sequences whose presence means the line could hold the
-    text in a form the fragment does not show (a JSON ``\\u`` escape, a
-    non-ASCII letter whose lower case is ASCII): such lines go on to the parser.
-    """
-
-    frag: bytes
-    fold: bool
-    escapes: tuple[bytes, ...]
-
-    def in_line(self, line: bytes) -> bool:
-        return self.frag in (line.lower() if self.fold else line) or any(e in line for e in self.escapes)
-
-
-def _needles(text: str | None, tags: tuple[str, ...], session: str | None, type_: str | None) -> list[_Needle]:
-    """What each candidate line must contain (every one a necessary condition of a match)."""
-    out = []
-    for value, fold in [(text, True), *((t, True) for t in tags), (session, False), (type_, False)]:
-        frag = _fragment(value.lower() if (value and fold) else (value or ""))
-        if not frag:
-            continue
-        escapes = [b"\\u"]
-        if fold:
-            escapes += [c.encode("utf-8") for c in _FOLDS_TO_ASCII if any(x in frag for x in c.lower())]
-        fold = fold and any(c.isalpha() for c in frag)  # no letters: case cannot matter, skip lowering
-        out.append(_Needle(frag.encode("ascii"), fold, tuple(escapes)))
-    out.sort(key=lambda n: -len(n.frag))  # the longest fragment is usually the rarest: it drives the scan
-    return out
-
-
-CHUNK = 8 << 20
-
-
-def _candidate_lines(data, needles: list[_Needle]) -> Iterator[tuple[Callable[[], int], bytes]]:
-    """(line number thunk, raw line) for lines that contain every needle, in store order.
-
-    The map is read in newline-aligned chunks of a few megabytes. In each chunk
-    the first needle is found with ``bytes.find`` (on the ASCII-lowered chunk
-    when case does not matter), so the scan runs at memory speed and only
-    candidate lines reach Python. Pages already scanned are dropped from this
-    process (``MADV_DONTNEED``; the kernel keeps them cached), so resident memory
-    stays at about one chunk whatever the store's size. Line numbers are counted
-    only when asked for (a problem report).
-    """
-    size = len(data)
-    counted = [0, 1]  # offset, line number at that offset
-
-    def number_at(offset: int) -> Callable[[], int]:
-        def count() -> int:
-            pos, line = counted
-            while pos < offset:
-                nl = data.find(b"\n", pos, offset)
-                if nl == -1:
-                    break
-                line, pos = line + 1, nl + 1
-            counted[:] = [offset, line]
-            return line
-        return count
-
-    first, rest = (needles[0], needles[1:]) if needles else (None, [])
-    base = 0
-    while base < size:
-        end = min(base + CHUNK, size)
-        if end < size:  # end the chunk after a newline (past the limit if one line is longer)
-            nl = data.rfind(b"\n", base, end)
-            if nl == -1:
-                nl = data.find(b"\n", end)
-            end = size if nl == -1 else nl + 1
-        chunk = data[base:end]
-        for start, line in _lines_with(chunk, first):
-            if line.strip() and all(n.in_line(line) for n in rest):
-                yield number_at(base + start), line
-        _drop_pages(data, base, len(chunk))
-        base += len(chunk)
-
-
-def _lines_with(chunk: bytes, needle: _Needle | None) -> Iterator[tuple[int, bytes]]:
-    """(offset, line) of the chunk's lines holding the needle (every line when there is none)."""
-    if needle is None:
-        pos = 0
-        for line in chunk.split(b"\n"):
-            yield pos, line
-            pos += len(line) + 1
-        return
-    hay = chunk.lower() if needle.fold else chunk
-    starts: set[int] = set()
-    for probe, where in ((needle.frag, hay), *((e, chunk) for e in needle.escapes)):
-        i = where.find(probe)
-        while i != -1:
-            start = chunk.rfind(b"\n", 0, i) + 1
-            starts.add(start)
-            nl = chunk.find(b"\n", i)
-            if nl == -1:
-                break
-            i = where.find(probe, nl + 1)
-    for start in sorted(starts):
-        nl = chunk.find(b"\n", start)
-        yield start, chunk[start:nl if nl != -1 else len(chunk)]
-
-
-def _drop_pages(data, offset: int, length: int) -> None:
-    import mmap
-
-    if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
-        page = mmap.PAGESIZE
-        start = offset - offset % page
-        try:
-            data.madvise(mmap.MADV_DONTNEED, start, min(length + offset - start, len(data) - start))
-        except (OSError, ValueError):
-            pass

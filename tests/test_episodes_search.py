@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from flowgit import episodes as episodes_mod
+from flowgit import search as search_mod
 from flowgit.episodes import EpisodeStore, filter_episodes, make_episode, parse_store
 
 WORDS = ["retry", "Retry", "RETRY", "budget", "K", "\u212aelvin", "\u0130stanbul", "caf\u00e9", 'say "hi"',
@@ -42,7 +42,7 @@ QUERIES = [dict(text="retry"), dict(text="k"), dict(text="KELVIN"), dict(text="i
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_streamed_search_finds_exactly_what_a_full_parse_finds(tmp_path, seed, monkeypatch):
-    monkeypatch.setattr(episodes_mod, "CHUNK", 997)  # many chunk boundaries
+    monkeypatch.setattr(search_mod, "CHUNK", 997)  # many chunk boundaries
     rng = random.Random(seed)
     data = random_store(rng, 300)
     path = tmp_path / "store.jsonl"
@@ -55,14 +55,8 @@ def test_the_streamed_search_finds_exactly_what_a_full_parse_finds(tmp_path, see
         assert [e.id for e in found] == expected, query
 
 
-def test_the_fold_list_is_every_non_ascii_character_that_lowers_to_ascii():
-    folding = [c for c in map(chr, range(0x80, 0x110000))
-               if not 0xD800 <= ord(c) <= 0xDFFF and any(ord(x) < 0x80 for x in c.lower())]
-    assert sorted(folding) == sorted(episodes_mod._FOLDS_TO_ASCII)
-
-
 def test_problems_name_the_right_line_across_chunks(tmp_path, monkeypatch):
-    monkeypatch.setattr(episodes_mod, "CHUNK", 64)
+    monkeypatch.setattr(search_mod, "CHUNK", 64)
     good = [make_episode({"type": "finding", "content": f"retry {i}", "session": "s"}).to_json() for i in range(9)]
     lines = good[:4] + ['{"retry": torn'] + good[4:] + ['{"id": "ep-x", "content": "retry", "type": "x"}']
     path = tmp_path / "s.jsonl"

@@ -12,11 +12,16 @@ import json
 import re
 import sys
 from datetime import datetime, timezone
-from typing import Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, Union
 
 from flowgit.dates import parse_date
 from flowgit.episodes import Episode, EpisodeStore, Problem, make_episode, parse_ts
 from flowgit.errors import FlowgitError
+
+if TYPE_CHECKING:
+    from flowgit.search import Rows
+
+    Found = Union[Rows, Episode]
 
 
 def default_session() -> str:
@@ -122,11 +127,19 @@ def warn_problems(store: EpisodeStore, problems: list[Problem]) -> None:
 
 def render_episode(ep: Episode) -> str:
     """One episode on one line, every stored string escaped for the terminal."""
-    tags = f"  #{' #'.join(safe(t) for t in ep.tags)}" if ep.tags else ""
-    who = " ".join(x for x in (ep.session and f"session {safe(ep.session)}", ep.agent and f"by {safe(ep.agent)}")
-                   if x)
-    return (f"{safe(ep.id)}  {safe(ep.ts)}  {ep.type:<11} {safe(ep.content)}{tags}"
+    return _human(ep.id, ep.ts, ep.type, ep.content, ep.session, ep.agent, ep.tags, safe)
+
+
+def _human(id_: str, ts: str, type_: str, content: str, session: str, agent: str, tags: tuple[str, ...],
+           esc: Callable[[str], str]) -> str:
+    tag_text = f"  #{' #'.join(esc(t) for t in tags)}" if tags else ""
+    who = " ".join(x for x in (session and f"session {esc(session)}", agent and f"by {esc(agent)}") if x)
+    return (f"{esc(id_)}  {esc(ts)}  {type_:<11} {esc(content)}{tag_text}"
             + (f"  ({who})" if who else ""))
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 def render_list(episodes: list[Episode]) -> str:
@@ -160,29 +173,83 @@ def json_element(ep: Episode) -> str:
     return "{\n" + ",\n".join(items) + "\n  }"
 
 
+_JSON_ROW = ('{\n    "id": "%s",\n    "ts": "%s",\n    "type": "%s",\n    "content": "%s",\n    "session": "%s",'
+             '\n    "agent": "%s",\n    "tags": %s\n  }')
+_TAG_SEP = '",\n      "'
+
+
+def json_rows(rows: Rows) -> str:
+    """The rows as :func:`json_element` lays each out, joined as list elements, a batch at a time.
+
+    The strings of :class:`~flowgit.search.Rows` hold nothing JSON escapes, so
+    each goes into the layout as it is: no per-string encoding, no per-episode
+    call. The tags arrive as the stored array's inside (``"a", "b"``), where
+    ``", "`` can only be a separator.
+    """
+    return ",\n  ".join([_JSON_ROW % (id_, ts, type_, content, session, agent,
+                                     "[\n      " + tags.replace('", "', _TAG_SEP) + "\n    ]" if tags else "[]")
+                         for id_, ts, type_, content, session, agent, tags in rows.rows])
+
+
+def human_rows(rows: Rows) -> str:
+    """The rows as :func:`render_episode` prints each, one a line (escaping only when the batch has anything to)."""
+    from flowgit.search import split_tags
+
+    esc = safe if _CONTROLS.search(rows.text) else _unchanged
+    return "\n".join(_human(id_, ts, type_, content, session, agent, split_tags(tags), esc)
+                     for id_, ts, type_, content, session, agent, tags in rows.rows)
+
+
+def _last(found: Iterable[Found], limit: int) -> list[Found]:
+    """The batches holding the last ``limit`` episodes, the first one cut to fit (nothing else is kept)."""
+    kept: collections.deque[Found] = collections.deque()
+    held = 0
+    for item in found:
+        kept.append(item)
+        held += _size(item)
+        while kept and held - _size(kept[0]) >= limit:
+            held -= _size(kept.popleft())
+    if held > limit:
+        kept[0] = kept[0].last(_size(kept[0]) - (held - limit))
+    return list(kept)
+
+
+def _size(found: Found) -> int:
+    from flowgit.search import Rows
+
+    return len(found) if isinstance(found, Rows) else 1
+
+
+FLUSH_CHARS = 64 << 10  # a batch of rows is written at once, single episodes gather up to this
+
+
 def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO | None = None,
                   **filters) -> int:
     """Print matching episodes as the store is scanned (the last ``limit`` only, if given); returns the count.
 
     Nothing but the matches (or the last ``limit`` of them) is held in memory:
-    JSON is written element by element in the same layout as ``--json``
-    everywhere else, problems go to stderr as they are met.
+    JSON is written in the same layout as ``--json`` everywhere else, a batch
+    at a time; problems go to stderr as they are met.
     """
+    from flowgit.search import Query, Rows
+
     out = out or sys.stdout
-    found: Iterable[Episode] = store.iter_search(on_problem=lambda p: warn_problems(store, [p]), **filters)
+    found: Iterable[Found] = store.scan(Query(**filters), on_problem=lambda p: warn_problems(store, [p]))
     if limit:
-        found = collections.deque(found, maxlen=limit)
-    count, pending = 0, []
-    for ep in found:
-        if as_json:
-            pending.append(("[\n  " if count == 0 else ",\n  ") + json_element(ep))
+        found = _last(found, limit)
+    count, pending, size = 0, [], 0
+    for item in found:
+        if isinstance(item, Rows):
+            text = json_rows(item) if as_json else human_rows(item)
         else:
-            pending.append(render_episode(ep) + "\n")
-        count += 1
-        if len(pending) >= 256:  # print as it goes, a few hundred at a time
-            out.write("".join(pending))
-            pending.clear()
-    out.write("".join(pending))
+            text = json_element(item) if as_json else render_episode(item)
+        pending += [("[\n  " if count == 0 else ",\n  "), text] if as_json else [text, "\n"]
+        count += _size(item)
+        size += len(text)
+        if size >= FLUSH_CHARS:  # print as it goes
+            out.writelines(pending)
+            pending, size = [], 0
+    out.writelines(pending)
     if as_json:
         out.write("\n]\n" if count else "[]\n")
     else:

@@ -1,0 +1,415 @@
+"""Searching the episodic store at the speed of its bytes.
+
+A search over a million episodes cannot afford to decode a million JSON lines
+(a few microseconds each is seconds), nor to hold the store in memory. So:
+
+- the store is read through a memory map in small newline-aligned chunks, small
+  enough to stay in the CPU cache while a chunk is copied, lowered and searched;
+  pages already read are handed back to the kernel, so resident memory stays at
+  a chunk or two whatever the store's size;
+- only lines holding the query's literal bytes (its *needles*, each a necessary
+  condition of a match) go further;
+- of those, lines in exactly the form flowgit writes (``Episode.to_json``: the
+  seven fields in order, strings with nothing escaped, tags a list of strings)
+  are recognised by one regular expression over the whole batch, which also
+  splits them into fields; that form is strict enough that the fields *are* the
+  decoded values. Any other line is decoded with ``json.loads`` as it always was,
+  and reported with its line number when it cannot be read.
+
+Both kinds of line are judged by the one definition of a match,
+:meth:`Query.accepts`. Matching lines from the fast path come out as
+:class:`Rows` (a batch's rows, for renderers that work a batch at a time),
+the others as :class:`~flowgit.episodes.Episode`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import accumulate, compress, repeat
+from operator import contains, itemgetter, not_
+from typing import Callable, Iterable, Iterator, Union
+
+from flowgit.episodes import EPISODE_TYPES, Episode, Problem, _describe, _episode_from_line, parse_ts
+
+# Bytes per chunk: a quarter of a megabyte stays in cache while it is copied, lowered and searched
+# (8 MB chunks made the same scan twice as slow); a line longer than this is one chunk of its own.
+CHUNK = 256 << 10
+
+
+class Query:
+    """What a search asks for, and the one definition of a match (the byte scan only narrows it)."""
+
+    def __init__(self, *, type_: str | None = None, tags: Iterable[str] = (), session: str | None = None,
+                 since: datetime | None = None, until: datetime | None = None, text: str | None = None) -> None:
+        self.type_, self.session, self.since, self.until, self.text = type_, session, since, until, text
+        self.tags = tuple(tags)
+        self._tags = {t.lower() for t in self.tags}
+        self.needle = text.lower() if text else None
+        # Only text asked for: an episode whose content holds it matches, whatever its tags.
+        self.text_only = bool(self.needle) and not (type_ or session or self._tags or since or until)
+        self.anything = not (self.needle or type_ or session or self._tags or since or until)
+
+    def accepts(self, type_: str, session: str, tags: tuple[str, ...], ts: str, content: str) -> bool:
+        if self.type_ and type_ != self.type_:
+            return False
+        if self.session and session != self.session:
+            return False
+        if self._tags and not self._tags <= {t.lower() for t in tags}:
+            return False
+        if self.since or self.until:
+            when = parse_ts(ts)
+            if when is None or (self.since and when < self.since) or (self.until and when > self.until):
+                return False
+        needle = self.needle
+        if needle and needle not in content.lower() and not any(needle in t.lower() for t in tags):
+            return False
+        return True
+
+    def matches(self, ep: Episode) -> bool:
+        return self.accepts(ep.type, ep.session, ep.tags, ep.ts, ep.content)
+
+
+class Rows:
+    """Matching episodes from consecutive lines in flowgit's own form, one tuple a line.
+
+    Each tuple is ``(id, ts, type, content, session, agent, tags_json)``: every
+    string is exactly the decoded value and holds no character JSON would escape
+    (no quote, backslash or control character below U+0020), and ``tags_json`` is
+    the inside of the tags array as stored (``"a", "b"``, or empty), so the tags
+    split at ``", "`` unambiguously. ``text`` holds at least every string of the
+    rows, for a renderer that checks once whether any needs escaping for a terminal.
+    """
+
+    __slots__ = ("rows", "text")
+
+    def __init__(self, rows: list[tuple[str, ...]], text: str) -> None:
+        self.rows, self.text = rows, text
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def last(self, n: int) -> Rows:
+        return Rows(self.rows[len(self.rows) - n:], self.text)
+
+    def episodes(self) -> Iterator[Episode]:
+        for id_, ts, type_, content, session, agent, tags in self.rows:
+            yield Episode(id=id_, ts=ts, type=type_, content=content, session=session, agent=agent,
+                          tags=split_tags(tags))
+
+
+Found = Union[Rows, Episode]
+
+
+def split_tags(inner: str) -> tuple[str, ...]:
+    """The tags of a row, from the inside of its stored array (``"a", "b"`` -> ``("a", "b")``)."""
+    return tuple(inner[1:-1].split('", "')) if inner else ()
+
+
+# --- recognising flowgit's own line form -------------------------------------------------------
+
+_PLAIN = r'[^"\\\x00-\x1f]*'  # a JSON string's inside with nothing escaped: exactly its value
+# One line as Episode.to_json writes it. The look-behind pins the match to the start of a line
+# (a '{' preceded by nothing or a newline), the look-ahead to its end, and no part can cross a
+# newline: so a batch of N lines holds N matches only if every line is wholly in this form.
+ROW = re.compile(
+    r'\{(?<![^\n]\{)"id": "(' + _PLAIN + r')", "ts": "(' + _PLAIN + r')", "type": "(' + "|".join(EPISODE_TYPES)
+    + r')", "content": "(' + _PLAIN + r')", "session": "(' + _PLAIN + r')", "agent": "(' + _PLAIN
+    + r')", "tags": \[((?:"' + _PLAIN + r'"(?:, "' + _PLAIN + r'")*)?)\]\}(?![^\n])')
+
+
+# --- the byte prefilter -------------------------------------------------------------------------
+
+# Characters a JSON writer may escape (so their raw bytes need not appear in the line),
+# and non-ASCII characters whose lower case contains an ASCII letter (KELVIN SIGN -> k,
+# LATIN CAPITAL I WITH DOT -> i̇): a case-insensitive scan must let such lines through.
+_UNSAFE = set('"\\/')
+# (the full list, computed over every code point; tests/test_search.py re-derives it)
+_FOLDS_TO_ASCII = ["\u0130", "\u212a"]
+
+
+def _fragment(text: str) -> str:
+    """The longest run of the text whose bytes must appear literally in any JSON line holding it."""
+    best, run = "", []
+    for ch in text + "\0":
+        if 0x20 <= ord(ch) < 0x7F and ch not in _UNSAFE:
+            run.append(ch)
+            continue
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    return best
+
+
+@dataclass(frozen=True)
+class Needle:
+    """Bytes a line must contain: ``frag`` (ASCII-case-folded when ``fold``) or one of ``escapes``.
+
+    The escapes are byte sequences whose presence means the line could hold the
+    text in a form the fragment does not show (a JSON ``\\u`` escape, a
+    non-ASCII letter whose lower case is ASCII): such lines go on to the parser.
+    """
+
+    frag: bytes
+    fold: bool
+    escapes: tuple[bytes, ...]
+
+    def in_line(self, line: bytes) -> bool:
+        return self.frag in (line.lower() if self.fold else line) or any(e in line for e in self.escapes)
+
+
+def needles(query: Query) -> list[Needle]:
+    """What each candidate line must contain (every one a necessary condition of a match)."""
+    out = []
+    for value, fold in [(query.text, True), *((t, True) for t in query.tags), (query.session, False),
+                        (query.type_, False)]:
+        frag = _fragment(value.lower() if (value and fold) else (value or ""))
+        if not frag:
+            continue
+        escapes = [b"\\u"]
+        if fold:
+            escapes += [c.encode("utf-8") for c in _FOLDS_TO_ASCII if any(x in frag for x in c.lower())]
+        fold = fold and any(c.isalpha() for c in frag)  # no letters: case cannot matter, skip lowering
+        out.append(Needle(frag.encode("ascii"), fold, tuple(escapes)))
+    out.sort(key=lambda n: -len(n.frag))  # the longest fragment is usually the rarest: it drives the scan
+    return out
+
+
+# --- the scan -----------------------------------------------------------------------------------
+
+def scan(data, query: Query, on_problem: Callable[[Problem], None] | None = None) -> Iterator[Found]:
+    """Matching episodes of ``data`` (raw store bytes or a map of them) in store order, first line of each id.
+
+    Only the ids of matches are remembered (to keep the first line of each id);
+    an id whose first line does not match may match on a later line.
+    """
+    wanted = needles(query)
+    lines_of = _all_lines if not wanted else _lines_with
+    seen: set[str] = set()
+    numbers = _LineNumbers(data)
+    for base, end in _chunks(data):
+        batch = lines_of(data, base, end, wanted)
+        if batch is not None:
+            yield from _judge(batch, query, seen, numbers, on_problem)
+        _drop_pages(data, max(0, base - _FAULT_AROUND), end)
+
+
+def _chunks(data) -> Iterator[tuple[int, int]]:
+    """Newline-aligned (start, end) spans of about CHUNK bytes (longer when one line is)."""
+    size, base = len(data), 0
+    while base < size:
+        end = min(base + CHUNK, size)
+        if end < size:
+            nl = data.rfind(b"\n", base, end)
+            if nl == -1:
+                nl = data.find(b"\n", end)
+            end = size if nl == -1 else nl + 1
+        yield base, end
+        base = end
+
+
+@dataclass
+class _Batch:
+    """Candidate lines of one chunk; ``start(i)`` is line i's offset in the store, worked out only when needed."""
+
+    lines: list[bytes]
+    start: Callable[[int], int]
+
+
+def _source(data, base: int, end: int) -> bytes:
+    """The chunk's bytes, always ending in a newline (the store's last line may not have one)."""
+    chunk = data[base:end]
+    return chunk if chunk.endswith(b"\n") else chunk + b"\n"
+
+
+def _all_lines(data, base: int, end: int, wanted: list[Needle]) -> _Batch:
+    lines = _source(data, base, end).split(b"\n")[:-1]
+    offsets: list[int] = []
+
+    def start(i: int) -> int:
+        if not offsets:
+            offsets.extend(accumulate(map(len, lines), initial=0))
+        return base + offsets[i] + i
+
+    return _Batch(lines, start)
+
+
+def _lines_with(data, base: int, end: int, wanted: list[Needle]) -> _Batch | None:
+    """The chunk's lines that hold every needle, or None when none can.
+
+    The first needle is found with ``bytes.find`` (in the ASCII-lowered chunk when
+    case does not matter), so only candidate lines cost any Python; a chunk
+    without it is skipped without even being copied when no lowering is needed.
+    """
+    first, rest = wanted[0], wanted[1:]
+    if not first.fold and data.find(first.frag, base, end) == -1 and not _holds_escape(data, base, end, first):
+        return None
+    src = _source(data, base, end)
+    hay = src.lower() if first.fold else src
+    if _holds_escape(src, 0, len(src), first):
+        starts = _starts_with_escapes(src, hay, first)
+        lines = [src[s:src.find(b"\n", s)] for s in starts]
+    else:
+        starts, lines = _find_lines(src, hay, first.frag)
+    if rest:
+        kept = [(s, line) for s, line in zip(starts, lines) if all(n.in_line(line) for n in rest)]
+        starts, lines = [s for s, _ in kept], [line for _, line in kept]
+    return _Batch(lines, lambda i: base + starts[i]) if lines else None
+
+
+def _holds_escape(data, base: int, end: int, needle: Needle) -> bool:
+    """Whether ``data[base:end]`` holds one of the needle's escapes.
+
+    A backslash is looked for first (``memchr`` speed, where a two-byte ``\\u``
+    is not), and a chunk of plain ASCII cannot hold the non-ASCII ones: most
+    chunks of most stores have neither.
+    """
+    backslash = data.find(b"\\", base, end) != -1
+    plain = isinstance(data, bytes) and base == 0 and end == len(data) and data.isascii()
+    return any(data.find(e, base, end) != -1 for e in needle.escapes
+               if (backslash if e.startswith(b"\\") else not plain))
+
+
+def _find_lines(src: bytes, hay: bytes, frag: bytes) -> tuple[list[int], list[bytes]]:
+    """(start, line) of each line of ``src`` whose counterpart in ``hay`` holds ``frag`` (the hot loop)."""
+    starts: list[int] = []
+    lines: list[bytes] = []
+    find, rfind = hay.find, hay.rfind
+    i = find(frag)
+    while i != -1:
+        s = rfind(b"\n", 0, i) + 1
+        e = find(b"\n", i)
+        starts.append(s)
+        lines.append(src[s:e])
+        i = find(frag, e)
+    return starts, lines
+
+
+def _starts_with_escapes(src: bytes, hay: bytes, needle: Needle) -> list[int]:
+    """Line starts holding the fragment or one of the escapes, in order (the slower, general case)."""
+    starts: set[int] = set()
+    for probe, where in ((needle.frag, hay), *((e, src) for e in needle.escapes)):
+        i = where.find(probe)
+        while i != -1:
+            starts.add(src.rfind(b"\n", 0, i) + 1)
+            i = where.find(probe, src.find(b"\n", i) + 1)
+    return sorted(starts)
+
+
+# --- judging candidate lines --------------------------------------------------------------------
+
+def _judge(batch: _Batch, query: Query, seen: set[str], numbers: _LineNumbers,
+           on_problem: Callable[[Problem], None] | None) -> Iterator[Found]:
+    """The batch's matches in order: the whole batch at once when every line is in flowgit's form."""
+    lines = batch.lines
+    try:
+        text = b"\n".join(lines).decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None:
+        rows = ROW.findall(text)
+        if len(rows) == len(lines):
+            yield from _nonempty(_select(rows, query, seen, text))
+            return
+    yield from _judge_each(batch, query, seen, numbers, on_problem)
+
+
+def _judge_each(batch: _Batch, query: Query, seen: set[str], numbers: _LineNumbers,
+                on_problem: Callable[[Problem], None] | None) -> Iterator[Found]:
+    """Line by line: runs in flowgit's form still go together, anything else through ``json.loads``."""
+    run: list[tuple[str, ...]] = []
+    run_text: list[str] = []
+    for i, raw in enumerate(batch.lines):
+        if not raw.strip():
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = None
+        m = ROW.fullmatch(line) if line is not None else None
+        if m is not None:
+            run.append(m.groups())
+            run_text.append(line)
+            continue
+        if run:
+            yield from _nonempty(_select(run, query, seen, "\n".join(run_text)))
+            run, run_text = [], []
+        try:
+            ep = _episode_from_line(json.loads(line if line is not None else raw.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            if on_problem is not None:
+                on_problem(Problem(numbers.at(batch.start(i)), f"unreadable line skipped ({_describe(exc)})"))
+            continue
+        if ep.id in seen or not query.matches(ep):
+            continue
+        seen.add(ep.id)
+        yield ep
+    if run:
+        yield from _nonempty(_select(run, query, seen, "\n".join(run_text)))
+
+
+def _nonempty(rows: Rows | None) -> Iterator[Rows]:
+    if rows is not None:
+        yield rows
+
+
+def _select(rows: list[tuple[str, ...]], query: Query, seen: set[str], text: str) -> Rows | None:
+    """The rows that match and whose id has not matched before (None when none)."""
+    everything = range(len(rows))
+    if query.anything:
+        mask = [True] * len(rows)
+    else:
+        if query.text_only:  # content holding the text decides; only the other rows need their tags read
+            mask = list(map(contains, map(str.lower, map(_CONTENT, rows)), repeat(query.needle)))
+        else:
+            mask = [False] * len(rows)
+        for i in compress(everything, map(not_, mask)):
+            id_, ts, type_, content, session, agent, tags = rows[i]
+            mask[i] = query.accepts(type_, session, split_tags(tags), ts, content)
+    chosen = list(map(_ID, compress(rows, mask)))
+    if len(set(chosen)) == len(chosen) and seen.isdisjoint(chosen):
+        seen.update(chosen)
+    else:  # an id that matched before, or twice here: the first one stands
+        for i in compress(everything, mask):
+            mask[i] = rows[i][0] not in seen
+            seen.add(rows[i][0])
+    if all(mask):
+        return Rows(rows, text)
+    kept = list(compress(rows, mask))
+    return Rows(kept, text) if kept else None
+
+
+_ID, _CONTENT = itemgetter(0), itemgetter(3)
+
+
+class _LineNumbers:
+    """Line numbers for problem reports, counted forward (a chunk at a time) only when one is asked for."""
+
+    def __init__(self, data) -> None:
+        self.data, self.offset, self.line = data, 0, 1
+
+    def at(self, offset: int) -> int:
+        for start in range(self.offset, offset, CHUNK):
+            self.line += self.data[start:min(start + CHUNK, offset)].count(b"\n")
+        self.offset = max(self.offset, offset)
+        return self.line
+
+
+# A page fault maps neighbouring pages too (64 KB of them on Linux, a whole large folio of the page
+# cache, up to 2 MB, where the file system keeps them), some behind the chunk: each drop reaches this
+# far back, or those pages would stay mapped, a few more with every chunk.
+_FAULT_AROUND = 4 << 20
+
+
+def _drop_pages(data, start: int, end: int) -> None:
+    """Hand pages already scanned back to the kernel (it keeps them cached): resident memory stays flat."""
+    import mmap
+
+    if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        start -= start % mmap.PAGESIZE
+        try:
+            data.madvise(mmap.MADV_DONTNEED, start, min(end, len(data)) - start)
+        except (OSError, ValueError):
+            pass

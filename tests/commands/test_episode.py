@@ -1,0 +1,187 @@
+"""``episode search/list`` output, byte for byte, against a plain reference on a store made to be awkward.
+
+The reference decodes every line with ``json.loads`` and keeps the first line of
+each matching id, exactly the semantics the command has always had; the command
+itself takes shortcuts (a byte prefilter, recognising the form flowgit writes
+without decoding it, rendering batches at once). Whatever shortcut it takes, its
+stdout (JSON and human) and its warnings must be what the reference gives.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import re
+from datetime import datetime, timezone
+
+import pytest
+
+from flowgit.commands.episode import render_episode, stream_search
+from flowgit.episodes import EpisodeStore, _episode_from_line, filter_episodes, make_episode
+
+WORDS = ["retry", "Retry", "RETRY", "budget", "K", "\u212aelvin", "\u0130stanbul", "caf\u00e9", "CAF\u00c9",
+         "stra\u00dfe",
+         "STRASSE", "\ufb01le", "\u039f\u0394\u039f\u03a3", "\u03bf\u03b4\u03bf\u03c2", "\u65e5\u672c", "\U0001f642",
+         'say "hi"', "back\\slash", "a/b", "tab\there", "bell\x07", "esc\x1b[2J", "del\x7f", "c1\x85", "rtl\u202egone",
+         "line\u2028sep", "x, y", "#12", "content", "session", "tags", "ep-", "finding", "  spaced  ", "naïve"]
+TAGS = ["load", "Load", "caf\u00e9", "q/a", "x, y", "\u212a", "", "retry", 'q"t', "t\x01"]
+SESSIONS = ["s1", "S1", "s\u00e92", "retry-session", ""]
+QUERIES = [
+    {}, dict(text="retry"), dict(text="RETRY"), dict(text="k"), dict(text="KELVIN"), dict(text="i"), dict(text="caf"),
+    dict(text="caf\u00e9"), dict(text="\u00c9"), dict(text="\u00df"), dict(text="ss"), dict(text="\u03c3"),
+    dict(text="\u03c2"), dict(text="\u03a3"), dict(text='"'), dict(text='"hi"'), dict(text="\\"), dict(text="a/b"),
+    dict(text="#1"), dict(text="#12"), dict(text=","), dict(text=", "), dict(text=" "), dict(text="content"),
+    dict(text="session"), dict(text="tags"), dict(text="id"), dict(text="ep-"), dict(text="ts"),
+    dict(text="finding"), dict(text="\ufb01"), dict(text="fi"), dict(text="\t"), dict(text="\u202e"),
+    dict(text="\x07"), dict(text="\u65e5\u672c"), dict(text="\U0001f642"), dict(text="2026"),
+    dict(text="nothing-like-it"), dict(tags=["load"]), dict(tags=["LOAD", "caf\u00e9"]), dict(tags=["x, y"]),
+    dict(tags=["\u212a"]), dict(session="s1"),
+    dict(session="s\u00e92"), dict(type_="outcome"), dict(type_="decision", text="budget"),
+    dict(text="retry", tags=["load"]), dict(text="retry", session="S1"),
+    dict(since=datetime(2026, 11, 15, tzinfo=timezone.utc)), dict(until=datetime(2026, 11, 15, tzinfo=timezone.utc)),
+    dict(text="retry", since=datetime(2026, 11, 10, tzinfo=timezone.utc),
+         until=datetime(2026, 11, 20, 23, 59, 59, tzinfo=timezone.utc)),
+]
+
+
+def awkward_store(rng: random.Random, n: int) -> bytes:
+    """Lines as flowgit writes them, and every other way a line can look (foreign writers, damage)."""
+    lines: list[bytes] = []
+    for i in range(n):
+        content = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))) + f" #{i}"
+        tags = rng.sample(TAGS, rng.randint(0, 3))
+        d = {"id": "", "ts": f"2026-11-{rng.randint(1, 30):02d}T{rng.randint(0, 23):02d}:00:00Z",
+             "type": rng.choice(["finding", "decision", "outcome"]), "content": content,
+             "session": rng.choice(SESSIONS), "agent": rng.choice(["", "agent-1", "\u00e9crivain", "retry-bot"]),
+             "tags": tags}
+        real_id = rng.random() < 0.5
+        d["id"] = make_episode({**d, "id": None, "session": d["session"] or "s"}).id if real_id else f"ep-{i:012x}"
+        lines.append(_variant(rng, d))
+        if rng.random() < 0.06:
+            lines.append(rng.choice(lines))  # a duplicate line, as merge=union leaves
+        if rng.random() < 0.04:  # the same id with other content: whichever line matches first is the one shown
+            forged = {**d, "content": "retry forged " + d["content"][::-1]}
+            lines.append(json.dumps(forged, ensure_ascii=False).encode())
+        if rng.random() < 0.08:
+            lines.append(rng.choice(DAMAGED))
+        if rng.random() < 0.03:  # two episodes on one line, or one torn across two
+            canonical = json.dumps(d, ensure_ascii=False).encode()
+            cut = rng.randrange(1, len(canonical))
+            lines += [canonical + rng.choice([b"", b" "]) + canonical] if rng.random() < 0.5 else \
+                [canonical[:cut], canonical[cut:]]
+    return b"\n".join(lines) + (b"\n" if rng.random() < 0.5 else b"")
+
+
+def _variant(rng: random.Random, d: dict) -> bytes:
+    roll = rng.random()
+    if roll < 0.55:
+        return json.dumps(d, ensure_ascii=False).encode()  # exactly what Episode.to_json writes
+    if roll < 0.62:
+        return json.dumps(d).encode()  # ASCII-only JSON: \u escapes
+    if roll < 0.67:
+        return json.dumps(d, ensure_ascii=False).replace("/", "\\/").encode()
+    if roll < 0.72:
+        return json.dumps(d, ensure_ascii=False, separators=(",", ":")).encode()
+    if roll < 0.76:
+        return json.dumps(dict(reversed(list(d.items()))), ensure_ascii=False).encode()
+    if roll < 0.79:
+        return json.dumps({**d, "extra": [1, {"retry": True}]}, ensure_ascii=False).encode()
+    if roll < 0.82:
+        return json.dumps({k: v for k, v in d.items() if k not in ("session", "tags")}, ensure_ascii=False).encode()
+    if roll < 0.85:
+        odd_tags = rng.choice(["retry", None, [1, "load", ["x"]], {"a": 1}])
+        return json.dumps({**d, "tags": odd_tags}, ensure_ascii=False).encode()
+    if roll < 0.88:
+        return json.dumps({**d, "session": rng.choice([None, 7, ["s1"]]), "agent": rng.choice([None, 0])}).encode()
+    if roll < 0.90:
+        return json.dumps({**d, "type": rng.choice(["rumour", "Finding", None])}, ensure_ascii=False).encode()
+    if roll < 0.92:
+        return json.dumps({**d, "content": rng.choice([None, 42, ["retry"], ""])}, ensure_ascii=False).encode()
+    if roll < 0.94:
+        return b"  " + json.dumps(d, ensure_ascii=False).encode() + rng.choice([b"  ", b"\r", b"\t"])
+    if roll < 0.96:
+        return json.dumps(d, ensure_ascii=False, indent=None).replace(", ", " , ").encode()
+    if roll < 0.98:
+        return json.dumps({**d, "ts": rng.choice(["yesterday", 5, ""])}, ensure_ascii=False).encode()
+    return json.dumps({**d, "id": rng.choice([None, 12, ""])}, ensure_ascii=False).encode()
+
+
+DAMAGED = [b'{"id": "ep-torn", "type": "find', b'{"retry": torn', b"", b"   ", b"\t", b"[]", b'"retry"', b"null",
+           b"\xef\xbb\xbf" + json.dumps({"id": "ep-bom", "ts": "", "type": "finding", "content": "retry bom"}).encode(),
+           b'{"id": "ep-bad", "type": "finding", "content": "retry \xff\xfe"}',
+           b'{"id": "ep-raw", "type": "finding", "content": "retry raw\x01control"}',
+           b'{"content": "retry", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+           b'{"id": "ep-dupkey", "type": "finding", "content": "retry one", "content": "two"}',
+           b'{"id": "ep-nan", "ts": NaN, "type": "finding", "content": "retry nan"}']
+
+
+def reference(data: bytes, *, limit: int, as_json: bool, **query) -> str:
+    """What the command prints: every line decoded, first matching line of each id, last ``limit`` kept."""
+    seen: set[str] = set()
+    found = []
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            ep = _episode_from_line(json.loads(raw.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            continue
+        if ep.id in seen or not list(filter_episodes([ep], **query)):
+            continue
+        seen.add(ep.id)
+        found.append(ep)
+    if limit:
+        found = found[-limit:]
+    if as_json:
+        return json.dumps([ep.to_dict() for ep in found], indent=2, ensure_ascii=False) + "\n"
+    return "".join(render_episode(ep) + "\n" for ep in found) + (f"{len(found)} episode(s)\n" if found else
+                                                                   "no episodes\n")
+
+
+@pytest.fixture(params=[997, 64, 1 << 18], ids=["chunk997", "chunk64", "chunk256k"])
+def chunk(request, monkeypatch):
+    from flowgit import search
+
+    monkeypatch.setattr(search, "CHUNK", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_output_is_byte_identical_to_decoding_every_line(tmp_path, seed, chunk, capsys):
+    rng = random.Random(seed)
+    data = awkward_store(rng, 400)
+    path = tmp_path / "episodes.jsonl"
+    path.write_bytes(data)
+    store = EpisodeStore(path)
+    for query in QUERIES:
+        for as_json in (True, False):
+            for limit in (0, 3):
+                out = io.StringIO()
+                count = stream_search(store, limit=limit, as_json=as_json, out=out, **query)
+                expected = reference(data, limit=limit, as_json=as_json, **query)
+                assert out.getvalue() == expected, (query, as_json, limit)
+                assert count == (len(json.loads(expected)) if as_json else count)
+    capsys.readouterr()
+
+
+def test_warnings_name_each_unreadable_candidate_line_once_in_order(tmp_path, chunk, capsys):
+    from flowgit.search import Query, needles
+
+    rng = random.Random(7)
+    data = awkward_store(rng, 300)
+    path = tmp_path / "episodes.jsonl"
+    path.write_bytes(data)
+    for query in QUERIES:
+        stream_search(EpisodeStore(path), limit=0, as_json=True, out=io.StringIO(), **query)
+        expected = []
+        wanted = needles(Query(**query))
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            if not raw.strip() or not all(n.in_line(raw) for n in wanted):
+                continue
+            try:
+                _episode_from_line(json.loads(raw.decode("utf-8")))
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                expected.append(number)
+        warned = [int(m) for m in re.findall(r"episodes\.jsonl:(\d+): ", capsys.readouterr().err)]
+        assert warned == expected, query

@@ -1,0 +1,136 @@
+"""The search scan: what it recognises without decoding must be what decoding gives; memory stays flat."""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flowgit import search
+from flowgit.episodes import EPISODE_TYPES, Episode, EpisodeStore, _episode_from_line
+from flowgit.search import ROW, Query, Rows, split_tags
+
+# Characters that matter to JSON and to the recognising expression, and a few that do not.
+ALPHABET = st.sampled_from(list('ab Z09",\\/{}[]:\n\t\r\x00\x1f\x7f\x85\u2028\u202e\u00e9\u212a\U0001f642'))
+TEXT = st.text(ALPHABET, max_size=8)
+
+
+@st.composite
+def episodes(draw) -> Episode:
+    return Episode(id=draw(TEXT), ts=draw(TEXT), type=draw(st.sampled_from(EPISODE_TYPES)), content=draw(TEXT),
+                   session=draw(TEXT), agent=draw(TEXT), tags=tuple(draw(st.lists(TEXT, max_size=3))))
+
+
+@st.composite
+def damaged(draw) -> str:
+    """A line as flowgit writes it, then edited the way other tools and accidents edit lines."""
+    line = draw(episodes()).to_json()
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(line)))
+        kind = draw(st.sampled_from(["insert", "delete", "copy"]))
+        if kind == "insert":
+            line = line[:at] + draw(st.sampled_from(['"', " ", ",", "}", "{", "]", "[", ":", "\\", "x"])) + line[at:]
+        elif kind == "delete":
+            line = line[:at] + line[at + draw(st.integers(1, 4)):]
+        else:
+            line = line[:at] + line[at:at + draw(st.integers(1, 30))] + line[at:]
+    return line
+
+
+def fields(ep: Episode) -> tuple:
+    return ep.id, ep.ts, ep.type, ep.content, ep.session, ep.agent, ep.tags
+
+
+def recognised(groups: tuple[str, ...]) -> tuple:
+    return (*groups[:6], split_tags(groups[6]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(episodes())
+def test_every_line_flowgit_writes_without_escapes_is_recognised_as_its_fields(ep):
+    line = ep.to_json()
+    m = ROW.fullmatch(line)
+    if "\\" in line:
+        assert m is None  # something was escaped: json.loads reads it
+    else:
+        assert m is not None and recognised(m.groups()) == fields(ep)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(damaged())
+def test_whatever_is_recognised_is_exactly_what_json_decodes(line):
+    m = ROW.fullmatch(line)
+    if m is not None:
+        assert recognised(m.groups()) == fields(_episode_from_line(json.loads(line)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(damaged(), episodes().map(Episode.to_json)), min_size=1, max_size=6))
+def test_a_batch_is_taken_whole_only_when_every_line_is_recognised_alone(lines):
+    lines = [line for part in lines for line in part.split("\n")]  # a batch holds whole lines
+    rows = ROW.findall("\n".join(lines))
+    if len(rows) == len(lines):
+        assert rows == [ROW.fullmatch(line).groups() for line in lines]
+
+
+def test_the_fold_list_is_every_non_ascii_character_that_lowers_to_ascii():
+    folding = [c for c in map(chr, range(0x80, 0x110000))
+               if not 0xD800 <= ord(c) <= 0xDFFF and any(ord(x) < 0x80 for x in c.lower())]
+    assert sorted(folding) == sorted(search._FOLDS_TO_ASCII)
+
+
+def test_rows_cut_to_the_last_n_and_become_episodes():
+    eps = [Episode(f"ep-{i}", "2026-11-30T10:00:00Z", "finding", f"retry {i}", "s", "", ("a", "b, c")[: i % 3])
+           for i in range(5)]
+    rows = Rows([ROW.fullmatch(ep.to_json()).groups() for ep in eps], "")
+    assert list(rows.last(2).episodes()) == eps[3:]
+    assert split_tags("") == () and split_tags('"x, y", "z"') == ("x, y", "z")
+
+
+def test_a_forged_duplicate_id_shows_the_first_matching_line(tmp_path):
+    real = Episode("ep-1", "2026-11-30T10:00:00Z", "finding", "retry held", "s", "", ())
+    forged = Episode("ep-1", "2026-11-30T10:00:00Z", "finding", "budget forged", "s", "", ())
+    path = tmp_path / "e.jsonl"
+    path.write_text("\n".join(e.to_json() for e in (forged, real, real, forged)) + "\n")
+    found, _ = EpisodeStore(path).search(text="retry")
+    assert found == [real]
+    found, _ = EpisodeStore(path).search()
+    assert found == [forged]
+
+
+def _rss_file_kb() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("RssFile:"):
+                return int(line.split()[1])
+    raise AssertionError("no RssFile")
+
+
+@pytest.mark.skipif(not hasattr(mmap, "MADV_DONTNEED") or not hasattr(os, "posix_fadvise")
+                    or not os.path.exists("/proc/self/status"), reason="resident pages are measured on Linux only")
+def test_scanned_pages_are_handed_back_so_resident_memory_stays_flat(tmp_path, monkeypatch):
+    monkeypatch.setattr(search, "CHUNK", 16 << 10)  # many chunks: pages left behind by each would add up
+    rng = random.Random(3)
+    path = tmp_path / "big.jsonl"
+    lines = [Episode(f"ep-{i:012x}", "2026-11-30T10:00:00Z", "finding", f"{rng.random()} load #{i}", "s", "a",
+                     ("x",)).to_json() for i in range(150_000)]
+    path.write_text("\n".join(lines) + "\n")  # 21 MB
+    fd = os.open(path, os.O_RDONLY)
+    try:  # out of the page cache, so that it comes back as a read store's pages do (large folios and all)
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    for text in ("#1", "LOAD #1"):  # the store's map searched as it is, and lowered a chunk at a time
+        list(EpisodeStore(path).scan(Query(text=text)))  # reads it back in; maps the code's own pages once
+        before, peak, found = _rss_file_kb(), 0, 0
+        for batch in EpisodeStore(path).scan(Query(text=text)):  # hits in most chunks: a look after each
+            found += len(batch) if isinstance(batch, Rows) else 1
+            peak = max(peak, _rss_file_kb())
+        assert found == sum(text.lower() in line for line in lines)
+        assert peak - before < 1024, f"{peak - before} KB of the store stayed mapped"
