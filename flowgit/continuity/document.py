@@ -1,11 +1,16 @@
 """A continuity file as sections with exact line spans.
 
 The text is kept as its lines, line endings included, so rendering an unchanged
-document gives back the identical bytes. markdown-it-py finds the structure
-(only ``##`` opens a section; ``###`` opens a subsection; a ``# `` line inside a
-section is a FLOW comment; headings inside code fences do not count). Every edit
-splices lines inside one section and re-parses, so no byte outside the edited
-span can move.
+document gives back the identical bytes. The structure is CommonMark's, as
+markdown-it-py reads it with only ATX headings, fences and indented code
+enabled (only ``##`` opens a section; ``###`` opens a subsection; a ``# ``
+line inside a section is a FLOW comment; headings inside code fences do not
+count): :func:`block_headings` reads exactly that in one pass over the lines,
+without importing markdown-it, because the pre-commit hook parses two
+documents on every commit and markdown-it's import alone costs more than the
+rest of the parse. ``tests/continuity/test_document_structure.py`` holds the
+two readings equal. Every edit splices lines inside one section and re-parses,
+so no byte outside the edited span can move.
 """
 
 from __future__ import annotations
@@ -52,7 +57,8 @@ def _parser():
     Headings, fences and indented code (which stops a 4-space-indented `##` from
     being a heading, as CommonMark says) are all we need: inline parsing, lists and setext
     headings are switched off (a ``---`` under a line is not a section in FLOW
-    files), which keeps a 140,000-character file well under 20 ms.
+    files). :func:`block_headings` is the reading every caller uses; this parser
+    is the reference the tests hold it to.
     """
     from markdown_it import MarkdownIt
 
@@ -312,15 +318,13 @@ def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
     if not lines:
         return []
     source = "".join(lines).replace("\r\n", "\n").replace("\r", " ").lstrip("\ufeff")
-    tokens = _parser().parse(source)
     h2: list[int] = []
     h3: list[tuple[int, str]] = []
-    for tok in tokens:
-        if tok.type == "heading_open" and tok.map:
-            if tok.tag == "h2":
-                h2.append(tok.map[0])
-            elif tok.tag == "h3":
-                h3.append((tok.map[0], _heading_text(lines[tok.map[0]], 3)))
+    for index, level in block_headings(source):
+        if level == 2:
+            h2.append(index)
+        elif level == 3:
+            h3.append((index, _heading_text(lines[index], 3)))
     wrappers = _wrapper_stack(lines)
     sections: list[Section] = []
     for i, start in enumerate(h2):
@@ -340,6 +344,58 @@ def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
                                 body_end=body_end, wrapper=wrappers.get(start),
                                 subsections=subsections))
     return sections
+
+
+def block_headings(source: str) -> list[tuple[int, int]]:
+    """(line index, level) of every ATX heading outside fenced code, as markdown-it reads ``source``.
+
+    ``source`` has ``\\n`` line breaks only. With headings, fences, indented
+    code and paragraphs as the only block rules, CommonMark's structure comes
+    down to this: a line indented four columns or more (a tab reaches the next
+    multiple of four) is code or a paragraph's continuation, so it neither
+    opens nor closes anything; outside a fence, a run of three or more
+    backticks (no backtick after it) or tildes opens one, and 1-6 ``#``
+    followed by a space, a tab or the line's end is a heading; inside a fence
+    only a run of the same character, at least as long, followed by nothing
+    but spaces and tabs closes it; an unclosed fence runs to the end.
+    Paragraphs and indented code never hide a heading or a fence, because
+    both interrupt a paragraph and neither can start four columns in.
+    """
+    found: list[tuple[int, int]] = []
+    fence_char = ""
+    fence_len = 0
+    for index, line in enumerate(source.split("\n")):
+        first = line[:1]
+        if first not in _BLOCK_LEADS:
+            if first not in (" ", "\t"):
+                continue
+            rest = line.lstrip(" \t")
+            if rest[:1] not in _BLOCK_LEADS or _indent_columns(line, len(line) - len(rest)) >= 4:
+                continue
+        else:
+            rest = line
+        lead = rest[0]
+        run = len(rest) - len(rest.lstrip(lead))
+        if fence_char:
+            if lead == fence_char and run >= fence_len and not rest[run:].strip(" \t"):
+                fence_char = ""
+        elif lead == "#":
+            if run <= 6 and (run == len(rest) or rest[run] in " \t"):
+                found.append((index, run))
+        elif run >= 3 and not (lead == "`" and "`" in rest[run:]):
+            fence_char, fence_len = lead, run
+    return found
+
+
+_BLOCK_LEADS = frozenset("#`~")
+
+
+def _indent_columns(line: str, count: int) -> int:
+    """Columns taken by the first ``count`` characters of ``line`` (spaces and tabs; tab stops of 4)."""
+    columns = 0
+    for ch in line[:count]:
+        columns += 4 - columns % 4 if ch == "\t" else 1
+    return columns
 
 
 def _heading_text(line: str, level: int) -> str:
