@@ -208,11 +208,11 @@ def load_config_from_blobs(root: Path, files: dict[str, bytes | None], label: st
     applies to committed configuration too; paths are then re-rooted at
     ``root``. Errors name ``label`` (e.g. ``HEAD:.flowgit.toml``).
     """
+    if all(data is None for data in files.values()):  # nothing committed: the defaults, no files to lay out
+        return Config(root=root, continuity=root / DEFAULT_CONTINUITY, store=root / DEFAULT_STORE)
     import shutil
     import tempfile
 
-    if all(data is None for data in files.values()):  # nothing committed: the defaults, no files to lay out
-        return Config(root=root, continuity=root / DEFAULT_CONTINUITY, store=root / DEFAULT_STORE)
     scratch = Path(tempfile.mkdtemp(prefix="flowgit-config-"))
     try:
         for name, data in files.items():
