@@ -19,6 +19,14 @@ def _fast_check(args: list[str]) -> int | None:
         rest = rest[2:]
     if not rest or rest[0] != "check" or any(a not in ("--json",) for a in rest[1:]):
         return None
+    import gc
+    import os
+
+    gc.disable()  # a short-lived process: collecting cycles would cost several milliseconds and free nothing needed
+    if not options:
+        from flowgit import storeread
+
+        storeread.start(os.getcwd())  # read and hashed while the imports below run
     from flowgit.config import load_config
     from flowgit.errors import EXIT_USAGE, FlowgitError
 

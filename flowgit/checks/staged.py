@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 from flowgit.checks.judge import Side
 from flowgit.config import CONFIG_FILES, Config, load_config_from_blobs
 from flowgit.git import git
+from flowgit.storeread import Reading, read_regular, take
 
 AMEND_MARKER = "flowgit-amend"
 
@@ -158,13 +158,17 @@ class Proof:
     run; :meth:`holds` waits for it. Bytes read from git need no proof.
     """
 
-    def __init__(self, data: bytes | None, oid: str) -> None:
+    def __init__(self, data: bytes | None, oid: str, *, sha1: str | None = None) -> None:
         from flowgit.background import Background
 
-        self._digest = Background(_oid_of, data, len(oid)) if data is not None else None
         self.oid = oid
+        self._known = sha1 if (sha1 is not None and len(oid) == 40) else None  # hashed while starting up
+        self._digest = (Background(_oid_of, data, len(oid)) if data is not None and self._known is None
+                        else None)
 
     def holds(self) -> bool:
+        if self._known is not None:
+            return self._known == self.oid
         return self._digest is None or self._digest.result() == self.oid
 
 
@@ -180,6 +184,8 @@ def read_staged_blob(root: Path, path: str, oid: str, *, verified: bool = False,
     """
     if not verified:
         try:
+            if isinstance(preread, Reading):  # read (and hashed) while the command started
+                return preread.data, Proof(preread.data, oid, sha1=preread.sha1)
             data = preread.result() if preread is not None else _read_file(root / path)
             return data, Proof(data, oid)
         except OSError:
@@ -189,11 +195,7 @@ def read_staged_blob(root: Path, path: str, oid: str, *, verified: bool = False,
 
 def _read_file(path: Path) -> bytes:
     """A regular file's bytes; anything else (a FIFO would block, a device never ends) is an OSError."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    with open(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        return fh.read()
+    return read_regular(path)[0]
 
 
 def _author(root: Path) -> str:
@@ -259,7 +261,9 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
         return None
     from flowgit.background import Background
 
-    preread = Background(_read_file, root / st) if staged.get(st) and not verified else None
+    preread = None
+    if staged.get(st) and not verified:
+        preread = take(root / st) or Background(_read_file, root / st)
     when = datetime.now(timezone.utc)
     cont_texts = reads.objects([staged.get(cont, "")] + [b.get(cont, "") for b in bases.values()])
     old_ref = (base_entries[st], int(base_entries[st + "\0size"])) if base_entries.get(st) else None
