@@ -136,6 +136,11 @@ class IndexQuery:
         out, _ = self._proc.communicate()
         return _index_records(out)
 
+    def close(self) -> None:
+        """Reap the process whether or not its answer was needed."""
+        if self._proc.returncode is None:
+            self._proc.communicate()
+
 
 def read_objects(root: Path, oids: list[str]) -> dict[str, bytes]:
     """Blob contents by id, one ``git cat-file --batch`` for all of them."""
@@ -221,9 +226,12 @@ def staged_change(root: Path, *, amend: bool | None = None, continuity: str | No
     amend = amend_in_progress(root) if amend is None else amend
     guess = [continuity or DEFAULT_CONTINUITY, store or DEFAULT_STORE]
     index = IndexQuery(root, list(CONFIG_FILES) + guess)  # the usual paths; answered while cat-file runs
-    with Reads(root) as reads:
-        return _staged_change(root, reads, index, amend=amend, continuity=continuity, store=store,
-                              verified=verified)
+    try:
+        with Reads(root) as reads:
+            return _staged_change(root, reads, index, amend=amend, continuity=continuity, store=store,
+                                  verified=verified)
+    finally:
+        index.close()
 
 
 def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continuity: str | None,
