@@ -123,9 +123,9 @@ def run(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
         ("python -c pass", median_time([sys.executable, "-c", "pass"], runs), None),
         ("flowgit check, 140k chars + 100,000 episodes", median_time(FLOWGIT + ["check"], runs, cwd=root),
          "python -c pass"),
-        ("python -c pass, CPU time (user+sys)", median_cpu([sys.executable, "-c", "pass"], runs), None),
-        ("flowgit check, CPU time (user+sys)", median_cpu(FLOWGIT + ["check"], runs, cwd=root),
-         "python -c pass, CPU time (user+sys)"),
+        ("python -c pass, CPU user+sys", median_cpu([sys.executable, "-c", "pass"], runs), None),
+        ("flowgit check, CPU user+sys", median_cpu(FLOWGIT + ["check"], runs, cwd=root),
+         "python -c pass, CPU user+sys"),
     ]
     hooked = tmp / "hooked"
     shutil.copytree(root, hooked)
