@@ -45,10 +45,29 @@ def _fast_check(args: list[str]) -> int | None:
         return EXIT_USAGE
 
 
+def _exit_now(code: int) -> None:
+    """Flush the report and end the process without tearing the interpreter down.
+
+    The gate's verdict is written and nothing registers exit handlers on this
+    path; unwinding every module and object it loaded would cost the hook more
+    CPU than some of its rules.
+    """
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     fast = _fast_check(args)
     if fast is not None:
+        if argv is None:  # the hook's own process: nothing is left to do but exit
+            _exit_now(fast)
         return fast
     from flowgit.cli import main as cli_main
 
