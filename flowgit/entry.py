@@ -3,7 +3,10 @@
 ``flowgit check`` runs on every commit of every user, so its plain form skips
 the click command tree (about a tenth of the hook's start-up) and goes straight
 to the gate; every other invocation, and any option the fast path does not
-know, goes through :mod:`flowgit.cli`.
+know, goes through :mod:`flowgit.cli`. On that path the store is read and
+hashed on a second thread while the gate's modules import
+(:mod:`flowgit.storeread`), the cycle collector is off, and the process ends
+without unwinding the interpreter once the report is flushed.
 """
 
 from __future__ import annotations
