@@ -19,6 +19,7 @@ import stat
 import threading
 
 DEFAULT_STORE = ".flow/episodes.jsonl"  # flowgit.config.DEFAULT_STORE (a test holds them equal)
+JUDGED = ("CONTINUITY.md", DEFAULT_STORE, ".flowgit.toml", "pyproject.toml")  # the default paths the gate judges
 MAX_EARLY_BYTES = 256 << 20  # a larger store is read when the gate knows it needs it, not speculatively
 
 _pending: list["Reading"] = []
@@ -52,8 +53,9 @@ def blob_sha1(data: bytes) -> str:
 class Reading:
     """One file read (then hashed) on a daemon thread."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, cwd: str | None = None) -> None:
         self.path = path
+        self.cwd = cwd
         self.data: bytes | None = None
         self.identity: tuple[int, int] | None = None
         self.sha1: str | None = None
@@ -62,6 +64,8 @@ class Reading:
         self._thread.start()
 
     def _run(self) -> None:
+        if self.cwd is not None and not _staged_here(self.cwd):
+            return  # most likely an unrelated commit: the gate will not read the store (if it does, it reads it then)
         try:
             got = read_regular(self.path, MAX_EARLY_BYTES)
         except OSError as exc:
@@ -77,8 +81,25 @@ class Reading:
 
 
 def start(cwd: str) -> None:
-    """Begin reading the store at its default place under ``cwd`` (where git runs its hooks)."""
-    _pending.append(Reading(os.path.join(cwd, DEFAULT_STORE)))
+    """Begin reading the store at its default place under ``cwd`` (where git runs its hooks).
+
+    Only when the index differs from HEAD at one of the default judged paths:
+    under the pre-commit framework the gate runs on every commit, and an
+    unrelated one should not pay for reading a large store.
+    """
+    _pending.append(Reading(os.path.join(cwd, DEFAULT_STORE), cwd))
+
+
+def _staged_here(cwd: str) -> bool:
+    """Whether ``git diff --cached`` sees a change at the default judged paths (True when it cannot tell)."""
+    quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    try:
+        argv = ["git", "-C", cwd, "diff", "--cached", "--quiet", "--no-ext-diff", "--", *JUDGED]
+        pid = os.posix_spawnp("git", argv, dict(os.environ), file_actions=quiet)
+        _, status = os.waitpid(pid, 0)
+    except (OSError, AttributeError):
+        return True
+    return os.waitstatus_to_exitcode(status) != 0
 
 
 def take(path: str | os.PathLike) -> Reading | None:

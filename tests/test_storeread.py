@@ -13,6 +13,23 @@ from tests.conftest import git
 
 def test_the_early_path_is_the_configured_default() -> None:
     assert storeread.DEFAULT_STORE == config.DEFAULT_STORE
+    assert storeread.JUDGED == (config.DEFAULT_CONTINUITY, config.DEFAULT_STORE, *config.CONFIG_FILES)
+
+
+def test_nothing_is_read_early_when_nothing_judged_is_staged(repo: Path) -> None:
+    (repo / ".flow").mkdir()
+    (repo / ".flow" / "episodes.jsonl").write_text('{"id": "x"}\n')
+    (repo / "other.txt").write_text("a\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    (repo / "other.txt").write_text("b\n")
+    git(repo, "add", "-A")
+    storeread.start(str(repo))
+    assert storeread.take(repo / ".flow" / "episodes.jsonl") is None  # an unrelated commit
+    (repo / ".flow" / "episodes.jsonl").write_text('{"id": "x"}\n{"id": "y"}\n')
+    git(repo, "add", "-A")
+    storeread.start(str(repo))
+    assert storeread.take(repo / ".flow" / "episodes.jsonl").data.endswith(b'"y"}\n')
 
 
 def test_a_reading_is_taken_only_for_the_same_file(tmp_path: Path) -> None:
