@@ -12,6 +12,8 @@ from flowgit.config import Config
 
 @dataclass
 class CheckReport:
+    """The gate's verdict on the index: the file judged, whether anything was, the findings."""
+
     path: str
     checked: bool
     findings: list[Finding] = field(default_factory=list)
