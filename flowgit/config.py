@@ -213,7 +213,7 @@ def load_config_from_blobs(root: Path, files: dict[str, bytes | None], label: st
     name ``label`` (e.g. ``HEAD:.flowgit.toml``).
     """
     overrides = overrides or {}
-    if all(data is None for data in files.values()) and not overrides:
+    if all(data is None for data in files.values()) and not overrides:  # the defaults: no files to lay out
         return Config(root=root, continuity=root / DEFAULT_CONTINUITY, store=root / DEFAULT_STORE)
     import shutil
     import tempfile

@@ -187,6 +187,8 @@ def locate(data: bytes, ids: Iterable[str]) -> dict[str, tuple[Episode, int]]:
     wanted = sorted({i for i in ids if i})
     if not wanted or not data:
         return {}
+    if len(wanted) <= FEW_IDS and not any('"' in i for i in wanted):
+        return {ident: hit for ident in wanted if (hit := _locate_one(data, ident)) is not None}
     alternatives = b"|".join(re.escape(i.encode("utf-8")) for i in wanted)
     pattern = re.compile(rb'"id"\s*:\s*"(' + alternatives + rb')"')
     found: dict[str, tuple[Episode, int]] = {}
@@ -204,6 +206,49 @@ def locate(data: bytes, ids: Iterable[str]) -> dict[str, tuple[Episode, int]]:
         if ep.id == ident:
             found[ident] = (ep, end)
     return found
+
+
+FEW_IDS = 3  # up to this many ids, a substring search each (stopping at the first hit) beats one regex pass
+JSON_SPACE = b" \t\n\r\f\v"  # what ``\s`` matches in a bytes pattern
+
+
+def _locate_one(data: bytes, ident: str) -> tuple[Episode, int] | None:
+    """:func:`locate` for one id, by substring search for ``"<id>"``: the same first hit, line and offset.
+
+    Each occurrence counts only where the pattern ``"id"\\s*:\\s*"<id>"`` would
+    match, checked backwards from it; then the same line is decoded and must
+    carry that id. A 15-byte needle skips through a 25 MB store several times
+    faster than the regular expression's per-byte scan.
+    """
+    needle = b'"' + ident.encode("utf-8") + b'"'
+    pos = data.find(needle)
+    while pos != -1:
+        key = _key_before(data, pos)
+        if key != -1:
+            start = data.rfind(b"\n", 0, key) + 1
+            end = data.find(b"\n", pos + len(needle))
+            end = len(data) if end == -1 else end
+            try:
+                ep = _episode_from_line(json.loads(data[start:end]))
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                ep = None
+            if ep is not None and ep.id == ident:
+                return ep, end
+        pos = data.find(needle, pos + 1)
+    return None
+
+
+def _key_before(data: bytes, pos: int) -> int:
+    """Where ``"id"\\s*:\\s*`` starts if it ends exactly at ``pos``, else -1."""
+    at = pos
+    while at > 0 and data[at - 1:at] in JSON_SPACE:
+        at -= 1
+    if data[at - 1:at] != b":":
+        return -1
+    at -= 1
+    while at > 0 and data[at - 1:at] in JSON_SPACE:
+        at -= 1
+    return at - 4 if at >= 4 and data[at - 4:at] == b'"id"' else -1
 
 
 def lookup(data: bytes, ids: Iterable[str]) -> dict[str, Episode]:

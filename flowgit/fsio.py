@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from flowgit.errors import FlowgitError
@@ -95,6 +94,8 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
                            fix="name a regular file (flowgit writes through a temporary file and a rename)")
     raw = data.encode("utf-8") if isinstance(data, str) else data
     p.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only writers pay for it (the gate reads through this module on every commit)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

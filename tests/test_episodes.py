@@ -81,3 +81,23 @@ def test_eight_processes_times_500_lose_nothing(tmp_path, monkeypatch):
     records = [json.loads(line) for line in lines[:-1]]
     assert len(records) == 4000
     assert len({r["id"] for r in records}) == 4000
+
+
+def test_locating_a_few_ids_by_substring_search_matches_the_pattern_scan(monkeypatch):
+    """A few ids are found one substring search each; the answer is the regular expression's, byte for byte."""
+    import random
+
+    from flowgit import episodes
+
+    pieces = ['{"id": "ep-a", "type": "finding", "content": "c", "session": "s"}',
+              '{"id":"ep-ab","type":"outcome","content":"d"}', '{"type": "finding", "content": "\\"ep-a\\"", "id" :\n "ep-b"}',
+              '"id": "ep-a"', '"ep-a"', '{"id":', ' "ep-b"}', '{"id": "id": "ep-a"}', "\n", "\n", " ", ":", '"id"',
+              '{"id": "ep-a", "type": "nope", "content": "c"}', '{"id": "ep-b", "type": "tension", "content": ""}']
+    rnd = random.Random(9)
+    for _ in range(3000):
+        data = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 10))).encode()
+        ids = rnd.sample(["ep-a", "ep-ab", "ep-b", "id"], rnd.randint(1, 3))
+        fast = episodes.locate(data, ids)
+        monkeypatch.setattr(episodes, "FEW_IDS", 0)
+        assert fast == episodes.locate(data, ids), (data, ids)
+        monkeypatch.undo()

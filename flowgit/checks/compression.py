@@ -43,6 +43,8 @@ DONE_RE = re.compile(r"✓[^✓]*$|\[x\][^\n]*$", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Restatement:
+    """An old item and the shorter new item that says nothing more."""
+
     old: Item
     new: Item
 

@@ -26,14 +26,21 @@ def ungrounded(ctx: CheckContext) -> Iterator[Finding]:
                           "`[evidence: ep-…, ep-…]`, or keep the pattern at 1x")
 
 
+def _agentless_appended(ctx: CheckContext, found, cited) -> bool:
+    """Whether a cited episode appended here names no agent: only then is the commit's author its agent."""
+    return any(i in found and i in ctx.appended_ids and not found[i].agent for i in cited)
+
+
 def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
     for at in ctx.changed_patterns:
         p = at.pattern
         if not _needs_evidence(at) or not p.evidence:
             continue
-        verdict = assess(p.name, p.text, p.level, p.evidence, ctx.episodes(p.evidence), ctx.cfg.thresholds,
+        found = ctx.episodes(p.evidence)
+        verdict = assess(p.name, p.text, p.level, p.evidence, found, ctx.cfg.thresholds,
                          in_proven=at.section == PROVEN, now=ctx.when, batch=ctx.appended_ids,
-                         author=ctx.author, weight=ctx.word_weight)
+                         author=ctx.commit_author if _agentless_appended(ctx, found, p.evidence) else "",
+                         weight=ctx.word_weight)
         if verdict.forged:
             yield Finding("G107", "evidence", "error", ctx.path, at.lineno,
                           f"`{p.name}` cites episode(s) whose id is not the hash of their content (forged or "

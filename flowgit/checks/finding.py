@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class Finding:
+    """One thing the gate says about a change: code, rule, severity, where, what and how to fix it."""
+
     code: str
     rule: str
     severity: str  # "error" | "warning"

@@ -102,7 +102,7 @@ def context_for(cfg: Config, old: Side | None, new: Side) -> CheckContext:
                         old_store_in_memory=old is not None and old.store is not None,
                         path=new.continuity_path, store_path=new.store_path, old_store_entry=old_entry,
                         old_store_loader=old.store_bytes if old is not None and old.has_store else None,
-                        when=new.when, author=new.author or "",
+                        when=new.when, author=new.author or "", author_loader=new.extra.get("author_loader"),
                         appended_check=new.extra.get("appended_check") if old is not None and old.commit and
                         old.commit == new.extra.get("base") else None)
 

@@ -14,6 +14,8 @@ RuleFn = Callable[[CheckContext], Iterable[Finding]]
 
 @dataclass(frozen=True)
 class Rule:
+    """A gate rule: the name configuration switches by, a one-line summary, the function."""
+
     name: str
     summary: str
     fn: RuleFn

@@ -17,8 +17,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from flowgit.checks.judge import Side
-from flowgit.config import CONFIG_FILES, Config, load_config_at, load_config_from_blobs
+from flowgit.config import CONFIG_FILES, Config, load_config_from_blobs
 from flowgit.git import git
+from flowgit.storeread import Reading, read_regular, take
 
 AMEND_MARKER = "flowgit-amend"
 
@@ -46,11 +47,6 @@ def git_dir(root: Path) -> Path:
     if dot.is_dir():
         return dot
     return Path(git(root, "rev-parse", "--absolute-git-dir").decode().strip())
-
-
-def _rev(root: Path, spec: str) -> str | None:
-    out = git(root, "rev-parse", "--verify", "-q", spec + "^{commit}", check=False).strip()
-    return out.decode() if out else None
 
 
 def git_ancestor_pid() -> int | None:
@@ -105,23 +101,17 @@ def record_amend(root: Path, source: str, sha: str) -> None:
 
 def tree_entries(root: Path, rev: str | None, paths: list[str]) -> dict[str, str]:
     """Blob ids of ``paths`` in commit ``rev`` (empty for None); sizes under ``path + "\0size"``."""
-    if rev is None:
-        return {}
-    out = git(root, "ls-tree", "-l", "-z", rev, "--", *paths, check=False)
-    found: dict[str, str] = {}
-    for record in out.split(b"\0"):
-        meta, _, path = record.partition(b"\t")
-        parts = meta.split()
-        if len(parts) == 4 and parts[1] == b"blob":
-            name = path.decode("utf-8", "replace")
-            found[name] = parts[2].decode()
-            found[name + "\0size"] = parts[3].decode()
-    return found
+    from flowgit.checks.gitread import ProcessReads
+
+    return ProcessReads(root).entries(rev, paths)
 
 
 def index_blobs(root: Path, paths: list[str]) -> dict[str, str]:
     """Stage-0 blob ids of ``paths`` in the index; a conflicted path maps to "" (unmerged)."""
-    out = git(root, "ls-files", "-s", "-z", "--", *paths, check=False)
+    return _index_records(git(root, "ls-files", "-s", "-z", "--", *paths, check=False))
+
+
+def _index_records(out: bytes) -> dict[str, str]:
     found: dict[str, str] = {}
     for record in out.split(b"\0"):
         meta, _, path = record.partition(b"\t")
@@ -132,12 +122,31 @@ def index_blobs(root: Path, paths: list[str]) -> dict[str, str]:
     return found
 
 
+class IndexQuery:
+    """``git ls-files -s`` for some paths, started now and read when needed (it runs while git answers the rest)."""
+
+    def __init__(self, root: Path, paths: list[str]) -> None:
+        import subprocess
+
+        self.paths = list(paths)
+        self._proc = subprocess.Popen(["git", "ls-files", "-s", "-z", "--", *self.paths], cwd=root,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def result(self) -> dict[str, str]:
+        out, _ = self._proc.communicate()
+        return _index_records(out)
+
+    def close(self) -> None:
+        """Reap the process whether or not its answer was needed."""
+        if self._proc.returncode is None:
+            self._proc.communicate()
+
+
 def read_objects(root: Path, oids: list[str]) -> dict[str, bytes]:
     """Blob contents by id, one ``git cat-file --batch`` for all of them."""
-    from flowgit.git import blobs
+    from flowgit.checks.gitread import ProcessReads
 
-    wanted = list(dict.fromkeys(o for o in oids if o))
-    return {oid: data or b"" for oid, data in zip(wanted, blobs(root, wanted))}
+    return ProcessReads(root).objects(oids)
 
 
 def _oid_of(data: bytes, hex_len: int) -> str:
@@ -154,31 +163,44 @@ class Proof:
     run; :meth:`holds` waits for it. Bytes read from git need no proof.
     """
 
-    def __init__(self, data: bytes | None, oid: str) -> None:
+    def __init__(self, data: bytes | None, oid: str, *, sha1: str | None = None) -> None:
         from flowgit.background import Background
 
-        self._digest = Background(_oid_of, data, len(oid)) if data is not None else None
         self.oid = oid
+        self._known = sha1 if (sha1 is not None and len(oid) == 40) else None  # hashed while starting up
+        self._digest = (Background(_oid_of, data, len(oid)) if data is not None and self._known is None
+                        else None)
 
     def holds(self) -> bool:
+        if self._known is not None:
+            return self._known == self.oid
         return self._digest is None or self._digest.result() == self.oid
 
 
-def read_staged_blob(root: Path, path: str, oid: str, *, verified: bool = False):
+def read_staged_blob(root: Path, path: str, oid: str, *, verified: bool = False, preread=None):
     """A staged blob's bytes and the :class:`Proof` they are the staged content.
 
     The working-tree copy is used only when its bytes hash to the staged blob
     id (content, not stat data, proves them identical: a forged mtime or a
     CRLF checkout fails the proof and the caller takes git's object); with
-    ``verified`` the blob comes from git directly.
+    ``verified`` the blob comes from git directly. ``preread`` is a
+    :class:`~flowgit.background.Background` already reading the file (the
+    bytes it returns are what the proof hashes, so it changes nothing but when).
     """
     if not verified:
         try:
-            data = (root / path).read_bytes()
+            if isinstance(preread, Reading):  # read (and hashed) while the command started
+                return preread.data, Proof(preread.data, oid, sha1=preread.sha1)
+            data = preread.result() if preread is not None else _read_file(root / path)
             return data, Proof(data, oid)
         except OSError:
             pass
     return read_objects(root, [oid]).get(oid, b""), Proof(None, oid)
+
+
+def _read_file(path: Path) -> bytes:
+    """A regular file's bytes; anything else (a FIFO would block, a device never ends) is an OSError."""
+    return read_regular(path)[0]
 
 
 def _author(root: Path) -> str:
@@ -197,25 +219,43 @@ def _config_of(root: Path, entries: dict[str, str], texts: dict[str, bytes], lab
 
 def staged_change(root: Path, *, amend: bool | None = None, continuity: str | None = None,
                   store: str | None = None, verified: bool = False) -> StagedChange | None:
-    """The index against its base; None when nothing the gate judges differs from the base."""
+    """The index against its base(s); None when nothing the gate judges differs from the base."""
+    from flowgit.checks.gitread import Reads
+    from flowgit.config import DEFAULT_CONTINUITY, DEFAULT_STORE
+
     amend = amend_in_progress(root) if amend is None else amend
-    head = _rev(root, "HEAD")
-    base = _rev(root, "HEAD^") if (amend and head) else head
+    guess = [continuity or DEFAULT_CONTINUITY, store or DEFAULT_STORE]
+    index = IndexQuery(root, list(CONFIG_FILES) + guess)  # the usual paths; answered while cat-file runs
+    try:
+        with Reads(root) as reads:
+            return _staged_change(root, reads, index, amend=amend, continuity=continuity, store=store,
+                                  verified=verified)
+    finally:
+        index.close()
+
+
+def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continuity: str | None,
+                   store: str | None, verified: bool) -> StagedChange | None:
+    head = reads.commit("HEAD")
+    base = reads.commit("HEAD^") if (amend and head) else head
     merge_heads = _merge_heads(root) if not amend else []
-    cfg = load_config_at(root, base) if base else None
+    cfg = (load_config_from_blobs(root, dict(zip(CONFIG_FILES, reads.specs([f"{base}:{n}" for n in CONFIG_FILES]))),
+                                  base) if base else None)
     names = list(CONFIG_FILES)
     if cfg is not None:
         cont = continuity or cfg.continuity_rel
         st = store or cfg.store_rel
         names += [cont, st]
-    staged = index_blobs(root, names + ([] if cfg else [continuity or "CONTINUITY.md",
-                                                       store or ".flow/episodes.jsonl"]))
-    bases = {base: tree_entries(root, base, names)} if base else {}
+    staged = index.result()
+    more = [n for n in names if n not in index.paths]
+    if more:
+        staged.update(index_blobs(root, more))
+    bases = {base: reads.entries(base, names)} if base else {}
     for parent in merge_heads:
-        bases[parent] = tree_entries(root, parent, names)
-    texts = read_objects(root, [staged.get(n, "") for n in CONFIG_FILES]
-                         + [bases[base].get(n, "") for n in CONFIG_FILES] if base else
-                         [staged.get(n, "") for n in CONFIG_FILES])
+        bases[parent] = reads.entries(parent, names)
+    texts = reads.objects([staged.get(n, "") for n in CONFIG_FILES]
+                          + [bases[base].get(n, "") for n in CONFIG_FILES] if base else
+                          [staged.get(n, "") for n in CONFIG_FILES])
     new_cfg = _config_of(root, staged, texts, "index")
     if cfg is None:  # a root commit: nothing was in force, the staged configuration judges
         cfg = new_cfg
@@ -227,23 +267,26 @@ def staged_change(root: Path, *, amend: bool | None = None, continuity: str | No
     if (not config_changed and not merge_heads
             and all(staged.get(p) == base_entries.get(p) for p in judged)):
         return None
+    from flowgit.background import Background
+
+    preread = None
+    if staged.get(st) and not verified:
+        preread = take(root / st) or Background(_read_file, root / st)
     when = datetime.now(timezone.utc)
-    author = _author(root)
-    cont_texts = read_objects(root, [staged.get(cont, "")] + [b.get(cont, "") for b in bases.values()])
+    cont_texts = reads.objects([staged.get(cont, "")] + [b.get(cont, "") for b in bases.values()])
     old_ref = (base_entries[st], int(base_entries[st + "\0size"])) if base_entries.get(st) else None
-    new_store, proof = (read_staged_blob(root, st, staged[st], verified=verified) if staged.get(st)
-                        else (None, Proof(None, "")))
+    new_store, proof = (read_staged_blob(root, st, staged[st], verified=verified, preread=preread)
+                        if staged.get(st) else (None, Proof(None, "")))
     appended = None
     if new_store is not None and old_ref and not merge_heads:
-        from flowgit.background import Background
         from flowgit.checks.context import is_prefix
 
         appended = Background(is_prefix, new_store, old_ref)  # hashed while the rules run
     new = Side(continuity=cont_texts.get(staged[cont]) if staged.get(cont) else None, store=new_store,
-               continuity_path=cont, store_path=st, author=author, when=when,
+               continuity_path=cont, store_path=st, author=None, when=when,
                extra={"renamed_to": _renamed_to(root, base, cont) if base and not staged.get(cont) else None,
                       "unmerged": [p for p in judged if staged.get(p) == ""], "appended_check": appended,
-                      "base": base, "proof": proof})
+                      "base": base, "proof": proof, "author_loader": lambda: _author(root)})
     sides = []
     for rev, entries in bases.items():
         oid = entries.get(st)

@@ -12,6 +12,8 @@ from flowgit.config import Config
 
 @dataclass
 class CheckReport:
+    """The gate's verdict on the index: the file judged, whether anything was, the findings."""
+
     path: str
     checked: bool
     findings: list[Finding] = field(default_factory=list)
@@ -47,16 +49,12 @@ def _explicit(cfg: Config, attr: str) -> str | None:
 
 def run_check(cfg: Config, *, amend: bool | None = None) -> CheckReport:
     """Judge the index against its base(s) with the base's committed configuration."""
-    from flowgit.background import Background
     from flowgit.checks.staged import staged_change
-    from flowgit.continuity.document import _parser
     from flowgit.git import require_repo
 
     root = require_repo(cfg.root)
-    warm_parser = Background(_parser)  # markdown-it imports while git answers
     change = staged_change(root, amend=amend, continuity=_explicit(cfg, "continuity"),
                            store=_explicit(cfg, "store"))
-    warm_parser.result()
     if change is None:
         return CheckReport(cfg.continuity_rel, checked=False)
     reason = override_reason()

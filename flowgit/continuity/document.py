@@ -2,10 +2,15 @@
 
 The text is kept as its lines, line endings included, so rendering an unchanged
 document gives back the identical bytes. markdown-it-py finds the structure
-(only ``##`` opens a section; ``###`` opens a subsection; a ``# `` line inside a
-section is a FLOW comment; headings inside code fences do not count). Every edit
-splices lines inside one section and re-parses, so no byte outside the edited
-span can move.
+with only ATX headings, fences and indented code enabled (only ``##`` opens a
+section; ``###`` opens a subsection; a ``# `` line inside a section is a FLOW
+comment; headings inside code fences do not count). A file with no run of
+three backticks or tildes has no fence, and then its headings are exactly its
+ATX heading lines, read without markdown-it (:func:`_headings` says why): the
+pre-commit hook parses two documents on every commit, and markdown-it's import
+alone costs more than the rest. ``tests/continuity/test_document_structure.py``
+holds every reading to markdown-it's. Every edit splices lines inside one
+section and re-parses, so no byte outside the edited span can move.
 """
 
 from __future__ import annotations
@@ -55,7 +60,8 @@ def _parser():
     Headings, fences and indented code (which stops a 4-space-indented `##` from
     being a heading, as CommonMark says) are all we need: inline parsing, lists and setext
     headings are switched off (a ``---`` under a line is not a section in FLOW
-    files), which keeps a 140,000-character file well under 20 ms.
+    files). It reads every file that holds a fence-like run (see :func:`_headings`),
+    and is the reference the tests hold the fence-free reading to.
     """
     from markdown_it import MarkdownIt
 
@@ -508,15 +514,37 @@ def _h2_starts(source: str) -> list[int]:
     return out
 
 
-def _headings(source: str) -> Headings:
-    """Every h2/h3 heading of ``source`` as (line, tag): markdown-it's answer, parsed a piece at a time.
+ATX_RE = re.compile(r"^ {0,3}(#{2,3})(?=[ \t]|$)", re.MULTILINE)
 
-    Cut where the block state starts afresh, each piece parses as it would in
-    place (tests hold this to a whole-document parse on generated files).
-    Pieces are remembered by their text, so an unchanged section costs a
-    lookup and a changed one its changed lines.
+
+def _headings(source: str) -> Headings:
+    """Every h2/h3 heading of ``source`` as (line, tag): markdown-it's answer.
+
+    Without a run of three backticks or tildes there is no fence, and with
+    only headings, fences, indented code and paragraphs enabled a line is then
+    a heading exactly when it is an ATX heading line: indented code needs four
+    columns (a tab reaches four), and a heading interrupts a paragraph. So such
+    a file is read line by line without markdown-it (the hook's usual case).
+    Any file with a fence-like run goes to markdown-it, parsed a piece at a
+    time: cut where the block state starts afresh, each piece parses as it
+    would in place, and pieces are remembered by their text, so an unchanged
+    section costs a lookup and a changed one its changed lines.
     """
+    if "```" not in source and "~~~" not in source:
+        line_of = _line_finder(source)
+        return tuple((line_of(m.start()), "h2" if len(m.group(1)) == 2 else "h3") for m in ATX_RE.finditer(source))
     return _scan(source, H2_CANDIDATE_RE, _parse_section_piece)[0]
+
+
+def _line_finder(source: str):
+    """Offset -> 0-based line number, counting forward (the offsets asked for only grow)."""
+    state = [0, 0]  # offset reached, lines before it
+
+    def line_of(offset: int) -> int:
+        state[1] += source.count("\n", state[0], offset)
+        state[0] = offset
+        return state[1]
+    return line_of
 
 
 def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:

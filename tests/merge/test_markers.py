@@ -21,3 +21,22 @@ def test_a_setext_underline_or_marker_text_inside_a_line_is_not_a_conflict():
 
 def test_longer_markers_from_a_conflict_marker_size_attribute_are_found():
     assert find_markers("<<<<<<<<<< ours\na\n==========\nb\n>>>>>>>>>> theirs\n").closing == (5,)
+
+
+def test_the_byte_search_answers_as_the_substring_search_does():
+    """``_holds_run`` (memchr, then a compare per hit, then a bounded hand-over) is ``find(run) != -1``."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from flowgit.merge.markers import _holds_run
+
+    @settings(max_examples=2000, deadline=None)
+    @given(st.binary(max_size=80).map(lambda b: bytes(b"<>\nx"[c % 4] for c in b)), st.integers(0, 6))
+    def same(data: bytes, patience: int) -> None:
+        for byte in (b"<", b">"):
+            assert _holds_run(data, byte, patience=patience) == (data.find(byte * 7) != -1)
+
+    same()
+    noisy = b'{"content": "a -> b <- c"}\n' * 200
+    assert find_markers(noisy) is None
+    assert find_markers(noisy + b"<<<<<<< HEAD\n").opening == (201,)
