@@ -35,6 +35,8 @@ COMMON_WEIGHT = 0.25
 
 @dataclass(frozen=True)
 class Requirement:
+    """What a level needs: independent episodes, and distinct sources among them."""
+
     independent: int
     sources: int
 
