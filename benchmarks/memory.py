@@ -20,7 +20,7 @@ STORE_EPISODES = 1_000_000
 
 
 def history_rows(tmp: Path, runs: int, commits: int = HISTORY_COMMITS) -> list[tuple[str, float, str | None]]:
-    from benchmarks.run import FLOWGIT, _peak_rss, history_repo, median_time
+    from benchmarks.run import FLOWGIT, _peak_rss, _peak_tree_rss, history_repo, median_time
 
     root = history_repo(tmp, commits, batch=500)  # the store changes every 500 commits: 60 versions, not 3,000
     floor = median_time(["git", "log", "-p", "--", "CONTINUITY.md"], runs, cwd=root)
@@ -29,7 +29,8 @@ def history_rows(tmp: Path, runs: int, commits: int = HISTORY_COMMITS) -> list[t
          f"(peak {_peak_rss(['git', 'log', '-p', '--', 'CONTINUITY.md'], root) / 1024:.0f} MB)", floor, None)]
     for cmd in ("log", "audit"):
         argv = FLOWGIT + [cmd, "--json"]
-        rows.append((f"flowgit {cmd} (peak {_peak_rss(argv, root) / 1024:.0f} MB)",
+        rows.append((f"flowgit {cmd} (peak {_peak_rss(argv, root) / 1024:.0f} MB a process, "
+                     f"{_peak_tree_rss(argv, root) / 1024:.0f} MB with its workers)",
                      median_time(argv, runs, cwd=root), "git log -p"))
     return rows
 

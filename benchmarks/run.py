@@ -329,9 +329,43 @@ def merge_bench(tmp: Path, runs: int) -> list[tuple[str, float, str | None]]:
 
 
 def _peak_rss(argv: list[str], cwd: Path) -> int:
-    """Peak resident memory (KiB) of one run, from GNU time."""
+    """Peak resident memory (KiB) of one run, from GNU time (the largest single process)."""
     proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], cwd=cwd, capture_output=True, text=True)
     return int(proc.stderr.strip().splitlines()[-1])
+
+
+def _peak_tree_rss(argv: list[str], cwd: Path, every: float = 0.05) -> int:
+    """Peak memory (KiB) of a run and all its worker processes together, sampled from /proc.
+
+    Each process counts its proportional set size, so pages a forked worker
+    still shares with its parent are counted once, not once per process.
+    """
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        total = 0
+        for pid in [proc.pid, *_children(proc.pid)]:
+            try:
+                with open(f"/proc/{pid}/smaps_rollup") as fh:
+                    total += next((int(ln.split()[1]) for ln in fh if ln.startswith("Pss:")), 0)
+            except OSError:
+                continue
+        peak = max(peak, total)
+        time.sleep(every)
+    return peak
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry.name))
+    return out
 
 
 @bench("report")

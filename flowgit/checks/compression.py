@@ -60,7 +60,7 @@ def _pattern_name(item: Item) -> str | None:
     return p.name if p else None
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 15)
 def normalise(text: str) -> str:
     """An item's words without markup or lifecycle fields: what a restatement is measured on."""
     text = MARKUP_RE.sub(" ", text)

@@ -67,7 +67,22 @@ class CheckContext:
 
     @cached_property
     def store_appended_only(self) -> bool:
-        """Whether HEAD's store is an exact prefix of the staged one."""
+        """Whether HEAD's store is an exact prefix of the staged one, and what follows starts a new line.
+
+        A HEAD store whose last line has no newline would otherwise let bytes be
+        glued onto that committed episode and still count as an append.
+        """
+        if not self._is_prefix:
+            return False
+        if self.old_store_entry is None or self.old_store_entry[1] == 0:
+            return True
+        size = self.old_store_entry[1]
+        if len(self.new_store) == size or self.new_store[size - 1:size] == b"\n":
+            return True
+        return self.new_store[size:size + 1] in (b"\n", b"\r")  # the old last line is ended, not extended
+
+    @cached_property
+    def _is_prefix(self) -> bool:
         if self.appended_check is not None:
             return self.appended_check.result()
         if self.old_store_entry is None:

@@ -40,7 +40,7 @@ def _hidden_lines(ctx: CheckContext, section) -> dict[int, str]:
     found = _HIDDEN.get(body)
     if found is None:
         found = _HIDDEN[body] = dict(_hidden_in(body))
-        if len(_HIDDEN) > 256:
+        if len(_HIDDEN) > 64:
             _HIDDEN.popitem(last=False)
     start = section.body_start
     return {start + offset: how for offset, how in found.items()}

@@ -399,13 +399,13 @@ def _stripped_set(lines: tuple[str, ...]) -> frozenset[str]:
     found = _STRIPPED.get(lines)
     if found is None:
         found = _STRIPPED[lines] = frozenset([ln.rstrip("\r\n") for ln in lines])
-        if len(_STRIPPED) > 256:
+        if len(_STRIPPED) > 64:
             _STRIPPED.popitem(last=False)
     return found
 
 
 _FACTS: "OrderedDict[tuple[str, ...], SectionFacts]" = OrderedDict()
-_FACTS_KEEP = 512
+_FACTS_KEEP = 128  # a few versions' sections: the judgement of one change needs two
 
 
 def _section_facts(body: tuple[str, ...]) -> SectionFacts:
@@ -467,7 +467,7 @@ def _parse_section_piece(piece: str) -> tuple[Headings, bool]:
         return found
     if _plain(piece):
         return (), False
-    return _remember(_SECTIONS_SEEN, piece, _scan(piece, LINE_CUT_RE, _parse_piece), 512)
+    return _remember(_SECTIONS_SEEN, piece, _scan(piece, LINE_CUT_RE, _parse_piece), 64)
 
 
 def _scan(source: str, cut: re.Pattern, parse) -> tuple[Headings, bool]:
@@ -612,7 +612,7 @@ def is_structural(line: str) -> bool:
 STRUCTURAL, PATTERN_LINE, LIST_LINE, OTHER_LINE = range(4)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _line_kind(line: str) -> tuple[int, int, bool]:
     """(what the line opens, its indent, whether it carries FlowScript): asked once per distinct line."""
     from flowgit.continuity.patterns import looks_like_pattern

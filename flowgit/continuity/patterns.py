@@ -77,7 +77,7 @@ def looks_like_pattern(line: str) -> bool:
     return bool(HEAD_RE.match(line)) and bool(LEVEL_RE.search(line))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 13)
 def parse_pattern(line: str) -> Pattern | None:
     """Parse one line; ``None`` when it is not a pattern line.
 

@@ -138,7 +138,7 @@ class Auditor:
         self.cfg, self.repo = cfg, repo
         self.configs = ConfigReader(cfg.root, repo, overrides)
         self._blobs: OrderedDict = OrderedDict()
-        self._versions: dict[str, Version] = {}
+        self._versions: OrderedDict[str, Version] = OrderedDict()  # a commit and its parents: a few suffice
         self._maps: OrderedDict = OrderedDict()
         self.shallow_commits = _shallow_set(repo)
 
@@ -152,6 +152,8 @@ class Auditor:
             cont, store = conf.cfg.continuity_rel, conf.cfg.store_rel
             found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store))
             self._versions[sha] = found
+            if len(self._versions) > 64:
+                self._versions.popitem(last=False)
         return found
 
     def data(self, oid) -> bytes | None:

@@ -188,6 +188,33 @@ def test_store_is_append_only(run, repo):
     assert code == 1 and codes == {"G701"}
 
 
+def _store_without_final_newline(repo) -> None:
+    store = repo / ".flow" / "episodes.jsonl"
+    store.write_bytes(store.read_bytes().rstrip(b"\n"))
+    git(repo, "commit", "-qam", "the store lost its final newline", "--no-verify")
+
+
+def test_bytes_glued_onto_the_last_episode_are_no_append(run, repo):
+    committed_base(repo)
+    _store_without_final_newline(repo)
+    with (repo / ".flow" / "episodes.jsonl").open("ab") as fh:
+        fh.write(b' (see ticket 12)\n')  # extends the committed last line: the episode is destroyed
+    git(repo, "add", "-A")
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G701"}, data["findings"]
+
+
+def test_an_episode_added_after_a_store_without_final_newline_is_an_append(run, repo):
+    committed_base(repo)
+    _store_without_final_newline(repo)
+    res = run(repo, "episode", "add", "--type", "finding", "--session", "s9", "--agent", "a9",
+              "the breaker opened before the queue filled")
+    assert res.code == 0, res.err
+    git(repo, "add", "-A")
+    code, data, codes = check(run, repo)
+    assert code == 0 and not codes, data["findings"]
+
+
 def test_rules_can_be_switched_off_or_softened(run, repo):
     committed_base(repo)
     (repo / ".flowgit.toml").write_text('[rules]\n"append-not-rewrite" = "warning"\n"protected-zone" = "off"\n')
