@@ -73,8 +73,8 @@ def _tracked(root: Path, rel: str) -> bool:
 
 def _staged(root: Path, paths: list[str]) -> list[str]:
     """Which of ``paths`` the index holds differently from HEAD (all of them before a first commit)."""
-    out = git(root, "diff", "--cached", "--name-only", "--", *paths, check=False).decode()
-    return [p for p in out.splitlines() if p]
+    out = git(root, "diff", "--cached", "--name-only", "-z", "--", *paths, check=False)  # -z: paths unquoted
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
 def _adopt(cfg: Config, root: Path, explicit: bool) -> tuple[Config, str | None, str | None]:

@@ -74,3 +74,15 @@ def test_commit_commits_the_set_up_only(run, repo):
     assert git(repo, "status", "--porcelain").strip() == "A  unrelated.txt"
     again = run(repo, "init", "--commit", "--json")
     assert again.code == 0 and json.loads(again.out)["committed"] is None
+
+
+def test_commit_with_a_non_ascii_configured_path(run, repo):
+    """git quotes such paths in its plain output; init reads them unquoted and commits exactly them."""
+    (repo / ".flowgit.toml").write_text('store = "eps/ü.jsonl"\n', encoding="utf-8")
+    git(repo, "add", ".flowgit.toml")
+    git(repo, "commit", "-qm", "configure the store")
+    res = run(repo, "init", "--commit", "--json")
+    assert res.code == 0, res.err
+    assert "eps/ü.jsonl" in json.loads(res.out)["staged"]
+    assert git(repo, "status", "--porcelain").strip() == ""
+    assert "eps/ü.jsonl" in git(repo, "-c", "core.quotepath=false", "show", "--name-only", "--format=", "HEAD")
