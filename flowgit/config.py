@@ -187,6 +187,10 @@ def contained(root: Path, value: Any, key: str, where: str) -> Path:
     if inside.parts[:1] == (".git",) or not inside.parts:
         raise FlowgitError(f"`{key}` = {value!r} points into git's own directory (or at the root)", path=where,
                            fix="use a path inside the working tree, e.g. .flow/episodes.jsonl")
+    if ".." in rel.parts:  # `docs/../CONTINUITY.md` is the same file under a second name the gate would not know
+        raise FlowgitError(f"`{key}` = {value!r} has a `..` in it", path=where,
+                           fix="write the path from the repository root without `..`, e.g. "
+                               f"{key} = \"{Path(os.path.normpath(value)).as_posix()}\"")
     return rel
 
 

@@ -19,6 +19,7 @@ from tests.conftest import tree_digest
     ("store", "link/episodes.jsonl", "outside the repository"),
     ("store", ".", "git's own directory (or at the root)"),
     ("store", "", "non-empty path string"),
+    ("continuity", "docs/../CONTINUITY.md", "has a `..` in it"),
 ])
 def test_configured_paths_outside_the_repository_are_refused(repo, run, key, value, why):
     outside = repo.parent / "elsewhere"

@@ -79,6 +79,19 @@ def unmerged(new: "Side") -> Iterator[Finding]:
                       "resolve the conflict and `git add` the result")
 
 
+def symlinked(new: "Side") -> Iterator[Finding]:
+    """The continuity file or store (or a directory on its way) committed as a symbolic link (G806).
+
+    git records a link's target text, not the memory: the gate would judge that
+    text, and the real file, elsewhere in the tree, would go unjudged.
+    """
+    for path in new.extra.get("symlinked") or ():
+        yield Finding("G806", "removed", "error", path, None,
+                      "is a symbolic link in git: the gate would judge the link, not the memory behind it",
+                      "commit the file itself at the configured path (remove the link, move the file there, "
+                      "`git add` it), or configure `continuity`/`store` to where the file really is")
+
+
 ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]+)"')
 
 

@@ -106,12 +106,15 @@ def tree_entries(root: Path, rev: str | None, paths: list[str]) -> dict[str, str
     return ProcessReads(root).entries(rev, paths)
 
 
-def index_blobs(root: Path, paths: list[str]) -> dict[str, str]:
-    """Stage-0 blob ids of ``paths`` in the index; a conflicted path maps to "" (unmerged)."""
-    return _index_records(git(root, "ls-files", "-s", "-z", "--", *paths, check=False))
+def index_blobs(root: Path, paths: list[str], links: set[str] | None = None) -> dict[str, str]:
+    """Stage-0 blob ids of ``paths`` in the index; a conflicted path maps to "" (unmerged).
+
+    Symbolic links among the entries are added to ``links`` when it is given.
+    """
+    return _index_records(git(root, "ls-files", "-s", "-z", "--", *paths, check=False), links)
 
 
-def _index_records(out: bytes) -> dict[str, str]:
+def _index_records(out: bytes, links: set[str] | None = None) -> dict[str, str]:
     found: dict[str, str] = {}
     for record in out.split(b"\0"):
         meta, _, path = record.partition(b"\t")
@@ -119,7 +122,18 @@ def _index_records(out: bytes) -> dict[str, str]:
         if len(parts) == 3:
             name = path.decode("utf-8", "replace")
             found[name] = parts[1].decode() if parts[2] == b"0" else ""
+            if links is not None and parts[0] == b"120000":
+                links.add(name)
     return found
+
+
+def with_parents(paths: list[str]) -> list[str]:
+    """``paths`` and every directory leading to them (``.flow/episodes.jsonl`` -> ``.flow`` too)."""
+    out: list[str] = []
+    for path in paths:
+        parts = path.split("/")
+        out.extend("/".join(parts[:n]) for n in range(1, len(parts) + 1))
+    return list(dict.fromkeys(out))
 
 
 class IndexQuery:
@@ -132,9 +146,9 @@ class IndexQuery:
         self._proc = subprocess.Popen(["git", "ls-files", "-s", "-z", "--", *self.paths], cwd=root,
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
-    def result(self) -> dict[str, str]:
+    def result(self, links: set[str] | None = None) -> dict[str, str]:
         out, _ = self._proc.communicate()
-        return _index_records(out)
+        return _index_records(out, links)
 
     def close(self) -> None:
         """Reap the process whether or not its answer was needed."""
@@ -224,7 +238,7 @@ def staged_change(root: Path, *, amend: bool | None = None, continuity: str | No
     from flowgit.config import DEFAULT_CONTINUITY, DEFAULT_STORE
 
     amend = amend_in_progress(root) if amend is None else amend
-    guess = [continuity or DEFAULT_CONTINUITY, store or DEFAULT_STORE]
+    guess = with_parents([continuity or DEFAULT_CONTINUITY, store or DEFAULT_STORE])  # parents: symlinked dirs
     index = IndexQuery(root, list(CONFIG_FILES) + guess)  # the usual paths; answered while cat-file runs
     try:
         with Reads(root) as reads:
@@ -246,10 +260,12 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
         cont = continuity or cfg.continuity_rel
         st = store or cfg.store_rel
         names += [cont, st]
-    staged = index.result()
-    more = [n for n in names if n not in index.paths]
+    links: set[str] = set()
+    staged = index.result(links)
+    more = [n for n in (names[:len(CONFIG_FILES)] + with_parents(names[len(CONFIG_FILES):]))
+            if n not in index.paths]
     if more:
-        staged.update(index_blobs(root, more))
+        staged.update(index_blobs(root, more, links))
     bases = {base: reads.entries(base, names)} if base else {}
     for parent in merge_heads:
         bases[parent] = reads.entries(parent, names)
@@ -260,11 +276,12 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     if cfg is None:  # a root commit: nothing was in force, the staged configuration judges
         cfg = new_cfg
         cont, st = continuity or cfg.continuity_rel, store or cfg.store_rel
-        staged.update(index_blobs(root, [cont, st]))
+        staged.update(index_blobs(root, with_parents([cont, st]), links))
     base_entries = bases.get(base, {}) if base else {}
     config_changed = any(staged.get(n) != base_entries.get(n) for n in CONFIG_FILES) if base else False
     judged = [cont, st]
-    if (not config_changed and not merge_heads
+    symlinked = [p for p in with_parents(judged) if p in links]
+    if (not config_changed and not merge_heads and not symlinked
             and all(staged.get(p) == base_entries.get(p) for p in judged)):
         return None
     from flowgit.background import Background
@@ -286,6 +303,7 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                continuity_path=cont, store_path=st, author=None, when=when,
                extra={"renamed_to": _renamed_to(root, base, cont) if base and not staged.get(cont) else None,
                       "unmerged": [p for p in judged if staged.get(p) == ""], "appended_check": appended,
+                      "symlinked": symlinked,
                       "base": base, "proof": proof, "author_loader": lambda: _author(root)})
     sides = []
     for rev, entries in bases.items():

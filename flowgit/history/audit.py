@@ -125,6 +125,7 @@ class Version:
     continuity: object | None  # blob Oid
     store_path: str
     store: object | None
+    symlinked: tuple[str, ...] = ()  # the judged paths (or directories on their way) committed as links
 
     @property
     def blobs(self) -> tuple:
@@ -150,7 +151,7 @@ class Auditor:
             tree = commit.tree
             conf = self.configs.at(tree)
             cont, store = conf.cfg.continuity_rel, conf.cfg.store_rel
-            found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store))
+            found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store), _links(tree, [cont, store]))
             self._versions[sha] = found
             if len(self._versions) > 64:
                 self._versions.popitem(last=False)
@@ -175,6 +176,7 @@ class Auditor:
         store = self.data(version.store)
         ref = (str(version.store), len(store)) if store is not None else None  # git's own id: no re-hashing
         return Side(continuity=self.data(version.continuity), store=store, store_ref=ref,
+                    extra={"symlinked": list(version.symlinked)},
                     continuity_path=version.continuity_path, store_path=version.store_path, commit=str(commit.id),
                     author=f"{author.name} <{author.email}>" if author else None,
                     when=datetime.fromtimestamp(commit.commit_time, tz=timezone.utc))
@@ -263,6 +265,21 @@ def _oid(tree, path: str):
     except KeyError:
         return None
     return entry.id if entry.type_str == "blob" else None
+
+
+def _links(tree, paths: list[str]) -> tuple[str, ...]:
+    """Which of ``paths``, or of the directories leading to them, the tree holds as symbolic links."""
+    from flowgit.checks.staged import with_parents
+
+    out = []
+    for path in with_parents(paths):
+        try:
+            entry = tree[path]
+        except KeyError:
+            continue
+        if entry.filemode == 0o120000:
+            out.append(path)
+    return tuple(out)
 
 
 def _config_path(version: Version) -> str:

@@ -321,3 +321,33 @@ def test_a_staged_file_without_sections_is_rejected(run, repo):
     stage(repo, "just some notes\n")
     code, data, codes = check(run, repo)
     assert code == 1 and "G001" in codes
+
+
+def test_a_store_committed_as_a_symbolic_link_is_refused(run, repo):
+    committed_base(repo)
+    store = repo / ".flow" / "episodes.jsonl"
+    (repo / "data").mkdir()
+    (repo / "data" / "eps.jsonl").write_bytes(store.read_bytes())
+    store.unlink()
+    store.symlink_to("../data/eps.jsonl")
+    git(repo, "add", "-A")
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G806" in codes, data["findings"]
+
+
+def test_a_store_directory_committed_as_a_symbolic_link_is_refused(run, repo):
+    committed_base(repo)
+    git(repo, "mv", ".flow", "memory")
+    (repo / ".flow").symlink_to("memory")
+    git(repo, "add", "-A")
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G806" in codes, data["findings"]
+
+
+def test_a_regular_store_beside_an_unrelated_link_passes(run, repo):
+    committed_base(repo)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "latest").symlink_to("../CONTINUITY.md")
+    git(repo, "add", "-A")
+    code, data, codes = check(run, repo)
+    assert "G806" not in codes, data["findings"]

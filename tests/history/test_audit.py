@@ -177,3 +177,15 @@ def test_a_shallow_boundary_never_produces_a_finding(run, based, tmp_path):
 def test_bad_ranges_are_usage_errors(run, based, args, message):
     res = run(based, "audit", *args)
     assert res.code == 2 and message in res.err and "Traceback" not in res.err
+
+
+def test_a_symlinked_store_committed_without_the_hook_is_found(run, based):
+    store = based / ".flow" / "episodes.jsonl"
+    (based / "data").mkdir()
+    (based / "data" / "eps.jsonl").write_bytes(store.read_bytes())
+    store.unlink()
+    store.symlink_to("../data/eps.jsonl")
+    git(based, "add", "-A")
+    git(based, "commit", "-qm", "store behind a link", "--no-verify")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and "G806" in [f["code"] for f in data["findings"]]
