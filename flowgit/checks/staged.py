@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -316,12 +317,21 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                         other_parents=sides[1:], base=base, amend=amend, config_changed=config_changed)
 
 
+GITHEAD_RE = re.compile(r"GITHEAD_([0-9a-f]{40}|[0-9a-f]{64})")
+
+
 def _merge_heads(root: Path) -> list[str]:
+    """The other parents of the commit being made: MERGE_HEAD, or, in the pre-merge-commit hook of a
+    clean merge (git writes MERGE_HEAD only afterwards), the GITHEAD_<id> variables git sets for it."""
     try:
         text = (git_dir(root) / "MERGE_HEAD").read_text()
     except OSError:
-        return []
-    return [line.strip() for line in text.splitlines() if line.strip()]
+        text = ""
+    heads = [line.strip() for line in text.splitlines() if line.strip()]
+    in_merge = os.environ.get("FLOWGIT_HOOK") == "pre-merge-commit" or "GIT_REFLOG_ACTION" in os.environ
+    if not heads and in_merge:  # GIT_REFLOG_ACTION: git merge (or pull) started this process
+        heads = [m.group(1) for key in sorted(os.environ) if (m := GITHEAD_RE.fullmatch(key))]
+    return heads
 
 
 def _renamed_to(root: Path, base: str, path: str) -> str | None:

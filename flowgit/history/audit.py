@@ -217,7 +217,9 @@ class Auditor:
         if version.config.problem and (not before or before[0].config.key != version.config.key):
             out.append(AuditFinding("A402", sha, date, "", f"the committed flowgit configuration is invalid "
                                     f"({version.config.problem}); the defaults judged this commit"))
-        unchanged = any(p.blobs == version.blobs for p in before)
+        # A merge that took one side's files whole may still have dropped the other side's episodes: it is
+        # judged unless it equals every parent.
+        unchanged = (all if len(before) > 1 else any)(p.blobs == version.blobs for p in before)
         untouched = version.blobs == (None, None) and all(p.blobs == (None, None) for p in before)
         if unchanged or untouched:
             return False, out
@@ -229,9 +231,14 @@ class Auditor:
 
     def _judge(self, commit, version: Version, parents, before: list[Version], override: str | None, sha: str,
                date: str) -> list[AuditFinding]:
-        from flowgit.checks.judge import judge_change
+        from flowgit.checks.judge import judge_change, judge_merge
 
         new = self.side(commit, version)
+        if len(parents) > 1:  # the hook's own merge verdict: an error stands if every parent shows it,
+            olds = [self.side(p, was) for p, was in zip(parents, before)]  # and no parent's episode is lost
+            found = judge_merge(before[0].config.cfg, olds, new, override=override)
+            return [AuditFinding(f.code, sha, date, "", f.message, rule=f.rule, path=f.path, line=f.line, fix=f.fix)
+                    for f in found if f.is_error]
         per_parent: list[list[Finding]] = []
         for parent, was in zip(parents, before):
             old = self.side(parent, was) if was.blobs != (None, None) else None

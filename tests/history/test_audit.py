@@ -189,3 +189,14 @@ def test_a_symlinked_store_committed_without_the_hook_is_found(run, based):
     git(based, "commit", "-qm", "store behind a link", "--no-verify")
     code, data = audit(run, based, "--range", "base..HEAD")
     assert code == 1 and "G806" in [f["code"] for f in data["findings"]]
+
+
+def test_a_merge_that_keeps_one_side_whole_and_drops_the_others_episodes_is_found(run, based):
+    git(based, "checkout", "-q", "-b", "side")
+    commit_text(based, p01(1), "side records an episode", episodes=[
+        ep("the retry budget held while the provider recovered", "s9", "finding", agent="agent-b")])
+    git(based, "checkout", "-q", "main")
+    commit_text(based, base_text(recent="The main line moved on: the breaker shipped."), "main moves")
+    git(based, "merge", "-q", "--no-edit", "--no-verify", "-s", "ours", "side")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and [f["code"] for f in data["findings"]] == ["G704"], data["findings"]

@@ -376,6 +376,32 @@ def two_agent_merge_of_valid_wraps(lab):
     return lab.attempt("merge", "-q", "--no-edit", "agent-b")
 
 
+@case(L)
+def clean_merge_of_a_pattern_raised_over_two_side_commits(lab):
+    """git writes MERGE_HEAD only after pre-merge-commit: the gate still knows the other parent."""
+    lab.git("checkout", "-q", "-b", "side")
+    text = "retries back off exponentially under provider load"
+    lab.sub(pline("p10", 1), pline("p10", 1) + "\n" + pline("backoff", 1, text=text))
+    assert lab.commit("Session wrap — backoff added").returncode == 0
+    ids = lab.episodes(ep("retries backing off exponentially kept the provider alive under load", "x1", "agent-x"),
+                       ep("exponential back-off on retries stopped the provider load spike", "x2", "agent-y"))
+    set_pattern(lab, "backoff", pline("backoff", 2, ids, text=text))
+    assert lab.commit("Session wrap — backoff to 2x").returncode == 0
+    lab.git("checkout", "-q", "main")
+    lab.write("main moved on\n", "MAIN.md")
+    lab.setup_commit("main work")
+    return lab.attempt("merge", "-q", "--no-edit", "side")
+
+
+@case(V, "G704")
+def clean_merge_with_ours_strategy_drops_the_other_sides_episodes(lab):
+    lab.git("checkout", "-q", "-b", "side")
+    lab.episodes(ep("p05 schema migrations ran before code in the deploy", "side1", "agent-b"))
+    lab.setup_commit("side episode")
+    lab.git("checkout", "-q", "main")
+    return lab.attempt("merge", "-q", "--no-edit", "-s", "ours", "side")
+
+
 @case(V, "G101")
 def two_agent_merge_then_evil_resolution(lab):
     _two_agent_branches(lab)
