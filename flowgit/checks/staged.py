@@ -73,20 +73,26 @@ def _says_amend(pid: int | None) -> bool | None:
         args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if pid else None
     except OSError:
         args = None
-    return None if args is None else any(a.startswith(b"--am") for a in args)
+    return None if args is None else any(len(a) >= 4 and b"--amend".startswith(a) for a in args)  # or a prefix
 
 
 def amend_in_progress(root: Path) -> bool:
-    """Whether prepare-commit-msg recorded that the running ``git commit`` is an amend."""
+    """Whether the running ``git commit`` is an amend.
+
+    prepare-commit-msg records it (commit-msg reads that); pre-commit runs
+    before it, so there git's own command line (``/proc``) tells. Where neither
+    says so, the commit is judged against HEAD, and commit-msg still judges an
+    amend against its real parent.
+    """
     marker = git_dir(root) / AMEND_MARKER
     try:
         recorded = marker.read_text().split()
     except OSError:
-        return False
+        recorded = []
     pid = git_ancestor_pid()
-    if not recorded or recorded[0] != "amend":
-        return False
-    return pid is None or len(recorded) < 2 or recorded[1] == str(pid)  # the same `git commit` noted it
+    if recorded and recorded[0] == "amend" and (pid is None or len(recorded) < 2 or recorded[1] == str(pid)):
+        return True  # the same `git commit` noted it
+    return pid is not None and _says_amend(pid) is True
 
 
 def record_amend(root: Path, source: str, sha: str) -> None:

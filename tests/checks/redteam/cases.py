@@ -288,6 +288,22 @@ def amend_no_edit_of_a_wrap(lab):
     return lab.attempt("commit", "-q", "--amend", "--no-edit")
 
 
+@case(L)
+def amend_fixing_a_typo_in_a_fresh_graduation(lab):
+    """pre-commit runs before git says it is an amend: it must still judge against the real parent."""
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    assert lab.commit().returncode == 0
+    old = next(ln for ln in lab.text().splitlines() if " p01: " in ln)
+    typo = pline("p01", 3, [R0, R1, R2], text=DEV["p01"].replace("retries", "retires"), date="2026-11-30")
+    lab.sub(old + "\n", "")
+    lab.sub("## Proven Knowledge\n", "## Proven Knowledge\n" + typo + "\n")
+    graduated = lab.commit()
+    assert graduated.returncode == 0, graduated.output
+    lab.sub(typo, pline("p01", 3, [R0, R1, R2], date="2026-11-30"))
+    lab.add()
+    return lab.attempt("commit", "-q", "--amend", "--no-edit")
+
+
 @case(V, "G201")
 def amend_turns_2x_into_3x(lab):
     set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
