@@ -108,13 +108,28 @@ def context_for(cfg: Config, old: Side | None, new: Side) -> CheckContext:
                         old.commit == new.extra.get("base") else None)
 
 
-def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | None = None,
-                new_config: Config | None = None) -> list[Finding]:
-    """A merge result judged against each parent: an error stands only if every parent shows it.
+NO_BASE = object()  # judge_merge: the merge base was not looked up (callers that cannot tell)
+# What a merge can lose that one branch had: a Proven pattern, its claim or evidence, a protected line. Other
+# rules compare against the side judged (an evidence batch, the store's order) and differ between the base
+# and a parent by construction, so for them only what every parent shows stands.
+MERGE_LOSS_CODES = {"G205", "G401", "G402", "G404"}
 
-    A result that takes each element from one valid side (the union of two
-    valid wraps) is accepted; something neither side had, or a loss of either
-    side's episodes, is not.
+
+def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | None = None,
+                new_config: Config | None = None, base: "Side | None | object" = NO_BASE) -> list[Finding]:
+    """A merge result judged against each parent (and their merge base, when given).
+
+    An error shown against every parent stands: the merge itself introduced it.
+    A loss (:data:`MERGE_LOSS_CODES`) shown against only some parents stands
+    too unless the merge base shows it as well: then one branch made that
+    change and was judged for it when it was committed (a Proven pattern that
+    branch demoted). Against the base it does not show when the base never had
+    what was lost, so the result dropped what one branch added (a fresh Proven
+    pattern, a Foundation line): that is the merge's own doing. ``base`` None
+    means the parents share no history; without ``base`` only errors shown
+    against every parent stand. A result that takes each element from one valid
+    side (the union of two valid wraps) is accepted; a loss of either side's
+    episodes is not (G704).
     """
     from flowgit.checks import paths
 
@@ -125,8 +140,21 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     def key(f: Finding) -> tuple:
         return f.code, f.line, re.sub(r"\d+ of \d+|was \d+|\d+%", "#", f.message)
 
-    common = set.intersection(*({key(f) for f in fs if f.is_error} for fs in per_parent))
-    findings = [f for f in per_parent[0] if not f.is_error or key(f) in common]
+    shown = [{key(f) for f in fs if f.is_error} for fs in per_parent]
+    kept = set.intersection(*shown)
+    if base is not NO_BASE:
+        against_base = {key(f) for f in judge_change(cfg, base, new, override=None) if f.is_error}  # type: ignore[arg-type]
+        kept |= {k for k in set.union(*shown) - against_base if k[0] in MERGE_LOSS_CODES}
+    findings: list[Finding] = []
+    seen: set[tuple] = set()
+    for n, found in enumerate(per_parent):  # the first parent's order; what only others show after it
+        for f in found:
+            if not f.is_error:
+                if n == 0:
+                    findings.append(f)
+            elif key(f) in kept and key(f) not in seen:
+                seen.add(key(f))
+                findings.append(f)
     findings.extend(paths.merge_lost_episodes(parents, new))
     return _overridden(findings, override)
 

@@ -37,6 +37,7 @@ class StagedChange:
     base: str | None = None          # the base commit's id
     amend: bool = False
     config_changed: bool = False
+    merge_base: Side | None = None   # a merge's merge base (None: none, or not a merge)
 
     @property
     def parents(self) -> list[Side]:
@@ -312,15 +313,29 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                       "unmerged": [p for p in judged if staged.get(p) == ""], "appended_check": appended,
                       "symlinked": symlinked,
                       "base": base, "proof": proof, "author_loader": lambda: _author(root)})
-    sides = []
-    for rev, entries in bases.items():
+    def side_at(rev: str, entries: dict[str, str], texts: dict[str, bytes]) -> Side:
         oid = entries.get(st)
-        sides.append(Side(continuity=cont_texts.get(entries[cont]) if entries.get(cont) else None,
-                          store=None, continuity_path=cont, store_path=st, commit=rev,
-                          store_ref=(oid, int(entries[st + "\0size"])) if oid else None,
-                          store_loader=(lambda oid=oid: read_objects(root, [oid])[oid]) if oid else None))
+        return Side(continuity=texts.get(entries[cont]) if entries.get(cont) else None,
+                    store=None, continuity_path=cont, store_path=st, commit=rev,
+                    store_ref=(oid, int(entries[st + "\0size"])) if oid else None,
+                    store_loader=(lambda oid=oid: read_objects(root, [oid])[oid]) if oid else None)
+
+    sides = [side_at(rev, entries, cont_texts) for rev, entries in bases.items()]
+    merge_base = _merge_base_side(root, reads, [base, *merge_heads], names, side_at) if merge_heads and base \
+        else None
     return StagedChange(cfg=cfg, new_cfg=new_cfg, old=sides[0] if sides else None, new=new,
-                        other_parents=sides[1:], base=base, amend=amend, config_changed=config_changed)
+                        other_parents=sides[1:], base=base, amend=amend, config_changed=config_changed,
+                        merge_base=merge_base)
+
+
+def _merge_base_side(root: Path, reads, heads: list[str], names: list[str], side_at) -> Side | None:
+    """The merge base of ``heads`` as a Side (None when they share no history): a merge is judged against
+    it too, to tell what a branch did (judged on that branch) from what the merge itself does."""
+    found = git(root, "merge-base", "--octopus", *heads, check=False).decode().strip()
+    if not found:
+        return None
+    entries = reads.entries(found, names)
+    return side_at(found, entries, reads.objects([entries.get(n, "") for n in names if entries.get(n)]))
 
 
 GITHEAD_RE = re.compile(r"GITHEAD_([0-9a-f]{40}|[0-9a-f]{64})")

@@ -72,7 +72,8 @@ def _judge(change, reason: str | None) -> list[Finding]:
     from flowgit.checks.judge import judge_change, judge_merge
 
     if change.other_parents:
-        return judge_merge(change.cfg, change.parents, change.new, override=reason, new_config=change.new_cfg)
+        return judge_merge(change.cfg, change.parents, change.new, override=reason, new_config=change.new_cfg,
+                           base=change.merge_base)
     return judge_change(change.cfg, change.old, change.new, override=reason,
                         new_config=change.new_cfg if change.config_changed else None)
 

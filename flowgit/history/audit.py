@@ -236,7 +236,7 @@ class Auditor:
         new = self.side(commit, version)
         if len(parents) > 1:  # the hook's own merge verdict: an error stands if every parent shows it,
             olds = [self.side(p, was) for p, was in zip(parents, before)]  # and no parent's episode is lost
-            found = judge_merge(before[0].config.cfg, olds, new, override=override)
+            found = judge_merge(before[0].config.cfg, olds, new, override=override, base=self._merge_base(parents))
             return [AuditFinding(f.code, sha, date, "", f.message, rule=f.rule, path=f.path, line=f.line, fix=f.fix)
                     for f in found if f.is_error]
         per_parent: list[list[Finding]] = []
@@ -253,6 +253,17 @@ class Auditor:
             kept = [f for f in kept if (f.code, f.message) in keys]
         return [AuditFinding(f.code, sha, date, "", f.message, rule=f.rule, path=f.path, line=f.line, fix=f.fix)
                 for f in kept]
+
+    def _merge_base(self, parents: list):
+        """The merge base of a merge's parents as a Side (None: they share no history)."""
+        try:
+            found = self.repo.merge_base_octopus([p.id for p in parents])
+        except (KeyError, ValueError):
+            found = None
+        if found is None:
+            return None
+        commit = self.repo[found]
+        return self.side(commit, self.version(commit))
 
     def _parents(self, commit) -> list | None:
         if str(commit.id) in self.shallow_commits:

@@ -418,6 +418,37 @@ def clean_merge_with_ours_strategy_drops_the_other_sides_episodes(lab):
     return lab.attempt("merge", "-q", "--no-edit", "-s", "ours", "side")
 
 
+def _side_branch_then_back(lab: Lab) -> None:
+    lab.git("checkout", "-q", "-b", "side")
+    lab.write("side work\n", "SIDE.md")
+    lab.setup_commit("side work")
+    lab.git("checkout", "-q", "main")
+
+
+@case(V, "G205")
+def merge_resolution_drops_a_fresh_proven_pattern(lab):
+    """Against the branch the pattern is simply absent: the merge base tells the merge dropped it."""
+    _side_branch_then_back(lab)
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    assert lab.commit().returncode == 0
+    lab.sub(next(ln for ln in lab.text().splitlines() if " p01: " in ln) + "\n", "")
+    lab.sub("## Proven Knowledge\n", "## Proven Knowledge\n" + pline("p01", 3, [R0, R1, R2], date="2026-11-30") + "\n")
+    assert lab.commit().returncode == 0
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
+    lab.git("checkout", "side", "--", CONT)
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(V, "G402")
+def merge_resolution_drops_a_foundation_line_added_on_main(lab):
+    _side_branch_then_back(lab)
+    lab.sub("## Foundation\n", "## Foundation\n- Always run the full test suite before a release.\n")
+    assert lab.commit(env=OVERRIDE).returncode == 0
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
+    lab.git("checkout", "side", "--", CONT)
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
 @case(V, "G101")
 def two_agent_merge_then_evil_resolution(lab):
     _two_agent_branches(lab)
