@@ -259,8 +259,11 @@ def staged_change(root: Path, *, amend: bool | None = None, continuity: str | No
 def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continuity: str | None,
                    store: str | None, verified: bool) -> StagedChange | None:
     head = reads.commit("HEAD")
-    base = reads.commit("HEAD^") if (amend and head) else head
-    merge_heads = _merge_heads(root) if not amend else []
+    if amend and head:  # the amended commit replaces HEAD: judged against HEAD's own parents (all of a merge's)
+        parents = git(root, "rev-parse", "HEAD^@", check=False).decode().split()
+        base, merge_heads = (parents[0] if parents else None), parents[1:]
+    else:
+        base, merge_heads = head, _merge_heads(root)
     cfg = (load_config_from_blobs(root, dict(zip(CONFIG_FILES, reads.specs([f"{base}:{n}" for n in CONFIG_FILES]))),
                                   base) if base else None)
     names = list(CONFIG_FILES)

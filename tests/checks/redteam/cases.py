@@ -392,9 +392,8 @@ def two_agent_merge_of_valid_wraps(lab):
     return lab.attempt("merge", "-q", "--no-edit", "agent-b")
 
 
-@case(L)
-def clean_merge_of_a_pattern_raised_over_two_side_commits(lab):
-    """git writes MERGE_HEAD only after pre-merge-commit: the gate still knows the other parent."""
+def _pattern_raised_on_a_side_branch(lab: Lab) -> None:
+    """A branch adds a new pattern and raises it to 2x over two valid wraps; main moves on meanwhile."""
     lab.git("checkout", "-q", "-b", "side")
     text = "retries back off exponentially under provider load"
     lab.sub(pline("p10", 1), pline("p10", 1) + "\n" + pline("backoff", 1, text=text))
@@ -406,6 +405,12 @@ def clean_merge_of_a_pattern_raised_over_two_side_commits(lab):
     lab.git("checkout", "-q", "main")
     lab.write("main moved on\n", "MAIN.md")
     lab.setup_commit("main work")
+
+
+@case(L)
+def clean_merge_of_a_pattern_raised_over_two_side_commits(lab):
+    """git writes MERGE_HEAD only after pre-merge-commit: the gate still knows the other parent."""
+    _pattern_raised_on_a_side_branch(lab)
     return lab.attempt("merge", "-q", "--no-edit", "side")
 
 
@@ -447,6 +452,14 @@ def merge_resolution_drops_a_foundation_line_added_on_main(lab):
     lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
     lab.git("checkout", "side", "--", CONT)
     return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(L)
+def rewording_a_merge_of_valid_wraps_by_amend(lab):
+    """An amended merge is judged against all of its parents, not only the first."""
+    _pattern_raised_on_a_side_branch(lab)
+    assert lab.attempt("merge", "-q", "--no-edit", "side").returncode == 0
+    return lab.attempt("commit", "-q", "--amend", "-m", "Merge the back-off pattern's branch")
 
 
 @case(V, "G101")
