@@ -376,13 +376,25 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
     core, when each gets at least a few hundred commits); the report is the
     same either way.
     """
-    from flowgit.history.parallel import SliceResult, judge_in_workers, jobs_for
+    from flowgit.history.parallel import jobs_for
+    from flowgit.history.walk import small_object_cache
 
     spec = spec or RangeSpec()
     repo = open_any(cfg.root)
     commits = select_commits(repo, spec)
     progress = Progress("auditing commits", len(commits))
     workers = jobs_for(len(commits), jobs)
+    with small_object_cache():  # each commit and tree is met once or twice: libgit2's 256 MB cache buys nothing
+        result = _judge_all(cfg, repo, commits, overrides, workers, progress)
+    progress.done()
+    oldest = str(commits[0].id) if commits else None
+    return AuditReport(result.findings, len(commits), result.judged, bool(repo.is_shallow), oldest,
+                       result.unjudged, spec.label)
+
+
+def _judge_all(cfg: Config, repo, commits: list, overrides: dict | None, workers: int, progress):
+    from flowgit.history.parallel import SliceResult, judge_in_workers
+
     if workers > 1:
         result = judge_in_workers(cfg, overrides, [str(c.id) for c in commits], workers, progress)
     else:
@@ -397,7 +409,4 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
                     continue
                 result.judged += outcome[0]
                 result.findings.extend(outcome[1])
-    progress.done()
-    oldest = str(commits[0].id) if commits else None
-    return AuditReport(result.findings, len(commits), result.judged, bool(repo.is_shallow), oldest,
-                       result.unjudged, spec.label)
+    return result

@@ -174,7 +174,7 @@ def read_history(cfg: Config) -> History:
     repo = open_repo(cfg.root)
     table = alias_table(cfg.aliases)
     odb = repo.odb
-    with _small_object_cache():
+    with small_object_cache():
         commits, shallow = collect_commits(cfg, repo)
     boundary = _shallow_boundary(repo) if shallow else frozenset()
     history = History(shallow=shallow, boundary=boundary)
@@ -220,7 +220,7 @@ def read_history(cfg: Config) -> History:
 
 
 @contextmanager
-def _small_object_cache(limit: int = 1 << 20):
+def small_object_cache(limit: int = 1 << 20):
     """Walk with libgit2's object cache at ``limit`` bytes (default 256 MB), then put it back.
 
     The walk meets each commit and tree once, so caching them buys nothing and
