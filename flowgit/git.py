@@ -50,12 +50,12 @@ def blobs(root: str | Path, specs: Sequence[str]) -> list[bytes | None]:
         eol = out.find(b"\n", pos)
         header = out[pos:eol].split()
         pos = eol + 1
-        if len(header) == 3 and header[1] == b"blob":
+        if len(header) == 3 and header[2].isdigit():  # "<id> <type> <size>": its content follows
             size = int(header[2])
-            results.append(out[pos:pos + size])
+            results.append(out[pos:pos + size] if header[1] == b"blob" else None)  # a tree is not a file
             pos += size + 1
         else:
-            results.append(None)
+            results.append(None)  # "<spec> missing" (or ambiguous): nothing follows
     return results
 
 

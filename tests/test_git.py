@@ -51,3 +51,16 @@ def test_git_dirs_are_recognised(tmp_path):
     git(tmp_path / "w", "worktree", "add", "-q", str(tmp_path / "wt"))
     assert enclosing_git_dir(tmp_path / "wt" / ".flow") == Path(git(tmp_path / "wt", "rev-parse",
                                                                     "--absolute-git-dir").strip())
+
+
+def test_blobs_step_over_a_directory_and_keep_reading(repo):
+    """A spec that names a tree gets None, and the answers after it stay aligned with their specs."""
+    from flowgit.git import blobs
+
+    (repo / ".flowgit.toml").mkdir()
+    (repo / ".flowgit.toml" / "inner.txt").write_text("not a config\n")
+    (repo / "after.txt").write_text("the file after\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a directory where a file is expected", "--no-verify")
+    assert blobs(repo, ["HEAD:.flowgit.toml", "HEAD:after.txt", "HEAD:absent", "HEAD:after.txt"]) == [
+        None, b"the file after\n", None, b"the file after\n"]
