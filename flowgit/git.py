@@ -40,23 +40,33 @@ def git(root: str | Path, *args: str, check: bool = True, input: bytes | None = 
 
 
 def blobs(root: str | Path, specs: Sequence[str]) -> list[bytes | None]:
-    """Read several blobs (``HEAD:path``, ``:path``) with one ``git cat-file --batch``."""
+    """Read several blobs (``HEAD:path``, ``:path``) with one ``git cat-file --batch``; None where there is none.
+
+    ``cat-file --batch`` prints the contents of whatever a spec names (a tree
+    too), so every found object's bytes are stepped over, kept only for a blob.
+    """
     if not specs:
         return []
-    out = git(root, "cat-file", "--batch", input=("\n".join(specs) + "\n").encode(), check=False)
+    out = git(root, "cat-file", "--batch", input=("\n".join(specs) + "\n").encode("utf-8", "surrogateescape"),
+              check=False)
     results: list[bytes | None] = []
     pos = 0
     for _ in specs:
         eol = out.find(b"\n", pos)
         header = out[pos:eol].split()
         pos = eol + 1
-        if len(header) == 3 and header[2].isdigit():  # "<id> <type> <size>": its content follows
+        if batch_found(header):
             size = int(header[2])
-            results.append(out[pos:pos + size] if header[1] == b"blob" else None)  # a tree is not a file
+            results.append(out[pos:pos + size] if header[1] == b"blob" else None)
             pos += size + 1
         else:
             results.append(None)  # "<spec> missing" (or ambiguous): nothing follows
     return results
+
+
+def batch_found(header: list[bytes]) -> bool:
+    """Whether a ``cat-file --batch`` header is ``<oid> <type> <size>`` (not ``<spec> missing``/``ambiguous``)."""
+    return len(header) == 3 and header[2].isdigit() and len(header[0]) in (40, 64)
 
 
 def has_head(root: str | Path) -> bool:

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 from typing import Sequence
 
-from flowgit.git import git
+from flowgit.git import batch_found, blobs, git
 
 
 class ProcessReads:
@@ -46,29 +46,8 @@ class ProcessReads:
         return found
 
     def specs(self, specs: Sequence[str]) -> list[bytes | None]:
-        """Blob contents by revision spec (``REV:path``); None where there is no blob.
-
-        ``cat-file --batch`` prints the contents of whatever a spec names (a
-        tree too), so every found object's bytes are stepped over, kept only
-        for a blob.
-        """
-        if not specs:
-            return []
-        out = git(self.root, "cat-file", "--batch", input=("\n".join(specs) + "\n").encode("utf-8", "surrogateescape"),
-                  check=False)
-        results: list[bytes | None] = []
-        pos = 0
-        for _ in specs:
-            eol = out.find(b"\n", pos)
-            parts = out[pos:eol].split()
-            pos = eol + 1
-            if _found(parts):
-                size = int(parts[2])
-                results.append(out[pos:pos + size] if parts[1] == b"blob" else None)
-                pos += size + 1
-            else:
-                results.append(None)
-        return results
+        """Blob contents by revision spec (``REV:path``); None where there is no blob."""
+        return blobs(self.root, specs)
 
     def objects(self, oids: Sequence[str]) -> dict[str, bytes]:
         """Blob contents by id (``b""`` for one git cannot read)."""
@@ -111,7 +90,7 @@ class BatchReads(ProcessReads):
                     raise Unanswerable("no answer")  # an older git refused --batch-command
                 parts = header.split()
                 data = None
-                if command.startswith("contents ") and _found(parts):
+                if command.startswith("contents ") and batch_found(parts):
                     size = int(parts[2])
                     data = proc.stdout.read(size + 1)[:size]
                 answers.append((header, data))
@@ -122,7 +101,7 @@ class BatchReads(ProcessReads):
     def commit(self, spec: str) -> str | None:
         header, _ = self._ask([f"info {spec}^{{commit}}"])[0]
         parts = header.split()
-        return parts[0].decode() if _found(parts) and parts[1] == b"commit" else None
+        return parts[0].decode() if batch_found(parts) and parts[1] == b"commit" else None
 
     def entries(self, rev: str | None, paths: list[str]) -> dict[str, str]:
         if rev is None:
@@ -130,7 +109,7 @@ class BatchReads(ProcessReads):
         found: dict[str, str] = {}
         for path, (header, _) in zip(paths, self._ask([f"info {rev}:{p}" for p in paths])):
             parts = header.split()
-            if _found(parts) and parts[1] == b"blob":
+            if batch_found(parts) and parts[1] == b"blob":
                 found[path] = parts[0].decode()
                 found[path + "\0size"] = parts[2].decode()
         return found
@@ -146,11 +125,6 @@ class BatchReads(ProcessReads):
             pass
         self._proc.stdout.close()
         self._proc.wait()
-
-
-def _found(parts: list[bytes]) -> bool:
-    """Whether a batch header is ``<oid> <type> <size>`` (not ``<spec> missing`` or ``ambiguous``)."""
-    return len(parts) == 3 and parts[2].isdigit() and len(parts[0]) in (40, 64)
 
 
 class Reads:

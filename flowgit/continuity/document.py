@@ -467,17 +467,22 @@ def _parse_section_piece(piece: str) -> tuple[Headings, bool]:
         return found
     if _plain(piece):
         return (), False
-    return _remember(_SECTIONS_SEEN, piece, _scan(piece, LINE_CUT_RE, _parse_piece), 64)
+    return _remember(_SECTIONS_SEEN, piece, _scan(piece, _line_starts, _parse_piece), 64)
 
 
-def _scan(source: str, cut: re.Pattern, parse) -> tuple[Headings, bool]:
-    """Headings of ``source`` parsed piece by piece, cut before each match of ``cut``.
+def _line_starts(source: str) -> list[int]:
+    """Offsets of the lines (after the first) that :data:`LINE_CUT_RE` allows a cut before."""
+    return [m.start() + 1 for m in LINE_CUT_RE.finditer(source)]
+
+
+def _scan(source: str, cuts, parse) -> tuple[Headings, bool]:
+    """Headings of ``source`` parsed piece by piece, cut at the offsets ``cuts(source)`` gives.
 
     A piece whose last block is a fence that may still be open is joined with
     the pieces after it (twice as many each time) and parsed again, so a
     heading-like line inside a fence is never read as a heading.
     """
-    starts = [0] + (_h2_starts(source) if cut is H2_CANDIDATE_RE else [m.start() + 1 for m in cut.finditer(source)])
+    starts = [0] + cuts(source)
     out: list[tuple[int, str]] = []
     line = 0
     i = 0
@@ -533,7 +538,7 @@ def _headings(source: str) -> Headings:
     if "```" not in source and "~~~" not in source:
         line_of = _line_finder(source)
         return tuple((line_of(m.start()), "h2" if len(m.group(1)) == 2 else "h3") for m in ATX_RE.finditer(source))
-    return _scan(source, H2_CANDIDATE_RE, _parse_section_piece)[0]
+    return _scan(source, _h2_starts, _parse_section_piece)[0]
 
 
 def _line_finder(source: str):
