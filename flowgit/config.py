@@ -8,9 +8,8 @@ default, so a repository with neither works.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from flowgit.errors import FlowgitError
 
@@ -18,9 +17,12 @@ DEFAULT_CONTINUITY = "CONTINUITY.md"
 DEFAULT_STORE = ".flow/episodes.jsonl"
 
 
-@dataclass(frozen=True)
-class Budgets:
-    """Size budgets from the FLOW reference (targets warn, maxima fail)."""
+class Budgets(NamedTuple):
+    """Size budgets from the FLOW reference (targets warn, maxima fail).
+
+    The configuration types are named tuples, not dataclasses: every hook run
+    imports this module, and a dataclass costs about a millisecond to define.
+    """
 
     state_chars_target: int = 3000
     state_chars_max: int = 4000
@@ -32,8 +34,7 @@ class Budgets:
     shrink_max: float = 0.43
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(NamedTuple):
     """The immune system's numbers and the staleness windows."""
 
     evidence_2x: int = 2
@@ -46,17 +47,16 @@ class Thresholds:
     stale_proven_days: int = 30
 
 
-@dataclass(frozen=True)
-class Config:
-    """Resolved configuration for one repository (paths are absolute)."""
+class Config(NamedTuple):
+    """Resolved configuration for one repository (paths are absolute; never changed in place)."""
 
     root: Path
     continuity: Path
     store: Path
-    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    budgets: Budgets = field(default_factory=Budgets)
-    thresholds: Thresholds = field(default_factory=Thresholds)
-    rules: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, tuple[str, ...]] = {}  # shared, never mutated: a new Config replaces a setting
+    budgets: Budgets = Budgets()
+    thresholds: Thresholds = Thresholds()
+    rules: dict[str, str] = {}
     claude_dir: Path | None = None
     source: str | None = None
 
@@ -113,13 +113,13 @@ def _coerce(cls: type, raw: Any, where: str) -> Any:
     if not isinstance(raw, dict):
         raise FlowgitError(f"`{cls.__name__.lower()}` must be a table", path=where,
                            fix=f"write it as a table: [{cls.__name__.lower()}] with one `name = number` per line")
-    known = {f.name: f for f in fields(cls)}
+    known: dict[str, Any] = cls._field_defaults
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in known:
             raise FlowgitError(f"unknown setting `{key}`", path=where,
                                fix="one of: " + ", ".join(sorted(known)))
-        default = known[key].default
+        default = known[key]
         if isinstance(default, bool) or not isinstance(value, (int, float)) or isinstance(value, bool):
             raise FlowgitError(f"`{key}` must be a number, got {value!r}", path=where,
                                fix=f"e.g. {key} = {default!r} (the default)")
@@ -196,7 +196,7 @@ def contained(root: Path, value: Any, key: str, where: str) -> Path:
 
 def with_paths(cfg: Config, *, continuity: Path | None = None, store: Path | None = None) -> Config:
     """A copy of ``cfg`` pointing at other files (used by tests and the demo)."""
-    return replace(cfg, continuity=continuity or cfg.continuity, store=store or cfg.store)
+    return cfg._replace(continuity=continuity or cfg.continuity, store=store or cfg.store)
 
 
 CONFIG_FILES = (".flowgit.toml", "pyproject.toml")
@@ -243,7 +243,7 @@ def load_config_from_blobs(root: Path, files: dict[str, bytes | None], label: st
             return path
 
     source = cfg.source.replace(str(scratch) + os.sep, f"{label}:") if cfg.source else None
-    return replace(cfg, root=root, continuity=rebase(cfg.continuity), store=rebase(cfg.store), source=source)
+    return cfg._replace(root=root, continuity=rebase(cfg.continuity), store=rebase(cfg.store), source=source)
 
 
 def load_config_at(root: Path, rev: str | None) -> Config:

@@ -20,10 +20,9 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
 from flowgit.errors import FlowgitError
 
@@ -36,17 +35,47 @@ ID_HEX = 12
 FIELDS = ("id", "ts", "type", "content", "session", "agent", "tags")
 
 
-@dataclass(frozen=True)
 class Episode:
-    """One recorded fact."""
+    """One recorded fact, treated as immutable.
 
-    id: str
-    ts: str
-    type: str
-    content: str
-    session: str = ""
-    agent: str = ""
-    tags: tuple[str, ...] = field(default_factory=tuple)
+    A plain class with slots rather than a dataclass: the hook imports this
+    module on every commit (a dataclass costs about a millisecond to define),
+    and a search builds up to a million of these; not a named tuple, which
+    JSON would write as a list.
+    """
+
+    __slots__ = FIELDS
+
+    def __init__(self, id: str, ts: str, type: str, content: str, session: str = "", agent: str = "",
+                 tags: tuple[str, ...] = ()) -> None:
+        self.id = id
+        self.ts = ts
+        self.type = type
+        self.content = content
+        self.session = session
+        self.agent = agent
+        self.tags = tags
+
+    def _values(self) -> tuple:
+        return (self.id, self.ts, self.type, self.content, self.session, self.agent, self.tags)
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if isinstance(other, Episode) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return "Episode(" + ", ".join(f"{k}={v!r}" for k, v in zip(FIELDS, self._values())) + ")"
+
+    def __reduce__(self):  # forked workers and caches pickle episodes
+        return (Episode, self._values())
+
+    def replace(self, **changes: Any) -> "Episode":
+        """A copy with some fields changed."""
+        values = dict(zip(FIELDS, self._values()))
+        values.update(changes)
+        return Episode(**values)
 
     @property
     def source(self) -> str:
@@ -61,8 +90,7 @@ class Episode:
                 "session": self.session, "agent": self.agent, "tags": list(self.tags)}
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """A line of the store that could not be read (reported, skipped, left in place)."""
 
     line: int

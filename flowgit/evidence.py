@@ -20,9 +20,8 @@ One implementation serves the gate (``flowgit check``), the wrap and the audit:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable, Collection, Mapping, Sequence
+from typing import Callable, Collection, Mapping, NamedTuple, Sequence
 
 from flowgit.config import Thresholds
 from flowgit.episodes import Episode, episode_id, parse_ts
@@ -33,8 +32,7 @@ RELEVANT_WEIGHT = 1.0   # one rare shared word, or four everyday ones
 COMMON_WEIGHT = 0.25
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(NamedTuple):
     """What a level needs: independent episodes, and distinct sources among them."""
 
     independent: int
@@ -49,22 +47,22 @@ def requirement(level: int, thresholds: Thresholds) -> Requirement:
     return Requirement(0, 0)
 
 
-@dataclass
 class Verdict:
-    """What the evidence for one pattern at one level amounts to."""
+    """What the evidence for one pattern at one level amounts to (filled in by :func:`judge_evidence`)."""
 
-    pattern: str
-    level: int
-    cited: list[str]
-    unknown: list[str] = field(default_factory=list)
-    unrelated: list[str] = field(default_factory=list)
-    forged: list[str] = field(default_factory=list)
-    future: list[str] = field(default_factory=list)
-    sessionless: list[str] = field(default_factory=list)
-    counted: list[list[str]] = field(default_factory=list)  # groups: each group counts once
-    sessions: list[str] = field(default_factory=list)
-    agents: list[str] = field(default_factory=list)
-    needed: Requirement = field(default_factory=lambda: Requirement(0, 0))
+    def __init__(self, pattern: str, level: int, cited: list[str], needed: Requirement | None = None) -> None:
+        self.pattern = pattern
+        self.level = level
+        self.cited = cited
+        self.unknown: list[str] = []
+        self.unrelated: list[str] = []
+        self.forged: list[str] = []
+        self.future: list[str] = []
+        self.sessionless: list[str] = []
+        self.counted: list[list[str]] = []  # groups: each group counts once
+        self.sessions: list[str] = []
+        self.agents: list[str] = []
+        self.needed = needed or Requirement(0, 0)
 
     @property
     def independent(self) -> int:

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from flowgit.errors import FlowgitError
 
@@ -166,8 +165,7 @@ def blob_oid(data: bytes | memoryview, hex_len: int = 40) -> str:
     return h.hexdigest()
 
 
-@dataclass(frozen=True)
-class IndexEntry:
+class IndexEntry(NamedTuple):
     """A stage-0 index entry: blob id plus the stat data git cached for it."""
 
     oid: str

@@ -17,9 +17,8 @@ rules instead.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
@@ -41,8 +40,7 @@ LIFECYCLE_RE = re.compile(r"(?:[—–-]\s*)?\b(?:seen|next|due|since|until)\s*:
 DONE_RE = re.compile(r"✓[^✓]*$|\[x\][^\n]*$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Restatement:
+class Restatement(NamedTuple):
     """An old item and the shorter new item that says nothing more."""
 
     old: Item

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Iterable
 
@@ -32,12 +31,14 @@ def _gist(text: str) -> str:
     return " ".join(re.sub(r"[`*_~]", "", text).casefold().split())
 
 
-@dataclass
 class CheckContext:
     """Old (HEAD) and new (staged) continuity and store; ``old`` is None on a first commit.
 
     HEAD's store is only read when a rule needs its bytes: whether the staged
-    store merely appended to it is decided from its blob id and size.
+    store merely appended to it is decided from its blob id and size. The
+    optional fields below are keyword arguments whose class-level values are
+    the defaults (no dataclass: the hook imports this module on every commit,
+    and defining a dataclass costs about a millisecond).
     """
 
     cfg: Config
@@ -54,7 +55,16 @@ class CheckContext:
     author_loader: Callable[[], str] | None = None  # asked only when ``author`` is empty and needed
     new_store_oid: str | None = None  # the staged store's blob id, when the caller knows it (the audit does)
     old_store_in_memory: bool = False  # HEAD's store bytes are already read: compare them instead of hashing
-    _episodes: dict[str, Episode] = field(default_factory=dict)
+
+    def __init__(self, cfg: Config, new: Document, old: Document | None, new_store: bytes, path: str,
+                 store_path: str, **optional: Any) -> None:
+        unknown = set(optional).difference(type(self).__annotations__)
+        if unknown:
+            raise TypeError(f"CheckContext got unknown field(s): {', '.join(sorted(unknown))}")
+        self.cfg, self.new, self.old, self.new_store = cfg, new, old, new_store
+        self.path, self.store_path = path, store_path
+        self.__dict__.update(optional)
+        self._episodes: dict[str, Episode] = {}
 
     @cached_property
     def commit_author(self) -> str:

@@ -12,7 +12,6 @@ cannot weaken the gate that judges it) and hands over bytes as git records them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Callable
 
@@ -21,25 +20,35 @@ from flowgit.checks.finding import Finding
 from flowgit.config import Config
 
 
-@dataclass(frozen=True)
 class Side:
     """One side of a change as git records it. ``None`` bytes mean the path is absent.
 
     A large store may be given by reference instead: ``store_ref`` (blob id,
     size) and ``store_loader`` (called only when a rule needs the bytes), with
-    ``store`` left None.
+    ``store`` left None. A plain class, not a dataclass: the hook imports this
+    module on every commit, and a dataclass costs about a millisecond to define.
     """
 
-    continuity: bytes | None
-    store: bytes | None
-    continuity_path: str
-    store_path: str
-    commit: str | None = None  # the commit this side is (None for the index or a tree about to be committed)
-    author: str | None = None  # who makes the change (the agent of episodes that name none)
-    when: datetime | None = None  # when the change is made (later episodes do not count)
-    extra: dict = field(default_factory=dict)
-    store_ref: tuple[str, int] | None = None
-    store_loader: Callable[[], bytes] | None = None
+    __slots__ = ("continuity", "store", "continuity_path", "store_path", "commit", "author", "when", "extra",
+                 "store_ref", "store_loader")
+
+    def __init__(self, continuity: bytes | None, store: bytes | None, continuity_path: str, store_path: str,
+                 commit: str | None = None, author: str | None = None, when: datetime | None = None,
+                 extra: dict | None = None, store_ref: tuple[str, int] | None = None,
+                 store_loader: Callable[[], bytes] | None = None) -> None:
+        self.continuity = continuity
+        self.store = store
+        self.continuity_path = continuity_path
+        self.store_path = store_path
+        self.commit = commit  # the commit this side is (None for the index or a tree about to be committed)
+        self.author = author  # who makes the change (the agent of episodes that name none)
+        self.when = when  # when the change is made (later episodes do not count)
+        self.extra = {} if extra is None else extra
+        self.store_ref = store_ref
+        self.store_loader = store_loader
+
+    def __repr__(self) -> str:
+        return f"Side({self.continuity_path!r}, {self.store_path!r}, commit={self.commit!r})"
 
     @property
     def has_store(self) -> bool:
@@ -162,4 +171,4 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
 def _overridden(findings: list[Finding], override: str | None) -> list[Finding]:
     if not override:
         return findings
-    return [replace(f, overridden=True) if f.severity == "error" else f for f in findings]
+    return [f.replace(overridden=True) if f.severity == "error" else f for f in findings]

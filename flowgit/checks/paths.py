@@ -39,7 +39,7 @@ def config_weakened(base: Config, new: Config, path: str) -> Iterator[Finding]:
             problems.append(f"turns rule `{name}` to {new.rules.get(name)}")
     for cls, attr in ((Thresholds, "thresholds"), (Budgets, "budgets")):
         old_v, new_v = getattr(base, attr), getattr(new, attr)
-        for field_name in cls.__dataclass_fields__:
+        for field_name in cls._fields:
             if field_name in IGNORED:
                 continue
             a, b = getattr(old_v, field_name), getattr(new_v, field_name)

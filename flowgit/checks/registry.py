@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
-from typing import Callable, Iterable
+from typing import Callable, Iterable, NamedTuple
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
@@ -12,8 +11,7 @@ from flowgit.checks.finding import Finding
 RuleFn = Callable[[CheckContext], Iterable[Finding]]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """A gate rule: the name configuration switches by, a one-line summary, the function."""
 
     name: str
@@ -69,9 +67,9 @@ def run_rules(ctx: CheckContext, *, override: str | None = None) -> list[Finding
             continue
         for finding in rule.fn(ctx):
             if mode == "warning" and finding.severity == "error":
-                finding = replace(finding, severity="warning")
+                finding = finding.replace(severity="warning")
             if override and finding.severity == "error":
-                finding = replace(finding, overridden=True)
+                finding = finding.replace(overridden=True)
             findings.append(finding)
     return findings
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -25,19 +24,24 @@ from flowgit.storeread import Reading, read_regular, take
 AMEND_MARKER = "flowgit-amend"
 
 
-@dataclass
 class StagedChange:
-    """Everything the gate needs to judge the index against its base(s)."""
+    """Everything the gate needs to judge the index against its base(s).
 
-    cfg: Config                      # the base's committed configuration (what judges)
-    new_cfg: Config                  # the configuration as staged (compared, never applied)
-    old: Side | None                 # the first base; None for a root commit
-    new: Side
-    other_parents: list[Side] = field(default_factory=list)  # a merge's further parents
-    base: str | None = None          # the base commit's id
-    amend: bool = False
-    config_changed: bool = False
-    merge_base: Side | None = None   # a merge's merge base (None: none, or not a merge)
+    (A plain class: the hook imports this module on every commit, and a dataclass costs about a millisecond.)
+    """
+
+    def __init__(self, cfg: Config, new_cfg: Config, old: Side | None, new: Side, other_parents: list[Side] | None = None,
+                 base: str | None = None, amend: bool = False, config_changed: bool = False,
+                 merge_base: Side | None = None) -> None:
+        self.cfg = cfg                  # the base's committed configuration (what judges)
+        self.new_cfg = new_cfg          # the configuration as staged (compared, never applied)
+        self.old = old                  # the first base; None for a root commit
+        self.new = new
+        self.other_parents: list[Side] = other_parents or []  # a merge's further parents
+        self.base = base                # the base commit's id
+        self.amend = amend
+        self.config_changed = config_changed
+        self.merge_base = merge_base    # a merge's merge base (None: none, or not a merge)
 
     @property
     def parents(self) -> list[Side]:

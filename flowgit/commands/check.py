@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 
 from flowgit.checks.finding import Finding
 from flowgit.checks.registry import override_reason
 from flowgit.config import Config
 
 
-@dataclass
 class CheckReport:
     """The gate's verdict on the index: the file judged, whether anything was, the findings."""
 
-    path: str
-    checked: bool
-    findings: list[Finding] = field(default_factory=list)
-    override: str | None = None
+    def __init__(self, path: str, checked: bool, findings: list[Finding] | None = None,
+                 override: str | None = None) -> None:
+        self.path = path
+        self.checked = checked
+        self.findings: list[Finding] = [] if findings is None else findings
+        self.override = override
 
     @property
     def errors(self) -> int:

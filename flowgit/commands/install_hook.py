@@ -1,8 +1,10 @@
 """``flowgit install-hook``: the plain-git hooks for every local path to a commit, and the push, chaining existing ones.
 
-pre-commit and pre-merge-commit run the gate; prepare-commit-msg notes an amend
-so commit-msg can judge it against the real parent; commit-msg reconciles
-trailers and records an override; pre-push audits the commits being pushed.
+pre-commit and pre-merge-commit run the gate; commit-msg judges an amend against
+the real parent, reconciles trailers and records an override; pre-push audits
+the commits being pushed. prepare-commit-msg, which notes an amend for
+commit-msg, is written only where ``/proc`` cannot show git's command line to
+commit-msg itself: every hook is one more process on every commit.
 """
 
 from __future__ import annotations
@@ -20,6 +22,25 @@ from flowgit.git import git, require_repo
 
 MARKER = "flowgit gate"
 HOOKS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "pre-push")
+AMEND_NOTE_HOOK = "prepare-commit-msg"
+
+
+def proc_shows_command_lines() -> bool:
+    """Whether a hook can read its parent's command line from ``/proc`` (Linux, WSL)."""
+    return Path("/proc/self/cmdline").is_file()
+
+
+def hooks_to_write(target: Path, proc_visible: bool) -> list[str]:
+    """The hooks to write: all of them, less the amend note where /proc tells commit-msg (unless already there)."""
+    keep_note = not proc_visible or _is_flowgit_hook(target / AMEND_NOTE_HOOK)
+    return [name for name in HOOKS if name != AMEND_NOTE_HOOK or keep_note]
+
+
+def _is_flowgit_hook(path: Path) -> bool:
+    try:
+        return MARKER in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 @dataclass
@@ -67,12 +88,13 @@ def records_overrides(root: Path) -> bool:
     return False
 
 
-def run_install(cfg: Config) -> InstallResult:
+def run_install(cfg: Config, *, proc_visible: bool | None = None) -> InstallResult:
     root = require_repo(cfg.root)
     target = hook_dir(root)
     target.mkdir(parents=True, exist_ok=True)
     result = InstallResult()
-    for name in HOOKS:
+    visible = proc_shows_command_lines() if proc_visible is None else proc_visible
+    for name in hooks_to_write(target, visible):
         path = target / name
         if path.exists():
             current = path.read_text(encoding="utf-8", errors="replace")

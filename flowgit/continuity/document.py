@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Iterator, Mapping, NamedTuple
 
@@ -85,8 +84,7 @@ def strip_eol(line: str) -> str:
     return line.rstrip("\r\n")
 
 
-@dataclass(frozen=True)
-class Subsection:
+class Subsection(NamedTuple):
     """A ``###`` block inside a section."""
 
     title: str
@@ -94,9 +92,13 @@ class Subsection:
     end: int
 
 
-@dataclass(frozen=True)
-class Section:
-    """A ``##`` section: heading line, body span and what the wrap may do to it."""
+class Section(NamedTuple):
+    """A ``##`` section: heading line, body span and what the wrap may do to it.
+
+    This module's value types are named tuples, not dataclasses: the gate's
+    hook imports it on every commit, and a dataclass costs about a
+    millisecond to define.
+    """
 
     title: str
     name: str
@@ -138,21 +140,33 @@ class Item(NamedTuple):
         return self.start + 1
 
 
-@dataclass
 class Document:
     """A parsed continuity file. Build with :meth:`parse`; render with :attr:`text`."""
 
-    lines: list[str]
-    sections: list[Section] = field(default_factory=list)
-    aliases: Mapping[str, tuple[str, ...]] | None = None
-    path: str | None = None
-    # items per body span: a document's lines are never changed in place (edits build a new one),
-    # and the gate's rules ask for the same section's items many times per judgement
-    _item_cache: dict = field(default_factory=dict, repr=False, compare=False)
-    _body_cache: dict = field(default_factory=dict, repr=False, compare=False)
-    _line_set: frozenset[str] | None = field(default=None, repr=False, compare=False)
-    _spans: list | None = field(default=None, repr=False, compare=False)
-    _alias_cache: dict | None = field(default=None, repr=False, compare=False)
+    def __init__(self, lines: list[str], sections: list[Section] | None = None,
+                 aliases: Mapping[str, tuple[str, ...]] | None = None, path: str | None = None) -> None:
+        self.lines = lines
+        self.sections: list[Section] = [] if sections is None else sections
+        self.aliases = aliases
+        self.path = path
+        # items per body span: a document's lines are never changed in place (edits build a new one),
+        # and the gate's rules ask for the same section's items many times per judgement
+        self._item_cache: dict = {}
+        self._body_cache: dict = {}
+        self._line_set: frozenset[str] | None = None
+        self._spans: list | None = None
+        self._alias_cache: dict | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document):
+            return NotImplemented
+        return (self.lines, self.sections, self.aliases, self.path) == \
+            (other.lines, other.sections, other.aliases, other.path)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as before
+
+    def __repr__(self) -> str:
+        return f"Document(path={self.path!r}, lines={len(self.lines)}, sections={[s.label for s in self.sections]})"
 
     # ----------------------------------------------------------------- parse
     @classmethod

@@ -12,8 +12,7 @@ quoted example never trips a rule; columns still point into the real line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from flowgit.continuity.document import fence_step, split_lines, strip_eol
 from flowgit.dates import parse_date
@@ -31,9 +30,8 @@ SHORT_KIND = {"D": "decided", "B": "blocked", "P": "parking"}
 DATE_FIELDS = {"on", "since"}
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One lint result at a 1-based line and column."""
+class Finding(NamedTuple):
+    """One lint result at a 1-based line and column (a named tuple: the hook imports this module)."""
 
     line: int
     col: int

@@ -15,9 +15,8 @@ canonical form above.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from flowgit.continuity.document import Document, strip_eol
 
@@ -30,9 +29,14 @@ DATE_SPLIT_RE = re.compile(r"\s*(?:—|–|\s-\s|,)\s*")
 EVIDENCE_ID_RE = re.compile(r"[A-Za-z0-9][\w.\-]*")
 
 
-@dataclass(frozen=True)
-class Pattern:
-    """One parsed pattern line."""
+class Pattern(NamedTuple):
+    """One parsed pattern line.
+
+    A NamedTuple rather than a dataclass: the gate's hook imports this module
+    on every commit, and a frozen dataclass costs about a millisecond to
+    define. ``raw`` (the line as written) comes last and takes no part in
+    equality or hashing: two spellings of one pattern are the same pattern.
+    """
 
     name: str
     text: str
@@ -44,8 +48,17 @@ class Pattern:
     notes: tuple[str, ...] = ()
     indent: str = ""
     bullet: str = ""
-    raw: str | None = field(default=None, compare=False)
     has_evidence: bool = False
+    raw: str | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pattern) and self[:-1] == other[:-1]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:-1])
 
     def render(self) -> str:
         """The line without its ending: the original if unchanged, else canonical form."""
@@ -66,7 +79,7 @@ class Pattern:
         """A copy with fields changed; it renders canonically from then on."""
         if "evidence" in changes:
             changes.setdefault("has_evidence", bool(changes["evidence"]))
-        return replace(self, raw=None, **changes)  # type: ignore[arg-type]
+        return self._replace(raw=None, **changes)  # type: ignore[arg-type]
 
     @property
     def words(self) -> str:
@@ -128,8 +141,7 @@ def _is_date(text: str) -> bool:
     return parse_date(text) is not None
 
 
-@dataclass(frozen=True)
-class PatternAt:
+class PatternAt(NamedTuple):
     """A pattern together with where it stands in a document."""
 
     pattern: Pattern

@@ -10,7 +10,7 @@ to history too; results are cached per set of blob ids.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 from flowgit.config import Config, load_config_from_blobs
@@ -68,14 +68,14 @@ def weakenings(before: Config, after: Config) -> list[str]:
         old, new = before.rules.get(name, "on"), after.rules.get(name, "on")
         if _SEVERITY.get(new, 2) < _SEVERITY.get(old, 2):
             out.append(f"rule `{name}` went from {old} to {new}")
-    for f in fields(before.thresholds):
-        old, new = getattr(before.thresholds, f.name), getattr(after.thresholds, f.name)
-        if f.name in _STRICTER_WHEN_HIGHER and new < old:
-            out.append(f"threshold `{f.name}` lowered from {old} to {new}")
-        if f.name == "restatement_overlap" and new > old:
+    for name in before.thresholds._fields:
+        old, new = getattr(before.thresholds, name), getattr(after.thresholds, name)
+        if name in _STRICTER_WHEN_HIGHER and new < old:
+            out.append(f"threshold `{name}` lowered from {old} to {new}")
+        if name == "restatement_overlap" and new > old:
             out.append(f"threshold `restatement_overlap` raised from {old} to {new} (fewer restatements collapse)")
-    for f in fields(before.budgets):
-        old, new = getattr(before.budgets, f.name), getattr(after.budgets, f.name)
+    for name in before.budgets._fields:
+        old, new = getattr(before.budgets, name), getattr(after.budgets, name)
         if new > old:
-            out.append(f"budget `{f.name}` raised from {old} to {new}")
+            out.append(f"budget `{name}` raised from {old} to {new}")
     return out  # a moved continuity file or store is no weakening: the audit judges it at its new path

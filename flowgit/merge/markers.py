@@ -6,15 +6,14 @@ Kept free of heavy imports: every read command and the gate call it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 OPEN, CLOSE = "<" * 7, ">" * 7
 # seven or more: a repository's `conflict-marker-size` attribute makes git write longer ones
 MARKER_RE = re.compile(rb"^(<{7,}|={7,}|\|{7,}|>{7,})(?:[ \t].*)?\r?$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class Markers:
+class Markers(NamedTuple):
     """Where a conflict's markers are (1-based line numbers)."""
 
     opening: tuple[int, ...]

@@ -404,12 +404,10 @@ def _head_config(cfg: Config, root: Path, head: str | None) -> Config:
     """The configuration committed at HEAD (an uncommitted config never softens the gate)."""
     if head is None:
         return cfg
-    from dataclasses import replace
-
     from flowgit.config import load_config_at
 
     committed = load_config_at(root, head)  # through git itself: SHA-1 and SHA-256 repositories alike
-    return replace(committed, continuity=cfg.continuity, store=cfg.store)
+    return committed._replace(continuity=cfg.continuity, store=cfg.store)
 
 
 def _author(root: Path) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -36,8 +35,8 @@ def test_committed_config_is_read_from_bytes_and_rerooted(tmp_path):
 
 def test_weakening_is_named_and_strengthening_is_not(tmp_path):
     base = cfg(tmp_path)
-    assert list(config_weakened(base, replace(base, thresholds=Thresholds(evidence_2x=3)), "x")) == []
-    looser = replace(base, thresholds=Thresholds(evidence_2x=1), budgets=Budgets(shrink_max=0.9),
+    assert list(config_weakened(base, base._replace(thresholds=Thresholds(evidence_2x=3)), "x")) == []
+    looser = base._replace(thresholds=Thresholds(evidence_2x=1), budgets=Budgets(shrink_max=0.9),
                      rules={"evidence": "warning"})
     (finding,) = config_weakened(base, looser, "x")
     assert "evidence_2x" in finding.message and "shrink_max" in finding.message and "`evidence`" in finding.message
@@ -80,7 +79,7 @@ def test_forged_future_and_sessionless_episodes_do_not_count():
     now = datetime(2026, 11, 30, tzinfo=timezone.utc)
     forged = Episode("ep-000000000001", "2026-11-01T00:00:00Z", "finding", "retries multiplied load", "s1", "a")
     future = ep("retries multiplied load on the provider", "s2")
-    future = replace(future, ts="2027-01-01T00:00:00Z")
+    future = future.replace(ts="2027-01-01T00:00:00Z")
     nosession = Episode(episode_id("finding", "retry storms multiplied load", ""), "2026-11-01T00:00:00Z",
                         "finding", "retry storms multiplied load", "", "a")
     store = {e.id: e for e in (forged, future, nosession)}

@@ -207,3 +207,66 @@ def test_pre_commit_framework_amend_is_judged_against_the_parent(repo, pre_commi
     res = _pre_commit(repo, pre_commit_home, "try-repo", str(PROJECT), "flowgit-commit-msg", "--hook-stage",
                       "commit-msg", "--commit-msg-filename", str(msg), "--verbose")
     assert res.returncode == 1 and "G201" in res.stdout, res.stdout
+
+
+# ------------------------------------------------------------- the amend note: one process fewer where /proc tells
+def _amend_of_a_graduation_to_3x(repo: Path) -> subprocess.CompletedProcess:
+    """Commit a grounded 1x -> 2x, then amend it into an ungrounded 3x: judged against the real parent, refused."""
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    assert commit(repo, "grounded 2x").returncode == 0
+    (repo / "CONTINUITY.md").write_text(grounded_text().replace("| 2x (RELIABILITY)", "| 3x (RELIABILITY)"))
+    git(repo, "add", "-A")
+    return subprocess.run(["git", "commit", "--amend", "-m", "now 3x"], cwd=repo, capture_output=True, text=True)
+
+
+def test_where_proc_shows_git_the_amend_note_hook_is_not_installed_and_an_amend_is_still_judged(run, repo):
+    from flowgit.commands.install_hook import proc_shows_command_lines
+
+    assert proc_shows_command_lines()  # this suite runs where /proc is
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    hooks = repo / ".git" / "hooks"
+    assert (hooks / "commit-msg").exists() and not (hooks / "prepare-commit-msg").exists()
+    amended = _amend_of_a_graduation_to_3x(repo)
+    assert amended.returncode != 0 and "G10" in amended.stderr  # 1x -> 3x in one step, with no new evidence
+    assert not (repo / ".git" / "flowgit-amend").exists()  # nothing noted: commit-msg read git's command line
+
+
+def test_without_proc_the_amend_note_hook_is_installed_and_kept(repo):
+    from flowgit.commands.install_hook import run_install
+    from flowgit.config import load_config
+
+    committed_base(repo)
+    hooks = repo / ".git" / "hooks"
+    run_install(load_config(repo), proc_visible=False)
+    note = hooks / "prepare-commit-msg"
+    assert note.exists() and "flowgit gate (prepare-commit-msg)" in note.read_text()
+    run_install(load_config(repo), proc_visible=True)  # an update never drops a hook it wrote before
+    assert note.exists()
+    amended = _amend_of_a_graduation_to_3x(repo)
+    assert amended.returncode != 0 and "G10" in amended.stderr
+    git(repo, "reset", "-q", "--hard")
+    (repo / "README.md").write_text("amended\n")
+    git(repo, "add", "README.md")
+    fine = subprocess.run(["git", "commit", "--amend", "-m", "grounded 2x, readme"], cwd=repo,
+                          capture_output=True, text=True)
+    assert fine.returncode == 0, fine.stderr
+    assert (repo / ".git" / "flowgit-amend").read_text().startswith("amend ")  # the note was written
+
+
+def test_an_ordinary_commit_after_an_amend_is_not_taken_for_one(run, repo):
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    assert commit(repo, "grounded 2x").returncode == 0
+    (repo / "README.md").write_text("amended\n")
+    git(repo, "add", "README.md")
+    amend = subprocess.run(["git", "commit", "--amend", "-m", "grounded 2x, readme"], cwd=repo,
+                           capture_output=True, text=True)
+    assert amend.returncode == 0, amend.stderr  # the same grounded change, amended: still fine
+    (repo / "README.md").write_text("next\n")
+    git(repo, "add", "README.md")
+    done = commit(repo, "next")
+    assert done.returncode == 0, done.stderr
