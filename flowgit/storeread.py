@@ -7,7 +7,10 @@ path at once, on a second thread, and the gate later *takes* that reading if
 the path it judges is the same file. Nothing is trusted because it was read
 early: the bytes are still proved against the staged blob id by their hash,
 exactly as bytes read late would be (:class:`flowgit.checks.staged.Proof`);
-a reading nobody takes is dropped.
+a reading nobody takes is dropped. The gate takes the bytes as soon as they
+are read and judges them while the same thread hashes them; the verdict
+stands only once the hash proves them (``Reading.wait``), and is redone on
+git's own blob otherwise.
 
 Kept free of flowgit imports so it can start before them.
 """
@@ -51,7 +54,7 @@ def blob_sha1(data: bytes) -> str:
 
 
 class Reading:
-    """One file read (then hashed) on a daemon thread."""
+    """One file read, then hashed, on a daemon thread: :meth:`read` waits for the bytes, :meth:`wait` for the hash."""
 
     def __init__(self, path: str, cwd: str | None = None) -> None:
         self.path = path
@@ -60,10 +63,19 @@ class Reading:
         self.identity: tuple[int, int] | None = None
         self.sha1: str | None = None
         self.error: OSError | None = None
+        self._read = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
+        try:
+            self._read_file()
+        finally:
+            self._read.set()
+        if self.data is not None:
+            self.sha1 = blob_sha1(self.data)
+
+    def _read_file(self) -> None:
         if self.cwd is not None and not _staged_here(self.cwd):
             return  # most likely an unrelated commit: the gate will not read the store (if it does, it reads it then)
         try:
@@ -73,9 +85,14 @@ class Reading:
             return
         if got is not None:
             self.data, self.identity = got
-            self.sha1 = blob_sha1(self.data)
+
+    def read(self) -> "Reading":
+        """Once the bytes are read (or known unreadable); their hash may still be running."""
+        self._read.wait()
+        return self
 
     def wait(self) -> "Reading":
+        """Once the bytes are read and hashed (``sha1`` set)."""
         self._thread.join()
         return self
 
@@ -105,7 +122,7 @@ def _staged_here(cwd: str) -> bool:
 def take(path: str | os.PathLike) -> Reading | None:
     """The early reading of ``path`` if one was started and it read that very file (same device and inode)."""
     while _pending:
-        reading = _pending.pop().wait()
+        reading = _pending.pop().read()
         if reading.data is None or reading.identity is None:
             continue
         try:

@@ -43,7 +43,7 @@ def test_a_reading_is_taken_only_for_the_same_file(tmp_path: Path) -> None:
     storeread.start(str(tmp_path))
     reading = storeread.take(store)
     assert reading is not None and reading.data == b'{"id": "x"}\n'
-    assert reading.sha1 == subprocess.run(["git", "hash-object", str(store)], capture_output=True,
+    assert reading.wait().sha1 == subprocess.run(["git", "hash-object", str(store)], capture_output=True,
                                           text=True, check=True).stdout.strip()
     assert storeread.take(store) is None  # taken once
 

@@ -186,20 +186,21 @@ class Proof:
     """Whether bytes taken from the working tree are the staged blob, decided by hashing them.
 
     The hash runs on a second thread (hashlib releases the GIL) while the rules
-    run; :meth:`holds` waits for it. Bytes read from git need no proof.
+    run; :meth:`holds` waits for it. Bytes read from git need no proof. Bytes
+    read at start-up (``early``) are hashed by the thread that read them.
     """
 
-    def __init__(self, data: bytes | None, oid: str, *, sha1: str | None = None) -> None:
+    def __init__(self, data: bytes | None, oid: str, *, early: Reading | None = None) -> None:
         from flowgit.background import Background
 
         self.oid = oid
-        self._known = sha1 if (sha1 is not None and len(oid) == 40) else None  # hashed while starting up
-        self._digest = (Background(_oid_of, data, len(oid)) if data is not None and self._known is None
+        self._early = early if (early is not None and len(oid) == 40) else None  # SHA-1: its thread hashes it
+        self._digest = (Background(_oid_of, data, len(oid)) if data is not None and self._early is None
                         else None)
 
     def holds(self) -> bool:
-        if self._known is not None:
-            return self._known == self.oid
+        if self._early is not None:
+            return self._early.wait().sha1 == self.oid
         return self._digest is None or self._digest.result() == self.oid
 
 
@@ -216,7 +217,7 @@ def read_staged_blob(root: Path, path: str, oid: str, *, verified: bool = False,
     if not verified:
         try:
             if isinstance(preread, Reading):  # read (and hashed) while the command started
-                return preread.data, Proof(preread.data, oid, sha1=preread.sha1)
+                return preread.data, Proof(preread.data, oid, early=preread)
             data = preread.result() if preread is not None else _read_file(root / path)
             return data, Proof(data, oid)
         except OSError:
