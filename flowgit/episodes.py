@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
+from flowgit import bytesearch
 from flowgit.errors import FlowgitError
 
 if TYPE_CHECKING:
@@ -215,7 +216,8 @@ def locate(data: bytes, ids: Iterable[str]) -> dict[str, tuple[Episode, int]]:
     wanted = sorted({i for i in ids if i})
     if not wanted or not data:
         return {}
-    if len(wanted) <= FEW_IDS and not any('"' in i for i in wanted):
+    few = FEW_IDS_MEMMEM if len(data) >= bytesearch.LARGE and bytesearch.fast() else FEW_IDS
+    if len(wanted) <= few and not any('"' in i for i in wanted):
         return {ident: hit for ident in wanted if (hit := _locate_one(data, ident)) is not None}
     alternatives = b"|".join(re.escape(i.encode("utf-8")) for i in wanted)
     pattern = re.compile(rb'"id"\s*:\s*"(' + alternatives + rb')"')
@@ -237,6 +239,7 @@ def locate(data: bytes, ids: Iterable[str]) -> dict[str, tuple[Episode, int]]:
 
 
 FEW_IDS = 3  # up to this many ids, a substring search each (stopping at the first hit) beats one regex pass
+FEW_IDS_MEMMEM = 12  # the same with libc's memmem, about 15 times the speed of the regex pass on a large store
 JSON_SPACE = b" \t\n\r\f\v"  # what ``\s`` matches in a bytes pattern
 
 
@@ -249,7 +252,7 @@ def _locate_one(data: bytes, ident: str) -> tuple[Episode, int] | None:
     faster than the regular expression's per-byte scan.
     """
     needle = b'"' + ident.encode("utf-8") + b'"'
-    pos = data.find(needle)
+    pos = bytesearch.find(data, needle)
     while pos != -1:
         key = _key_before(data, pos)
         if key != -1:
@@ -262,7 +265,7 @@ def _locate_one(data: bytes, ident: str) -> tuple[Episode, int] | None:
                 ep = None
             if ep is not None and ep.id == ident:
                 return ep, end
-        pos = data.find(needle, pos + 1)
+        pos = bytesearch.find(data, needle, pos + 1)
     return None
 
 
