@@ -181,7 +181,9 @@ def history_repo(tmp: Path, commits: int = 10_000, batch: int = 10) -> Path:
     cite them, with content-derived ids and one session each. Commits are six
     hours apart and only a Developing pattern, or a Proven one graduated more
     than 30 days earlier, is archived, so every rule passes on every commit: the
-    audit's figure is the cost of judging, not of reporting.
+    audit's figure is the cost of judging, not of reporting. The result is
+    repacked with a full delta search, as git's automatic gc leaves a
+    repository built one commit at a time.
     """
     import json
     import random
@@ -263,6 +265,11 @@ def history_repo(tmp: Path, commits: int = 10_000, batch: int = 10) -> Path:
     if proc.wait() != 0:
         raise SystemExit("fast-import failed")
     git(root, "checkout", "-q", "-f", "main")
+    # Packed as git's own housekeeping leaves a repository that grew commit by commit: auto-gc packs
+    # loose objects with a fresh delta search, so each version is stored against its neighbour.
+    # fast-import's pack keeps most store versions whole (146 MB for 10,000 commits, against 7 MB here),
+    # and a plain `git gc` would keep that pack's choices.
+    git(root, "repack", "-adfq", "--window=10", "--depth=50")
     git(root, "gc", "-q")
     return root
 
