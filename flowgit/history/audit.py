@@ -387,9 +387,54 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
     with small_object_cache():  # each commit and tree is met once or twice: libgit2's 256 MB cache buys nothing
         result = _judge_all(cfg, repo, commits, overrides, workers, progress)
     progress.done()
+    return _report(repo, commits, spec, result)
+
+
+def _report(repo, commits: list, spec: RangeSpec, result) -> AuditReport:
     oldest = str(commits[0].id) if commits else None
     return AuditReport(result.findings, len(commits), result.judged, bool(repo.is_shallow), oldest,
                        result.unjudged, spec.label)
+
+
+class PendingAudit:
+    """An audit under way in worker processes while the caller reads something else (the report, the history).
+
+    :meth:`report` waits for it; a history too short for workers is judged
+    in-process when the report is asked for. Use it as a context manager so
+    the workers are reaped whatever happens in between.
+    """
+
+    def __init__(self, cfg: Config, spec: RangeSpec | None = None, overrides: dict | None = None, *,
+                 jobs: int | None = None) -> None:
+        from flowgit.history.parallel import PendingJudgement, jobs_for
+        from flowgit.history.walk import small_object_cache
+
+        self.cfg, self.spec, self.overrides = cfg, spec or RangeSpec(), overrides
+        self.repo = open_any(cfg.root)
+        self.commits = select_commits(self.repo, self.spec)
+        workers = jobs_for(len(self.commits), jobs)
+        self._pending = None
+        if workers > 1:
+            with small_object_cache():  # the workers fork inside: they keep libgit2's small cache
+                self._pending = PendingJudgement(cfg, overrides, [str(c.id) for c in self.commits], workers)
+
+    def report(self) -> AuditReport:
+        from flowgit.history.walk import small_object_cache
+
+        if self._pending is not None:
+            result = self._pending.result()
+        else:
+            with small_object_cache():
+                result = _judge_all(self.cfg, self.repo, self.commits, self.overrides, 1,
+                                    Progress("auditing commits", len(self.commits)))
+        return _report(self.repo, self.commits, self.spec, result)
+
+    def __enter__(self) -> "PendingAudit":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pending is not None:
+            self._pending.close()
 
 
 def _judge_all(cfg: Config, repo, commits: list, overrides: dict | None, workers: int, progress):

@@ -86,6 +86,47 @@ def _judge_slice(shas: list[str]) -> SliceResult:
                                              "fix": exc.fix})
 
 
+def _joined(parts: list[SliceResult]) -> SliceResult:
+    """The slices' results in commit order; a slice's FlowgitError is raised again here."""
+    total = SliceResult([], 0, [])
+    for part in parts:
+        if part.error is not None:
+            raise FlowgitError(part.error["message"], path=part.error["path"], line=part.error["line"],
+                               fix=part.error["fix"])
+        total.findings.extend(part.findings)
+        total.judged += part.judged
+        total.unjudged.extend(part.unjudged)
+    return total
+
+
+class PendingJudgement:
+    """Workers judging ``shas`` while the parent does other work; :meth:`result` waits for them.
+
+    The report reads the history in the parent meanwhile, so the two passes
+    share the cores instead of taking turns. The workers are forked at once,
+    before the caller starts any thread of its own.
+    """
+
+    def __init__(self, cfg: Config, overrides: dict | None, shas: list[str], jobs: int) -> None:
+        global _TASK
+        _TASK = (cfg, overrides)  # inherited by the workers the pool forks (now, or if one must be replaced)
+        self._pool = multiprocessing.get_context("fork").Pool(jobs)
+        self._async = self._pool.map_async(_judge_slice, slices(shas, jobs))
+
+    def result(self) -> SliceResult:
+        try:
+            return _joined(self._async.get())
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the workers (at once if they are still judging) and reap them."""
+        global _TASK
+        self._pool.terminate()
+        self._pool.join()
+        _TASK = None
+
+
 def judge_in_workers(cfg: Config, overrides: dict | None, shas: list[str], jobs: int, progress) -> SliceResult:
     """Judge ``shas`` (oldest first) in ``jobs`` forked workers; findings come back in commit order."""
     global _TASK

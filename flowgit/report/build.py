@@ -29,16 +29,17 @@ def _day(text: str | None, option: str) -> date | None:
 def build_report(cfg: Config, *, since: str | None = None, until: str | None = None,
                  patterns: Iterable[str] = (), title: str | None = None) -> Report:
     """The whole report for the repository ``cfg`` names (reads git; writes nothing)."""
+    from flowgit.history.audit import PendingAudit
     from flowgit.history.walk import identity_of
-    from flowgit.history.audit import run_audit
 
     start, end = _day(since, "--since"), _day(until, "--until")
-    history = read_history(cfg)
+    with PendingAudit(cfg) as pending:  # every gate rule on every commit, judged by workers while the history is read
+        history = read_history(cfg)
+        audit = pending.report()  # the same verdict `flowgit audit` gives
     renamed = identity_of(history)
     wanted = {renamed.get(n, n) for n in patterns} or None
     in_range = [c for c in history.commits if _within(c, start, end)]
     index = {c.sha: i for i, c in enumerate(in_range)}
-    audit = run_audit(cfg)  # every gate rule on every commit: the same verdict `flowgit audit` gives
     findings = [Finding(f.code, f.commit, f.date, renamed.get(f.pattern, f.pattern), f.message)
                 for f in audit.findings if f.commit in index
                 and (wanted is None or not f.pattern or renamed.get(f.pattern, f.pattern) in wanted)]

@@ -74,3 +74,40 @@ def test_short_histories_are_judged_in_process():
     assert jobs_for(MIN_COMMITS_PER_JOB - 1) == 1
     assert jobs_for(10, requested=1) == 1
     assert jobs_for(10, requested=2) == 2  # asked for: honoured, whatever the length
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_an_audit_pending_while_the_history_is_read_reports_the_same(mixed_history, jobs):
+    """The report starts the audit's workers, reads the history in the parent, then joins them."""
+    from flowgit.history.audit import PendingAudit
+    from flowgit.history.walk import read_history
+
+    cfg = load_config(mixed_history)
+    alone = run_audit(cfg, jobs=1).to_dict()
+    with PendingAudit(cfg, jobs=jobs) as pending:
+        history = read_history(cfg)  # the parent's own work meanwhile, with a git process of its own
+        assert (pending._pending is not None) == (jobs > 1)
+        assert pending.report().to_dict() == alone
+    assert history.commits
+
+
+def test_a_pending_audit_left_unread_leaves_no_worker_behind(mixed_history):
+    import multiprocessing
+
+    from flowgit.history.audit import PendingAudit
+
+    with PendingAudit(load_config(mixed_history), jobs=2):
+        assert multiprocessing.active_children()
+    assert not multiprocessing.active_children()
+
+
+def test_an_error_in_a_pending_audit_is_raised_when_its_report_is_asked_for(repo):
+    from flowgit.history.audit import PendingAudit
+
+    committed_base(repo)
+    (repo / "CONTINUITY.md").write_bytes(base_text().encode() + b"\n\xff\xfe not text\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "binary junk", "--no-verify")
+    with PendingAudit(load_config(repo), jobs=2) as pending, pytest.raises(FlowgitError) as raised:
+        pending.report()
+    assert "UTF-8" in raised.value.render()
