@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
 from flowgit import bytesearch
+from flowgit.record import Record
 from flowgit.errors import FlowgitError
 
 if TYPE_CHECKING:
@@ -36,13 +37,12 @@ ID_HEX = 12
 FIELDS = ("id", "ts", "type", "content", "session", "agent", "tags")
 
 
-class Episode:
-    """One recorded fact, treated as immutable.
+class Episode(Record):
+    """One recorded fact, never changed in place (:meth:`replace` makes a changed copy).
 
-    A plain class with slots rather than a dataclass: the hook imports this
-    module on every commit (a dataclass costs about a millisecond to define),
-    and a search builds up to a million of these; not a named tuple, which
-    JSON would write as a list.
+    A :class:`~flowgit.record.Record` rather than a dataclass: the hook imports
+    this module on every commit, and a search builds up to a million of these;
+    not a named tuple, which JSON would write as a list.
     """
 
     __slots__ = FIELDS
@@ -56,27 +56,6 @@ class Episode:
         self.session = session
         self.agent = agent
         self.tags = tags
-
-    def _values(self) -> tuple:
-        return (self.id, self.ts, self.type, self.content, self.session, self.agent, self.tags)
-
-    def __eq__(self, other: object) -> bool:
-        return self._values() == other._values() if isinstance(other, Episode) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return "Episode(" + ", ".join(f"{k}={v!r}" for k, v in zip(FIELDS, self._values())) + ")"
-
-    def __reduce__(self):  # forked workers and caches pickle episodes
-        return (Episode, self._values())
-
-    def replace(self, **changes: Any) -> "Episode":
-        """A copy with some fields changed."""
-        values = dict(zip(FIELDS, self._values()))
-        values.update(changes)
-        return Episode(**values)
 
     @property
     def source(self) -> str:

@@ -131,18 +131,13 @@ def judge_in_workers(cfg: Config, overrides: dict | None, shas: list[str], jobs:
     """Judge ``shas`` (oldest first) in ``jobs`` forked workers; findings come back in commit order."""
     global _TASK
     _TASK = (cfg, overrides)
-    total = SliceResult([], 0, [])
+    results: list[SliceResult] = []
     try:
         parts = slices(shas, jobs)
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             for part, done in zip(pool.imap(_judge_slice, parts), parts):
-                if part.error is not None:
-                    raise FlowgitError(part.error["message"], path=part.error["path"], line=part.error["line"],
-                                       fix=part.error["fix"])
-                total.findings.extend(part.findings)
-                total.judged += part.judged
-                total.unjudged.extend(part.unjudged)
+                results.append(_joined([part]))  # a slice's error is raised as soon as it arrives
                 progress.step(len(done))
     finally:
         _TASK = None
-    return total
+    return _joined(results)
