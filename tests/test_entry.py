@@ -1,0 +1,40 @@
+"""The hook's start-up: `flowgit check` judges a staged wrap without loading what only other commands need.
+
+Speed is measured in benchmarks/; this holds the structure that speed rests on.
+A dataclass costs about a millisecond to define and `dataclasses` pulls in
+`inspect` (several more): the gate's modules define value types as named tuples
+and :class:`flowgit.record.Record` classes, and the click command tree is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.checks.gate_fixtures import E_RETRY, committed_base
+from tests.commands.test_hooks import grounded_text
+from tests.conftest import git
+
+PROBE = """
+import json, os, sys
+sys.argv = ["flowgit", "check", "--json"]
+os._exit = lambda code: None  # keep the interpreter to look at what it loaded
+from flowgit.entry import main
+code = main()
+sys.stderr.write(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_the_gate_judges_a_staged_wrap_without_dataclasses_inspect_or_click(repo: Path):
+    committed_base(repo, episodes=list(E_RETRY))
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=repo, capture_output=True, text=True)
+    report = json.loads(done.stdout)
+    assert report["checked"] and report["ok"], done.stdout  # a real judgement ran, with its evidence rules
+    loaded = set(json.loads(done.stderr[done.stderr.index("{"):])["modules"])
+    assert "flowgit.checks.evidence_rules" in loaded and "flowgit.episodes" in loaded
+    assert not loaded & {"dataclasses", "inspect", "click", "flowgit.cli", "markdown_it", "pygit2"}, \
+        sorted(loaded & {"dataclasses", "inspect", "click", "flowgit.cli", "markdown_it", "pygit2"})
