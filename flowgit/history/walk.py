@@ -13,6 +13,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Iterator, Mapping
 
@@ -36,7 +37,8 @@ class CommitInfo:
     path: str | None  # the continuity file's path at this commit (None: not there)
     blob: object | None  # the blob's pygit2 Oid
 
-    @property
+    # date and session are computed when first asked (an event's commit is rendered and filtered by them), then kept.
+    @cached_property
     def date(self) -> str:
         return datetime.fromtimestamp(self.time, tz=timezone.utc).strftime("%Y-%m-%d")
 
@@ -44,7 +46,7 @@ class CommitInfo:
     def trailers(self) -> list[tuple[str, str]]:
         return parse_trailers(self.message)
 
-    @property
+    @cached_property
     def session(self) -> str:
         found = values(self.trailers, "Flow-Session")
         return found[0] if found else ""
