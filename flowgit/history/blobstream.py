@@ -166,8 +166,8 @@ def _start(git_dir: str | Path) -> subprocess.Popen:
     """``git cat-file --batch`` on the repository at ``git_dir`` (its git directory), pipes enlarged."""
     env = {**os.environ, "GIT_DIR": os.fspath(git_dir), "GIT_NO_LAZY_FETCH": "1", "GIT_NO_REPLACE_OBJECTS": "1"}
     try:
-        proc = subprocess.Popen(["git", *GIT_LIMITS, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, env=env, bufsize=1 << 16)
+        proc = subprocess.Popen(["git", *GIT_LIMITS, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=1 << 16)
     except OSError as exc:
         raise BlobStreamError(f"git cannot be started ({exc})") from None
     _enlarge(proc.stdout.fileno())

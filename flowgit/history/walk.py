@@ -212,7 +212,7 @@ def read_history(cfg: Config) -> History:
             live.pop(blob, None)
 
     progress = Progress("replaying versions", len(commits))
-    plan = (c.blob for c in commits if c.blob is not None and changed(c, parent_blobs(c)))  # the order versions are scanned in
+    plan = (c.blob for c in commits if c.blob is not None and changed(c, parent_blobs(c)))  # the scanning order
     with planned_reads(repo, plan) as reads:
         for commit in commits:
             progress.step()
