@@ -162,12 +162,14 @@ class Auditor:
     def _plan(self, commits: list) -> Iterator:
         """The blobs judging ``commits`` reads, in order: each commit's that the one before it did not hold.
 
-        (A parent's blobs are the ones just read for the commit before; a merge's
-        other side and its merge base are read when they are met.)
+        (Store first, as :meth:`side` reads them. A parent's blobs are the ones
+        just read for the commit before; a merge's other side and its merge base
+        are read when they are met.)
         """
         previous: tuple = ()
         for commit in commits:
-            blobs = self.version(commit).blobs
+            version = self.version(commit)
+            blobs = (version.store, version.continuity)
             yield from (oid for oid in blobs if oid is not None and oid not in previous)
             previous = blobs
 
