@@ -10,10 +10,11 @@ assumed to be 40 digits.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import BinaryIO, NamedTuple, Sequence
 
 from flowgit.errors import FlowgitError
 
@@ -42,25 +43,37 @@ def blobs(root: str | Path, specs: Sequence[str]) -> list[bytes | None]:
     """Read several blobs (``HEAD:path``, ``:path``) with one ``git cat-file --batch``; None where there is none.
 
     ``cat-file --batch`` prints the contents of whatever a spec names (a tree
-    too), so every found object's bytes are stepped over, kept only for a blob.
+    too): :func:`read_batch_answer` steps over every found object's bytes, and
+    only a blob's are kept.
     """
     if not specs:
         return []
     out = git(root, "cat-file", "--batch", input=("\n".join(specs) + "\n").encode("utf-8", "surrogateescape"),
               check=False)
+    stream = io.BytesIO(out)
     results: list[bytes | None] = []
-    pos = 0
     for _ in specs:
-        eol = out.find(b"\n", pos)
-        header = out[pos:eol].split()
-        pos = eol + 1
-        if batch_found(header):
-            size = int(header[2])
-            results.append(out[pos:pos + size] if header[1] == b"blob" else None)
-            pos += size + 1
-        else:
-            results.append(None)  # "<spec> missing" (or ambiguous): nothing follows
+        header, data = read_batch_answer(stream)
+        results.append(data if data is not None and header[1] == b"blob" else None)
     return results
+
+
+def read_batch_answer(stream: BinaryIO) -> tuple[list[bytes], bytes | None]:
+    """One answer of ``git cat-file --batch``: its header's fields, and the object's bytes (None: not found).
+
+    A found object (``<oid> <type> <size>``) is followed by its bytes and a
+    newline, which are read whatever the type, so the next answer starts where
+    it should; ``<spec> missing`` (or ``ambiguous``) has nothing after it. At
+    the end of the stream the header is empty; when git stopped in the middle of
+    an object the bytes come back short (the caller compares their length with
+    the header's size if it must know).
+    """
+    header = stream.readline().split()
+    if not batch_found(header):
+        return header, None
+    data = stream.read(int(header[2]))
+    stream.read(1)  # the newline after the contents
+    return header, data
 
 
 def batch_found(header: list[bytes]) -> bool:

@@ -72,11 +72,12 @@ def _judge_slice(shas: list[str]) -> SliceResult:
         repo = open_any(cfg.root)
         auditor = Auditor(cfg, repo, overrides)
         result = SliceResult([], 0, [])
-        with reusing_documents():
-            for sha in shas:
-                outcome = auditor.audit_commit(repo[sha])
+        commits = [repo[sha] for sha in shas]
+        with reusing_documents(), auditor.reading_ahead(commits):  # its own git process, reaped with the slice
+            for commit in commits:
+                outcome = auditor.audit_commit(commit)
                 if outcome is None:
-                    result.unjudged.append(sha)
+                    result.unjudged.append(str(commit.id))
                     continue
                 result.judged += outcome[0]
                 result.findings.extend(outcome[1])

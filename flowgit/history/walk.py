@@ -13,6 +13,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Iterator, Mapping
 
@@ -36,7 +37,8 @@ class CommitInfo:
     path: str | None  # the continuity file's path at this commit (None: not there)
     blob: object | None  # the blob's pygit2 Oid
 
-    @property
+    # date and session are computed when first asked (an event's commit is rendered and filtered by them), then kept.
+    @cached_property
     def date(self) -> str:
         return datetime.fromtimestamp(self.time, tz=timezone.utc).strftime("%Y-%m-%d")
 
@@ -44,7 +46,7 @@ class CommitInfo:
     def trailers(self) -> list[tuple[str, str]]:
         return parse_trailers(self.message)
 
-    @property
+    @cached_property
     def session(self) -> str:
         found = values(self.trailers, "Flow-Session")
         return found[0] if found else ""
@@ -170,19 +172,29 @@ def read_history(cfg: Config) -> History:
     last use, so 30,000 commits hold a handful of maps, not 30,000. The
     boundary commits of a shallow clone have parents git cannot show: they are
     the baseline, not changes, so they yield no events (never a false finding).
+    The versions are read in replay order from a ``git cat-file`` process that
+    inflates the next ones while this one is scanned (:mod:`.blobstream`).
     """
+    from flowgit.history.blobstream import planned_reads
+
     repo = open_repo(cfg.root)
     table = alias_table(cfg.aliases)
-    odb = repo.odb
     with small_object_cache():
         commits, shallow = collect_commits(cfg, repo)
     boundary = _shallow_boundary(repo) if shallow else frozenset()
     history = History(shallow=shallow, boundary=boundary)
     by_sha = {c.sha: c for c in commits}
+
+    def parent_blobs(commit: CommitInfo) -> list:
+        return [by_sha[p].blob if p in by_sha else None for p in commit.parents]
+
+    def changed(commit: CommitInfo, parents: list) -> bool:  # a version no parent has: its events are read
+        return commit.sha not in boundary and commit.blob not in parents
+
     uses: dict[object, int] = {}
     for commit in commits:
         if commit.blob is not None:
-            for blob in {by_sha[p].blob for p in commit.parents if p in by_sha} - {None}:
+            for blob in set(parent_blobs(commit)) - {None}:
                 uses[blob] = uses.get(blob, 0) + 1
     live: dict[object, Mapping[str, PatternAt]] = {}
 
@@ -190,8 +202,7 @@ def read_history(cfg: Config) -> History:
         if blob is None:
             return {}
         if blob not in live:
-            text = odb.read(blob)[1].decode("utf-8", "replace")
-            live[blob] = scan_patterns(text, table=table)
+            live[blob] = scan_patterns(reads.read(blob).decode("utf-8", "replace"), table=table)
         return live[blob]
 
     def used(blob) -> None:
@@ -201,18 +212,20 @@ def read_history(cfg: Config) -> History:
             live.pop(blob, None)
 
     progress = Progress("replaying versions", len(commits))
-    for commit in commits:
-        progress.step()
-        if commit.blob is None:
-            continue
-        history.commits.append(commit)
-        parent_blobs = [by_sha[p].blob if p in by_sha else None for p in commit.parents]
-        if commit.sha not in boundary and commit.blob not in parent_blobs:
-            history.events.extend(HistoryEvent(commit, e) for e in _events(commit, parent_blobs, patterns_of))
-        for blob in set(parent_blobs) - {None}:
-            used(blob)
-        if uses.get(commit.blob, 0) <= 0:
-            live.pop(commit.blob, None)
+    plan = (c.blob for c in commits if c.blob is not None and changed(c, parent_blobs(c)))  # the scanning order
+    with planned_reads(repo, plan) as reads:
+        for commit in commits:
+            progress.step()
+            if commit.blob is None:
+                continue
+            history.commits.append(commit)
+            parents = parent_blobs(commit)
+            if changed(commit, parents):
+                history.events.extend(HistoryEvent(commit, e) for e in _events(commit, parents, patterns_of))
+            for blob in set(parents) - {None}:
+                used(blob)
+            if uses.get(commit.blob, 0) <= 0:
+                live.pop(commit.blob, None)
     progress.done()
     if history.commits:
         history.oldest_visible = history.commits[0].sha
