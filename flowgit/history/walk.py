@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from flowgit.changes import RENAMED, PatternEvent, diff_pattern_maps
 from flowgit.config import Config
@@ -76,6 +76,7 @@ class History:
     shallow: bool = False
     oldest_visible: str | None = None
     maps: dict[object, Mapping[str, PatternAt]] = field(default_factory=dict)  # no longer filled: kept for callers
+    measures: dict[object, object] = field(default_factory=dict)  # blob -> what ``measure`` said of its text
     boundary: frozenset[str] = frozenset()  # a shallow clone's boundary commits (their parents are not here)
 
 
@@ -164,7 +165,7 @@ def _parents(commit) -> list:
         return []
 
 
-def read_history(cfg: Config) -> History:
+def read_history(cfg: Config, measure: Callable[[str], object] | None = None) -> History:
     """Every version's pattern events, with memory flat in the length of history.
 
     A version's pattern map is kept only while a later commit still needs it
@@ -174,6 +175,8 @@ def read_history(cfg: Config) -> History:
     the baseline, not changes, so they yield no events (never a false finding).
     The versions are read in replay order from a ``git cat-file`` process that
     inflates the next ones while this one is scanned (:mod:`.blobstream`).
+    ``measure``, when given, is applied to the text of every version the walk
+    reads, into ``history.measures`` (the report's sizes: no second read).
     """
     from flowgit.history.blobstream import planned_reads
 
@@ -202,7 +205,10 @@ def read_history(cfg: Config) -> History:
         if blob is None:
             return {}
         if blob not in live:
-            live[blob] = scan_patterns(reads.read(blob).decode("utf-8", "replace"), table=table)
+            text = reads.read(blob).decode("utf-8", "replace")
+            live[blob] = scan_patterns(text, table=table)
+            if measure is not None and blob not in history.measures:
+                history.measures[blob] = measure(text)
         return live[blob]
 
     def used(blob) -> None:

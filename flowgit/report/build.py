@@ -34,7 +34,8 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
 
     start, end = _day(since, "--since"), _day(until, "--until")
     with PendingAudit(cfg) as pending:  # every gate rule on every commit, judged by workers while the history is read
-        history = read_history(cfg)
+        table = alias_table(cfg.aliases)
+        history = read_history(cfg, measure=lambda text: measure(text, table))  # sizes from the same reads
         audit = pending.report()  # the same verdict `flowgit audit` gives
     renamed = identity_of(history)
     wanted = {renamed.get(n, n) for n in patterns} or None
@@ -52,7 +53,7 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
     b = cfg.budgets
     return Report(
         title=title or cfg.root.name, continuity=cfg.continuity_rel, lanes=lanes, episodes=episodes,
-        sizes=_sizes(cfg, in_range, index, archived_at), findings=findings,
+        sizes=_sizes(cfg, history, in_range, index, archived_at), findings=findings,
         budgets={"file_chars_target": b.file_chars_target, "file_chars_max": b.file_chars_max,
                  "state_chars_target": b.state_chars_target, "state_chars_max": b.state_chars_max,
                  "developing_lines_target": b.developing_lines_target,
@@ -162,20 +163,21 @@ def _ground(lane: Lane, episodes: dict[str, EpisodeInfo]) -> None:
         lane.grounding = GROUND_BROAD
 
 
-def _sizes(cfg: Config, in_range: list[CommitInfo], index: dict[str, int],
+def _sizes(cfg: Config, history: History, in_range: list[CommitInfo], index: dict[str, int],
            archived: dict[str, list[str]]) -> list[SizePoint]:
-    """Each version's size; one read and one measure per distinct blob."""
+    """Each version's size: measured by the history walk as it read the text, else read here (a version
+    the walk never needed, such as a shallow clone's boundary whose child left the file alone)."""
     if not in_range:
         return []
-    repo = open_repo(cfg.root)
-    odb = repo.odb
-    table = alias_table(cfg.aliases)
-    measured: dict[object, Size] = {}
+    measured: dict[object, Size] = dict(history.measures)  # type: ignore[arg-type]
+    missing = [c.blob for c in in_range if c.blob not in measured]
+    if missing:
+        odb = open_repo(cfg.root).odb
+        table = alias_table(cfg.aliases)
+        for blob in dict.fromkeys(missing):
+            measured[blob] = measure(odb.read(blob)[1].decode("utf-8", "replace"), table)
     points = []
-    for commit in reversed(in_range):  # newest first: libgit2 resolves deltas from what it just read
-        if commit.blob not in measured:
-            text = odb.read(commit.blob)[1].decode("utf-8", "replace")
-            measured[commit.blob] = measure(text, table)
+    for commit in reversed(in_range):
         points.append(SizePoint(commit.sha, index[commit.sha], commit.date, measured[commit.blob],
                                 tuple(archived.get(commit.sha, ()))))
     return points[::-1]

@@ -116,3 +116,22 @@ def test_command_outside_a_repository_is_exit_2(tmp_path: Path, capsys, monkeypa
     assert main(["report", "-o", str(tmp_path / "r.html")]) == 2
     assert "git repository" in capsys.readouterr().err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_sizes_come_from_the_walks_reads_and_a_version_it_never_read_is_read_for_them(repo: Path, tmp_path: Path):
+    """In a shallow clone whose boundary's child left the file alone, the walk reads no version: sizes still hold."""
+    from tests.checks.gate_fixtures import base_text, committed_base
+    from tests.conftest import git
+
+    committed_base(repo, base_text(recent="The first version."))
+    for n in range(2):
+        (repo / "other.txt").write_text(f"unrelated {n}\n")
+        git(repo, "add", "other.txt")
+        git(repo, "commit", "-qm", f"unrelated {n}", "--no-verify")
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{repo}", str(clone)], check=True)
+    report = build_report(load_config(clone))
+    text = (clone / "CONTINUITY.md").read_text()
+    assert [p.size.chars for p in report.sizes] == [len(text), len(text)]
+    full = build_report(load_config(repo))  # the walk measures what it reads: the same figures as reading them
+    assert [p.size for p in full.sizes][-2:] == [p.size for p in report.sizes]
