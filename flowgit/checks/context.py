@@ -10,9 +10,9 @@ from typing import Any, Callable, Iterable
 from flowgit.config import Config
 from flowgit.continuity.document import Document
 from flowgit.continuity.identity import name_key
-from flowgit.continuity.patterns import PatternAt, iter_patterns, pattern_identity_map
+from flowgit.continuity.patterns import PatternAt, document_identity_map, document_patterns
 from flowgit.continuity.sections import Semantics
-from flowgit.episodes import Episode, lookup
+from flowgit.episodes import Episode, lookup, store_index
 from flowgit.git import blob_oid
 
 
@@ -114,12 +114,12 @@ class CheckContext:
     @cached_property
     def new_patterns(self) -> dict[str, PatternAt]:
         """Staged patterns by identity (:func:`name_key`), first occurrence wins."""
-        return pattern_identity_map(self.all_new_patterns)
+        return document_identity_map(self.new)
 
     @cached_property
     def old_patterns(self) -> dict[str, PatternAt]:
         """HEAD's patterns by identity (:func:`name_key`)."""
-        return pattern_identity_map(iter_patterns(self.old)) if self.old else {}
+        return document_identity_map(self.old) if self.old else {}
 
     @cached_property
     def renames(self) -> dict[str, PatternAt]:
@@ -155,7 +155,7 @@ class CheckContext:
 
     @cached_property
     def all_new_patterns(self) -> list[PatternAt]:
-        return list(iter_patterns(self.new))
+        return list(document_patterns(self.new))
 
     @cached_property
     def new_line_indices(self) -> frozenset[int]:
@@ -208,7 +208,7 @@ class CheckContext:
             wanted |= {i for at in self.changed_patterns for i in at.pattern.evidence}
         missing = [i for i in wanted if i not in self._episodes and i not in self._absent]
         if missing:
-            found = lookup(self.new_store, missing)
+            found = self._lookup(missing)
             self._episodes.update(found)
             self._absent.update(i for i in missing if i not in found)
         return self._episodes
@@ -216,6 +216,13 @@ class CheckContext:
     @cached_property
     def _absent(self) -> set[str]:
         return set()
+
+    def _lookup(self, ids: list[str]) -> dict[str, Episode]:
+        """Episodes by id from the staged store: through the store's index when its blob id is known (a
+        history walk meets each store version many times), else one search of the bytes."""
+        if self.new_store_oid is not None and isinstance(self.new_store, bytes):
+            return {i: ep for i, (ep, _) in store_index(self.new_store, self.new_store_oid).locate(ids).items()}
+        return lookup(self.new_store, ids)
 
     def sections(self, doc: Document | None, *semantics: Semantics):
         if doc is None:

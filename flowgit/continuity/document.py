@@ -19,7 +19,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Iterator, Mapping, NamedTuple
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from flowgit.continuity.identity import canonical_section
 from flowgit.continuity.sections import CANONICAL_ORDER, Semantics, alias_table, semantics_of
@@ -153,19 +153,25 @@ class Document:
     _line_set: frozenset[str] | None = field(default=None, repr=False, compare=False)
     _spans: list | None = field(default=None, repr=False, compare=False)
     _alias_cache: dict | None = field(default=None, repr=False, compare=False)
+    _text: str | None = field(default=None, repr=False, compare=False)
+    # what other modules derive from the whole document (its patterns, …), remembered with it
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ----------------------------------------------------------------- parse
     @classmethod
     def parse(cls, text: str, *, aliases: Mapping[str, tuple[str, ...]] | None = None,
               path: str | None = None) -> "Document":
         lines = split_lines(text)
-        doc = cls(lines=lines, aliases=aliases, path=path)
+        doc = cls(lines=lines, aliases=aliases, path=path, _text=text)
         doc.sections = _find_sections(lines, alias_table(aliases))
         return doc
 
     @property
     def text(self) -> str:
-        return "".join(self.lines)
+        """The document's text (joined once: a document's lines are never changed in place)."""
+        if self._text is None:
+            self._text = "".join(self.lines)
+        return self._text
 
     @property
     def newline(self) -> str:
@@ -226,8 +232,13 @@ class Document:
         if key not in self._item_cache:
             start = sec.body_start
             self._item_cache[key] = tuple(
-                Item(start + a, start + b, text, kind) for a, b, text, kind in _section_facts(self._body(sec)).items)
+                Item(start + a, start + b, text, kind) for a, b, text, kind in self.facts(sec).items)
         return list(self._item_cache[key])
+
+    def facts(self, section: Section) -> "SectionFacts":
+        """What the section's body lines alone decide (offsets from its first body line), shared by every
+        document that has a section with exactly these body lines."""
+        return _section_facts(self._body(section))
 
     @property
     def line_set(self) -> frozenset[str]:
@@ -363,7 +374,7 @@ class SectionFacts:
     a change or walking history then costs what changed, not the whole file.
     """
 
-    __slots__ = ("body", "content", "_items", "_offsets")
+    __slots__ = ("body", "content", "_items", "_offsets", "_patterns", "_memo")
 
     def __init__(self, body: tuple[str, ...]) -> None:
         self.body = body
@@ -374,8 +385,10 @@ class SectionFacts:
             if fence is None and not is_fence:
                 content.append(index)
         self.content: tuple[int, ...] = tuple(content)  # lines outside code fences
-        self._items: tuple[tuple[int, int, str, str], ...] | None = None
+        self._items: tuple[Item, ...] | None = None
         self._offsets: frozenset[int] | None = None
+        self._patterns: tuple | None = None
+        self._memo: dict | None = None
 
     @property
     def content_offsets(self) -> frozenset[int]:
@@ -384,11 +397,42 @@ class SectionFacts:
         return self._offsets
 
     @property
-    def items(self) -> tuple[tuple[int, int, str, str], ...]:
-        """(start, end, text, kind) of each item, computed when first asked."""
+    def items(self) -> tuple[Item, ...]:
+        """Each item with its lines counted from the first body line, computed when first asked."""
         if self._items is None:
-            self._items = tuple((i.start, i.end, i.text, i.kind) for i in _items(list(self.body), list(self.content)))
+            self._items = tuple(_items(self.body, self.content))
         return self._items
+
+    @property
+    def patterns(self) -> tuple:
+        """(offset, Pattern) of each pattern line outside code fences, in order."""
+        if self._patterns is None:
+            from flowgit.continuity.patterns import parse_pattern
+
+            found = []
+            body = self.body
+            for offset in self.content:
+                line = body[offset]
+                if "|" in line and "!" in line:
+                    pattern = parse_pattern(line)
+                    if pattern is not None:
+                        found.append((offset, pattern))
+            self._patterns = tuple(found)
+        return self._patterns
+
+    def derived(self, key: str, compute: Callable[["SectionFacts"], object]) -> object:
+        """``compute(self)``, remembered under ``key``: for what a rule derives from the body's lines alone.
+
+        Whatever ``compute`` reads besides the body (a configuration, the other
+        side of a change) must not be remembered here: the memo outlives the
+        judgement that filled it and is found again by the body alone.
+        """
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = {}
+        if key not in memo:
+            memo[key] = compute(self)
+        return memo[key]
 
 
 _STRIPPED: "OrderedDict[tuple[str, ...], frozenset[str]]" = OrderedDict()
@@ -437,6 +481,15 @@ def _remember(cache: OrderedDict, key: str, value, keep: int):
     if len(cache) > keep:
         cache.popitem(last=False)
     return value
+
+
+def has_fence_run(text: str) -> bool:
+    """Whether ``text`` holds a run of three backticks or tildes (without one, no line is a fence).
+
+    The single character is looked for first: that search is several times
+    cheaper on a long text, and most files hold no backtick or tilde at all.
+    """
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
 
 
 def _plain(piece: str) -> bool:
@@ -535,10 +588,33 @@ def _headings(source: str) -> Headings:
     would in place, and pieces are remembered by their text, so an unchanged
     section costs a lookup and a changed one its changed lines.
     """
-    if "```" not in source and "~~~" not in source:
-        line_of = _line_finder(source)
-        return tuple((line_of(m.start()), "h2" if len(m.group(1)) == 2 else "h3") for m in ATX_RE.finditer(source))
+    if not has_fence_run(source):
+        return _atx_headings(source)
     return _scan(source, _h2_starts, _parse_section_piece)[0]
+
+
+def _atx_headings(source: str) -> Headings:
+    """The lines :data:`ATX_RE` matches, found from each ``##`` rather than tried at every character.
+
+    A multi-line ``^`` makes the expression try every position of the text;
+    a continuity file has tens of ``##`` in tens of thousands of characters.
+    Each line holding ``##`` is checked once, at its start, with the expression
+    itself.
+    """
+    out: list[tuple[int, str]] = []
+    line_of = _line_finder(source)
+    match = ATX_RE.match
+    pos = source.find("##")
+    while pos != -1:
+        line_start = source.rfind("\n", 0, pos) + 1
+        m = match(source, line_start)
+        if m:
+            out.append((line_of(line_start), "h2" if len(m.group(1)) == 2 else "h3"))
+        line_end = source.find("\n", pos)
+        if line_end == -1:
+            break
+        pos = source.find("##", line_end)
+    return tuple(out)
 
 
 def _line_finder(source: str):
@@ -555,7 +631,10 @@ def _line_finder(source: str):
 def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
     if not lines:
         return []
-    source = "".join(lines).replace("\r\n", "\n").replace("\r", " ").lstrip("\ufeff")
+    source = "".join(lines)
+    if "\r" in source:  # a search for one character is far cheaper than a replace that finds nothing
+        source = source.replace("\r\n", "\n").replace("\r", " ")
+    source = source.lstrip("\ufeff")
     h2: list[int] = []
     h3: list[tuple[int, str]] = []
     for line, tag in _headings(source):
