@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Iterable
@@ -179,7 +180,12 @@ class CheckContext:
 
     def new_lines_in(self, section) -> list[int]:
         """The new or changed lines of one staged section's body, in order."""
-        return sorted(i for i in self.new_line_indices if section.body_start <= i < section.body_end)
+        ordered = self._new_lines_sorted
+        return ordered[bisect_left(ordered, section.body_start):bisect_left(ordered, section.body_end)]
+
+    @cached_property
+    def _new_lines_sorted(self) -> list[int]:
+        return sorted(self.new_line_indices)
 
     def untouched(self, section) -> bool:
         """Whether HEAD has a section of the same label with exactly these body lines (so none is new)."""

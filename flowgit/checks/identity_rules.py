@@ -92,7 +92,7 @@ def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
         now_at = ctx.new_for(key)
         if before.section != PROVEN or now_at is None or now_at.section != PROVEN:
             continue
-        if _claim(before) != _claim(now_at):
+        if before.pattern.text != now_at.pattern.text and _claim(before) != _claim(now_at):
             yield Finding("G404", "proven-claim", "error", ctx.path, now_at.lineno,
                           f"Proven `{before.pattern.name}` is reworded in place; its evidence proved the old "
                           "claim, not this one",

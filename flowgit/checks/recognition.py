@@ -128,9 +128,11 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
 
 def names(ctx: CheckContext) -> Iterator[Finding]:
     by_key: dict[str, list] = defaultdict(list)
+    duplicates = len(ctx.new_patterns) < len(ctx.all_new_patterns)  # the identity map keeps one per key
     for at in ctx.all_new_patterns:
-        by_key[name_key(at.pattern.name)].append(at)
-        if is_mixed_script(at.pattern.name) and ctx.line_is_new(at.line):
+        if duplicates:
+            by_key[name_key(at.pattern.name)].append(at)
+        if ctx.line_is_new(at.line) and is_mixed_script(at.pattern.name):
             yield Finding("G113", "names", "error", ctx.path, at.lineno,
                           f"`{at.pattern.name}` mixes writing systems (look-alike letters); names must be "
                           "written in one script",
