@@ -137,6 +137,7 @@ def performance_compression(ctx: CheckContext) -> Iterator[Finding]:
         if ctx.old.lines[before.body_start:before.body_end] == ctx.new.lines[section.body_start:section.body_end]:
             continue  # untouched section: nothing restated
         old_facts, new_facts = ctx.old.facts(before), ctx.new.facts(section)
+        new_facts.items_after(old_facts)  # the shared lines' items are the old body's, moved
         old_texts, new_texts = _texts(old_facts), _texts(new_facts)
         old_count, new_count = len(old_facts.items), len(new_facts.items)
         changed = sum(1 for text in _normalised(new_facts) if text not in old_texts)

@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import Any, Callable, Iterable
 
 from flowgit.config import Config
-from flowgit.continuity.document import Document
+from flowgit.continuity.document import Document, shared_ends
 from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import PatternAt, document_identity_map, document_patterns
 from flowgit.continuity.sections import Semantics
@@ -164,13 +164,18 @@ class CheckContext:
         if self.old is None:
             return frozenset(range(len(self.new.lines)))
         before = self.old.line_set
-        unchanged = set(self.old.spans())  # a span HEAD has word for word holds no new line
+        old_spans = self.old.spans()
+        unchanged = set(old_spans)  # a span HEAD has word for word holds no new line
+        by_label = {label: lines for label, lines in reversed(old_spans)}  # the first of a label
         out: list[int] = []
         start = 0
         for span in self.new.spans():
             lines = span[1]
             if span not in unchanged:
-                out.extend(start + i for i, ln in enumerate(lines) if ln.rstrip("\r\n") not in before)
+                # lines shared at the top and bottom with HEAD's span of the same label are in HEAD's file
+                top, bottom = shared_ends(by_label.get(span[0], ()), lines)
+                out.extend(start + i for i in range(top, len(lines) - bottom)
+                           if lines[i].rstrip("\r\n") not in before)
             start += len(lines)
         return frozenset(out)
 

@@ -19,7 +19,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Iterable, Iterator, Mapping, NamedTuple
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from flowgit.continuity.identity import canonical_section
 from flowgit.continuity.sections import CANONICAL_ORDER, Semantics, alias_table, semantics_of
@@ -378,13 +378,7 @@ class SectionFacts:
 
     def __init__(self, body: tuple[str, ...]) -> None:
         self.body = body
-        content: list[int] = []
-        fence: str | None = None
-        for index, line in enumerate(body):
-            fence, is_fence = fence_step(line, fence)
-            if fence is None and not is_fence:
-                content.append(index)
-        self.content: tuple[int, ...] = tuple(content)  # lines outside code fences
+        self.content: tuple[int, ...] = _outside_fences(body)  # lines outside code fences
         self._items: tuple[Item, ...] | None = None
         self._offsets: frozenset[int] | None = None
         self._patterns: tuple | None = None
@@ -402,6 +396,48 @@ class SectionFacts:
         if self._items is None:
             self._items = tuple(_items(self.body, self.content))
         return self._items
+
+    @property
+    def fenced(self) -> bool:
+        """Whether some body line is a fence line or inside a fence."""
+        return len(self.content) != len(self.body)
+
+    def items_after(self, before: "SectionFacts") -> None:
+        """Derive :attr:`items` from ``before``'s, a body this one is an edit of, where both hold no fence.
+
+        An item is decided by its own lines and, for a line that may continue
+        it, the item above; a pattern line, a list line, and any line after a
+        blank or structural line start afresh. So the items of the lines both
+        bodies share at the top (those ending before the first difference) and
+        at the bottom (from the first item there that starts afresh) are
+        ``before``'s, moved; only the lines between are read.
+        ``tests/continuity/test_document.py`` holds this to a fresh reading.
+        """
+        if self._items is not None or before._items is None or self.fenced or before.fenced:
+            return
+        old, new = before.body, self.body
+        top, bottom = shared_ends(old, new)
+        shared_from = len(old) - bottom  # old's first line of the shared bottom
+        shift = len(new) - len(old)
+        olds = before._items
+        kept = 0
+        while kept < len(olds) and olds[kept].end < top:
+            kept += 1
+        start = olds[kept - 1].end if kept else 0
+        resume = len(olds)
+        for k in range(kept, len(olds)):
+            at = olds[k].start
+            if at < shared_from:
+                continue
+            if _line_kind(old[at])[0] in (PATTERN_LINE, LIST_LINE) or (
+                    at - 1 >= shared_from and _line_kind(old[at - 1])[0] == STRUCTURAL):
+                resume = k
+                break
+        stop = olds[resume].start + shift if resume < len(olds) else len(new)
+        middle = tuple(_items(new, range(start, stop)))
+        moved = tuple(Item(i.start + shift, i.end + shift, i.text, i.kind) for i in olds[resume:]) if shift else \
+            olds[resume:]
+        self._items = olds[:kept] + middle + moved
 
     @property
     def patterns(self) -> tuple:
@@ -433,6 +469,31 @@ class SectionFacts:
         if key not in memo:
             memo[key] = compute(self)
         return memo[key]
+
+
+def shared_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
+    """How many lines ``new`` shares with ``old`` at the top, and then at the bottom (never overlapping)."""
+    limit = min(len(old), len(new))
+    top = 0
+    while top < limit and old[top] == new[top]:
+        top += 1
+    bottom = 0
+    while bottom < limit - top and old[-1 - bottom] == new[-1 - bottom]:
+        bottom += 1
+    return top, bottom
+
+
+def _outside_fences(body: tuple[str, ...]) -> tuple[int, ...]:
+    """Offsets of the lines outside code fences (every line when no line holds a fence-like run)."""
+    if not has_fence_run("".join(body)):  # lines keep their endings, so no run spans two of them
+        return tuple(range(len(body)))
+    content: list[int] = []
+    fence: str | None = None
+    for index, line in enumerate(body):
+        fence, is_fence = fence_step(line, fence)
+        if fence is None and not is_fence:
+            content.append(index)
+    return tuple(content)
 
 
 _STRIPPED: "OrderedDict[tuple[str, ...], frozenset[str]]" = OrderedDict()

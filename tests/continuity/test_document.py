@@ -220,3 +220,50 @@ def test_heading_candidates_are_found_as_the_expression_finds_them(lines):
 
     source = "\n".join(lines)
     assert _h2_starts(source) == [m.start() + 1 for m in H2_CANDIDATE_RE.finditer(source)]
+
+
+# --- the items of an edited body, derived from the body it edits, equal a fresh reading
+ITEM_LINES = ["! p: q | 1x", "!! r: s | 2x (C) [evidence: ep-1, ep-2]", "- a list item", "  - nested item",
+              "   continued text", "plain prose", "more prose", "", "   ", "# comment", "{", "}", "<activation>",
+              "-> a flow", "[decided(rationale: \"x\", on: \"Nov 30\")] d", "1. numbered", "\tindented", "✓ done",
+              "* star item", "      deep continuation", "```", "~~~"]
+
+
+def _fresh_items(body):
+    from flowgit.continuity.document import SectionFacts
+
+    return SectionFacts(body).items
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(ITEM_LINES), max_size=30), st.integers(0, 30), st.integers(0, 4),
+       st.lists(st.sampled_from(ITEM_LINES), max_size=4))
+def test_items_derived_from_the_edited_body_equal_a_fresh_reading(lines, at, cut, inserted):
+    from flowgit.continuity.document import SectionFacts
+
+    old = tuple(line + "\n" for line in lines)
+    at = min(at, len(old))
+    new = old[:at] + tuple(line + "\n" for line in inserted) + old[at + cut:]
+    before = SectionFacts(old)
+    before.items  # the old body was read first, as when it was the previous change's new side
+    after = SectionFacts(new)
+    after.items_after(before)
+    assert after.items == _fresh_items(new)
+
+
+def test_facts_shared_by_one_body_in_two_documents_give_each_its_own_places():
+    """Section facts are remembered by the body's lines alone: the same body at another line, under another
+    heading, yields patterns and items at that document's lines and section, never the first one's."""
+    from flowgit.continuity.patterns import document_patterns
+
+    body = "! shared_one: a pattern | 1x\n- an item\n"
+    first = Document.parse("## Developing Knowledge\n" + body)
+    second = Document.parse("## Current State\nnow\n\n## Notes\nx\n\n## Proven Knowledge\n" + body)
+    one, two = document_patterns(first), document_patterns(second)
+    assert [(at.line, at.section) for at in one] == [(1, "Developing Knowledge")]
+    assert [(at.line, at.section) for at in two] == [(7, "Proven Knowledge")]
+    assert first.facts(first.sections[0]) is second.facts(second.sections[-1])  # one memo, two placements
+    assert [(i.start, i.text) for i in second.items("Proven")] == [(7, "! shared_one: a pattern | 1x"),
+                                                                  (8, "- an item")]
+    assert [(i.start, i.text) for i in first.items("Developing")] == [(1, "! shared_one: a pattern | 1x"),
+                                                                    (2, "- an item")]
