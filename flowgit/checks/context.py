@@ -55,6 +55,7 @@ class CheckContext:
     author_loader: Callable[[], str] | None = None  # asked only when ``author`` is empty and needed
     new_store_oid: str | None = None  # the staged store's blob id, when the caller knows it (the audit does)
     old_store_in_memory: bool = False  # HEAD's store bytes are already read: compare them instead of hashing
+    new_raw: bytes | None = None  # the staged continuity file's bytes, when the caller has them (``new``'s text)
     _episodes: dict[str, Episode] = field(default_factory=dict)
 
     @cached_property

@@ -115,6 +115,8 @@ def protected_zone(ctx: CheckContext) -> Iterator[Finding]:
     labels |= {s.label for s in ctx.sections(ctx.new, Semantics.PROTECTED)}
     for label in sorted(labels):
         before, now = ctx.old.find(label), ctx.new.find(label)
+        if before is not None and now is not None and ctx.old._body(before) == ctx.new._body(now):
+            continue  # the same lines: nothing lost or gained
         old_lines, new_lines = _zone_lines(ctx.old, before), _zone_lines(ctx.new, now)
         lost, added = old_lines - new_lines, new_lines - old_lines
         if not lost and not added and (before is None) == (now is None):

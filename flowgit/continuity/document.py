@@ -154,6 +154,7 @@ class Document:
     _spans: list | None = field(default=None, repr=False, compare=False)
     _alias_cache: dict | None = field(default=None, repr=False, compare=False)
     _text: str | None = field(default=None, repr=False, compare=False)
+    _find_cache: dict = field(default_factory=dict, repr=False, compare=False)
     # what other modules derive from the whole document (its patterns, …), remembered with it
     memo: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -188,6 +189,12 @@ class Document:
     # ---------------------------------------------------------------- lookup
     def find(self, name: str) -> Section | None:
         """The section called ``name`` (canonical, alias or literal heading, case-insensitive)."""
+        found = self._find_cache.get(name, self)  # a document's sections never change: each name is looked up once
+        if found is self:
+            found = self._find_cache[name] = self._find(name)
+        return found  # type: ignore[return-value]
+
+    def _find(self, name: str) -> Section | None:
         table = self._table()
         wanted = table.get(name.strip().lower(), name.strip())
         for section in self.sections:
@@ -460,8 +467,9 @@ class SectionFacts:
         """``compute(self)``, remembered under ``key``: for what a rule derives from the body's lines alone.
 
         Whatever ``compute`` reads besides the body (a configuration, the other
-        side of a change) must not be remembered here: the memo outlives the
-        judgement that filled it and is found again by the body alone.
+        side of a change, where the body stands) must not be remembered here
+        unless ``key`` names it: the memo outlives the judgement that filled it
+        and is found again by the body and the key alone.
         """
         memo = self._memo
         if memo is None:
@@ -475,12 +483,22 @@ def shared_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
     """How many lines ``new`` shares with ``old`` at the top, and then at the bottom (never overlapping)."""
     limit = min(len(old), len(new))
     top = 0
+    while top + STRIDE <= limit and old[top:top + STRIDE] == new[top:top + STRIDE]:
+        top += STRIDE  # a block at a time (compared in C), then line by line
     while top < limit and old[top] == new[top]:
         top += 1
     bottom = 0
-    while bottom < limit - top and old[-1 - bottom] == new[-1 - bottom]:
+    room = limit - top
+    end_old, end_new = len(old), len(new)
+    while bottom + STRIDE <= room and \
+            old[end_old - bottom - STRIDE:end_old - bottom] == new[end_new - bottom - STRIDE:end_new - bottom]:
+        bottom += STRIDE
+    while bottom < room and old[-1 - bottom] == new[-1 - bottom]:
         bottom += 1
     return top, bottom
+
+
+STRIDE = 32
 
 
 def _outside_fences(body: tuple[str, ...]) -> tuple[int, ...]:

@@ -156,9 +156,22 @@ def document_patterns(doc: Document) -> tuple[PatternAt, ...]:
     """
     found = doc.memo.get("patterns")
     if found is None:
-        found = doc.memo["patterns"] = tuple(
-            PatternAt(pattern, section.body_start + offset, section.label)
-            for section in doc.sections for offset, pattern in doc.facts(section).patterns)
+        found = doc.memo["patterns"] = tuple(at for section in doc.sections for at in _placed(doc, section))
+    return found
+
+
+def _placed(doc: Document, section) -> tuple[PatternAt, ...]:
+    """A section's patterns at its lines and label, remembered with its body's facts under both (a body
+    that stays where it was gives the next version the same objects)."""
+    facts = doc.facts(section)
+    key = (section.body_start, section.label)
+    placed: dict = facts.derived("placed", lambda _: {})  # type: ignore[assignment]
+    found = placed.get(key)
+    if found is None:
+        if len(placed) >= 2:  # the last two placements: a body judged as both sides of a change
+            del placed[next(iter(placed))]
+        start, label = key
+        found = placed[key] = tuple(PatternAt(pattern, start + offset, label) for offset, pattern in facts.patterns)
     return found
 
 

@@ -267,3 +267,17 @@ def test_facts_shared_by_one_body_in_two_documents_give_each_its_own_places():
                                                                   (8, "- an item")]
     assert [(i.start, i.text) for i in first.items("Developing")] == [(1, "! shared_one: a pattern | 1x"),
                                                                     (2, "- an item")]
+
+
+def test_a_body_placed_at_many_lines_gives_each_document_its_own():
+    """Patterns placed at a body's lines are remembered for a couple of placements only, and always under the
+    line and label they were placed at: the same body moving down a file, or changing section, never yields
+    another version's lines."""
+    from flowgit.continuity.patterns import document_patterns
+
+    body = "! moving: a pattern | 1x\n!! other: b | 2x (C) [evidence: ep-1, ep-2]\n"
+    for pad in (0, 3, 1, 3, 0, 5):
+        for heading in ("Developing Knowledge", "Proven Knowledge"):
+            doc = Document.parse("## Current State\n" + "x\n" * pad + f"## {heading}\n" + body)
+            assert [(at.line, at.section, at.pattern.name) for at in document_patterns(doc)] == [
+                (pad + 2, heading, "moving"), (pad + 3, heading, "other")]
