@@ -673,27 +673,33 @@ def _headings(source: str) -> Headings:
 
 
 def _atx_headings(source: str) -> Headings:
-    """The lines :data:`ATX_RE` matches, found from each ``##`` rather than tried at every character.
+    """The lines :data:`ATX_RE` matches, found from each ``#`` rather than tried at every character.
 
-    A multi-line ``^`` makes the expression try every position of the text;
-    a continuity file has tens of ``##`` in tens of thousands of characters.
-    Each line holding ``##`` is checked once, at its start, with the expression
-    itself.
+    A multi-line ``^`` makes the expression try every position of the text,
+    and even a two-character search walks a long non-ASCII text slowly; a
+    continuity file has a few dozen ``#``, each found by a one-character
+    search. Each line holding one is checked once, at its start, with the
+    expression itself.
     """
     out: list[tuple[int, str]] = []
     line_of = _line_finder(source)
     match = ATX_RE.match
-    pos = source.find("##")
-    while pos != -1:
-        line_start = source.rfind("\n", 0, pos) + 1
+    for line_start in _line_starts_with(source, "#"):
         m = match(source, line_start)
         if m:
             out.append((line_of(line_start), "h2" if len(m.group(1)) == 2 else "h3"))
+    return tuple(out)
+
+
+def _line_starts_with(source: str, char: str) -> Iterator[int]:
+    """The start offset of each line of ``source`` that holds ``char``, in order, each line once."""
+    pos = source.find(char)
+    while pos != -1:
+        yield source.rfind("\n", 0, pos) + 1
         line_end = source.find("\n", pos)
         if line_end == -1:
-            break
-        pos = source.find("##", line_end)
-    return tuple(out)
+            return
+        pos = source.find(char, line_end)
 
 
 def _line_finder(source: str):
@@ -721,7 +727,7 @@ def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
             h2.append(line)
         else:
             h3.append((line, _heading_text(lines[line], 3)))
-    wrappers = _wrapper_stack(lines)
+    wrappers = _wrappers_at(source, lines, h2)
     sections: list[Section] = []
     for i, start in enumerate(h2):
         end = h2[i + 1] if i + 1 < len(h2) else len(lines)
@@ -745,6 +751,39 @@ def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
 def _heading_text(line: str, level: int) -> str:
     text = strip_eol(line).lstrip("\ufeff").strip()[level:].strip()
     return re.sub(r"\s+#+\s*$", "", text)
+
+
+def _wrappers_at(source: str, lines: list[str], headings: list[int]) -> dict[int, str]:
+    """:func:`_wrapper_stack` at the given heading lines, reading only the lines that hold a ``<``.
+
+    A wrapper tag is a line of its own holding ``<``, so only those lines move
+    the stack; a heading's wrapper is the stack's top when it is reached.
+    """
+    if "<" not in source:
+        return {}
+    line_of = _line_finder(source)
+    tags = [line_of(start) for start in _line_starts_with(source, "<")]
+    inside: dict[int, str] = {}
+    stack: list[str] = []
+    next_tag = 0
+    for heading in headings:
+        while next_tag < len(tags) and tags[next_tag] < heading:
+            _wrapper_move(stack, lines[tags[next_tag]])
+            next_tag += 1
+        if stack:
+            inside[heading] = stack[-1]
+    return inside
+
+
+def _wrapper_move(stack: list[str], line: str) -> None:
+    m = WRAPPER_RE.match(line)
+    if m:
+        closing, tag = m.groups()
+        if closing and tag in stack:
+            while stack and stack.pop() != tag:
+                pass
+        elif not closing:
+            stack.append(tag)
 
 
 def _wrapper_stack(lines: list[str]) -> dict[int, str]:

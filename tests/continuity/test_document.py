@@ -281,3 +281,17 @@ def test_a_body_placed_at_many_lines_gives_each_document_its_own():
             doc = Document.parse("## Current State\n" + "x\n" * pad + f"## {heading}\n" + body)
             assert [(at.line, at.section, at.pattern.name) for at in document_patterns(doc)] == [
                 (pad + 2, heading, "moving"), (pad + 3, heading, "other")]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["## A", "### b", "<activation>", "</activation>", "<reference>", "</reference>",
+                                 "  <knowledge>  ", "</knowledge>", "x < y", "<b>", "", "   ## C", "\t## no",
+                                 "</reference> x", "<", "#"]), max_size=30), st.booleans())
+def test_each_heading_wrapper_is_the_full_line_walks_answer(lines, crlf):
+    """Wrappers are read from the lines holding `<` only; every section's wrapper equals the walk over all
+    lines."""
+    from flowgit.continuity.document import _wrapper_stack
+
+    doc = Document.parse(("\r\n" if crlf else "\n").join(lines) + "\n")
+    walked = _wrapper_stack(doc.lines)
+    assert [s.wrapper for s in doc.sections] == [walked.get(s.heading) for s in doc.sections]
