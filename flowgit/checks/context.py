@@ -26,6 +26,7 @@ def is_prefix(new_store: bytes, old_entry: tuple[str, int] | None) -> bool:
 
 
 ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]+)"')
+_WEIGHTS: dict = {}  # store blob id -> (its bytes, their word weight): the last few a walk met
 
 
 def _gist(text: str) -> str:
@@ -108,10 +109,23 @@ class CheckContext:
 
     @cached_property
     def word_weight(self):
-        """How rare each word is in the staged store (see :func:`flowgit.evidence.store_weight`)."""
+        """How rare each word is in the staged store (see :func:`flowgit.evidence.store_weight`).
+
+        A history walk meets each store version for many commits: the weights
+        (and the words already weighed) are kept per store blob, for its bytes only.
+        """
         from flowgit.evidence import store_weight
 
-        return store_weight(self.new_store)
+        if self.new_store_oid is None or not isinstance(self.new_store, bytes):
+            return store_weight(self.new_store)
+        kept = _WEIGHTS.get(self.new_store_oid)
+        if kept is None or not (kept[0] is self.new_store or kept[0] == self.new_store):
+            kept = (self.new_store, store_weight(self.new_store))
+            _WEIGHTS.pop(self.new_store_oid, None)
+            _WEIGHTS[self.new_store_oid] = kept
+            while len(_WEIGHTS) > 2:
+                del _WEIGHTS[next(iter(_WEIGHTS))]
+        return kept[1]
 
     @cached_property
     def new_patterns(self) -> dict[str, PatternAt]:
