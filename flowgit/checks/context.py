@@ -93,8 +93,10 @@ class CheckContext:
         if self.new_store_oid is not None and self.new_store_oid == self.old_store_entry[0]:
             return True  # the very same blob
         if self.old_store_in_memory:
-            size = self.old_store_entry[1]
-            return len(self.new_store) >= size and self.new_store[:size] == self.old_store
+            size, old = self.old_store_entry[1], self.old_store
+            if len(old) == size and isinstance(self.new_store, bytes):
+                return self.new_store.startswith(old)  # compared in place, not through a copy of the prefix
+            return len(self.new_store) >= size and self.new_store[:size] == old
         return is_prefix(self.new_store, self.old_store_entry)
 
     @cached_property
