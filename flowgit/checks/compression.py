@@ -138,11 +138,12 @@ def performance_compression(ctx: CheckContext) -> Iterator[Finding]:
             continue  # untouched section: nothing restated
         old_facts, new_facts = ctx.old.facts(before), ctx.new.facts(section)
         new_facts.items_after(old_facts)  # the shared lines' items are the old body's, moved
+        old_norm, new_norm = _normalised(old_facts), _normalised(new_facts)
         old_texts, new_texts = _texts(old_facts), _texts(new_facts)
-        old_count, new_count = len(old_facts.items), len(new_facts.items)
-        changed = sum(1 for text in _normalised(new_facts) if text not in old_texts)
-        pairs = _pair_changed(_left(old_facts, new_texts, before.body_start),
-                              _left(new_facts, old_texts, section.body_start))
+        old_count, new_count = len(old_norm), len(new_norm)
+        changed = sum(1 for text in new_norm if text not in old_texts)
+        pairs = _pair_changed(_left(old_facts, old_norm, new_texts, before.body_start),
+                              _left(new_facts, new_norm, old_texts, section.body_start))
         cuts = [(o, n, shortening(o, n)) for o, n in pairs]
         restated = [Restatement(o, n) for o, n, cut in cuts if cut is not None]
         clear = sum(1 for _, _, cut in cuts if cut is not None and cut >= 1 - SHORTER)
@@ -157,18 +158,26 @@ def performance_compression(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _normalised(facts: SectionFacts) -> tuple[str, ...]:
-    """Each item's normalised text, remembered with the section body (it reads nothing else)."""
-    return facts.derived("compression.normalised", lambda f: tuple(normalise(i.text) for i in f.items))
+    """Each item's normalised text, remembered with the section body (it reads the item's text alone)."""
+    return facts.per_item("compression.normalised", _normalise_item)
+
+
+def _normalise_item(text: str, kind: str) -> str:
+    return normalise(text)
 
 
 def _texts(facts: SectionFacts) -> frozenset[str]:
-    return facts.derived("compression.texts", lambda f: frozenset(_normalised(f)))
+    return facts.derived("compression.texts", lambda f: frozenset(_normalised(f)))  # type: ignore[return-value]
 
 
-def _left(facts: SectionFacts, other: frozenset[str], start: int) -> list[Item]:
+def _left(facts: SectionFacts, normalised: tuple[str, ...], other: frozenset[str], start: int) -> list[Item]:
     """The body's items whose normalised text ``other`` lacks, placed at the section's first body line."""
-    return [Item(start + i.start, start + i.end, i.text, i.kind)
-            for i, text in zip(facts.items, _normalised(facts)) if text not in other]
+    out = []
+    for index, text in enumerate(normalised):
+        if text not in other:
+            item = facts.item(index)
+            out.append(Item(start + item.start, start + item.end, item.text, item.kind))
+    return out
 
 
 def _label(item: Item) -> str:

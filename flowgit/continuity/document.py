@@ -16,6 +16,7 @@ section and re-parses, so no byte outside the edited span can move.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -373,6 +374,21 @@ class Document:
         return self.splice(len(self.lines), len(self.lines), tail + block[:-1])
 
 
+class ItemColumns(NamedTuple):
+    """A body's items as four columns: shifting a block of them is two additions over tuples."""
+
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    texts: tuple[str, ...]
+    kinds: tuple[str, ...]
+
+
+def _columns(items: tuple[Item, ...]) -> ItemColumns:
+    if not items:
+        return ItemColumns((), (), (), ())
+    return ItemColumns(*zip(*items))
+
+
 class SectionFacts:
     """What a section body's lines alone decide, relative to its first body line.
 
@@ -381,12 +397,14 @@ class SectionFacts:
     a change or walking history then costs what changed, not the whole file.
     """
 
-    __slots__ = ("body", "content", "_items", "_offsets", "_patterns", "_memo")
+    __slots__ = ("body", "content", "_items", "_columns", "_split", "_offsets", "_patterns", "_memo")
 
     def __init__(self, body: tuple[str, ...]) -> None:
         self.body = body
         self.content: tuple[int, ...] = _outside_fences(body)  # lines outside code fences
         self._items: tuple[Item, ...] | None = None
+        self._columns: ItemColumns | None = None
+        self._split: tuple | None = None  # (facts derived from, items kept, items read, first item moved)
         self._offsets: frozenset[int] | None = None
         self._patterns: tuple | None = None
         self._memo: dict | None = None
@@ -398,11 +416,28 @@ class SectionFacts:
         return self._offsets
 
     @property
+    def columns(self) -> "ItemColumns":
+        """The items as columns (starts, ends, texts, kinds), counted from the first body line."""
+        if self._columns is None:
+            if self._items is None:
+                self._items = tuple(_items(self.body, self.content))
+            self._columns = _columns(self._items)
+        return self._columns
+
+    @property
     def items(self) -> tuple[Item, ...]:
         """Each item with its lines counted from the first body line, computed when first asked."""
         if self._items is None:
-            self._items = tuple(_items(self.body, self.content))
+            starts, ends, texts, kinds = self.columns
+            self._items = tuple(map(Item, starts, ends, texts, kinds))
         return self._items
+
+    def item(self, index: int) -> Item:
+        """One item, without building the others."""
+        if self._items is not None:
+            return self._items[index]
+        starts, ends, texts, kinds = self.columns
+        return Item(starts[index], ends[index], texts[index], kinds[index])
 
     @property
     def fenced(self) -> bool:
@@ -410,7 +445,7 @@ class SectionFacts:
         return len(self.content) != len(self.body)
 
     def items_after(self, before: "SectionFacts") -> None:
-        """Derive :attr:`items` from ``before``'s, a body this one is an edit of, where both hold no fence.
+        """Derive the items from ``before``'s, a body this one is an edit of, where both hold no fence.
 
         An item is decided by its own lines and, for a line that may continue
         it, the item above; a pattern line, a list line, and any line after a
@@ -420,31 +455,60 @@ class SectionFacts:
         ``before``'s, moved; only the lines between are read.
         ``tests/continuity/test_document.py`` holds this to a fresh reading.
         """
-        if self._items is not None or before._items is None or self.fenced or before.fenced:
+        if self._columns is not None or self._items is not None or self.fenced or before.fenced or (
+                before._columns is None and before._items is None):
             return
         old, new = before.body, self.body
         top, bottom = shared_ends(old, new)
         shared_from = len(old) - bottom  # old's first line of the shared bottom
         shift = len(new) - len(old)
-        olds = before._items
-        kept = 0
-        while kept < len(olds) and olds[kept].end < top:
-            kept += 1
-        start = olds[kept - 1].end if kept else 0
-        resume = len(olds)
-        for k in range(kept, len(olds)):
-            at = olds[k].start
-            if at < shared_from:
-                continue
+        starts, ends, texts, kinds = before.columns
+        count = len(starts)
+        kept = bisect_left(ends, top)  # items ending before the first difference (ends only grow)
+        start = ends[kept - 1] if kept else 0
+        resume = count
+        for k in range(max(kept, bisect_left(starts, shared_from)), count):
+            at = starts[k]
             if _line_kind(old[at])[0] in (PATTERN_LINE, LIST_LINE) or (
                     at - 1 >= shared_from and _line_kind(old[at - 1])[0] == STRUCTURAL):
                 resume = k
                 break
-        stop = olds[resume].start + shift if resume < len(olds) else len(new)
-        middle = tuple(_items(new, range(start, stop)))
-        moved = tuple(Item(i.start + shift, i.end + shift, i.text, i.kind) for i in olds[resume:]) if shift else \
-            olds[resume:]
-        self._items = olds[:kept] + middle + moved
+        stop = starts[resume] + shift if resume < count else len(new)
+        middle = _columns(tuple(_items(new, range(start, stop))))
+        moved_starts, moved_ends = starts[resume:], ends[resume:]
+        if shift:
+            moved_starts, moved_ends = tuple(map(shift.__add__, moved_starts)), tuple(map(shift.__add__, moved_ends))
+        self._columns = ItemColumns(starts[:kept] + middle.starts + moved_starts,
+                                    ends[:kept] + middle.ends + moved_ends,
+                                    texts[:kept] + middle.texts + texts[resume:],
+                                    kinds[:kept] + middle.kinds + kinds[resume:])
+        self._split = (before, kept, len(middle.texts), resume)
+        before._split = None  # one step back is all per_item reads: no chain of old bodies stays alive
+
+    def per_item(self, key: str, value: Callable[[str, str], object]) -> tuple:
+        """``value(text, kind)`` of each item, remembered under ``key``.
+
+        After :meth:`items_after`, the items this body shares with the one it
+        was derived from take that body's values (``value`` reads an item's
+        text and kind, never where it stands), so only the items between are
+        computed.
+        """
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = {}
+        found = memo.get(key)
+        if found is None:
+            _, _, texts, kinds = self.columns
+            split = self._split
+            earlier = split[0]._memo.get(key) if split is not None and split[0]._memo else None
+            if earlier is not None:
+                _, kept, read, resume = split
+                found = earlier[:kept] + tuple(map(value, texts[kept:kept + read], kinds[kept:kept + read])) + \
+                    earlier[resume:]
+            else:
+                found = tuple(map(value, texts, kinds))
+            memo[key] = found
+        return found
 
     @property
     def patterns(self) -> tuple:

@@ -246,9 +246,16 @@ def test_items_derived_from_the_edited_body_equal_a_fresh_reading(lines, at, cut
     new = old[:at] + tuple(line + "\n" for line in inserted) + old[at + cut:]
     before = SectionFacts(old)
     before.items  # the old body was read first, as when it was the previous change's new side
+    def value(text, kind):
+        return f"{kind}:{text.upper()}"
+
+    before.per_item("upper", value)
     after = SectionFacts(new)
     after.items_after(before)
-    assert after.items == _fresh_items(new)
+    fresh = _fresh_items(new)
+    assert after.per_item("upper", value) == tuple(value(i.text, i.kind) for i in fresh)
+    assert [after.item(k) for k in range(len(fresh))] == list(fresh)
+    assert after.items == fresh
 
 
 def test_facts_shared_by_one_body_in_two_documents_give_each_its_own_places():
