@@ -156,6 +156,7 @@ class Document:
     _alias_cache: dict | None = field(default=None, repr=False, compare=False)
     _text: str | None = field(default=None, repr=False, compare=False)
     _find_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    _facts_cache: dict = field(default_factory=dict, repr=False, compare=False)
     # what other modules derive from the whole document (its patterns, …), remembered with it
     memo: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -228,11 +229,11 @@ class Document:
         """Indices of a section's body lines that are not inside a code fence."""
         sec = self.get(section) if isinstance(section, str) else section
         start = sec.body_start
-        return (start + offset for offset in _section_facts(self._body(sec)).content)
+        return (start + offset for offset in self.facts(sec).content)
 
     def is_content(self, section: Section, index: int) -> bool:
         """Whether line ``index`` of ``section``'s body is content (outside any code fence)."""
-        return index - section.body_start in _section_facts(self._body(section)).content_offsets
+        return index - section.body_start in self.facts(section).content_offsets
 
     def items(self, section: Section | str) -> list[Item]:
         sec = self.get(section) if isinstance(section, str) else section
@@ -245,14 +246,26 @@ class Document:
 
     def facts(self, section: Section) -> "SectionFacts":
         """What the section's body lines alone decide (offsets from its first body line), shared by every
-        document that has a section with exactly these body lines."""
-        return _section_facts(self._body(section))
+        document that has a section with exactly these body lines (found once per document: a long body's
+        lines cost a hash each time they are looked up)."""
+        key = (section.body_start, section.body_end)
+        found = self._facts_cache.get(key)
+        if found is None:
+            found = self._facts_cache[key] = _section_facts(self._body(section))
+        return found
 
     @property
     def line_set(self) -> frozenset[str]:
         """Every line without its ending: what "is this line new?" is asked against (built span by span)."""
         if self._line_set is None:
-            self._line_set = frozenset().union(*(_stripped_set(span) for _, span in self.spans()))
+            lines = self.lines
+            first = self.sections[0].heading if self.sections else len(lines)
+            outside = [lines[:first]]  # the preamble, each heading, and the blank or tag lines after a body
+            for section in self.sections:
+                outside.append(lines[section.heading:section.body_start])
+                outside.append(lines[section.body_end:section.end])
+            self._line_set = frozenset([ln.rstrip("\r\n") for part in outside for ln in part]).union(
+                *(self.facts(section).derived("stripped", _stripped_body) for section in self.sections))
         return self._line_set
 
     def spans(self) -> list[tuple[str | None, tuple[str, ...]]]:
@@ -578,17 +591,9 @@ def _outside_fences(body: tuple[str, ...]) -> tuple[int, ...]:
     return tuple(content)
 
 
-_STRIPPED: "OrderedDict[tuple[str, ...], frozenset[str]]" = OrderedDict()
-
-
-def _stripped_set(lines: tuple[str, ...]) -> frozenset[str]:
-    """The distinct lines of a span without their endings, remembered by the span's lines."""
-    found = _STRIPPED.get(lines)
-    if found is None:
-        found = _STRIPPED[lines] = frozenset([ln.rstrip("\r\n") for ln in lines])
-        if len(_STRIPPED) > 64:
-            _STRIPPED.popitem(last=False)
-    return found
+def _stripped_body(facts: "SectionFacts") -> frozenset[str]:
+    """The distinct lines of a body without their endings."""
+    return frozenset([ln.rstrip("\r\n") for ln in facts.body])
 
 
 _FACTS: "OrderedDict[tuple[str, ...], SectionFacts]" = OrderedDict()

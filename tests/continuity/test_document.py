@@ -302,3 +302,11 @@ def test_each_heading_wrapper_is_the_full_line_walks_answer(lines, crlf):
     doc = Document.parse(("\r\n" if crlf else "\n").join(lines) + "\n")
     walked = _wrapper_stack(doc.lines)
     assert [s.wrapper for s in doc.sections] == [walked.get(s.heading) for s in doc.sections]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(piece, st.sampled_from(["\n", "\r\n"])), max_size=30))
+def test_line_set_is_every_line_without_its_ending(pieces):
+    """Built from the sections' remembered bodies plus the lines around them, it is still every line."""
+    doc = Document.parse("".join(text + end for text, end in pieces))
+    assert doc.line_set == frozenset(ln.rstrip("\r\n") for ln in doc.lines)
