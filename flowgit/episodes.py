@@ -316,7 +316,7 @@ class StoreIndex:
 
 
 _INDEXES: "dict[str, StoreIndex]" = {}
-_INDEXES_KEEP = 4
+_INDEXES_KEEP = 2  # the store judged and the one before it (an append extends it): stores can be large
 
 
 def store_index(data: bytes, oid: str) -> StoreIndex:
