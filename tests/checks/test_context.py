@@ -45,3 +45,64 @@ def test_word_weights_are_those_of_the_store_judged(tmp_path):
                       "blob-w")
     assert sparse.word_weight("retry") == 1.0
     assert _context(tmp_path, _store(many), "blob-w").word_weight("retry") < 1.0
+
+
+def _forget_everything() -> None:
+    """Empty every memo a judgement may leave behind (section facts, heading pieces, hidden lines, store
+    indexes and weights, per-line caches), so the next judgement starts cold."""
+    from flowgit.checks import compression, context, recognition
+    from flowgit.continuity import document, identity, patterns, scan
+    from flowgit import episodes
+
+    for memo in (document._FACTS, document._SECTIONS_SEEN, document._LINES_SEEN, recognition._HIDDEN,
+                 episodes._INDEXES, context._WEIGHTS, scan._cache):
+        memo.clear()
+    for cached in (document._line_kind, patterns.parse_pattern, compression.normalise, identity.name_key,
+                   identity.is_mixed_script):
+        cached.cache_clear()
+
+
+EDITS = ["! new_one: a queue pattern about retries | 1x", "!! retry_budget: cap retries | 3x", "```",
+         "<!-- ! hidden: x | 1x -->", "> quoted line", "thought: a -> b ><", "- a list item", "  continued text",
+         "", "[decided(rationale: \"x\")]", "! p01: retries without budget multiply load | 1x", "## Notes",
+         "!! p02: a circuit breaker opens | 2x (X) [evidence: " + E_RETRY[0].id + ", " + E_RETRY[1].id + "]"]
+
+
+def test_a_walk_with_every_memo_warm_judges_as_each_change_judged_cold(tmp_path):
+    """Consecutive versions judged in one process (every memo kept, documents reused as the next old side)
+    give exactly the findings each change gets from a cold start: no memo answers for other lines."""
+    import random
+
+    from flowgit.checks.judge import judge_change
+    from flowgit.repo import reusing_documents
+
+    rnd = random.Random(3)
+    cfg = load_config_from_blobs(tmp_path, {}, "HEAD")
+    store = _store(E_RETRY + OTHER)
+    versions = [base_text()]
+    for _ in range(60):
+        lines = versions[-1].split("\n")
+        for _ in range(rnd.randint(1, 3)):
+            at = rnd.randrange(len(lines) + 1)
+            if rnd.random() < 0.4 and lines:
+                del lines[min(at, len(lines) - 1)]
+            else:
+                lines.insert(at, rnd.choice(EDITS))
+        versions.append("\n".join(lines))
+
+    def side(text):
+        return Side(text.encode(), store, "CONTINUITY.md", ".flow/episodes.jsonl", store_ref=("blob", len(store)))
+
+    def key(found):
+        return [(f.code, f.line, f.message) for f in found]
+
+    warm = []
+    with reusing_documents():
+        for old, new in zip(versions, versions[1:]):
+            warm.append(key(judge_change(cfg, side(old), side(new))))
+    cold = []
+    for old, new in zip(versions, versions[1:]):
+        _forget_everything()
+        cold.append(key(judge_change(cfg, side(old), side(new))))
+    assert warm == cold
+    assert sum(map(len, warm)) > 20  # the edits are judged, not waved through
