@@ -266,6 +266,87 @@ def lookup(data: bytes, ids: Iterable[str]) -> dict[str, Episode]:
     return {ident: ep for ident, (ep, _) in locate(data, ids).items()}
 
 
+# An ``"id"`` key and, without consuming it, the quoted value after it (``locate``'s candidates): the value is
+# left to the next search, so a malformed ``"id": "id": "ep-…"`` still yields both candidates.
+KEY_VALUE_RE = re.compile(rb'"id"\s*:\s*(?=("[^"]*"))')
+
+
+class StoreIndex:
+    """Every place a store's bytes say ``"id": "<value>"``: :func:`locate` without a scan per id.
+
+    A history walk looks up the ids each commit cites in a store of thousands
+    of lines, and consecutive commits share the store or append to it. The
+    index lists, per value, the candidate positions :func:`locate` would try,
+    in order; each lookup still decodes the candidate's line and keeps it only
+    if that episode carries the id, so it answers exactly as :func:`locate`.
+    An index of a store's prefix is extended by the appended bytes alone (the
+    search resumes where the last candidate's value starts, so a key cut by the
+    old end is found whole).
+    """
+
+    __slots__ = ("data", "_at", "_resume")
+
+    def __init__(self, data: bytes, base: "StoreIndex | None" = None) -> None:
+        self.data = data
+        at: dict[bytes, tuple[tuple[int, int], ...]] = dict(base._at) if base is not None else {}
+        resume = base._resume if base is not None else 0
+        for m in KEY_VALUE_RE.finditer(data, resume):
+            value = m.group(1)[1:-1]
+            at[value] = at.get(value, ()) + ((m.start(), m.end()),)
+            resume = m.end()
+        self._at = at
+        self._resume = resume
+
+    def extends(self, data: bytes) -> bool:
+        """Whether ``data`` is this index's store with bytes appended (or the very same bytes)."""
+        return len(data) >= len(self.data) and data.startswith(self.data)
+
+    def locate(self, ids: Iterable[str]) -> dict[str, tuple[Episode, int]]:
+        """:func:`locate` over this index's store."""
+        wanted = sorted({i for i in ids if i})
+        odd = [i for i in wanted if '"' in i]  # never a candidate value: the plain search decides
+        found = locate(self.data, odd) if odd else {}
+        data = self.data
+        for ident in wanted:
+            if ident in found or '"' in ident:
+                continue
+            value = ident.encode("utf-8")
+            for key, pos in self._at.get(value, ()):
+                start = data.rfind(b"\n", 0, key) + 1
+                end = data.find(b"\n", pos + len(value) + 2)
+                end = len(data) if end == -1 else end
+                try:
+                    ep = _episode_from_line(json.loads(data[start:end]))
+                except (ValueError, UnicodeDecodeError, RecursionError):
+                    continue
+                if ep.id == ident:
+                    found[ident] = (ep, end)
+                    break
+        return found
+
+
+_INDEXES: "dict[str, StoreIndex]" = {}
+_INDEXES_KEEP = 2  # the store judged and the one before it (an append extends it): stores can be large
+
+
+def store_index(data: bytes, oid: str) -> StoreIndex:
+    """The index of the store blob ``oid`` (its bytes ``data``), built from a remembered prefix when one fits.
+
+    Remembered by blob id, and used only if the remembered bytes are ``data``
+    itself: a wrong id costs a rebuild, never a wrong answer.
+    """
+    found = _INDEXES.get(oid)
+    if found is not None and (found.data is data or found.data == data):
+        return found
+    base = next((ix for ix in reversed(_INDEXES.values()) if ix.extends(data)), None)
+    index = StoreIndex(data, base)
+    _INDEXES.pop(oid, None)
+    _INDEXES[oid] = index
+    while len(_INDEXES) > _INDEXES_KEEP:
+        del _INDEXES[next(iter(_INDEXES))]
+    return index
+
+
 class EpisodeStore:
     """The store file on disk."""
 

@@ -101,3 +101,51 @@ def test_locating_a_few_ids_by_substring_search_matches_the_pattern_scan(monkeyp
         monkeypatch.setattr(episodes, "FEW_IDS", 0)
         assert fast == episodes.locate(data, ids), (data, ids)
         monkeypatch.undo()
+
+
+STORE_PIECES = ['{"id": "ep-a", "type": "finding", "content": "c", "session": "s"}',
+                '{"id":"ep-ab","type":"outcome","content":"d"}',
+                '{"type": "finding", "content": "\\"ep-a\\"", "id" :\n "ep-b"}',
+                '"id": "ep-a"', '"ep-a"', '{"id":', ' "ep-b"}', '{"id": "id": "ep-a"}', "\n", "\n", "\n", " ", ":",
+                '"id"', '{"id": "ep-a", "type": "nope", "content": "c"}',
+                '{"id": "ep-b", "type": "tension", "content": ""}', '{"id": "ep-b", "type": "decision", "content": "x"}',
+                '{"content": "\\"id\\": \\"ep-ab\\"", "type": "finding", "id": "ep-ab"}', '"', '\\', 'id"']
+
+
+def test_the_store_index_answers_as_locate_on_any_bytes_and_on_any_append():
+    """The index's lookups equal :func:`locate`'s, for a store built whole and for one extended by appends cut
+    anywhere (inside a key, a value, or a line), for a few ids and for many."""
+    import random
+
+    from flowgit import episodes
+
+    rnd = random.Random(11)
+    names = ["ep-a", "ep-ab", "ep-b", "id", 'ep-"a', ""]
+    for _ in range(1500):
+        data = "".join(rnd.choice(STORE_PIECES) for _ in range(rnd.randint(0, 14))).encode()
+        index = None
+        for cut in sorted(rnd.sample(range(len(data) + 1), min(len(data) + 1, rnd.randint(1, 4)))) + [len(data)]:
+            part = data[:cut]
+            index = episodes.StoreIndex(part, index if index is not None and index.extends(part) else None)
+            for size in (1, 3, 6):
+                ids = rnd.sample(names, min(size, len(names)))
+                assert index.locate(ids) == episodes.locate(part, ids), (part, ids)
+        assert index.locate(names) == episodes.StoreIndex(data).locate(names)
+
+
+def test_a_remembered_store_index_is_used_only_for_its_own_bytes():
+    """An index is found again by blob id, but a different store under the same id (a caller's mistake) is
+    indexed afresh: a stale index never answers for other bytes."""
+    from flowgit import episodes
+
+    a = episode_id("finding", "first", "s1")
+    b = episode_id("finding", "second", "s2")
+    one = (json.dumps({"id": a, "type": "finding", "content": "first", "session": "s1"}) + "\n").encode()
+    two = one + (json.dumps({"id": b, "type": "finding", "content": "second", "session": "s2"}) + "\n").encode()
+    first = episodes.store_index(one, "same-oid")
+    assert set(first.locate([a, b])) == {a}
+    again = episodes.store_index(two, "same-oid")
+    assert again is not first and set(again.locate([a, b])) == {a, b}
+    assert episodes.store_index(two, "same-oid") is again
+    extended = episodes.store_index(two + b"garbage\n", "other-oid")  # built on the remembered prefix
+    assert set(extended.locate([a, b])) == {a, b}

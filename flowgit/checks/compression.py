@@ -22,7 +22,7 @@ from typing import Iterator, NamedTuple
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.continuity.document import Item
+from flowgit.continuity.document import Item, SectionFacts
 from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import parse_pattern
 from flowgit.continuity.sections import Semantics
@@ -75,8 +75,12 @@ def pair_items(old: list[Item], new: list[Item]) -> list[tuple[Item, Item]]:
     """Pair changed items: patterns by identity, the rest greedily by content-word overlap."""
     new_texts = {normalise(n.text) for n in new}
     old_texts = {normalise(o.text) for o in old}
-    old_left = [o for o in old if normalise(o.text) not in new_texts]
-    new_left = [n for n in new if normalise(n.text) not in old_texts]
+    return _pair_changed([o for o in old if normalise(o.text) not in new_texts],
+                         [n for n in new if normalise(n.text) not in old_texts])
+
+
+def _pair_changed(old_left: list[Item], new_left: list[Item]) -> list[tuple[Item, Item]]:
+    """:func:`pair_items` of the items whose normalised text the other side lacks (lists are consumed)."""
     pairs: list[tuple[Item, Item]] = []
     by_name = {name_key(_pattern_name(o)): o for o in old_left if _pattern_name(o)}
     for n in list(new_left):
@@ -130,10 +134,14 @@ def performance_compression(ctx: CheckContext) -> Iterator[Finding]:
     for before, section in ctx.section_pairs(*JUDGED):
         if ctx.old.lines[before.body_start:before.body_end] == ctx.new.lines[section.body_start:section.body_end]:
             continue  # untouched section: nothing restated
-        old_items, new_items = ctx.old.items(before), ctx.new.items(section)
-        pairs = pair_items(old_items, new_items)
-        old_texts = {normalise(o.text) for o in old_items}
-        changed = sum(1 for n in new_items if normalise(n.text) not in old_texts)
+        old_facts, new_facts = ctx.old.facts(before), ctx.new.facts(section)
+        new_facts.items_after(old_facts)  # the shared lines' items are the old body's, moved
+        old_norm, new_norm = _normalised(old_facts), _normalised(new_facts)
+        old_texts, new_texts = _texts(old_facts), _texts(new_facts)
+        old_count, new_count = len(old_norm), len(new_norm)
+        changed = sum(1 for text in new_norm if text not in old_texts)
+        pairs = _pair_changed(_left(old_facts, old_norm, new_texts, before.body_start),
+                              _left(new_facts, new_norm, old_texts, section.body_start))
         cuts = [(o, n, shortening(o, n)) for o, n in pairs]
         restated = [Restatement(o, n) for o, n, cut in cuts if cut is not None]
         clear = sum(1 for _, _, cut in cuts if cut is not None and cut >= 1 - SHORTER)
@@ -141,10 +149,33 @@ def performance_compression(ctx: CheckContext) -> Iterator[Finding]:
             names = "; ".join(_label(r.new) for r in restated[:6]) + (" …" if len(restated) > 6 else "")
             yield Finding("G301", "performance-compression", "error", ctx.path, restated[0].new.first_line,
                           f"{section.label}: {len(restated)} of {changed} changed items restate the same content "
-                          f"in fewer words while the section kept {len(new_items)} items (was {len(old_items)}): "
+                          f"in fewer words while the section kept {new_count} items (was {old_count}): "
                           f"{names}",
                           "compress for real: archive stale items, fold facts into one graduated pattern, or "
                           "turn prose into FlowScript structure; otherwise keep the original wording")
+
+
+def _normalised(facts: SectionFacts) -> tuple[str, ...]:
+    """Each item's normalised text, remembered with the section body (it reads the item's text alone)."""
+    return facts.per_item("compression.normalised", _normalise_item)
+
+
+def _normalise_item(text: str, kind: str) -> str:
+    return normalise(text)
+
+
+def _texts(facts: SectionFacts) -> frozenset[str]:
+    return facts.derived("compression.texts", lambda f: frozenset(_normalised(f)))  # type: ignore[return-value]
+
+
+def _left(facts: SectionFacts, normalised: tuple[str, ...], other: frozenset[str], start: int) -> list[Item]:
+    """The body's items whose normalised text ``other`` lacks, placed at the section's first body line."""
+    out = []
+    for index, text in enumerate(normalised):
+        if text not in other:
+            item = facts.item(index)
+            out.append(Item(start + item.start, start + item.end, item.text, item.kind))
+    return out
 
 
 def _label(item: Item) -> str:

@@ -26,7 +26,10 @@ def _store_markers(ctx: CheckContext) -> Markers | None:
 
 
 def conflict_markers(ctx: CheckContext) -> Iterator[Finding]:
-    for path, found in ((ctx.path, find_markers(ctx.new.text)), (ctx.store_path, _store_markers(ctx))):
+    # the file's own bytes when given: its text is their strict UTF-8 reading, so the markers are the same,
+    # found without encoding the text again
+    text = ctx.new_raw if ctx.new_raw is not None else ctx.new.text
+    for path, found in ((ctx.path, find_markers(text)), (ctx.store_path, _store_markers(ctx))):
         if found is not None:
             yield Finding("G601", "conflict-markers", "error", path, found.first,
                           f"{found.describe()}: the file is mid-merge",

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import cached_property
 from typing import Any, Callable, Iterable
 
 from flowgit.config import Config
-from flowgit.continuity.document import Document
+from flowgit.continuity.document import Document, shared_ends
 from flowgit.continuity.identity import name_key
-from flowgit.continuity.patterns import PatternAt, iter_patterns, pattern_identity_map
+from flowgit.continuity.patterns import PatternAt, document_identity_map, document_patterns
 from flowgit.continuity.sections import Semantics
-from flowgit.episodes import Episode, lookup
+from flowgit.episodes import Episode, lookup, store_index
 from flowgit.git import blob_oid
 
 
@@ -24,6 +25,7 @@ def is_prefix(new_store: bytes, old_entry: tuple[str, int] | None) -> bool:
 
 
 ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]+)"')
+_WEIGHTS: dict = {}  # store blob id -> (its bytes, their word weight): the last few a walk met
 
 
 def _gist(text: str) -> str:
@@ -55,6 +57,7 @@ class CheckContext:
     author_loader: Callable[[], str] | None = None  # asked only when ``author`` is empty and needed
     new_store_oid: str | None = None  # the staged store's blob id, when the caller knows it (the audit does)
     old_store_in_memory: bool = False  # HEAD's store bytes are already read: compare them instead of hashing
+    new_raw: bytes | None = None  # the staged continuity file's bytes, when the caller has them (``new``'s text)
 
     def __init__(self, cfg: Config, new: Document, old: Document | None, new_store: bytes, path: str,
                  store_path: str, **optional: Any) -> None:
@@ -100,8 +103,10 @@ class CheckContext:
         if self.new_store_oid is not None and self.new_store_oid == self.old_store_entry[0]:
             return True  # the very same blob
         if self.old_store_in_memory:
-            size = self.old_store_entry[1]
-            return len(self.new_store) >= size and self.new_store[:size] == self.old_store
+            size, old = self.old_store_entry[1], self.old_store
+            if len(old) == size and isinstance(self.new_store, bytes):
+                return self.new_store.startswith(old)  # compared in place, not through a copy of the prefix
+            return len(self.new_store) >= size and self.new_store[:size] == old
         return is_prefix(self.new_store, self.old_store_entry)
 
     @cached_property
@@ -116,20 +121,33 @@ class CheckContext:
 
     @cached_property
     def word_weight(self):
-        """How rare each word is in the staged store (see :func:`flowgit.evidence.store_weight`)."""
+        """How rare each word is in the staged store (see :func:`flowgit.evidence.store_weight`).
+
+        A history walk meets each store version for many commits: the weights
+        (and the words already weighed) are kept per store blob, for its bytes only.
+        """
         from flowgit.evidence import store_weight
 
-        return store_weight(self.new_store)
+        if self.new_store_oid is None or not isinstance(self.new_store, bytes):
+            return store_weight(self.new_store)
+        kept = _WEIGHTS.get(self.new_store_oid)
+        if kept is None or not (kept[0] is self.new_store or kept[0] == self.new_store):
+            kept = (self.new_store, store_weight(self.new_store))
+            _WEIGHTS.pop(self.new_store_oid, None)
+            _WEIGHTS[self.new_store_oid] = kept
+            while len(_WEIGHTS) > 2:
+                del _WEIGHTS[next(iter(_WEIGHTS))]
+        return kept[1]
 
     @cached_property
     def new_patterns(self) -> dict[str, PatternAt]:
         """Staged patterns by identity (:func:`name_key`), first occurrence wins."""
-        return pattern_identity_map(self.all_new_patterns)
+        return document_identity_map(self.new)
 
     @cached_property
     def old_patterns(self) -> dict[str, PatternAt]:
         """HEAD's patterns by identity (:func:`name_key`)."""
-        return pattern_identity_map(iter_patterns(self.old)) if self.old else {}
+        return document_identity_map(self.old) if self.old else {}
 
     @cached_property
     def renames(self) -> dict[str, PatternAt]:
@@ -165,7 +183,7 @@ class CheckContext:
 
     @cached_property
     def all_new_patterns(self) -> list[PatternAt]:
-        return list(iter_patterns(self.new))
+        return list(document_patterns(self.new))
 
     @cached_property
     def new_line_indices(self) -> frozenset[int]:
@@ -173,13 +191,18 @@ class CheckContext:
         if self.old is None:
             return frozenset(range(len(self.new.lines)))
         before = self.old.line_set
-        unchanged = set(self.old.spans())  # a span HEAD has word for word holds no new line
+        old_spans = self.old.spans()
+        unchanged = set(old_spans)  # a span HEAD has word for word holds no new line
+        by_label = {label: lines for label, lines in reversed(old_spans)}  # the first of a label
         out: list[int] = []
         start = 0
         for span in self.new.spans():
             lines = span[1]
             if span not in unchanged:
-                out.extend(start + i for i, ln in enumerate(lines) if ln.rstrip("\r\n") not in before)
+                # lines shared at the top and bottom with HEAD's span of the same label are in HEAD's file
+                top, bottom = shared_ends(by_label.get(span[0], ()), lines)
+                out.extend(start + i for i in range(top, len(lines) - bottom)
+                           if lines[i].rstrip("\r\n") not in before)
             start += len(lines)
         return frozenset(out)
 
@@ -189,7 +212,12 @@ class CheckContext:
 
     def new_lines_in(self, section) -> list[int]:
         """The new or changed lines of one staged section's body, in order."""
-        return sorted(i for i in self.new_line_indices if section.body_start <= i < section.body_end)
+        ordered = self._new_lines_sorted
+        return ordered[bisect_left(ordered, section.body_start):bisect_left(ordered, section.body_end)]
+
+    @cached_property
+    def _new_lines_sorted(self) -> list[int]:
+        return sorted(self.new_line_indices)
 
     def untouched(self, section) -> bool:
         """Whether HEAD has a section of the same label with exactly these body lines (so none is new)."""
@@ -218,7 +246,7 @@ class CheckContext:
             wanted |= {i for at in self.changed_patterns for i in at.pattern.evidence}
         missing = [i for i in wanted if i not in self._episodes and i not in self._absent]
         if missing:
-            found = lookup(self.new_store, missing)
+            found = self._lookup(missing)
             self._episodes.update(found)
             self._absent.update(i for i in missing if i not in found)
         return self._episodes
@@ -226,6 +254,13 @@ class CheckContext:
     @cached_property
     def _absent(self) -> set[str]:
         return set()
+
+    def _lookup(self, ids: list[str]) -> dict[str, Episode]:
+        """Episodes by id from the staged store: through the store's index when its blob id is known (a
+        history walk meets each store version many times), else one search of the bytes."""
+        if self.new_store_oid is not None and isinstance(self.new_store, bytes):
+            return {i: ep for i, (ep, _) in store_index(self.new_store, self.new_store_oid).locate(ids).items()}
+        return lookup(self.new_store, ids)
 
     def sections(self, doc: Document | None, *semantics: Semantics):
         if doc is None:

@@ -65,11 +65,18 @@ def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def evidence_reuse(ctx: CheckContext) -> Iterator[Finding]:
+    changed = {at.pattern.name for at in ctx.changed_patterns}
+    # Only an episode cited by a pattern of a changed name can be reported, so only those are counted.
+    watched = {ident for at in ctx.all_new_patterns if at.pattern.name in changed for ident in at.pattern.evidence}
+    if not watched:
+        return
     cited_by: dict[str, list[PatternAt]] = defaultdict(list)
     for at in ctx.all_new_patterns:
-        for ident in set(at.pattern.evidence):
-            cited_by[ident].append(at)
-    changed = {at.pattern.name for at in ctx.changed_patterns}
+        evidence = at.pattern.evidence
+        if evidence and not watched.isdisjoint(evidence):
+            for ident in set(evidence):
+                if ident in watched:
+                    cited_by[ident].append(at)
     limit = ctx.cfg.thresholds.evidence_reuse_warn
     for ident, users in cited_by.items():
         if len(users) >= limit and any(u.pattern.name in changed for u in users):

@@ -92,7 +92,7 @@ def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
         now_at = ctx.new_for(key)
         if before.section != PROVEN or now_at is None or now_at.section != PROVEN:
             continue
-        if _claim(before) != _claim(now_at):
+        if before.pattern.text != now_at.pattern.text and _claim(before) != _claim(now_at):
             yield Finding("G404", "proven-claim", "error", ctx.path, now_at.lineno,
                           f"Proven `{before.pattern.name}` is reworded in place; its evidence proved the old "
                           "claim, not this one",
@@ -115,6 +115,8 @@ def protected_zone(ctx: CheckContext) -> Iterator[Finding]:
     labels |= {s.label for s in ctx.sections(ctx.new, Semantics.PROTECTED)}
     for label in sorted(labels):
         before, now = ctx.old.find(label), ctx.new.find(label)
+        if before is not None and now is not None and ctx.old._body(before) == ctx.new._body(now):
+            continue  # the same lines: nothing lost or gained
         old_lines, new_lines = _zone_lines(ctx.old, before), _zone_lines(ctx.new, now)
         lost, added = old_lines - new_lines, new_lines - old_lines
         if not lost and not added and (before is None) == (now is None):

@@ -109,6 +109,7 @@ def context_for(cfg: Config, old: Side | None, new: Side) -> CheckContext:
     old_entry = old.store_entry() if old is not None else None
     return CheckContext(cfg=cfg, new=new_doc, old=old_doc, new_store=new.store or b"",
                         new_store_oid=new.store_ref[0] if new.store_ref else None,
+                        new_raw=new.continuity if new.continuity is not None else b"",
                         old_store_in_memory=old is not None and old.store is not None,
                         path=new.continuity_path, store_path=new.store_path, old_store_entry=old_entry,
                         old_store_loader=old.store_bytes if old is not None and old.has_store else None,

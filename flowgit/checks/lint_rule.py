@@ -6,11 +6,13 @@ from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.continuity.flowscript import lint_text
+from flowgit.continuity.document import has_fence_run
+from flowgit.continuity.flowscript import lint_lines
 
 
 def flowscript(ctx: CheckContext) -> Iterator[Finding]:
-    for f in lint_text(ctx.new.text, wanted=ctx.line_is_new):
+    fenced = has_fence_run(ctx.new.text)
+    for f in lint_lines(ctx.new.lines, ctx.new_line_indices, fenced=fenced):
         if ctx.line_is_new(f.line - 1):
             yield Finding(f.code, "flowscript", "error" if f.is_error else "warning", ctx.path, f.line,
                           f"col {f.col}: {f.message}")

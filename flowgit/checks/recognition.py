@@ -18,7 +18,7 @@ from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.continuity.document import fence_step
+from flowgit.continuity.document import fence_step, has_fence_run
 from flowgit.continuity.identity import is_mixed_script, name_key
 from flowgit.continuity.patterns import grammar_fix, looks_like_pattern_loose, parse_pattern
 from flowgit.continuity.sections import Semantics
@@ -48,6 +48,9 @@ def _hidden_lines(ctx: CheckContext, section) -> dict[int, str]:
 
 def _hidden_in(body: tuple[str, ...]) -> Iterator[tuple[int, str]]:
     """(offset, how) for lines of a section body that a reader does not see as content."""
+    joined = "".join(body)
+    if not has_fence_run(joined) and COMMENT_OPEN not in joined and ">" not in joined:
+        return  # no fence, comment or quote can open: every line is content (one search, not one per line)
     fence: str | None = None
     in_comment = False
     for index, line in enumerate(body):
@@ -128,9 +131,11 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
 
 def names(ctx: CheckContext) -> Iterator[Finding]:
     by_key: dict[str, list] = defaultdict(list)
+    duplicates = len(ctx.new_patterns) < len(ctx.all_new_patterns)  # the identity map keeps one per key
     for at in ctx.all_new_patterns:
-        by_key[name_key(at.pattern.name)].append(at)
-        if is_mixed_script(at.pattern.name) and ctx.line_is_new(at.line):
+        if duplicates:
+            by_key[name_key(at.pattern.name)].append(at)
+        if ctx.line_is_new(at.line) and is_mixed_script(at.pattern.name):
             yield Finding("G113", "names", "error", ctx.path, at.lineno,
                           f"`{at.pattern.name}` mixes writing systems (look-alike letters); names must be "
                           "written in one script",

@@ -33,8 +33,13 @@ def retained(old: list[str], new: list[str]) -> float:
     return sum(b.size for b in matcher.get_matching_blocks()) / len(old)
 
 
-def _body_lines(doc, section) -> list[str]:
-    return [" ".join(ln.split()) for ln in doc.lines[section.body_start:section.body_end] if not is_structural(ln)]
+def _body_lines(doc, section) -> tuple[str, ...]:
+    """The body's content lines with spacing collapsed, remembered with the body (it reads nothing else)."""
+    return doc.facts(section).derived("semantics.body_lines", _content_lines)  # type: ignore[return-value]
+
+
+def _content_lines(facts) -> tuple[str, ...]:
+    return tuple(" ".join(ln.split()) for ln in facts.body if not is_structural(ln))
 
 
 def appended(ctx: CheckContext, before, section) -> bool:

@@ -29,14 +29,24 @@ def _state_chars(doc: Document) -> int | None:
     sec = doc.find("Current State")
     if sec is None:
         return None
-    return sum(len(ln.rstrip("\r\n")) for ln in doc.lines[sec.body_start:sec.body_end] if not is_structural(ln))
+    return doc.facts(sec).derived("size.state_chars", _content_chars)  # type: ignore[return-value]
+
+
+def _content_chars(facts) -> int:
+    """Characters of the body's content lines (endings aside): read from the body alone, so remembered."""
+    return sum(len(ln.rstrip("\r\n")) for ln in facts.body if not is_structural(ln))
 
 
 def _developing_lines(doc: Document) -> int | None:
     sec = doc.find("Developing Knowledge")
     if sec is None:
         return None
-    return sum(1 for i in doc.content_indices(sec) if not is_structural(doc.lines[i]))
+    return doc.facts(sec).derived("size.content_lines", _content_lines)  # type: ignore[return-value]
+
+
+def _content_lines(facts) -> int:
+    """Content lines outside fences that are not blank, comments or tags: read from the body alone."""
+    return sum(1 for offset in facts.content if not is_structural(facts.body[offset]))
 
 
 def budgets(ctx: CheckContext) -> Iterator[Finding]:

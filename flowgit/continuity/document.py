@@ -16,9 +16,10 @@ section and re-parses, so no byte outside the edited span can move.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import OrderedDict
 from functools import lru_cache
-from typing import Iterable, Iterator, Mapping, NamedTuple
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from flowgit.continuity.identity import canonical_section
 from flowgit.continuity.sections import CANONICAL_ORDER, Semantics, alias_table, semantics_of
@@ -144,7 +145,8 @@ class Document:
     """A parsed continuity file. Build with :meth:`parse`; render with :attr:`text`."""
 
     def __init__(self, lines: list[str], sections: list[Section] | None = None,
-                 aliases: Mapping[str, tuple[str, ...]] | None = None, path: str | None = None) -> None:
+                 aliases: Mapping[str, tuple[str, ...]] | None = None, path: str | None = None, *,
+                 text: str | None = None) -> None:
         self.lines = lines
         self.sections: list[Section] = [] if sections is None else sections
         self.aliases = aliases
@@ -156,6 +158,11 @@ class Document:
         self._line_set: frozenset[str] | None = None
         self._spans: list | None = None
         self._alias_cache: dict | None = None
+        self._text: str | None = text  # the lines joined, when the caller already holds them
+        self._find_cache: dict = {}
+        self._facts_cache: dict = {}
+        # what other modules derive from the whole document (its patterns, …), remembered with it
+        self.memo: dict = {}
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Document):
@@ -173,13 +180,16 @@ class Document:
     def parse(cls, text: str, *, aliases: Mapping[str, tuple[str, ...]] | None = None,
               path: str | None = None) -> "Document":
         lines = split_lines(text)
-        doc = cls(lines=lines, aliases=aliases, path=path)
+        doc = cls(lines=lines, aliases=aliases, path=path, text=text)
         doc.sections = _find_sections(lines, alias_table(aliases))
         return doc
 
     @property
     def text(self) -> str:
-        return "".join(self.lines)
+        """The document's text (joined once: a document's lines are never changed in place)."""
+        if self._text is None:
+            self._text = "".join(self.lines)
+        return self._text
 
     @property
     def newline(self) -> str:
@@ -196,6 +206,12 @@ class Document:
     # ---------------------------------------------------------------- lookup
     def find(self, name: str) -> Section | None:
         """The section called ``name`` (canonical, alias or literal heading, case-insensitive)."""
+        found = self._find_cache.get(name, self)  # a document's sections never change: each name is looked up once
+        if found is self:
+            found = self._find_cache[name] = self._find(name)
+        return found  # type: ignore[return-value]
+
+    def _find(self, name: str) -> Section | None:
         table = self._table()
         wanted = table.get(name.strip().lower(), name.strip())
         for section in self.sections:
@@ -228,11 +244,11 @@ class Document:
         """Indices of a section's body lines that are not inside a code fence."""
         sec = self.get(section) if isinstance(section, str) else section
         start = sec.body_start
-        return (start + offset for offset in _section_facts(self._body(sec)).content)
+        return (start + offset for offset in self.facts(sec).content)
 
     def is_content(self, section: Section, index: int) -> bool:
         """Whether line ``index`` of ``section``'s body is content (outside any code fence)."""
-        return index - section.body_start in _section_facts(self._body(section)).content_offsets
+        return index - section.body_start in self.facts(section).content_offsets
 
     def items(self, section: Section | str) -> list[Item]:
         sec = self.get(section) if isinstance(section, str) else section
@@ -240,14 +256,31 @@ class Document:
         if key not in self._item_cache:
             start = sec.body_start
             self._item_cache[key] = tuple(
-                Item(start + a, start + b, text, kind) for a, b, text, kind in _section_facts(self._body(sec)).items)
+                Item(start + a, start + b, text, kind) for a, b, text, kind in self.facts(sec).items)
         return list(self._item_cache[key])
+
+    def facts(self, section: Section) -> "SectionFacts":
+        """What the section's body lines alone decide (offsets from its first body line), shared by every
+        document that has a section with exactly these body lines (found once per document: a long body's
+        lines cost a hash each time they are looked up)."""
+        key = (section.body_start, section.body_end)
+        found = self._facts_cache.get(key)
+        if found is None:
+            found = self._facts_cache[key] = _section_facts(self._body(section))
+        return found
 
     @property
     def line_set(self) -> frozenset[str]:
         """Every line without its ending: what "is this line new?" is asked against (built span by span)."""
         if self._line_set is None:
-            self._line_set = frozenset().union(*(_stripped_set(span) for _, span in self.spans()))
+            lines = self.lines
+            first = self.sections[0].heading if self.sections else len(lines)
+            outside = [lines[:first]]  # the preamble, each heading, and the blank or tag lines after a body
+            for section in self.sections:
+                outside.append(lines[section.heading:section.body_start])
+                outside.append(lines[section.body_end:section.end])
+            self._line_set = frozenset([ln.rstrip("\r\n") for part in outside for ln in part]).union(
+                *(self.facts(section).derived("stripped", _stripped_body) for section in self.sections))
         return self._line_set
 
     def spans(self) -> list[tuple[str | None, tuple[str, ...]]]:
@@ -369,6 +402,21 @@ class Document:
         return self.splice(len(self.lines), len(self.lines), tail + block[:-1])
 
 
+class ItemColumns(NamedTuple):
+    """A body's items as four columns: shifting a block of them is two additions over tuples."""
+
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    texts: tuple[str, ...]
+    kinds: tuple[str, ...]
+
+
+def _columns(items: tuple[Item, ...]) -> ItemColumns:
+    if not items:
+        return ItemColumns((), (), (), ())
+    return ItemColumns(*zip(*items))
+
+
 class SectionFacts:
     """What a section body's lines alone decide, relative to its first body line.
 
@@ -377,19 +425,17 @@ class SectionFacts:
     a change or walking history then costs what changed, not the whole file.
     """
 
-    __slots__ = ("body", "content", "_items", "_offsets")
+    __slots__ = ("body", "content", "_items", "_columns", "_split", "_offsets", "_patterns", "_memo")
 
     def __init__(self, body: tuple[str, ...]) -> None:
         self.body = body
-        content: list[int] = []
-        fence: str | None = None
-        for index, line in enumerate(body):
-            fence, is_fence = fence_step(line, fence)
-            if fence is None and not is_fence:
-                content.append(index)
-        self.content: tuple[int, ...] = tuple(content)  # lines outside code fences
-        self._items: tuple[tuple[int, int, str, str], ...] | None = None
+        self.content: tuple[int, ...] = _outside_fences(body)  # lines outside code fences
+        self._items: tuple[Item, ...] | None = None
+        self._columns: ItemColumns | None = None
+        self._split: tuple | None = None  # (facts derived from, items kept, items read, first item moved)
         self._offsets: frozenset[int] | None = None
+        self._patterns: tuple | None = None
+        self._memo: dict | None = None
 
     @property
     def content_offsets(self) -> frozenset[int]:
@@ -398,24 +444,171 @@ class SectionFacts:
         return self._offsets
 
     @property
-    def items(self) -> tuple[tuple[int, int, str, str], ...]:
-        """(start, end, text, kind) of each item, computed when first asked."""
+    def columns(self) -> "ItemColumns":
+        """The items as columns (starts, ends, texts, kinds), counted from the first body line."""
+        if self._columns is None:
+            if self._items is None:
+                self._items = tuple(_items(self.body, self.content))
+            self._columns = _columns(self._items)
+        return self._columns
+
+    @property
+    def items(self) -> tuple[Item, ...]:
+        """Each item with its lines counted from the first body line, computed when first asked."""
         if self._items is None:
-            self._items = tuple((i.start, i.end, i.text, i.kind) for i in _items(list(self.body), list(self.content)))
+            starts, ends, texts, kinds = self.columns
+            self._items = tuple(map(Item, starts, ends, texts, kinds))
         return self._items
 
+    def item(self, index: int) -> Item:
+        """One item, without building the others."""
+        if self._items is not None:
+            return self._items[index]
+        starts, ends, texts, kinds = self.columns
+        return Item(starts[index], ends[index], texts[index], kinds[index])
 
-_STRIPPED: "OrderedDict[tuple[str, ...], frozenset[str]]" = OrderedDict()
+    @property
+    def fenced(self) -> bool:
+        """Whether some body line is a fence line or inside a fence."""
+        return len(self.content) != len(self.body)
+
+    def items_after(self, before: "SectionFacts") -> None:
+        """Derive the items from ``before``'s, a body this one is an edit of, where both hold no fence.
+
+        An item is decided by its own lines and, for a line that may continue
+        it, the item above; a pattern line, a list line, and any line after a
+        blank or structural line start afresh. So the items of the lines both
+        bodies share at the top (those ending before the first difference) and
+        at the bottom (from the first item there that starts afresh) are
+        ``before``'s, moved; only the lines between are read.
+        ``tests/continuity/test_document.py`` holds this to a fresh reading.
+        """
+        if self._columns is not None or self._items is not None or self.fenced or before.fenced or (
+                before._columns is None and before._items is None):
+            return
+        old, new = before.body, self.body
+        top, bottom = shared_ends(old, new)
+        shared_from = len(old) - bottom  # old's first line of the shared bottom
+        shift = len(new) - len(old)
+        starts, ends, texts, kinds = before.columns
+        count = len(starts)
+        kept = bisect_left(ends, top)  # items ending before the first difference (ends only grow)
+        start = ends[kept - 1] if kept else 0
+        resume = count
+        for k in range(max(kept, bisect_left(starts, shared_from)), count):
+            at = starts[k]
+            if _line_kind(old[at])[0] in (PATTERN_LINE, LIST_LINE) or (
+                    at - 1 >= shared_from and _line_kind(old[at - 1])[0] == STRUCTURAL):
+                resume = k
+                break
+        stop = starts[resume] + shift if resume < count else len(new)
+        middle = _columns(tuple(_items(new, range(start, stop))))
+        moved_starts, moved_ends = starts[resume:], ends[resume:]
+        if shift:
+            moved_starts, moved_ends = tuple(map(shift.__add__, moved_starts)), tuple(map(shift.__add__, moved_ends))
+        self._columns = ItemColumns(starts[:kept] + middle.starts + moved_starts,
+                                    ends[:kept] + middle.ends + moved_ends,
+                                    texts[:kept] + middle.texts + texts[resume:],
+                                    kinds[:kept] + middle.kinds + kinds[resume:])
+        self._split = (before, kept, len(middle.texts), resume)
+        before._split = None  # one step back is all per_item reads: no chain of old bodies stays alive
+
+    def per_item(self, key: str, value: Callable[[str, str], object]) -> tuple:
+        """``value(text, kind)`` of each item, remembered under ``key``.
+
+        After :meth:`items_after`, the items this body shares with the one it
+        was derived from take that body's values (``value`` reads an item's
+        text and kind, never where it stands), so only the items between are
+        computed.
+        """
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = {}
+        found = memo.get(key)
+        if found is None:
+            _, _, texts, kinds = self.columns
+            split = self._split
+            earlier = split[0]._memo.get(key) if split is not None and split[0]._memo else None
+            if earlier is not None:
+                _, kept, read, resume = split
+                found = earlier[:kept] + tuple(map(value, texts[kept:kept + read], kinds[kept:kept + read])) + \
+                    earlier[resume:]
+            else:
+                found = tuple(map(value, texts, kinds))
+            memo[key] = found
+        return found
+
+    @property
+    def patterns(self) -> tuple:
+        """(offset, Pattern) of each pattern line outside code fences, in order."""
+        if self._patterns is None:
+            from flowgit.continuity.patterns import parse_pattern
+
+            found = []
+            body = self.body
+            for offset in self.content:
+                line = body[offset]
+                if "|" in line and "!" in line:
+                    pattern = parse_pattern(line)
+                    if pattern is not None:
+                        found.append((offset, pattern))
+            self._patterns = tuple(found)
+        return self._patterns
+
+    def derived(self, key: str, compute: Callable[["SectionFacts"], object]) -> object:
+        """``compute(self)``, remembered under ``key``: for what a rule derives from the body's lines alone.
+
+        Whatever ``compute`` reads besides the body (a configuration, the other
+        side of a change, where the body stands) must not be remembered here
+        unless ``key`` names it: the memo outlives the judgement that filled it
+        and is found again by the body and the key alone.
+        """
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = {}
+        if key not in memo:
+            memo[key] = compute(self)
+        return memo[key]
 
 
-def _stripped_set(lines: tuple[str, ...]) -> frozenset[str]:
-    """The distinct lines of a span without their endings, remembered by the span's lines."""
-    found = _STRIPPED.get(lines)
-    if found is None:
-        found = _STRIPPED[lines] = frozenset([ln.rstrip("\r\n") for ln in lines])
-        if len(_STRIPPED) > 64:
-            _STRIPPED.popitem(last=False)
-    return found
+def shared_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
+    """How many lines ``new`` shares with ``old`` at the top, and then at the bottom (never overlapping)."""
+    limit = min(len(old), len(new))
+    top = 0
+    while top + STRIDE <= limit and old[top:top + STRIDE] == new[top:top + STRIDE]:
+        top += STRIDE  # a block at a time (compared in C), then line by line
+    while top < limit and old[top] == new[top]:
+        top += 1
+    bottom = 0
+    room = limit - top
+    end_old, end_new = len(old), len(new)
+    while bottom + STRIDE <= room and \
+            old[end_old - bottom - STRIDE:end_old - bottom] == new[end_new - bottom - STRIDE:end_new - bottom]:
+        bottom += STRIDE
+    while bottom < room and old[-1 - bottom] == new[-1 - bottom]:
+        bottom += 1
+    return top, bottom
+
+
+STRIDE = 32
+
+
+def _outside_fences(body: tuple[str, ...]) -> tuple[int, ...]:
+    """Offsets of the lines outside code fences (every line when no line holds a fence-like run)."""
+    if not has_fence_run("".join(body)):  # lines keep their endings, so no run spans two of them
+        return tuple(range(len(body)))
+    content: list[int] = []
+    fence: str | None = None
+    for index, line in enumerate(body):
+        fence, is_fence = fence_step(line, fence)
+        if fence is None and not is_fence:
+            content.append(index)
+    return tuple(content)
+
+
+def _stripped_body(facts: "SectionFacts") -> frozenset[str]:
+    """The distinct lines of a body without their endings."""
+    return frozenset([ln.rstrip("\r\n") for ln in facts.body])
 
 
 _FACTS: "OrderedDict[tuple[str, ...], SectionFacts]" = OrderedDict()
@@ -451,6 +644,15 @@ def _remember(cache: OrderedDict, key: str, value, keep: int):
     if len(cache) > keep:
         cache.popitem(last=False)
     return value
+
+
+def has_fence_run(text: str) -> bool:
+    """Whether ``text`` holds a run of three backticks or tildes (without one, no line is a fence).
+
+    The single character is looked for first: that search is several times
+    cheaper on a long text, and most files hold no backtick or tilde at all.
+    """
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
 
 
 def _plain(piece: str) -> bool:
@@ -549,10 +751,39 @@ def _headings(source: str) -> Headings:
     would in place, and pieces are remembered by their text, so an unchanged
     section costs a lookup and a changed one its changed lines.
     """
-    if "```" not in source and "~~~" not in source:
-        line_of = _line_finder(source)
-        return tuple((line_of(m.start()), "h2" if len(m.group(1)) == 2 else "h3") for m in ATX_RE.finditer(source))
+    if not has_fence_run(source):
+        return _atx_headings(source)
     return _scan(source, _h2_starts, _parse_section_piece)[0]
+
+
+def _atx_headings(source: str) -> Headings:
+    """The lines :data:`ATX_RE` matches, found from each ``#`` rather than tried at every character.
+
+    A multi-line ``^`` makes the expression try every position of the text,
+    and even a two-character search walks a long non-ASCII text slowly; a
+    continuity file has a few dozen ``#``, each found by a one-character
+    search. Each line holding one is checked once, at its start, with the
+    expression itself.
+    """
+    out: list[tuple[int, str]] = []
+    line_of = _line_finder(source)
+    match = ATX_RE.match
+    for line_start in _line_starts_with(source, "#"):
+        m = match(source, line_start)
+        if m:
+            out.append((line_of(line_start), "h2" if len(m.group(1)) == 2 else "h3"))
+    return tuple(out)
+
+
+def _line_starts_with(source: str, char: str) -> Iterator[int]:
+    """The start offset of each line of ``source`` that holds ``char``, in order, each line once."""
+    pos = source.find(char)
+    while pos != -1:
+        yield source.rfind("\n", 0, pos) + 1
+        line_end = source.find("\n", pos)
+        if line_end == -1:
+            return
+        pos = source.find(char, line_end)
 
 
 def _line_finder(source: str):
@@ -569,7 +800,10 @@ def _line_finder(source: str):
 def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
     if not lines:
         return []
-    source = "".join(lines).replace("\r\n", "\n").replace("\r", " ").lstrip("\ufeff")
+    source = "".join(lines)
+    if "\r" in source:  # a search for one character is far cheaper than a replace that finds nothing
+        source = source.replace("\r\n", "\n").replace("\r", " ")
+    source = source.lstrip("\ufeff")
     h2: list[int] = []
     h3: list[tuple[int, str]] = []
     for line, tag in _headings(source):
@@ -577,7 +811,7 @@ def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
             h2.append(line)
         else:
             h3.append((line, _heading_text(lines[line], 3)))
-    wrappers = _wrapper_stack(lines)
+    wrappers = _wrappers_at(source, lines, h2)
     sections: list[Section] = []
     for i, start in enumerate(h2):
         end = h2[i + 1] if i + 1 < len(h2) else len(lines)
@@ -601,6 +835,39 @@ def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
 def _heading_text(line: str, level: int) -> str:
     text = strip_eol(line).lstrip("\ufeff").strip()[level:].strip()
     return re.sub(r"\s+#+\s*$", "", text)
+
+
+def _wrappers_at(source: str, lines: list[str], headings: list[int]) -> dict[int, str]:
+    """:func:`_wrapper_stack` at the given heading lines, reading only the lines that hold a ``<``.
+
+    A wrapper tag is a line of its own holding ``<``, so only those lines move
+    the stack; a heading's wrapper is the stack's top when it is reached.
+    """
+    if "<" not in source:
+        return {}
+    line_of = _line_finder(source)
+    tags = [line_of(start) for start in _line_starts_with(source, "<")]
+    inside: dict[int, str] = {}
+    stack: list[str] = []
+    next_tag = 0
+    for heading in headings:
+        while next_tag < len(tags) and tags[next_tag] < heading:
+            _wrapper_move(stack, lines[tags[next_tag]])
+            next_tag += 1
+        if stack:
+            inside[heading] = stack[-1]
+    return inside
+
+
+def _wrapper_move(stack: list[str], line: str) -> None:
+    m = WRAPPER_RE.match(line)
+    if m:
+        closing, tag = m.groups()
+        if closing and tag in stack:
+            while stack and stack.pop() != tag:
+                pass
+        elif not closing:
+            stack.append(tag)
 
 
 def _wrapper_stack(lines: list[str]) -> dict[int, str]:

@@ -12,7 +12,7 @@ quoted example never trips a rule; columns still point into the real line.
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from flowgit.continuity.document import fence_step, split_lines, strip_eol
 from flowgit.dates import parse_date
@@ -102,11 +102,35 @@ def _check_fields(kind: str, values: dict[str, str], lineno: int, col: int, *, l
     return out
 
 
+def lint_lines(lines: Sequence[str], indices: Iterable[int], *, fenced: bool = True) -> list[Finding]:
+    """:func:`lint_text` of ``"".join(lines)`` limited to the 0-based ``indices``, without reading the rest.
+
+    The gate lints the lines a change adds. Only a code fence makes a line's
+    meaning depend on the lines above it; ``fenced=False`` says the text holds
+    no run of three backticks or tildes (so no fence), and then each wanted line
+    is linted on its own. With a fence, every line is walked for the fence state.
+    """
+    if fenced:
+        wanted = set(indices)
+        return _lint_all(lines, wanted.__contains__)
+    findings: list[Finding] = []
+    for index in sorted(set(indices)):
+        line = lines[index]
+        if ("><" not in line and "[" not in line) or COMMENT_LINE_RE.match(line):
+            continue
+        findings.extend(lint_line(line, index + 1))
+    return findings
+
+
 def lint_text(text: str, wanted: Callable[[int], bool] | None = None) -> list[Finding]:
     """Lint a whole document, skipping fenced code; ``wanted(index)`` limits it to some lines (0-based)."""
+    return _lint_all(split_lines(text), wanted)
+
+
+def _lint_all(lines: Sequence[str], wanted: Callable[[int], bool] | None) -> list[Finding]:
     findings: list[Finding] = []
     fence: str | None = None
-    for index, line in enumerate(split_lines(text)):
+    for index, line in enumerate(lines):
         fence, is_fence = fence_step(line, fence)
         if fence is not None or is_fence or ("><" not in line and "[" not in line):
             continue

@@ -155,14 +155,44 @@ class PatternAt(NamedTuple):
 
 def iter_patterns(doc: Document) -> Iterator[PatternAt]:
     """Every pattern line in the document, in order, with its section's label."""
-    for section in doc.sections:
-        for index in doc.content_indices(section):
-            line = doc.lines[index]
-            if "|" not in line or "!" not in line:
-                continue
-            pattern = parse_pattern(line)
-            if pattern is not None:
-                yield PatternAt(pattern, index, section.label)
+    return iter(document_patterns(doc))
+
+
+def document_patterns(doc: Document) -> tuple[PatternAt, ...]:
+    """:func:`iter_patterns` as a tuple, remembered with the document.
+
+    Each section's pattern lines come from its body's :class:`SectionFacts`
+    (shared by every version that has that body), so a new version costs its
+    changed sections; a history walk then asks the same document again as the
+    next change's old side.
+    """
+    found = doc.memo.get("patterns")
+    if found is None:
+        found = doc.memo["patterns"] = tuple(at for section in doc.sections for at in _placed(doc, section))
+    return found
+
+
+def _placed(doc: Document, section) -> tuple[PatternAt, ...]:
+    """A section's patterns at its lines and label, remembered with its body's facts under both (a body
+    that stays where it was gives the next version the same objects)."""
+    facts = doc.facts(section)
+    key = (section.body_start, section.label)
+    placed: dict = facts.derived("placed", lambda _: {})  # type: ignore[assignment]
+    found = placed.get(key)
+    if found is None:
+        if len(placed) >= 2:  # the last two placements: a body judged as both sides of a change
+            del placed[next(iter(placed))]
+        start, label = key
+        found = placed[key] = tuple(PatternAt(pattern, start + offset, label) for offset, pattern in facts.patterns)
+    return found
+
+
+def document_identity_map(doc: Document) -> dict[str, "PatternAt"]:
+    """:func:`pattern_identity_map` of the document's patterns, remembered with it (read-only)."""
+    found = doc.memo.get("identity")
+    if found is None:
+        found = doc.memo["identity"] = pattern_identity_map(document_patterns(doc))
+    return found
 
 
 def pattern_map(doc: Document) -> dict[str, PatternAt]:

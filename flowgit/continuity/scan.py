@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from flowgit.continuity.document import fence_step
+from flowgit.continuity.document import _line_starts_with, fence_step, has_fence_run
 from flowgit.continuity.identity import canonical_section
 from flowgit.continuity.patterns import Pattern, PatternAt, parse_pattern
 from flowgit.continuity.sections import alias_table
@@ -60,7 +60,7 @@ def scan_patterns(text: str, aliases: Mapping[str, tuple[str, ...]] | None = Non
     found: dict[str, PatternAt] = {}
     section: str | None = None
     fence: str | None = None
-    for index, line in enumerate(text.split("\n")):
+    for index, line in _lines_that_matter(text):
         kind, payload = classify(line)
         if kind == OTHER:
             continue
@@ -76,3 +76,20 @@ def scan_patterns(text: str, aliases: Mapping[str, tuple[str, ...]] | None = Non
             if pattern.name not in found:
                 found[pattern.name] = PatternAt(pattern, index, section)
     return found
+
+
+def _lines_that_matter(text: str):
+    """(index, line) of each line that can be a heading (holds ``#``), a pattern (holds ``!``) or, in a text
+    with a run of three backticks or tildes, a fence; every other line :func:`classify` calls OTHER.
+
+    Each character is found by a one-character search over the whole text, so a
+    version costs its few dozen such lines instead of a lookup per line.
+    """
+    marks = ("!", "#", "`", "~") if has_fence_run(text) else ("!", "#")
+    starts = sorted({start for mark in marks for start in _line_starts_with(text, mark)})
+    index, counted = 0, 0
+    for start in starts:
+        index += text.count("\n", counted, start)
+        counted = start
+        end = text.find("\n", start)
+        yield index, text[start:] if end == -1 else text[start:end]

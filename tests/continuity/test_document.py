@@ -220,3 +220,93 @@ def test_heading_candidates_are_found_as_the_expression_finds_them(lines):
 
     source = "\n".join(lines)
     assert _h2_starts(source) == [m.start() + 1 for m in H2_CANDIDATE_RE.finditer(source)]
+
+
+# --- the items of an edited body, derived from the body it edits, equal a fresh reading
+ITEM_LINES = ["! p: q | 1x", "!! r: s | 2x (C) [evidence: ep-1, ep-2]", "- a list item", "  - nested item",
+              "   continued text", "plain prose", "more prose", "", "   ", "# comment", "{", "}", "<activation>",
+              "-> a flow", "[decided(rationale: \"x\", on: \"Nov 30\")] d", "1. numbered", "\tindented", "✓ done",
+              "* star item", "      deep continuation", "```", "~~~"]
+
+
+def _fresh_items(body):
+    from flowgit.continuity.document import SectionFacts
+
+    return SectionFacts(body).items
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(ITEM_LINES), max_size=30), st.integers(0, 30), st.integers(0, 4),
+       st.lists(st.sampled_from(ITEM_LINES), max_size=4))
+def test_items_derived_from_the_edited_body_equal_a_fresh_reading(lines, at, cut, inserted):
+    from flowgit.continuity.document import SectionFacts
+
+    old = tuple(line + "\n" for line in lines)
+    at = min(at, len(old))
+    new = old[:at] + tuple(line + "\n" for line in inserted) + old[at + cut:]
+    before = SectionFacts(old)
+    before.items  # the old body was read first, as when it was the previous change's new side
+    def value(text, kind):
+        return f"{kind}:{text.upper()}"
+
+    before.per_item("upper", value)
+    after = SectionFacts(new)
+    after.items_after(before)
+    fresh = _fresh_items(new)
+    assert after.per_item("upper", value) == tuple(value(i.text, i.kind) for i in fresh)
+    assert [after.item(k) for k in range(len(fresh))] == list(fresh)
+    assert after.items == fresh
+
+
+def test_facts_shared_by_one_body_in_two_documents_give_each_its_own_places():
+    """Section facts are remembered by the body's lines alone: the same body at another line, under another
+    heading, yields patterns and items at that document's lines and section, never the first one's."""
+    from flowgit.continuity.patterns import document_patterns
+
+    body = "! shared_one: a pattern | 1x\n- an item\n"
+    first = Document.parse("## Developing Knowledge\n" + body)
+    second = Document.parse("## Current State\nnow\n\n## Notes\nx\n\n## Proven Knowledge\n" + body)
+    one, two = document_patterns(first), document_patterns(second)
+    assert [(at.line, at.section) for at in one] == [(1, "Developing Knowledge")]
+    assert [(at.line, at.section) for at in two] == [(7, "Proven Knowledge")]
+    assert first.facts(first.sections[0]) is second.facts(second.sections[-1])  # one memo, two placements
+    assert [(i.start, i.text) for i in second.items("Proven")] == [(7, "! shared_one: a pattern | 1x"),
+                                                                  (8, "- an item")]
+    assert [(i.start, i.text) for i in first.items("Developing")] == [(1, "! shared_one: a pattern | 1x"),
+                                                                    (2, "- an item")]
+
+
+def test_a_body_placed_at_many_lines_gives_each_document_its_own():
+    """Patterns placed at a body's lines are remembered for a couple of placements only, and always under the
+    line and label they were placed at: the same body moving down a file, or changing section, never yields
+    another version's lines."""
+    from flowgit.continuity.patterns import document_patterns
+
+    body = "! moving: a pattern | 1x\n!! other: b | 2x (C) [evidence: ep-1, ep-2]\n"
+    for pad in (0, 3, 1, 3, 0, 5):
+        for heading in ("Developing Knowledge", "Proven Knowledge"):
+            doc = Document.parse("## Current State\n" + "x\n" * pad + f"## {heading}\n" + body)
+            assert [(at.line, at.section, at.pattern.name) for at in document_patterns(doc)] == [
+                (pad + 2, heading, "moving"), (pad + 3, heading, "other")]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["## A", "### b", "<activation>", "</activation>", "<reference>", "</reference>",
+                                 "  <knowledge>  ", "</knowledge>", "x < y", "<b>", "", "   ## C", "\t## no",
+                                 "</reference> x", "<", "#"]), max_size=30), st.booleans())
+def test_each_heading_wrapper_is_the_full_line_walks_answer(lines, crlf):
+    """Wrappers are read from the lines holding `<` only; every section's wrapper equals the walk over all
+    lines."""
+    from flowgit.continuity.document import _wrapper_stack
+
+    doc = Document.parse(("\r\n" if crlf else "\n").join(lines) + "\n")
+    walked = _wrapper_stack(doc.lines)
+    assert [s.wrapper for s in doc.sections] == [walked.get(s.heading) for s in doc.sections]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(piece, st.sampled_from(["\n", "\r\n"])), max_size=30))
+def test_line_set_is_every_line_without_its_ending(pieces):
+    """Built from the sections' remembered bodies plus the lines around them, it is still every line."""
+    doc = Document.parse("".join(text + end for text, end in pieces))
+    assert doc.line_set == frozenset(ln.rstrip("\r\n") for ln in doc.lines)

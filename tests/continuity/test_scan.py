@@ -34,3 +34,18 @@ pieces = st.sampled_from([
 @given(st.lists(pieces, max_size=30), st.sampled_from(["\n", "\r\n"]))
 def test_property_scanner_matches_document(lines, newline):
     same(newline.join(lines) + newline)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["## State", "! p: q | 1x", "!! r: s | 2x (C) [evidence: ep-1]", "```", "~~~",
+                                 "x", "", " ## a", "#", "!", "|", "`", "~", "! a | 1x", "## Developing Knowledge",
+                                 "text ! | y", "   ```", "## Proven", "! p: again | 1x"]), max_size=40),
+       st.sampled_from(["", "\n"]))
+def test_only_lines_holding_a_mark_are_read_and_nothing_else_matters(lines, end):
+    """The scan reads the lines holding `!`, `#` (and fence characters when the text has a run of three):
+    every line it skips is one the classifier calls OTHER, so the answer is the line-by-line walk's."""
+    from flowgit.continuity.scan import OTHER, _lines_that_matter, classify
+
+    text = "\n".join(lines) + end
+    walked = [(i, line) for i, line in enumerate(text.split("\n")) if classify(line)[0] != OTHER]
+    assert [(i, line) for i, line in _lines_that_matter(text) if classify(line)[0] != OTHER] == walked

@@ -1,0 +1,108 @@
+"""What the rules' context remembers across judgements is found again only for the very same bytes.
+
+A history walk judges thousands of changes that share a store blob, so the
+context keeps a store's id index and word weights per blob id. A stale entry
+would judge one store's citations against another: these tests give two
+different stores under one blob id (a caller's mistake) and expect each
+judgement to see its own store.
+"""
+
+from __future__ import annotations
+
+from flowgit.checks.judge import Side, context_for
+from flowgit.config import load_config_from_blobs
+from tests.checks.gate_fixtures import E_RETRY, base_text, ep
+
+OTHER = [ep("queue depth alarms fired twice during the nightly batch window", "s9", tags=["queues"])]
+
+
+def _store(episodes) -> bytes:
+    return b"".join(e.to_json().encode() + b"\n" for e in episodes)
+
+
+def _context(tmp_path, store: bytes, oid: str):
+    cfg = load_config_from_blobs(tmp_path, {}, "HEAD")
+    new = Side(base_text().encode(), store, "CONTINUITY.md", ".flow/episodes.jsonl", store_ref=(oid, len(store)))
+    return context_for(cfg, None, new)
+
+
+def test_episodes_are_looked_up_in_the_store_judged_not_one_remembered_under_its_id(tmp_path):
+    wanted = [E_RETRY[0].id, OTHER[0].id]
+    first = _context(tmp_path, _store(E_RETRY), "blob-1")
+    assert {i for i in wanted if i in first.episodes(wanted)} == {E_RETRY[0].id}
+    second = _context(tmp_path, _store(OTHER), "blob-1")  # same id, other bytes
+    assert {i for i in wanted if i in second.episodes(wanted)} == {OTHER[0].id}
+    grown = _context(tmp_path, _store(E_RETRY) + _store(OTHER), "blob-2")  # an append: the index is extended
+    assert {i for i in wanted if i in grown.episodes(wanted)} == set(wanted)
+
+
+def test_word_weights_are_those_of_the_store_judged(tmp_path):
+    # "retry" is in every line of the first store (an everyday word there) and in no line of the second
+    many = [ep(f"retry number {n} of the batch job went through", f"s{n}") for n in range(30)]
+    dense = _context(tmp_path, _store(many), "blob-w")
+    assert dense.word_weight("retry") < 1.0
+    sparse = _context(tmp_path, _store([ep(f"queue number {n} of the batch job", f"t{n}") for n in range(30)]),
+                      "blob-w")
+    assert sparse.word_weight("retry") == 1.0
+    assert _context(tmp_path, _store(many), "blob-w").word_weight("retry") < 1.0
+
+
+def _forget_everything() -> None:
+    """Empty every memo a judgement may leave behind (section facts, heading pieces, hidden lines, store
+    indexes and weights, per-line caches), so the next judgement starts cold."""
+    from flowgit.checks import compression, context, recognition
+    from flowgit.continuity import document, identity, patterns, scan
+    from flowgit import episodes
+
+    for memo in (document._FACTS, document._SECTIONS_SEEN, document._LINES_SEEN, recognition._HIDDEN,
+                 episodes._INDEXES, context._WEIGHTS, scan._cache):
+        memo.clear()
+    for cached in (document._line_kind, patterns.parse_pattern, compression.normalise, identity.name_key,
+                   identity.is_mixed_script):
+        cached.cache_clear()
+
+
+EDITS = ["! new_one: a queue pattern about retries | 1x", "!! retry_budget: cap retries | 3x", "```",
+         "<!-- ! hidden: x | 1x -->", "> quoted line", "thought: a -> b ><", "- a list item", "  continued text",
+         "", "[decided(rationale: \"x\")]", "! p01: retries without budget multiply load | 1x", "## Notes",
+         "!! p02: a circuit breaker opens | 2x (X) [evidence: " + E_RETRY[0].id + ", " + E_RETRY[1].id + "]"]
+
+
+def test_a_walk_with_every_memo_warm_judges_as_each_change_judged_cold(tmp_path):
+    """Consecutive versions judged in one process (every memo kept, documents reused as the next old side)
+    give exactly the findings each change gets from a cold start: no memo answers for other lines."""
+    import random
+
+    from flowgit.checks.judge import judge_change
+    from flowgit.repo import reusing_documents
+
+    rnd = random.Random(3)
+    cfg = load_config_from_blobs(tmp_path, {}, "HEAD")
+    store = _store(E_RETRY + OTHER)
+    versions = [base_text()]
+    for _ in range(60):
+        lines = versions[-1].split("\n")
+        for _ in range(rnd.randint(1, 3)):
+            at = rnd.randrange(len(lines) + 1)
+            if rnd.random() < 0.4 and lines:
+                del lines[min(at, len(lines) - 1)]
+            else:
+                lines.insert(at, rnd.choice(EDITS))
+        versions.append("\n".join(lines))
+
+    def side(text):
+        return Side(text.encode(), store, "CONTINUITY.md", ".flow/episodes.jsonl", store_ref=("blob", len(store)))
+
+    def key(found):
+        return [(f.code, f.line, f.message) for f in found]
+
+    warm = []
+    with reusing_documents():
+        for old, new in zip(versions, versions[1:]):
+            warm.append(key(judge_change(cfg, side(old), side(new))))
+    cold = []
+    for old, new in zip(versions, versions[1:]):
+        _forget_everything()
+        cold.append(key(judge_change(cfg, side(old), side(new))))
+    assert warm == cold
+    assert sum(map(len, warm)) > 20  # the edits are judged, not waved through
