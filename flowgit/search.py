@@ -12,9 +12,10 @@ A search over a million episodes cannot afford to decode a million JSON lines
 - of those, lines in exactly the form flowgit writes (``Episode.to_json``: the
   seven fields in order, strings with nothing escaped, tags a list of strings)
   are recognised by one regular expression over the whole batch, which also
-  splits them into fields; that form is strict enough that the fields *are* the
-  decoded values. Any other line is decoded with ``json.loads`` as it always was,
-  and reported with its line number when it cannot be read.
+  splits them into fields; that form is strict enough that the fields' bytes
+  *are* the UTF-8 of the decoded values, so they stay bytes from the store to the
+  output. Any other line is decoded with ``json.loads`` as it always was, and
+  reported with its line number when it cannot be read.
 
 Both kinds of line are judged by the one definition of a match,
 :meth:`Query.accepts`. Matching lines from the fast path come out as
@@ -75,17 +76,18 @@ class Query:
 class Rows:
     """Matching episodes from consecutive lines in flowgit's own form, one tuple a line.
 
-    Each tuple is ``(id, ts, type, content, session, agent, tags_json)``: every
-    string is exactly the decoded value and holds no character JSON would escape
-    (no quote, backslash or control character below U+0020), and ``tags_json`` is
-    the inside of the tags array as stored (``"a", "b"``, or empty), so the tags
-    split at ``", "`` unambiguously. ``text`` holds at least every string of the
-    rows, for a renderer that checks once whether any needs escaping for a terminal.
+    Each tuple is ``(id, ts, type, content, session, agent, tags_json)`` as
+    bytes: every field is exactly the UTF-8 of the decoded value and holds no
+    byte JSON would escape (no quote, backslash or control character below
+    U+0020), and ``tags_json`` is the inside of the tags array as stored
+    (``"a", "b"``, or empty), so the tags split at ``", "`` unambiguously.
+    ``text`` holds at least every field of the rows, for a renderer that checks
+    once whether any needs escaping for a terminal.
     """
 
     __slots__ = ("rows", "text")
 
-    def __init__(self, rows: list[tuple[str, ...]], text: str) -> None:
+    def __init__(self, rows: list[tuple[bytes, ...]], text: bytes) -> None:
         self.rows, self.text = rows, text
 
     def __len__(self) -> int:
@@ -95,7 +97,8 @@ class Rows:
         return Rows(self.rows[len(self.rows) - n:], self.text)
 
     def episodes(self) -> Iterator[Episode]:
-        for id_, ts, type_, content, session, agent, tags in self.rows:
+        for row in self.rows:
+            id_, ts, type_, content, session, agent, tags = (f.decode("utf-8") for f in row)
             yield Episode(id=id_, ts=ts, type=type_, content=content, session=session, agent=agent,
                           tags=split_tags(tags))
 
@@ -108,16 +111,52 @@ def split_tags(inner: str) -> tuple[str, ...]:
     return tuple(inner[1:-1].split('", "')) if inner else ()
 
 
+def split_tags_bytes(inner: bytes) -> tuple[bytes, ...]:
+    """:func:`split_tags` for a row's bytes."""
+    return tuple(inner[1:-1].split(b'", "')) if inner else ()
+
+
 # --- recognising flowgit's own line form -------------------------------------------------------
 
-_PLAIN = r'[^"\\\x00-\x1f]*'  # a JSON string's inside with nothing escaped: exactly its value
-# One line as Episode.to_json writes it. The look-behind pins the match to the start of a line
-# (a '{' preceded by nothing or a newline), the look-ahead to its end, and no part can cross a
-# newline: so a batch of N lines holds N matches only if every line is wholly in this form.
-ROW = re.compile(
-    r'\{(?<![^\n]\{)"id": "(' + _PLAIN + r')", "ts": "(' + _PLAIN + r')", "type": "(' + "|".join(EPISODE_TYPES)
-    + r')", "content": "(' + _PLAIN + r')", "session": "(' + _PLAIN + r')", "agent": "(' + _PLAIN
-    + r')", "tags": \[((?:"' + _PLAIN + r'"(?:, "' + _PLAIN + r'")*)?)\]\}(?![^\n])')
+_TYPES = b"|".join(t.encode("ascii") for t in EPISODE_TYPES)
+
+
+def _row_form(plain: bytes) -> re.Pattern[bytes]:
+    """One line as Episode.to_json writes it, with ``plain`` as the inside of every string.
+
+    The look-behind pins a match to the start of a line (a '{' preceded by
+    nothing or a newline), the look-ahead to its end. The possessive repeats
+    never give back what they took: a string's inside ends at its closing quote.
+    """
+    return re.compile(
+        rb'\{(?<![^\n]\{)"id": "(' + plain + rb')", "ts": "(' + plain + rb')", "type": "(' + _TYPES
+        + rb')", "content": "(' + plain + rb')", "session": "(' + plain + rb')", "agent": "(' + plain
+        + rb')", "tags": \[((?:"' + plain + rb'"(?:, "' + plain + rb'")*+)?+)\]\}(?![^\n])')
+
+
+# A JSON string's inside with nothing escaped (exactly its value's UTF-8, once the line decodes):
+# no part can cross a newline, so a batch of N lines holds N matches only if every line is wholly
+# in this form.
+ROW = _row_form(rb'[^"\\\x00-\x1f]*+')
+
+# The same form over a batch in which every backslash and control byte but the newline has been
+# made a quote (_SANITISE): a string's inside is then simply "no quote", which the regular
+# expression engine skips several times faster than a class of excluded bytes. A line holding
+# one of those bytes inside a string gains a quote and so cannot match; a match that ran across
+# a newline would cover two line starts, leaving fewer matches than lines.
+_ROW_SANITISED = _row_form(rb'[^"]*+')
+_SANITISE = bytes.maketrans(bytes(range(0x0A)) + bytes(range(0x0B, 0x20)) + b"\\", b'"' * 32)
+
+
+def recognise(batch: bytes, lines: int) -> list[tuple[bytes, ...]] | None:
+    """The fields of every line of ``batch`` (``lines`` of them), or None unless every one is in flowgit's form."""
+    if not batch.isascii():
+        try:
+            batch.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    rows = _ROW_SANITISED.findall(batch.translate(_SANITISE))
+    return rows if len(rows) == lines else None
 
 
 # --- the byte prefilter -------------------------------------------------------------------------
@@ -157,7 +196,9 @@ class Needle:
     escapes: tuple[bytes, ...]
 
     def in_line(self, line: bytes) -> bool:
-        return self.frag in (line.lower() if self.fold else line) or any(e in line for e in self.escapes)
+        # (find, not ``in``: a bytes ``in`` first tries its operand as an integer, at an exception's cost)
+        return ((line.lower() if self.fold else line).find(self.frag) != -1
+                or any(line.find(e) != -1 for e in self.escapes))
 
 
 def needles(query: Query) -> list[Needle]:
@@ -187,7 +228,7 @@ def scan(data, query: Query, on_problem: Callable[[Problem], None] | None = None
     """
     wanted = needles(query)
     lines_of = _all_lines if not wanted else _lines_with
-    seen: set[str] = set()
+    seen: set[bytes] = set()
     numbers = _LineNumbers(data)
     for base, end in _chunks(data):
         batch = lines_of(data, base, end, wanted)
@@ -300,27 +341,22 @@ def _starts_with_escapes(src: bytes, hay: bytes, needle: Needle) -> list[int]:
 
 # --- judging candidate lines --------------------------------------------------------------------
 
-def _judge(batch: _Batch, query: Query, seen: set[str], numbers: _LineNumbers,
+def _judge(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNumbers,
            on_problem: Callable[[Problem], None] | None) -> Iterator[Found]:
     """The batch's matches in order: the whole batch at once when every line is in flowgit's form."""
-    lines = batch.lines
-    try:
-        text = b"\n".join(lines).decode("utf-8")
-    except UnicodeDecodeError:
-        text = None
-    if text is not None:
-        rows = ROW.findall(text)
-        if len(rows) == len(lines):
-            yield from _nonempty(_select(rows, query, seen, text))
-            return
+    text = b"\n".join(batch.lines)
+    rows = recognise(text, len(batch.lines))
+    if rows is not None:
+        yield from _nonempty(_select(rows, query, seen, text))
+        return
     yield from _judge_each(batch, query, seen, numbers, on_problem)
 
 
-def _judge_each(batch: _Batch, query: Query, seen: set[str], numbers: _LineNumbers,
+def _judge_each(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNumbers,
                 on_problem: Callable[[Problem], None] | None) -> Iterator[Found]:
     """Line by line: runs in flowgit's form still go together, anything else through ``json.loads``."""
-    run: list[tuple[str, ...]] = []
-    run_text: list[str] = []
+    run: list[tuple[bytes, ...]] = []
+    run_text: list[bytes] = []
     for i, raw in enumerate(batch.lines):
         if not raw.strip():
             continue
@@ -328,13 +364,13 @@ def _judge_each(batch: _Batch, query: Query, seen: set[str], numbers: _LineNumbe
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
             line = None
-        m = ROW.fullmatch(line) if line is not None else None
+        m = ROW.fullmatch(raw) if line is not None else None
         if m is not None:
             run.append(m.groups())
-            run_text.append(line)
+            run_text.append(raw)
             continue
         if run:
-            yield from _nonempty(_select(run, query, seen, "\n".join(run_text)))
+            yield from _nonempty(_select(run, query, seen, b"\n".join(run_text)))
             run, run_text = [], []
         try:
             ep = _episode_from_line(json.loads(line if line is not None else raw.decode("utf-8")))
@@ -342,12 +378,13 @@ def _judge_each(batch: _Batch, query: Query, seen: set[str], numbers: _LineNumbe
             if on_problem is not None:
                 on_problem(Problem(numbers.at(batch.start(i)), f"unreadable line skipped ({_describe(exc)})"))
             continue
-        if ep.id in seen or not query.matches(ep):
+        key = ep.id.encode("utf-8", "surrogatepass")  # as a row's id: its value's UTF-8, one key per string
+        if key in seen or not query.matches(ep):
             continue
-        seen.add(ep.id)
+        seen.add(key)
         yield ep
     if run:
-        yield from _nonempty(_select(run, query, seen, "\n".join(run_text)))
+        yield from _nonempty(_select(run, query, seen, b"\n".join(run_text)))
 
 
 def _nonempty(rows: Rows | None) -> Iterator[Rows]:
@@ -355,19 +392,15 @@ def _nonempty(rows: Rows | None) -> Iterator[Rows]:
         yield rows
 
 
-def _select(rows: list[tuple[str, ...]], query: Query, seen: set[str], text: str) -> Rows | None:
+def _select(rows: list[tuple[bytes, ...]], query: Query, seen: set[bytes], text: bytes) -> Rows | None:
     """The rows that match and whose id has not matched before (None when none)."""
     everything = range(len(rows))
     if query.anything:
         mask = [True] * len(rows)
+    elif query.text_only:
+        mask = _holding_text(rows, query.needle, text.isascii())
     else:
-        if query.text_only:  # content holding the text decides; only the other rows need their tags read
-            mask = list(map(contains, map(str.lower, map(_CONTENT, rows)), repeat(query.needle)))
-        else:
-            mask = [False] * len(rows)
-        for i in compress(everything, map(not_, mask)):
-            id_, ts, type_, content, session, agent, tags = rows[i]
-            mask[i] = query.accepts(type_, session, split_tags(tags), ts, content)
+        mask = [query.accepts(*_fields(row)) for row in rows]
     chosen = list(map(_ID, compress(rows, mask)))
     if len(set(chosen)) == len(chosen) and seen.isdisjoint(chosen):
         seen.update(chosen)
@@ -381,7 +414,33 @@ def _select(rows: list[tuple[str, ...]], query: Query, seen: set[str], text: str
     return Rows(kept, text) if kept else None
 
 
-_ID, _CONTENT = itemgetter(0), itemgetter(3)
+def _holding_text(rows: list[tuple[bytes, ...]], needle: str, ascii_: bool) -> list[bool]:
+    """:meth:`Query.accepts` for a query of text alone, most rows decided by their content.
+
+    (A bytes ``in`` would first try the needle as an integer and fail, at the
+    cost of an exception a row: the contents are decoded, and compared as text.)
+    A row whose content does not hold the text matches when one of its tags
+    does; in ASCII rows a tags array without it anywhere has no tag with it.
+    """
+    contents = map(str.lower, map(bytes.decode, map(_CONTENT, rows)))
+    mask = list(map(str.__contains__, contents, repeat(needle)))
+    others = compress(range(len(rows)), map(not_, mask))
+    if ascii_:
+        others = list(others)
+        arrays = map(str.lower, map(bytes.decode, map(_TAGS, map(rows.__getitem__, others))))
+        others = compress(others, map(str.__contains__, arrays, repeat(needle)))
+    for i in others:
+        mask[i] = any(needle in t.lower() for t in split_tags(rows[i][6].decode("utf-8")))
+    return mask
+
+
+def _fields(row: tuple[bytes, ...]) -> tuple:
+    """A row's fields as :meth:`Query.accepts` takes them."""
+    id_, ts, type_, content, session, agent, tags = (f.decode("utf-8") for f in row)
+    return type_, session, split_tags(tags), ts, content
+
+
+_ID, _CONTENT, _TAGS = itemgetter(0), itemgetter(3), itemgetter(6)
 
 
 class _LineNumbers:

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, Union
 
 from flowgit.dates import parse_date
-from flowgit.episodes import Episode, EpisodeStore, Problem, make_episode, parse_ts
+from flowgit.episodes import EPISODE_TYPES, Episode, EpisodeStore, Problem, make_episode, parse_ts
 from flowgit.errors import FlowgitError
 
 if TYPE_CHECKING:
@@ -173,31 +173,90 @@ def json_element(ep: Episode) -> str:
     return "{\n" + ",\n".join(items) + "\n  }"
 
 
-_JSON_ROW = ('{\n    "id": "%s",\n    "ts": "%s",\n    "type": "%s",\n    "content": "%s",\n    "session": "%s",'
-             '\n    "agent": "%s",\n    "tags": %s\n  }')
-_TAG_SEP = '",\n      "'
+_JSON_ROW = (b'{\n    "id": "%s",\n    "ts": "%s",\n    "type": "%s",\n    "content": "%s",\n    "session": "%s",'
+             b'\n    "agent": "%s",\n    "tags": %s\n  }')
 
 
-def json_rows(rows: Rows) -> str:
-    """The rows as :func:`json_element` lays each out, joined as list elements, a batch at a time.
+class _Memo(dict):
+    """Layouts of values a store repeats (tags arrays, session and agent), each worked out once.
 
-    The strings of :class:`~flowgit.search.Rows` hold nothing JSON escapes, so
-    each goes into the layout as it is: no per-string encoding, no per-episode
-    call. The tags arrive as the stored array's inside (``"a", "b"``), where
-    ``", "`` can only be a separator.
+    Bounded: past a few thousand distinct values it starts again, so a store
+    of all-different tags costs no more memory than one batch.
     """
-    return ",\n  ".join([_JSON_ROW % (id_, ts, type_, content, session, agent,
-                                     "[\n      " + tags.replace('", "', _TAG_SEP) + "\n    ]" if tags else "[]")
-                         for id_, ts, type_, content, session, agent, tags in rows.rows])
+
+    LIMIT = 1 << 14
+
+    def __init__(self, lay: Callable) -> None:
+        super().__init__()
+        self.lay = lay
+
+    def __missing__(self, key):
+        if len(self) >= self.LIMIT:
+            self.clear()
+        value = self[key] = self.lay(key)
+        return value
 
 
-def human_rows(rows: Rows) -> str:
-    """The rows as :func:`render_episode` prints each, one a line (escaping only when the batch has anything to)."""
+def _json_tags(inner: bytes) -> bytes:
+    return b"[\n      " + inner.replace(b'", "', b'",\n      "') + b"\n    ]" if inner else b"[]"
+
+
+def _human_tags(inner: bytes) -> bytes:
+    from flowgit.search import split_tags_bytes
+
+    return b"  #" + b" #".join(split_tags_bytes(inner)) if inner else b""
+
+
+def _who(people: tuple[bytes, bytes]) -> bytes:
+    session, agent = people
+    who = b" ".join(x for x in (session and b"session " + session, agent and b"by " + agent) if x)
+    return b"  (" + who + b")" if who else b""
+
+
+_JSON_TAGS, _HUMAN_TAGS, _WHO = _Memo(_json_tags), _Memo(_human_tags), _Memo(_who)
+
+
+def json_rows(rows: Rows) -> bytes:
+    """The rows as :func:`json_element` lays each out (in UTF-8), joined as list elements, a batch at a time.
+
+    The fields of :class:`~flowgit.search.Rows` hold nothing JSON escapes, so
+    each goes into the layout as the bytes it is: nothing is decoded, and no
+    Python code runs per row but for a tags array not laid out before. The tags
+    arrive as the stored array's inside (``"a", "b"``, where ``", "`` can only
+    be a separator).
+    """
+    ids, ts, types, contents, sessions, agents, tags = zip(*rows.rows)
+    return b",\n  ".join(map(_JSON_ROW.__mod__, zip(ids, ts, types, contents, sessions, agents,
+                                                     map(_JSON_TAGS.__getitem__, tags))))
+
+
+_HUMAN_ROW = b"%s  %s  %s %s%s%s"
+_PADDED_TYPES = {t.encode(): f"{t:<11}".encode() for t in EPISODE_TYPES}
+
+
+def human_rows(rows: Rows) -> bytes:
+    """The rows as :func:`render_episode` prints each (in UTF-8), one a line.
+
+    When nothing in the batch needs escaping for a terminal, the rows go into
+    the layout as bytes, as :func:`json_rows` does; otherwise each row is
+    decoded and escaped.
+    """
     from flowgit.search import split_tags
 
-    esc = safe if _CONTROLS.search(rows.text) else _unchanged
-    return "\n".join(_human(id_, ts, type_, content, session, agent, split_tags(tags), esc)
-                     for id_, ts, type_, content, session, agent, tags in rows.rows)
+    if not _plain(rows.text):
+        return "\n".join(_human(*(f.decode() for f in row[:6]), split_tags(row[6].decode()), safe)
+                         for row in rows.rows).encode()
+    ids, ts, types, contents, sessions, agents, tags = zip(*rows.rows)
+    return b"\n".join(map(_HUMAN_ROW.__mod__, zip(ids, ts, map(_PADDED_TYPES.__getitem__, types), contents,
+                                                    map(_HUMAN_TAGS.__getitem__, tags),
+                                                    map(_WHO.__getitem__, zip(sessions, agents)))))
+
+
+def _plain(text: bytes) -> bool:
+    """Whether ``text`` (the fields of rows, which hold no character below U+0020) has nothing to escape."""
+    if text.isascii():
+        return b"\x7f" not in text
+    return not _CONTROLS.search(text.decode("utf-8").replace("\n", " "))  # (the rows' separators)
 
 
 def _last(found: Iterable[Found], limit: int) -> list[Found]:
@@ -220,7 +279,7 @@ def _size(found: Found) -> int:
     return len(found) if isinstance(found, Rows) else 1
 
 
-FLUSH_CHARS = 64 << 10  # a batch of rows is written at once, single episodes gather up to this
+FLUSH_BYTES = 64 << 10  # a batch of rows is written at once, single episodes gather up to this
 
 
 def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO | None = None,
@@ -233,7 +292,7 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
     """
     from flowgit.search import Query, Rows
 
-    out = out or sys.stdout
+    write, encode = _byte_sink(out or sys.stdout)
     found: Iterable[Found] = store.scan(Query(**filters), on_problem=lambda p: warn_problems(store, [p]))
     if limit:
         found = _last(found, limit)
@@ -242,16 +301,45 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
         if isinstance(item, Rows):
             text = json_rows(item) if as_json else human_rows(item)
         else:
-            text = json_element(item) if as_json else render_episode(item)
-        pending += [("[\n  " if count == 0 else ",\n  "), text] if as_json else [text, "\n"]
+            text = encode(json_element(item) if as_json else render_episode(item))
+        pending += [(b"[\n  " if count == 0 else b",\n  "), text] if as_json else [text, b"\n"]
         count += _size(item)
         size += len(text)
-        if size >= FLUSH_CHARS:  # print as it goes
-            out.writelines(pending)
+        if size >= FLUSH_BYTES:  # print as it goes
+            write(b"".join(pending))
             pending, size = [], 0
-    out.writelines(pending)
     if as_json:
-        out.write("\n]\n" if count else "[]\n")
+        pending.append(b"\n]\n" if count else b"[]\n")
     else:
-        out.write(f"{count} episode(s)\n" if count else "no episodes\n")
+        pending.append(encode(f"{count} episode(s)\n" if count else "no episodes\n"))
+    write(b"".join(pending))
     return count
+
+
+def _byte_sink(out: TextIO) -> tuple[Callable[[bytes], None], Callable[[str], bytes]]:
+    """(write, encode): rendered bytes straight to the stream's buffer when it writes UTF-8 text unchanged.
+
+    Rows are rendered as UTF-8 bytes; decoding them only for the text layer to
+    encode them again would cost as much as rendering. Any other stream (one
+    with another encoding, or a text-only one such as ``io.StringIO``) is
+    handed text, exactly as before.
+    """
+    import codecs
+    import os
+
+    buffer = getattr(out, "buffer", None)
+    encoding = getattr(out, "encoding", None)
+    if buffer is not None and encoding and codecs.lookup(encoding).name == "utf-8" and os.linesep == "\n":
+        errors = getattr(out, "errors", None) or "strict"
+        out.flush()  # what the text layer holds goes first
+
+        def write(data: bytes) -> None:
+            buffer.write(data)
+            buffer.flush()
+
+        return write, lambda text: text.encode("utf-8", errors)
+
+    def write_text(data: bytes) -> None:
+        out.write(data.decode("utf-8", "surrogatepass"))
+
+    return write_text, lambda text: text.encode("utf-8", "surrogatepass")
