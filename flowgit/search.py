@@ -220,32 +220,34 @@ def needles(query: Query) -> list[Needle]:
 
 # --- the scan -----------------------------------------------------------------------------------
 
-def scan(data, query: Query, on_problem: Callable[[Problem], None] | None = None) -> Iterator[Found]:
+def scan(data, query: Query, on_problem: Callable[[Problem], None] | None = None, *, start: int = 0,
+         end: int | None = None, seen: set[bytes] | None = None) -> Iterator[Found]:
     """Matching episodes of ``data`` (raw store bytes or a map of them) in store order, first line of each id.
 
-    Only the ids of matches are remembered (to keep the first line of each id);
-    an id whose first line does not match may match on a later line.
+    Only the ids of matches are remembered, in ``seen`` (to keep the first line
+    of each id); an id whose first line does not match may match on a later
+    line. ``start`` and ``end`` (line boundaries) scan part of the store, with
+    line numbers still counted from its beginning.
     """
     wanted = needles(query)
     lines_of = _all_lines if not wanted else _lines_with
-    seen: set[bytes] = set()
+    seen = set() if seen is None else seen
     numbers = _LineNumbers(data)
-    for base, end in _chunks(data):
-        batch = lines_of(data, base, end, wanted)
+    for base, stop in _chunks(data, start, len(data) if end is None else end):
+        batch = lines_of(data, base, stop, wanted)
         if batch is not None:
             yield from _judge(batch, query, seen, numbers, on_problem)
-        _drop_pages(data, max(0, base - _FAULT_AROUND), end)
+        _drop_pages(data, max(0, base - _FAULT_AROUND), stop)
 
 
-def _chunks(data) -> Iterator[tuple[int, int]]:
-    """Newline-aligned (start, end) spans of about CHUNK bytes (longer when one line is)."""
-    size, base = len(data), 0
+def _chunks(data, base: int, size: int) -> Iterator[tuple[int, int]]:
+    """Newline-aligned (start, end) spans of about CHUNK bytes (longer when one line is) from ``base`` to ``size``."""
     while base < size:
         end = min(base + CHUNK, size)
         if end < size:
             nl = data.rfind(b"\n", base, end)
             if nl == -1:
-                nl = data.find(b"\n", end)
+                nl = data.find(b"\n", end, size)
             end = size if nl == -1 else nl + 1
         yield base, end
         base = end

@@ -12,14 +12,14 @@ import json
 import re
 import sys
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, Union
+from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, Union
 
 from flowgit.dates import parse_date
 from flowgit.episodes import EPISODE_TYPES, Episode, EpisodeStore, Problem, make_episode, parse_ts
 from flowgit.errors import FlowgitError
 
 if TYPE_CHECKING:
-    from flowgit.search import Rows
+    from flowgit.search import Query, Rows
 
     Found = Union[Rows, Episode]
 
@@ -288,32 +288,119 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
 
     Nothing but the matches (or the last ``limit`` of them) is held in memory:
     JSON is written in the same layout as ``--json`` everywhere else, a batch
-    at a time; problems go to stderr as they are met.
+    at a time; problems go to stderr as they are met. A large store is
+    searched on two cores (:mod:`flowgit.search_split`), printed the same.
     """
-    from flowgit.search import Query, Rows
+    from flowgit.search import Query
 
-    write, encode = _byte_sink(out or sys.stdout)
-    found: Iterable[Found] = store.scan(Query(**filters), on_problem=lambda p: warn_problems(store, [p]))
+    query = Query(**filters)
+    printer = _Printer(*_byte_sink(out or sys.stdout), as_json)
+
+    def on_problem(problem: Problem) -> None:
+        warn_problems(store, [problem])
+
     if limit:
-        found = _last(found, limit)
-    count, pending, size = 0, [], 0
-    for item in found:
-        if isinstance(item, Rows):
-            text = json_rows(item) if as_json else human_rows(item)
-        else:
-            text = encode(json_element(item) if as_json else render_episode(item))
-        pending += [(b"[\n  " if count == 0 else b",\n  "), text] if as_json else [text, b"\n"]
-        count += _size(item)
-        size += len(text)
-        if size >= FLUSH_BYTES:  # print as it goes
-            write(b"".join(pending))
-            pending, size = [], 0
-    if as_json:
-        pending.append(b"\n]\n" if count else b"[]\n")
+        for item in _last(store.scan(query, on_problem=on_problem), limit):
+            printer.add(item)
     else:
-        pending.append(encode(f"{count} episode(s)\n" if count else "no episodes\n"))
-    write(b"".join(pending))
-    return count
+        _print_all(store, query, printer, on_problem)
+    return printer.close()
+
+
+def _print_all(store: EpisodeStore, query: Query, printer: _Printer, on_problem: Callable[[Problem], None]) -> None:
+    """Every match in store order: the second half of a large store rendered by a worker meanwhile."""
+    from flowgit import search_split
+    from flowgit.search import scan
+
+    data = store.mapped()
+    try:
+        split = search_split.split_point(data)
+        if split is None:
+            for item in scan(data, query, on_problem):
+                printer.add(item)
+            return
+        worker = search_split.Worker(lambda out: _render_half(data, query, split, out, printer))
+        try:
+            seen: set[bytes] = set()
+            for item in scan(data, query, on_problem, end=split, seen=seen):
+                printer.add(item)
+            half = worker.result()
+            if half is not None and seen.isdisjoint(half.ids):
+                for problem in half.problems:
+                    on_problem(problem)
+                printer.splice(half.count, worker.copy_to)
+            else:  # an id matched in both halves (or the worker failed): the first half's ids decide
+                for item in scan(data, query, on_problem, start=split, seen=seen):
+                    printer.add(item)
+        finally:
+            worker.close()
+    finally:
+        if hasattr(data, "close"):
+            data.close()
+
+
+def _render_half(data, query: Query, start: int, out: IO[bytes],
+                 like: _Printer) -> tuple[int, set[bytes], list[Problem]]:
+    """In the worker: the matches from ``start`` on, rendered as ``like`` renders them, to continue its output."""
+    from flowgit.search import scan
+
+    seen: set[bytes] = set()
+    problems: list[Problem] = []
+    printer = _Printer(out.write, like.encode, like.as_json, opening=b"")
+    for item in scan(data, query, problems.append, start=start, seen=seen):
+        printer.add(item)
+    printer.flush()
+    return printer.count, seen, problems
+
+
+class _Printer:
+    """Found episodes written as they come: JSON list elements or human lines, a batch (or 64 KB) at a time."""
+
+    def __init__(self, write: Callable[[bytes], object], encode: Callable[[str], bytes], as_json: bool,
+                 opening: bytes = b"[\n  ") -> None:
+        self.write, self.encode, self.as_json, self.opening = write, encode, as_json, opening
+        self.count, self.pending, self.size = 0, [], 0
+
+    def lead(self) -> bytes:
+        """What goes before the next episode."""
+        if not self.as_json:
+            return b""
+        return b",\n  " if self.count else self.opening
+
+    def add(self, item: Found) -> None:
+        from flowgit.search import Rows
+
+        if isinstance(item, Rows):
+            text = json_rows(item) if self.as_json else human_rows(item)
+        else:
+            text = self.encode(json_element(item) if self.as_json else render_episode(item))
+        self.pending += [self.lead(), text] if self.as_json else [text, b"\n"]
+        self.count += _size(item)
+        self.size += len(text)
+        if self.size >= FLUSH_BYTES:  # print as it goes
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.write(b"".join(self.pending))
+            self.pending, self.size = [], 0
+
+    def splice(self, count: int, copy: Callable[[Callable[[bytes], object]], None]) -> None:
+        """``count`` episodes another printer wrote (begun with an empty opening), as if printed here."""
+        if count:
+            self.flush()
+            self.write(self.lead())
+            copy(self.write)
+            self.count += count
+
+    def close(self) -> int:
+        """The closing line; returns how many episodes were printed."""
+        if self.as_json:
+            self.pending.append(b"\n]\n" if self.count else b"[]\n")
+        else:
+            self.pending.append(self.encode(f"{self.count} episode(s)\n" if self.count else "no episodes\n"))
+        self.flush()
+        return self.count
 
 
 def _byte_sink(out: TextIO) -> tuple[Callable[[bytes], None], Callable[[str], bytes]]:

@@ -1,0 +1,132 @@
+"""A large store searched on two cores: the lines after its middle in a forked process.
+
+Printing the matches of a common word costs far more than finding them (a
+third of a million episodes is a hundred megabytes of JSON), and all of it is
+per line: so the store is cut at a line boundary near its middle, and a forked
+worker scans and renders the second half, with the same code and query, into
+an unlinked temporary file while this process scans and prints the first.
+
+Joining the halves is exact when no episode id was printed by both (each half
+keeps the first matching line of each id it meets): the worker hands back the
+ids it printed with its count and problems, and when one of them was printed
+here too, or the worker failed in any way, its output is dropped and this
+process scans the second half itself, as it would have without a worker.
+
+Workers are forked (POSIX): nothing is re-imported. Where the platform cannot
+fork, only one core is available, or the store is small enough that a fork
+costs more than it saves, nothing is split.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import IO, Callable
+
+from flowgit.episodes import Problem
+
+MIN_BYTES = 16 << 20  # smaller stores: forking and joining cost more than the half saves
+
+
+def split_point(data) -> int | None:
+    """Where the worker's half of ``data`` starts (a line start near the middle), or None: do not split."""
+    if len(data) < MIN_BYTES or not hasattr(os, "fork") or _cores() < 2:
+        return None
+    nl = data.find(b"\n", len(data) // 2)
+    return nl + 1 if 0 <= nl < len(data) - 1 else None
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (not on every platform)
+        return os.cpu_count() or 1
+
+
+@dataclass
+class HalfResult:
+    """What the worker found: how many episodes it rendered, their ids, and the problems it met, in order."""
+
+    count: int
+    ids: set[bytes]
+    problems: list[Problem]
+
+
+# The worker's job: render its half into the file; returns (count, ids printed, problems met).
+Job = Callable[[IO[bytes]], tuple[int, set[bytes], list[Problem]]]
+
+
+class Worker:
+    """A forked process running ``job`` into an unlinked temporary file; reaped by :meth:`close`."""
+
+    def __init__(self, job: Job) -> None:
+        self.out = tempfile.TemporaryFile()
+        self.pid: int | None = None
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered here may be written twice
+            stream.flush()
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: never returns
+            os.close(read_end)
+            _run(job, self.out, write_end)
+        os.close(write_end)
+        self.pid, self.pipe = pid, read_end
+
+    def result(self) -> HalfResult | None:
+        """The worker's result once it has finished, or None when it failed (its output is then unusable)."""
+        parts = []
+        while True:
+            part = os.read(self.pipe, 1 << 20)
+            if not part:
+                break
+            parts.append(part)
+        os.close(self.pipe)
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        if os.waitstatus_to_exitcode(status) != 0 or not parts:
+            return None
+        count, ids, problems = pickle.loads(b"".join(parts))
+        return HalfResult(count, ids, problems)
+
+    def copy_to(self, write: Callable[[bytes], None]) -> None:
+        """The worker's output, a megabyte at a time."""
+        self.out.seek(0)
+        while True:
+            block = self.out.read(1 << 20)
+            if not block:
+                return
+            write(block)
+
+    def close(self) -> None:
+        """End the worker if it still runs (this process stopped early), and drop its output."""
+        if self.pid is not None:
+            import signal
+
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except OSError:
+                pass
+            os.close(self.pipe)
+            self.pid = None
+        self.out.close()
+
+
+def _run(job: Job, out: IO[bytes], pipe: int) -> None:
+    """In the worker: run the job, hand back its result, and leave without unwinding the parent's state."""
+    code = 1
+    try:
+        count, ids, problems = job(out)
+        out.flush()
+        payload = pickle.dumps((count, ids, problems), protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(pipe, view):]
+        code = 0
+    except BaseException:  # any failure (an interrupt too) means: the parent does this half itself
+        pass
+    finally:
+        os._exit(code)
