@@ -29,7 +29,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import contains, itemgetter, not_
 from typing import Callable, Iterable, Iterator, Union
 
@@ -49,6 +49,7 @@ class Query:
         self.tags = tuple(tags)
         self._tags = {t.lower() for t in self.tags}
         self.needle = text.lower() if text else None
+        self.needle_bytes = self.needle.encode("utf-8", "surrogatepass") if self.needle else None
         # Only text asked for: an episode whose content holds it matches, whatever its tags.
         self.text_only = bool(self.needle) and not (type_ or session or self._tags or since or until)
         self.anything = not (self.needle or type_ or session or self._tags or since or until)
@@ -259,6 +260,7 @@ class _Batch:
 
     lines: list[bytes]
     start: Callable[[int], int]
+    holding: bytes | None = None  # lowered bytes every line is known to hold (the needle the lines were found by)
 
 
 def _source(data, base: int, end: int) -> bytes:
@@ -291,15 +293,17 @@ def _lines_with(data, base: int, end: int, wanted: list[Needle]) -> _Batch | Non
         return None
     src = _source(data, base, end)
     hay = src.lower() if first.fold else src
+    holding = None
     if _holds_escape(src, 0, len(src), first):
         starts = _starts_with_escapes(src, hay, first)
         lines = [src[s:src.find(b"\n", s)] for s in starts]
     else:
         starts, lines = _find_lines(src, hay, first.frag)
+        holding = first.frag
     if rest:
         kept = [(s, line) for s, line in zip(starts, lines) if all(n.in_line(line) for n in rest)]
         starts, lines = [s for s, _ in kept], [line for _, line in kept]
-    return _Batch(lines, lambda i: base + starts[i]) if lines else None
+    return _Batch(lines, lambda i: base + starts[i], holding) if lines else None
 
 
 def _holds_escape(data, base: int, end: int, needle: Needle) -> bool:
@@ -349,7 +353,7 @@ def _judge(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNumbers,
     text = b"\n".join(batch.lines)
     rows = recognise(text, len(batch.lines))
     if rows is not None:
-        yield from _nonempty(_select(rows, query, seen, text))
+        yield from _nonempty(_select(rows, query, seen, text, batch.holding))
         return
     yield from _judge_each(batch, query, seen, numbers, on_problem)
 
@@ -372,7 +376,7 @@ def _judge_each(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNum
             run_text.append(raw)
             continue
         if run:
-            yield from _nonempty(_select(run, query, seen, b"\n".join(run_text)))
+            yield from _nonempty(_select(run, query, seen, b"\n".join(run_text), batch.holding))
             run, run_text = [], []
         try:
             ep = _episode_from_line(json.loads(line if line is not None else raw.decode("utf-8")))
@@ -386,7 +390,7 @@ def _judge_each(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNum
         seen.add(key)
         yield ep
     if run:
-        yield from _nonempty(_select(run, query, seen, b"\n".join(run_text)))
+        yield from _nonempty(_select(run, query, seen, b"\n".join(run_text), batch.holding))
 
 
 def _nonempty(rows: Rows | None) -> Iterator[Rows]:
@@ -394,10 +398,19 @@ def _nonempty(rows: Rows | None) -> Iterator[Rows]:
         yield rows
 
 
-def _select(rows: list[tuple[bytes, ...]], query: Query, seen: set[bytes], text: bytes) -> Rows | None:
-    """The rows that match and whose id has not matched before (None when none)."""
+def _select(rows: list[tuple[bytes, ...]], query: Query, seen: set[bytes], text: bytes,
+            holding: bytes | None = None) -> Rows | None:
+    """The rows that match and whose id has not matched before (None when none).
+
+    ``holding``: lowered bytes each row's line is known to hold. When that is
+    the whole text asked for, and it occurs in no other field of the rows nor
+    in the form's keys and punctuation, it is in each row's content or tags:
+    every row matches, and none is looked at alone.
+    """
     everything = range(len(rows))
     if query.anything:
+        mask = [True] * len(rows)
+    elif query.text_only and holding and holding == query.needle_bytes and not _elsewhere(rows, holding):
         mask = [True] * len(rows)
     elif query.text_only:
         mask = _holding_text(rows, query.needle, text.isascii())
@@ -434,6 +447,19 @@ def _holding_text(rows: list[tuple[bytes, ...]], needle: str, ascii_: bool) -> l
     for i in others:
         mask[i] = any(needle in t.lower() for t in split_tags(rows[i][6].decode("utf-8")))
     return mask
+
+
+# Every key and all the punctuation of the form (a needle, holding no quote, cannot span a string's edge).
+_FORM = Episode("", "", "", "", "", "", ()).to_json().encode()
+_NOT_CONTENT_OR_TAGS = itemgetter(0, 1, 2, 4, 5)
+
+
+def _elsewhere(rows: list[tuple[bytes, ...]], needle: bytes) -> bool:
+    """Whether ``needle`` (lowered, no quote) may be in a row's line outside its content and tags."""
+    if _FORM.find(needle) != -1:
+        return True
+    others = b'"'.join(chain.from_iterable(map(_NOT_CONTENT_OR_TAGS, rows)))
+    return others.lower().find(needle) != -1
 
 
 def _fields(row: tuple[bytes, ...]) -> tuple:
