@@ -91,9 +91,20 @@ class Worker:
         count, ids, problems = pickle.loads(b"".join(parts))
         return HalfResult(count, ids, problems)
 
-    def copy_to(self, write: Callable[[bytes], None]) -> None:
-        """The worker's output, a megabyte at a time."""
-        self.out.seek(0)
+    def copy_to(self, write: Callable[[bytes], object], fd: int | None = None) -> None:
+        """The worker's output: by the kernel into ``fd`` where it can (what ``write`` feeds, already
+        flushed), else a megabyte at a time through ``write``."""
+        size, done = self.out.seek(0, os.SEEK_END), 0
+        if fd is not None and hasattr(os, "sendfile"):
+            try:
+                while done < size:
+                    sent = os.sendfile(fd, self.out.fileno(), done, size - done)
+                    if sent == 0:
+                        break
+                    done += sent
+            except OSError:  # (not a file the kernel can send to, or a non-blocking one that is full)
+                pass
+        self.out.seek(done)
         while True:
             block = self.out.read(1 << 20)
             if not block:

@@ -26,9 +26,9 @@ def split(monkeypatch):
     joined = {"spliced": 0, "redone": 0}
     copy_to = search_split.Worker.copy_to
 
-    def counting_copy(self, write):
+    def counting_copy(self, write, fd=None):
         joined["spliced"] += 1
-        return copy_to(self, write)
+        return copy_to(self, write, fd)
 
     monkeypatch.setattr(search_split.Worker, "copy_to", counting_copy)
     return joined
@@ -105,3 +105,43 @@ def test_small_stores_and_single_cores_are_not_split(monkeypatch):
     monkeypatch.setattr(search_split, "_cores", lambda: 2)
     assert search_split.split_point(b"ab\ncd\nef\n") == 6  # the line start after the middle
     assert search_split.split_point(b"one line, no newline after its middle") is None
+
+
+def _big_store(path, lines: int) -> bytes:
+    """A store past the real threshold, quickly: lines as flowgit writes them, every third holding "retry"."""
+    words = ["retry budget", "cache outage", "Retry jitter", "ledger", "RETRY storm", "pool"]
+    data = "".join(
+        Episode(f"ep-{i:012x}", "2026-11-30T10:00:00Z", "finding", f"{words[i % 6]} #{i}", f"s{i % 7}", "agent-1",
+                ("load", "retry") if i % 11 == 0 else ()).to_json() + "\n" for i in range(lines)).encode()
+    path.write_bytes(data)
+    return data
+
+
+def test_the_command_splits_a_large_store_and_prints_it_whole_to_a_file_and_a_pipe(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    path = tmp_path / "episodes.jsonl"
+    data = _big_store(path, 110_000)
+    assert search_split.split_point(data) is not None  # (the real threshold: this store is split)
+    argv = [sys.executable, "-m", "flowgit", "--store", str(path), "episode", "search", "retry", "--json"]
+    with open(tmp_path / "out.json", "wb") as out:  # a file: the worker's half is sent by the kernel
+        assert subprocess.run(argv, stdout=out, check=False).returncode == 0
+    piped = subprocess.run(argv, capture_output=True, check=False)  # a pipe
+    monkeypatch.setattr(search_split, "split_point", lambda data: None)
+    expected = io.StringIO()
+    count = cmd.stream_search(EpisodeStore(path), limit=0, as_json=True, out=expected, text="retry")
+    assert count == sum(1 for i in range(110_000) if i % 6 in (0, 2, 4) or i % 11 == 0)
+    assert (tmp_path / "out.json").read_text() == piped.stdout.decode() == expected.getvalue()
+    assert piped.stderr == b""
+
+
+def test_a_text_stream_with_a_file_behind_it_gets_the_same_bytes(tmp_path, split, capsys, monkeypatch):
+    path = tmp_path / "episodes.jsonl"
+    data = _big_store(path, 300)  # no id in both halves: the worker's half is spliced in by the kernel
+    with open(tmp_path / "out", "wb") as raw:
+        stream = io.TextIOWrapper(raw, encoding="utf-8")
+        cmd.stream_search(EpisodeStore(path), limit=0, as_json=False, out=stream, text="retry")
+        stream.flush()
+    assert (tmp_path / "out").read_text(encoding="utf-8") == reference(data, limit=0, as_json=False, text="retry")
+    assert split["spliced"] == 1

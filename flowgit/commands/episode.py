@@ -294,7 +294,8 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
     from flowgit.search import Query
 
     query = Query(**filters)
-    printer = _Printer(*_byte_sink(out or sys.stdout), as_json)
+    write, encode, fileno = _byte_sink(out or sys.stdout)
+    printer = _Printer(write, encode, as_json, fileno=fileno)
 
     def on_problem(problem: Problem) -> None:
         warn_problems(store, [problem])
@@ -357,8 +358,9 @@ class _Printer:
     """Found episodes written as they come: JSON list elements or human lines, a batch (or 64 KB) at a time."""
 
     def __init__(self, write: Callable[[bytes], object], encode: Callable[[str], bytes], as_json: bool,
-                 opening: bytes = b"[\n  ") -> None:
+                 opening: bytes = b"[\n  ", fileno: int | None = None) -> None:
         self.write, self.encode, self.as_json, self.opening = write, encode, as_json, opening
+        self.fileno = fileno
         self.count, self.pending, self.size = 0, [], 0
 
     def lead(self) -> bytes:
@@ -385,12 +387,16 @@ class _Printer:
             self.write(b"".join(self.pending))
             self.pending, self.size = [], 0
 
-    def splice(self, count: int, copy: Callable[[Callable[[bytes], object]], None]) -> None:
-        """``count`` episodes another printer wrote (begun with an empty opening), as if printed here."""
+    def splice(self, count: int, copy: Callable[[Callable[[bytes], object], int | None], None]) -> None:
+        """``count`` episodes another printer wrote (begun with an empty opening), as if printed here.
+
+        ``copy`` gets this printer's ``write`` and, where everything written
+        so far has reached it, the file descriptor behind it.
+        """
         if count:
             self.flush()
             self.write(self.lead())
-            copy(self.write)
+            copy(self.write, self.fileno)
             self.count += count
 
     def close(self) -> int:
@@ -403,8 +409,9 @@ class _Printer:
         return self.count
 
 
-def _byte_sink(out: TextIO) -> tuple[Callable[[bytes], None], Callable[[str], bytes]]:
-    """(write, encode): rendered bytes straight to the stream's buffer when it writes UTF-8 text unchanged.
+def _byte_sink(out: TextIO) -> tuple[Callable[[bytes], None], Callable[[str], bytes], int | None]:
+    """(write, encode, fileno): rendered bytes straight to the stream's buffer when it writes UTF-8 text
+    unchanged (each write flushed, so that the file descriptor, when there is one, has it all).
 
     Rows are rendered as UTF-8 bytes; decoding them only for the text layer to
     encode them again would cost as much as rendering. Any other stream (one
@@ -424,9 +431,13 @@ def _byte_sink(out: TextIO) -> tuple[Callable[[bytes], None], Callable[[str], by
             buffer.write(data)
             buffer.flush()
 
-        return write, lambda text: text.encode("utf-8", errors)
+        try:
+            fileno = buffer.fileno()
+        except (AttributeError, OSError, ValueError):  # (a buffer in memory)
+            fileno = None
+        return write, lambda text: text.encode("utf-8", errors), fileno
 
     def write_text(data: bytes) -> None:
         out.write(data.decode("utf-8", "surrogatepass"))
 
-    return write_text, lambda text: text.encode("utf-8", "surrogatepass")
+    return write_text, lambda text: text.encode("utf-8", "surrogatepass"), None
