@@ -18,7 +18,9 @@ A search over a million episodes cannot afford to decode a million JSON lines
   reported with its line number when it cannot be read.
 
 Both kinds of line are judged by the one definition of a match,
-:meth:`Query.accepts`. Matching lines from the fast path come out as
+:meth:`Query.accepts` (for a query of text alone, by shortcuts that give its
+answer for a whole batch at once: see :func:`_select`). Matching lines from the
+fast path come out as
 :class:`Rows` (a batch's rows, for renderers that work a batch at a time),
 the others as :class:`~flowgit.episodes.Episode`.
 """
@@ -30,7 +32,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import accumulate, chain, compress, repeat
-from operator import contains, itemgetter, not_
+from operator import itemgetter, not_
 from typing import Callable, Iterable, Iterator, Union
 
 from flowgit.episodes import EPISODE_TYPES, Episode, Problem, _describe, _episode_from_line, parse_ts

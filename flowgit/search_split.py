@@ -59,6 +59,14 @@ class HalfResult:
 Job = Callable[[IO[bytes]], tuple[int, set[bytes], list[Problem]]]
 
 
+def start(job: Job) -> Worker | None:
+    """A worker running ``job``, or None when none can be started (no temporary file, no process left)."""
+    try:
+        return Worker(job)
+    except OSError:
+        return None
+
+
 class Worker:
     """A forked process running ``job`` into an unlinked temporary file; reaped by :meth:`close`."""
 
@@ -67,8 +75,18 @@ class Worker:
         self.pid: int | None = None
         for stream in (sys.stdout, sys.stderr):  # nothing buffered here may be written twice
             stream.flush()
-        read_end, write_end = os.pipe()
-        pid = os.fork()
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:
+            self.out.close()
+            raise
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (read_end, write_end):
+                os.close(fd)
+            self.out.close()
+            raise
         if pid == 0:  # the worker: never returns
             os.close(read_end)
             _run(job, self.out, write_end)

@@ -145,3 +145,15 @@ def test_a_text_stream_with_a_file_behind_it_gets_the_same_bytes(tmp_path, split
         stream.flush()
     assert (tmp_path / "out").read_text(encoding="utf-8") == reference(data, limit=0, as_json=False, text="retry")
     assert split["spliced"] == 1
+
+
+def test_no_worker_to_be_had_means_one_scan(tmp_path, split, capsys, monkeypatch):
+    def no_fork():
+        raise OSError(11, "Resource temporarily unavailable")  # as fork under a process limit
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    data = awkward_store(random.Random(6), 100)
+    path = tmp_path / "episodes.jsonl"
+    path.write_bytes(data)
+    out, count, err = run(path, capsys, limit=0, as_json=True, text="retry")
+    assert out == reference(data, limit=0, as_json=True, text="retry") and split["spliced"] == 0

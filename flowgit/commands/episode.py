@@ -316,11 +316,12 @@ def _print_all(store: EpisodeStore, query: Query, printer: _Printer, on_problem:
     data = store.mapped()
     try:
         split = search_split.split_point(data)
-        if split is None:
+        worker = None if split is None else search_split.start(
+            lambda out: _render_half(data, query, split, out, printer))
+        if worker is None:
             for item in scan(data, query, on_problem):
                 printer.add(item)
             return
-        worker = search_split.Worker(lambda out: _render_half(data, query, split, out, printer))
         try:
             seen: set[bytes] = set()
             for item in scan(data, query, on_problem, end=split, seen=seen):
