@@ -20,9 +20,7 @@ costs more than it saves, nothing is split.
 from __future__ import annotations
 
 import os
-import pickle
 import sys
-import tempfile
 from dataclasses import dataclass
 from typing import IO, Callable
 
@@ -71,6 +69,8 @@ class Worker:
     """A forked process running ``job`` into an unlinked temporary file; reaped by :meth:`close`."""
 
     def __init__(self, job: Job) -> None:
+        import tempfile
+
         self.out = tempfile.TemporaryFile()
         self.pid: int | None = None
         for stream in (sys.stdout, sys.stderr):  # nothing buffered here may be written twice
@@ -106,6 +106,8 @@ class Worker:
         self.pid = None
         if os.waitstatus_to_exitcode(status) != 0 or not parts:
             return None
+        import pickle
+
         count, ids, problems = pickle.loads(b"".join(parts))
         return HalfResult(count, ids, problems)
 
@@ -148,6 +150,8 @@ def _run(job: Job, out: IO[bytes], pipe: int) -> None:
     """In the worker: run the job, hand back its result, and leave without unwinding the parent's state."""
     code = 1
     try:
+        import pickle
+
         count, ids, problems = job(out)
         out.flush()
         payload = pickle.dumps((count, ids, problems), protocol=pickle.HIGHEST_PROTOCOL)
