@@ -46,11 +46,30 @@ def _cores() -> int:
 
 @dataclass
 class HalfResult:
-    """What the worker found: how many episodes it rendered, their ids, and the problems it met, in order."""
+    """What the worker found: how many episodes it rendered, their ids, and the problems it met, in order.
+
+    The ids come as one string, each followed by a NUL (none holds one, or they
+    come as a set in ``id_set``): half a million ids unpacked into a set here
+    would cost this process as much memory as the worker's whole half.
+    """
 
     count: int
-    ids: set[bytes]
+    packed_ids: bytes
+    id_set: set[bytes] | None
     problems: list[Problem]
+
+    def overlaps(self, seen: set[bytes]) -> bool:
+        """Whether one of the worker's ids is in ``seen`` (checked a megabyte of ids at a time)."""
+        if self.id_set is not None:
+            return not seen.isdisjoint(self.id_set)
+        ids, start = self.packed_ids, 0
+        while start < len(ids):
+            end = ids.find(b"\0", start + (1 << 20))
+            end = len(ids) if end == -1 else end + 1
+            if not seen.isdisjoint(ids[start:end - 1].split(b"\0")):
+                return True
+            start = end
+        return False
 
 
 # The worker's job: render its half into the file; returns (count, ids printed, problems met).
@@ -108,8 +127,7 @@ class Worker:
             return None
         import pickle
 
-        count, ids, problems = pickle.loads(b"".join(parts))
-        return HalfResult(count, ids, problems)
+        return HalfResult(*pickle.loads(b"".join(parts)))
 
     def copy_to(self, write: Callable[[bytes], object], fd: int | None = None) -> None:
         """The worker's output: by the kernel into ``fd`` where it can (what ``write`` feeds, already
@@ -154,7 +172,10 @@ def _run(job: Job, out: IO[bytes], pipe: int) -> None:
 
         count, ids, problems = job(out)
         out.flush()
-        payload = pickle.dumps((count, ids, problems), protocol=pickle.HIGHEST_PROTOCOL)
+        packed = b"\0".join(ids) + b"\0" if ids else b""
+        plain = packed.count(b"\0") == len(ids)  # (an id decoded from JSON may hold a NUL)
+        result = (count, packed if plain else b"", None if plain else ids, problems)
+        payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(payload)
         while view:
             view = view[os.write(pipe, view):]

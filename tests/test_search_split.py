@@ -157,3 +157,24 @@ def test_no_worker_to_be_had_means_one_scan(tmp_path, split, capsys, monkeypatch
     path.write_bytes(data)
     out, count, err = run(path, capsys, limit=0, as_json=True, text="retry")
     assert out == reference(data, limit=0, as_json=True, text="retry") and split["spliced"] == 0
+
+
+def test_the_worker_ids_are_checked_whatever_bytes_they_hold():
+    ids = {b"ep-%012x" % i for i in range(200_000)} | {b"", b"x, y"}  # past one packed megabyte
+    packed = search_split.HalfResult(1, b"\0".join(sorted(ids)) + b"\0", None, [])
+    assert not packed.overlaps({b"ep-", b"ep-x", b"ep-%012x" % 200_000})
+    for one in (b"ep-%012x" % 0, b"ep-%012x" % 199_999, b"", b"x, y"):
+        assert packed.overlaps({b"other", one})
+    as_set = search_split.HalfResult(1, b"", {b"a\0b"}, [])  # an id holding a NUL (decoded from \u0000)
+    assert as_set.overlaps({b"a\0b"}) and not as_set.overlaps({b"a", b"b"})
+
+
+def test_an_id_with_a_nul_matched_in_both_halves_is_still_shown_once(tmp_path, split, capsys, monkeypatch):
+    line = '{"id": "ep-\\u0000", "ts": "", "type": "finding", "content": "retry nul"}'
+    good = [Episode(f"ep-{i:012x}", "2026-11-30T10:00:00Z", "finding", f"retry {i}", "s", "", ()).to_json()
+            for i in range(20)]
+    path = tmp_path / "episodes.jsonl"
+    path.write_text("\n".join([line] + good + [line]) + "\n")
+    out, count, err = run(path, capsys, limit=0, as_json=True, text="retry")
+    assert count == 21 and split["spliced"] == 0
+    assert (out, count, err) == one_scan(path, capsys, monkeypatch, limit=0, as_json=True, text="retry")

@@ -327,7 +327,7 @@ def _print_all(store: EpisodeStore, query: Query, printer: _Printer, on_problem:
             for item in scan(data, query, on_problem, end=split, seen=seen):
                 printer.add(item)
             half = worker.result()
-            if half is not None and seen.isdisjoint(half.ids):
+            if half is not None and not half.overlaps(seen):
                 for problem in half.problems:
                     on_problem(problem)
                 printer.splice(half.count, worker.copy_to)
