@@ -180,8 +180,8 @@ _JSON_ROW = (b'{\n    "id": "%s",\n    "ts": "%s",\n    "type": "%s",\n    "cont
 class _Memo(dict):
     """Layouts of values a store repeats (tags arrays, session and agent), each worked out once.
 
-    Bounded: past a few thousand distinct values it starts again, so a store
-    of all-different tags costs no more memory than one batch.
+    Bounded: past ``LIMIT`` distinct values it starts again, so its memory
+    stays small whatever the store holds.
     """
 
     LIMIT = 1 << 14
