@@ -117,21 +117,22 @@ def _big_store(path, lines: int) -> bytes:
     return data
 
 
-def test_the_command_splits_a_large_store_and_prints_it_whole_to_a_file_and_a_pipe(tmp_path, monkeypatch):
+def test_the_command_splits_a_store_and_prints_it_whole_to_a_file_and_a_pipe(tmp_path, monkeypatch):
     import subprocess
     import sys
 
     path = tmp_path / "episodes.jsonl"
-    data = _big_store(path, 110_000)
-    assert search_split.split_point(data) is not None  # (the real threshold: this store is split)
-    argv = [sys.executable, "-m", "flowgit", "--store", str(path), "episode", "search", "retry", "--json"]
+    _big_store(path, 30_000)
+    split_everything = ("import sys; from flowgit import search_split; search_split.MIN_BYTES = 0; "
+                        "from flowgit.entry import main; sys.exit(main())")  # the real command, any store split
+    argv = [sys.executable, "-c", split_everything, "--store", str(path), "episode", "search", "retry", "--json"]
     with open(tmp_path / "out.json", "wb") as out:  # a file: the worker's half is sent by the kernel
         assert subprocess.run(argv, stdout=out, check=False).returncode == 0
     piped = subprocess.run(argv, capture_output=True, check=False)  # a pipe
     monkeypatch.setattr(search_split, "split_point", lambda data: None)
     expected = io.StringIO()
     count = cmd.stream_search(EpisodeStore(path), limit=0, as_json=True, out=expected, text="retry")
-    assert count == sum(1 for i in range(110_000) if i % 6 in (0, 2, 4) or i % 11 == 0)
+    assert count == sum(1 for i in range(30_000) if i % 6 in (0, 2, 4) or i % 11 == 0)
     assert (tmp_path / "out.json").read_text() == piped.stdout.decode() == expected.getvalue()
     assert piped.stderr == b""
 
