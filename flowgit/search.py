@@ -12,12 +12,15 @@ A search over a million episodes cannot afford to decode a million JSON lines
 - of those, lines in exactly the form flowgit writes (``Episode.to_json``: the
   seven fields in order, strings with nothing escaped, tags a list of strings)
   are recognised by one regular expression over the whole batch, which also
-  splits them into fields; that form is strict enough that the fields *are* the
-  decoded values. Any other line is decoded with ``json.loads`` as it always was,
-  and reported with its line number when it cannot be read.
+  splits them into fields; that form is strict enough that the fields' bytes
+  *are* the UTF-8 of the decoded values, so they stay bytes from the store to the
+  output. Any other line is decoded with ``json.loads`` as it always was, and
+  reported with its line number when it cannot be read.
 
 Both kinds of line are judged by the one definition of a match,
-:meth:`Query.accepts`. Matching lines from the fast path come out as
+:meth:`Query.accepts` (for a query of text alone, by shortcuts that give its
+answer for a whole batch at once: see :func:`_select`). Matching lines from the
+fast path come out as
 :class:`Rows` (a batch's rows, for renderers that work a batch at a time),
 the others as :class:`~flowgit.episodes.Episode`.
 """
@@ -28,8 +31,8 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import accumulate, compress, repeat
-from operator import contains, itemgetter, not_
+from itertools import accumulate, chain, compress, repeat
+from operator import itemgetter, not_
 from typing import Callable, Iterable, Iterator, Union
 
 from flowgit.episodes import EPISODE_TYPES, Episode, Problem, _describe, _episode_from_line, parse_ts
@@ -48,6 +51,7 @@ class Query:
         self.tags = tuple(tags)
         self._tags = {t.lower() for t in self.tags}
         self.needle = text.lower() if text else None
+        self.needle_bytes = self.needle.encode("utf-8", "surrogatepass") if self.needle else None
         # Only text asked for: an episode whose content holds it matches, whatever its tags.
         self.text_only = bool(self.needle) and not (type_ or session or self._tags or since or until)
         self.anything = not (self.needle or type_ or session or self._tags or since or until)
@@ -75,17 +79,18 @@ class Query:
 class Rows:
     """Matching episodes from consecutive lines in flowgit's own form, one tuple a line.
 
-    Each tuple is ``(id, ts, type, content, session, agent, tags_json)``: every
-    string is exactly the decoded value and holds no character JSON would escape
-    (no quote, backslash or control character below U+0020), and ``tags_json`` is
-    the inside of the tags array as stored (``"a", "b"``, or empty), so the tags
-    split at ``", "`` unambiguously. ``text`` holds at least every string of the
-    rows, for a renderer that checks once whether any needs escaping for a terminal.
+    Each tuple is ``(id, ts, type, content, session, agent, tags_json)`` as
+    bytes: every field is exactly the UTF-8 of the decoded value and holds no
+    byte JSON would escape (no quote, backslash or control character below
+    U+0020), and ``tags_json`` is the inside of the tags array as stored
+    (``"a", "b"``, or empty), so the tags split at ``", "`` unambiguously.
+    ``text`` holds at least every field of the rows, for a renderer that checks
+    once whether any needs escaping for a terminal.
     """
 
     __slots__ = ("rows", "text")
 
-    def __init__(self, rows: list[tuple[str, ...]], text: str) -> None:
+    def __init__(self, rows: list[tuple[bytes, ...]], text: bytes) -> None:
         self.rows, self.text = rows, text
 
     def __len__(self) -> int:
@@ -95,7 +100,8 @@ class Rows:
         return Rows(self.rows[len(self.rows) - n:], self.text)
 
     def episodes(self) -> Iterator[Episode]:
-        for id_, ts, type_, content, session, agent, tags in self.rows:
+        for row in self.rows:
+            id_, ts, type_, content, session, agent, tags = (f.decode("utf-8") for f in row)
             yield Episode(id=id_, ts=ts, type=type_, content=content, session=session, agent=agent,
                           tags=split_tags(tags))
 
@@ -108,16 +114,52 @@ def split_tags(inner: str) -> tuple[str, ...]:
     return tuple(inner[1:-1].split('", "')) if inner else ()
 
 
+def split_tags_bytes(inner: bytes) -> tuple[bytes, ...]:
+    """:func:`split_tags` for a row's bytes."""
+    return tuple(inner[1:-1].split(b'", "')) if inner else ()
+
+
 # --- recognising flowgit's own line form -------------------------------------------------------
 
-_PLAIN = r'[^"\\\x00-\x1f]*'  # a JSON string's inside with nothing escaped: exactly its value
-# One line as Episode.to_json writes it. The look-behind pins the match to the start of a line
-# (a '{' preceded by nothing or a newline), the look-ahead to its end, and no part can cross a
-# newline: so a batch of N lines holds N matches only if every line is wholly in this form.
-ROW = re.compile(
-    r'\{(?<![^\n]\{)"id": "(' + _PLAIN + r')", "ts": "(' + _PLAIN + r')", "type": "(' + "|".join(EPISODE_TYPES)
-    + r')", "content": "(' + _PLAIN + r')", "session": "(' + _PLAIN + r')", "agent": "(' + _PLAIN
-    + r')", "tags": \[((?:"' + _PLAIN + r'"(?:, "' + _PLAIN + r'")*)?)\]\}(?![^\n])')
+_TYPES = b"|".join(t.encode("ascii") for t in EPISODE_TYPES)
+
+
+def _row_form(plain: bytes) -> re.Pattern[bytes]:
+    """One line as Episode.to_json writes it, with ``plain`` as the inside of every string.
+
+    The look-behind pins a match to the start of a line (a '{' preceded by
+    nothing or a newline), the look-ahead to its end. The possessive repeats
+    never give back what they took: a string's inside ends at its closing quote.
+    """
+    return re.compile(
+        rb'\{(?<![^\n]\{)"id": "(' + plain + rb')", "ts": "(' + plain + rb')", "type": "(' + _TYPES
+        + rb')", "content": "(' + plain + rb')", "session": "(' + plain + rb')", "agent": "(' + plain
+        + rb')", "tags": \[((?:"' + plain + rb'"(?:, "' + plain + rb'")*+)?+)\]\}(?![^\n])')
+
+
+# A JSON string's inside with nothing escaped (exactly its value's UTF-8, once the line decodes):
+# no part can cross a newline, so a batch of N lines holds N matches only if every line is wholly
+# in this form.
+ROW = _row_form(rb'[^"\\\x00-\x1f]*+')
+
+# The same form over a batch in which every backslash and control byte but the newline has been
+# made a quote (_SANITISE): a string's inside is then simply "no quote", which the regular
+# expression engine skips several times faster than a class of excluded bytes. A line holding
+# one of those bytes inside a string gains a quote and so cannot match; a match that ran across
+# a newline would cover two line starts, leaving fewer matches than lines.
+_ROW_SANITISED = _row_form(rb'[^"]*+')
+_SANITISE = bytes.maketrans(bytes(range(0x0A)) + bytes(range(0x0B, 0x20)) + b"\\", b'"' * 32)
+
+
+def recognise(batch: bytes, lines: int) -> list[tuple[bytes, ...]] | None:
+    """The fields of every line of ``batch`` (``lines`` of them), or None unless every one is in flowgit's form."""
+    if not batch.isascii():
+        try:
+            batch.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    rows = _ROW_SANITISED.findall(batch.translate(_SANITISE))
+    return rows if len(rows) == lines else None
 
 
 # --- the byte prefilter -------------------------------------------------------------------------
@@ -157,7 +199,9 @@ class Needle:
     escapes: tuple[bytes, ...]
 
     def in_line(self, line: bytes) -> bool:
-        return self.frag in (line.lower() if self.fold else line) or any(e in line for e in self.escapes)
+        # (find, not ``in``: a bytes ``in`` first tries its operand as an integer, at an exception's cost)
+        return ((line.lower() if self.fold else line).find(self.frag) != -1
+                or any(line.find(e) != -1 for e in self.escapes))
 
 
 def needles(query: Query) -> list[Needle]:
@@ -179,32 +223,34 @@ def needles(query: Query) -> list[Needle]:
 
 # --- the scan -----------------------------------------------------------------------------------
 
-def scan(data, query: Query, on_problem: Callable[[Problem], None] | None = None) -> Iterator[Found]:
+def scan(data, query: Query, on_problem: Callable[[Problem], None] | None = None, *, start: int = 0,
+         end: int | None = None, seen: set[bytes] | None = None) -> Iterator[Found]:
     """Matching episodes of ``data`` (raw store bytes or a map of them) in store order, first line of each id.
 
-    Only the ids of matches are remembered (to keep the first line of each id);
-    an id whose first line does not match may match on a later line.
+    Only the ids of matches are remembered, in ``seen`` (to keep the first line
+    of each id); an id whose first line does not match may match on a later
+    line. ``start`` and ``end`` (line boundaries) scan part of the store, with
+    line numbers still counted from its beginning.
     """
     wanted = needles(query)
     lines_of = _all_lines if not wanted else _lines_with
-    seen: set[str] = set()
+    seen = set() if seen is None else seen
     numbers = _LineNumbers(data)
-    for base, end in _chunks(data):
-        batch = lines_of(data, base, end, wanted)
+    for base, stop in _chunks(data, start, len(data) if end is None else end):
+        batch = lines_of(data, base, stop, wanted)
         if batch is not None:
             yield from _judge(batch, query, seen, numbers, on_problem)
-        _drop_pages(data, max(0, base - _FAULT_AROUND), end)
+        _drop_pages(data, max(0, base - _FAULT_AROUND), stop)
 
 
-def _chunks(data) -> Iterator[tuple[int, int]]:
-    """Newline-aligned (start, end) spans of about CHUNK bytes (longer when one line is)."""
-    size, base = len(data), 0
+def _chunks(data, base: int, size: int) -> Iterator[tuple[int, int]]:
+    """Newline-aligned (start, end) spans of about CHUNK bytes (longer when one line is) from ``base`` to ``size``."""
     while base < size:
         end = min(base + CHUNK, size)
         if end < size:
             nl = data.rfind(b"\n", base, end)
             if nl == -1:
-                nl = data.find(b"\n", end)
+                nl = data.find(b"\n", end, size)
             end = size if nl == -1 else nl + 1
         yield base, end
         base = end
@@ -216,6 +262,7 @@ class _Batch:
 
     lines: list[bytes]
     start: Callable[[int], int]
+    holding: bytes | None = None  # lowered bytes every line is known to hold (the needle the lines were found by)
 
 
 def _source(data, base: int, end: int) -> bytes:
@@ -248,15 +295,17 @@ def _lines_with(data, base: int, end: int, wanted: list[Needle]) -> _Batch | Non
         return None
     src = _source(data, base, end)
     hay = src.lower() if first.fold else src
+    holding = None
     if _holds_escape(src, 0, len(src), first):
         starts = _starts_with_escapes(src, hay, first)
         lines = [src[s:src.find(b"\n", s)] for s in starts]
     else:
         starts, lines = _find_lines(src, hay, first.frag)
+        holding = first.frag
     if rest:
         kept = [(s, line) for s, line in zip(starts, lines) if all(n.in_line(line) for n in rest)]
         starts, lines = [s for s, _ in kept], [line for _, line in kept]
-    return _Batch(lines, lambda i: base + starts[i]) if lines else None
+    return _Batch(lines, lambda i: base + starts[i], holding) if lines else None
 
 
 def _holds_escape(data, base: int, end: int, needle: Needle) -> bool:
@@ -300,27 +349,22 @@ def _starts_with_escapes(src: bytes, hay: bytes, needle: Needle) -> list[int]:
 
 # --- judging candidate lines --------------------------------------------------------------------
 
-def _judge(batch: _Batch, query: Query, seen: set[str], numbers: _LineNumbers,
+def _judge(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNumbers,
            on_problem: Callable[[Problem], None] | None) -> Iterator[Found]:
     """The batch's matches in order: the whole batch at once when every line is in flowgit's form."""
-    lines = batch.lines
-    try:
-        text = b"\n".join(lines).decode("utf-8")
-    except UnicodeDecodeError:
-        text = None
-    if text is not None:
-        rows = ROW.findall(text)
-        if len(rows) == len(lines):
-            yield from _nonempty(_select(rows, query, seen, text))
-            return
+    text = b"\n".join(batch.lines)
+    rows = recognise(text, len(batch.lines))
+    if rows is not None:
+        yield from _nonempty(_select(rows, query, seen, text, batch.holding))
+        return
     yield from _judge_each(batch, query, seen, numbers, on_problem)
 
 
-def _judge_each(batch: _Batch, query: Query, seen: set[str], numbers: _LineNumbers,
+def _judge_each(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNumbers,
                 on_problem: Callable[[Problem], None] | None) -> Iterator[Found]:
     """Line by line: runs in flowgit's form still go together, anything else through ``json.loads``."""
-    run: list[tuple[str, ...]] = []
-    run_text: list[str] = []
+    run: list[tuple[bytes, ...]] = []
+    run_text: list[bytes] = []
     for i, raw in enumerate(batch.lines):
         if not raw.strip():
             continue
@@ -328,13 +372,13 @@ def _judge_each(batch: _Batch, query: Query, seen: set[str], numbers: _LineNumbe
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
             line = None
-        m = ROW.fullmatch(line) if line is not None else None
+        m = ROW.fullmatch(raw) if line is not None else None
         if m is not None:
             run.append(m.groups())
-            run_text.append(line)
+            run_text.append(raw)
             continue
         if run:
-            yield from _nonempty(_select(run, query, seen, "\n".join(run_text)))
+            yield from _nonempty(_select(run, query, seen, b"\n".join(run_text), batch.holding))
             run, run_text = [], []
         try:
             ep = _episode_from_line(json.loads(line if line is not None else raw.decode("utf-8")))
@@ -342,12 +386,13 @@ def _judge_each(batch: _Batch, query: Query, seen: set[str], numbers: _LineNumbe
             if on_problem is not None:
                 on_problem(Problem(numbers.at(batch.start(i)), f"unreadable line skipped ({_describe(exc)})"))
             continue
-        if ep.id in seen or not query.matches(ep):
+        key = ep.id.encode("utf-8", "surrogatepass")  # as a row's id: its value's UTF-8, one key per string
+        if key in seen or not query.matches(ep):
             continue
-        seen.add(ep.id)
+        seen.add(key)
         yield ep
     if run:
-        yield from _nonempty(_select(run, query, seen, "\n".join(run_text)))
+        yield from _nonempty(_select(run, query, seen, b"\n".join(run_text), batch.holding))
 
 
 def _nonempty(rows: Rows | None) -> Iterator[Rows]:
@@ -355,19 +400,24 @@ def _nonempty(rows: Rows | None) -> Iterator[Rows]:
         yield rows
 
 
-def _select(rows: list[tuple[str, ...]], query: Query, seen: set[str], text: str) -> Rows | None:
-    """The rows that match and whose id has not matched before (None when none)."""
+def _select(rows: list[tuple[bytes, ...]], query: Query, seen: set[bytes], text: bytes,
+            holding: bytes | None = None) -> Rows | None:
+    """The rows that match and whose id has not matched before (None when none).
+
+    ``holding``: lowered bytes each row's line is known to hold. When that is
+    the whole text asked for, and it occurs in no other field of the rows nor
+    in the form's keys and punctuation, it is in each row's content or tags:
+    every row matches, and none is looked at alone.
+    """
     everything = range(len(rows))
     if query.anything:
         mask = [True] * len(rows)
+    elif query.text_only and holding and holding == query.needle_bytes and not _elsewhere(rows, holding):
+        mask = [True] * len(rows)
+    elif query.text_only:
+        mask = _holding_text(rows, query.needle, text.isascii())
     else:
-        if query.text_only:  # content holding the text decides; only the other rows need their tags read
-            mask = list(map(contains, map(str.lower, map(_CONTENT, rows)), repeat(query.needle)))
-        else:
-            mask = [False] * len(rows)
-        for i in compress(everything, map(not_, mask)):
-            id_, ts, type_, content, session, agent, tags = rows[i]
-            mask[i] = query.accepts(type_, session, split_tags(tags), ts, content)
+        mask = [query.accepts(*_fields(row)) for row in rows]
     chosen = list(map(_ID, compress(rows, mask)))
     if len(set(chosen)) == len(chosen) and seen.isdisjoint(chosen):
         seen.update(chosen)
@@ -381,7 +431,46 @@ def _select(rows: list[tuple[str, ...]], query: Query, seen: set[str], text: str
     return Rows(kept, text) if kept else None
 
 
-_ID, _CONTENT = itemgetter(0), itemgetter(3)
+def _holding_text(rows: list[tuple[bytes, ...]], needle: str, ascii_: bool) -> list[bool]:
+    """:meth:`Query.accepts` for a query of text alone, most rows decided by their content.
+
+    (A bytes ``in`` would first try the needle as an integer and fail, at the
+    cost of an exception a row: the contents are decoded, and compared as text.)
+    A row whose content does not hold the text matches when one of its tags
+    does; in ASCII rows a tags array without it anywhere has no tag with it.
+    """
+    contents = map(str.lower, map(bytes.decode, map(_CONTENT, rows)))
+    mask = list(map(str.__contains__, contents, repeat(needle)))
+    others = compress(range(len(rows)), map(not_, mask))
+    if ascii_:
+        others = list(others)
+        arrays = map(str.lower, map(bytes.decode, map(_TAGS, map(rows.__getitem__, others))))
+        others = compress(others, map(str.__contains__, arrays, repeat(needle)))
+    for i in others:
+        mask[i] = any(needle in t.lower() for t in split_tags(rows[i][6].decode("utf-8")))
+    return mask
+
+
+# Every key and all the punctuation of the form (a needle, holding no quote, cannot span a string's edge).
+_FORM = Episode("", "", "", "", "", "", ()).to_json().encode()
+_NOT_CONTENT_OR_TAGS = itemgetter(0, 1, 2, 4, 5)
+
+
+def _elsewhere(rows: list[tuple[bytes, ...]], needle: bytes) -> bool:
+    """Whether ``needle`` (lowered, no quote) may be in a row's line outside its content and tags."""
+    if _FORM.find(needle) != -1:
+        return True
+    others = b'"'.join(chain.from_iterable(map(_NOT_CONTENT_OR_TAGS, rows)))
+    return others.lower().find(needle) != -1
+
+
+def _fields(row: tuple[bytes, ...]) -> tuple:
+    """A row's fields as :meth:`Query.accepts` takes them."""
+    id_, ts, type_, content, session, agent, tags = (f.decode("utf-8") for f in row)
+    return type_, session, split_tags(tags), ts, content
+
+
+_ID, _CONTENT, _TAGS = itemgetter(0), itemgetter(3), itemgetter(6)
 
 
 class _LineNumbers:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from flowgit import search
 from flowgit.episodes import EPISODE_TYPES, Episode, EpisodeStore, _episode_from_line
-from flowgit.search import ROW, Query, Rows, split_tags
+from flowgit.search import ROW, Query, Rows, recognise, split_tags
 
 # Characters that matter to JSON and to the recognising expression, and a few that do not.
 ALPHABET = st.sampled_from(list('ab Z09",\\/{}[]:\n\t\r\x00\x1f\x7f\x85\u2028\u202e\u00e9\u212a\U0001f642'))
@@ -46,36 +46,63 @@ def fields(ep: Episode) -> tuple:
     return ep.id, ep.ts, ep.type, ep.content, ep.session, ep.agent, ep.tags
 
 
-def recognised(groups: tuple[str, ...]) -> tuple:
-    return (*groups[:6], split_tags(groups[6]))
+def recognised(groups: tuple[bytes, ...]) -> tuple:
+    values = [g.decode("utf-8") for g in groups]
+    return (*values[:6], split_tags(values[6]))
+
+
+def alone(line: bytes) -> tuple[bytes, ...] | None:
+    """What the line-by-line path takes from one line (the line must decode first)."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    m = ROW.fullmatch(line)
+    return m.groups() if m else None
 
 
 @settings(max_examples=400, deadline=None)
 @given(episodes())
 def test_every_line_flowgit_writes_without_escapes_is_recognised_as_its_fields(ep):
-    line = ep.to_json()
-    m = ROW.fullmatch(line)
-    if "\\" in line:
-        assert m is None  # something was escaped: json.loads reads it
+    line = ep.to_json().encode("utf-8")
+    if b"\\" in line:
+        assert alone(line) is None and recognise(line, 1) is None  # something was escaped: json.loads reads it
     else:
-        assert m is not None and recognised(m.groups()) == fields(ep)
+        assert recognised(alone(line)) == fields(ep)
+        assert recognise(line, 1) == [alone(line)]
 
 
 @settings(max_examples=1500, deadline=None)
 @given(damaged())
 def test_whatever_is_recognised_is_exactly_what_json_decodes(line):
-    m = ROW.fullmatch(line)
-    if m is not None:
-        assert recognised(m.groups()) == fields(_episode_from_line(json.loads(line)))
+    raw = line.encode("utf-8")
+    for groups in (alone(raw), *(recognise(raw, 1) or [None])):
+        if groups is not None:
+            assert recognised(groups) == fields(_episode_from_line(json.loads(line)))
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(damaged(), episodes().map(Episode.to_json)), min_size=1, max_size=6))
-def test_a_batch_is_taken_whole_only_when_every_line_is_recognised_alone(lines):
-    lines = [line for part in lines for line in part.split("\n")]  # a batch holds whole lines
-    rows = ROW.findall("\n".join(lines))
-    if len(rows) == len(lines):
-        assert rows == [ROW.fullmatch(line).groups() for line in lines]
+RAW_DAMAGE = st.sampled_from([b"\xff", b"\xc3", b"\xe2\x84", b"\x00", b"\r", b"\x1f", b"\\", b'"', b"\n"])
+
+
+@st.composite
+def raw_lines(draw) -> list[bytes]:
+    """Lines as bytes, some with bytes no writer of JSON text leaves (torn UTF-8, raw controls)."""
+    line = draw(st.one_of(damaged(), episodes().map(Episode.to_json))).encode("utf-8")
+    if draw(st.booleans()):
+        at = draw(st.integers(0, len(line)))
+        line = line[:at] + draw(RAW_DAMAGE) + line[at:]
+    return line.split(b"\n")  # a batch holds whole lines
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(raw_lines(), min_size=1, max_size=6))
+def test_a_batch_is_taken_whole_only_when_every_line_is_recognised_alone(parts):
+    lines = [line for part in parts for line in part]
+    rows = recognise(b"\n".join(lines), len(lines))
+    if rows is not None:
+        assert rows == [alone(line) for line in lines]
+    else:
+        assert any(alone(line) is None for line in lines)
 
 
 def test_the_fold_list_is_every_non_ascii_character_that_lowers_to_ascii():
@@ -87,7 +114,7 @@ def test_the_fold_list_is_every_non_ascii_character_that_lowers_to_ascii():
 def test_rows_cut_to_the_last_n_and_become_episodes():
     eps = [Episode(f"ep-{i}", "2026-11-30T10:00:00Z", "finding", f"retry {i}", "s", "", ("a", "b, c")[: i % 3])
            for i in range(5)]
-    rows = Rows([ROW.fullmatch(ep.to_json()).groups() for ep in eps], "")
+    rows = Rows([ROW.fullmatch(ep.to_json().encode()).groups() for ep in eps], b"")
     assert list(rows.last(2).episodes()) == eps[3:]
     assert split_tags("") == () and split_tags('"x, y", "z"') == ("x, y", "z")
 

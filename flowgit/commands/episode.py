@@ -12,14 +12,14 @@ import json
 import re
 import sys
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, Union
+from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, Union
 
 from flowgit.dates import parse_date
-from flowgit.episodes import Episode, EpisodeStore, Problem, make_episode, parse_ts
+from flowgit.episodes import EPISODE_TYPES, Episode, EpisodeStore, Problem, make_episode, parse_ts
 from flowgit.errors import FlowgitError
 
 if TYPE_CHECKING:
-    from flowgit.search import Rows
+    from flowgit.search import Query, Rows
 
     Found = Union[Rows, Episode]
 
@@ -173,31 +173,90 @@ def json_element(ep: Episode) -> str:
     return "{\n" + ",\n".join(items) + "\n  }"
 
 
-_JSON_ROW = ('{\n    "id": "%s",\n    "ts": "%s",\n    "type": "%s",\n    "content": "%s",\n    "session": "%s",'
-             '\n    "agent": "%s",\n    "tags": %s\n  }')
-_TAG_SEP = '",\n      "'
+_JSON_ROW = (b'{\n    "id": "%s",\n    "ts": "%s",\n    "type": "%s",\n    "content": "%s",\n    "session": "%s",'
+             b'\n    "agent": "%s",\n    "tags": %s\n  }')
 
 
-def json_rows(rows: Rows) -> str:
-    """The rows as :func:`json_element` lays each out, joined as list elements, a batch at a time.
+class _Memo(dict):
+    """Layouts of values a store repeats (tags arrays, session and agent), each worked out once.
 
-    The strings of :class:`~flowgit.search.Rows` hold nothing JSON escapes, so
-    each goes into the layout as it is: no per-string encoding, no per-episode
-    call. The tags arrive as the stored array's inside (``"a", "b"``), where
-    ``", "`` can only be a separator.
+    Bounded: past ``LIMIT`` distinct values it starts again, so its memory
+    stays small whatever the store holds.
     """
-    return ",\n  ".join([_JSON_ROW % (id_, ts, type_, content, session, agent,
-                                     "[\n      " + tags.replace('", "', _TAG_SEP) + "\n    ]" if tags else "[]")
-                         for id_, ts, type_, content, session, agent, tags in rows.rows])
+
+    LIMIT = 1 << 14
+
+    def __init__(self, lay: Callable) -> None:
+        super().__init__()
+        self.lay = lay
+
+    def __missing__(self, key):
+        if len(self) >= self.LIMIT:
+            self.clear()
+        value = self[key] = self.lay(key)
+        return value
 
 
-def human_rows(rows: Rows) -> str:
-    """The rows as :func:`render_episode` prints each, one a line (escaping only when the batch has anything to)."""
+def _json_tags(inner: bytes) -> bytes:
+    return b"[\n      " + inner.replace(b'", "', b'",\n      "') + b"\n    ]" if inner else b"[]"
+
+
+def _human_tags(inner: bytes) -> bytes:
+    from flowgit.search import split_tags_bytes
+
+    return b"  #" + b" #".join(split_tags_bytes(inner)) if inner else b""
+
+
+def _who(people: tuple[bytes, bytes]) -> bytes:
+    session, agent = people
+    who = b" ".join(x for x in (session and b"session " + session, agent and b"by " + agent) if x)
+    return b"  (" + who + b")" if who else b""
+
+
+_JSON_TAGS, _HUMAN_TAGS, _WHO = _Memo(_json_tags), _Memo(_human_tags), _Memo(_who)
+
+
+def json_rows(rows: Rows) -> bytes:
+    """The rows as :func:`json_element` lays each out (in UTF-8), joined as list elements, a batch at a time.
+
+    The fields of :class:`~flowgit.search.Rows` hold nothing JSON escapes, so
+    each goes into the layout as the bytes it is: nothing is decoded, and no
+    Python code runs per row but for a tags array not laid out before. The tags
+    arrive as the stored array's inside (``"a", "b"``, where ``", "`` can only
+    be a separator).
+    """
+    ids, ts, types, contents, sessions, agents, tags = zip(*rows.rows)
+    return b",\n  ".join(map(_JSON_ROW.__mod__, zip(ids, ts, types, contents, sessions, agents,
+                                                     map(_JSON_TAGS.__getitem__, tags))))
+
+
+_HUMAN_ROW = b"%s  %s  %s %s%s%s"
+_PADDED_TYPES = {t.encode(): f"{t:<11}".encode() for t in EPISODE_TYPES}
+
+
+def human_rows(rows: Rows) -> bytes:
+    """The rows as :func:`render_episode` prints each (in UTF-8), one a line.
+
+    When nothing in the batch needs escaping for a terminal, the rows go into
+    the layout as bytes, as :func:`json_rows` does; otherwise each row is
+    decoded and escaped.
+    """
     from flowgit.search import split_tags
 
-    esc = safe if _CONTROLS.search(rows.text) else _unchanged
-    return "\n".join(_human(id_, ts, type_, content, session, agent, split_tags(tags), esc)
-                     for id_, ts, type_, content, session, agent, tags in rows.rows)
+    if not _plain(rows.text):
+        return "\n".join(_human(*(f.decode() for f in row[:6]), split_tags(row[6].decode()), safe)
+                         for row in rows.rows).encode()
+    ids, ts, types, contents, sessions, agents, tags = zip(*rows.rows)
+    return b"\n".join(map(_HUMAN_ROW.__mod__, zip(ids, ts, map(_PADDED_TYPES.__getitem__, types), contents,
+                                                    map(_HUMAN_TAGS.__getitem__, tags),
+                                                    map(_WHO.__getitem__, zip(sessions, agents)))))
+
+
+def _plain(text: bytes) -> bool:
+    """Whether ``text`` (the fields of rows, which hold no character below U+0020) has nothing to escape."""
+    if text.isascii():
+        return b"\x7f" not in text
+    return not _CONTROLS.search(text.decode("utf-8").replace("\n", " "))  # (the rows' separators)
 
 
 def _last(found: Iterable[Found], limit: int) -> list[Found]:
@@ -220,7 +279,7 @@ def _size(found: Found) -> int:
     return len(found) if isinstance(found, Rows) else 1
 
 
-FLUSH_CHARS = 64 << 10  # a batch of rows is written at once, single episodes gather up to this
+FLUSH_BYTES = 64 << 10  # a batch of rows is written at once, single episodes gather up to this
 
 
 def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO | None = None,
@@ -229,29 +288,157 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
 
     Nothing but the matches (or the last ``limit`` of them) is held in memory:
     JSON is written in the same layout as ``--json`` everywhere else, a batch
-    at a time; problems go to stderr as they are met.
+    at a time; problems go to stderr as they are met. A large store is
+    searched on two cores (:mod:`flowgit.search_split`), printed the same.
     """
-    from flowgit.search import Query, Rows
+    from flowgit.search import Query
 
-    out = out or sys.stdout
-    found: Iterable[Found] = store.scan(Query(**filters), on_problem=lambda p: warn_problems(store, [p]))
+    query = Query(**filters)
+    write, encode, fileno = _byte_sink(out or sys.stdout)
+    printer = _Printer(write, encode, as_json, fileno=fileno)
+
+    def on_problem(problem: Problem) -> None:
+        warn_problems(store, [problem])
+
     if limit:
-        found = _last(found, limit)
-    count, pending, size = 0, [], 0
-    for item in found:
-        if isinstance(item, Rows):
-            text = json_rows(item) if as_json else human_rows(item)
-        else:
-            text = json_element(item) if as_json else render_episode(item)
-        pending += [("[\n  " if count == 0 else ",\n  "), text] if as_json else [text, "\n"]
-        count += _size(item)
-        size += len(text)
-        if size >= FLUSH_CHARS:  # print as it goes
-            out.writelines(pending)
-            pending, size = [], 0
-    out.writelines(pending)
-    if as_json:
-        out.write("\n]\n" if count else "[]\n")
+        for item in _last(store.scan(query, on_problem=on_problem), limit):
+            printer.add(item)
     else:
-        out.write(f"{count} episode(s)\n" if count else "no episodes\n")
-    return count
+        _print_all(store, query, printer, on_problem)
+    return printer.close()
+
+
+def _print_all(store: EpisodeStore, query: Query, printer: _Printer, on_problem: Callable[[Problem], None]) -> None:
+    """Every match in store order: the second half of a large store rendered by a worker meanwhile."""
+    from flowgit import search_split
+    from flowgit.search import scan
+
+    data = store.mapped()
+    try:
+        split = search_split.split_point(data)
+        worker = None if split is None else search_split.start(
+            lambda out: _render_half(data, query, split, out, printer))
+        if worker is None:
+            for item in scan(data, query, on_problem):
+                printer.add(item)
+            return
+        try:
+            seen: set[bytes] = set()
+            for item in scan(data, query, on_problem, end=split, seen=seen):
+                printer.add(item)
+            half = worker.result()
+            if half is not None and not half.overlaps(seen):
+                for problem in half.problems:
+                    on_problem(problem)
+                printer.splice(half.count, worker.copy_to)
+            else:  # an id matched in both halves (or the worker failed): the first half's ids decide
+                for item in scan(data, query, on_problem, start=split, seen=seen):
+                    printer.add(item)
+        finally:
+            worker.close()
+    finally:
+        if hasattr(data, "close"):
+            data.close()
+
+
+def _render_half(data, query: Query, start: int, out: IO[bytes],
+                 like: _Printer) -> tuple[int, set[bytes], list[Problem]]:
+    """In the worker: the matches from ``start`` on, rendered as ``like`` renders them, to continue its output."""
+    from flowgit.search import scan
+
+    seen: set[bytes] = set()
+    problems: list[Problem] = []
+    printer = _Printer(out.write, like.encode, like.as_json, opening=b"")
+    for item in scan(data, query, problems.append, start=start, seen=seen):
+        printer.add(item)
+    printer.flush()
+    return printer.count, seen, problems
+
+
+class _Printer:
+    """Found episodes written as they come: JSON list elements or human lines, a batch (or 64 KB) at a time."""
+
+    def __init__(self, write: Callable[[bytes], object], encode: Callable[[str], bytes], as_json: bool,
+                 opening: bytes = b"[\n  ", fileno: int | None = None) -> None:
+        self.write, self.encode, self.as_json, self.opening = write, encode, as_json, opening
+        self.fileno = fileno
+        self.count, self.pending, self.size = 0, [], 0
+
+    def lead(self) -> bytes:
+        """What goes before the next episode."""
+        if not self.as_json:
+            return b""
+        return b",\n  " if self.count else self.opening
+
+    def add(self, item: Found) -> None:
+        from flowgit.search import Rows
+
+        if isinstance(item, Rows):
+            text = json_rows(item) if self.as_json else human_rows(item)
+        else:
+            text = self.encode(json_element(item) if self.as_json else render_episode(item))
+        self.pending += [self.lead(), text] if self.as_json else [text, b"\n"]
+        self.count += _size(item)
+        self.size += len(text)
+        if self.size >= FLUSH_BYTES:  # print as it goes
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.write(b"".join(self.pending))
+            self.pending, self.size = [], 0
+
+    def splice(self, count: int, copy: Callable[[Callable[[bytes], object], int | None], None]) -> None:
+        """``count`` episodes another printer wrote (begun with an empty opening), as if printed here.
+
+        ``copy`` gets this printer's ``write`` and, where everything written
+        so far has reached it, the file descriptor behind it.
+        """
+        if count:
+            self.flush()
+            self.write(self.lead())
+            copy(self.write, self.fileno)
+            self.count += count
+
+    def close(self) -> int:
+        """The closing line; returns how many episodes were printed."""
+        if self.as_json:
+            self.pending.append(b"\n]\n" if self.count else b"[]\n")
+        else:
+            self.pending.append(self.encode(f"{self.count} episode(s)\n" if self.count else "no episodes\n"))
+        self.flush()
+        return self.count
+
+
+def _byte_sink(out: TextIO) -> tuple[Callable[[bytes], None], Callable[[str], bytes], int | None]:
+    """(write, encode, fileno): rendered bytes straight to the stream's buffer when it writes UTF-8 text
+    unchanged (each write flushed, so that the file descriptor, when there is one, has it all).
+
+    Rows are rendered as UTF-8 bytes; decoding them only for the text layer to
+    encode them again would cost as much as rendering. Any other stream (one
+    with another encoding, or a text-only one such as ``io.StringIO``) is
+    handed text, exactly as before.
+    """
+    import codecs
+    import os
+
+    buffer = getattr(out, "buffer", None)
+    encoding = getattr(out, "encoding", None)
+    if buffer is not None and encoding and codecs.lookup(encoding).name == "utf-8" and os.linesep == "\n":
+        errors = getattr(out, "errors", None) or "strict"
+        out.flush()  # what the text layer holds goes first
+
+        def write(data: bytes) -> None:
+            buffer.write(data)
+            buffer.flush()
+
+        try:
+            fileno = buffer.fileno()
+        except (AttributeError, OSError, ValueError):  # (a buffer in memory)
+            fileno = None
+        return write, lambda text: text.encode("utf-8", errors), fileno
+
+    def write_text(data: bytes) -> None:
+        out.write(data.decode("utf-8", "surrogatepass"))
+
+    return write_text, lambda text: text.encode("utf-8", "surrogatepass"), None

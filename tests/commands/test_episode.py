@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 import pytest
 
 from flowgit.commands.episode import render_episode, stream_search
-from flowgit.episodes import EpisodeStore, _episode_from_line, filter_episodes, make_episode
+from flowgit.episodes import Episode, EpisodeStore, _episode_from_line, filter_episodes, make_episode
 
 WORDS = ["retry", "Retry", "RETRY", "budget", "K", "\u212aelvin", "\u0130stanbul", "caf\u00e9", "CAF\u00c9",
          "stra\u00dfe",
@@ -185,3 +185,71 @@ def test_warnings_name_each_unreadable_candidate_line_once_in_order(tmp_path, ch
                 expected.append(number)
         warned = [int(m) for m in re.findall(r"episodes\.jsonl:(\d+): ", capsys.readouterr().err)]
         assert warned == expected, query
+
+
+GOLDEN_JSON = '''[
+  {
+    "id": "ep-000000000001",
+    "ts": "2026-11-30T10:00:00Z",
+    "type": "finding",
+    "content": "retry storm after deploy",
+    "session": "s1",
+    "agent": "agent-1",
+    "tags": [
+      "load",
+      "retry"
+    ]
+  },
+  {
+    "id": "ep-000000000002",
+    "ts": "2026-11-30T11:00:00Z",
+    "type": "decision",
+    "content": "cap RETRY count at 3",
+    "session": "",
+    "agent": "",
+    "tags": []
+  },
+  {
+    "id": "ep-000000000003",
+    "ts": "2026-11-30T12:00:00Z",
+    "type": "outcome",
+    "content": "Retry \\u001b[2J budget caf\u00e9",
+    "session": "s2",
+    "agent": "",
+    "tags": [
+      "q/a"
+    ]
+  },
+  {
+    "id": "ep-000000000004",
+    "ts": "",
+    "type": "tension",
+    "content": "retry \u00e9scaped",
+    "session": "",
+    "agent": "",
+    "tags": []
+  }
+]
+'''
+GOLDEN_HUMAN = (
+    "ep-000000000001  2026-11-30T10:00:00Z  finding     retry storm after deploy  #load #retry  (session s1 by agent-1)\n"
+    "ep-000000000002  2026-11-30T11:00:00Z  decision    cap RETRY count at 3\n"
+    "ep-000000000003  2026-11-30T12:00:00Z  outcome     Retry \\x1b[2J budget caf\u00e9  #q/a  (session s2)\n"
+    "ep-000000000004    tension     retry \u00e9scaped\n"
+    "4 episode(s)\n")
+
+
+def test_both_layouts_are_pinned_byte_for_byte(run, repo):
+    """The exact bytes people and scripts have always read, whichever path a line takes inside."""
+    eps = [Episode("ep-000000000001", "2026-11-30T10:00:00Z", "finding", "retry storm after deploy", "s1", "agent-1",
+                   ("load", "retry")),
+           Episode("ep-000000000002", "2026-11-30T11:00:00Z", "decision", "cap RETRY count at 3", "", "", ()),
+           Episode("ep-000000000003", "2026-11-30T12:00:00Z", "outcome", "Retry \x1b[2J budget caf\u00e9", "s2", "",
+                   ("q/a",))]
+    store = repo / ".flow" / "episodes.jsonl"
+    store.parent.mkdir()
+    store.write_text("".join(e.to_json() + "\n" for e in eps)  # flowgit's own lines, then another writer's
+                     + '{"id": "ep-000000000004", "ts": "", "type": "tension", "content": "retry \\u00e9scaped"}\n',
+                     encoding="utf-8")
+    assert run(repo, "episode", "search", "retry", "--json").out == GOLDEN_JSON
+    assert run(repo, "episode", "search", "retry").out == GOLDEN_HUMAN
