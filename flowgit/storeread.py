@@ -24,6 +24,7 @@ import threading
 DEFAULT_STORE = ".flow/episodes.jsonl"  # flowgit.config.DEFAULT_STORE (a test holds them equal)
 JUDGED = ("CONTINUITY.md", DEFAULT_STORE, ".flowgit.toml", "pyproject.toml")  # the default paths the gate judges
 MAX_EARLY_BYTES = 256 << 20  # a larger store is read when the gate knows it needs it, not speculatively
+EAGER_BYTES = 64 << 20  # a store up to this size is read while git answers whether it is staged at all
 
 _pending: list["Reading"] = []
 
@@ -76,14 +77,19 @@ class Reading:
             self.sha1 = blob_sha1(self.data)
 
     def _read_file(self) -> None:
-        if self.cwd is not None and not _staged_here(self.cwd):
-            return  # most likely an unrelated commit: the gate will not read the store (if it does, it reads it then)
+        """Read the store while git says whether anything judged is staged (a store too large to read in
+        vain waits for that answer first); an unrelated commit drops what was read."""
+        asked = _ask_staged(self.cwd) if self.cwd is not None else None
         try:
+            if asked is not None and os.stat(self.path).st_size > EAGER_BYTES and not _staged(asked):
+                return  # most likely an unrelated commit: the gate will not read the store (if it does, it reads it then)
             got = read_regular(self.path, MAX_EARLY_BYTES)
         except OSError as exc:
             self.error = exc
             return
-        if got is not None:
+        finally:
+            staged = asked is None or _staged(asked)  # reaps git, however the read went
+        if got is not None and staged:
             self.data, self.identity = got
 
     def read(self) -> "Reading":
@@ -100,23 +106,39 @@ class Reading:
 def start(cwd: str) -> None:
     """Begin reading the store at its default place under ``cwd`` (where git runs its hooks).
 
-    Only when the index differs from HEAD at one of the default judged paths:
-    under the pre-commit framework the gate runs on every commit, and an
-    unrelated one should not pay for reading a large store.
+    Kept only when the index differs from HEAD at one of the default judged
+    paths: under the pre-commit framework the gate runs on every commit, and
+    an unrelated one should not pay for a large store. A store of up to
+    ``EAGER_BYTES`` is read while git answers (on a spare core: the gate has
+    its imports to do meanwhile); a larger one waits for the answer.
     """
     _pending.append(Reading(os.path.join(cwd, DEFAULT_STORE), cwd))
 
 
-def _staged_here(cwd: str) -> bool:
-    """Whether ``git diff --cached`` sees a change at the default judged paths (True when it cannot tell)."""
+def _ask_staged(cwd: str) -> int | None:
+    """Start ``git diff --cached --quiet`` over the default judged paths; its pid (None: git cannot be started)."""
     quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
     try:
         argv = ["git", "-C", cwd, "diff", "--cached", "--quiet", "--no-ext-diff", "--", *JUDGED]
-        pid = os.posix_spawnp("git", argv, dict(os.environ), file_actions=quiet)
-        _, status = os.waitpid(pid, 0)
+        return os.posix_spawnp("git", argv, dict(os.environ), file_actions=quiet)
     except (OSError, AttributeError):
+        return None
+
+
+_answers: dict[int, bool] = {}
+
+
+def _staged(pid: int | None) -> bool:
+    """Whether that ``git diff --cached`` saw a change (True when it cannot tell); waits for it once."""
+    if pid is None:
         return True
-    return os.waitstatus_to_exitcode(status) != 0
+    if pid not in _answers:
+        try:
+            _, status = os.waitpid(pid, 0)
+            _answers[pid] = os.waitstatus_to_exitcode(status) != 0
+        except OSError:
+            _answers[pid] = True
+    return _answers[pid]
 
 
 def take(path: str | os.PathLike) -> Reading | None:
