@@ -571,6 +571,9 @@ class SectionFacts:
         return memo[key]
 
 
+STRIDE = 32  # lines compared at once (as one slice comparison in C) before going line by line
+
+
 def shared_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
     """How many lines ``new`` shares with ``old`` at the top, and then at the bottom (never overlapping)."""
     limit = min(len(old), len(new))
@@ -588,9 +591,6 @@ def shared_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
     while bottom < room and old[-1 - bottom] == new[-1 - bottom]:
         bottom += 1
     return top, bottom
-
-
-STRIDE = 32
 
 
 def _outside_fences(body: tuple[str, ...]) -> tuple[int, ...]:
@@ -768,14 +768,14 @@ def _atx_headings(source: str) -> Headings:
     out: list[tuple[int, str]] = []
     line_of = _line_finder(source)
     match = ATX_RE.match
-    for line_start in _line_starts_with(source, "#"):
+    for line_start in lines_holding(source, "#"):
         m = match(source, line_start)
         if m:
             out.append((line_of(line_start), "h2" if len(m.group(1)) == 2 else "h3"))
     return tuple(out)
 
 
-def _line_starts_with(source: str, char: str) -> Iterator[int]:
+def lines_holding(source: str, char: str) -> Iterator[int]:
     """The start offset of each line of ``source`` that holds ``char``, in order, each line once."""
     pos = source.find(char)
     while pos != -1:
@@ -846,7 +846,7 @@ def _wrappers_at(source: str, lines: list[str], headings: list[int]) -> dict[int
     if "<" not in source:
         return {}
     line_of = _line_finder(source)
-    tags = [line_of(start) for start in _line_starts_with(source, "<")]
+    tags = [line_of(start) for start in lines_holding(source, "<")]
     inside: dict[int, str] = {}
     stack: list[str] = []
     next_tag = 0
@@ -859,31 +859,29 @@ def _wrappers_at(source: str, lines: list[str], headings: list[int]) -> dict[int
     return inside
 
 
-def _wrapper_move(stack: list[str], line: str) -> None:
-    m = WRAPPER_RE.match(line)
-    if m:
-        closing, tag = m.groups()
-        if closing and tag in stack:
-            while stack and stack.pop() != tag:
-                pass
-        elif not closing:
-            stack.append(tag)
+def _wrapper_move(stack: list[str], line: str) -> bool:
+    """Open or close the wrapper tag ``line`` is (an unmatched closing tag is ignored); False if it is none."""
+    m = WRAPPER_RE.match(line) if "<" in line else None
+    if m is None:
+        return False
+    closing, tag = m.groups()
+    if closing and tag in stack:
+        while stack and stack.pop() != tag:
+            pass
+    elif not closing:
+        stack.append(tag)
+    return True
 
 
 def _wrapper_stack(lines: list[str]) -> dict[int, str]:
-    """For each line, the innermost wrapper tag (``<activation>`` …) it sits in."""
+    """For each line, the innermost wrapper tag (``<activation>`` …) it sits in.
+
+    The plain walk over every line: the reference :func:`_wrappers_at` is held to by the tests.
+    """
     stack: list[str] = []
     inside: dict[int, str] = {}
     for index, line in enumerate(lines):
-        m = WRAPPER_RE.match(line) if "<" in line else None
-        if m:
-            closing, tag = m.groups()
-            if closing and tag in stack:
-                while stack and stack.pop() != tag:
-                    pass
-            elif not closing:
-                stack.append(tag)
-        elif stack and line.lstrip().startswith("##"):
+        if not _wrapper_move(stack, line) and stack and line.lstrip().startswith("##"):
             inside[index] = stack[-1]
     return inside
 
@@ -913,7 +911,7 @@ def _line_kind(line: str) -> tuple[int, int, bool]:
     return OTHER_LINE, indent, _has_flowscript(line)
 
 
-def _items(lines: list[str], indices: list[int]) -> Iterator[Item]:
+def _items(lines: Sequence[str], indices: Iterable[int]) -> Iterator[Item]:
     current: list[int] | None = None
     kind = ""
     current_indent = 0
@@ -956,6 +954,6 @@ def _has_flowscript(line: str) -> bool:
     return bool(FLOWSCRIPT_LEAD.match(line)) or any(m in line for m in (" -> ", " <- ", "><[", "[decided", "[blocked", "[parking", "[D:", "[B:", "[P:"))
 
 
-def _item(lines: list[str], indices: list[int], kind: str) -> Item:
+def _item(lines: Sequence[str], indices: list[int], kind: str) -> Item:
     text = lines[indices[0]].strip() if len(indices) == 1 else " ".join(lines[i].strip() for i in indices)
     return Item(start=indices[0], end=indices[-1] + 1, text=text, kind=kind)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from flowgit.continuity.document import _line_starts_with, fence_step, has_fence_run
+from flowgit.continuity.document import fence_step, has_fence_run, lines_holding
 from flowgit.continuity.identity import canonical_section
 from flowgit.continuity.patterns import Pattern, PatternAt, parse_pattern
 from flowgit.continuity.sections import alias_table
@@ -86,7 +86,7 @@ def _lines_that_matter(text: str):
     version costs its few dozen such lines instead of a lookup per line.
     """
     marks = ("!", "#", "`", "~") if has_fence_run(text) else ("!", "#")
-    starts = sorted({start for mark in marks for start in _line_starts_with(text, mark)})
+    starts = sorted({start for mark in marks for start in lines_holding(text, mark)})
     index, counted = 0, 0
     for start in starts:
         index += text.count("\n", counted, start)
