@@ -13,7 +13,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import cached_property
 from pathlib import Path
 from typing import Iterator, Mapping
 
@@ -37,8 +36,7 @@ class CommitInfo:
     path: str | None  # the continuity file's path at this commit (None: not there)
     blob: object | None  # the blob's pygit2 Oid
 
-    # date and session are computed when first asked (an event's commit is rendered and filtered by them), then kept.
-    @cached_property
+    @property
     def date(self) -> str:
         return datetime.fromtimestamp(self.time, tz=timezone.utc).strftime("%Y-%m-%d")
 
@@ -46,7 +44,7 @@ class CommitInfo:
     def trailers(self) -> list[tuple[str, str]]:
         return parse_trailers(self.message)
 
-    @cached_property
+    @property
     def session(self) -> str:
         found = values(self.trailers, "Flow-Session")
         return found[0] if found else ""
