@@ -13,7 +13,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
@@ -37,8 +36,7 @@ class CommitInfo:
     path: str | None  # the continuity file's path at this commit (None: not there)
     blob: object | None  # the blob's pygit2 Oid
 
-    # date and session are computed when first asked (an event's commit is rendered and filtered by them), then kept.
-    @cached_property
+    @property
     def date(self) -> str:
         return datetime.fromtimestamp(self.time, tz=timezone.utc).strftime("%Y-%m-%d")
 
@@ -46,7 +44,7 @@ class CommitInfo:
     def trailers(self) -> list[tuple[str, str]]:
         return parse_trailers(self.message)
 
-    @cached_property
+    @property
     def session(self) -> str:
         found = values(self.trailers, "Flow-Session")
         return found[0] if found else ""
@@ -126,34 +124,39 @@ def collect_commits(cfg: Config, repo, on_blob=None) -> tuple[list[CommitInfo], 
 
     if repo.head_is_unborn:
         return [], False
-    paths: dict[str, str] = {str(repo.head.target): cfg.continuity_rel}
+    # Commits met as a parent and not yet visited: the file's path there, and its blob id when the child's
+    # look-up already found it (each tree is then read once, not once as a parent and again as itself).
+    # A commit is visited after all its children, so it leaves the table when visited: only the frontier stays.
+    ahead: dict[str, tuple[str, object | None]] = {str(repo.head.target): (cfg.continuity_rel, None)}
     newest_first: list[CommitInfo] = []
     progress = Progress("reading history")
     for commit in repo.walk(repo.head.target, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_TIME):
         progress.step()
         sha = str(commit.id)
-        path = paths.get(sha)
-        entry = _entry(commit.tree, path) if path else None
+        path, blob = ahead.pop(sha, (None, None))
+        if path and blob is None:
+            entry = _entry(commit.tree, path)
+            blob = entry.id if entry is not None else None
         parents = tuple(str(p) for p in commit.parent_ids)
         info = CommitInfo(sha=sha, parents=parents, time=commit.commit_time,
                           author=commit.author.name if commit.author else "", message=commit.message,
-                          path=path if entry is not None else None,
-                          blob=entry.id if entry is not None else None)
+                          path=path if blob is not None else None, blob=blob)
         newest_first.append(info)
-        if entry is None:
+        if blob is None:
             continue
         if on_blob is not None:
-            on_blob(entry.id)
+            on_blob(blob)
         for parent in _parents(commit):
             pid = str(parent.id)
-            if pid in paths:
+            if pid in ahead:
                 continue
-            if _entry(parent.tree, path) is not None:
-                paths[pid] = path
+            entry = _entry(parent.tree, path)
+            if entry is not None:
+                ahead[pid] = (path, entry.id)
             else:
                 old = _renamed_from(repo, parent, commit, path)
                 if old:
-                    paths[pid] = old
+                    ahead[pid] = (old, None)
     progress.done()
     return newest_first[::-1], bool(repo.is_shallow)
 
