@@ -38,6 +38,7 @@ from collections import OrderedDict, deque
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from flowgit.errors import FlowgitError
 from flowgit.git import read_batch_answer
 
 AHEAD = 32  # ids asked and not yet answered: enough to keep git busy, small enough to be cheap to skip
@@ -239,15 +240,21 @@ def planned_reads(repo, plan: Iterable | None) -> PlannedReads:
 
     Only objects libgit2 has are asked of git (so git never fetches what a
     partial clone lacks); anything else, and everything when git cannot be
-    started or there is no plan (None), is read by libgit2 as before, with its
-    own error for a missing object. The plan is pulled lazily and need not
-    succeed: a planner that raises just stops planning, and the read that
-    meets the same problem raises it where it did before.
+    started or there is no plan (None), is read by libgit2 as before; a
+    missing object is a clear FlowgitError (no traceback). The plan is pulled
+    lazily and need not succeed: a planner that raises just stops planning, and
+    the read that meets the same problem raises it where it did before.
     """
     odb = repo.odb
 
     def fallback(oid: str) -> bytes:
-        return odb.read(oid)[1]  # raw object bytes: no Blob wrapper
+        try:
+            return odb.read(oid)[1]  # raw object bytes: no Blob wrapper
+        except KeyError:  # libgit2's "not found": a partial clone left the blob on the server
+            raise FlowgitError(f"version {oid} of the history is not in this clone (a partial clone fetches "
+                               "file contents on demand; flowgit reads history without fetching)",
+                               path=repo.path, fix="fetch the missing contents once: `git fetch --refetch`, "
+                               "or clone without `--filter`") from None
 
     def present() -> Iterator[str]:
         try:

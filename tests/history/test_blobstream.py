@@ -10,12 +10,14 @@ import json
 import os
 import signal
 import subprocess
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from flowgit.config import load_config
+from flowgit.errors import FlowgitError
 from flowgit.history import blobstream
 from flowgit.history.audit import run_audit
 from flowgit.history.blobstream import (MAX_AHEAD, BlobStream, BlobStreamError, PlannedReads, planned_reads)
@@ -268,9 +270,13 @@ def test_a_partial_clone_is_read_as_before_and_nothing_is_fetched(tmp_path, monk
         if not streamed:
             without_stream(monkeypatch)
         for read in (read_history, lambda c: run_audit(c, jobs=1)):
-            with pytest.raises(KeyError) as failed:  # libgit2's own "not found", where it always came
+            with pytest.raises(FlowgitError) as failed:  # a clear error, the same however the blob was asked for
                 read(cfg)
+            assert "not in this clone" in failed.value.render() and "--refetch" in failed.value.render()
             outcomes.append((type(failed.value), str(failed.value)))
     assert outcomes[:2] == outcomes[2:]
+    for command in ("log", "audit"):  # the commands say so and exit 2, with no traceback
+        done = subprocess.run([sys.executable, "-m", "flowgit", command], cwd=clone, capture_output=True, text=True)
+        assert done.returncode == 2 and "not in this clone" in done.stderr and "Traceback" not in done.stderr
     repo = open_repo(clone)
     assert all(oid not in repo.odb for oid in missing)  # git fetched nothing behind the user's back
