@@ -70,7 +70,10 @@ def diff_pattern_maps(before: Mapping[str, PatternAt], after: Mapping[str, Patte
             kind = GRADUATED if is_graduated(at) else ADDED
             events.append(_event(kind, at, old_level=None))
         elif name in before:
-            events.extend(_compare(before[name], at))
+            old_at = before[name]
+            if old_at.pattern is at.pattern and old_at.section == at.section:
+                continue  # the same parsed line in the same section (a walk meets mostly these): nothing changed
+            events.extend(_compare(old_at, at))
     for at in gone.values():
         events.append(_event(ARCHIVED, at, old_level=at.pattern.level))
     return events

@@ -1,0 +1,42 @@
+"""Pattern events between versions: the walk's shortcut for an unchanged line gives exactly the full comparison."""
+
+from __future__ import annotations
+
+import random
+
+from flowgit.changes import diff_pattern_maps
+from flowgit.continuity.patterns import PatternAt, parse_pattern
+
+LINES = [
+    "! retry_budget: cap retries per request | 1x",
+    "!! retry_budget: cap retries per request | 2x (RELIABILITY) [evidence: ep-1, ep-2]",
+    "!! retry_budget: cap retries per request | 3x (RELIABILITY) [evidence: ep-1, ep-2, ep-3]",
+    "!!  retry_budget:  cap retries per request |  2x (RELIABILITY) [evidence: ep-1, ep-2]",  # respelled
+    "! backoff: wait longer each time | 1x",
+    "! backoff: wait longer and longer each time | 1x",
+    "!! backoff: wait longer each time | 2x [evidence: ep-4, ep-5]",
+    "!! jitter: spread the retries | 2x [evidence: ep-4, ep-5]",  # backoff renamed, same evidence
+]
+SECTIONS = ["Developing Knowledge", "Proven Knowledge"]
+
+
+def _version(rng: random.Random) -> dict[str, PatternAt]:
+    out: dict[str, PatternAt] = {}
+    for n, line in enumerate(rng.sample(LINES, rng.randrange(len(LINES)))):
+        at = PatternAt(parse_pattern(line), n, rng.choice(SECTIONS))
+        out.setdefault(at.pattern.name, at)
+    return out
+
+
+def _fresh(version: dict[str, PatternAt]) -> dict[str, PatternAt]:
+    """The same patterns as distinct objects: the comparison cannot take the identity shortcut."""
+    return {k: at._replace(pattern=at.pattern._replace()) for k, at in version.items()}
+
+
+def test_the_identity_shortcut_changes_no_event():
+    rng = random.Random(3)
+    for _ in range(3000):
+        before, after = _version(rng), _version(rng)
+        shared = diff_pattern_maps(before, after)
+        assert shared == diff_pattern_maps(_fresh(before), _fresh(after))
+        assert diff_pattern_maps(after, after) == []
