@@ -205,16 +205,23 @@ def locate(data: bytes, ids: Iterable[str]) -> dict[str, tuple[Episode, int]]:
         ident = m.group(1).decode("utf-8")
         if ident in found:
             continue
-        start = data.rfind(b"\n", 0, m.start()) + 1
-        end = data.find(b"\n", m.end())
-        end = len(data) if end == -1 else end
-        try:
-            ep = _episode_from_line(json.loads(data[start:end]))
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            continue
-        if ep.id == ident:
-            found[ident] = (ep, end)
+        hit = _episode_at(data, m.start(), m.end(), ident)
+        if hit is not None:
+            found[ident] = hit
     return found
+
+
+def _episode_at(data: bytes, key: int, after: int, ident: str) -> tuple[Episode, int] | None:
+    """The episode on the line holding ``key`` (its ``"id"`` key) and ``after`` (past its value), and the
+    offset just past that line, if that line decodes to an episode with exactly this id."""
+    start = data.rfind(b"\n", 0, key) + 1
+    end = data.find(b"\n", after)
+    end = len(data) if end == -1 else end
+    try:
+        ep = _episode_from_line(json.loads(data[start:end]))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    return (ep, end) if ep.id == ident else None
 
 
 FEW_IDS = 3  # up to this many ids, a substring search each (stopping at the first hit) beats one regex pass
@@ -234,16 +241,9 @@ def _locate_one(data: bytes, ident: str) -> tuple[Episode, int] | None:
     pos = bytesearch.find(data, needle)
     while pos != -1:
         key = _key_before(data, pos)
-        if key != -1:
-            start = data.rfind(b"\n", 0, key) + 1
-            end = data.find(b"\n", pos + len(needle))
-            end = len(data) if end == -1 else end
-            try:
-                ep = _episode_from_line(json.loads(data[start:end]))
-            except (ValueError, UnicodeDecodeError, RecursionError):
-                ep = None
-            if ep is not None and ep.id == ident:
-                return ep, end
+        hit = _episode_at(data, key, pos + len(needle), ident) if key != -1 else None
+        if hit is not None:
+            return hit
         pos = bytesearch.find(data, needle, pos + 1)
     return None
 
@@ -312,15 +312,9 @@ class StoreIndex:
                 continue
             value = ident.encode("utf-8")
             for key, pos in self._at.get(value, ()):
-                start = data.rfind(b"\n", 0, key) + 1
-                end = data.find(b"\n", pos + len(value) + 2)
-                end = len(data) if end == -1 else end
-                try:
-                    ep = _episode_from_line(json.loads(data[start:end]))
-                except (ValueError, UnicodeDecodeError, RecursionError):
-                    continue
-                if ep.id == ident:
-                    found[ident] = (ep, end)
+                hit = _episode_at(data, key, pos + len(value) + 2, ident)
+                if hit is not None:
+                    found[ident] = hit
                     break
         return found
 

@@ -468,21 +468,30 @@ class PendingAudit:
 
 
 def _judge_all(cfg: Config, repo, commits: list, overrides: dict | None, workers: int, progress):
-    from flowgit.history.parallel import SliceResult, judge_in_workers
+    from flowgit.history.parallel import judge_in_workers
 
     if workers > 1:
-        result = judge_in_workers(cfg, overrides, [str(c.id) for c in commits], workers, progress)
-    else:
-        result = SliceResult([], 0, [])
-        auditor = Auditor(cfg, repo, overrides)
-        # each version parsed once (a commit's new side is its child's old side); blobs read ahead by git
-        with reusing_documents(), auditor.reading_ahead(commits):
-            for commit in commits:
-                progress.step()
-                outcome = auditor.audit_commit(commit)
-                if outcome is None:
-                    result.unjudged.append(str(commit.id))
-                    continue
-                result.judged += outcome[0]
-                result.findings.extend(outcome[1])
+        return judge_in_workers(cfg, overrides, [str(c.id) for c in commits], workers, progress)
+    return judge_commits(cfg, repo, commits, overrides, progress.step)
+
+
+def judge_commits(cfg: Config, repo, commits: list, overrides: dict | None, step=lambda: None):
+    """Judge ``commits`` in order in this process (the whole audit, or one worker's slice).
+
+    Each version is parsed once (a commit's new side is its child's old side)
+    and the blobs are read ahead by a git process, reaped when this returns.
+    """
+    from flowgit.history.parallel import SliceResult
+
+    result = SliceResult([], 0, [])
+    auditor = Auditor(cfg, repo, overrides)
+    with reusing_documents(), auditor.reading_ahead(commits):
+        for commit in commits:
+            step()
+            outcome = auditor.audit_commit(commit)
+            if outcome is None:
+                result.unjudged.append(str(commit.id))
+                continue
+            result.judged += outcome[0]
+            result.findings.extend(outcome[1])
     return result

@@ -63,25 +63,13 @@ _TASK: tuple[Config, dict | None] | None = None
 
 def _judge_slice(shas: list[str]) -> SliceResult:
     """Runs in a worker: judge these commits with a repository and caches of its own."""
-    from flowgit.history.audit import Auditor, open_any
-    from flowgit.repo import reusing_documents
+    from flowgit.history.audit import judge_commits, open_any
 
     assert _TASK is not None
     cfg, overrides = _TASK
     try:
         repo = open_any(cfg.root)
-        auditor = Auditor(cfg, repo, overrides)
-        result = SliceResult([], 0, [])
-        commits = [repo[sha] for sha in shas]
-        with reusing_documents(), auditor.reading_ahead(commits):  # its own git process, reaped with the slice
-            for commit in commits:
-                outcome = auditor.audit_commit(commit)
-                if outcome is None:
-                    result.unjudged.append(str(commit.id))
-                    continue
-                result.judged += outcome[0]
-                result.findings.extend(outcome[1])
-        return result
+        return judge_commits(cfg, repo, [repo[sha] for sha in shas], overrides)  # its own git reader
     except FlowgitError as exc:
         return SliceResult([], 0, [], error={"message": exc.message, "path": exc.path, "line": exc.line,
                                              "fix": exc.fix})
