@@ -212,18 +212,36 @@ class Auditor:
                     when=datetime.fromtimestamp(commit.commit_time, tz=timezone.utc))
 
     def patterns(self, version: Version) -> Mapping[str, PatternAt]:
-        from flowgit.continuity.scan import scan_patterns
-        from flowgit.continuity.sections import alias_table
+        """The version's patterns by name, for the trailer check.
 
+        The rules have just parsed this version (as the commit's new side, or
+        the child's old one), so the map comes from that same Document: the
+        bytes and aliases find it again in :func:`reusing_documents`. A version
+        the rules could not parse (not UTF-8, too large) is scanned leniently.
+        """
         oid = version.continuity
         if oid is None:
             return {}
         if oid not in self._maps:
-            text = self.data(oid).decode("utf-8", "replace")
-            self._maps[oid] = scan_patterns(text, table=alias_table(version.config.cfg.aliases))
+            self._maps[oid] = self._pattern_map(version)
             if len(self._maps) > 8:
                 self._maps.popitem(last=False)
         return self._maps[oid]
+
+    def _pattern_map(self, version: Version) -> Mapping[str, PatternAt]:
+        from flowgit.continuity.patterns import pattern_map
+        from flowgit.repo import document_from_bytes
+
+        data = self.data(version.continuity)
+        cfg = version.config.cfg
+        try:
+            doc = document_from_bytes(cfg, data, version.continuity_path)
+        except FlowgitError:
+            from flowgit.continuity.scan import scan_patterns
+            from flowgit.continuity.sections import alias_table
+
+            return scan_patterns(data.decode("utf-8", "replace"), table=alias_table(cfg.aliases))
+        return pattern_map(doc) if doc is not None else {}
 
     # ----------------------------------------------------------- judging
     def audit_commit(self, commit) -> tuple[bool, list[AuditFinding]] | None:
