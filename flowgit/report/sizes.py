@@ -11,9 +11,9 @@ to :mod:`flowgit.checks.size` on every fixture.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Iterator, Mapping
 
-from flowgit.continuity.document import fence_step, is_structural
+from flowgit.continuity.document import fence_step, has_fence_run, is_structural, lines_holding
 from flowgit.continuity.scan import FENCE, HEADING, classify
 from flowgit.continuity.sections import DEVELOPING, STATE
 
@@ -33,38 +33,78 @@ class Size:
 
 
 def measure(text: str, table: Mapping[str, str]) -> Size:
-    """Measure one version of the file; ``table`` maps lower-cased names and aliases to canonical names."""
-    raw_lines = text.split("\n")
-    if raw_lines and raw_lines[-1] == "":
-        raw_lines.pop()
+    """Measure one version of the file; ``table`` maps lower-cased names and aliases to canonical names.
+
+    Only the lines that can open a section or a fence are classified to find
+    the two measured sections; their bodies (a few dozen lines) are then read
+    line by line. The rest of the file costs a character search, not a loop.
+    """
     state: int | None = None
     developing: int | None = None
+    for name, body in _measured_bodies(text, table):
+        lines = body.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if name == STATE:
+            state = _state_chars(lines)
+        else:
+            developing = _developing_lines(lines)
+    return Size(chars=len(text), lines=_line_count(text), state_chars=state, developing_lines=developing)
+
+
+def _line_count(text: str) -> int:
+    """Lines as ``text.split("\n")`` gives them, less the empty piece after a final newline."""
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
+def _measured_bodies(text: str, table: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """(canonical name, body text) of the first State and the first Developing section.
+
+    A section starts at a ``##`` heading outside a code fence and ends at the
+    next one. Such a heading holds ``#`` and a fence line holds a run of three
+    backticks or tildes, so only lines holding those characters are classified.
+    """
+    marks = ("#", "`", "~") if has_fence_run(text) else ("#",)
+    starts = sorted({start for mark in marks for start in lines_holding(text, mark)})
     seen: set[str] = set()
-    current: str | None = None  # the canonical section we are measuring, if it is State or Developing
     fence: str | None = None
-    for line in raw_lines:
-        line = line.rstrip("\r")
+    current: tuple[str, int] | None = None  # the measured section being read: its name and body's offset
+    for start in starts:
+        end = text.find("\n", start)
+        line = (text[start:] if end == -1 else text[start:end]).rstrip("\r")
         kind, payload = classify(line)
         if kind == HEADING and fence is None:
+            if current is not None:
+                yield current[0], text[current[1]:start]
+                current = None
             name = str(payload)
             canonical = table.get(name.lower(), name)
-            current = canonical if canonical in (STATE, DEVELOPING) and canonical not in seen else None
-            if current is not None:
-                seen.add(current)
-                if current == STATE:
-                    state = 0
-                else:
-                    developing = 0
+            if canonical in (STATE, DEVELOPING) and canonical not in seen:
+                seen.add(canonical)
+                current = (canonical, len(text) if end == -1 else end + 1)
             continue
         if kind == FENCE or fence is not None:
-            fence, is_fence = fence_step(line, fence)
-            if current == STATE:
-                state = (state or 0) + (0 if is_structural(line) else len(line))
-            continue
-        if current is None or is_structural(line):
-            continue
-        if current == STATE:
-            state = (state or 0) + len(line)
-        else:
-            developing = (developing or 0) + 1
-    return Size(chars=len(text), lines=len(raw_lines), state_chars=state, developing_lines=developing)
+            fence, _ = fence_step(line, fence)
+    if current is not None:
+        yield current[0], text[current[1]:]
+
+
+def _state_chars(lines: list[str]) -> int:
+    """State's size: the characters of its non-structural lines, fenced or not."""
+    return sum(len(line) for line in map(_no_cr, lines) if not is_structural(line))
+
+
+def _developing_lines(lines: list[str]) -> int:
+    """Developing's size: its non-structural lines outside code fences (fence lines included in neither)."""
+    count = 0
+    fence: str | None = None
+    for line in map(_no_cr, lines):
+        inside = fence is not None
+        fence, is_fence = fence_step(line, fence)
+        if not (inside or is_fence or is_structural(line)):
+            count += 1
+    return count
+
+
+def _no_cr(line: str) -> str:
+    return line.rstrip("\r")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flowgit.checks.size import _developing_lines, _state_chars
 from flowgit.continuity.document import Document
@@ -52,3 +54,22 @@ def test_measure_matches_the_gate_on_generated_files() -> None:
         size = measure(text, alias_table())
         assert (size.state_chars, size.developing_lines, size.chars, size.lines) == _expected(text)
         assert size.developing_lines and size.state_chars  # the check can fail: both sections are there
+
+
+pieces = st.sampled_from([
+    "## Current State", "## State | x", "## Now", "## Developing Knowledge", "## Developing", "## Proven Knowledge",
+    "##", "# comment", "    ## indented", "```", "```python", "~~~", "````", "``` `x`", "   ```", "~~~~",
+    "! a: b | 1x", "- item", "text", "", "  ", "<activation>", "</activation>", "<!-- note -->", "{", "}",
+    "a ``` in the middle", "lone \r carriage",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(pieces, max_size=40), st.sampled_from(["\n", "\r\n"]), st.sampled_from(["", "end"]))
+def test_property_measure_matches_the_gate(lines, newline, tail):
+    """Only lines that can open a section or a fence are classified: any mix of sections, fences and line
+    endings still measures as the gate does."""
+    text = newline.join(lines) + (newline if tail == "" else newline + tail)
+    aliases = {"Current State": ("Now",)}
+    size = measure(text, alias_table(aliases))
+    assert (size.state_chars, size.developing_lines, size.chars, size.lines) == _expected(text, aliases)
