@@ -419,9 +419,14 @@ def _select(rows: list[tuple[bytes, ...]], query: Query, seen: set[bytes], text:
     else:
         mask = [query.accepts(*_fields(row)) for row in rows]
     chosen = list(map(_ID, compress(rows, mask)))
-    if len(set(chosen)) == len(chosen) and seen.isdisjoint(chosen):
+    fresh = seen.isdisjoint(chosen)
+    if fresh:
+        held = len(seen)
         seen.update(chosen)
-    else:  # an id that matched before, or twice here: the first one stands
+        if len(seen) - held != len(chosen):  # an id twice in this batch: none of them was in seen before
+            seen.difference_update(chosen)
+            fresh = False
+    if not fresh:  # an id that matched before, or twice here: the first one stands
         for i in compress(everything, mask):
             mask[i] = rows[i][0] not in seen
             seen.add(rows[i][0])
