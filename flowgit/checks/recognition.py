@@ -46,6 +46,28 @@ def _hidden_lines(ctx: CheckContext, section) -> dict[int, str]:
     return {start + offset: how for offset, how in found.items()}
 
 
+def _hidden_among(ctx: CheckContext, section, fresh: list[int]) -> dict[int, str]:
+    """:func:`_hidden_lines` of the lines ``fresh`` (indices in the staged file) of ``section``'s body.
+
+    Without a fence in the body and an HTML comment opener anywhere in the
+    file, the only way a line hides is a blockquote, which each line shows on
+    its own: then only ``fresh`` is read, not the body.
+    """
+    if ctx.new.facts(section).fenced or _has_comment(ctx.new):
+        hidden = _hidden_lines(ctx, section)
+        return {index: hidden[index] for index in fresh if index in hidden}
+    lines = ctx.new.lines
+    return {index: "a blockquote" for index in fresh if QUOTE_RE.match(lines[index])}
+
+
+def _has_comment(doc) -> bool:
+    """Whether the document holds an HTML comment opener anywhere (one search, remembered with it)."""
+    found = doc.memo.get("recognition.comment")
+    if found is None:
+        found = doc.memo["recognition.comment"] = COMMENT_OPEN in doc.text
+    return found
+
+
 def _hidden_in(body: tuple[str, ...]) -> Iterator[tuple[int, str]]:
     """(offset, how) for lines of a section body that a reader does not see as content."""
     joined = "".join(body)
@@ -83,6 +105,8 @@ def _visible_before(ctx: CheckContext, label: str) -> set[str]:
 
 def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     """G110/G111 on new or changed lines (a section identical to HEAD's has none, so it is not read)."""
+    if not ctx.candidate_lines:
+        return  # every line is one HEAD has
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
@@ -90,7 +114,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
         fresh = ctx.new_lines_in(section)
         if not fresh:
             continue
-        hidden = _hidden_lines(ctx, section)
+        hidden = _hidden_among(ctx, section, fresh)
         hidden_at.update(hidden)
         visible = None
         for index in fresh:
@@ -130,6 +154,9 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def names(ctx: CheckContext) -> Iterator[Finding]:
+    """G113 for a new or changed line's mixed-script name, G112 for a duplicate with a new or changed line."""
+    if not ctx.candidate_lines:
+        return  # both need a line HEAD does not have
     by_key: dict[str, list] = defaultdict(list)
     duplicates = len(ctx.new_patterns) < len(ctx.all_new_patterns)  # the identity map keeps one per key
     for at in ctx.all_new_patterns:

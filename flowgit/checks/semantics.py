@@ -61,7 +61,7 @@ def appended(ctx: CheckContext, before, section) -> bool:
 
 def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
     """State / Top of Mind that keep every old item and add more were appended to, not replaced."""
-    for before, section in ctx.section_pairs(Semantics.REPLACE):
+    for before, section in ctx.changed_pairs(Semantics.REPLACE):  # the same body adds nothing
         old = [i.text for i in ctx.old.items(before)]
         new = [i.text for i in ctx.new.items(section)]
         kept_all = old and len(new) > len(old) and not (Counter(old) - Counter(new))
@@ -81,7 +81,7 @@ def _prose(ctx_doc, section) -> str:
 
 def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
     """Recent Context that keeps the old narrative (a word tweaked at most) plus new text was appended to."""
-    for before, section in ctx.section_pairs(Semantics.REWRITE):
+    for before, section in ctx.changed_pairs(Semantics.REWRITE):  # the same body is the same prose
         old, new = _prose(ctx.old, before), _prose(ctx.new, section)
         if old and new != old and (old in new or appended(ctx, before, section)):
             yield Finding("G303", "append-not-rewrite", "error", ctx.path, section.heading + 1,
@@ -93,10 +93,9 @@ def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
 
 def protected_evidence(ctx: CheckContext) -> Iterator[Finding]:
     """A Proven pattern's [evidence: …] may not be dropped or altered except by demotion or archival."""
-    for name, before in ctx.old_patterns.items():
+    for name, before, now in ctx.old_pattern_changes:  # a pattern left as it was keeps its evidence
         if before.section != PROVEN or not before.pattern.evidence:
             continue
-        now = ctx.new_for(name)
         if now is None:
             continue  # archived: git keeps its text, the wrap records it
         if now.section != PROVEN:
