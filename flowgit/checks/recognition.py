@@ -61,11 +61,26 @@ def _hidden_among(ctx: CheckContext, section, fresh: list[int]) -> dict[int, str
 
 
 def _has_comment(doc) -> bool:
-    """Whether the document holds an HTML comment opener anywhere (one search, remembered with it)."""
+    """Whether the document holds an HTML comment opener anywhere (remembered with it)."""
     found = doc.memo.get("recognition.comment")
     if found is None:
-        found = doc.memo["recognition.comment"] = COMMENT_OPEN in doc.text
+        found = doc.memo["recognition.comment"] = holds(doc.text, COMMENT_OPEN)
     return found
+
+
+def holds(text: str, needle: str, patience: int = 32) -> bool:
+    """``needle in text``, found from each occurrence of its first character (a ``memchr``, several times
+    faster than a substring search on a long text in which that character is rare); a character that keeps
+    recurring hands the rest to the substring search, so any text costs at most about that search."""
+    first = needle[0]
+    pos = text.find(first)
+    for _ in range(patience):
+        if pos == -1:
+            return False
+        if text.startswith(needle, pos):
+            return True
+        pos = text.find(first, pos + 1)
+    return pos != -1 and text.find(needle, pos) != -1
 
 
 def _hidden_in(body: tuple[str, ...]) -> Iterator[tuple[int, str]]:
