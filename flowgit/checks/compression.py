@@ -82,6 +82,8 @@ def pair_items(old: list[Item], new: list[Item]) -> list[tuple[Item, Item]]:
 def _pair_changed(old_left: list[Item], new_left: list[Item]) -> list[tuple[Item, Item]]:
     """:func:`pair_items` of the items whose normalised text the other side lacks (lists are consumed)."""
     pairs: list[tuple[Item, Item]] = []
+    if not old_left or not new_left:
+        return pairs  # a pair needs an item on each side
     by_name = {name_key(_pattern_name(o)): o for o in old_left if _pattern_name(o)}
     for n in list(new_left):
         name = _pattern_name(n) and name_key(_pattern_name(n))

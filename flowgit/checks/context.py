@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from functools import cached_property
+from operator import itemgetter
 from typing import Any, Callable, Iterable
 
 from flowgit.config import Config
@@ -245,7 +246,8 @@ class CheckContext:
         return tuple(out)
 
     @cached_property
-    def _candidates(self) -> frozenset[int]:
+    def candidate_set(self) -> frozenset[int]:
+        """:attr:`candidate_lines` as a set."""
         return frozenset(self.candidate_lines)
 
     @cached_property
@@ -258,7 +260,7 @@ class CheckContext:
 
         A candidate line is looked for in HEAD's text (:func:`has_line`) once, when first asked.
         """
-        if index not in self._candidates:
+        if index not in self.candidate_set:
             return False
         if self.old is None:
             return True
@@ -299,31 +301,60 @@ class CheckContext:
 
     @cached_property
     def changed_patterns(self) -> list[PatternAt]:
-        """Patterns whose line is new or changed, or that moved section, since HEAD."""
+        """Patterns whose line is new or changed, or that moved section, since HEAD.
+
+        When no identity occurs twice in HEAD, a staged section whose label and
+        body are HEAD's holds only patterns HEAD has at the same place of that
+        section (each identity's one occurrence): it is passed over whole.
+        """
+        patterns = self.all_new_patterns
+        whole = self.old is not None and len(self.old_patterns) == len(document_patterns(self.old))
         out = []
-        for at in self.all_new_patterns:
-            before = self.old_for(at)
-            if before is None or before.section != at.section or (
-                    before.pattern is not at.pattern and before.pattern.render() != at.pattern.render()):
-                out.append(at)  # (the very same parsed line renders the same: most patterns, compared at once)
+        for section in self.new.sections:
+            if whole and self._same_in(self.old, section):
+                continue
+            for at in _within(patterns, section):
+                before = self.old_for(at)
+                if before is None or before.section != at.section or (
+                        before.pattern is not at.pattern and before.pattern.render() != at.pattern.render()):
+                    out.append(at)  # (the very same parsed line renders the same: compared at once)
         return out
 
     @cached_property
     def old_pattern_changes(self) -> list[tuple[str, PatternAt, PatternAt | None]]:
         """(identity, HEAD's pattern, its staged version or None) for each of HEAD's patterns that did not
-        stay the very same parsed line in the same section, in HEAD's order.
+        stay the same pattern line in the same section, in HEAD's order.
 
         A pattern left as it was (most of them, in any one change) can neither lose evidence, nor leave its
-        section, nor be reworded: the rules about HEAD's patterns read only these.
+        section, nor be reworded: the rules about HEAD's patterns read only these. When no identity occurs
+        twice on either side, a section of HEAD whose label and body the staged file has is passed over
+        whole (each of its patterns is the staged one of its identity, at the same place).
         """
         staged = self.new_patterns
+        if self.old is None:
+            return []
+        whole = len(self.old_patterns) == len(document_patterns(self.old)) and \
+            len(staged) == len(self.all_new_patterns)
+        if whole:
+            kept = tuple(at for section in self.old.sections if not self._same_in(self.new, section)
+                         for at in _within(document_patterns(self.old), section))
+            items = ((name_key(at.pattern.name), at) for at in kept)
+        else:
+            items = iter(self.old_patterns.items())
         out = []
-        for key, before in self.old_patterns.items():
+        for key, before in items:
             now = staged.get(key)
             if now is not None and now.pattern is before.pattern and now.section == before.section:
                 continue
             out.append((key, before, now if now is not None else self.new_for(key)))
         return out
+
+    def _same_in(self, other: Document, section) -> bool:
+        """Whether ``other`` (the other side) has a section of ``section``'s label with the same body lines."""
+        found = other.find(section.label)
+        if found is None or found.label != section.label:
+            return False
+        return self.same_body(found, section) if other is self.old else self.same_body(section, found)
 
     def episodes(self, ids: Iterable[str]) -> dict[str, Episode]:
         """Cited episodes from the staged store, looked up in one pass and cached.
@@ -381,3 +412,12 @@ def _kinds(doc: Document) -> tuple:
     if found is None:
         found = doc.memo["checks.kinds"] = tuple((s, s.semantics) for s in doc.sections)
     return found
+
+
+def _within(patterns: tuple[PatternAt, ...], section) -> tuple[PatternAt, ...]:
+    """The patterns (in document order, as :func:`document_patterns` gives them) in ``section``'s body."""
+    return patterns[bisect_left(patterns, section.body_start, key=_LINE):
+                    bisect_left(patterns, section.body_end, key=_LINE)]
+
+
+_LINE = itemgetter(1)  # PatternAt.line

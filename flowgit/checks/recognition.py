@@ -174,10 +174,11 @@ def names(ctx: CheckContext) -> Iterator[Finding]:
         return  # both need a line HEAD does not have
     by_key: dict[str, list] = defaultdict(list)
     duplicates = len(ctx.new_patterns) < len(ctx.all_new_patterns)  # the identity map keeps one per key
+    candidates = ctx.candidate_set  # (a line no rule may call new is not looked for in HEAD's text)
     for at in ctx.all_new_patterns:
         if duplicates:
             by_key[name_key(at.pattern.name)].append(at)
-        if ctx.line_is_new(at.line) and is_mixed_script(at.pattern.name):
+        if at.line in candidates and ctx.line_is_new(at.line) and is_mixed_script(at.pattern.name):
             yield Finding("G113", "names", "error", ctx.path, at.lineno,
                           f"`{at.pattern.name}` mixes writing systems (look-alike letters); names must be "
                           "written in one script",

@@ -181,3 +181,18 @@ def test_the_audit_judges_by_the_parents_aliases_with_every_memo_warm(run, repo)
     res = run(repo, "audit", "--json", "--jobs", "1", "--range", "base..HEAD")
     data = json.loads(res.out)
     assert res.code == 1 and {(f["code"], f["commit"]) for f in data["findings"]} == {("G401", bad), ("G103", bad)}
+
+
+def test_a_lower_duplicate_removed_from_above_an_unchanged_proven_line_is_a_jump(run, repo):
+    # HEAD (committed without the hook) has `retry_budget` at 1x in Developing and at 3x in Proven: its
+    # identity is the first, so dropping that line makes the untouched Proven line a 1x -> 3x jump
+    committed_base(repo, base_text(developing=developing_lines() + "\n! retry_budget: cap retries | 1x"))
+    stage(repo, base_text())
+    assert "G201" in check(run, repo)[2]
+
+
+def test_a_heading_retyped_in_another_case_moves_its_patterns(run, repo):
+    notes = "\n## Notes\n!! p20: a pattern kept under notes | 2x (X)\n"
+    committed_base(repo, base_text() + notes)
+    stage(repo, base_text() + notes.replace("## Notes", "## notes"))
+    assert "G101" in check(run, repo)[2]  # moved to another section: judged again, and it has no evidence
