@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from functools import cached_property
-from operator import itemgetter
 from typing import Any, Callable, Iterable
 
 from flowgit.config import Config
@@ -303,58 +302,41 @@ class CheckContext:
     def changed_patterns(self) -> list[PatternAt]:
         """Patterns whose line is new or changed, or that moved section, since HEAD.
 
-        When no identity occurs twice in HEAD, a staged section whose label and
-        body are HEAD's holds only patterns HEAD has at the same place of that
-        section (each identity's one occurrence): it is passed over whole.
+        A staged pattern that *is* one of HEAD's identity map (a section body
+        that stayed where it was gives both documents the same placed patterns)
+        is HEAD's version of itself: it is passed over by identity.
         """
-        patterns = self.all_new_patterns
-        whole = self.old is not None and len(self.old_patterns) == len(document_patterns(self.old))
+        old_map = self.old_patterns
+        held = set(map(id, old_map.values()))
         out = []
-        for section in self.new.sections:
-            if whole and self._same_in(self.old, section):
+        for at in self.all_new_patterns:
+            if id(at) in held:
                 continue
-            for at in _within(patterns, section):
-                before = self.old_for(at)
-                if before is None or before.section != at.section or (
-                        before.pattern is not at.pattern and before.pattern.render() != at.pattern.render()):
-                    out.append(at)  # (the very same parsed line renders the same: compared at once)
+            before = old_map.get(name_key(at.pattern.name)) or self.renames.get(name_key(at.pattern.name))
+            if before is None or before.section != at.section or (
+                    before.pattern is not at.pattern and before.pattern.render() != at.pattern.render()):
+                out.append(at)  # (the very same parsed line renders the same: compared at once)
         return out
 
     @cached_property
     def old_pattern_changes(self) -> list[tuple[str, PatternAt, PatternAt | None]]:
         """(identity, HEAD's pattern, its staged version or None) for each of HEAD's patterns that did not
-        stay the same pattern line in the same section, in HEAD's order.
+        stay the very same parsed line in the same section, in HEAD's order.
 
         A pattern left as it was (most of them, in any one change) can neither lose evidence, nor leave its
-        section, nor be reworded: the rules about HEAD's patterns read only these. When no identity occurs
-        twice on either side, a section of HEAD whose label and body the staged file has is passed over
-        whole (each of its patterns is the staged one of its identity, at the same place).
+        section, nor be reworded: the rules about HEAD's patterns read only these.
         """
         staged = self.new_patterns
-        if self.old is None:
-            return []
-        whole = len(self.old_patterns) == len(document_patterns(self.old)) and \
-            len(staged) == len(self.all_new_patterns)
-        if whole:
-            kept = tuple(at for section in self.old.sections if not self._same_in(self.new, section)
-                         for at in _within(document_patterns(self.old), section))
-            items = ((name_key(at.pattern.name), at) for at in kept)
-        else:
-            items = iter(self.old_patterns.items())
+        held = set(map(id, staged.values()))  # HEAD's very objects, where a body stayed in place
         out = []
-        for key, before in items:
+        for key, before in self.old_patterns.items():
+            if id(before) in held:
+                continue
             now = staged.get(key)
             if now is not None and now.pattern is before.pattern and now.section == before.section:
                 continue
             out.append((key, before, now if now is not None else self.new_for(key)))
         return out
-
-    def _same_in(self, other: Document, section) -> bool:
-        """Whether ``other`` (the other side) has a section of ``section``'s label with the same body lines."""
-        found = other.find(section.label)
-        if found is None or found.label != section.label:
-            return False
-        return self.same_body(found, section) if other is self.old else self.same_body(section, found)
 
     def episodes(self, ids: Iterable[str]) -> dict[str, Episode]:
         """Cited episodes from the staged store, looked up in one pass and cached.
@@ -413,11 +395,3 @@ def _kinds(doc: Document) -> tuple:
         found = doc.memo["checks.kinds"] = tuple((s, s.semantics) for s in doc.sections)
     return found
 
-
-def _within(patterns: tuple[PatternAt, ...], section) -> tuple[PatternAt, ...]:
-    """The patterns (in document order, as :func:`document_patterns` gives them) in ``section``'s body."""
-    return patterns[bisect_left(patterns, section.body_start, key=_LINE):
-                    bisect_left(patterns, section.body_end, key=_LINE)]
-
-
-_LINE = itemgetter(1)  # PatternAt.line
