@@ -55,3 +55,31 @@ def test_an_edited_episode_under_a_known_id_is_forged_after_the_genuine_one_was_
     assert is_forged(other_session)
     verdict = assess("retry_budget", "cap retries per request", 2, [edited.id], {edited.id: edited}, Thresholds())
     assert verdict.forged == [edited.id]
+
+
+def _defined_weight(store: bytes, sample: int, word: str) -> float:
+    """The weight as defined: counted over head, newline and tail, lower-cased, joined."""
+    text = (store[:sample] + b"\n" + store[-sample:]).lower()
+    lines = max(1, text.count(b"\n"))
+    return 0.25 if lines >= 20 and text.count(word.encode()) > lines / 2 else everyday_weight(word)
+
+
+def test_store_weights_remembered_per_word_are_those_of_the_sample():
+    """Each word weighed once per store, the answer the count over the head, a newline and the tail."""
+    rnd = random.Random(11)
+    sample = 2048
+    store = "\n".join([*("Retry " + " ".join(rnd.choice(WORDS) for _ in range(5)) for _ in range(400)),
+                       *("Omega omega " + " ".join(rnd.choice(WORDS) for _ in range(4)) for _ in range(200))]).encode()
+    words = WORDS + ["omega", "retri", "y\nretry", "e"]
+    first = store
+    for _ in range(4):
+        weight = store_weight(store, sample)
+        answers = {word: weight(word) for word in words}
+        assert answers == {word: _defined_weight(store, sample, word) for word in words}
+        assert set(answers.values()) == {0.25, 1.0}
+        store += ("\n" + " ".join(rnd.sample(WORDS, 5))).encode() * 7  # an append
+    other = first.replace(b"Retry", b"Other")  # a store of the same size, weighed after
+    assert store_weight(first, sample)("retry") == _defined_weight(first, sample, "retry") == 0.25
+    assert store_weight(other, sample)("retry") == _defined_weight(other, sample, "retry") == 1.0
+    assert store_weight(first, sample)("omega") == 0.25  # common in the tail alone
+
