@@ -148,8 +148,9 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     for section in ctx.sections(ctx.new, *HOLDS_PATTERNS):
         if ctx.untouched(section):
             continue
+        fenced = ctx.new.facts(section).fenced  # without a fence line every line is content
         for index in ctx.new_lines_in(section):
-            if index in hidden_at or not ctx.new.is_content(section, index):
+            if index in hidden_at or (fenced and not ctx.new.is_content(section, index)):
                 continue
             line = ctx.new.lines[index]
             shown = CODE_SPAN_RE.sub(" ", line)  # `! name: … | 1x` quoted in guidance is an example, not a pattern
