@@ -121,9 +121,6 @@ def everyday_weight(word: str) -> float:
     return COMMON_WEIGHT if word in EVERYDAY_STEMS else 1.0
 
 
-everyday_weight.floor = COMMON_WEIGHT  # type: ignore[attr-defined]  # the least it gives any word
-
-
 class StoreWeight:
     """Rarity from a store: a word in most of a sample's lines weighs like an everyday one.
 
@@ -178,7 +175,7 @@ def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thr
     shared = _words(episode.content + " " + " ".join(episode.tags)) & pattern_words
     if len(shared) < thresholds.relevance_min_shared:
         return False
-    floor = getattr(weight, "floor", None)
+    floor = COMMON_WEIGHT if weight is everyday_weight else getattr(weight, "floor", None)
     if floor is not None and len(shared) * floor >= RELEVANT_WEIGHT:
         return True
     total = 0.0

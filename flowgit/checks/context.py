@@ -312,7 +312,7 @@ class CheckContext:
         for at in self.all_new_patterns:
             if id(at) in held:
                 continue
-            before = old_map.get(name_key(at.pattern.name)) or self.renames.get(name_key(at.pattern.name))
+            before = self.old_for(at)
             if before is None or before.section != at.section or (
                     before.pattern is not at.pattern and before.pattern.render() != at.pattern.render()):
                 out.append(at)  # (the very same parsed line renders the same: compared at once)
