@@ -21,6 +21,7 @@ One implementation serves the gate (``flowgit check``), the wrap and the audit:
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Callable, Collection, Mapping, NamedTuple, Sequence
 
 from flowgit.config import Thresholds
@@ -113,11 +114,33 @@ class Verdict:
                 "ok": self.ok, "problems": self.problems()}
 
 
-Weight = Callable[[str], float]
+Weight = Callable[[str], float]  # never negative (relevance stops adding once the sum is reached)
 
 
 def everyday_weight(word: str) -> float:
     return COMMON_WEIGHT if word in EVERYDAY_STEMS else 1.0
+
+
+class StoreWeight:
+    """Rarity from a store: a word in most of a sample's lines weighs like an everyday one.
+
+    Each word is counted once, when first weighed; ``floor`` is the least
+    weight any word gets, so enough shared words decide relevance uncounted.
+    """
+
+    floor = COMMON_WEIGHT
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+        self.lines = max(1, text.count(b"\n"))
+        self.cache: dict[str, float] = {}
+
+    def __call__(self, word: str) -> float:
+        found = self.cache.get(word)
+        if found is None:
+            common = self.lines >= 20 and self.text.count(word.encode("utf-8")) > self.lines / 2
+            found = self.cache[word] = COMMON_WEIGHT if common else everyday_weight(word)
+        return found
 
 
 def store_weight(store: bytes, sample: int = 1 << 16) -> Weight:
@@ -131,27 +154,36 @@ def store_weight(store: bytes, sample: int = 1 << 16) -> Weight:
         text = head + b"\n" + tail
     else:
         text = bytes(store[:])
-    text = text.lower()
-    lines = max(1, text.count(b"\n"))
-    cache: dict[str, float] = {}
+    return StoreWeight(text.lower())
 
-    def weight(word: str) -> float:
-        if word not in cache:
-            base = everyday_weight(word)
-            common = lines >= 20 and text.count(word.encode("utf-8")) > lines / 2
-            cache[word] = COMMON_WEIGHT if common else base
-        return cache[word]
-    return weight
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    """:func:`content_words`, remembered: a history judges the same patterns and episodes again and again."""
+    return content_words(text)
 
 
 def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thresholds,
                 weight: Weight = everyday_weight) -> bool:
-    """Whether the episode shares enough rare meaning with the pattern (name, description)."""
-    words = content_words(episode.content + " " + " ".join(episode.tags))
-    shared = words & pattern_words
+    """Whether the episode shares enough rare meaning with the pattern (name, description).
+
+    Weights are never negative, so the shared words are weighed only until
+    their sum reaches :data:`RELEVANT_WEIGHT` (a word in a store is counted
+    when first weighed), and not at all when so many are shared that even the
+    least weight each (``weight.floor``) reaches it.
+    """
+    shared = _words(episode.content + " " + " ".join(episode.tags)) & pattern_words
     if len(shared) < thresholds.relevance_min_shared:
         return False
-    return sum(weight(w) for w in shared) >= RELEVANT_WEIGHT
+    floor = COMMON_WEIGHT if weight is everyday_weight else getattr(weight, "floor", None)
+    if floor is not None and len(shared) * floor >= RELEVANT_WEIGHT:
+        return True
+    total = 0.0
+    for word in shared:
+        total += weight(word)
+        if total >= RELEVANT_WEIGHT:
+            return True
+    return False
 
 
 def source_key(ep: Episode, batch: Collection[str], author: str) -> tuple[str, str]:
@@ -172,7 +204,13 @@ def independent_groups(episodes: Sequence[Episode], thresholds: Thresholds, *,
 
 
 def is_forged(ep: Episode) -> bool:
-    return ep.id != episode_id(ep.type, ep.content, ep.session)
+    return ep.id != _derived_id(ep.type, ep.content, ep.session)
+
+
+@lru_cache(maxsize=4096)
+def _derived_id(type_: str, content: str, session: str) -> str:
+    """:func:`episode_id`, remembered: an episode cited by a pattern is checked at every change of it."""
+    return episode_id(type_, content, session)
 
 
 def assess(name: str, description: str, level: int, cited: Sequence[str], store: Mapping[str, Episode],
@@ -187,7 +225,7 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
     effective = max(level, 3) if in_proven else level
     ids = list(dict.fromkeys(cited))
     verdict = Verdict(pattern=name, level=effective, cited=ids, needed=requirement(effective, thresholds))
-    pattern_words = content_words(f"{name} {description}")
+    pattern_words = _words(f"{name} {description}")
     usable: list[Episode] = []
     for ident in ids:
         ep = store.get(ident)

@@ -22,7 +22,7 @@ from typing import Iterator, NamedTuple
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.continuity.document import Item, SectionFacts
+from flowgit.continuity.document import Item, SectionFacts, shared_ends
 from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import parse_pattern
 from flowgit.continuity.sections import Semantics
@@ -82,6 +82,8 @@ def pair_items(old: list[Item], new: list[Item]) -> list[tuple[Item, Item]]:
 def _pair_changed(old_left: list[Item], new_left: list[Item]) -> list[tuple[Item, Item]]:
     """:func:`pair_items` of the items whose normalised text the other side lacks (lists are consumed)."""
     pairs: list[tuple[Item, Item]] = []
+    if not old_left or not new_left:
+        return pairs  # a pair needs an item on each side
     by_name = {name_key(_pattern_name(o)): o for o in old_left if _pattern_name(o)}
     for n in list(new_left):
         name = _pattern_name(n) and name_key(_pattern_name(n))
@@ -131,17 +133,19 @@ def is_restatement(old: Item, new: Item) -> bool:
 
 
 def performance_compression(ctx: CheckContext) -> Iterator[Finding]:
-    for before, section in ctx.section_pairs(*JUDGED):
-        if ctx.old.lines[before.body_start:before.body_end] == ctx.new.lines[section.body_start:section.body_end]:
-            continue  # untouched section: nothing restated
+    for before, section in ctx.changed_pairs(*JUDGED):  # an untouched section restates nothing
         old_facts, new_facts = ctx.old.facts(before), ctx.new.facts(section)
         new_facts.items_after(old_facts)  # the shared lines' items are the old body's, moved
         old_norm, new_norm = _normalised(old_facts), _normalised(new_facts)
-        old_texts, new_texts = _texts(old_facts), _texts(new_facts)
         old_count, new_count = len(old_norm), len(new_norm)
-        changed = sum(1 for text in new_norm if text not in old_texts)
-        pairs = _pair_changed(_left(old_facts, old_norm, new_texts, before.body_start),
-                              _left(new_facts, new_norm, old_texts, section.body_start))
+        # items equal (normalised) at the same place from the top or the bottom are in both bodies: only
+        # those between can be missing from the other side
+        top, bottom = shared_ends(old_norm, new_norm)
+        old_left = _missing(old_norm, top, old_count - bottom, new_norm, new_facts)
+        new_left = _missing(new_norm, top, new_count - bottom, old_norm, old_facts)
+        changed = len(new_left)
+        pairs = _pair_changed(_items_at(old_facts, old_left, before.body_start),
+                              _items_at(new_facts, new_left, section.body_start))
         cuts = [(o, n, shortening(o, n)) for o, n in pairs]
         restated = [Restatement(o, n) for o, n, cut in cuts if cut is not None]
         clear = sum(1 for _, _, cut in cuts if cut is not None and cut >= 1 - SHORTER)
@@ -153,6 +157,18 @@ def performance_compression(ctx: CheckContext) -> Iterator[Finding]:
                           f"{names}",
                           "compress for real: archive stale items, fold facts into one graduated pattern, or "
                           "turn prose into FlowScript structure; otherwise keep the original wording")
+
+
+FEW = 8  # middle items looked up by a scan of the other side's texts; more use its set
+
+
+def _missing(normalised: tuple[str, ...], start: int, stop: int, other: tuple[str, ...],
+             other_facts: SectionFacts) -> list[int]:
+    """Indices in ``start:stop`` of the items whose normalised text the other body lacks."""
+    if stop - start > FEW:
+        texts = _texts(other_facts)
+        return [i for i in range(start, stop) if normalised[i] not in texts]
+    return [i for i in range(start, stop) if normalised[i] not in other]
 
 
 def _normalised(facts: SectionFacts) -> tuple[str, ...]:
@@ -168,13 +184,12 @@ def _texts(facts: SectionFacts) -> frozenset[str]:
     return facts.derived("compression.texts", lambda f: frozenset(_normalised(f)))  # type: ignore[return-value]
 
 
-def _left(facts: SectionFacts, normalised: tuple[str, ...], other: frozenset[str], start: int) -> list[Item]:
-    """The body's items whose normalised text ``other`` lacks, placed at the section's first body line."""
+def _items_at(facts: SectionFacts, indices: list[int], start: int) -> list[Item]:
+    """The body's items at ``indices``, placed at the section's first body line ``start``."""
     out = []
-    for index, text in enumerate(normalised):
-        if text not in other:
-            item = facts.item(index)
-            out.append(Item(start + item.start, start + item.end, item.text, item.kind))
+    for index in indices:
+        item = facts.item(index)
+        out.append(Item(start + item.start, start + item.end, item.text, item.kind))
     return out
 
 

@@ -28,6 +28,41 @@ ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]+)"')
 _WEIGHTS: dict = {}  # store blob id -> (its bytes, their word weight): the last few a walk met
 
 
+EMPTY_LINE_RE = re.compile(r"(?:\A|\n)\r*(?:\n|\r\Z)")  # a line with nothing but its ending (and \r's)
+
+
+def has_line(text: str, stripped: str, tries: int = 16) -> bool | None:
+    """Whether ``text`` has a line (cut at ``\\n``) that is ``stripped`` once ``\\r``/``\\n`` are taken off its end.
+
+    Found by substring search in C: an occurrence counts where a line starts
+    and only ``\\r`` then ``\\n`` (or the end) follow it. None when more than
+    ``tries`` occurrences sit inside longer lines: the caller then asks a set
+    of every line, so a very common text cannot make the search slow.
+    """
+    if not stripped:
+        return EMPTY_LINE_RE.search(text) is not None
+    if text.startswith(stripped) and _ends_line(text, len(stripped)):
+        return True
+    needle = "\n" + stripped
+    pos = text.find(needle)
+    while pos != -1:
+        if _ends_line(text, pos + len(needle)):
+            return True
+        tries -= 1
+        if tries < 0:
+            return None
+        pos = text.find(needle, pos + 1)
+    return False
+
+
+def _ends_line(text: str, end: int) -> bool:
+    """Whether only ``\\r``s and then a ``\\n`` or the end of ``text`` follow offset ``end``."""
+    size = len(text)
+    while end < size and text[end] == "\r":
+        end += 1
+    return end == size or text[end] == "\n"
+
+
 def _gist(text: str) -> str:
     """A description without markup, case or spacing (a rename keeps it)."""
     return " ".join(re.sub(r"[`*_~]", "", text).casefold().split())
@@ -186,54 +221,121 @@ class CheckContext:
         return list(document_patterns(self.new))
 
     @cached_property
-    def new_line_indices(self) -> frozenset[int]:
-        """Staged lines that are new or changed compared with HEAD (HEAD has no line with that text)."""
+    def candidate_lines(self) -> tuple[int, ...]:
+        """Staged lines that may be new or changed, in order: every other line is one HEAD has.
+
+        A span (preamble, or a section from its heading) that HEAD has word for
+        word holds no new line; in any other, the lines it shares at the top and
+        bottom with HEAD's span of the same label are HEAD's. Whether a line
+        between is really new is decided when a rule asks (:meth:`line_is_new`).
+        """
         if self.old is None:
-            return frozenset(range(len(self.new.lines)))
-        before = self.old.line_set
+            return tuple(range(len(self.new.lines)))
         old_spans = self.old.spans()
-        unchanged = set(old_spans)  # a span HEAD has word for word holds no new line
+        unchanged = set(old_spans)
         by_label = {label: lines for label, lines in reversed(old_spans)}  # the first of a label
         out: list[int] = []
         start = 0
         for span in self.new.spans():
             lines = span[1]
             if span not in unchanged:
-                # lines shared at the top and bottom with HEAD's span of the same label are in HEAD's file
                 top, bottom = shared_ends(by_label.get(span[0], ()), lines)
-                out.extend(start + i for i in range(top, len(lines) - bottom)
-                           if lines[i].rstrip("\r\n") not in before)
+                out.extend(range(start + top, start + len(lines) - bottom))
             start += len(lines)
-        return frozenset(out)
+        return tuple(out)
+
+    @cached_property
+    def candidate_set(self) -> frozenset[int]:
+        """:attr:`candidate_lines` as a set."""
+        return frozenset(self.candidate_lines)
+
+    @cached_property
+    def new_line_indices(self) -> frozenset[int]:
+        """Staged lines that are new or changed compared with HEAD (HEAD has no line with that text)."""
+        return frozenset(i for i in self.candidate_lines if self.line_is_new(i))
 
     def line_is_new(self, index: int) -> bool:
-        """Whether a staged line is new or changed compared with HEAD (its text is nowhere in HEAD's file)."""
-        return index in self.new_line_indices
+        """Whether a staged line is new or changed compared with HEAD (its text is nowhere in HEAD's file).
+
+        A candidate line is looked for in HEAD's text (:func:`has_line`) once, when first asked.
+        """
+        if index not in self.candidate_set:
+            return False
+        if self.old is None:
+            return True
+        known = self._line_new.get(index)
+        if known is None:
+            stripped = self.new.lines[index].rstrip("\r\n")
+            found = has_line(self.old.text, stripped)
+            if found is None:
+                found = stripped in self.old.line_set
+            known = self._line_new[index] = not found
+        return known
+
+    @cached_property
+    def _line_new(self) -> dict[int, bool]:
+        return {}
 
     def new_lines_in(self, section) -> list[int]:
         """The new or changed lines of one staged section's body, in order."""
-        ordered = self._new_lines_sorted
-        return ordered[bisect_left(ordered, section.body_start):bisect_left(ordered, section.body_end)]
-
-    @cached_property
-    def _new_lines_sorted(self) -> list[int]:
-        return sorted(self.new_line_indices)
+        ordered = self.candidate_lines
+        return [i for i in ordered[bisect_left(ordered, section.body_start):bisect_left(ordered, section.body_end)]
+                if self.line_is_new(i)]
 
     def untouched(self, section) -> bool:
         """Whether HEAD has a section of the same label with exactly these body lines (so none is new)."""
         if self.old is None:
             return False
         before = self.old_section(section.label)
-        return before is not None and self.old._body(before) == self.new._body(section)
+        return before is not None and self.same_body(before, section)
+
+    def same_body(self, before, section) -> bool:
+        """Whether HEAD's section ``before`` and the staged ``section`` have exactly the same body lines.
+
+        Both documents share one :class:`SectionFacts` per distinct body, so an
+        unchanged body is usually told by identity, without comparing its lines.
+        """
+        old_facts, new_facts = self.old.facts(before), self.new.facts(section)  # type: ignore[union-attr]
+        return old_facts is new_facts or old_facts.body == new_facts.body
 
     @cached_property
     def changed_patterns(self) -> list[PatternAt]:
-        """Patterns whose line is new or changed, or that moved section, since HEAD."""
+        """Patterns whose line is new or changed, or that moved section, since HEAD.
+
+        A staged pattern that *is* one of HEAD's identity map (a section body
+        that stayed where it was gives both documents the same placed patterns)
+        is HEAD's version of itself: it is passed over by identity.
+        """
+        old_map = self.old_patterns
+        held = set(map(id, old_map.values()))
         out = []
         for at in self.all_new_patterns:
+            if id(at) in held:
+                continue
             before = self.old_for(at)
-            if before is None or before.pattern.render() != at.pattern.render() or before.section != at.section:
-                out.append(at)
+            if before is None or before.section != at.section or (
+                    before.pattern is not at.pattern and before.pattern.render() != at.pattern.render()):
+                out.append(at)  # (the very same parsed line renders the same: compared at once)
+        return out
+
+    @cached_property
+    def old_pattern_changes(self) -> list[tuple[str, PatternAt, PatternAt | None]]:
+        """(identity, HEAD's pattern, its staged version or None) for each of HEAD's patterns that did not
+        stay the very same parsed line in the same section, in HEAD's order.
+
+        A pattern left as it was (most of them, in any one change) can neither lose evidence, nor leave its
+        section, nor be reworded: the rules about HEAD's patterns read only these.
+        """
+        staged = self.new_patterns
+        held = set(map(id, staged.values()))  # HEAD's very objects, where a body stayed in place
+        out = []
+        for key, before in self.old_patterns.items():
+            if id(before) in held:
+                continue
+            now = staged.get(key)
+            if now is not None and now.pattern is before.pattern and now.section == before.section:
+                continue
+            out.append((key, before, now if now is not None else self.new_for(key)))
         return out
 
     def episodes(self, ids: Iterable[str]) -> dict[str, Episode]:
@@ -265,7 +367,7 @@ class CheckContext:
     def sections(self, doc: Document | None, *semantics: Semantics):
         if doc is None:
             return []
-        return [s for s in doc.sections if s.semantics in semantics]
+        return [s for s, kind in _kinds(doc) if kind in semantics]
 
     def old_section(self, label: str):
         return self.old.find(label) if self.old else None
@@ -276,3 +378,20 @@ class CheckContext:
             before = self.old_section(section.label)
             if before is not None:
                 yield before, section
+
+    def changed_pairs(self, *semantics: Semantics):
+        """:meth:`section_pairs` whose body lines differ: a rule that compares a section with HEAD's and
+        finds nothing in the same lines reads only these."""
+        for before, section in self.section_pairs(*semantics):
+            if not self.same_body(before, section):
+                yield before, section
+
+
+def _kinds(doc: Document) -> tuple:
+    """(section, its semantics) for each of the document's sections, remembered with the document (the rules
+    ask for sections by semantics a dozen times per change, and the document is the next change's HEAD)."""
+    found = doc.memo.get("checks.kinds")
+    if found is None:
+        found = doc.memo["checks.kinds"] = tuple((s, s.semantics) for s in doc.sections)
+    return found
+

@@ -63,10 +63,9 @@ def _age_days(at: PatternAt, now: datetime) -> float | None:
 def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
     now = ctx.when or datetime.now(timezone.utc)
     limit = ctx.cfg.thresholds.stale_proven_days
-    for key, before in ctx.old_patterns.items():
+    for key, before, now_at in ctx.old_pattern_changes:  # a pattern left as it was stays where it was
         if before.section != PROVEN:
             continue
-        now_at = ctx.new_for(key)
         name = before.pattern.name
         if now_at is None:
             age = _age_days(before, now)
@@ -88,8 +87,7 @@ def _claim(at: PatternAt) -> str:
 
 
 def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
-    for key, before in ctx.old_patterns.items():
-        now_at = ctx.new_for(key)
+    for key, before, now_at in ctx.old_pattern_changes:  # a pattern left as it was keeps its claim
         if before.section != PROVEN or now_at is None or now_at.section != PROVEN:
             continue
         if before.pattern.text != now_at.pattern.text and _claim(before) != _claim(now_at):
@@ -115,7 +113,7 @@ def protected_zone(ctx: CheckContext) -> Iterator[Finding]:
     labels |= {s.label for s in ctx.sections(ctx.new, Semantics.PROTECTED)}
     for label in sorted(labels):
         before, now = ctx.old.find(label), ctx.new.find(label)
-        if before is not None and now is not None and ctx.old._body(before) == ctx.new._body(now):
+        if before is not None and now is not None and ctx.same_body(before, now):
             continue  # the same lines: nothing lost or gained
         old_lines, new_lines = _zone_lines(ctx.old, before), _zone_lines(ctx.new, now)
         lost, added = old_lines - new_lines, new_lines - old_lines

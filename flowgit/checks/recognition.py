@@ -46,6 +46,43 @@ def _hidden_lines(ctx: CheckContext, section) -> dict[int, str]:
     return {start + offset: how for offset, how in found.items()}
 
 
+def _hidden_among(ctx: CheckContext, section, fresh: list[int]) -> dict[int, str]:
+    """:func:`_hidden_lines` of the lines ``fresh`` (indices in the staged file) of ``section``'s body.
+
+    Without a fence in the body and an HTML comment opener anywhere in the
+    file, the only way a line hides is a blockquote, which each line shows on
+    its own: then only ``fresh`` is read, not the body.
+    """
+    if ctx.new.facts(section).fenced or _has_comment(ctx.new):
+        hidden = _hidden_lines(ctx, section)
+        return {index: hidden[index] for index in fresh if index in hidden}
+    lines = ctx.new.lines
+    return {index: "a blockquote" for index in fresh if QUOTE_RE.match(lines[index])}
+
+
+def _has_comment(doc) -> bool:
+    """Whether the document holds an HTML comment opener anywhere (remembered with it)."""
+    found = doc.memo.get("recognition.comment")
+    if found is None:
+        found = doc.memo["recognition.comment"] = holds(doc.text, COMMENT_OPEN)
+    return found
+
+
+def holds(text: str, needle: str, patience: int = 32) -> bool:
+    """``needle in text``, found from each occurrence of its first character (a ``memchr``, several times
+    faster than a substring search on a long text in which that character is rare); a character that keeps
+    recurring hands the rest to the substring search, so any text costs at most about that search."""
+    first = needle[0]
+    pos = text.find(first)
+    for _ in range(patience):
+        if pos == -1:
+            return False
+        if text.startswith(needle, pos):
+            return True
+        pos = text.find(first, pos + 1)
+    return pos != -1 and text.find(needle, pos) != -1
+
+
 def _hidden_in(body: tuple[str, ...]) -> Iterator[tuple[int, str]]:
     """(offset, how) for lines of a section body that a reader does not see as content."""
     joined = "".join(body)
@@ -83,6 +120,8 @@ def _visible_before(ctx: CheckContext, label: str) -> set[str]:
 
 def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     """G110/G111 on new or changed lines (a section identical to HEAD's has none, so it is not read)."""
+    if not ctx.candidate_lines:
+        return  # every line is one HEAD has
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
@@ -90,7 +129,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
         fresh = ctx.new_lines_in(section)
         if not fresh:
             continue
-        hidden = _hidden_lines(ctx, section)
+        hidden = _hidden_among(ctx, section, fresh)
         hidden_at.update(hidden)
         visible = None
         for index in fresh:
@@ -109,8 +148,9 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     for section in ctx.sections(ctx.new, *HOLDS_PATTERNS):
         if ctx.untouched(section):
             continue
+        fenced = ctx.new.facts(section).fenced  # without a fence line every line is content
         for index in ctx.new_lines_in(section):
-            if index in hidden_at or not ctx.new.is_content(section, index):
+            if index in hidden_at or (fenced and not ctx.new.is_content(section, index)):
                 continue
             line = ctx.new.lines[index]
             shown = CODE_SPAN_RE.sub(" ", line)  # `! name: … | 1x` quoted in guidance is an example, not a pattern
@@ -130,12 +170,16 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def names(ctx: CheckContext) -> Iterator[Finding]:
+    """G113 for a new or changed line's mixed-script name, G112 for a duplicate with a new or changed line."""
+    if not ctx.candidate_lines:
+        return  # both need a line HEAD does not have
     by_key: dict[str, list] = defaultdict(list)
     duplicates = len(ctx.new_patterns) < len(ctx.all_new_patterns)  # the identity map keeps one per key
+    candidates = ctx.candidate_set  # (a line no rule may call new is not looked for in HEAD's text)
     for at in ctx.all_new_patterns:
         if duplicates:
             by_key[name_key(at.pattern.name)].append(at)
-        if ctx.line_is_new(at.line) and is_mixed_script(at.pattern.name):
+        if at.line in candidates and ctx.line_is_new(at.line) and is_mixed_script(at.pattern.name):
             yield Finding("G113", "names", "error", ctx.path, at.lineno,
                           f"`{at.pattern.name}` mixes writing systems (look-alike letters); names must be "
                           "written in one script",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Iterator
 
 from flowgit.checks.context import CheckContext
@@ -39,31 +40,58 @@ def _body_lines(doc, section) -> tuple[str, ...]:
 
 
 def _content_lines(facts) -> tuple[str, ...]:
-    return tuple(" ".join(ln.split()) for ln in facts.body if not is_structural(ln))
+    return tuple(line for line in map(_content_line, facts.body) if line is not None)
+
+
+@lru_cache(maxsize=1 << 12)
+def _content_line(line: str) -> str | None:
+    """A body line with its spacing collapsed, or None for scaffolding (remembered: most lines of a section
+    rewritten each wrap are the last version's)."""
+    return None if is_structural(line) else " ".join(line.split())
+
+
+def _line_words(doc, section) -> tuple[tuple[str, ...], ...]:
+    """The words of each of :func:`_body_lines` (case-folded), remembered with the body.
+
+    A word never spans the space that joins two lines, so the words of lines
+    joined are these, one line's after another's.
+    """
+    return doc.facts(section).derived("semantics.line_words", _words_of_lines)  # type: ignore[return-value]
+
+
+def _words_of_lines(facts) -> tuple[tuple[str, ...], ...]:
+    return tuple(map(_words_of_line, facts.derived("semantics.body_lines", _content_lines)))
+
+
+@lru_cache(maxsize=1 << 12)
+def _words_of_line(line: str) -> tuple[str, ...]:
+    return tuple(_words(line))
 
 
 def appended(ctx: CheckContext, before, section) -> bool:
     """The staged section is the old one (near word for word, one tweak allowed) plus new text.
 
     One short line kept verbatim (the momentum pointer the protocol asks for)
-    is left out of the old text first.
+    is left out of the old text first. The words are counted before they are
+    compared: a section that did not grow by :data:`MIN_ADDED` words is no append.
     """
     old_lines, new_lines = _body_lines(ctx.old, before), _body_lines(ctx.new, section)
-    kept = [ln for ln in old_lines if ln in new_lines and len(ln.split()) <= POINTER_WORDS]
-    if kept and len(old_lines) > 1:
-        old_lines = [ln for ln in old_lines if ln != kept[0]]
-        new_lines = [ln for ln in new_lines if ln != kept[0]]
-    old_words, new_words = _words(" ".join(old_lines)), _words(" ".join(new_lines))
-    if len(old_words) < MIN_ADDED or len(new_words) < len(old_words) + MIN_ADDED:
+    old_words, new_words = _line_words(ctx.old, before), _line_words(ctx.new, section)
+    pointer = next((ln for ln in old_lines if ln in new_lines and len(ln.split()) <= POINTER_WORDS), None)
+    if pointer is not None and len(old_lines) > 1:
+        old_words = tuple(w for ln, w in zip(old_lines, old_words) if ln != pointer)
+        new_words = tuple(w for ln, w in zip(new_lines, new_words) if ln != pointer)
+    old_count, new_count = sum(map(len, old_words)), sum(map(len, new_words))
+    if old_count < MIN_ADDED or new_count < old_count + MIN_ADDED:
         return False
-    return retained(old_words, new_words) >= RETAINED
+    return retained([w for ws in old_words for w in ws], [w for ws in new_words for w in ws]) >= RETAINED
 
 
 def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
     """State / Top of Mind that keep every old item and add more were appended to, not replaced."""
-    for before, section in ctx.section_pairs(Semantics.REPLACE):
-        old = [i.text for i in ctx.old.items(before)]
-        new = [i.text for i in ctx.new.items(section)]
+    for before, section in ctx.changed_pairs(Semantics.REPLACE):  # the same body adds nothing
+        old = ctx.old.facts(before).columns.texts
+        new = ctx.new.facts(section).columns.texts
         kept_all = old and len(new) > len(old) and not (Counter(old) - Counter(new))
         if kept_all or (section.label != "Top of Mind" and appended(ctx, before, section)):
             what = (f"kept all {len(old)} old item(s) and added {len(new) - len(old)}" if kept_all else
@@ -81,7 +109,7 @@ def _prose(ctx_doc, section) -> str:
 
 def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
     """Recent Context that keeps the old narrative (a word tweaked at most) plus new text was appended to."""
-    for before, section in ctx.section_pairs(Semantics.REWRITE):
+    for before, section in ctx.changed_pairs(Semantics.REWRITE):  # the same body is the same prose
         old, new = _prose(ctx.old, before), _prose(ctx.new, section)
         if old and new != old and (old in new or appended(ctx, before, section)):
             yield Finding("G303", "append-not-rewrite", "error", ctx.path, section.heading + 1,
@@ -93,10 +121,9 @@ def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
 
 def protected_evidence(ctx: CheckContext) -> Iterator[Finding]:
     """A Proven pattern's [evidence: …] may not be dropped or altered except by demotion or archival."""
-    for name, before in ctx.old_patterns.items():
+    for name, before, now in ctx.old_pattern_changes:  # a pattern left as it was keeps its evidence
         if before.section != PROVEN or not before.pattern.evidence:
             continue
-        now = ctx.new_for(name)
         if now is None:
             continue  # archived: git keeps its text, the wrap records it
         if now.section != PROVEN:

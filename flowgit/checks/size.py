@@ -13,8 +13,8 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.old is None:
         return
     old_chars = len(ctx.old.text)
-    archived = sum(len(ctx.old.lines[at.line]) for name, at in ctx.old_patterns.items()
-                   if name not in ctx.new_patterns)
+    staged = ctx.new_patterns  # a pattern gone from the staged file is one that changed
+    archived = sum(len(ctx.old.lines[at.line]) for name, at, _ in ctx.old_pattern_changes if name not in staged)
     base = old_chars - archived
     new_chars = len(ctx.new.text)
     limit = ctx.cfg.budgets.shrink_max

@@ -1,0 +1,85 @@
+"""What the evidence rules remember and where they stop weighing never changes a verdict."""
+
+from __future__ import annotations
+
+import random
+
+from flowgit.config import Thresholds
+from flowgit.episodes import make_episode
+from flowgit.evidence import RELEVANT_WEIGHT, assess, everyday_weight, is_forged, is_relevant, store_weight
+from flowgit.words import content_words
+
+WORDS = ["retry", "budget", "provider", "load", "outage", "time", "work", "fix", "queue", "jitter", "backoff",
+         "cache", "ledger", "test", "data"]
+
+
+def _ep(content: str, session: str = "s1", tags=()):
+    return make_episode({"type": "finding", "content": content, "session": session, "agent": "a",
+                         "tags": list(tags)})
+
+
+def _summed(episode, pattern_words, thresholds, weight) -> bool:
+    """The definition: every shared word weighed, then summed."""
+    shared = content_words(episode.content + " " + " ".join(episode.tags)) & pattern_words
+    if len(shared) < thresholds.relevance_min_shared:
+        return False
+    return sum(weight(w) for w in shared) >= RELEVANT_WEIGHT
+
+
+def test_relevance_stopped_early_is_the_sum_of_every_shared_word():
+    rnd = random.Random(5)
+    store = "".join(f'{{"content": "{" ".join(rnd.sample(WORDS, 4))}"}}\n' for _ in range(60)).encode()
+    for _ in range(400):
+        episode = _ep(" ".join(rnd.sample(WORDS, rnd.randint(1, 6))), tags=rnd.sample(WORDS, rnd.randint(0, 2)))
+        pattern = content_words(" ".join(rnd.sample(WORDS, rnd.randint(1, 6))))
+        thresholds = Thresholds(relevance_min_shared=rnd.choice([1, 2, 3]))
+        for weight in (everyday_weight, store_weight(store)):
+            assert is_relevant(episode, pattern, thresholds, weight) == \
+                _summed(episode, pattern, thresholds, store_weight(store) if weight is not everyday_weight
+                        else everyday_weight)
+
+
+def test_a_weight_without_a_floor_is_summed_word_by_word():
+    episode = _ep("retry budget provider load outage")
+    pattern = content_words("retry budget provider load outage")
+    assert not is_relevant(episode, pattern, Thresholds(), lambda w: 0.1)  # five words at 0.1: not enough
+    assert is_relevant(episode, pattern, Thresholds(), lambda w: 0.2)  # 5 x 0.2 reaches it
+
+
+def test_an_edited_episode_under_a_known_id_is_forged_after_the_genuine_one_was_checked():
+    genuine = _ep("the retry budget held provider load flat during the outage", "s2")
+    assert not is_forged(genuine)
+    edited = genuine.replace(content="the retry budget held provider load flat during the outage, mostly")
+    assert edited.id == genuine.id and is_forged(edited)
+    other_session = genuine.replace(session="s3")
+    assert is_forged(other_session)
+    verdict = assess("retry_budget", "cap retries per request", 2, [edited.id], {edited.id: edited}, Thresholds())
+    assert verdict.forged == [edited.id]
+
+
+def _defined_weight(store: bytes, sample: int, word: str) -> float:
+    """The weight as defined: counted over head, newline and tail, lower-cased, joined."""
+    text = (store[:sample] + b"\n" + store[-sample:]).lower()
+    lines = max(1, text.count(b"\n"))
+    return 0.25 if lines >= 20 and text.count(word.encode()) > lines / 2 else everyday_weight(word)
+
+
+def test_store_weights_remembered_per_word_are_those_of_the_sample():
+    """Each word weighed once per store, the answer the count over the head, a newline and the tail."""
+    rnd = random.Random(11)
+    sample = 2048
+    store = "\n".join([*("Retry " + " ".join(rnd.choice(WORDS) for _ in range(5)) for _ in range(400)),
+                       *("Omega omega " + " ".join(rnd.choice(WORDS) for _ in range(4)) for _ in range(200))]).encode()
+    words = WORDS + ["omega", "retri", "y\nretry", "e"]
+    first = store
+    for _ in range(4):
+        weight = store_weight(store, sample)
+        answers = {word: weight(word) for word in words}
+        assert answers == {word: _defined_weight(store, sample, word) for word in words}
+        assert set(answers.values()) == {0.25, 1.0}
+        store += ("\n" + " ".join(rnd.sample(WORDS, 5))).encode() * 7  # an append
+    other = first.replace(b"Retry", b"Other")  # a store of the same size, weighed after
+    assert store_weight(first, sample)("retry") == _defined_weight(first, sample, "retry") == 0.25
+    assert store_weight(other, sample)("retry") == _defined_weight(other, sample, "retry") == 1.0
+    assert store_weight(first, sample)("omega") == 0.25  # common in the tail alone
+
