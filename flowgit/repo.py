@@ -88,7 +88,7 @@ def _read_against(base: tuple, data: bytes, cfg: Config, label: str) -> Document
     base_data, _, base_doc = base
     if len(data) > MAX_TEXT_BYTES or b"\x00" in data[:8192]:
         return None  # decode_text's refusals, given by the full read
-    shared = shared_lines(base_data, data)
+    shared = shared_lines(base_data, data, len(base_doc.lines))
     start, end = shared.new_mid
     try:
         middle = data[start:end].decode("utf-8")  # the rest is base's, already decoded from equal bytes

@@ -163,6 +163,8 @@ class Document:
         self._facts_cache: dict = {}
         self._base: Document | None = None  # the version this one was read against (see parse_against)
         self._marks: Marks | None = None  # the lines that decide its sections, when parsed
+        # (top lines shared with _base, first line of the shared bottom here, how far the bottom moved)
+        self._shared: tuple[int, int, int] | None = None
         # what other modules derive from the whole document (its patterns, …), remembered with it
         self.memo: dict = {}
 
@@ -202,9 +204,11 @@ class Document:
         """
         if base._marks is None or base._marks.runs or top + bottom > len(base.lines):
             return None
-        middle_lines = split_lines(middle)
         if middle and not middle.endswith("\n") and bottom:
             return None  # the middle must end a line for the bottom to start one
+        # lines between the first and the last change are mostly unchanged too: take base's objects for them
+        known = {line: line for line in base.lines[top:len(base.lines) - bottom]}
+        middle_lines = [known.get(line, line) for line in split_lines(middle)]
         lines = base.lines[:top] + middle_lines
         if bottom:
             lines += base.lines[len(base.lines) - bottom:]
@@ -215,7 +219,8 @@ class Document:
         doc._marks = marks
         doc.sections = _sections_at(lines, alias_table(aliases), marks)
         doc._base = base
-        base._base = None  # one step back only: no chain of old versions stays alive
+        doc._shared = (top, len(lines) - bottom, len(lines) - len(base.lines))
+        base._base = base._shared = None  # one step back only: no chain of old versions stays alive
         return doc
 
     @property
@@ -300,9 +305,26 @@ class Document:
         key = (section.body_start, section.body_end)
         found = self._facts_cache.get(key)
         if found is None:
-            before = None if self._base is None else lambda: self._base_facts(section)
-            found = self._facts_cache[key] = _section_facts(self._body(section), before)
+            found = self._kept_facts(key)
+            if found is None:
+                before = None if self._base is None else lambda: self._base_facts(section)
+                found = _section_facts(self._body(section), before)
+            self._facts_cache[key] = found
         return found
+
+    def _kept_facts(self, key: tuple[int, int]) -> "SectionFacts | None":
+        """The base version's facts of a body whose lines are all among those shared with it (the same
+        line objects, so the same body), without looking the body up by its lines."""
+        base, shared = self._base, self._shared
+        if base is None or shared is None:
+            return None
+        top, bottom_start, shift = shared
+        start, end = key
+        if end <= top:
+            return base._facts_cache.get(key)
+        if start >= bottom_start:
+            return base._facts_cache.get((start - shift, end - shift))
+        return None
 
     def _base_facts(self, section: Section) -> "SectionFacts | None":
         """The facts of the section with ``section``'s label in the version this one was read against."""
@@ -681,9 +703,30 @@ def _outside_fences(body: tuple[str, ...], runs: bool) -> tuple[int, ...]:
     return tuple(content)
 
 
+class _StrippedLines(dict):
+    """Line -> the line without its ending, each distinct line stripped once (cleared when it grows large).
+
+    Versions share their line objects (see :meth:`Document.parse_against`), so
+    a lookup finds the line by identity with its hash already known, and the
+    stripped line it gives is shared too: a body's set of stripped lines is
+    then built without a new string or a new hash per line.
+    """
+
+    LIMIT = 1 << 16
+
+    def __missing__(self, line: str) -> str:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        stripped = self[line] = line.rstrip("\r\n")
+        return stripped
+
+
+_STRIPPED = _StrippedLines()
+
+
 def _stripped_body(facts: "SectionFacts") -> frozenset[str]:
     """The distinct lines of a body without their endings."""
-    return frozenset([ln.rstrip("\r\n") for ln in facts.body])
+    return frozenset(map(_STRIPPED.__getitem__, facts.body))
 
 
 _FACTS: "OrderedDict[tuple[str, ...], SectionFacts]" = OrderedDict()

@@ -72,13 +72,14 @@ def _common_suffix(old: Text, new: Text, limit: int) -> int:
     return done
 
 
-def shared_lines(old: Text, new: Text) -> Shared:
+def shared_lines(old: Text, new: Text, old_lines: int | None = None) -> Shared:
     """The whole lines ``new`` shares with ``old`` at the top, then at the bottom (never overlapping).
 
     Lines end at ``\\n`` (as :func:`flowgit.continuity.document.split_lines`
     cuts them; in UTF-8 the byte 0x0A is only ever that character, so bytes
     and their decoded text have the same lines). The top ends just after a
     newline both texts hold, and the bottom starts at a line start in both.
+    ``old_lines``, when known, is how many lines ``old`` has (it saves a count).
     """
     nl = b"\n" if isinstance(old, bytes) else "\n"
     limit = min(len(old), len(new))
@@ -91,7 +92,12 @@ def shared_lines(old: Text, new: Text) -> Shared:
         tail = 0 if cut == -1 else len(new) - (cut + 1)
         start_old, start_new = len(old) - tail, len(new) - tail
     top = old.count(nl, 0, head)
-    bottom = old.count(nl, start_old) + (1 if tail and not old.endswith(nl) else 0)
+    if not tail:
+        bottom = 0
+    elif old_lines is not None:  # ``old`` has that many lines: count only those between (a long bottom is common)
+        bottom = old_lines - top - old.count(nl, head, start_old)
+    else:
+        bottom = old.count(nl, start_old) + (0 if old.endswith(nl) else 1)
     return Shared(top, bottom, (head, start_old), (head, start_new))
 
 
