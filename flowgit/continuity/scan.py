@@ -13,12 +13,14 @@ same answer on every fixture and on generated documents.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Mapping
 
 from flowgit.continuity.document import fence_step, has_fence_run, lines_holding
 from flowgit.continuity.identity import canonical_section
 from flowgit.continuity.patterns import Pattern, PatternAt, parse_pattern
 from flowgit.continuity.sections import alias_table
+from flowgit.continuity.textdiff import shared_lines
 
 H2_RE = re.compile(r"^\ufeff? {0,3}##(?:[ \t]+(.*?))?[ \t]*$")
 FENCE_START_RE = re.compile(r"^ {0,3}(?:`{3}|~{3})")
@@ -60,10 +62,7 @@ def scan_patterns(text: str, aliases: Mapping[str, tuple[str, ...]] | None = Non
     found: dict[str, PatternAt] = {}
     section: str | None = None
     fence: str | None = None
-    for index, line in _lines_that_matter(text):
-        kind, payload = classify(line)
-        if kind == OTHER:
-            continue
+    for index, kind, payload, line in _marks(text):
         if kind == FENCE:
             fence, _ = fence_step(line, fence)
             continue
@@ -76,6 +75,50 @@ def scan_patterns(text: str, aliases: Mapping[str, tuple[str, ...]] | None = Non
             if pattern.name not in found:
                 found[pattern.name] = PatternAt(pattern, index, section)
     return found
+
+
+Mark = tuple  # (line index, kind, payload, line): a line :func:`classify` does not call OTHER
+
+# The text scanned last, its line count and its marks: a walk scans each version after its neighbour, and
+# the lines both share are marked alike (a line's kind is its own), so only the lines between are read.
+_last: list = []
+
+
+def _marks(text: str) -> tuple[Mark, ...]:
+    """The marks of ``text`` (its ``\\r`` already replaced), taken from the text scanned last where both
+    share whole lines at the top and the bottom."""
+    if _last:
+        old_text, old_count, old_marks = _last
+        shared = shared_lines(old_text, text, old_count)
+        start, end = shared.new_mid
+        middle = text[start:end]
+        count = shared.top + _line_count(middle) + shared.bottom
+        indices = [mark[0] for mark in old_marks]
+        kept = bisect_left(indices, shared.top)
+        moved = bisect_left(indices, old_count - shared.bottom)
+        shift = count - old_count
+        marks = old_marks[:kept] + _read_marks(middle, shared.top) + (
+            tuple([(at + shift, kind, payload, line) for at, kind, payload, line in old_marks[moved:]])
+            if shift else old_marks[moved:])
+    else:
+        marks, count = _read_marks(text, 0), _line_count(text)
+    _last[:] = [text, count, marks]
+    return marks
+
+
+def _line_count(text: str) -> int:
+    """How many lines :func:`flowgit.continuity.document.split_lines` cuts ``text`` into."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _read_marks(text: str, first: int) -> tuple[Mark, ...]:
+    """The marks of ``text``'s lines, numbered from ``first``."""
+    out = []
+    for index, line in _lines_that_matter(text):
+        kind, payload = classify(line)
+        if kind != OTHER:
+            out.append((first + index, kind, payload, line))
+    return tuple(out)
 
 
 def _lines_that_matter(text: str):
