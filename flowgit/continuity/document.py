@@ -712,7 +712,7 @@ class _StrippedLines(dict):
     then built without a new string or a new hash per line.
     """
 
-    LIMIT = 1 << 16
+    LIMIT = 1 << 14
 
     def __missing__(self, line: str) -> str:
         if len(self) >= self.LIMIT:
