@@ -11,6 +11,12 @@ pre-commit hook parses two documents on every commit, and markdown-it's import
 alone costs more than the rest. ``tests/continuity/test_document_structure.py``
 holds every reading to markdown-it's. Every edit splices lines inside one
 section and re-parses, so no byte outside the edited span can move.
+
+A history walk reads thousands of versions a few lines apart:
+:meth:`Document.parse_against` reads a version as an edit of the one read
+before it (shared lines, headings, tags and section facts taken from it, only
+the lines between read), and ``tests/continuity/test_document_against.py``
+holds every such reading to a fresh parse.
 """
 
 from __future__ import annotations
