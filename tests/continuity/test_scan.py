@@ -111,3 +111,40 @@ def test_moving_a_fence_line_changes_the_shared_lines_meaning_and_is_seen():
         found = scan_patterns(text)
         assert _values(found) == _fresh_scan(text)
     assert set(scan_patterns("\n".join(opened) + "\n")) == {"a", "b"}
+
+
+# --- the bytes scanner: the text scanner's answer on the decoded bytes, whatever was scanned before
+BYTE_LINES = [line.encode() for line in EDIT_LINES] + [b"\xe2\x80", b"caf\xc3", b"\xff## Proven", b"! x: \xe9 | 1x",
+                                                       b"\xf0\x9f\x98\x80 emoji", b"\xc3\xa9\xcc\x81"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(BYTE_LINES), max_size=30),
+       st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.lists(st.sampled_from(BYTE_LINES), max_size=3)),
+                min_size=1, max_size=4),
+       st.booleans(), st.sampled_from([b"\n", b"\r\n"]))
+def test_bytes_scanned_in_a_chain_equal_the_text_scan_of_their_decoding(lines, edits, final_newline, newline):
+    from flowgit.continuity import scan
+
+    scan._last_bytes.clear()  # each example is its own walk
+
+    def data(ls):
+        return newline.join(ls) + (newline if final_newline and ls else b"")
+
+    versions = [data(lines)]
+    current = list(lines)
+    for at, cut, inserted in edits:
+        at = min(at, len(current))
+        current = current[:at] + inserted + current[at + cut:]
+        versions.append(data(current))
+    for version in versions + versions[::-1]:
+        assert _values(scan.scan_pattern_bytes(version)) == _fresh_scan(version.decode("utf-8", "replace"))
+
+
+def test_bytes_scan_reads_the_fixtures_as_the_text_scan():
+    from flowgit.continuity.scan import scan_pattern_bytes
+
+    paths = sorted(DATA.glob("*.md"))
+    for path in paths + paths[::-1]:
+        raw = path.read_bytes()
+        assert _values(scan_pattern_bytes(raw)) == _fresh_scan(raw.decode("utf-8", "replace"))
