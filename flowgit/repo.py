@@ -6,7 +6,6 @@ wrap and the CLI read them the same way.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -14,7 +13,7 @@ from typing import Iterator
 from flowgit.config import Config
 from flowgit.continuity.document import Document
 from flowgit.errors import FlowgitError
-from flowgit.fsio import decode_text, read_text
+from flowgit.fsio import MAX_TEXT_BYTES, decode_text, read_text
 
 
 def load_document(cfg: Config, path: str | Path | None = None, *, require_sections: bool = True) -> Document:
@@ -28,7 +27,7 @@ def load_document(cfg: Config, path: str | Path | None = None, *, require_sectio
     return doc
 
 
-_REUSE: OrderedDict | None = None  # set only inside reusing_documents()
+_REUSE: list | None = None  # (bytes, aliases, document), the latest last; set only inside reusing_documents()
 _REUSE_KEEP = 4
 
 
@@ -41,7 +40,7 @@ def reusing_documents(keep: int = 4) -> Iterator[None]:
     block (the hook, the wrap) nothing is cached.
     """
     global _REUSE, _REUSE_KEEP
-    outer, _REUSE, _REUSE_KEEP = _REUSE, OrderedDict(), keep
+    outer, _REUSE, _REUSE_KEEP = _REUSE, [], keep
     try:
         yield
     finally:
@@ -64,17 +63,52 @@ def refuse_mid_merge(text: str, shown: str) -> None:
 def document_from_bytes(cfg: Config, data: bytes | None, label: str) -> Document | None:
     if data is None:
         return None
-    cache = _REUSE
-    key = (data, tuple(sorted(cfg.aliases.items()))) if cache is not None else None
-    if cache is not None and key in cache:
-        cache.move_to_end(key)
-        return cache[key]
-    doc = Document.parse(decode_text(data, label), aliases=cfg.aliases, path=label)
-    if cache is not None:
-        cache[key] = doc
-        if len(cache) > _REUSE_KEEP:
-            cache.popitem(last=False)
+    kept = _REUSE
+    if kept is None:
+        return Document.parse(decode_text(data, label), aliases=cfg.aliases, path=label)
+    aliases = tuple(sorted(cfg.aliases.items()))
+    found = _reused(kept, data, aliases)
+    if found is not None:
+        return found
+    # read against the version parsed last (a walk's neighbour): the lines both share are taken from it
+    doc = _read_against(kept[-1], data, cfg, label) if kept else None
+    if doc is None:
+        doc = Document.parse(decode_text(data, label), aliases=cfg.aliases, path=label)
+    kept.append((data, aliases, doc))
+    if len(kept) > _REUSE_KEEP:
+        del kept[0]
     return doc
+
+
+def _read_against(base: tuple, data: bytes, cfg: Config, label: str) -> Document | None:
+    """``data``'s document read as an edit of a kept one: only the lines between those both share are
+    decoded and parsed. None when it cannot be (then the whole text is read, and refused if it must be)."""
+    from flowgit.continuity.textdiff import shared_lines
+
+    base_data, _, base_doc = base
+    if len(data) > MAX_TEXT_BYTES or b"\x00" in data[:8192]:
+        return None  # decode_text's refusals, given by the full read
+    shared = shared_lines(base_data, data, len(base_doc.lines))
+    start, end = shared.new_mid
+    try:
+        middle = data[start:end].decode("utf-8")  # the rest is base's, already decoded from equal bytes
+    except UnicodeDecodeError:
+        return None
+    return Document.parse_against(base_doc, shared.top, shared.bottom, middle, aliases=cfg.aliases, path=label)
+
+
+def _reused(kept: list, data: bytes, aliases: tuple) -> Document | None:
+    """The document already parsed from these bytes under these aliases, if one is kept (then kept longest).
+
+    The few kept versions are compared directly (the same object, else equal
+    bytes): far cheaper than hashing a long file's bytes to look it up.
+    """
+    for at in range(len(kept) - 1, -1, -1):
+        other, other_aliases, doc = kept[at]
+        if (other is data or (len(other) == len(data) and other == data)) and other_aliases == aliases:
+            kept.append(kept.pop(at))
+            return doc
+    return None
 
 
 def _shown(cfg: Config, target: Path) -> str:

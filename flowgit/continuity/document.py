@@ -11,6 +11,12 @@ pre-commit hook parses two documents on every commit, and markdown-it's import
 alone costs more than the rest. ``tests/continuity/test_document_structure.py``
 holds every reading to markdown-it's. Every edit splices lines inside one
 section and re-parses, so no byte outside the edited span can move.
+
+A history walk reads thousands of versions a few lines apart:
+:meth:`Document.parse_against` reads a version as an edit of the one read
+before it (shared lines, headings, tags and section facts taken from it, only
+the lines between read), and ``tests/continuity/test_document_against.py``
+holds every such reading to a fresh parse.
 """
 
 from __future__ import annotations
@@ -161,6 +167,10 @@ class Document:
         self._text: str | None = text  # the lines joined, when the caller already holds them
         self._find_cache: dict = {}
         self._facts_cache: dict = {}
+        self._base: Document | None = None  # the version this one was read against (see parse_against)
+        self._marks: Marks | None = None  # the lines that decide its sections, when parsed
+        # (top lines shared with _base, first line of the shared bottom here, how far the bottom moved)
+        self._shared: tuple[int, int, int] | None = None
         # what other modules derive from the whole document (its patterns, …), remembered with it
         self.memo: dict = {}
 
@@ -181,7 +191,42 @@ class Document:
               path: str | None = None) -> "Document":
         lines = split_lines(text)
         doc = cls(lines=lines, aliases=aliases, path=path, text=text)
-        doc.sections = _find_sections(lines, alias_table(aliases))
+        doc._marks = find_marks(text) if lines else Marks(False, (), (), ())
+        doc.sections = _sections_at(lines, alias_table(aliases), doc._marks)
+        return doc
+
+    @classmethod
+    def parse_against(cls, base: "Document", top: int, bottom: int, middle: str, *,
+                      aliases: Mapping[str, tuple[str, ...]] | None = None,
+                      path: str | None = None) -> "Document | None":
+        """The document of ``base``'s first ``top`` lines, then ``middle``, then ``base``'s last ``bottom`` lines.
+
+        What :meth:`parse` gives for that text (the tests hold the two equal),
+        reading only ``middle``: the shared lines are ``base``'s own objects,
+        their headings and tags ``base``'s, and the facts of a body that changed
+        are derived from ``base``'s body of the same label. None when a
+        fence-like run in ``base`` or ``middle`` makes that unsafe (then parse
+        the whole text).
+        """
+        if base._marks is None or base._marks.runs or top + bottom > len(base.lines):
+            return None
+        if middle and not middle.endswith("\n") and bottom:
+            return None  # the middle must end a line for the bottom to start one
+        # lines between the first and the last change are mostly unchanged too: take base's objects for them
+        known = {line: line for line in base.lines[top:len(base.lines) - bottom]}
+        middle_lines = [known.get(line, line) for line in split_lines(middle)]
+        lines = base.lines[:top] + middle_lines
+        if bottom:
+            lines += base.lines[len(base.lines) - bottom:]
+        marks = marks_between(base._marks, len(base.lines), top, bottom, middle, len(lines))
+        if marks is None:
+            return None
+        doc = cls(lines=lines, aliases=aliases, path=path)
+        doc._marks = marks
+        doc.sections = _sections_at(lines, alias_table(aliases), marks)
+        doc._base = base
+        doc._shared = (top, len(lines) - bottom, len(lines) - len(base.lines))
+        base._base = base._shared = None  # one step back only: no chain of old versions stays alive
         return doc
 
     @property
@@ -266,8 +311,36 @@ class Document:
         key = (section.body_start, section.body_end)
         found = self._facts_cache.get(key)
         if found is None:
-            found = self._facts_cache[key] = _section_facts(self._body(section))
+            found = self._kept_facts(key)
+            if found is None:
+                before = None if self._base is None else lambda: self._base_facts(section)
+                found = _section_facts(self._body(section), before)
+            self._facts_cache[key] = found
         return found
+
+    def _kept_facts(self, key: tuple[int, int]) -> "SectionFacts | None":
+        """The base version's facts of a body whose lines are all among those shared with it (the same
+        line objects, so the same body), without looking the body up by its lines."""
+        base, shared = self._base, self._shared
+        if base is None or shared is None:
+            return None
+        top, bottom_start, shift = shared
+        start, end = key
+        if end <= top:
+            return base._facts_cache.get(key)
+        if start >= bottom_start:
+            return base._facts_cache.get((start - shift, end - shift))
+        return None
+
+    def _base_facts(self, section: Section) -> "SectionFacts | None":
+        """The facts of the section with ``section``'s label in the version this one was read against."""
+        base = self._base
+        if base is None:
+            return None
+        for other in base.sections:
+            if other.label == section.label:
+                return base.facts(other)
+        return None
 
     @property
     def line_set(self) -> frozenset[str]:
@@ -425,11 +498,24 @@ class SectionFacts:
     a change or walking history then costs what changed, not the whole file.
     """
 
-    __slots__ = ("body", "content", "_items", "_columns", "_split", "_offsets", "_patterns", "_memo")
+    __slots__ = ("body", "content", "_items", "_columns", "_split", "_offsets", "_patterns", "_memo", "_runs",
+                 "_shared")
 
-    def __init__(self, body: tuple[str, ...]) -> None:
+    def __init__(self, body: tuple[str, ...], before: "SectionFacts | None" = None) -> None:
         self.body = body
-        self.content: tuple[int, ...] = _outside_fences(body)  # lines outside code fences
+        # (before, lines shared at its top, at its bottom): an earlier version of this body, read only for
+        # what both decide line by line, and only while neither holds a fence-like run
+        self._shared: tuple[SectionFacts, int, int] | None = None
+        if before is not None and before._runs is False:
+            top, bottom = shared_ends(before.body, body)
+            if not has_fence_run("".join(body[top:len(body) - bottom])):
+                self._runs = False  # the shared lines hold no run (``before`` has none), the others neither
+                self.content: tuple[int, ...] = tuple(range(len(body)))
+                self._shared = (before, top, bottom)
+                before._shared = None  # one step back only: no chain of old bodies stays alive
+        if self._shared is None:
+            self._runs = has_fence_run("".join(body))  # lines keep their endings, so no run spans two
+            self.content = _outside_fences(body, self._runs)  # lines outside code fences
         self._items: tuple[Item, ...] | None = None
         self._columns: ItemColumns | None = None
         self._split: tuple | None = None  # (facts derived from, items kept, items read, first item moved)
@@ -542,17 +628,20 @@ class SectionFacts:
     def patterns(self) -> tuple:
         """(offset, Pattern) of each pattern line outside code fences, in order."""
         if self._patterns is None:
-            from flowgit.continuity.patterns import parse_pattern
-
-            found = []
-            body = self.body
-            for offset in self.content:
-                line = body[offset]
-                if "|" in line and "!" in line:
-                    pattern = parse_pattern(line)
-                    if pattern is not None:
-                        found.append((offset, pattern))
-            self._patterns = tuple(found)
+            shared = self._shared
+            if shared is not None and shared[0]._patterns is not None:
+                # no fence on either side: a line is a pattern by its text alone, so the shared lines'
+                # patterns are the earlier body's (those at the bottom moved), and only the others are read
+                before, top, bottom = shared
+                old = before._patterns
+                offsets = [at for at, _ in old]
+                kept = bisect_left(offsets, top)
+                tail_from = bisect_left(offsets, len(before.body) - bottom)
+                shift = len(self.body) - len(before.body)
+                self._patterns = old[:kept] + _patterns_in(self.body, range(top, len(self.body) - bottom)) + \
+                    tuple((at + shift, pattern) for at, pattern in old[tail_from:])
+            else:
+                self._patterns = _patterns_in(self.body, self.content)
         return self._patterns
 
     def derived(self, key: str, compute: Callable[["SectionFacts"], object]) -> object:
@@ -569,6 +658,20 @@ class SectionFacts:
         if key not in memo:
             memo[key] = compute(self)
         return memo[key]
+
+
+def _patterns_in(body: tuple[str, ...], offsets: Iterable[int]) -> tuple:
+    """(offset, Pattern) of each pattern line among ``body``'s lines at ``offsets``."""
+    from flowgit.continuity.patterns import parse_pattern
+
+    found = []
+    for offset in offsets:
+        line = body[offset]
+        if "|" in line and "!" in line:
+            pattern = parse_pattern(line)
+            if pattern is not None:
+                found.append((offset, pattern))
+    return tuple(found)
 
 
 STRIDE = 32  # lines compared at once (as one slice comparison in C) before going line by line
@@ -593,9 +696,9 @@ def shared_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
     return top, bottom
 
 
-def _outside_fences(body: tuple[str, ...]) -> tuple[int, ...]:
-    """Offsets of the lines outside code fences (every line when no line holds a fence-like run)."""
-    if not has_fence_run("".join(body)):  # lines keep their endings, so no run spans two of them
+def _outside_fences(body: tuple[str, ...], runs: bool) -> tuple[int, ...]:
+    """Offsets of the lines outside code fences (every line when no line holds a fence-like run: ``runs``)."""
+    if not runs:
         return tuple(range(len(body)))
     content: list[int] = []
     fence: str | None = None
@@ -606,21 +709,43 @@ def _outside_fences(body: tuple[str, ...]) -> tuple[int, ...]:
     return tuple(content)
 
 
+class _StrippedLines(dict):
+    """Line -> the line without its ending, each distinct line stripped once (cleared when it grows large).
+
+    Versions share their line objects (see :meth:`Document.parse_against`), so
+    a lookup finds the line by identity with its hash already known, and the
+    stripped line it gives is shared too: a body's set of stripped lines is
+    then built without a new string or a new hash per line.
+    """
+
+    LIMIT = 1 << 14
+
+    def __missing__(self, line: str) -> str:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        stripped = self[line] = line.rstrip("\r\n")
+        return stripped
+
+
+_STRIPPED = _StrippedLines()
+
+
 def _stripped_body(facts: "SectionFacts") -> frozenset[str]:
     """The distinct lines of a body without their endings."""
-    return frozenset([ln.rstrip("\r\n") for ln in facts.body])
+    return frozenset(map(_STRIPPED.__getitem__, facts.body))
 
 
 _FACTS: "OrderedDict[tuple[str, ...], SectionFacts]" = OrderedDict()
 _FACTS_KEEP = 128  # a few versions' sections: the judgement of one change needs two
 
 
-def _section_facts(body: tuple[str, ...]) -> SectionFacts:
+def _section_facts(body: tuple[str, ...], before: Callable[[], SectionFacts | None] | None = None) -> SectionFacts:
+    """The facts of ``body`` (remembered by its lines); ``before`` gives an earlier version of it, if known."""
     found = _FACTS.get(body)
     if found is not None:
         _FACTS.move_to_end(body)
         return found
-    found = _FACTS[body] = SectionFacts(body)
+    found = _FACTS[body] = SectionFacts(body, before() if before is not None else None)
     if len(_FACTS) > _FACTS_KEEP:
         _FACTS.popitem(last=False)
     return found
@@ -797,39 +922,117 @@ def _line_finder(source: str):
     return line_of
 
 
-def _find_sections(lines: list[str], table: Mapping[str, str]) -> list[Section]:
-    if not lines:
-        return []
-    source = "".join(lines)
+class Marks(NamedTuple):
+    """The lines of a text that decide its sections: ``##`` and ``###`` headings and lines holding ``<``.
+
+    ``runs`` says whether the text holds a fence-like run. Without one, each
+    of these is decided by its own line alone, so a version that shares lines
+    with an earlier one takes the earlier one's marks there (see :func:`marks_between`).
+    """
+
+    runs: bool
+    h2: tuple[int, ...]
+    h3: tuple[int, ...]
+    tags: tuple[int, ...]
+
+
+def _find_sections(lines: list[str], table: Mapping[str, str], text: str | None = None) -> list[Section]:
+    """The ``##`` sections of ``lines`` (``text``, when given, is the lines joined)."""
+    return _sections_at(lines, table, find_marks("".join(lines) if text is None else text))
+
+
+def find_marks(source: str, first: bool = True) -> Marks:
+    """The :class:`Marks` of ``source``, line numbers counted from its first line (``first``: the file's)."""
+    if not source:
+        return Marks(False, (), (), ())
     if "\r" in source:  # a search for one character is far cheaper than a replace that finds nothing
         source = source.replace("\r\n", "\n").replace("\r", " ")
-    source = source.lstrip("\ufeff")
+    if first:
+        source = source.lstrip("\ufeff")
     h2: list[int] = []
-    h3: list[tuple[int, str]] = []
+    h3: list[int] = []
     for line, tag in _headings(source):
-        if tag == "h2":
-            h2.append(line)
-        else:
-            h3.append((line, _heading_text(lines[line], 3)))
-    wrappers = _wrappers_at(source, lines, h2)
+        (h2 if tag == "h2" else h3).append(line)
+    if "<" in source:
+        line_of = _line_finder(source)
+        tags = tuple([line_of(start) for start in lines_holding(source, "<")])
+    else:
+        tags = ()
+    return Marks(has_fence_run(source), tuple(h2), tuple(h3), tags)
+
+
+def marks_between(before: Marks, before_count: int, top: int, bottom: int, middle: str, count: int) -> Marks | None:
+    """The marks of a text that keeps ``before``'s first ``top`` and last ``bottom`` lines (of
+    ``before_count``), with the ``middle`` text between them, ``count`` lines in all.
+
+    None when a fence-like run on either side makes a line's meaning depend on the lines around it.
+    """
+    if before.runs:
+        return None
+    found = find_marks(middle, first=top == 0)
+    if found.runs:
+        return None
+    shift, tail = count - before_count, before_count - bottom
+
+    def merged(old: tuple[int, ...], new: tuple[int, ...]) -> tuple[int, ...]:
+        kept = bisect_left(old, top)
+        moved = old[bisect_left(old, tail):]
+        return old[:kept] + tuple([top + at for at in new]) + (tuple([at + shift for at in moved]) if shift else moved)
+
+    return Marks(False, merged(before.h2, found.h2), merged(before.h3, found.h3), merged(before.tags, found.tags))
+
+
+def _sections_at(lines: list[str], table: Mapping[str, str], marks: Marks) -> list[Section]:
+    """The sections ``marks`` cut ``lines`` into."""
+    if not lines:
+        return []
+    h2 = marks.h2
+    h3 = [(line, _heading_text(lines[line], 3)) for line in marks.h3]
+    wrappers = _wrappers_at(lines, h2, marks.tags)
     sections: list[Section] = []
+    named = _heading_reader(table)
     for i, start in enumerate(h2):
         end = h2[i + 1] if i + 1 < len(h2) else len(lines)
         body_end = end
         while body_end > start + 1 and (not lines[body_end - 1].strip() or WRAPPER_RE.match(lines[body_end - 1])):
             body_end -= 1
-        title = _heading_text(lines[start], 2)
-        name, _, suffix = title.partition("|")
-        name = name.strip().rstrip(":").strip()
+        title, name, suffix, canonical = named(lines[start])
         subs = [(ln, t) for ln, t in h3 if start < ln < end]
         subsections = tuple(
             Subsection(t, ln, subs[j + 1][0] if j + 1 < len(subs) else body_end)
             for j, (ln, t) in enumerate(subs))
-        sections.append(Section(title=title, name=name, suffix=suffix.strip(),
-                                canonical=canonical_section(name, table), heading=start, end=end,
+        sections.append(Section(title=title, name=name, suffix=suffix,
+                                canonical=canonical, heading=start, end=end,
                                 body_end=body_end, wrapper=wrappers.get(start),
                                 subsections=subsections))
     return sections
+
+
+_NAMED: "OrderedDict[tuple, dict[str, tuple[str, str, str, str | None]]]" = OrderedDict()
+
+
+def _heading_reader(table: Mapping[str, str]) -> Callable[[str], tuple[str, str, str, str | None]]:
+    """``##`` heading line -> (title, name, suffix, canonical name) under ``table``, each line read once.
+
+    Remembered per alias table (by its contents: a table is a fresh dict per
+    parse) and per line: the same headings come back in every version.
+    """
+    key = tuple(table.items())
+    seen = _NAMED.get(key)
+    if seen is None:
+        seen = _remember(_NAMED, key, {}, 8)
+    elif len(seen) > 4096:
+        seen.clear()
+
+    def named(line: str) -> tuple[str, str, str, str | None]:
+        found = seen.get(line)
+        if found is None:
+            title = _heading_text(line, 2)
+            name, _, suffix = title.partition("|")
+            name = name.strip().rstrip(":").strip()
+            found = seen[line] = (title, name, suffix.strip(), canonical_section(name, table))
+        return found
+    return named
 
 
 def _heading_text(line: str, level: int) -> str:
@@ -837,16 +1040,14 @@ def _heading_text(line: str, level: int) -> str:
     return re.sub(r"\s+#+\s*$", "", text)
 
 
-def _wrappers_at(source: str, lines: list[str], headings: list[int]) -> dict[int, str]:
-    """:func:`_wrapper_stack` at the given heading lines, reading only the lines that hold a ``<``.
+def _wrappers_at(lines: list[str], headings: Sequence[int], tags: Sequence[int]) -> dict[int, str]:
+    """:func:`_wrapper_stack` at the given heading lines, reading only the lines that hold a ``<`` (``tags``).
 
     A wrapper tag is a line of its own holding ``<``, so only those lines move
     the stack; a heading's wrapper is the stack's top when it is reached.
     """
-    if "<" not in source:
+    if not tags:
         return {}
-    line_of = _line_finder(source)
-    tags = [line_of(start) for start in lines_holding(source, "<")]
     inside: dict[int, str] = {}
     stack: list[str] = []
     next_tag = 0

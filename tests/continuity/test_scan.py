@@ -49,3 +49,102 @@ def test_only_lines_holding_a_mark_are_read_and_nothing_else_matters(lines, end)
     text = "\n".join(lines) + end
     walked = [(i, line) for i, line in enumerate(text.split("\n")) if classify(line)[0] != OTHER]
     assert [(i, line) for i, line in _lines_that_matter(text) if classify(line)[0] != OTHER] == walked
+
+
+# --- a version scanned after another takes the other's marks for the lines both share
+def _fresh_scan(text: str, table=None) -> list:
+    """The scan of ``text`` with nothing remembered from an earlier text, as comparable values."""
+    from flowgit.continuity import scan
+
+    saved = list(scan._last)
+    scan._last.clear()
+    try:
+        return _values(scan_patterns(text, table=table))
+    finally:
+        scan._last[:] = saved
+
+
+def _values(found: dict) -> list:
+    return [(name, at.section, at.line, at.pattern, at.pattern.raw) for name, at in found.items()]
+
+
+EDIT_LINES = ["## Developing", "## Proven Knowledge", "## Proven", "##", "### Hot", "# comment", "```", "~~~",
+              "``` `x`", "! a: b | 1x", "!! b: c | 2x [evidence: ep-1]", "!! a: again | 3x", "- ! c: d | 1x",
+              "text é — x", "", "<activation>", "\ufeff## Proven", "## Proven\r", "line\r", "    ## code"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(EDIT_LINES), max_size=30),
+       st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.lists(st.sampled_from(EDIT_LINES), max_size=3)),
+                min_size=1, max_size=4),
+       st.booleans(), st.sampled_from(["\n", "\r\n"]))
+def test_a_chain_of_edits_scans_as_fresh_scans(lines, edits, final_newline, newline):
+    from flowgit.continuity import scan
+
+    scan._last.clear()  # each example is its own walk
+
+    def text(ls):
+        return newline.join(ls) + (newline if final_newline and ls else "")
+
+    versions = [text(lines)]
+    current = list(lines)
+    for at, cut, inserted in edits:
+        at = min(at, len(current))
+        current = current[:at] + inserted + current[at + cut:]
+        versions.append(text(current))
+    for version in versions + versions[::-1]:
+        assert _values(scan_patterns(version)) == _fresh_scan(version)
+
+
+def test_a_walk_between_unrelated_texts_and_back_scans_each_afresh():
+    first = "## Proven Knowledge\n!! a: x | 2x\n## Developing\n! b: y | 1x\n"
+    second = "## Developing\n! a: z | 1x\n```\n## Proven Knowledge\n```\n!! b: w | 2x\n"
+    for text in (first, second, first, second[:-1], "", first):
+        assert _values(scan_patterns(text)) == _fresh_scan(text)
+
+
+def test_moving_a_fence_line_changes_the_shared_lines_meaning_and_is_seen():
+    body = ["## Proven Knowledge", "!! a: x | 2x", "```", "!! b: y | 2x", "```", "!! c: z | 2x"]
+    opened = body[:2] + ["```"] + body[2:]  # a third fence: b is now outside, c inside
+    for lines in (body, opened, body):
+        text = "\n".join(lines) + "\n"
+        found = scan_patterns(text)
+        assert _values(found) == _fresh_scan(text)
+    assert set(scan_patterns("\n".join(opened) + "\n")) == {"a", "b"}
+
+
+# --- the bytes scanner: the text scanner's answer on the decoded bytes, whatever was scanned before
+BYTE_LINES = [line.encode() for line in EDIT_LINES] + [b"\xe2\x80", b"caf\xc3", b"\xff## Proven", b"! x: \xe9 | 1x",
+                                                       b"\xf0\x9f\x98\x80 emoji", b"\xc3\xa9\xcc\x81"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(BYTE_LINES), max_size=30),
+       st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.lists(st.sampled_from(BYTE_LINES), max_size=3)),
+                min_size=1, max_size=4),
+       st.booleans(), st.sampled_from([b"\n", b"\r\n"]))
+def test_bytes_scanned_in_a_chain_equal_the_text_scan_of_their_decoding(lines, edits, final_newline, newline):
+    from flowgit.continuity import scan
+
+    scan._last_bytes.clear()  # each example is its own walk
+
+    def data(ls):
+        return newline.join(ls) + (newline if final_newline and ls else b"")
+
+    versions = [data(lines)]
+    current = list(lines)
+    for at, cut, inserted in edits:
+        at = min(at, len(current))
+        current = current[:at] + inserted + current[at + cut:]
+        versions.append(data(current))
+    for version in versions + versions[::-1]:
+        assert _values(scan.scan_pattern_bytes(version)) == _fresh_scan(version.decode("utf-8", "replace"))
+
+
+def test_bytes_scan_reads_the_fixtures_as_the_text_scan():
+    from flowgit.continuity.scan import scan_pattern_bytes
+
+    paths = sorted(DATA.glob("*.md"))
+    for path in paths + paths[::-1]:
+        raw = path.read_bytes()
+        assert _values(scan_pattern_bytes(raw)) == _fresh_scan(raw.decode("utf-8", "replace"))
