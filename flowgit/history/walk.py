@@ -19,7 +19,7 @@ from typing import Callable, Iterator, Mapping
 from flowgit.changes import RENAMED, PatternEvent, diff_pattern_maps
 from flowgit.config import Config
 from flowgit.continuity.patterns import PatternAt
-from flowgit.continuity.scan import scan_patterns
+from flowgit.continuity.scan import scan_pattern_bytes
 from flowgit.continuity.sections import alias_table
 from flowgit.errors import FlowgitError
 from flowgit.output import Progress
@@ -208,10 +208,10 @@ def read_history(cfg: Config, measure: Callable[[str], object] | None = None) ->
         if blob is None:
             return {}
         if blob not in live:
-            text = reads.read(blob).decode("utf-8", "replace")
-            live[blob] = scan_patterns(text, table=table)
+            data = reads.read(blob)
+            live[blob] = scan_pattern_bytes(data, table=table)  # decodes only the lines the last version lacks
             if measure is not None and blob not in history.measures:
-                history.measures[blob] = measure(text)
+                history.measures[blob] = measure(data.decode("utf-8", "replace"))
         return live[blob]
 
     def used(blob) -> None:
