@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import document_identity_map, document_patterns
 from flowgit.repo import document_from_bytes, reusing_documents
+from tests.support.edits import edit_lists, edited_versions
 
 
 class _Cfg:
@@ -215,9 +216,7 @@ LINES = ["## Current State", "## Proven Knowledge", "## Proven Knowledge |x", "#
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(LINES), max_size=40),
-       st.lists(st.tuples(st.integers(0, 40), st.integers(0, 3), st.lists(st.sampled_from(LINES), max_size=3)),
-                min_size=1, max_size=4),
+@given(st.lists(st.sampled_from(LINES), max_size=40), edit_lists(st.sampled_from(LINES), 40),
        st.booleans(), st.booleans())
 def test_a_chain_of_random_edits_reads_as_fresh_parses(lines, edits, final_newline, crlf):
     nl = "\r\n" if crlf else "\n"
@@ -225,10 +224,4 @@ def test_a_chain_of_random_edits_reads_as_fresh_parses(lines, edits, final_newli
     def text(ls):
         return nl.join(ls) + (nl if final_newline and ls else "")
 
-    versions = [text(lines)]
-    current = list(lines)
-    for at, cut, inserted in edits:
-        at = min(at, len(current))
-        current = current[:at] + inserted + current[at + cut:]
-        versions.append(text(current))
-    check_versions(versions)
+    check_versions(edited_versions(lines, edits, text))

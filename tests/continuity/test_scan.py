@@ -10,6 +10,7 @@ from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import pattern_map
 from flowgit.continuity.scan import scan_patterns
 from tests.conftest import DATA
+from tests.support.edits import edit_lists, edited_versions
 
 
 def same(text: str) -> None:
@@ -74,9 +75,7 @@ EDIT_LINES = ["## Developing", "## Proven Knowledge", "## Proven", "##", "### Ho
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(EDIT_LINES), max_size=30),
-       st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.lists(st.sampled_from(EDIT_LINES), max_size=3)),
-                min_size=1, max_size=4),
+@given(st.lists(st.sampled_from(EDIT_LINES), max_size=30), edit_lists(st.sampled_from(EDIT_LINES), 30),
        st.booleans(), st.sampled_from(["\n", "\r\n"]))
 def test_a_chain_of_edits_scans_as_fresh_scans(lines, edits, final_newline, newline):
     from flowgit.continuity import scan
@@ -86,12 +85,7 @@ def test_a_chain_of_edits_scans_as_fresh_scans(lines, edits, final_newline, newl
     def text(ls):
         return newline.join(ls) + (newline if final_newline and ls else "")
 
-    versions = [text(lines)]
-    current = list(lines)
-    for at, cut, inserted in edits:
-        at = min(at, len(current))
-        current = current[:at] + inserted + current[at + cut:]
-        versions.append(text(current))
+    versions = edited_versions(lines, edits, text)
     for version in versions + versions[::-1]:
         assert _values(scan_patterns(version)) == _fresh_scan(version)
 
@@ -119,9 +113,7 @@ BYTE_LINES = [line.encode() for line in EDIT_LINES] + [b"\xe2\x80", b"caf\xc3", 
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(BYTE_LINES), max_size=30),
-       st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.lists(st.sampled_from(BYTE_LINES), max_size=3)),
-                min_size=1, max_size=4),
+@given(st.lists(st.sampled_from(BYTE_LINES), max_size=30), edit_lists(st.sampled_from(BYTE_LINES), 30),
        st.booleans(), st.sampled_from([b"\n", b"\r\n"]))
 def test_bytes_scanned_in_a_chain_equal_the_text_scan_of_their_decoding(lines, edits, final_newline, newline):
     from flowgit.continuity import scan
@@ -131,12 +123,7 @@ def test_bytes_scanned_in_a_chain_equal_the_text_scan_of_their_decoding(lines, e
     def data(ls):
         return newline.join(ls) + (newline if final_newline and ls else b"")
 
-    versions = [data(lines)]
-    current = list(lines)
-    for at, cut, inserted in edits:
-        at = min(at, len(current))
-        current = current[:at] + inserted + current[at + cut:]
-        versions.append(data(current))
+    versions = edited_versions(lines, edits, data)
     for version in versions + versions[::-1]:
         assert _values(scan.scan_pattern_bytes(version)) == _fresh_scan(version.decode("utf-8", "replace"))
 
