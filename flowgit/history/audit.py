@@ -426,7 +426,9 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
     """
     from flowgit.history.parallel import jobs_for
     from flowgit.history.walk import small_object_cache
+    from flowgit.memtune import steady_heap
 
+    steady_heap()  # every store version is read whole: keep those buffers on the heap
     spec = spec or RangeSpec()
     repo = open_any(cfg.root)
     commits = select_commits(repo, spec)
@@ -456,7 +458,9 @@ class PendingAudit:
                  jobs: int | None = None) -> None:
         from flowgit.history.parallel import PendingJudgement, jobs_for
         from flowgit.history.walk import small_object_cache
+        from flowgit.memtune import steady_heap
 
+        steady_heap()  # (before the workers fork: they inherit it)
         self.cfg, self.spec, self.overrides = cfg, spec or RangeSpec(), overrides
         self.repo = open_any(cfg.root)
         self.commits = select_commits(self.repo, self.spec)
