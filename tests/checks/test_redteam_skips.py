@@ -1,0 +1,34 @@
+"""Red team of the change-only rules (2026-12-01).
+
+No false accept *introduced* by today's skips or incremental parse was found
+(differential runs against d2a19c8 agree). The two tests below are false
+accepts that d2a19c8 shows too: "a line is new when HEAD has no line with its
+text" lets content HEAD already holds, or a line that only opens/closes a
+comment, slip past the recognition rules. They are expected to fail until the
+rules treat a line that changed *section* or *visibility* as changed.
+"""
+
+from __future__ import annotations
+
+from tests.checks.gate_fixtures import base_text, check, committed_base, developing_lines, stage
+
+MALFORMED = "!! p13: retry with jitter across providers | 2X"
+
+
+def test_a_malformed_pattern_moved_from_recent_context_into_developing_is_judged(run, repo):
+    # commit 1 (passes: Recent Context is not a pattern section) parks the malformed line in Recent Context
+    committed_base(repo, base_text(recent="We saw a hand-written line last week:\n" + MALFORMED))
+    # commit 2 moves the very same bytes into Developing: HEAD "has that line", so G110 never looks at it
+    stage(repo, base_text(recent="We rewrote the week as one shape.",
+                          developing=developing_lines() + "\n" + MALFORMED))
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G110" in codes  # typed fresh (a trailing space) it is G110
+
+
+def test_existing_patterns_wrapped_in_a_new_html_comment_are_hidden(run, repo):
+    committed_base(repo)
+    lines = developing_lines().splitlines()
+    hidden = "\n".join(["<!--", *lines[:3], "-->", *lines[3:]])  # only the `<!--` and `-->` lines are new
+    stage(repo, base_text(developing=hidden))
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G111" in codes
