@@ -32,3 +32,13 @@ def test_existing_patterns_wrapped_in_a_new_html_comment_are_hidden(run, repo):
     stage(repo, base_text(developing=hidden))
     code, data, codes = check(run, repo)
     assert code == 1 and "G111" in codes
+
+
+def test_a_mixed_script_name_parked_in_a_fence_in_recent_context_is_judged_when_moved(run, repo):
+    bad = "! p0\u04cf: retry with jitter on every provider call | 1x"  # a Cyrillic palochka in the name
+    # commit 1 (passes): the line sits inside a fence in Recent Context, so it is no pattern and no rule reads it
+    committed_base(repo, base_text(recent="We looked at this example:\n```\n" + bad + "\n```"))
+    # commit 2 moves the same bytes into Developing: a pattern now, but HEAD "has the line", so G113 is skipped
+    stage(repo, base_text(recent="We rewrote the week as one shape.", developing=developing_lines() + "\n" + bad))
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G113" in codes  # with HEAD lacking the line it is G113
