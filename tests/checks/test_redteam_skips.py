@@ -42,3 +42,13 @@ def test_a_mixed_script_name_parked_in_a_fence_in_recent_context_is_judged_when_
     stage(repo, base_text(recent="We rewrote the week as one shape.", developing=developing_lines() + "\n" + bad))
     code, data, codes = check(run, repo)
     assert code == 1 and "G113" in codes  # with HEAD lacking the line it is G113
+
+
+def test_a_proven_pattern_wrapped_in_a_new_html_comment_is_hidden(run, repo):
+    committed_base(repo)
+    text = base_text()
+    start = text.index("!! retry_budget")
+    end = text.index("\n", start) + 1
+    stage(repo, text[:start] + "<!--\n" + text[start:end] + "-->\n" + text[end:])  # Proven content, now unseen
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G111" in codes  # (in a fence instead, the pattern is gone and G205 fires)
