@@ -13,6 +13,7 @@ Names are identities: two patterns whose names fold to one key are a duplicate
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import OrderedDict, defaultdict
 from typing import Iterator
 
@@ -118,15 +119,82 @@ def _visible_before(ctx: CheckContext, label: str) -> set[str]:
     return {ctx.old.lines[i].strip() for i in ctx.old.content_indices(before) if ctx.old.lines[i].strip()}
 
 
+def _seen_texts(facts) -> tuple[frozenset[str], frozenset[str]]:
+    """(the stripped lines a reader sees as content, those hidden) of one body: read from the body alone."""
+    hidden = dict(_hidden_in(facts.body))
+    if not hidden:  # (most bodies: no fence, comment or quote)
+        return frozenset(map(str.strip, facts.body)), frozenset()
+    shown = frozenset(line.strip() for offset, line in enumerate(facts.body) if offset not in hidden)
+    return shown, frozenset(facts.body[offset].strip() for offset in hidden)
+
+
+def _texts(doc, section) -> tuple[frozenset[str], frozenset[str]]:
+    return doc.facts(section).derived("recognition.seen", _seen_texts)  # type: ignore[return-value]
+
+
+def _judged_lines(ctx: CheckContext, section, hidden: bool = False) -> list[int]:
+    """The lines of a changed section the recognition rules read, in order.
+
+    A line is new when HEAD has no line with its text; but a line also changes
+    meaning by its place: moved in from another section, or out of a fence or
+    comment (``hidden=False``: lines a reader now sees that HEAD's section of
+    the same label did not show), or into hiding (``hidden=True``: lines now
+    hidden that HEAD's section did not hide). Those are read too, so content
+    cannot be parked where no rule looks and then moved where one should.
+    """
+    fresh = ctx.new_lines_in(section)
+    before = ctx.old_section(section.label) if ctx.old is not None else None
+    if not _hides(ctx.new, section) and (before is None or not _hides(ctx.old, before)):
+        if hidden:  # nothing hides on either side
+            return fresh
+        return _moved_in_plain(ctx, section, before, fresh)
+    now = _texts(ctx.new, section)[hidden]
+    was = _texts(ctx.old, before)[hidden] if before is not None else frozenset()
+    lines = ctx.new.lines
+    moved = now - was - {lines[i].strip() for i in fresh}
+    if not moved:
+        return fresh
+    where = _hidden_lines(ctx, section)
+    extra = [i for i in range(section.body_start, section.body_end)
+             if lines[i].strip() in moved and (i in where) == hidden]
+    return sorted(set(fresh).union(extra))
+
+
+def _moved_in_plain(ctx: CheckContext, section, before, fresh: list[int]) -> list[int]:
+    """:func:`_judged_lines` where neither body hides a line: a line HEAD's section did not hold differs from
+    it where it stands, so it lies among the candidate lines; only those HEAD holds elsewhere are looked up."""
+    ordered = ctx.candidate_lines
+    span = ordered[bisect_left(ordered, section.body_start):bisect_left(ordered, section.body_end)]
+    if len(span) == len(fresh):
+        return fresh  # every candidate line is new
+    held = _texts(ctx.old, before)[0] if before is not None else frozenset()
+    lines = ctx.new.lines
+    moved = [i for i in span if not ctx.line_is_new(i) and lines[i].strip() not in held]
+    return sorted(fresh + moved) if moved else fresh
+
+
+def _hides(doc, section) -> bool:
+    """Whether a line of the section's body is in a fence, an HTML comment or a blockquote (remembered)."""
+    return doc.facts(section).derived("recognition.hides", lambda facts: next(_hidden_in(facts.body), None)
+                                      is not None)  # type: ignore[return-value]
+
+
+def _all_judged_lines(ctx: CheckContext) -> set[int]:
+    """:func:`_judged_lines` of every section that differs from HEAD's (a section HEAD has as it is has none)."""
+    out: set[int] = set()
+    for section in ctx.new.sections:
+        if not ctx.untouched(section):
+            out.update(_judged_lines(ctx, section))
+    return out
+
+
 def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
-    """G110/G111 on new or changed lines (a section identical to HEAD's has none, so it is not read)."""
-    if not ctx.candidate_lines:
-        return  # every line is one HEAD has
+    """G110/G111 on new lines and lines that changed section or visibility (a section identical to HEAD's has none)."""
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
             continue
-        fresh = ctx.new_lines_in(section)
+        fresh = _judged_lines(ctx, section, hidden=True)
         if not fresh:
             continue
         hidden = _hidden_among(ctx, section, fresh)
@@ -149,7 +217,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
         if ctx.untouched(section):
             continue
         fenced = ctx.new.facts(section).fenced  # without a fence line every line is content
-        for index in ctx.new_lines_in(section):
+        for index in _judged_lines(ctx, section):
             if index in hidden_at or (fenced and not ctx.new.is_content(section, index)):
                 continue
             line = ctx.new.lines[index]
@@ -171,21 +239,19 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
 
 def names(ctx: CheckContext) -> Iterator[Finding]:
     """G113 for a new or changed line's mixed-script name, G112 for a duplicate with a new or changed line."""
-    if not ctx.candidate_lines:
-        return  # both need a line HEAD does not have
     by_key: dict[str, list] = defaultdict(list)
     duplicates = len(ctx.new_patterns) < len(ctx.all_new_patterns)  # the identity map keeps one per key
-    candidates = ctx.candidate_set  # (a line no rule may call new is not looked for in HEAD's text)
+    judged = _all_judged_lines(ctx)
     for at in ctx.all_new_patterns:
         if duplicates:
             by_key[name_key(at.pattern.name)].append(at)
-        if at.line in candidates and ctx.line_is_new(at.line) and is_mixed_script(at.pattern.name):
+        if at.line in judged and is_mixed_script(at.pattern.name):
             yield Finding("G113", "names", "error", ctx.path, at.lineno,
                           f"`{at.pattern.name}` mixes writing systems (look-alike letters); names must be "
                           "written in one script",
                           "retype the name in plain letters")
     for key, ats in by_key.items():
-        if len(ats) > 1 and any(ctx.line_is_new(a.line) for a in ats):
+        if len(ats) > 1 and any(a.line in judged for a in ats):
             lines = ", ".join(str(a.lineno) for a in ats)
             yield Finding("G112", "names", "error", ctx.path, ats[1].lineno,
                           f"`{ats[1].pattern.name}` is the same name as `{ats[0].pattern.name}` "

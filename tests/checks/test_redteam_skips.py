@@ -1,11 +1,12 @@
-"""Red team of the change-only rules (2026-12-01).
+"""Content parked where no rule looks, then moved where one should (found by a red team, 2026-12-01).
 
-No false accept *introduced* by today's skips or incremental parse was found
-(differential runs against d2a19c8 agree). The two tests below are false
-accepts that d2a19c8 shows too: "a line is new when HEAD has no line with its
-text" lets content HEAD already holds, or a line that only opens/closes a
-comment, slip past the recognition rules. They are expected to fail until the
-rules treat a line that changed *section* or *visibility* as changed.
+"A line is new when HEAD has no line with its text" let content HEAD already
+held slip past the recognition rules: a malformed or look-alike pattern kept in
+Recent Context or in a fence, then moved into Developing, and patterns hidden by
+a new comment whose only new lines are ``<!--`` and ``-->``. The rules now also
+read a line whose *section* or *visibility* changed (checks/recognition.py:
+``_judged_lines``); the last tests hold that content left where it was seen is
+still not read again.
 """
 
 from __future__ import annotations
@@ -52,3 +53,37 @@ def test_a_proven_pattern_wrapped_in_a_new_html_comment_is_hidden(run, repo):
     stage(repo, text[:start] + "<!--\n" + text[start:end] + "-->\n" + text[end:])  # Proven content, now unseen
     code, data, codes = check(run, repo)
     assert code == 1 and "G111" in codes  # (in a fence instead, the pattern is gone and G205 fires)
+
+
+# --- and what the fix must not refuse: content that stays where it was seen
+
+
+def test_patterns_reordered_within_developing_pass(run, repo):
+    committed_base(repo)
+    stage(repo, base_text(developing="\n".join(reversed(developing_lines().splitlines()))))
+    code, data, codes = check(run, repo)
+    assert code == 0, codes
+
+
+def test_a_fenced_example_kept_in_its_section_passes_while_a_pattern_is_added(run, repo):
+    example = "```\n! p0\u04cf: a look-alike name, kept as an example | 1X\n```"
+    committed_base(repo, base_text(developing=developing_lines() + "\n" + example))
+    stage(repo, base_text(developing=developing_lines() + "\n! p13: jitter the retry timer per tenant | 1x\n"
+                          + example))
+    code, data, codes = check(run, repo)
+    assert "G110" not in codes and "G111" not in codes and "G113" not in codes, codes
+
+
+def test_a_malformed_line_kept_in_recent_context_passes(run, repo):
+    committed_base(repo, base_text(recent="We saw a hand-written line last week:\n" + MALFORMED))
+    stage(repo, base_text(recent="We saw a hand-written line last week:\n" + MALFORMED + "\nAnd fixed it."))
+    code, data, codes = check(run, repo)
+    assert "G110" not in codes, codes
+
+
+def test_a_malformed_line_freed_from_a_fence_by_deleting_the_fence_lines_is_judged(run, repo):
+    fenced = developing_lines() + "\n```\n" + MALFORMED + "\n```"
+    committed_base(repo, base_text(developing=fenced))
+    stage(repo, base_text(developing=developing_lines() + "\n" + MALFORMED))  # only deletions: no line is new
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G110" in codes
