@@ -84,12 +84,20 @@ def test_problems_in_the_worker_half_are_warned_after_the_first_half_with_their_
     assert (out, count, err) == one_scan(path, capsys, monkeypatch, limit=0, as_json=False, text="retry")
 
 
-def test_a_failing_worker_costs_time_not_output(tmp_path, split, capsys, monkeypatch):
-    def broken(*args, **kwargs):
-        raise OSError(28, "No space left on device")  # as a full temporary directory would
+def _fails(exc: OSError):
+    def fail(*args, **kwargs):
+        raise exc
+    return fail
 
-    monkeypatch.setattr(cmd, "_render_half", broken)
-    data = awkward_store(random.Random(5), 200)
+
+@pytest.mark.parametrize("where, name, exc, seed", [
+    (cmd, "_render_half", OSError(28, "No space left on device"), 5),  # the worker fails (a full temporary dir)
+    (os, "fork", OSError(11, "Resource temporarily unavailable"), 6),  # no worker to be had (a process limit)
+], ids=["worker-fails", "no-fork"])
+def test_a_worker_that_fails_or_cannot_start_costs_time_not_output(tmp_path, split, capsys, monkeypatch,
+                                                                     where, name, exc, seed):
+    monkeypatch.setattr(where, name, _fails(exc))
+    data = awkward_store(random.Random(seed), 200)
     path = tmp_path / "episodes.jsonl"
     path.write_bytes(data)
     out, count, err = run(path, capsys, limit=0, as_json=True, text="retry")
@@ -146,18 +154,6 @@ def test_a_text_stream_with_a_file_behind_it_gets_the_same_bytes(tmp_path, split
         stream.flush()
     assert (tmp_path / "out").read_text(encoding="utf-8") == reference(data, limit=0, as_json=False, text="retry")
     assert split["spliced"] == 1
-
-
-def test_no_worker_to_be_had_means_one_scan(tmp_path, split, capsys, monkeypatch):
-    def no_fork():
-        raise OSError(11, "Resource temporarily unavailable")  # as fork under a process limit
-
-    monkeypatch.setattr(os, "fork", no_fork)
-    data = awkward_store(random.Random(6), 100)
-    path = tmp_path / "episodes.jsonl"
-    path.write_bytes(data)
-    out, count, err = run(path, capsys, limit=0, as_json=True, text="retry")
-    assert out == reference(data, limit=0, as_json=True, text="retry") and split["spliced"] == 0
 
 
 def test_the_worker_ids_are_checked_whatever_bytes_they_hold():
