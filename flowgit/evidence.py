@@ -126,20 +126,55 @@ class StoreWeight:
 
     Each word is counted once, when first weighed; ``floor`` is the least
     weight any word gets, so enough shared words decide relevance uncounted.
+    The sample is given in parts (a large store's head and tail, lower-cased):
+    a word never holds a newline, so it occurs in the sample exactly as often
+    as in its parts together, and the head's counts are kept for the next
+    version of the store, whose head is the same bytes.
     """
 
     floor = COMMON_WEIGHT
 
-    def __init__(self, text: bytes) -> None:
-        self.text = text
-        self.lines = max(1, text.count(b"\n"))
+    def __init__(self, *parts: bytes) -> None:
+        self.parts = parts
+        self.lines = max(1, sum(part.count(b"\n") for part in parts) + len(parts) - 1)  # (parts meet at a newline)
         self.cache: dict[str, float] = {}
+        self._counts = _HeadCounts.for_head(parts[0]) if len(parts) > 1 else None
 
     def __call__(self, word: str) -> float:
         found = self.cache.get(word)
         if found is None:
-            common = self.lines >= 20 and self.text.count(word.encode("utf-8")) > self.lines / 2
+            common = self.lines >= 20 and self._count(word.encode("utf-8")) > self.lines / 2
             found = self.cache[word] = COMMON_WEIGHT if common else everyday_weight(word)
+        return found
+
+    def _count(self, needle: bytes) -> int:
+        if self._counts is None or b"\n" in needle:
+            return b"\n".join(self.parts).count(needle) if len(self.parts) > 1 else self.parts[0].count(needle)
+        return self._counts.count(needle) + sum(part.count(needle) for part in self.parts[1:])
+
+
+class _HeadCounts:
+    """Word counts in a store sample's head, kept while the head stays the same bytes (append-only: it does)."""
+
+    _last: "_HeadCounts | None" = None
+
+    def __init__(self, head: bytes) -> None:
+        self.head = head
+        self.counts: dict[bytes, int] = {}
+
+    @classmethod
+    def for_head(cls, head: bytes) -> "_HeadCounts":
+        last = cls._last
+        if last is None or last.head != head:
+            last = cls._last = cls(head)
+        return last
+
+    def count(self, needle: bytes) -> int:
+        found = self.counts.get(needle)
+        if found is None:
+            if len(self.counts) >= 1 << 14:
+                self.counts.clear()
+            found = self.counts[needle] = self.head.count(needle)
         return found
 
 
@@ -147,14 +182,12 @@ def store_weight(store: bytes, sample: int = 1 << 16) -> Weight:
     """Rarity from the store itself: a word in most of a sample's lines weighs like an everyday one.
 
     A project's own topic words recur (that is what makes them evidence), so
-    only a word most episodes share is discounted.
+    only a word most episodes share is discounted. A large store is sampled at
+    its head and its tail.
     """
     if len(store) > 2 * sample:
-        head, tail = bytes(store[:sample]), bytes(store[-sample:])
-        text = head + b"\n" + tail
-    else:
-        text = bytes(store[:])
-    return StoreWeight(text.lower())
+        return StoreWeight(bytes(store[:sample]).lower(), bytes(store[-sample:]).lower())
+    return StoreWeight(bytes(store[:]).lower())
 
 
 @lru_cache(maxsize=4096)

@@ -1,4 +1,4 @@
-"""Steady heap for history walks: large buffers reused from the heap instead of fresh pages each time.
+"""Memory behaviour of long history walks: a steady heap, and the cycle collector paused between versions.
 
 A walk reads thousands of versions of the store, each a little larger than
 the last (an append-only file grows). glibc serves a request above its
@@ -19,7 +19,10 @@ does nothing.
 
 from __future__ import annotations
 
+import gc
 import sys
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
 M_MMAP_THRESHOLD = -3
@@ -44,3 +47,39 @@ def steady_heap(platform: str = sys.platform) -> bool:
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     _done = bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
     return _done
+
+
+COLLECT_EVERY = 5000  # versions between two full collections while the collector is paused
+
+
+@contextmanager
+def collector_paused(every: int = COLLECT_EVERY) -> Iterator[Callable[[], None]]:
+    """Pause the cycle collector for a walk over versions; yields ``tick``, to call once per version.
+
+    Judging one version allocates thousands of short-lived containers, so
+    the collector runs many times per version and, each time the oldest
+    generation fills, traverses everything the walk keeps (parsed versions,
+    section caches). Almost nothing it finds is garbage: the walk drops its
+    versions by reference count. In one process over the 10,000-commit
+    benchmark the audit spent about 9% of its time in those collections. Here
+    the collector is off, and ``tick`` runs one full collection every
+    ``every`` versions, so the few cycles a version leaves (a traceback, a
+    closure) are still freed and memory stays bounded by the walk, not by
+    history. The collector is switched back on when the block ends, if it
+    was on.
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    seen = 0
+
+    def tick() -> None:
+        nonlocal seen
+        seen += 1
+        if seen % every == 0:
+            gc.collect()
+
+    try:
+        yield tick
+    finally:
+        if was_on:
+            gc.enable()

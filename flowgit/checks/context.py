@@ -4,16 +4,39 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from functools import cached_property
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from flowgit.config import Config
 from flowgit.continuity.document import Document, shared_ends
 from flowgit.continuity.identity import name_key
-from flowgit.continuity.patterns import PatternAt, document_identity_map, document_patterns
+from flowgit.continuity.patterns import PatternAt, document_identity_map, document_patterns, placed_patterns
 from flowgit.continuity.sections import Semantics
 from flowgit.episodes import Episode, lookup, store_index
 from flowgit.git import blob_oid
+
+
+class computed_once:  # noqa: N801 (used as a decorator, like the functools one it stands in for)
+    """``functools.cached_property`` without the lock Python 3.11 takes on each first read.
+
+    A history audit builds a context per commit and reads a dozen of these on
+    each; the value is stored in the instance's dict, where every later read
+    finds it without calling the descriptor. Contexts are not shared between
+    threads.
+    """
+
+    def __init__(self, compute: Callable[[Any], Any]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
 
 
 def is_prefix(new_store: bytes, old_entry: tuple[str, int] | None) -> bool:
@@ -104,16 +127,16 @@ class CheckContext:
         self.__dict__.update(optional)
         self._episodes: dict[str, Episode] = {}
 
-    @cached_property
+    @computed_once
     def commit_author(self) -> str:
         """Who makes the change: ``author``, else what ``author_loader`` says (a git process, so only on need)."""
         return self.author or (self.author_loader() if self.author_loader else "")
 
-    @cached_property
+    @computed_once
     def old_store(self) -> bytes:
         return self.old_store_loader() if self.old_store_loader else b""
 
-    @cached_property
+    @computed_once
     def store_appended_only(self) -> bool:
         """Whether HEAD's store is an exact prefix of the staged one, and what follows starts a new line.
 
@@ -129,7 +152,7 @@ class CheckContext:
             return True
         return self.new_store[size:size + 1] in (b"\n", b"\r")  # the old last line is ended, not extended
 
-    @cached_property
+    @computed_once
     def _is_prefix(self) -> bool:
         if self.appended_check is not None:
             return self.appended_check.result()
@@ -144,17 +167,17 @@ class CheckContext:
             return len(self.new_store) >= size and self.new_store[:size] == old
         return is_prefix(self.new_store, self.old_store_entry)
 
-    @cached_property
+    @computed_once
     def appended_store(self) -> bytes:
         size = self.old_store_entry[1] if self.old_store_entry and self.store_appended_only else 0
         return self.new_store[size:]
 
-    @cached_property
+    @computed_once
     def appended_ids(self) -> frozenset[str]:
         """Ids of the episodes this change appends to the store."""
         return frozenset(m.decode("utf-8", "replace") for m in ID_RE.findall(self.appended_store))
 
-    @cached_property
+    @computed_once
     def word_weight(self):
         """How rare each word is in the staged store (see :func:`flowgit.evidence.store_weight`).
 
@@ -174,17 +197,17 @@ class CheckContext:
                 del _WEIGHTS[next(iter(_WEIGHTS))]
         return kept[1]
 
-    @cached_property
+    @computed_once
     def new_patterns(self) -> dict[str, PatternAt]:
         """Staged patterns by identity (:func:`name_key`), first occurrence wins."""
         return document_identity_map(self.new)
 
-    @cached_property
+    @computed_once
     def old_patterns(self) -> dict[str, PatternAt]:
         """HEAD's patterns by identity (:func:`name_key`)."""
         return document_identity_map(self.old) if self.old else {}
 
-    @cached_property
+    @computed_once
     def renames(self) -> dict[str, PatternAt]:
         """New identity -> HEAD's pattern it renames: same description, or the same evidence, new name."""
         gone = [at for key, at in self.old_patterns.items() if key not in self.new_patterns]
@@ -216,11 +239,31 @@ class CheckContext:
         key = name_key(at.pattern.name)
         return self.old_patterns.get(key) or self.renames.get(key)
 
-    @cached_property
+    @computed_once
     def all_new_patterns(self) -> list[PatternAt]:
         return list(document_patterns(self.new))
 
-    @cached_property
+    @computed_once
+    def new_unique(self) -> bool:
+        """Whether no two staged patterns share an identity (so each is a value of :attr:`new_patterns`)."""
+        return len(self.new_patterns) == len(self.all_new_patterns)
+
+    @computed_once
+    def old_unique(self) -> bool:
+        """Whether no two of HEAD's patterns share an identity."""
+        return self.old is None or len(self.old_patterns) == len(document_patterns(self.old))
+
+    @staticmethod
+    def _patterns_not_shared(doc: Document, other: Document | None, unique: bool) -> Iterator[PatternAt]:
+        """``doc``'s patterns in order, less the sections whose placed patterns are ``other``'s very same
+        tuple (only when ``other`` has each identity once: then each of those is one of its identity map's
+        values, which is all the callers pass over)."""
+        if other is None or not unique:
+            return iter(document_patterns(doc))
+        shared = set(map(id, placed_patterns(other)))
+        return (at for placed in placed_patterns(doc) if id(placed) not in shared for at in placed)
+
+    @computed_once
     def candidate_lines(self) -> tuple[int, ...]:
         """Staged lines that may be new or changed, in order: every other line is one HEAD has.
 
@@ -244,12 +287,12 @@ class CheckContext:
             start += len(lines)
         return tuple(out)
 
-    @cached_property
+    @computed_once
     def candidate_set(self) -> frozenset[int]:
         """:attr:`candidate_lines` as a set."""
         return frozenset(self.candidate_lines)
 
-    @cached_property
+    @computed_once
     def new_line_indices(self) -> frozenset[int]:
         """Staged lines that are new or changed compared with HEAD (HEAD has no line with that text)."""
         return frozenset(i for i in self.candidate_lines if self.line_is_new(i))
@@ -272,7 +315,7 @@ class CheckContext:
             known = self._line_new[index] = not found
         return known
 
-    @cached_property
+    @computed_once
     def _line_new(self) -> dict[int, bool]:
         return {}
 
@@ -283,11 +326,21 @@ class CheckContext:
                 if self.line_is_new(i)]
 
     def untouched(self, section) -> bool:
-        """Whether HEAD has a section of the same label with exactly these body lines (so none is new)."""
+        """Whether HEAD has a section of the same label with exactly these body lines (so none is new).
+
+        Asked of each staged section by several rules: answered once per section.
+        """
         if self.old is None:
             return False
-        before = self.old_section(section.label)
-        return before is not None and self.same_body(before, section)
+        known = self._untouched.get(section)
+        if known is None:
+            before = self.old_section(section.label)
+            known = self._untouched[section] = before is not None and self.same_body(before, section)
+        return known
+
+    @computed_once
+    def _untouched(self) -> dict:
+        return {}
 
     def same_body(self, before, section) -> bool:
         """Whether HEAD's section ``before`` and the staged ``section`` have exactly the same body lines.
@@ -298,7 +351,7 @@ class CheckContext:
         old_facts, new_facts = self.old.facts(before), self.new.facts(section)  # type: ignore[union-attr]
         return old_facts is new_facts or old_facts.body == new_facts.body
 
-    @cached_property
+    @computed_once
     def changed_patterns(self) -> list[PatternAt]:
         """Patterns whose line is new or changed, or that moved section, since HEAD.
 
@@ -309,7 +362,7 @@ class CheckContext:
         old_map = self.old_patterns
         held = set(map(id, old_map.values()))
         out = []
-        for at in self.all_new_patterns:
+        for at in self._patterns_not_shared(self.new, self.old, self.old_unique):
             if id(at) in held:
                 continue
             before = self.old_for(at)
@@ -318,7 +371,7 @@ class CheckContext:
                 out.append(at)  # (the very same parsed line renders the same: compared at once)
         return out
 
-    @cached_property
+    @computed_once
     def old_pattern_changes(self) -> list[tuple[str, PatternAt, PatternAt | None]]:
         """(identity, HEAD's pattern, its staged version or None) for each of HEAD's patterns that did not
         stay the very same parsed line in the same section, in HEAD's order.
@@ -329,7 +382,14 @@ class CheckContext:
         staged = self.new_patterns
         held = set(map(id, staged.values()))  # HEAD's very objects, where a body stayed in place
         out = []
-        for key, before in self.old_patterns.items():
+        if self.old is not None and self.old_unique and self.new_unique:
+            # every pattern is its identity's only one on both sides: a section the staged file shares with
+            # HEAD as the very same placed patterns holds only patterns in ``held``; the others are the
+            # identity map's values, in its order
+            changes = ((name_key(at.pattern.name), at) for at in self._patterns_not_shared(self.old, self.new, True))
+        else:
+            changes = iter(self.old_patterns.items())
+        for key, before in changes:
             if id(before) in held:
                 continue
             now = staged.get(key)
@@ -353,7 +413,7 @@ class CheckContext:
             self._absent.update(i for i in missing if i not in found)
         return self._episodes
 
-    @cached_property
+    @computed_once
     def _absent(self) -> set[str]:
         return set()
 

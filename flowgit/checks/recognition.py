@@ -175,14 +175,42 @@ def _moved_in_plain(ctx: CheckContext, section, before, fresh: list[int]) -> lis
 
 def _hides(doc, section) -> bool:
     """Whether a line of the section's body is in a fence, an HTML comment or a blockquote (remembered)."""
-    return doc.facts(section).derived("recognition.hides", lambda facts: next(_hidden_in(facts.body), None)
-                                      is not None)  # type: ignore[return-value]
+    facts = doc.facts(section)
+    if facts.derived("recognition.plain", _plain):
+        return False
+    return facts.derived("recognition.hides", lambda facts: next(_hidden_in(facts.body), None)
+                         is not None)  # type: ignore[return-value]
 
 
-def _all_judged_lines(ctx: CheckContext) -> set[int]:
-    """:func:`_judged_lines` of every section that differs from HEAD's (a section HEAD has as it is has none)."""
+def _plain(facts) -> bool:
+    """Whether no line of the body can hide anything: no fence-like run, no comment opener, no quote line.
+
+    Each of those is decided by a line alone, so a body read as an edit of a
+    plain one is plain when the lines between the shared ends are.
+    """
+    earlier = facts.earlier("recognition.plain")
+    if earlier is not None and earlier[0]:
+        _, top, bottom = earlier
+        return _plain_lines(facts.body[top:len(facts.body) - bottom])
+    return _plain_lines(facts.body)
+
+
+def _plain_lines(lines) -> bool:
+    joined = "".join(lines)
+    if has_fence_run(joined) or COMMENT_OPEN in joined:
+        return False
+    return ">" not in joined or not any(QUOTE_RE.match(line) for line in lines if ">" in line)
+
+
+def _judged_pattern_lines(ctx: CheckContext) -> set[int]:
+    """:func:`_judged_lines` of every section that holds a pattern and differs from HEAD's (a section HEAD
+    has as it is has none; the names rules ask only about pattern lines, so a section without one is not read)."""
+    starts = [at.line for at in ctx.all_new_patterns]  # in document order
     out: set[int] = set()
     for section in ctx.new.sections:
+        first = bisect_left(starts, section.body_start)
+        if first == len(starts) or starts[first] >= section.body_end:
+            continue
         if not ctx.untouched(section):
             out.update(_judged_lines(ctx, section))
     return out
@@ -241,7 +269,7 @@ def names(ctx: CheckContext) -> Iterator[Finding]:
     """G113 for a new or changed line's mixed-script name, G112 for a duplicate with a new or changed line."""
     by_key: dict[str, list] = defaultdict(list)
     duplicates = len(ctx.new_patterns) < len(ctx.all_new_patterns)  # the identity map keeps one per key
-    judged = _all_judged_lines(ctx)
+    judged = _judged_pattern_lines(ctx)
     for at in ctx.all_new_patterns:
         if duplicates:
             by_key[name_key(at.pattern.name)].append(at)

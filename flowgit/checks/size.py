@@ -6,7 +6,7 @@ from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.continuity.document import Document, is_structural
+from flowgit.continuity.document import Document, is_structural_line
 
 
 def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
@@ -34,7 +34,7 @@ def _state_chars(doc: Document) -> int | None:
 
 def _content_chars(facts) -> int:
     """Characters of the body's content lines (endings aside): read from the body alone, so remembered."""
-    return sum(len(ln.rstrip("\r\n")) for ln in facts.body if not is_structural(ln))
+    return sum(len(ln.rstrip("\r\n")) for ln in facts.body if not is_structural_line(ln))
 
 
 def _developing_lines(doc: Document) -> int | None:
@@ -46,7 +46,7 @@ def _developing_lines(doc: Document) -> int | None:
 
 def _content_lines(facts) -> int:
     """Content lines outside fences that are not blank, comments or tags: read from the body alone."""
-    return sum(1 for offset in facts.content if not is_structural(facts.body[offset]))
+    return sum(1 for offset in facts.content if not is_structural_line(facts.body[offset]))
 
 
 def budgets(ctx: CheckContext) -> Iterator[Finding]:

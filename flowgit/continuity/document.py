@@ -644,6 +644,19 @@ class SectionFacts:
                 self._patterns = _patterns_in(self.body, self.content)
         return self._patterns
 
+    def earlier(self, key: str) -> tuple[object, int, int] | None:
+        """What :meth:`derived` remembered under ``key`` for the earlier body this one was read against,
+        with how many lines the two share at the top and at the bottom (neither holds a fence-like run);
+        None when there is no such body or it was not asked for ``key``."""
+        shared = self._shared
+        if shared is None:
+            return None
+        before, top, bottom = shared
+        memo = before._memo
+        if memo is None or key not in memo:
+            return None
+        return memo[key], top, bottom
+
     def derived(self, key: str, compute: Callable[["SectionFacts"], object]) -> object:
         """``compute(self)``, remembered under ``key``: for what a rule derives from the body's lines alone.
 
@@ -1110,6 +1123,11 @@ def _line_kind(line: str) -> tuple[int, int, bool]:
     if BULLET_RE.match(line):
         return LIST_LINE, indent, False
     return OTHER_LINE, indent, _has_flowscript(line)
+
+
+def is_structural_line(line: str) -> bool:
+    """:func:`is_structural`, decided once per distinct line (the size rules read the same lines every change)."""
+    return _line_kind(line)[0] == STRUCTURAL
 
 
 def _items(lines: Sequence[str], indices: Iterable[int]) -> Iterator[Item]:

@@ -168,7 +168,20 @@ def document_patterns(doc: Document) -> tuple[PatternAt, ...]:
     """
     found = doc.memo.get("patterns")
     if found is None:
-        found = doc.memo["patterns"] = tuple(at for section in doc.sections for at in _placed(doc, section))
+        found = doc.memo["patterns"] = tuple(at for placed in placed_patterns(doc) for at in placed)
+    return found
+
+
+def placed_patterns(doc: Document) -> tuple[tuple[PatternAt, ...], ...]:
+    """Each section's patterns (a tuple per section, in order), remembered with the document.
+
+    A section whose body stayed where it was in the version this one was read
+    against gives the very same tuple object (see :func:`_placed`): comparing
+    two versions can pass over it by identity.
+    """
+    found = doc.memo.get("placed")
+    if found is None:
+        found = doc.memo["placed"] = tuple(_placed(doc, section) for section in doc.sections)
     return found
 
 

@@ -145,6 +145,9 @@ class Auditor:
         self._maps: OrderedDict = OrderedDict()
         self._reads: PlannedReads = planned_reads(repo, None)
         self.shallow_commits = _shallow_set(repo)
+        self._known: dict = {}  # the commits being judged, by id: most parents are among them
+        self._judged_paths: dict[tuple, tuple[str, str, tuple[str, ...]]] = {}
+        self._sides: dict = {}  # the last few commits as sides of a change
 
     @contextmanager
     def reading_ahead(self, commits: list) -> Iterator["Auditor"]:
@@ -153,11 +156,13 @@ class Auditor:
         The stream is stopped and git reaped when the block ends, however it ends.
         """
         self._reads = planned_reads(self.repo, self._plan(commits))
+        self._known = {commit.id: commit for commit in commits}
         try:
             yield self
         finally:
             self._reads.close()
             self._reads = planned_reads(self.repo, None)
+            self._known = {}
 
     def _plan(self, commits: list) -> Iterator:
         """The blobs judging ``commits`` reads, in order: each commit's that the one before it did not hold.
@@ -180,11 +185,22 @@ class Auditor:
         if found is None:
             tree = commit.tree
             conf = self.configs.at(tree)
-            cont, store = conf.cfg.continuity_rel, conf.cfg.store_rel
-            found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store), _links(tree, [cont, store]))
+            cont, store, judged = self._paths(conf)
+            found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store), _links(tree, judged))
             self._versions[sha] = found
             if len(self._versions) > 256:
                 self._versions.popitem(last=False)
+        return found
+
+    def _paths(self, conf: ConfigAt) -> tuple[str, str, tuple[str, ...]]:
+        """(continuity path, store path, both with every directory on their way) under one configuration
+        (worked out once per configuration: each is a path computation per commit otherwise)."""
+        found = self._judged_paths.get(conf.key)
+        if found is None:
+            from flowgit.checks.staged import with_parents
+
+            cont, store = conf.cfg.continuity_rel, conf.cfg.store_rel
+            found = self._judged_paths[conf.key] = (cont, store, tuple(with_parents([cont, store])))
         return found
 
     def data(self, oid) -> bytes | None:
@@ -200,6 +216,16 @@ class Auditor:
         return data
 
     def side(self, commit, version: Version):
+        """The commit as one side of a change (read-only: a commit's new side is its child's old side)."""
+        key = commit.id
+        found = self._sides.get(key)
+        if found is None:
+            found = self._sides[key] = self._side(commit, version)
+            if len(self._sides) > 4:
+                del self._sides[next(iter(self._sides))]
+        return found
+
+    def _side(self, commit, version: Version):
         from flowgit.checks.judge import Side
 
         author = commit.author
@@ -318,10 +344,13 @@ class Auditor:
             return None
         parents = []
         for pid in commit.parent_ids:
-            try:
-                parents.append(self.repo[pid])
-            except KeyError:
-                return None  # the parent is not here (a shallow or partial clone)
+            found = self._known.get(pid)
+            if found is None:
+                try:
+                    found = self.repo[pid]
+                except KeyError:
+                    return None  # the parent is not here (a shallow or partial clone)
+            parents.append(found)
         return parents
 
 
@@ -333,12 +362,11 @@ def _oid(tree, path: str):
     return entry.id if entry.type_str == "blob" else None
 
 
-def _links(tree, paths: list[str]) -> tuple[str, ...]:
-    """Which of ``paths``, or of the directories leading to them, the tree holds as symbolic links."""
-    from flowgit.checks.staged import with_parents
-
+def _links(tree, paths: tuple[str, ...]) -> tuple[str, ...]:
+    """Which of ``paths`` (the judged files and every directory leading to them) the tree holds as
+    symbolic links."""
     out = []
-    for path in with_parents(paths):
+    for path in paths:
         try:
             entry = tree[path]
         except KeyError:
@@ -504,12 +532,14 @@ def judge_commits(cfg: Config, repo, commits: list, overrides: dict | None, step
     and the blobs are read ahead by a git process, reaped when this returns.
     """
     from flowgit.history.parallel import SliceResult
+    from flowgit.memtune import collector_paused
 
     result = SliceResult([], 0, [])
     auditor = Auditor(cfg, repo, overrides)
-    with reusing_documents(), auditor.reading_ahead(commits):
+    with reusing_documents(), auditor.reading_ahead(commits), collector_paused() as collect:
         for commit in commits:
             step()
+            collect()
             outcome = auditor.audit_commit(commit)
             if outcome is None:
                 result.unjudged.append(str(commit.id))

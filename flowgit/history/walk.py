@@ -182,6 +182,7 @@ def read_history(cfg: Config, measure: Callable[[str], object] | None = None) ->
     reads, into ``history.measures`` (the report's sizes: no second read).
     """
     from flowgit.history.blobstream import planned_reads
+    from flowgit.memtune import collector_paused
 
     repo = open_repo(cfg.root)
     table = alias_table(cfg.aliases)
@@ -222,9 +223,10 @@ def read_history(cfg: Config, measure: Callable[[str], object] | None = None) ->
 
     progress = Progress("replaying versions", len(commits))
     plan = (c.blob for c in commits if c.blob is not None and changed(c, parent_blobs(c)))  # the scanning order
-    with planned_reads(repo, plan) as reads:
+    with planned_reads(repo, plan) as reads, collector_paused() as collect:
         for commit in commits:
             progress.step()
+            collect()
             if commit.blob is None:
                 continue
             history.commits.append(commit)

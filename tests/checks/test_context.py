@@ -9,9 +9,14 @@ judgement to see its own store.
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from flowgit.checks.judge import Side, context_for
 from flowgit.config import load_config_from_blobs
 from tests.checks.gate_fixtures import E_RETRY, base_text, ep
+from tests.support.edits import edit_lists, edited_versions
 
 OTHER = [ep("queue depth alarms fired twice during the nightly batch window", "s9", tags=["queues"])]
 
@@ -68,7 +73,8 @@ EDITS = ["! new_one: a queue pattern about retries | 1x", "!! retry_budget: cap 
          "!! p02: a circuit breaker opens | 2x (X) [evidence: " + E_RETRY[0].id + ", " + E_RETRY[1].id + "]"]
 
 
-def test_a_walk_with_every_memo_warm_judges_as_each_change_judged_cold(tmp_path):
+@pytest.mark.parametrize("seed", [3, 5, 8, 13])
+def test_a_walk_with_every_memo_warm_judges_as_each_change_judged_cold(tmp_path, seed):
     """Consecutive versions judged in one process (every memo kept, documents reused as the next old side)
     give exactly the findings each change gets from a cold start: no memo answers for other lines."""
     import random
@@ -76,7 +82,7 @@ def test_a_walk_with_every_memo_warm_judges_as_each_change_judged_cold(tmp_path)
     from flowgit.checks.judge import judge_change
     from flowgit.repo import reusing_documents
 
-    rnd = random.Random(3)
+    rnd = random.Random(seed)
     cfg = load_config_from_blobs(tmp_path, {}, "HEAD")
     store = _store(E_RETRY + OTHER)
     versions = [base_text()]
@@ -106,3 +112,62 @@ def test_a_walk_with_every_memo_warm_judges_as_each_change_judged_cold(tmp_path)
         cold.append(key(judge_change(cfg, side(old), side(new))))
     assert warm == cold
     assert sum(map(len, warm)) > 20  # the edits are judged, not waved through
+
+
+PATTERN_LINES = ["! p01: retries multiply load | 1x\n", "! P01: retries multiply load | 1x\n",
+                 "!! p02: breakers open | 2x (X) [evidence: ep-a, ep-b]\n", "! p02: breakers open | 1x\n",
+                 "!!! p03: caps hold | 3x (X) [evidence: ep-a, ep-b, ep-c]\n", "- fact\n", "\n",
+                 "! p04: queues | 1x\n", "!! p04: queues | 2x (X) [evidence: ep-c, ep-d]\n"]
+HEADINGS = ["## Developing Knowledge\n", "## Proven Knowledge\n", "## Foundation\n"]
+
+
+def _changed_patterns_reference(ctx):
+    """:attr:`CheckContext.changed_patterns` as first written: every staged pattern looked at."""
+    held = set(map(id, ctx.old_patterns.values()))
+    out = []
+    for at in ctx.all_new_patterns:
+        if id(at) in held:
+            continue
+        before = ctx.old_for(at)
+        if before is None or before.section != at.section or (
+                before.pattern is not at.pattern and before.pattern.render() != at.pattern.render()):
+            out.append(at)
+    return out
+
+
+def _old_pattern_changes_reference(ctx):
+    """:attr:`CheckContext.old_pattern_changes` as first written: every one of HEAD's identities looked at."""
+    staged = ctx.new_patterns
+    held = set(map(id, staged.values()))
+    out = []
+    for key, before in ctx.old_patterns.items():
+        if id(before) in held:
+            continue
+        now = staged.get(key)
+        if now is not None and now.pattern is before.pattern and now.section == before.section:
+            continue
+        out.append((key, before, now if now is not None else ctx.new_for(key)))
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(PATTERN_LINES), max_size=10), st.lists(st.sampled_from(PATTERN_LINES), max_size=10),
+       edit_lists(st.sampled_from(PATTERN_LINES + HEADINGS), 24))
+def test_changed_patterns_skip_only_sections_both_versions_share(tmp_path_factory, developing, proven, edits):
+    """Sections whose placed patterns are the very same objects on both sides are passed over only when each
+    identity occurs once; with duplicates (a renamed case, a same name in two sections) every pattern is
+    looked at. Either way the answers are those of looking at every pattern."""
+    from flowgit.repo import reusing_documents
+
+    cfg = load_config_from_blobs(tmp_path_factory.mktemp("cfg"), {}, "HEAD")
+    lines = [HEADINGS[0], *developing, HEADINGS[1], *proven, HEADINGS[2], "- a foundation line\n"]
+    versions = edited_versions(lines, edits, lambda ls: "".join(ls).encode())
+
+    def side(data):
+        return Side(data, b"", "CONTINUITY.md", ".flow/episodes.jsonl")
+
+    with reusing_documents():
+        for old, new in zip(versions, versions[1:]):
+            ctx = context_for(cfg, side(old), side(new))
+            assert ctx.changed_patterns == _changed_patterns_reference(ctx)
+            assert ctx.old_pattern_changes == _old_pattern_changes_reference(ctx)
