@@ -49,7 +49,7 @@ def steady_heap(platform: str = sys.platform) -> bool:
     return _done
 
 
-COLLECT_EVERY = 5000  # versions between two full collections while the collector is paused
+COLLECT_EVERY = 10000  # versions between two full collections while the collector is paused
 
 
 @contextmanager

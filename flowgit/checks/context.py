@@ -361,10 +361,11 @@ class CheckContext:
         """
         old_map = self.old_patterns
         held = set(map(id, old_map.values()))
+        unmoved = _sections_by_line(old_map)
         out = []
         for at in self._patterns_not_shared(self.new, self.old, self.old_unique):
-            if id(at) in held:
-                continue
+            if id(at) in held or unmoved.get(id(at.pattern)) == at.section:
+                continue  # HEAD's very pattern, or HEAD's very parsed line (so its identity) in the same section
             before = self.old_for(at)
             if before is None or before.section != at.section or (
                     before.pattern is not at.pattern and before.pattern.render() != at.pattern.render()):
@@ -381,17 +382,20 @@ class CheckContext:
         """
         staged = self.new_patterns
         held = set(map(id, staged.values()))  # HEAD's very objects, where a body stayed in place
+        unmoved = _sections_by_line(staged)
         out = []
         if self.old is not None and self.old_unique and self.new_unique:
             # every pattern is its identity's only one on both sides: a section the staged file shares with
             # HEAD as the very same placed patterns holds only patterns in ``held``; the others are the
             # identity map's values, in its order
-            changes = ((name_key(at.pattern.name), at) for at in self._patterns_not_shared(self.old, self.new, True))
+            changes = ((None, at) for at in self._patterns_not_shared(self.old, self.new, True))
         else:
             changes = iter(self.old_patterns.items())
         for key, before in changes:
-            if id(before) in held:
-                continue
+            if id(before) in held or unmoved.get(id(before.pattern)) == before.section:
+                continue  # staged as it was: the very same parsed line (so the same identity), same section
+            if key is None:
+                key = name_key(before.pattern.name)
             now = staged.get(key)
             if now is not None and now.pattern is before.pattern and now.section == before.section:
                 continue
@@ -445,6 +449,12 @@ class CheckContext:
         for before, section in self.section_pairs(*semantics):
             if not self.same_body(before, section):
                 yield before, section
+
+
+def _sections_by_line(identities: dict[str, PatternAt]) -> dict[int, str]:
+    """id of each identity's parsed pattern line -> its section. A parsed line names one identity, so a
+    pattern on the other side with the very same parsed line in the same section is that identity, unmoved."""
+    return {id(at.pattern): at.section for at in identities.values()}
 
 
 def _kinds(doc: Document) -> tuple:

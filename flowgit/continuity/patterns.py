@@ -15,6 +15,7 @@ canonical form above.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Iterator, NamedTuple
 
@@ -201,10 +202,35 @@ def _placed(doc: Document, section) -> tuple[PatternAt, ...]:
 
 
 def document_identity_map(doc: Document) -> dict[str, "PatternAt"]:
-    """:func:`pattern_identity_map` of the document's patterns, remembered with it (read-only)."""
+    """:func:`pattern_identity_map` of the document's patterns, remembered with it (read-only).
+
+    Built from each section's own map (remembered with its placed patterns, so
+    a section that stayed where it was costs nothing): when no identity occurs
+    in two sections, the sections' maps joined in order are the document's.
+    """
     found = doc.memo.get("identity")
     if found is None:
-        found = doc.memo["identity"] = pattern_identity_map(document_patterns(doc))
+        parts = [_section_identity_map(placed) for placed in placed_patterns(doc)]
+        found = {key: at for part in parts for key, at in part.items()} if len(parts) > 1 else dict(*parts)
+        if len(found) != sum(map(len, parts)):  # an identity in two sections: the first occurrence wins
+            found = pattern_identity_map(document_patterns(doc))
+        doc.memo["identity"] = found
+    return found
+
+
+_SECTION_MAPS: "OrderedDict[int, tuple[tuple, dict]]" = OrderedDict()
+
+
+def _section_identity_map(placed: tuple) -> dict[str, "PatternAt"]:
+    """:func:`pattern_identity_map` of one section's placed patterns, remembered for the last few tuples
+    (by the tuple itself: a body that stayed in place gives the next version the very same one)."""
+    kept = _SECTION_MAPS.get(id(placed))
+    if kept is not None and kept[0] is placed:
+        return kept[1]
+    found = pattern_identity_map(placed)
+    _SECTION_MAPS[id(placed)] = (placed, found)  # the tuple is held, so its id is not reused meanwhile
+    if len(_SECTION_MAPS) > 64:
+        _SECTION_MAPS.popitem(last=False)
     return found
 
 

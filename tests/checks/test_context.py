@@ -156,7 +156,9 @@ def _old_pattern_changes_reference(ctx):
 def test_changed_patterns_skip_only_sections_both_versions_share(tmp_path_factory, developing, proven, edits):
     """Sections whose placed patterns are the very same objects on both sides are passed over only when each
     identity occurs once; with duplicates (a renamed case, a same name in two sections) every pattern is
-    looked at. Either way the answers are those of looking at every pattern."""
+    looked at. Either way the answers are those of looking at every pattern, and the identity map joined
+    from the sections' own maps is the one built from every pattern, in the same order."""
+    from flowgit.continuity.patterns import pattern_identity_map
     from flowgit.repo import reusing_documents
 
     cfg = load_config_from_blobs(tmp_path_factory.mktemp("cfg"), {}, "HEAD")
@@ -171,3 +173,5 @@ def test_changed_patterns_skip_only_sections_both_versions_share(tmp_path_factor
             ctx = context_for(cfg, side(old), side(new))
             assert ctx.changed_patterns == _changed_patterns_reference(ctx)
             assert ctx.old_pattern_changes == _old_pattern_changes_reference(ctx)
+            # the identity map joined from the sections' maps, in the order of first occurrence
+            assert list(ctx.new_patterns.items()) == list(pattern_identity_map(ctx.all_new_patterns).items())
