@@ -166,6 +166,7 @@ class Document:
         self._alias_cache: dict | None = None
         self._text: str | None = text  # the lines joined, when the caller already holds them
         self._find_cache: dict = {}
+        self._names: list[tuple[str | None, str, Section]] | None = None
         self._facts_cache: dict = {}
         self._base: Document | None = None  # the version this one was read against (see parse_against)
         self._marks: Marks | None = None  # the lines that decide its sections, when parsed
@@ -257,10 +258,13 @@ class Document:
         return found  # type: ignore[return-value]
 
     def _find(self, name: str) -> Section | None:
-        table = self._table()
-        wanted = table.get(name.strip().lower(), name.strip())
-        for section in self.sections:
-            if section.canonical == wanted or section.name.lower() == name.strip().lower():
+        lowered = name.strip().lower()
+        wanted = self._table().get(lowered, name.strip())
+        names = self._names
+        if names is None:  # (each section's canonical and lower-cased names, worked out once per document)
+            names = self._names = [(s.canonical, s.name.lower(), s) for s in self.sections]
+        for canonical, lower, section in names:
+            if canonical == wanted or lower == lowered:
                 return section
         return None
 
@@ -1014,10 +1018,9 @@ def _sections_at(lines: list[str], table: Mapping[str, str], marks: Marks) -> li
         subsections = tuple(
             Subsection(t, ln, subs[j + 1][0] if j + 1 < len(subs) else body_end)
             for j, (ln, t) in enumerate(subs))
-        sections.append(Section(title=title, name=name, suffix=suffix,
-                                canonical=canonical, heading=start, end=end,
-                                body_end=body_end, wrapper=wrappers.get(start),
-                                subsections=subsections))
+        # (every field given in order: built without the named tuple's Python-level constructor)
+        sections.append(tuple.__new__(Section, (title, name, suffix, canonical, start, end, body_end,
+                                                wrappers.get(start), subsections)))
     return sections
 
 

@@ -197,7 +197,9 @@ def _placed(doc: Document, section) -> tuple[PatternAt, ...]:
         if len(placed) >= 2:  # the last two placements: a body judged as both sides of a change
             del placed[next(iter(placed))]
         start, label = key
-        found = placed[key] = tuple(PatternAt(pattern, start + offset, label) for offset, pattern in facts.patterns)
+        make = tuple.__new__  # a named tuple built without its Python-level constructor (the fields are known)
+        found = placed[key] = tuple(make(PatternAt, (pattern, start + offset, label))
+                                    for offset, pattern in facts.patterns)
     return found
 
 
