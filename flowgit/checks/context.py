@@ -320,10 +320,15 @@ class CheckContext:
         return {}
 
     def new_lines_in(self, section) -> list[int]:
-        """The new or changed lines of one staged section's body, in order."""
-        ordered = self.candidate_lines
-        return [i for i in ordered[bisect_left(ordered, section.body_start):bisect_left(ordered, section.body_end)]
+        """The new or changed lines of one staged section's body, in order (worked out once per body span)."""
+        key = ("context.new_lines", section.body_start, section.body_end)
+        found = self.memo.get(key)
+        if found is None:
+            ordered = self.candidate_lines
+            found = self.memo[key] = [
+                i for i in ordered[bisect_left(ordered, section.body_start):bisect_left(ordered, section.body_end)]
                 if self.line_is_new(i)]
+        return found
 
     def untouched(self, section) -> bool:
         """Whether HEAD has a section of the same label with exactly these body lines (so none is new).
@@ -340,6 +345,11 @@ class CheckContext:
 
     @computed_once
     def _untouched(self) -> dict:
+        return {}
+
+    @computed_once
+    def memo(self) -> dict:
+        """What rules derive from this change and share (keyed by the rule's module: ``"recognition.…"``)."""
         return {}
 
     def same_body(self, before, section) -> bool:

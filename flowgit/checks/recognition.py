@@ -133,6 +133,16 @@ def _texts(doc, section) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _judged_lines(ctx: CheckContext, section, hidden: bool = False) -> list[int]:
+    """:func:`_judged_lines_of` (asked by both recognition rules: worked out once per section and change)."""
+    memo = ctx.memo
+    key = ("recognition.judged", section, hidden)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _judged_lines_of(ctx, section, hidden)
+    return found
+
+
+def _judged_lines_of(ctx: CheckContext, section, hidden: bool) -> list[int]:
     """The lines of a changed section the recognition rules read, in order.
 
     A line is new when HEAD has no line with its text; but a line also changes

@@ -642,8 +642,11 @@ class SectionFacts:
                 kept = bisect_left(offsets, top)
                 tail_from = bisect_left(offsets, len(before.body) - bottom)
                 shift = len(self.body) - len(before.body)
-                self._patterns = old[:kept] + _patterns_in(self.body, range(top, len(self.body) - bottom)) + \
-                    tuple((at + shift, pattern) for at, pattern in old[tail_from:])
+                tail = old[tail_from:]
+                if shift and tail:
+                    offsets, found = zip(*tail)
+                    tail = tuple(zip(map(shift.__add__, offsets), found))
+                self._patterns = old[:kept] + _patterns_in(self.body, range(top, len(self.body) - bottom)) + tail
             else:
                 self._patterns = _patterns_in(self.body, self.content)
         return self._patterns

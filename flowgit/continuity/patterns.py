@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from functools import lru_cache
+from functools import lru_cache, partial
+from itertools import repeat
+from operator import attrgetter
 from typing import Iterator, NamedTuple
 
 from flowgit.continuity.document import Document, strip_eol
@@ -197,10 +199,20 @@ def _placed(doc: Document, section) -> tuple[PatternAt, ...]:
         if len(placed) >= 2:  # the last two placements: a body judged as both sides of a change
             del placed[next(iter(placed))]
         start, label = key
-        make = tuple.__new__  # a named tuple built without its Python-level constructor (the fields are known)
-        found = placed[key] = tuple(make(PatternAt, (pattern, start + offset, label))
-                                    for offset, pattern in facts.patterns)
+        found = placed[key] = _placed_at(facts.patterns, start, label)
     return found
+
+
+_MAKE_AT = partial(tuple.__new__, PatternAt)  # a PatternAt from its fields in order, without its Python constructor
+
+
+def _placed_at(patterns: tuple, start: int, label: str) -> tuple[PatternAt, ...]:
+    """PatternAt of each (offset, Pattern) of a body whose first line is ``start`` (built in C: a body of
+    dozens of patterns is placed again whenever a section above it grows or shrinks)."""
+    if not patterns:
+        return ()
+    offsets, found = zip(*patterns)
+    return tuple(map(_MAKE_AT, zip(found, map(start.__add__, offsets), repeat(label))))
 
 
 def document_identity_map(doc: Document) -> dict[str, "PatternAt"]:
@@ -285,7 +297,14 @@ def pattern_identity_map(patterns) -> dict[str, "PatternAt"]:
     """Patterns keyed by :func:`name_key` (first occurrence wins)."""
     from flowgit.continuity.identity import name_key
 
-    found: dict[str, PatternAt] = {}
+    patterns = patterns if isinstance(patterns, (tuple, list)) else list(patterns)
+    found: dict[str, PatternAt] = dict(zip(map(name_key, map(_NAME, patterns)), patterns))  # (built in C)
+    if len(found) == len(patterns):
+        return found  # each identity once: first occurrence and only occurrence are one
+    found = {}
     for at in patterns:
         found.setdefault(name_key(at.pattern.name), at)
     return found
+
+
+_NAME = attrgetter("pattern.name")
