@@ -225,7 +225,9 @@ def document_identity_map(doc: Document) -> dict[str, "PatternAt"]:
     found = doc.memo.get("identity")
     if found is None:
         parts = [_section_identity_map(placed) for placed in placed_patterns(doc)]
-        found = {key: at for part in parts for key, at in part.items()} if len(parts) > 1 else dict(*parts)
+        found = {}
+        for part in parts:
+            found.update(part)
         if len(found) != sum(map(len, parts)):  # an identity in two sections: the first occurrence wins
             found = pattern_identity_map(document_patterns(doc))
         doc.memo["identity"] = found
@@ -250,8 +252,12 @@ def _section_identity_map(placed: tuple) -> dict[str, "PatternAt"]:
 
 def pattern_map(doc: Document) -> dict[str, PatternAt]:
     """Patterns by name (the first occurrence wins; duplicates are the gate's business)."""
-    found: dict[str, PatternAt] = {}
-    for at in iter_patterns(doc):
+    patterns = document_patterns(doc)
+    found: dict[str, PatternAt] = dict(zip(map(_NAME, patterns), patterns))  # (built in C)
+    if len(found) == len(patterns):
+        return found  # each name once
+    found = {}
+    for at in patterns:
         found.setdefault(at.pattern.name, at)
     return found
 
