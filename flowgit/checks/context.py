@@ -260,7 +260,9 @@ class CheckContext:
         values, which is all the callers pass over)."""
         if other is None or not unique:
             return iter(document_patterns(doc))
-        shared = set(map(id, placed_patterns(other)))
+        shared = other.memo.get("checks.placed_ids")
+        if shared is None:  # (the placed tuples live as long as the document: their ids stand)
+            shared = other.memo["checks.placed_ids"] = frozenset(map(id, placed_patterns(other)))
         return (at for placed in placed_patterns(doc) if id(placed) not in shared for at in placed)
 
     @computed_once
@@ -369,9 +371,7 @@ class CheckContext:
         that stayed where it was gives both documents the same placed patterns)
         is HEAD's version of itself: it is passed over by identity.
         """
-        old_map = self.old_patterns
-        held = set(map(id, old_map.values()))
-        unmoved = _sections_by_line(old_map)
+        held, unmoved = _identity_ids(self.old)
         out = []
         for at in self._patterns_not_shared(self.new, self.old, self.old_unique):
             if id(at) in held or unmoved.get(id(at.pattern)) == at.section:
@@ -391,8 +391,7 @@ class CheckContext:
         section, nor be reworded: the rules about HEAD's patterns read only these.
         """
         staged = self.new_patterns
-        held = set(map(id, staged.values()))  # HEAD's very objects, where a body stayed in place
-        unmoved = _sections_by_line(staged)
+        held, unmoved = _identity_ids(self.new)  # (HEAD's very objects, where a body stayed in place)
         out = []
         if self.old is not None and self.old_unique and self.new_unique:
             # every pattern is its identity's only one on both sides: a section the staged file shares with
@@ -461,10 +460,21 @@ class CheckContext:
                 yield before, section
 
 
-def _sections_by_line(identities: dict[str, PatternAt]) -> dict[int, str]:
-    """id of each identity's parsed pattern line -> its section. A parsed line names one identity, so a
-    pattern on the other side with the very same parsed line in the same section is that identity, unmoved."""
-    return {id(at.pattern): at.section for at in identities.values()}
+def _identity_ids(doc: Document | None) -> tuple[frozenset[int], dict[int, str]]:
+    """(ids of the document's identity map values, id of each one's parsed line -> its section), remembered
+    with the document: it is one change's staged side and the next one's HEAD.
+
+    A parsed line names one identity, so a pattern on the other side with the very same parsed line in the
+    same section is that identity, unmoved. (The map's values live as long as the document: their ids stand.)
+    """
+    if doc is None:
+        return frozenset(), {}
+    found = doc.memo.get("checks.identity_ids")
+    if found is None:
+        values = document_identity_map(doc).values()
+        found = doc.memo["checks.identity_ids"] = (frozenset(map(id, values)),
+                                                   {id(at.pattern): at.section for at in values})
+    return found
 
 
 def _kinds(doc: Document) -> tuple:

@@ -312,7 +312,7 @@ class Document:
         """What the section's body lines alone decide (offsets from its first body line), shared by every
         document that has a section with exactly these body lines (found once per document: a long body's
         lines cost a hash each time they are looked up)."""
-        key = (section.body_start, section.body_end)
+        key = (section.heading + 1, section.body_end)  # (body_start, without the property call: asked often)
         found = self._facts_cache.get(key)
         if found is None:
             found = self._kept_facts(key)
@@ -375,7 +375,7 @@ class Document:
 
     def _body(self, sec: Section) -> tuple[str, ...]:
         """A section's body lines, as the key its structure is remembered by across documents."""
-        key = (sec.body_start, sec.body_end)
+        key = (sec.heading + 1, sec.body_end)  # (body_start, without the property call)
         body = self._body_cache.get(key)
         if body is None:
             body = self._body_cache[key] = tuple(self.lines[sec.body_start:sec.body_end])

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from functools import lru_cache, partial
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Iterator, NamedTuple
 
@@ -171,7 +171,7 @@ def document_patterns(doc: Document) -> tuple[PatternAt, ...]:
     """
     found = doc.memo.get("patterns")
     if found is None:
-        found = doc.memo["patterns"] = tuple(at for placed in placed_patterns(doc) for at in placed)
+        found = doc.memo["patterns"] = tuple(chain.from_iterable(placed_patterns(doc)))
     return found
 
 
