@@ -361,3 +361,23 @@ def test_working_tree_mode_puts_a_refused_new_pattern_at_1x(run, wrap_repo):
     assert [r["name"] for r in data["refused"]] == ["pool_sizing"]
     after = (wrap_repo / "CONTINUITY.md").read_text()
     assert "! pool_sizing: size pools from measured load | 1x\n" in after
+
+
+def test_the_commit_message_file_lives_in_the_git_directory(wrap_repo, tmp_path):
+    """The message (its trailers name the session's patterns) is written where the repository lives, so a wrap
+    killed mid-commit leaves it there, not in the temporary directory other users share."""
+    shared_tmp = tmp_path / "tmp"
+    shared_tmp.mkdir()
+    in_git, in_tmp = tmp_path / "in-git", tmp_path / "in-tmp"
+    hook = wrap_repo / ".git" / "hooks" / "pre-commit"  # runs while git commits: the message file exists then
+    hook.write_text(f"#!/bin/sh\nls \"$(git rev-parse --git-dir)\" > '{in_git}'\nls -A '{shared_tmp}' > '{in_tmp}'\n")
+    hook.chmod(0o755)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(graduate_plan([A2.id])))
+    res = subprocess.run([sys.executable, "-m", "flowgit", "wrap", "--plan", str(plan), "--date", "2026-11-26"],
+                         cwd=wrap_repo, env={**os.environ, "TMPDIR": str(shared_tmp)}, capture_output=True,
+                         text=True)
+    assert res.returncode == 0, res.stderr
+    assert any(n.startswith("flowgit-wrap-msg-") for n in in_git.read_text().split())  # there during the commit
+    assert in_tmp.read_text().split() == []
+    assert not [p for p in (wrap_repo / ".git").iterdir() if p.name.startswith("flowgit-wrap-msg-")]  # then gone
