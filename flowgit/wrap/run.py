@@ -248,23 +248,27 @@ def _unified(head: Document | None, final: Document, path: str, new_eps: list[Ep
     return diff
 
 
-def commit(root: Path, text: str, paths: list[str], message_dir: Path | None = None) -> str:
+def commit(root: Path, text: str, paths: list[str], message_path: Path | None = None) -> str:
     """Commit through the git command line, so the user's hooks, identity and signing apply.
 
     git runs as a subprocess with the repository path as it is (no variable
     expansion). If this process is interrupted while git runs (SIGTERM during a
     slow hook), git is asked to stop too and waited for, so it removes its own
     ``index.lock`` and the rollback never races a commit that is still landing.
-    The message file is written in ``message_dir`` (the wrap gives the git
-    directory): a process killed outright cannot delete it, and the message
-    (its trailers name the session's patterns) then stays with the repository,
-    not in a temporary directory other users share.
+    The message is written to ``message_path`` (the wrap gives one in the git
+    directory, beside its journal, which removes it): a process killed outright
+    cannot delete it, and the message (its trailers name the session's
+    patterns) then stays with the repository until recovery, not in a
+    temporary directory other users share.
     """
     import signal
     import subprocess
 
-    fd, msg_path = tempfile.mkstemp(prefix="flowgit-wrap-msg-", suffix=".txt",
-                                    dir=os.fspath(message_dir) if message_dir is not None else None)
+    if message_path is None:
+        fd, msg_path = tempfile.mkstemp(prefix="flowgit-wrap-msg-", suffix=".txt")
+    else:
+        msg_path = os.fspath(message_path)
+        fd = os.open(msg_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -433,7 +437,7 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
     writing if anything did. See :mod:`flowgit.wrap.transaction` for the journal.
     """
     from flowgit.lock import RepoLock
-    from flowgit.wrap.transaction import check_unchanged, sigterm_unwinds, undo_after
+    from flowgit.wrap.transaction import MESSAGE, check_unchanged, sigterm_unwinds, undo_after
 
     gdir = git_dir(inputs.root)
     with RepoLock(gdir, "flowgit wrap"):
@@ -454,7 +458,7 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
                 git(inputs.root, "add", "--", cfg.continuity_rel, cfg.store_rel)
                 journal.staged()
                 checkpoint("6-stage")
-                sha = commit(inputs.root, msg, [cfg.continuity_rel, cfg.store_rel], message_dir=gdir)
+                sha = commit(inputs.root, msg, [cfg.continuity_rel, cfg.store_rel], message_path=gdir / MESSAGE)
                 checkpoint("7-committed")
             except BaseException as exc:
                 undo_after(journal, exc)

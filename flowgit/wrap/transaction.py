@@ -41,6 +41,7 @@ from flowgit.git import blob_oid, busy, git, git_dir as _git_dir, git_path, hash
 from flowgit.lock import RepoLock
 
 JOURNAL = "flowgit-wrap.journal"
+MESSAGE = "flowgit-wrap.message"  # the commit message git reads (one wrap at a time holds the lock)
 FORMAT = 2
 
 
@@ -310,6 +311,7 @@ class Journal:
         for extra in self.backups.values():
             if extra:
                 _unlink(Path(extra))
+        _unlink(self.path.parent / MESSAGE)  # left behind only by a wrap killed while git committed
         _unlink(self.path)
 
 

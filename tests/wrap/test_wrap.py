@@ -378,6 +378,6 @@ def test_the_commit_message_file_lives_in_the_git_directory(wrap_repo, tmp_path)
                          cwd=wrap_repo, env={**os.environ, "TMPDIR": str(shared_tmp)}, capture_output=True,
                          text=True)
     assert res.returncode == 0, res.stderr
-    assert any(n.startswith("flowgit-wrap-msg-") for n in in_git.read_text().split())  # there during the commit
+    assert "flowgit-wrap.message" in in_git.read_text().split()  # there while git commits
     assert in_tmp.read_text().split() == []
-    assert not [p for p in (wrap_repo / ".git").iterdir() if p.name.startswith("flowgit-wrap-msg-")]  # then gone
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))  # then gone, with the journal
