@@ -56,17 +56,16 @@ COLLECT_EVERY = 10000  # versions between two full collections while the collect
 def collector_paused(every: int = COLLECT_EVERY) -> Iterator[Callable[[], None]]:
     """Pause the cycle collector for a walk over versions; yields ``tick``, to call once per version.
 
-    Judging one version allocates thousands of short-lived containers, so
-    the collector runs many times per version and, each time the oldest
-    generation fills, traverses everything the walk keeps (parsed versions,
-    section caches). Almost nothing it finds is garbage: the walk drops its
-    versions by reference count. In one process over the 10,000-commit
-    benchmark the audit spent about 9% of its time in those collections. Here
-    the collector is off, and ``tick`` runs one full collection every
-    ``every`` versions, so the few cycles a version leaves (a traceback, a
-    closure) are still freed and memory stays bounded by the walk, not by
-    history. The collector is switched back on when the block ends, if it
-    was on.
+    A walk keeps parsed versions and section caches alive, so each time the
+    collector's oldest generation fills it traverses all of them, and almost
+    nothing it finds is garbage: versions are dropped by reference count.
+    Measured with ``gc.callbacks`` on the 10,000-commit benchmark history in
+    one process, the audit spent 0.29 s of 10.8 s (under 3%) in collections;
+    paused, the one collection this makes costs about 0.05 s. ``tick`` runs a
+    full collection every ``every`` versions, so the few cycles a version
+    leaves (a traceback, a closure) are still freed and memory stays bounded
+    by the walk, not by history. The collector is switched back on when the
+    block ends, if it was on.
     """
     was_on = gc.isenabled()
     gc.disable()

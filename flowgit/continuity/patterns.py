@@ -253,13 +253,7 @@ def _section_identity_map(placed: tuple) -> dict[str, "PatternAt"]:
 def pattern_map(doc: Document) -> dict[str, PatternAt]:
     """Patterns by name (the first occurrence wins; duplicates are the gate's business)."""
     patterns = document_patterns(doc)
-    found: dict[str, PatternAt] = dict(zip(map(_NAME, patterns), patterns))  # (built in C)
-    if len(found) == len(patterns):
-        return found  # each name once
-    found = {}
-    for at in patterns:
-        found.setdefault(at.pattern.name, at)
-    return found
+    return _first_by(list(map(_NAME, patterns)), patterns)
 
 
 # ------------------------------------------------------------------ recognition
@@ -304,13 +298,18 @@ def pattern_identity_map(patterns) -> dict[str, "PatternAt"]:
     from flowgit.continuity.identity import name_key
 
     patterns = patterns if isinstance(patterns, (tuple, list)) else list(patterns)
-    found: dict[str, PatternAt] = dict(zip(map(name_key, map(_NAME, patterns)), patterns))  # (built in C)
-    if len(found) == len(patterns):
-        return found  # each identity once: first occurrence and only occurrence are one
-    found = {}
-    for at in patterns:
-        found.setdefault(name_key(at.pattern.name), at)
-    return found
+    return _first_by(list(map(name_key, map(_NAME, patterns))), patterns)
 
 
 _NAME = attrgetter("pattern.name")
+
+
+def _first_by(keys: list[str], patterns) -> dict[str, "PatternAt"]:
+    """Each key's first pattern (``keys[i]`` is the key of ``patterns[i]``), built in C when no key repeats."""
+    found: dict[str, PatternAt] = dict(zip(keys, patterns))
+    if len(found) == len(keys):
+        return found  # each key once: its first occurrence is its only one
+    found = {}
+    for key, at in zip(keys, patterns):
+        found.setdefault(key, at)
+    return found

@@ -266,9 +266,13 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
 
     if message_path is None:
         fd, msg_path = tempfile.mkstemp(prefix="flowgit-wrap-msg-", suffix=".txt")
-    else:
+    else:  # one wrap at a time holds the lock: a file of this name is a killed wrap's, replaced (never followed)
         msg_path = os.fspath(message_path)
-        fd = os.open(msg_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.unlink(msg_path)
+        except FileNotFoundError:
+            pass
+        fd = os.open(msg_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

@@ -381,3 +381,14 @@ def test_the_commit_message_file_lives_in_the_git_directory(wrap_repo, tmp_path)
     assert "flowgit-wrap.message" in in_git.read_text().split()  # there while git commits
     assert in_tmp.read_text().split() == []
     assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))  # then gone, with the journal
+
+
+def test_a_link_planted_at_the_message_file_is_replaced_not_written_through(run, wrap_repo, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    (wrap_repo / ".git" / "flowgit-wrap.message").symlink_to(victim)
+    res = wrap(run, wrap_repo, graduate_plan([A2.id]))
+    assert res.code == 0, res.err
+    assert victim.read_text() == "keep me\n"
+    assert "Graduated: retry_budget" in git(wrap_repo, "log", "-1", "--format=%B")
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
