@@ -271,6 +271,21 @@ def lookup(data: bytes, ids: Iterable[str]) -> dict[str, Episode]:
 KEY_VALUE_RE = re.compile(rb'"id"\s*:\s*(?=("[^"]*"))')
 
 
+class _Positions:
+    """Candidate positions shared by a chain of indexes, each of a prefix of the next.
+
+    The newest index appends its positions in place (a store of 10,000
+    episodes is not copied per append); an older one reads only the positions
+    its own scan found: those that start before its resume point.
+    """
+
+    __slots__ = ("at", "length")
+
+    def __init__(self, at: dict[bytes, tuple[tuple[int, int], ...]], length: int) -> None:
+        self.at = at
+        self.length = length  # the bytes of the longest store indexed: only an index of that length may grow
+
+
 class StoreIndex:
     """Every place a store's bytes say ``"id": "<value>"``: :func:`locate` without a scan per id.
 
@@ -281,21 +296,41 @@ class StoreIndex:
     if that episode carries the id, so it answers exactly as :func:`locate`.
     An index of a store's prefix is extended by the appended bytes alone (the
     search resumes where the last candidate's value starts, so a key cut by the
-    old end is found whole).
+    old end is found whole). Every position an extension finds starts at or
+    after that resume point, so the extension shares the prefix's table and the
+    prefix keeps reading only what lies before it. A second, different
+    extension of the same prefix copies the prefix's part instead.
     """
 
-    __slots__ = ("data", "_at", "_resume")
+    __slots__ = ("data", "_shared", "_resume")
 
     def __init__(self, data: bytes, base: "StoreIndex | None" = None) -> None:
         self.data = data
-        at: dict[bytes, tuple[tuple[int, int], ...]] = dict(base._at) if base is not None else {}
         resume = base._resume if base is not None else 0
+        if base is None:
+            shared = _Positions({}, len(data))
+        elif len(base.data) == base._shared.length:  # the newest of its chain (or the same bytes): grow it
+            shared = base._shared
+        else:
+            shared = _Positions(base._own(), len(base.data))
+        at = shared.at
         for m in KEY_VALUE_RE.finditer(data, resume):
             value = m.group(1)[1:-1]
             at[value] = at.get(value, ()) + ((m.start(), m.end()),)
             resume = m.end()
-        self._at = at
+        shared.length = len(data)
+        self._shared = shared
         self._resume = resume
+
+    def _own(self) -> dict[bytes, tuple[tuple[int, int], ...]]:
+        """This index's positions alone, without those a later extension added to the shared table."""
+        limit = self._resume
+        out = {}
+        for value, places in self._shared.at.items():
+            mine = tuple(p for p in places if p[0] < limit)
+            if mine:
+                out[value] = mine
+        return out
 
     def extends(self, data: bytes) -> bool:
         """Whether ``data`` is this index's store with bytes appended (or the very same bytes)."""
@@ -306,12 +341,14 @@ class StoreIndex:
         wanted = sorted({i for i in ids if i})
         odd = [i for i in wanted if '"' in i]  # never a candidate value: the plain search decides
         found = locate(self.data, odd) if odd else {}
-        data = self.data
+        data, limit, table = self.data, self._resume, self._shared.at
         for ident in wanted:
             if ident in found or '"' in ident:
                 continue
             value = ident.encode("utf-8")
-            for key, pos in self._at.get(value, ()):
+            for key, pos in table.get(value, ()):
+                if key >= limit:
+                    break  # found by a later extension: beyond this store
                 hit = _episode_at(data, key, pos + len(value) + 2, ident)
                 if hit is not None:
                     found[ident] = hit
@@ -323,16 +360,26 @@ _INDEXES: "dict[str, StoreIndex]" = {}
 _INDEXES_KEEP = 2  # the store judged and the one before it (an append extends it): stores can be large
 
 
-def store_index(data: bytes, oid: str) -> StoreIndex:
+def store_index(data: bytes, oid: str, *, prefix: "tuple[str, bytes] | None" = None) -> StoreIndex:
     """The index of the store blob ``oid`` (its bytes ``data``), built from a remembered prefix when one fits.
 
     Remembered by blob id, and used only if the remembered bytes are ``data``
-    itself: a wrong id costs a rebuild, never a wrong answer.
+    itself: a wrong id costs a rebuild, never a wrong answer. ``prefix`` is
+    ``(blob id, bytes)`` of a store the caller has already compared ``data``
+    against and found to be its prefix: when the index remembered under that
+    id holds those very bytes (the same object), it is extended without
+    comparing them a second time.
     """
     found = _INDEXES.get(oid)
     if found is not None and (found.data is data or found.data == data):
         return found
-    base = next((ix for ix in reversed(_INDEXES.values()) if ix.extends(data)), None)
+    base = None
+    if prefix is not None:
+        known = _INDEXES.get(prefix[0])
+        if known is not None and known.data is prefix[1] and len(data) >= len(known.data):
+            base = known
+    if base is None:
+        base = next((ix for ix in reversed(_INDEXES.values()) if ix.extends(data)), None)
     index = StoreIndex(data, base)
     _INDEXES.pop(oid, None)
     _INDEXES[oid] = index

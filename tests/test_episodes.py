@@ -133,6 +133,52 @@ def test_the_store_index_answers_as_locate_on_any_bytes_and_on_any_append():
         assert index.locate(names) == episodes.StoreIndex(data).locate(names)
 
 
+def test_store_indexes_that_share_a_table_each_answer_for_their_own_bytes():
+    """A prefix extended twice in different ways (two branches of history), and extended again after a later
+    extension: every index, old or new, answers exactly as :func:`locate` over its own bytes."""
+    import random
+
+    from flowgit import episodes
+
+    rnd = random.Random(29)
+    names = ["ep-a", "ep-ab", "ep-b", "id", 'ep-"a', ""]
+    for _ in range(600):
+        def piece() -> bytes:
+            return "".join(rnd.choice(STORE_PIECES) for _ in range(rnd.randint(0, 6))).encode()
+
+        base = episodes.StoreIndex(piece())
+        indexes = [base]
+        for _ in range(rnd.randint(2, 5)):  # each grows from any earlier index: the newest, or an older one
+            parent = rnd.choice(indexes)
+            indexes.append(episodes.StoreIndex(parent.data + piece(), parent))
+        for index in indexes:
+            ids = rnd.sample(names, rnd.randint(1, len(names)))
+            assert index.locate(ids) == episodes.locate(index.data, ids), (index.data, ids)
+
+
+def test_a_store_index_built_on_a_proven_prefix_answers_as_one_built_afresh():
+    """The caller's word that ``data`` extends a remembered store is taken only for those very bytes: a
+    remembered index of other bytes under the named id is passed over, and the answers stay exact."""
+    from flowgit import episodes
+
+    a = episode_id("finding", "first", "s1")
+    b = episode_id("finding", "second", "s2")
+    one = (json.dumps({"id": a, "type": "finding", "content": "first", "session": "s1"}) + "\n").encode()
+    two = one + (json.dumps({"id": b, "type": "finding", "content": "second", "session": "s2"}) + "\n").encode()
+    episodes._INDEXES.clear()
+    first = episodes.store_index(one, "oid-one")
+    grown = episodes.store_index(two, "oid-two", prefix=("oid-one", one))
+    assert grown.locate([a, b]) == episodes.locate(two, [a, b]) and set(grown.locate([a, b])) == {a, b}
+    assert first.locate([a, b]) == episodes.locate(one, [a, b])  # the prefix still answers for itself
+    # The word is taken for the very bytes object only: here it names equal bytes, not the ones compared, and
+    # the data does not extend them. Taken, the index would miss ``z``, whose line stands where ``a``'s was.
+    z = "ep-" + "z" * (len(a) - 3)
+    swapped = one.replace(a.encode(), z.encode())
+    assert len(swapped) == len(one) and not (swapped + two).startswith(one)
+    lied = episodes.store_index(swapped + two, "oid-three", prefix=("oid-one", one[:1] + one[1:]))
+    assert lied.locate([z, a, b]) == episodes.locate(swapped + two, [z, a, b]) and z in lied.locate([z])
+
+
 def test_a_remembered_store_index_is_used_only_for_its_own_bytes():
     """An index is found again by blob id, but a different store under the same id (a caller's mistake) is
     indexed afresh: a stale index never answers for other bytes."""

@@ -434,7 +434,12 @@ class CheckContext:
         """Episodes by id from the staged store: through the store's index when its blob id is known (a
         history walk meets each store version many times), else one search of the bytes."""
         if self.new_store_oid is not None and isinstance(self.new_store, bytes):
-            return {i: ep for i, (ep, _) in store_index(self.new_store, self.new_store_oid).locate(ids).items()}
+            prefix = None
+            if self.old_store_in_memory and self.old_store_entry is not None and self.appended_check is None \
+                    and self._is_prefix:  # compared once already: the index need not compare again
+                prefix = (self.old_store_entry[0], self.old_store)
+            found = store_index(self.new_store, self.new_store_oid, prefix=prefix).locate(ids)
+            return {i: ep for i, (ep, _) in found.items()}
         return lookup(self.new_store, ids)
 
     def sections(self, doc: Document | None, *semantics: Semantics):
