@@ -24,7 +24,7 @@ from flowgit.continuity.patterns import Pattern, PatternAt, parse_pattern
 from flowgit.continuity.sections import alias_table
 from flowgit.continuity.textdiff import shared_lines
 
-H2_RE = re.compile(r"^\ufeff? {0,3}##(?:[ \t]+(.*?))?[ \t]*$")
+H2_RE = re.compile(r"^ {0,3}##(?:[ \t]+(.*?))?[ \t]*$")
 FENCE_START_RE = re.compile(r"^ {0,3}(?:`{3}|~{3})")
 OTHER, FENCE, HEADING, PATTERN = range(4)
 
@@ -73,7 +73,7 @@ def scan_pattern_bytes(data: bytes, aliases: Mapping[str, tuple[str, ...]] | Non
     gives the characters decoding the whole gives, replacements included.
     """
     table = table if table is not None else alias_table(aliases)
-    if not _last_bytes:
+    if not _last_bytes or data.startswith(BOM_BYTES) or _last_bytes[0].startswith(BOM_BYTES):
         text = _plain_newlines(data.decode("utf-8", "replace"))
         marks, count = _read_marks(text, 0), _line_count(text)
     else:
@@ -122,12 +122,15 @@ _last: list = []
 
 
 _last_bytes: list = []  # the same for scan_pattern_bytes: the bytes scanned last, their line count, marks
+# A byte order mark makes the first line read differently from the same line elsewhere (see _read_marks):
+# a text that starts with one, or follows one that did, is read whole.
+BOM_BYTES = "\ufeff".encode("utf-8")
 
 
 def _marks(text: str) -> tuple[Mark, ...]:
     """The marks of ``text`` (its ``\\r`` already replaced), taken from the text scanned last where both
     share whole lines at the top and the bottom."""
-    if _last:
+    if _last and not text.startswith("\ufeff") and not _last[0].startswith("\ufeff"):
         old_text, old_count, old_marks = _last
         shared = shared_lines(old_text, text, old_count)
         start, end = shared.new_mid
@@ -158,7 +161,14 @@ def _line_count(text: str) -> int:
 
 
 def _read_marks(text: str, first: int) -> tuple[Mark, ...]:
-    """The marks of ``text``'s lines, numbered from ``first``."""
+    """The marks of ``text``'s lines, numbered from ``first``.
+
+    Byte order marks open the file's first line only (the document model
+    drops them there): anywhere else a mark is a character like any other, so
+    a ``\ufeff## …`` line further down is not a heading.
+    """
+    if first == 0:
+        text = text.lstrip("\ufeff")
     out = []
     for index, line in _lines_that_matter(text):
         kind, payload = classify(line)

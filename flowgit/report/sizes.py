@@ -41,7 +41,7 @@ def measure(text: str, table: Mapping[str, str]) -> Size:
     """
     state: int | None = None
     developing: int | None = None
-    for name, body in _measured_bodies(text, table):
+    for name, body in _measured_bodies(text.lstrip("\ufeff"), table):  # marks open the first line only
         lines = body.split("\n")
         if lines and lines[-1] == "":
             lines.pop()

@@ -28,6 +28,7 @@ pieces = st.sampled_from([
     "## Developing", "## Proven Knowledge", "## State | x", "##", "### Hot", "# comment", "    ## indented",
     "\t## tabbed", "```", "```python", "~~~", "````", "``` `x`", "! a: b | 1x", "!! b: c | 2x [evidence: ep-1]",
     "- ! c: d | 1x", "text", "", "<activation>", "## Proven ##", "!! a: again | 3x",
+    "\ufeff## Developing", "\ufeff```", "\ufeff\ufeff## Proven Knowledge", "\ufeff! e: f | 1x",
 ])
 
 
@@ -135,3 +136,22 @@ def test_bytes_scan_reads_the_fixtures_as_the_text_scan():
     for path in paths + paths[::-1]:
         raw = path.read_bytes()
         assert _values(scan_pattern_bytes(raw)) == _fresh_scan(raw.decode("utf-8", "replace"))
+
+
+def test_a_byte_order_mark_opens_only_the_first_line_in_a_chain_of_versions():
+    """A file that starts with a byte order mark reads its first line without it; the same line pushed down
+    by an edit is no heading any more (nor is one pulled up to the top read with the mark), in the text and
+    the bytes scan alike, whatever was scanned before: both agree with the document model."""
+    from flowgit.continuity import scan
+
+    versions = ["\ufeff## Proven Knowledge\n!! a: b | 3x\n",
+                "## Developing Knowledge\n\ufeff## Proven Knowledge\n!! a: b | 3x\n",
+                "\ufeff## Proven Knowledge\n!! a: b | 3x\n",
+                "## Developing Knowledge\n\ufeff## Proven Knowledge\n!! a: b | 3x\n"]
+    scan._last.clear()
+    scan._last_bytes.clear()
+    for text in versions:
+        expected = {n: (a.section, a.line) for n, a in pattern_map(Document.parse(text)).items()}
+        assert {n: (a.section, a.line) for n, a in scan_patterns(text).items()} == expected
+        assert {n: (a.section, a.line) for n, a in scan.scan_pattern_bytes(text.encode()).items()} == expected
+    assert expected == {"a": ("Developing Knowledge", 2)}

@@ -24,6 +24,9 @@ AWKWARD = [
     "",
     "## Current State\nfirst\n## Current State\nsecond, not counted\n## Developing Knowledge\n    ## indented\n- x\n",
     "## Now\naliased state\n## Developing Knowledge\n- a\n- b\n<!-- note -->\n",
+    "\ufeff## Current State\nFocus: x\n## Developing Knowledge\n- a\n",  # a byte order mark opens the file
+    "## Current State\nFocus: x\n\ufeff## Developing Knowledge\n- a\n",  # further down it is no heading
+    "\ufeff```\n## Current State\n```\n## Developing Knowledge\n- a\n",
 ]
 
 
@@ -60,7 +63,7 @@ pieces = st.sampled_from([
     "## Current State", "## State | x", "## Now", "## Developing Knowledge", "## Developing", "## Proven Knowledge",
     "##", "# comment", "    ## indented", "```", "```python", "~~~", "````", "``` `x`", "   ```", "~~~~",
     "! a: b | 1x", "- item", "text", "", "  ", "<activation>", "</activation>", "<!-- note -->", "{", "}",
-    "a ``` in the middle", "lone \r carriage",
+    "a ``` in the middle", "lone \r carriage", "\ufeff## Developing Knowledge", "\ufeff```", "\ufeff",
 ])
 
 
