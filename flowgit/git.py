@@ -131,7 +131,16 @@ def refuse_git_internals(path: str | Path) -> None:
 
 
 def git_dir(root: str | Path) -> Path:
-    """The repository's git directory as an absolute path (a worktree's own, not the common one)."""
+    """The repository's git directory as an absolute path (a worktree's own, not the common one).
+
+    A clone's own ``.git`` directory is taken as it stands, without a git
+    process: the hook and the merge driver ask on every commit. A worktree's
+    ``.git`` file, a ``GIT_DIR`` in the environment (git sets it for some
+    hooks) and anything else are left to ``git rev-parse``.
+    """
+    dot = Path(root) / ".git"
+    if "GIT_DIR" not in os.environ and dot.is_dir():
+        return dot.absolute()
     return Path(git(root, "rev-parse", "--absolute-git-dir").decode("utf-8", "surrogateescape").strip())
 
 

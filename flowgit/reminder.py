@@ -22,7 +22,7 @@ MARKER_DIR = ("flowgit", "reminded")
 
 
 def _marker(root: Path, session: str) -> Path:
-    from flowgit.wrap.transaction import git_dir
+    from flowgit.git import git_dir
 
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", session)[:120] or "_"
     return git_dir(root).joinpath(*MARKER_DIR, safe)

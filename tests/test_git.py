@@ -40,6 +40,25 @@ def test_paths_with_dollars_and_spaces_are_literal(tmp_path, monkeypatch):
     assert git_dir(odd) == odd / ".git"
 
 
+def test_the_git_directory_of_a_clone_a_worktree_and_a_hook_environment(tmp_path, monkeypatch):
+    """A clone's own ``.git`` directory is read without git; a worktree's ``.git`` file and a ``GIT_DIR`` set
+    in the environment (git sets it for a worktree's hooks) are git's to answer: the worktree's own
+    directory, in a path whose ``$`` is taken literally."""
+    monkeypatch.setenv("V", "B")
+    main = tmp_path / "main"
+    git(tmp_path, "init", "-q", "main")
+    (main / "f").write_text("x")
+    git(main, "add", "f")
+    git(main, "commit", "-qm", "x")
+    worktree = tmp_path / "wt$V"
+    git(main, "worktree", "add", "-q", str(worktree))
+    assert git_dir(main) == main / ".git"
+    own = git_dir(worktree)
+    assert own.parent == main / ".git" / "worktrees" and (own / "HEAD").is_file() and "$V" in own.name
+    monkeypatch.setenv("GIT_DIR", str(own))
+    assert git_dir(main) == own  # the environment names the repository: git's answer, not the folder's
+
+
 def test_git_dirs_are_recognised(tmp_path):
     git(tmp_path, "init", "-q", "--bare", "b.git")
     assert inside_git_dir(tmp_path / "b.git" / ".flow" / "x") == tmp_path / "b.git"

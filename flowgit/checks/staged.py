@@ -18,7 +18,7 @@ from pathlib import Path
 
 from flowgit.checks.judge import Side
 from flowgit.config import CONFIG_FILES, Config, load_config_from_blobs
-from flowgit.git import git
+from flowgit.git import git, git_dir
 from flowgit.storeread import Reading, read_regular, take
 
 AMEND_MARKER = "flowgit-amend"
@@ -46,13 +46,6 @@ class StagedChange:
     @property
     def parents(self) -> list[Side]:
         return ([self.old] if self.old else []) + self.other_parents
-
-
-def git_dir(root: Path) -> Path:
-    dot = root / ".git"
-    if dot.is_dir():
-        return dot
-    return Path(git(root, "rev-parse", "--absolute-git-dir").decode().strip())
 
 
 def git_ancestor_pid() -> int | None:

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from flowgit.git import blobs, git
+from flowgit.git import blobs, git, git_dir
 
 
 @dataclass(frozen=True)
@@ -24,15 +24,6 @@ class CommitSide:
     sha: str
     timestamp: int  # the wrap's time: the author date survives a rebase
     date: str
-
-
-def git_dir(root: Path) -> Path:
-    """The git directory, read from ``.git`` itself (a directory, or a worktree's ``gitdir:`` file)."""
-    dot = root / ".git"
-    if dot.is_file():
-        target = Path(dot.read_text(encoding="utf-8").partition("gitdir:")[2].strip())
-        return target if target.is_absolute() else root / target
-    return dot
 
 
 def other_commit(root: Path) -> str | None:

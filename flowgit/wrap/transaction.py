@@ -36,7 +36,7 @@ from typing import Any, Iterator
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write
-from flowgit.git import blob_oid, busy, git, git_dir as _git_dir, git_path, hash_for_path, head_entries, head_sha, \
+from flowgit.git import blob_oid, busy, git, git_dir, git_path, hash_for_path, head_entries, head_sha, \
     hex_len, index_tree, write_tree
 from flowgit.lock import RepoLock
 
@@ -47,10 +47,6 @@ FORMAT = 2
 
 class RecoveryRefused(FlowgitError):
     """An interrupted wrap's leftovers cannot be proven to be only its own: nothing is touched."""
-
-
-def git_dir(root: Path) -> Path:
-    return _git_dir(root)
 
 
 @dataclass
