@@ -29,7 +29,13 @@ from flowgit.continuity.sections import Semantics
 from flowgit.words import content_words, overlap, word_count
 
 JUDGED = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.LIFECYCLE, Semantics.PROTECTED, Semantics.FREE)
-STRUCTURE_RE = re.compile(r"->|<-|<->|><\[|\[(?:decided|blocked|parking|exploring|[DBP]:)|✓|\bthought:|^\s*[?!*~]")
+# FlowScript notation an item gains when prose becomes structure (the protocol's "denser notation, fewer words
+# for the same meaning"): a relation that points at something, a tension, a state, ``thought:``, a question.
+# A modifier prefix (``!``, ``*``, ``~``, ``++``) says how sure or urgent, it replaces no words; a list bullet
+# (``* `` is one, like ``- ``), a done mark (``✓`` is lifecycle) and an arrow pointing at nothing count neither.
+STRUCTURE_RE = re.compile(r"(?:<->|->|<-)\s*\S|><\[|\[(?:decided|blocked|parking|exploring|[DBP]:)|\bthought:"
+                          r"|^\s*\?\s")
+LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 PAIR_MIN = 0.5          # content-word overlap to pair an old item with a new one
 SAME_MEANING = 0.75     # share of the new item's words already in the old one
 SHORTER = 0.9           # new word count at most this share of the old
@@ -48,6 +54,11 @@ class Restatement(NamedTuple):
 
 
 def _structure(text: str) -> int:
+    """How much FlowScript notation an item holds (see :data:`STRUCTURE_RE`), its bullet, done marks and
+    lifecycle fields aside (``-> — next: Dec 1`` points at nothing)."""
+    text = LIST_MARK_RE.sub("", text, count=1).replace("✓", " ")
+    if ":" in text:
+        text = LIFECYCLE_RE.sub(" ", text)
     return len(STRUCTURE_RE.findall(text))
 
 

@@ -11,7 +11,7 @@ from flowgit.continuity.document import Document, shared_ends
 from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import PatternAt, document_identity_map, document_patterns, placed_patterns
 from flowgit.continuity.sections import Semantics
-from flowgit.episodes import Episode, lookup, store_index
+from flowgit.episodes import Episode, locate, lookup, store_index
 from flowgit.git import blob_oid
 
 
@@ -174,8 +174,30 @@ class CheckContext:
 
     @computed_once
     def appended_ids(self) -> frozenset[str]:
-        """Ids of the episodes this change appends to the store."""
-        return frozenset(m.decode("utf-8", "replace") for m in ID_RE.findall(self.appended_store))
+        """Ids of the episodes this change appends to the store: new ids only.
+
+        An appended line that repeats an id the store already held changes
+        nothing about that episode (every lookup reads an id's first line), and
+        it must not move the held episode into this change's batch either (an
+        old session's episode would then count as a new source): it is left
+        out here and reported by the store rule (:attr:`repeated_ids`).
+        """
+        return self._appended_split[0]
+
+    @computed_once
+    def repeated_ids(self) -> frozenset[str]:
+        """Ids an appended line repeats although an earlier line of the store already holds that episode."""
+        return self._appended_split[1]
+
+    @computed_once
+    def _appended_split(self) -> tuple[frozenset[str], frozenset[str]]:
+        ids = frozenset(m.decode("utf-8", "replace") for m in ID_RE.findall(self.appended_store))
+        held_until = len(self.new_store) - len(self.appended_store)
+        if not ids or held_until == 0:
+            return ids, frozenset()
+        first = self._locate(ids)  # each id's first line that is an episode with that id
+        repeated = frozenset(i for i in ids if i in first and first[i][1] <= held_until)
+        return ids - repeated, repeated
 
     @computed_once
     def word_weight(self):
@@ -441,6 +463,12 @@ class CheckContext:
             found = store_index(self.new_store, self.new_store_oid, prefix=prefix).locate(ids)
             return {i: ep for i, (ep, _) in found.items()}
         return lookup(self.new_store, ids)
+
+    def _locate(self, ids) -> dict[str, tuple[Episode, int]]:
+        """:func:`flowgit.episodes.locate` in the staged store (through its index when its blob id is known)."""
+        if self.new_store_oid is not None and isinstance(self.new_store, bytes):
+            return store_index(self.new_store, self.new_store_oid).locate(ids)
+        return locate(self.new_store, ids)
 
     def sections(self, doc: Document | None, *semantics: Semantics):
         if doc is None:

@@ -22,9 +22,25 @@ def append_only(ctx: CheckContext) -> Iterator[Finding]:
                       f"restore it (`git checkout HEAD -- {ctx.store_path}`) and append instead")
         return
     added = ctx.appended_store
+    for ident in sorted(ctx.repeated_ids):
+        yield Finding("G703", "store-append-only", "error", ctx.store_path, _line_of(ctx, ident),
+                      f"an appended line repeats episode {ident}, which the store already holds: a recorded "
+                      "episode is never restated (its first line is the record)",
+                      "remove the appended line; record something new with `flowgit episode add`")
     if added.strip():
         _, problems = parse_store(added)
         offset = ctx.new_store[: len(ctx.new_store) - len(added)].count(b"\n") if problems else 0
         for p in problems[:5]:
             yield Finding("G702", "store-append-only", "warning", ctx.store_path, offset + p.line, p.message,
                           "write episodes with `flowgit episode add`")
+
+
+def _line_of(ctx: CheckContext, ident: str) -> int | None:
+    """The store line number of the appended line that repeats ``ident`` (None if it cannot be told)."""
+    added = ctx.appended_store
+    needle = f'"{ident}"'.encode("utf-8")
+    at = added.find(needle)
+    if at == -1:
+        return None
+    start = len(ctx.new_store) - len(added)
+    return ctx.new_store[:start].count(b"\n") + added[:at].count(b"\n") + 1

@@ -129,6 +129,28 @@ def same_commit_continuity_pointed_elsewhere(lab):
     return lab.commit()
 
 
+@case(V, "G101")
+def committed_config_names_the_file_with_an_escaped_key(lab):
+    """``"\\u0063ontinuity"`` is TOML for ``continuity``: the hook's quick look must not take it for
+    another setting and let an ungrounded edit of the file it names go through unjudged."""
+    lab.write(lab.text(), "NOTES.md")
+    lab.write('"\\u0063ontinuity" = "NOTES.md"\n', ".flowgit.toml")
+    lab.setup_commit("the continuity file is NOTES.md")
+    text = lab.text("NOTES.md")
+    old = next(ln for ln in text.splitlines() if " p01: " in ln and ln.lstrip().startswith("!"))
+    lab.write(text.replace(old, pline("p01", 2)), "NOTES.md")
+    return lab.commit()
+
+
+@case(L)
+def committed_config_with_a_backslash_and_a_legit_edit(lab):
+    """A configuration line with a backslash sends the hook to the full gate, which lets a good edit pass."""
+    lab.write('[aliases]\n"Current State" = ["State \\u2014 now"]\n', ".flowgit.toml")
+    lab.setup_commit("an alias spelled with an escape")
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    return lab.commit()
+
+
 @case(V, "G801")
 def same_commit_store_pointed_elsewhere(lab):
     lab.write('store = "elsewhere.jsonl"\n', ".flowgit.toml")
@@ -822,6 +844,27 @@ def same_session_two_agents_make_2x(lab):
 
 
 @case(V, "G103")
+def repeated_id_line_re_attributes_a_held_episode(lab):
+    """Two episodes of one session and agent count once; appending a copy of one of them under another agent
+    (the id hashes type, content and session, so it stays valid) neither moves it into this change's batch
+    (a second source) nor lends it the other agent: the store rule names the repeated line too."""
+    import json
+
+    held = json.loads(next(ln for ln in lab.text(STORE).splitlines() if E_SAME_SESSION[1].id in ln))
+    lab.episodes({**held, "agent": "agent-b"})
+    return _dev(lab, pline("p03", 2, [E_SAME_SESSION[0].id, E_SAME_SESSION[1].id]), "p03")
+
+
+@case(V, "G703")
+def repeated_id_line_alone(lab):
+    import json
+
+    held = json.loads(next(ln for ln in lab.text(STORE).splitlines() if R0 in ln))
+    lab.episodes({**held, "agent": "someone-else"})
+    return lab.commit("restate an episode")
+
+
+@case(V, "G103")
 def sessionless_episode_counts_for_nothing(lab):
     ids = lab.episodes(raw_episode("retries with no budget multiplied provider load in the outage"))
     lab.setup_commit("episode")
@@ -1014,6 +1057,61 @@ def action_items_restated(lab):
     lab.sub("- the benchmark of the hook is needed because every commit of every user pays for it — next: Dec 2",
             "- hook benchmark needed, every commit pays — next: Dec 2")
     return lab.commit()
+
+
+def _restate_actions(lab: Lab, first: str, second: str) -> Attempt:
+    lab.sub("- the gate blocks ungrounded graduations, which is what makes the wrap safe to run — next: Dec 1",
+            first)
+    lab.sub("- the benchmark of the hook is needed because every commit of every user pays for it — next: Dec 2",
+            second)
+    return lab.commit()
+
+
+@case(V, "G301")
+def action_items_restated_with_star_bullets(lab):
+    """``* `` is a list bullet like ``- ``, not FlowScript's high-confidence modifier."""
+    return _restate_actions(lab, "* gate blocks ungrounded graduations, makes wrap safe — next: Dec 1",
+                            "* hook benchmark needed, every commit pays — next: Dec 2")
+
+
+@case(V, "G301")
+def action_items_restated_and_marked_done(lab):
+    """A done mark is lifecycle, not notation: it does not make a shorter wording real compression."""
+    return _restate_actions(lab, "- ✓ gate blocks ungrounded graduations, makes wrap safe — next: Dec 1",
+                            "- ✓ hook benchmark needed, every commit pays — next: Dec 2")
+
+
+@case(V, "G301")
+def action_items_restated_with_arrows_to_nothing(lab):
+    return _restate_actions(lab, "- gate blocks ungrounded graduations, makes wrap safe -> — next: Dec 1",
+                            "- hook benchmark needed, every commit pays -> — next: Dec 2")
+
+
+@case(V, "G301")
+def action_items_restated_with_emphasis_first(lab):
+    return _restate_actions(lab, "- *gate* blocks ungrounded graduations, makes wrap safe — next: Dec 1",
+                            "- *hook* benchmark needed, every commit pays — next: Dec 2")
+
+
+@case(L)
+def action_items_turned_into_flowscript_relations(lab):
+    """Denser FlowScript notation for the same meaning is the protocol's second compression step."""
+    return _restate_actions(lab, "- gate blocks ungrounded graduations -> wrap safe to run — next: Dec 1",
+                            "- hook benchmark needed <- every commit of every user pays — next: Dec 2")
+
+
+@case(V, "G301")
+def action_items_restated_with_modifier_prefixes(lab):
+    """A modifier says how urgent or sure an item is; it replaces no words, so it excuses no restatement."""
+    return _restate_actions(lab, "- ! gate blocks ungrounded graduations, makes wrap safe — next: Dec 1",
+                            "- * hook benchmark needed, every commit pays — next: Dec 2")
+
+
+@case(L)
+def action_items_marked_done_as_the_wrap_does(lab):
+    return _restate_actions(lab, "- ✓ the gate blocks ungrounded graduations, which is what makes the wrap safe to "
+                            "run — next: Dec 1", "- ✓ the benchmark of the hook is needed because every commit of "
+                            "every user pays for it — next: Dec 2")
 
 
 @case(L)
