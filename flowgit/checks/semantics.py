@@ -9,10 +9,11 @@ from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.continuity.document import is_structural
+from flowgit.continuity.document import COMMENT_RE, is_structural
 from flowgit.continuity.sections import PROVEN, Semantics
 
 WORD_RE = re.compile(r"\w+")
+COMMENT_MARKUP_RE = re.compile(r"^\s*#+|<!--|-->")
 
 
 RETAINED = 0.8      # share of the old text's words kept, in order, that makes a longer section an append
@@ -68,6 +69,50 @@ def _words_of_line(line: str) -> tuple[str, ...]:
     return tuple(_words(line))
 
 
+def _commented_in(ctx: CheckContext, before, section) -> dict[int, str]:
+    """Comment lines (``# …``, ``<!-- … -->``) the staged body adds, by body offset, with the markup taken off.
+
+    A section's guidance comments are carried over from HEAD's body as they
+    are; a comment line HEAD's body lacks holds text someone wrote this time,
+    often the old State or narrative turned into comments to keep it. The
+    replace and rewrite rules read such lines as content: kept text is kept,
+    whatever it is wrapped in.
+    """
+    key = ("semantics.commented", section)
+    found = ctx.memo.get(key)
+    if found is None:
+        found = ctx.memo[key] = _comment_lines_added(ctx.old.facts(before).body, ctx.new.facts(section).body)
+    return found
+
+
+def _comment_lines_added(old: tuple[str, ...], new: tuple[str, ...]) -> dict[int, str]:
+    old_body = set(old)
+    out: dict[int, str] = {}
+    for offset, line in enumerate(new):
+        if line not in old_body and COMMENT_RE.match(line):
+            text = " ".join(COMMENT_MARKUP_RE.sub(" ", line).split())
+            if text:
+                out[offset] = text
+    return out
+
+
+def _new_content(ctx: CheckContext, before, section) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """(content lines, their words) of the staged body, comment lines it adds included (see above)."""
+    lines, words = _body_lines(ctx.new, section), _line_words(ctx.new, section)
+    commented = _commented_in(ctx, before, section)
+    if not commented:
+        return lines, words
+    body = ctx.new.facts(section).body
+    out = []
+    for offset, line in enumerate(body):
+        text = commented.get(offset)
+        if text is None:
+            text = _content_line(line)
+        if text is not None:
+            out.append(text)
+    return tuple(out), tuple(map(_words_of_line, out))
+
+
 def appended(ctx: CheckContext, before, section) -> bool:
     """The staged section is the old one (near word for word, one tweak allowed) plus new text.
 
@@ -75,8 +120,8 @@ def appended(ctx: CheckContext, before, section) -> bool:
     is left out of the old text first. The words are counted before they are
     compared: a section that did not grow by :data:`MIN_ADDED` words is no append.
     """
-    old_lines, new_lines = _body_lines(ctx.old, before), _body_lines(ctx.new, section)
-    old_words, new_words = _line_words(ctx.old, before), _line_words(ctx.new, section)
+    old_lines, old_words = _body_lines(ctx.old, before), _line_words(ctx.old, before)
+    new_lines, new_words = _new_content(ctx, before, section)
     pointer = next((ln for ln in old_lines if ln in new_lines and len(ln.split()) <= POINTER_WORDS), None)
     if pointer is not None and len(old_lines) > 1:
         old_words = tuple(w for ln, w in zip(old_lines, old_words) if ln != pointer)
@@ -91,7 +136,7 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
     """State / Top of Mind that keep every old item and add more were appended to, not replaced."""
     for before, section in ctx.changed_pairs(Semantics.REPLACE):  # the same body adds nothing
         old = ctx.old.facts(before).columns.texts
-        new = ctx.new.facts(section).columns.texts
+        new = ctx.new.facts(section).columns.texts + tuple(_commented_in(ctx, before, section).values())
         kept_all = old and len(new) > len(old) and not (Counter(old) - Counter(new))
         if kept_all or (section.label != "Top of Mind" and appended(ctx, before, section)):
             what = (f"kept all {len(old)} old item(s) and added {len(new) - len(old)}" if kept_all else
@@ -107,10 +152,17 @@ def _prose(ctx_doc, section) -> str:
     return " ".join(" ".join(lines).split())
 
 
+def _new_prose(ctx: CheckContext, before, section) -> str:
+    """:func:`_prose` of the staged section, comment lines it adds included (see :func:`_commented_in`)."""
+    if not _commented_in(ctx, before, section):
+        return _prose(ctx.new, section)
+    return " ".join(_new_content(ctx, before, section)[0])
+
+
 def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
     """Recent Context that keeps the old narrative (a word tweaked at most) plus new text was appended to."""
     for before, section in ctx.changed_pairs(Semantics.REWRITE):  # the same body is the same prose
-        old, new = _prose(ctx.old, before), _prose(ctx.new, section)
+        old, new = _prose(ctx.old, before), _new_prose(ctx, before, section)
         if old and new != old and (old in new or appended(ctx, before, section)):
             yield Finding("G303", "append-not-rewrite", "error", ctx.path, section.heading + 1,
                           f"{section.label} contains the old narrative word for word plus new text: "

@@ -1160,6 +1160,35 @@ def recent_suffixed_heading_append(lab):
                        "The round trip held on every fixture. Then the gate and its first rules landed.")
 
 
+STATE = "Focus: ship the gate. Critical path: the compression rule, then the benchmark."
+RECENT = "We spent the week on the document model. The round trip held on every fixture."
+
+
+@case(V, "G302")
+def state_kept_as_a_comment_line(lab):
+    """The old State turned into a ``# `` comment stays in the file: it is kept, not replaced."""
+    return edit_commit(lab, STATE, f"# {STATE}\nFocus: the merge driver and the audit of every past graduation.")
+
+
+@case(V, "G302")
+def state_kept_as_an_html_comment(lab):
+    return edit_commit(lab, STATE, f"<!-- {STATE} -->\nFocus: the merge driver and the audit of every past "
+                       "graduation.")
+
+
+@case(V, "G303")
+def recent_kept_as_comment_lines(lab):
+    return edit_commit(lab, RECENT, "# We spent the week on the document model.\n# The round trip held on every "
+                       "fixture.\nToday we added the gate and its first rules, and the hook runs them.")
+
+
+@case(L)
+def state_replaced_with_a_new_guidance_comment(lab):
+    """A comment that holds no old text is a note, and a State that drops the old text is replaced."""
+    return edit_commit(lab, STATE, "# keep this to one line per thread\nFocus: the merge driver. Critical path: "
+                       "section semantics, then conflict markers.")
+
+
 @case(L)
 def state_replaced(lab):
     return edit_commit(lab, "Focus: ship the gate. Critical path: the compression rule, then the benchmark.",
