@@ -20,13 +20,17 @@ One implementation serves the gate (``flowgit check``), the wrap and the audit:
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Callable, Collection, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Collection, Iterable, Mapping, NamedTuple, Sequence
 
 from flowgit.config import Thresholds
 from flowgit.episodes import Episode, episode_id, parse_ts
 from flowgit.words import EVERYDAY_STEMS, content_words
+
+if TYPE_CHECKING:
+    from flowgit.continuity.patterns import Pattern
 
 CLOCK_SKEW = timedelta(minutes=5)
 RELEVANT_WEIGHT = 1.0   # one rare shared word, or four everyday ones
@@ -284,3 +288,39 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
 def _after(ep: Episode, now: datetime) -> bool:
     when = parse_ts(ep.ts)
     return when is None or when > now + CLOCK_SKEW
+
+
+# ------------------------------------------------------------ what an episode is about, and demotion (Step 5)
+ABOUT_MIN_SHARED = 2  # one shared everyday word does not make an episode "about" a pattern
+EPISODE_REF_RE = re.compile(r"\bep-[0-9a-f]{6,64}\b")
+
+
+def about(p: Pattern, ep: Episode) -> bool:
+    """Whether an episode is about a pattern: tagged with its name, or sharing two meaningful words."""
+    if p.name.casefold() in {t.casefold() for t in ep.tags}:
+        return True
+    shared = content_words(p.words) & content_words(ep.content + " " + " ".join(ep.tags))
+    return len(shared) >= ABOUT_MIN_SHARED
+
+
+def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapping[str, Episode],
+                              thresholds=None) -> list[str]:
+    """Why ``against`` does not justify demoting ``p`` ([] when it does).
+
+    At least one cited episode must exist, be about the pattern, not be part of
+    its evidence, and come from a source (session and agent) none of the
+    evidence episodes share: a pattern is not demoted by its own chain.
+    """
+    ids = list(dict.fromkeys(against))
+    if not ids:
+        return ["a demotion needs the contradicting episode: record it and cite it in `evidence`"]
+    unknown = [i for i in ids if i not in episodes]
+    if unknown:
+        return [f"cites episode(s) not in the store: {', '.join(unknown)}"]
+    chain = {(e.session, e.agent) for i in p.evidence if (e := episodes.get(i)) is not None}
+    usable = [i for i in ids if i not in p.evidence and about(p, episodes[i])
+              and (episodes[i].session, episodes[i].agent) not in chain]
+    if usable:
+        return []
+    return [f"no cited episode is both about `{p.name}` and independent of its own evidence (not cited by it, "
+            f"from another session or agent than its chain): {', '.join(ids)}"]

@@ -80,6 +80,28 @@ def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding("G205", "proven-exit", "error", ctx.path, now_at.lineno,
                           f"`{name}` left Proven without a demotion reason",
                           f"annotate why: `[demoted {now:%Y-%m-%d}: contradicted by ep-…]`")
+        elif now_at.section != PROVEN:
+            yield from _contradiction_holds(ctx, before, now_at, now)
+
+
+def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt, now: datetime) -> Iterator[Finding]:
+    """G206: a demotion stands on an episode that contradicts the pattern (Step 5), cited in its note.
+
+    The episode must be in the staged store, be about the pattern, not be part
+    of its evidence, and come from a session and agent its chain does not: a
+    pattern is not demoted by a reason alone, nor by its own evidence.
+    """
+    from flowgit.evidence import EPISODE_REF_RE, independent_contradiction
+
+    against = [i for n in now_at.pattern.notes if DEMOTED_RE.search(n) for i in EPISODE_REF_RE.findall(n)]
+    episodes = ctx.episodes([*against, *before.pattern.evidence]) if against else {}
+    problems = independent_contradiction(before.pattern, against, episodes)
+    if problems:
+        reason = ("it cites no contradicting episode" if not against else problems[0])
+        yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
+                      f"`{before.pattern.name}` is demoted without an independent contradicting episode: {reason}",
+                      "record what contradicted it (`flowgit episode add --type tension …` in this session) and "
+                      f"cite it in the note: `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
 
 
 def _claim(at: PatternAt) -> str:

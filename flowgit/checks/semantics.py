@@ -14,6 +14,7 @@ from flowgit.continuity.sections import PROVEN, Semantics
 
 WORD_RE = re.compile(r"\w+")
 COMMENT_MARKUP_RE = re.compile(r"^\s*#+|<!--|-->")
+MERGE_NOTE_LINES = ("# flowgit merge:", "# Absorb what still matters", "# | ")  # flowgit.merge.continuity's note
 
 
 RETAINED = 0.8      # share of the old text's words kept, in order, that makes a longer section an append
@@ -81,14 +82,20 @@ def _commented_in(ctx: CheckContext, before, section) -> dict[int, str]:
     key = ("semantics.commented", section)
     found = ctx.memo.get(key)
     if found is None:
-        found = ctx.memo[key] = _comment_lines_added(ctx.old.facts(before).body, ctx.new.facts(section).body)
+        found = ctx.memo[key] = _comment_lines_added(ctx.old.facts(before).body, ctx.new.facts(section).body,
+                                                     merge_note=ctx.merging)
     return found
 
 
-def _comment_lines_added(old: tuple[str, ...], new: tuple[str, ...]) -> dict[int, str]:
+def _comment_lines_added(old: tuple[str, ...], new: tuple[str, ...], *, merge_note: bool) -> dict[int, str]:
+    """See :func:`_commented_in`. In a merge result, the note the merge driver writes when both wraps
+    replaced the section (the other wrap's text quoted as ``# | `` lines, to absorb in the next wrap) is the
+    merge's record, not text kept: it is passed over there, and only there."""
     old_body = set(old)
     out: dict[int, str] = {}
     for offset, line in enumerate(new):
+        if merge_note and line.startswith(MERGE_NOTE_LINES):
+            continue
         if line not in old_body and COMMENT_RE.match(line):
             text = " ".join(COMMENT_MARKUP_RE.sub(" ", line).split())
             if text:

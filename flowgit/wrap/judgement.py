@@ -22,20 +22,11 @@ from flowgit.continuity.patterns import Pattern, PatternAt, iter_patterns
 from flowgit.continuity.sections import ACTIONS, PROVEN, STATE, TOP
 from flowgit.dates import parse_date
 from flowgit.episodes import Episode, parse_ts
+from flowgit.evidence import EPISODE_REF_RE, about, independent_contradiction  # noqa: F401 (their home is below the wrap: the gate asks them too)
 from flowgit.words import content_words
 
-ABOUT_MIN_SHARED = 2  # one shared everyday word does not make an episode "about" a pattern
 DEMOTED_RE = re.compile(r"^demoted\s+(\S+?):?(\s|$)", re.IGNORECASE)
 NEXT_RE = re.compile(r"\bnext:\s*([^,;\]—]+)", re.IGNORECASE)
-EPISODE_REF_RE = re.compile(r"\bep-[0-9a-f]{6,64}\b")
-
-
-def about(p: Pattern, ep: Episode) -> bool:
-    """Whether an episode is about a pattern: tagged with its name, or sharing two meaningful words."""
-    if p.name.casefold() in {t.casefold() for t in ep.tags}:
-        return True
-    shared = content_words(p.words) & content_words(ep.content + " " + " ".join(ep.tags))
-    return len(shared) >= ABOUT_MIN_SHARED
 
 
 def demoted_on(p: Pattern, reference: date | None = None) -> date | None:
@@ -73,29 +64,6 @@ def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Ep
         return []
     return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so a "
             f"promotion needs evidence recorded after the demotion"]
-
-
-def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapping[str, Episode],
-                              thresholds=None) -> list[str]:
-    """Why ``against`` does not justify demoting ``p`` ([] when it does).
-
-    At least one cited episode must exist, be about the pattern, not be part of
-    its evidence, and come from a source (session and agent) none of the
-    evidence episodes share: a pattern is not demoted by its own chain.
-    """
-    ids = list(dict.fromkeys(against))
-    if not ids:
-        return ["a demotion needs the contradicting episode: record it and cite it in `evidence`"]
-    unknown = [i for i in ids if i not in episodes]
-    if unknown:
-        return [f"cites episode(s) not in the store: {', '.join(unknown)}"]
-    chain = {(e.session, e.agent) for i in p.evidence if (e := episodes.get(i)) is not None}
-    usable = [i for i in ids if i not in p.evidence and about(p, episodes[i])
-              and (episodes[i].session, episodes[i].agent) not in chain]
-    if usable:
-        return []
-    return [f"no cited episode is both about `{p.name}` and independent of its own evidence (not cited by it, "
-            f"from another session or agent than its chain): {', '.join(ids)}"]
 
 
 def derivation_note(name: str, day: str) -> str:

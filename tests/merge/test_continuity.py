@@ -26,7 +26,8 @@ def merged(name: str, **kw):
 
 def gate_errors(cfg, parent: str, result: str, override: str | None = None) -> list[str]:
     side = lambda text: JudgeSide(text.encode(), STORE, "CONTINUITY.md", ".flow/episodes.jsonl")  # noqa: E731
-    return [f.format() for f in judge_change(cfg, side(parent), side(result), override=override) if f.is_error]
+    return [f.format() for f in judge_change(cfg, side(parent), side(result), override=override, merging=True)
+            if f.is_error]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

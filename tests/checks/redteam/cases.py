@@ -738,13 +738,50 @@ def archive_stale_proven(lab):
     return edit_commit(lab, lab.line("!! old_rule:") + "\n", "")
 
 
-@case(L)
-def demote_proven_with_reason(lab):
+def _demote_retry_budget(lab: Lab, note: str, commit: bool = True) -> Attempt | None:
     line = lab.line("!! retry_budget:")
     lab.sub(line + "\n", "")
-    demoted = line.replace("| 3x (RELIABILITY — 2026-11-12)", "| 2x (RELIABILITY)") + \
-        " [demoted 2026-11-30: batch traffic broke the budget]"
-    return edit_commit(lab, pline("p12", 1), pline("p12", 1) + "\n" + demoted)
+    demoted = line.replace("| 3x (RELIABILITY — 2026-11-12)", "| 2x (RELIABILITY)") + f" [{note}]"
+    lab.sub(pline("p12", 1), pline("p12", 1) + "\n" + demoted)
+    return lab.commit() if commit else None
+
+
+CONTRADICTION = ep("the retry budget per request did not hold: batch traffic multiplied provider load anyway",
+                   "c9", "agent-c", "tension", tags=["retries"])
+
+
+@case(L)
+def demote_proven_with_reason(lab):
+    """Step 5: an episode of another session and agent, about the pattern and outside its chain, cited."""
+    ids = lab.episodes(CONTRADICTION)
+    return _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({ids[0]})")
+
+
+@case(V, "G206")
+def demote_proven_on_a_reason_alone(lab):
+    return _demote_retry_budget(lab, "demoted 2026-11-30: it felt wrong after all")
+
+
+@case(V, "G206")
+def demote_proven_on_its_own_evidence(lab):
+    return _demote_retry_budget(lab, f"demoted 2026-11-30: the storm came back ({R0})")
+
+
+@case(V, "G206")
+def demote_proven_on_an_episode_of_its_own_chain(lab):
+    """An episode of a session and agent the evidence already has is the chain talking to itself."""
+    ids = lab.episodes(ep("the retry budget per request broke down under batch traffic load", "s1", tags=["retries"]))
+    return _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({ids[0]})")
+
+
+@case(V, "G206")
+def demote_proven_on_an_unrelated_episode(lab):
+    return _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({E_UNRELATED.id})")
+
+
+@case(V, "G206")
+def demote_proven_on_an_episode_not_in_the_store(lab):
+    return _demote_retry_budget(lab, "demoted 2026-11-30: batch traffic broke the budget (ep-0123456789ab)")
 
 
 @case(V, "G205")
@@ -1180,6 +1217,16 @@ def state_kept_as_an_html_comment(lab):
 def recent_kept_as_comment_lines(lab):
     return edit_commit(lab, RECENT, "# We spent the week on the document model.\n# The round trip held on every "
                        "fixture.\nToday we added the gate and its first rules, and the hook runs them.")
+
+
+@case(V, "G302")
+def state_kept_in_a_hand_written_merge_note(lab):
+    """The merge driver's note (the other wrap's State quoted as ``# | `` lines) is a merge's record only: an
+    ordinary commit that writes one keeps the old State like any other comment would."""
+    return edit_commit(lab, STATE, "Focus: the merge driver and the audit of every past graduation.\n"
+                       "# flowgit merge: another wrap also replaced Current State\n"
+                       "# Absorb what still matters in the next wrap, then drop these lines.\n"
+                       f"# | {STATE}")
 
 
 @case(L)
