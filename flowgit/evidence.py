@@ -195,9 +195,10 @@ def store_weight(store: bytes, sample: int = 1 << 16) -> Weight:
 
 
 @lru_cache(maxsize=4096)
-def _words(text: str) -> frozenset[str]:
+def meaningful_words(text: str) -> frozenset[str]:
     """:func:`content_words`, remembered: a history judges the same patterns and episodes again and again."""
     return content_words(text)
+
 
 
 def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thresholds,
@@ -209,7 +210,7 @@ def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thr
     when first weighed), and not at all when so many are shared that even the
     least weight each (``weight.floor``) reaches it.
     """
-    shared = _words(episode.content + " " + " ".join(episode.tags)) & pattern_words
+    shared = meaningful_words(episode.content + " " + " ".join(episode.tags)) & pattern_words
     if len(shared) < thresholds.relevance_min_shared:
         return False
     floor = COMMON_WEIGHT if weight is everyday_weight else getattr(weight, "floor", None)
@@ -252,17 +253,20 @@ def _derived_id(type_: str, content: str, session: str) -> str:
 
 def assess(name: str, description: str, level: int, cited: Sequence[str], store: Mapping[str, Episode],
            thresholds: Thresholds, *, in_proven: bool = False, now: datetime | None = None,
-           batch: Collection[str] = (), author: str = "", weight: Weight = everyday_weight) -> Verdict:
+           batch: Collection[str] = (), author: str = "", weight: Weight = everyday_weight,
+           claim_only: bool = False) -> Verdict:
     """Judge the evidence ``cited`` for pattern ``name`` at ``level`` against ``store``.
 
     ``now`` is when the change is made; ``batch`` the ids the change appends
     and ``author`` who makes it (see :func:`source_key`); ``weight`` the rarity
-    of a word (see :func:`store_weight`).
+    of a word (see :func:`store_weight`). ``claim_only``: an episode is about
+    the pattern only by what its description says (the name kept for a new
+    claim does not count).
     """
     effective = max(level, 3) if in_proven else level
     ids = list(dict.fromkeys(cited))
     verdict = Verdict(pattern=name, level=effective, cited=ids, needed=requirement(effective, thresholds))
-    pattern_words = _words(f"{name} {description}")
+    pattern_words = meaningful_words(description if claim_only else f"{name} {description}")
     usable: list[Episode] = []
     for ident in ids:
         ep = store.get(ident)

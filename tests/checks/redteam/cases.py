@@ -915,6 +915,43 @@ def one_everyday_word_is_not_about_it(lab):
     return _dev(lab, pline("p02", 2, [ids[0], E_RETRY[0].id], text=DEV["p02"] + " this week"), "p02")
 
 
+def _retry_storms(lab: Lab, text: str, ids) -> Attempt:
+    """``retry_storms`` (a name that shares words with the retry episodes) added at 1x, then raised to 2x."""
+    set_pattern(lab, "p12", "! retry_storms: retries without budget multiply provider load | 1x")
+    lab.setup_commit("a pattern with a meaningful name")
+    set_pattern(lab, "retry_storms", f"!! retry_storms: {text} | 2x (RELIABILITY) [evidence: {', '.join(ids)}]")
+    return lab.commit()
+
+
+FRIDAYS = "deploying on fridays is always safe and needs no code review"
+
+
+@case(V, "G104")
+def claim_swapped_under_the_same_name(lab):
+    """The name keeps the retry episodes "about" the pattern, but the claim is now another one: the evidence
+    proved the old wording, and a new claim earns its own."""
+    return _retry_storms(lab, FRIDAYS, [R0, R1])
+
+
+@case(L)
+def claim_refined_under_the_same_name(lab):
+    """Rewording that keeps the claim (most of its meaningful words) is judged by name and description."""
+    return _retry_storms(lab, "retries without a budget multiply provider load in an outage", [R0, R1])
+
+
+@case(L)
+def claim_kept_and_raised(lab):
+    return _retry_storms(lab, "retries without budget multiply provider load", [R0, R1])
+
+
+@case(L)
+def claim_swapped_with_evidence_about_the_new_claim(lab):
+    ids = lab.episodes(ep("friday deploys went out safely without code review twice", "f1", "agent-b"),
+                       ep("deploying on a friday without review caused no incident", "f2", "agent-c"))
+    lab.setup_commit("episodes")
+    return _retry_storms(lab, FRIDAYS, ids)
+
+
 @case(V, "G104")
 def unrelated_episode_cited(lab):
     return _dev(lab, pline("p04", 2, [E_UNRELATED.id, E_BACKOFF[0].id]), "p04")
