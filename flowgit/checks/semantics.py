@@ -82,24 +82,36 @@ def _commented_in(ctx: CheckContext, before, section) -> dict[int, str]:
     key = ("semantics.commented", section)
     found = ctx.memo.get(key)
     if found is None:
-        found = ctx.memo[key] = _comment_lines_added(ctx.old.facts(before).body, ctx.new.facts(section).body,
-                                                     merge_note=ctx.merging)
+        found = ctx.memo[key] = _comment_lines_added(_comment_lines(ctx.old.facts(before)),
+                                                     _comment_lines(ctx.new.facts(section)), merge_note=ctx.merging)
     return found
 
 
-def _comment_lines_added(old: tuple[str, ...], new: tuple[str, ...], *, merge_note: bool) -> dict[int, str]:
-    """See :func:`_commented_in`. In a merge result, the note the merge driver writes when both wraps
-    replaced the section (the other wrap's text quoted as ``# | `` lines, to absorb in the next wrap) is the
-    merge's record, not text kept: it is passed over there, and only there."""
-    old_body = set(old)
+def _comment_lines(facts) -> tuple[tuple[int, str], ...]:
+    """(offset, line) of each comment line of a body, remembered with it (most bodies hold one or none)."""
+    return facts.derived("semantics.comment_lines", _find_comment_lines)  # type: ignore[return-value]
+
+
+def _find_comment_lines(facts) -> tuple[tuple[int, str], ...]:
+    return tuple((offset, line) for offset, line in enumerate(facts.body) if COMMENT_RE.match(line))
+
+
+def _comment_lines_added(old: tuple[tuple[int, str], ...], new: tuple[tuple[int, str], ...], *,
+                         merge_note: bool) -> dict[int, str]:
+    """See :func:`_commented_in` (a comment line is one in either body alike, so the old body's comment
+    lines are all a new one is looked for among). In a merge result, the note the merge driver writes when
+    both wraps replaced the section (the other wrap's text quoted as ``# | `` lines, to absorb in the next
+    wrap) is the merge's record, not text kept: it is passed over there, and only there."""
+    if not new:
+        return {}
+    held = {line for _, line in old}
     out: dict[int, str] = {}
-    for offset, line in enumerate(new):
-        if merge_note and line.startswith(MERGE_NOTE_LINES):
+    for offset, line in new:
+        if line in held or (merge_note and line.startswith(MERGE_NOTE_LINES)):
             continue
-        if line not in old_body and COMMENT_RE.match(line):
-            text = " ".join(COMMENT_MARKUP_RE.sub(" ", line).split())
-            if text:
-                out[offset] = text
+        text = " ".join(COMMENT_MARKUP_RE.sub(" ", line).split())
+        if text:
+            out[offset] = text
     return out
 
 
