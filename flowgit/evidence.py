@@ -308,11 +308,12 @@ def about(p: Pattern, ep: Episode) -> bool:
 
 
 def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapping[str, Episode],
-                              thresholds=None) -> list[str]:
+                              thresholds=None, *, now: datetime | None = None) -> list[str]:
     """Why ``against`` does not justify demoting ``p`` ([] when it does).
 
-    At least one cited episode must exist, be about the pattern, not be part of
-    its evidence, and come from a source (session and agent) none of the
+    At least one cited episode must exist, be what its id says (not forged),
+    not be dated after ``now`` (the change), be about the pattern, not be part
+    of its evidence, and come from a source (session and agent) none of the
     evidence episodes share: a pattern is not demoted by its own chain.
     """
     ids = list(dict.fromkeys(against))
@@ -321,8 +322,12 @@ def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapp
     unknown = [i for i in ids if i not in episodes]
     if unknown:
         return [f"cites episode(s) not in the store: {', '.join(unknown)}"]
+    unsound = [i for i in ids if is_forged(episodes[i]) or (now is not None and _after(episodes[i], now))]
+    if unsound and len(unsound) == len(ids):
+        return [f"cites episode(s) whose id is not the hash of their content, or dated after the change: "
+                f"{', '.join(unsound)}"]
     chain = {(e.session, e.agent) for i in p.evidence if (e := episodes.get(i)) is not None}
-    usable = [i for i in ids if i not in p.evidence and about(p, episodes[i])
+    usable = [i for i in ids if i not in p.evidence and i not in unsound and about(p, episodes[i])
               and (episodes[i].session, episodes[i].agent) not in chain]
     if usable:
         return []

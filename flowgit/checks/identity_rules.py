@@ -95,7 +95,7 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
 
     against = [i for n in now_at.pattern.notes if DEMOTED_RE.search(n) for i in EPISODE_REF_RE.findall(n)]
     episodes = ctx.episodes([*against, *before.pattern.evidence]) if against else {}
-    problems = independent_contradiction(before.pattern, against, episodes)
+    problems = independent_contradiction(before.pattern, against, episodes, now=now)
     if problems:
         reason = ("it cites no contradicting episode" if not against else problems[0])
         yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
@@ -118,6 +118,12 @@ def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
                           "claim, not this one",
                           "keep the proven wording; to change the claim, demote it to Developing with a reason "
                           "and let the new wording earn its evidence")
+        if before.pattern.date != now_at.pattern.date:
+            yield Finding("G405", "proven-claim", "error", ctx.path, now_at.lineno,
+                          f"Proven `{before.pattern.name}`'s graduation date is rewritten in place "
+                          f"({before.pattern.date or 'none'} -> {now_at.pattern.date or 'none'}): archival and "
+                          "staleness are measured from it",
+                          f"restore `{before.pattern.date}`; the date is the wrap's record of when it graduated")
 
 
 def _zone_lines(doc, section) -> Counter[str]:

@@ -22,6 +22,7 @@ long history is judged in slices on every core (:mod:`flowgit.history.parallel`)
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -148,6 +149,9 @@ class Auditor:
         self._known: dict = {}  # the commits being judged, by id: most parents are among them
         self._judged_paths: dict[tuple, tuple[str, str, tuple[str, ...]]] = {}
         self._sides: dict = {}  # the last few commits as sides of a change
+        # A commit is judged as of its committer date, which its committer chooses: one dated after this
+        # audit started is judged as of now (a Proven pattern is not stale yet because the date says 2027).
+        self._now = time.time()
 
     @contextmanager
     def reading_ahead(self, commits: list) -> Iterator["Auditor"]:
@@ -235,7 +239,7 @@ class Auditor:
                     extra={"symlinked": list(version.symlinked)},
                     continuity_path=version.continuity_path, store_path=version.store_path, commit=str(commit.id),
                     author=f"{author.name} <{author.email}>" if author else None,
-                    when=datetime.fromtimestamp(commit.commit_time, tz=timezone.utc))
+                    when=datetime.fromtimestamp(min(commit.commit_time, self._now), tz=timezone.utc))
 
     def patterns(self, version: Version) -> Mapping[str, PatternAt]:
         """The version's patterns by name, for the trailer check.

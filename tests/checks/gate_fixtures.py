@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from flowgit.episodes import make_episode
 from tests.conftest import git
+
+
+# retry_budget graduated 19 days before the day the tests run: fresh (archival needs 30), whatever the date.
+GRADUATED = (datetime.now(timezone.utc).date() - timedelta(days=19)).isoformat()
 
 
 def ep(content: str, session: str, type_: str = "finding", agent: str = "agent-a", tags=()):
@@ -94,7 +99,7 @@ def base_text(*, developing: str | None = None, proven_extra: str = "", recent: 
 {developing if developing is not None else developing_lines()}
 
 ## Proven Knowledge
-!! retry_budget: cap retries per request so an outage cannot multiply load | 3x (RELIABILITY — 2026-11-12) [evidence: {ids}]
+!! retry_budget: cap retries per request so an outage cannot multiply load | 3x (RELIABILITY — {GRADUATED}) [evidence: {ids}]
 {proven_extra}
 ## Foundation
 Always write the episode before the pattern.

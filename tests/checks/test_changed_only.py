@@ -18,13 +18,13 @@ import pytest
 
 from flowgit.checks.context import has_line
 from tests.checks.gate_fixtures import (
-    DEVELOPING, E_RETRY, SHORTER, base_text, check, committed_base, developing_lines, stage,
+    DEVELOPING, E_RETRY, GRADUATED, SHORTER, base_text, check, committed_base, developing_lines, stage,
 )
 from tests.conftest import git
 
 RETRY_IDS = ", ".join(e.id for e in E_RETRY)
 PROVEN = (f"!! retry_budget: cap retries per request so an outage cannot multiply load | 3x "
-          f"(RELIABILITY — 2026-11-12) [evidence: {RETRY_IDS}]")
+          f"(RELIABILITY — {GRADUATED}) [evidence: {RETRY_IDS}]")
 
 
 # ----------------------------------------------------------------- a line HEAD has

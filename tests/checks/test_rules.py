@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.checks.gate_fixtures import (
-    DEVELOPING, E_BACKOFF, E_RETRY, E_SAME_SESSION, E_UNRELATED, SHORTER, base_text, check, committed_base,
+    DEVELOPING, E_BACKOFF, E_RETRY, E_SAME_SESSION, E_UNRELATED, GRADUATED, SHORTER, base_text, check,
+    committed_base,
     developing_lines, ep, stage,
 )
 from tests.conftest import git
@@ -301,7 +302,7 @@ def test_first_commit_is_checked_too(run, repo):
 def test_demotion_without_a_reason_is_refused(run, repo):
     committed_base(repo)
     line = next(ln for ln in base_text().splitlines() if ln.startswith("!! retry_budget"))
-    demoted = line.replace("| 3x (RELIABILITY — 2026-11-12)", "| 2x (RELIABILITY)")
+    demoted = line.replace(f"| 3x (RELIABILITY — {GRADUATED})", "| 2x (RELIABILITY)")
     stage(repo, base_text(developing=developing_lines(DEVELOPING[:11]) + "\n" + demoted).replace(line + "\n", ""))
     code, data, codes = check(run, repo)
     assert code == 1 and codes == {"G205"}

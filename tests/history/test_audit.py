@@ -200,3 +200,23 @@ def test_a_merge_that_keeps_one_side_whole_and_drops_the_others_episodes_is_foun
     git(based, "merge", "-q", "--no-edit", "--no-verify", "-s", "ours", "side")
     code, data = audit(run, based, "--range", "base..HEAD")
     assert code == 1 and [f["code"] for f in data["findings"]] == ["G704"], data["findings"]
+
+
+def test_a_commit_dated_in_the_future_is_judged_as_of_now(run, based):
+    """A Proven pattern graduated days ago is not stale; a committer date in 2027 does not make it so."""
+    import re
+    from datetime import datetime, timezone
+
+    today = datetime.now(timezone.utc).strftime("%Y-%m-%d")  # graduated today, whenever the test runs
+    text = re.sub(r"\(RELIABILITY — [0-9-]+\)", f"(RELIABILITY — {today})", (based / "CONTINUITY.md").read_text())
+    commit_text(based, text, "graduated today", "--no-verify")
+    proven = next(ln for ln in text.splitlines() if ln.startswith("!! retry_budget:"))
+    assert today in proven
+    env = {**os.environ, "GIT_COMMITTER_DATE": "2099-03-01T00:00:00Z"}
+    (based / "CONTINUITY.md").write_text(text.replace(proven + "\n", ""))
+    git(based, "add", "-A")
+    subprocess.run(["git", "commit", "-qm", "archive a stale pattern", "--no-verify"], cwd=based, env=env,
+                   check=True)
+    dropped = git(based, "rev-parse", "HEAD").strip()
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and ("G205", dropped) in found(data)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from tests.checks.gate_fixtures import DEVELOPING, E_BACKOFF, E_RETRY, E_SAME_SESSION, E_UNRELATED, SHORTER
+from tests.checks.gate_fixtures import (DEVELOPING, E_BACKOFF, E_RETRY, E_SAME_SESSION, E_UNRELATED, GRADUATED,
+                                        SHORTER)
 from tests.checks.redteam.lab import CONT, STORE, Attempt, Lab, ep, raw_episode
 
 V, L = "violation", "legitimate"
@@ -728,6 +729,19 @@ def bom_hides_state(lab):
     return edit_commit(lab, "then the benchmark.", "then the benchmark. Also the merge driver, the audit and the docs.")
 
 
+@case(V, "G405")
+def proven_graduation_date_back_dated(lab):
+    """Back-dating a fresh Proven pattern would make it look stale enough to archive the next commit."""
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace(f"— {GRADUATED})", "— 2020-01-01)"))
+
+
+@case(V, "G405")
+def proven_graduation_date_removed(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace(f" — {GRADUATED})", ")"))
+
+
 @case(V, "G205")
 def delete_fresh_proven(lab):
     return edit_commit(lab, lab.line("!! retry_budget:") + "\n", "")
@@ -741,7 +755,7 @@ def archive_stale_proven(lab):
 def _demote_retry_budget(lab: Lab, note: str, commit: bool = True) -> Attempt | None:
     line = lab.line("!! retry_budget:")
     lab.sub(line + "\n", "")
-    demoted = line.replace("| 3x (RELIABILITY — 2026-11-12)", "| 2x (RELIABILITY)") + f" [{note}]"
+    demoted = line.replace(f"| 3x (RELIABILITY — {GRADUATED})", "| 2x (RELIABILITY)") + f" [{note}]"
     lab.sub(pline("p12", 1), pline("p12", 1) + "\n" + demoted)
     return lab.commit() if commit else None
 
@@ -780,6 +794,21 @@ def demote_proven_on_an_unrelated_episode(lab):
 
 
 @case(V, "G206")
+def demote_proven_on_a_forged_episode(lab):
+    """An id that is not the hash of the episode's content: hand-written, not recorded."""
+    lab.episodes(raw_episode("the retry budget per request did not hold: batch traffic multiplied load",
+                             "zz", "zz", ident="ep-000000000001"))
+    return _demote_retry_budget(lab, "demoted 2026-11-30: batch traffic broke the budget (ep-000000000001)")
+
+
+@case(V, "G206")
+def demote_proven_on_an_episode_dated_in_the_future(lab):
+    ids = lab.episodes(ep("the retry budget per request did not hold: batch traffic multiplied load", "fz",
+                          "agent-z", "tension", ts="2099-12-01T00:00:00Z", tags=["retries"]))
+    return _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({ids[0]})")
+
+
+@case(V, "G206")
 def demote_proven_on_an_episode_not_in_the_store(lab):
     return _demote_retry_budget(lab, "demoted 2026-11-30: batch traffic broke the budget (ep-0123456789ab)")
 
@@ -788,7 +817,7 @@ def demote_proven_on_an_episode_not_in_the_store(lab):
 def demote_proven_without_reason(lab):
     line = lab.line("!! retry_budget:")
     lab.sub(line + "\n", "")
-    demoted = line.replace("| 3x (RELIABILITY — 2026-11-12)", "| 2x (RELIABILITY)")
+    demoted = line.replace(f"| 3x (RELIABILITY — {GRADUATED})", "| 2x (RELIABILITY)")
     return edit_commit(lab, pline("p12", 1), pline("p12", 1) + "\n" + demoted)
 
 
