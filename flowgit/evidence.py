@@ -21,11 +21,12 @@ One implementation serves the gate (``flowgit check``), the wrap and the audit:
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Collection, Iterable, Mapping, NamedTuple, Sequence
 
 from flowgit.config import Thresholds
+from flowgit.dates import parse_date
 from flowgit.episodes import Episode, episode_id, parse_ts
 from flowgit.words import EVERYDAY_STEMS, content_words
 
@@ -297,6 +298,7 @@ def _after(ep: Episode, now: datetime) -> bool:
 # ------------------------------------------------------------ what an episode is about, and demotion (Step 5)
 ABOUT_MIN_SHARED = 2  # one shared everyday word does not make an episode "about" a pattern
 EPISODE_REF_RE = re.compile(r"\bep-[0-9a-f]{6,64}\b")
+DEMOTED_ON_RE = re.compile(r"^demoted\s+(\S+?):?(\s|$)", re.IGNORECASE)  # `[demoted DATE: …]`
 
 
 def about(p: Pattern, ep: Episode) -> bool:
@@ -333,3 +335,49 @@ def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapp
         return []
     return [f"no cited episode is both about `{p.name}` and independent of its own evidence (not cited by it, "
             f"from another session or agent than its chain): {', '.join(ids)}"]
+
+
+def demoted_on(p: Pattern, reference: date | None = None) -> date | None:
+    """The date of the pattern's latest ``[demoted DATE: …]`` note, if it has one."""
+    found = None
+    for note in p.notes:
+        m = DEMOTED_ON_RE.match(note.strip())
+        day = parse_date(m.group(1), reference=reference) if m else None
+        if day and (found is None or day > found):
+            found = day
+    return found
+
+
+def _recorded_on(ep: Episode | None) -> date | None:
+    when = parse_ts(ep.ts) if ep else None
+    return when.date() if when else None
+
+
+def after_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode]) -> list[str]:
+    """The cited ids recorded after the pattern's demotion (all of them when it was never demoted)."""
+    since = demoted_on(p)
+    ids = list(dict.fromkeys(evidence))
+    if since is None:
+        return ids
+    return [i for i in ids if (_recorded_on(episodes.get(i)) or date.min) > since]
+
+
+def contradictions(p: Pattern) -> set[str]:
+    """The episode ids the pattern's demotion notes cite: what contradicted it."""
+    return {i for note in p.notes if DEMOTED_ON_RE.match(note.strip()) for i in EPISODE_REF_RE.findall(note)}
+
+
+def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode]) -> list[str]:
+    """Why a demoted pattern may not be promoted on ``evidence`` ([] when it may, or was never demoted).
+
+    Only evidence recorded after the demotion counts, and never the episode
+    that contradicted it (the demotion's own citation).
+    """
+    since = demoted_on(p)
+    if since is None:
+        return []
+    fresh = set(after_demotion(p, evidence, episodes)) - contradictions(p)
+    if fresh:
+        return []
+    return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so a "
+            f"promotion needs evidence recorded after the demotion"]

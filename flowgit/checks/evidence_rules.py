@@ -124,3 +124,18 @@ def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding("G202", "level-jump", "error", ctx.path, at.lineno,
                           f"`{new.name}` goes {old.level}x -> {new.level}x without any new evidence",
                           "cite the new episodes that justify the promotion")
+        elif new.level > old.level or (at.section == PROVEN and before.section != PROVEN):
+            yield from _after_demotion(ctx, at, before)
+
+
+def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt) -> Iterator[Finding]:
+    """G202 for a pattern HEAD has demoted: promoted again only on evidence recorded after the demotion,
+    never on the episode that contradicted it (Step 5: its earlier chain did not survive scrutiny)."""
+    from flowgit.evidence import demoted_on, post_demotion
+
+    if demoted_on(before.pattern) is None:
+        return
+    problems = post_demotion(before.pattern, at.pattern.evidence, ctx.episodes(at.pattern.evidence))
+    if problems:
+        yield Finding("G202", "level-jump", "error", ctx.path, at.lineno, problems[0],
+                      "record what happened since the demotion (`flowgit episode add`) and cite that")

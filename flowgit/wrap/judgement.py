@@ -22,48 +22,12 @@ from flowgit.continuity.patterns import Pattern, PatternAt, iter_patterns
 from flowgit.continuity.sections import ACTIONS, PROVEN, STATE, TOP
 from flowgit.dates import parse_date
 from flowgit.episodes import Episode, parse_ts
-from flowgit.evidence import EPISODE_REF_RE, about, independent_contradiction  # noqa: F401 (their home is below the wrap: the gate asks them too)
+from flowgit.evidence import (  # noqa: F401 (their home is below the wrap: the gate asks them too)
+    EPISODE_REF_RE, about, after_demotion, demoted_on, independent_contradiction, post_demotion,
+)
 from flowgit.words import content_words
 
-DEMOTED_RE = re.compile(r"^demoted\s+(\S+?):?(\s|$)", re.IGNORECASE)
 NEXT_RE = re.compile(r"\bnext:\s*([^,;\]—]+)", re.IGNORECASE)
-
-
-def demoted_on(p: Pattern, reference: date | None = None) -> date | None:
-    """The date of the pattern's latest ``[demoted DATE: …]`` note, if it has one."""
-    found = None
-    for note in p.notes:
-        m = DEMOTED_RE.match(note.strip())
-        day = parse_date(m.group(1), reference=reference) if m else None
-        if day and (found is None or day > found):
-            found = day
-    return found
-
-
-def _recorded_on(ep: Episode | None) -> date | None:
-    when = parse_ts(ep.ts) if ep else None
-    return when.date() if when else None
-
-
-def after_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode]) -> list[str]:
-    """The cited ids recorded after the pattern's demotion (all of them when it was never demoted)."""
-    since = demoted_on(p)
-    ids = list(dict.fromkeys(evidence))
-    if since is None:
-        return ids
-    return [i for i in ids if (_recorded_on(episodes.get(i)) or date.min) > since]
-
-
-def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode]) -> list[str]:
-    """Why a demoted pattern may not be promoted on ``evidence`` ([] when it may, or was never demoted)."""
-    since = demoted_on(p)
-    if since is None:
-        return []
-    fresh = after_demotion(p, evidence, episodes)
-    if fresh:
-        return []
-    return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so a "
-            f"promotion needs evidence recorded after the demotion"]
 
 
 def derivation_note(name: str, day: str) -> str:

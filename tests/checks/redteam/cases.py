@@ -771,6 +771,37 @@ def demote_proven_with_reason(lab):
     return _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({ids[0]})")
 
 
+def _demoted_then_back(lab: Lab, extra_ids, days_ago: int) -> Attempt:
+    """retry_budget legitimately demoted ``days_ago`` (scaffolding), then moved back to Proven citing
+    ``extra_ids`` too. (The fixture's episodes are recorded the day the tests run.)"""
+    from datetime import date, timedelta
+
+    ids = lab.episodes(CONTRADICTION)
+    day = (date.today() - timedelta(days=days_ago)).isoformat()
+    _demote_retry_budget(lab, f"demoted {day}: batch traffic broke the budget ({ids[0]})", commit=False)
+    lab.setup_commit("demoted")
+    demoted = lab.line("!! retry_budget:")
+    lab.sub(demoted + "\n", "")
+    back = demoted.split(" [demoted")[0].replace("| 2x (RELIABILITY)", f"| 3x (RELIABILITY — {GRADUATED})")
+    back = back.replace("]", ", " + ", ".join(extra(ids[0]) for extra in extra_ids) + "]", 1)
+    lab.sub("## Proven Knowledge\n", "## Proven Knowledge\n" + back + "\n")
+    return lab.commit()
+
+
+@case(V, "G202")
+def demoted_pattern_back_on_its_own_contradiction(lab):
+    """The episode that contradicted it is no evidence for it: the chain did not survive scrutiny."""
+    return _demoted_then_back(lab, [lambda contradiction: contradiction], 0)
+
+
+@case(L)
+def demoted_pattern_back_on_evidence_recorded_since(lab):
+    fresh = ep("after the pool fix the retry budget per request held provider load flat again", "r9", "agent-r",
+               "outcome", tags=["retries"])
+    lab.episodes(fresh)
+    return _demoted_then_back(lab, [lambda _: fresh.id], 1)
+
+
 @case(V, "G206")
 def demote_proven_on_a_reason_alone(lab):
     return _demote_retry_budget(lab, "demoted 2026-11-30: it felt wrong after all")
