@@ -10,7 +10,6 @@ from flowgit.checks.finding import Finding
 from flowgit.continuity.patterns import PatternAt
 from flowgit.continuity.sections import PROVEN
 from flowgit.evidence import assess, meaningful_words
-from flowgit.words import overlap
 
 
 def _needs_evidence(at: PatternAt) -> bool:
@@ -32,19 +31,16 @@ def _agentless_appended(ctx: CheckContext, found, cited) -> bool:
     return any(i in found and i in ctx.appended_ids and not found[i].agent for i in cited)
 
 
-SAME_CLAIM = 0.5  # share of the shorter description's meaningful words the other keeps: the same claim, reworded
-
-
-def _claim_swapped(ctx: CheckContext, at: PatternAt) -> bool:
-    """Whether the staged pattern keeps HEAD's name but says something else (little meaning shared).
+def _claim_changed(ctx: CheckContext, at: PatternAt) -> bool:
+    """Whether the staged pattern keeps HEAD's name but its description says something else now.
 
     The name alone then no longer ties the evidence to what the pattern
-    claims: the evidence is judged against the new description only.
+    claims, and a claim can drift a little per commit until it says something
+    its evidence never saw: whenever the description changes, the evidence is
+    judged against the new description only.
     """
     before = ctx.old_for(at)
-    if before is None or before.pattern.text == at.pattern.text:
-        return False
-    return overlap(meaningful_words(before.pattern.text), meaningful_words(at.pattern.text)) < SAME_CLAIM
+    return before is not None and meaningful_words(before.pattern.text) != meaningful_words(at.pattern.text)
 
 
 def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
@@ -53,7 +49,7 @@ def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
         if not _needs_evidence(at) or not p.evidence:
             continue
         found = ctx.episodes(p.evidence)
-        swapped = _claim_swapped(ctx, at)
+        swapped = _claim_changed(ctx, at)
         verdict = assess(p.name, p.text, p.level, p.evidence, found, ctx.cfg.thresholds,
                          in_proven=at.section == PROVEN, now=ctx.when, batch=ctx.appended_ids,
                          author=ctx.commit_author if _agentless_appended(ctx, found, p.evidence) else "",
@@ -70,8 +66,8 @@ def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
                           f"stage the store (`git add {ctx.store_path}`) or fix the ids")
         if verdict.unrelated and swapped:
             yield Finding("G104", "evidence", "error", ctx.path, at.lineno,
-                          f"`{p.name}` now claims something else than before, and its cited episode(s) are not "
-                          f"about the new claim (the name alone does not tie them to it): "
+                          f"`{p.name}`'s description changed, and its cited episode(s) are not about what it "
+                          f"says now (the name alone does not tie them to it): "
                           f"{', '.join(verdict.unrelated)}",
                           "a new claim is a new pattern: add it at 1x (under a new name), or cite episodes "
                           "about the new wording")

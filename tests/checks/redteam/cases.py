@@ -993,6 +993,17 @@ def claim_swapped_under_the_same_name(lab):
     return _retry_storms(lab, FRIDAYS, [R0, R1])
 
 
+@case(V, "G104")
+def claim_drifted_in_two_steps(lab):
+    """Each step keeps half the words of the one before; the second leaves the evidence nothing to be about."""
+    first = _retry_storms(lab, "retries without budget multiply provider load and database queries stay cached",
+                          [R0, R1])
+    assert first.returncode == 0, first.output  # the first step still speaks of what the evidence saw
+    set_pattern(lab, "retry_storms", pline("retry_storms", 2, [R0, R1], text="database queries stay cached in "
+                                           "redis for an hour"))
+    return lab.commit()
+
+
 @case(L)
 def claim_refined_under_the_same_name(lab):
     """Rewording that keeps the claim (most of its meaningful words) is judged by name and description."""
