@@ -116,7 +116,7 @@ class CheckContext:
     new_store_oid: str | None = None  # the staged store's blob id, when the caller knows it (the audit does)
     old_store_in_memory: bool = False  # HEAD's store bytes are already read: compare them instead of hashing
     new_raw: bytes | None = None  # the staged continuity file's bytes, when the caller has them (``new``'s text)
-    merging: bool = False  # the change is a merge result judged against one of its parents
+    merge_parents: tuple = ()  # a merge result judged against one parent: every parent's Document
 
     def __init__(self, cfg: Config, new: Document, old: Document | None, new_store: bytes, path: str,
                  store_path: str, **optional: Any) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Callable
+from typing import Callable, Sequence
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
@@ -72,7 +72,7 @@ class Side:
 
 def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | None = None,
                  override: str | None = None, new_config: Config | None = None,
-                 merging: bool = False) -> list[Finding]:
+                 merge_parents: Sequence[Side] = ()) -> list[Finding]:
     """Every enabled rule's findings for ``old`` -> ``new`` under ``cfg`` (the base's configuration).
 
     ``old`` is None for a first commit. ``override`` is the reason given with
@@ -91,7 +91,7 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     findings.extend(paths.symlinked(new))
     if new.continuity is None and old is not None and old.continuity is not None:
         return _overridden(findings, override)  # nothing left to judge the rules on
-    ctx = context_for(cfg, old, new, merging=merging)
+    ctx = context_for(cfg, old, new, merge_parents=merge_parents)
     if new.continuity is not None and not ctx.new.sections:
         findings.append(Finding("G001", "structure", "error", new.continuity_path, 1,
                                 "the file has no `## ` sections, so it is not a continuity file",
@@ -100,8 +100,12 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     return _overridden(findings, override)
 
 
-def context_for(cfg: Config, old: Side | None, new: Side, *, merging: bool = False) -> CheckContext:
-    """The rules' view of a change: both documents parsed, the stores by reference."""
+def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequence[Side] = ()) -> CheckContext:
+    """The rules' view of a change: both documents parsed, the stores by reference.
+
+    ``merge_parents``: every parent of a merge result being judged against one
+    of them (the rules that read a merge note ask what each parent held).
+    """
     from flowgit.repo import document_from_bytes
 
     new_doc = document_from_bytes(cfg, new.continuity if new.continuity is not None else b"", new.continuity_path)
@@ -115,7 +119,8 @@ def context_for(cfg: Config, old: Side | None, new: Side, *, merging: bool = Fal
                         path=new.continuity_path, store_path=new.store_path, old_store_entry=old_entry,
                         old_store_loader=old.store_bytes if old is not None and old.has_store else None,
                         when=new.when, author=new.author or "", author_loader=new.extra.get("author_loader"),
-                        merging=merging,
+                        merge_parents=tuple(document_from_bytes(cfg, p.continuity, f"parent:{p.continuity_path}")
+                                            for p in merge_parents if p is not None and p.continuity is not None),
                         appended_check=new.extra.get("appended_check") if old is not None and old.commit and
                         old.commit == new.extra.get("base") else None)
 
@@ -147,7 +152,8 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
 
     if len(parents) < 2:
         return judge_change(cfg, parents[0] if parents else None, new, override=override, new_config=new_config)
-    per_parent = [judge_change(cfg, p, new, override=None, new_config=new_config, merging=True) for p in parents]
+    per_parent = [judge_change(cfg, p, new, override=None, new_config=new_config, merge_parents=parents)
+                  for p in parents]
 
     def key(f: Finding) -> tuple:
         return f.code, f.line, re.sub(r"\d+ of \d+|was \d+|\d+%", "#", f.message)
@@ -155,7 +161,7 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     shown = [{key(f) for f in fs if f.is_error} for fs in per_parent]
     kept = set.intersection(*shown)
     if base is not NO_BASE:
-        against_base = {key(f) for f in judge_change(cfg, base, new, override=None, merging=True)  # type: ignore[arg-type]
+        against_base = {key(f) for f in judge_change(cfg, base, new, override=None, merge_parents=parents)  # type: ignore[arg-type]
                         if f.is_error}
         kept |= {k for k in set.union(*shown) - against_base if k[0] in MERGE_LOSS_CODES}
     findings: list[Finding] = []

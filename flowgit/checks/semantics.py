@@ -14,7 +14,10 @@ from flowgit.continuity.sections import PROVEN, Semantics
 
 WORD_RE = re.compile(r"\w+")
 COMMENT_MARKUP_RE = re.compile(r"^\s*#+|<!--|-->")
-MERGE_NOTE_LINES = ("# flowgit merge:", "# Absorb what still matters", "# | ")  # flowgit.merge.continuity's note
+MERGE_QUOTE = "# | "  # flowgit.merge.continuity's note: its head, its instruction, and the other wrap's text
+MERGE_NOTE_LINES = ("# flowgit merge:", "# Absorb what still matters", MERGE_QUOTE)
+LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+COPIED = 0.8  # meaningful words shared (of both lines' together) that make a comment a copy of a content line
 
 
 RETAINED = 0.8      # share of the old text's words kept, in order, that makes a longer section an append
@@ -71,47 +74,103 @@ def _words_of_line(line: str) -> tuple[str, ...]:
 
 
 def _commented_in(ctx: CheckContext, before, section) -> dict[int, str]:
-    """Comment lines (``# …``, ``<!-- … -->``) the staged body adds, by body offset, with the markup taken off.
+    """Scaffolding lines of the staged body that hold text (``# …``, ``<!-- … -->``, ``### …``, ``##text``)
+    and are read as content, by body offset, with their markup taken off.
 
-    A section's guidance comments are carried over from HEAD's body as they
-    are; a comment line HEAD's body lacks holds text someone wrote this time,
-    often the old State or narrative turned into comments to keep it. The
-    replace and rewrite rules read such lines as content: kept text is kept,
-    whatever it is wrapped in.
+    The replace and rewrite rules read content lines; a section's guidance
+    comments are carried over from HEAD's body as they are. But text kept is
+    kept whatever it is wrapped in, so such a line counts as content when HEAD's
+    body does not have it (written this time: often the old text turned into a
+    comment), or when its text is (near) one of HEAD's content lines (a comment
+    planted beside the text it copies, carried on after the text itself left).
     """
     key = ("semantics.commented", section)
     found = ctx.memo.get(key)
     if found is None:
-        found = ctx.memo[key] = _comment_lines_added(_comment_lines(ctx.old.facts(before)),
-                                                     _comment_lines(ctx.new.facts(section)), merge_note=ctx.merging)
+        found = ctx.memo[key] = _scaffolding_read_as_content(ctx, before, section)
     return found
 
 
-def _comment_lines(facts) -> tuple[tuple[int, str], ...]:
-    """(offset, line) of each comment line of a body, remembered with it (most bodies hold one or none)."""
-    return facts.derived("semantics.comment_lines", _find_comment_lines)  # type: ignore[return-value]
+def _worded_scaffolding(facts) -> tuple[tuple[int, str, str], ...]:
+    """(offset, line, its text without markup) of each scaffolding line of a body that holds text,
+    remembered with the body (most bodies hold one guidance comment or none)."""
+    return facts.derived("semantics.worded_scaffolding", _find_worded_scaffolding)  # type: ignore[return-value]
 
 
-def _find_comment_lines(facts) -> tuple[tuple[int, str], ...]:
-    return tuple((offset, line) for offset, line in enumerate(facts.body) if COMMENT_RE.match(line))
+def _find_worded_scaffolding(facts) -> tuple[tuple[int, str, str], ...]:
+    out = []
+    for offset, line in enumerate(facts.body):
+        if (COMMENT_RE.match(line) or line.lstrip().startswith("##")) and is_structural(line):
+            text = " ".join(COMMENT_MARKUP_RE.sub(" ", line).split())
+            if text:
+                out.append((offset, line, text))
+    return tuple(out)
 
 
-def _comment_lines_added(old: tuple[tuple[int, str], ...], new: tuple[tuple[int, str], ...], *,
-                         merge_note: bool) -> dict[int, str]:
-    """See :func:`_commented_in` (a comment line is one in either body alike, so the old body's comment
-    lines are all a new one is looked for among). In a merge result, the note the merge driver writes when
-    both wraps replaced the section (the other wrap's text quoted as ``# | `` lines, to absorb in the next
-    wrap) is the merge's record, not text kept: it is passed over there, and only there."""
-    if not new:
+def _scaffolding_read_as_content(ctx: CheckContext, before, section) -> dict[int, str]:
+    found = _worded_scaffolding(ctx.new.facts(section))
+    if not found:
         return {}
-    held = {line for _, line in old}
+    held = {line for _, line, _ in _worded_scaffolding(ctx.old.facts(before))}
+    old_content = _body_lines(ctx.old, before)
     out: dict[int, str] = {}
-    for offset, line in new:
-        if line in held or (merge_note and line.startswith(MERGE_NOTE_LINES)):
-            continue
-        text = " ".join(COMMENT_MARKUP_RE.sub(" ", line).split())
-        if text:
+    for offset, line, text in found:
+        if ctx.merge_parents and line.startswith(MERGE_NOTE_LINES) and _note_of_this_merge(ctx, section, text):
+            continue  # the merge driver's note: the other wrap's text, quoted to absorb in the next wrap
+        if line not in held or _copies_content(text, old_content):
             out[offset] = text
+    return out
+
+
+def _note_of_this_merge(ctx: CheckContext, section, text: str) -> bool:
+    """Whether a merge-note line is the merge's own record: its head or instruction, or a quote of text that
+    some parent's section does not hold (another wrap's, brought in by the merge). A quote of what every
+    parent holds records no merge: it is the old text kept, whatever the commit."""
+    if not text.startswith("| "):
+        return True
+    quoted = text[2:]
+    for parent in ctx.merge_parents:
+        theirs = parent.find(section.label)
+        if theirs is None or quoted not in _body_lines(parent, theirs):  # the driver quotes lines verbatim
+            return True
+    return False
+
+
+def _item_text(item: str) -> str:
+    return " ".join(LIST_MARK_RE.sub("", item, count=1).split())
+
+
+def _copies_content(text: str, content: tuple[str, ...]) -> bool:
+    """Whether ``text`` is (near) one of ``content``'s lines: four in five of the meaningful words shared."""
+    if text.startswith("| "):
+        text = text[2:]  # a quote's mark
+    if text in content:
+        return True
+    words = frozenset(_words_of_line(text))
+    if not words:
+        return False
+    for line in content:
+        other = frozenset(_words_of_line(line))
+        if other and len(words & other) / len(words | other) >= COPIED:
+            return True
+    return False
+
+
+def _quoted(ctx: CheckContext, before) -> tuple[str, ...]:
+    """The other wrap's text a merge note in HEAD's body quotes (``# | `` lines), for the next wrap to absorb."""
+    return tuple(text[2:] for _, line, text in _worded_scaffolding(ctx.old.facts(before))
+                 if line.startswith(MERGE_QUOTE) and text.startswith("| "))
+
+
+def _without(words: list[str], taken: list[str]) -> list[str]:
+    """``words`` with each of ``taken`` removed once (its first occurrence), the order kept."""
+    left = Counter(taken)
+    out = []
+    for word in words:
+        if left[word] > 0:
+            left[word] -= 1
+        else:
+            out.append(word)
     return out
 
 
@@ -145,10 +204,13 @@ def appended(ctx: CheckContext, before, section) -> bool:
     if pointer is not None and len(old_lines) > 1:
         old_words = tuple(w for ln, w in zip(old_lines, old_words) if ln != pointer)
         new_words = tuple(w for ln, w in zip(new_lines, new_words) if ln != pointer)
-    old_count, new_count = sum(map(len, old_words)), sum(map(len, new_words))
-    if old_count < MIN_ADDED or new_count < old_count + MIN_ADDED:
+    old_flat, new_flat = [w for ws in old_words for w in ws], [w for ws in new_words for w in ws]
+    quoted = _quoted(ctx, before)
+    if quoted:  # the other wrap's text a merge note asked to absorb is old text too, not an addition
+        new_flat = _without(new_flat, [w for q in quoted for w in _words_of_line(q)])
+    if len(old_flat) < MIN_ADDED or len(new_flat) < len(old_flat) + MIN_ADDED:
         return False
-    return retained([w for ws in old_words for w in ws], [w for ws in new_words for w in ws]) >= RETAINED
+    return retained(old_flat, new_flat) >= RETAINED
 
 
 def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
@@ -156,6 +218,9 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
     for before, section in ctx.changed_pairs(Semantics.REPLACE):  # the same body adds nothing
         old = ctx.old.facts(before).columns.texts
         new = ctx.new.facts(section).columns.texts + tuple(_commented_in(ctx, before, section).values())
+        quoted = _quoted(ctx, before)
+        if quoted:  # an item that takes up the other wrap's quoted text absorbs it: it is not an addition
+            new = tuple(item for item in new if not _copies_content(_item_text(item), quoted))
         kept_all = old and len(new) > len(old) and not (Counter(old) - Counter(new))
         if kept_all or (section.label != "Top of Mind" and appended(ctx, before, section)):
             what = (f"kept all {len(old)} old item(s) and added {len(new) - len(old)}" if kept_all else
@@ -182,6 +247,8 @@ def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
     """Recent Context that keeps the old narrative (a word tweaked at most) plus new text was appended to."""
     for before, section in ctx.changed_pairs(Semantics.REWRITE):  # the same body is the same prose
         old, new = _prose(ctx.old, before), _new_prose(ctx, before, section)
+        for text in _quoted(ctx, before):  # the other wrap's narrative, absorbed as the merge note asks
+            new = " ".join(new.replace(text, " ").split())
         if old and new != old and (old in new or appended(ctx, before, section)):
             yield Finding("G303", "append-not-rewrite", "error", ctx.path, section.heading + 1,
                           f"{section.label} contains the old narrative word for word plus new text: "

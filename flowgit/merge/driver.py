@@ -128,7 +128,8 @@ def refused_by_gate(cfg: Config, data: list[bytes], merged: bytes, store: bytes,
     for parent, other in ((ours, theirs), (theirs, ours)):
         if parent == merged:
             continue  # the merge took this parent whole: nothing changed against it
-        errors = [f for f in judge_change(cfg, side(parent), new, merging=True) if f.is_error]
+        errors = [f for f in judge_change(cfg, side(parent), new, merge_parents=(side(ours), side(theirs)))
+                  if f.is_error]
         if not errors:
             continue
         carried = {(f.code, f.message) for f in judge_change(cfg, side(base) if base else None, side(parent))

@@ -24,10 +24,11 @@ def merged(name: str, **kw):
     return merge_continuity(BASE, ours, theirs, lookup=store_lookup, newer=kw.pop("newer", newer), sides=SIDES, **kw)
 
 
-def gate_errors(cfg, parent: str, result: str, override: str | None = None) -> list[str]:
+def gate_errors(cfg, parent: str, result: str, override: str | None = None, merge_parents=()) -> list[str]:
     side = lambda text: JudgeSide(text.encode(), STORE, "CONTINUITY.md", ".flow/episodes.jsonl")  # noqa: E731
-    return [f.format() for f in judge_change(cfg, side(parent), side(result), override=override, merging=True)
-            if f.is_error]
+    parents = [side(text) for text in merge_parents]
+    return [f.format() for f in judge_change(cfg, side(parent), side(result), override=override,
+                                             merge_parents=parents) if f.is_error]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -45,8 +46,8 @@ def test_a_clean_merge_passes_the_gate_against_both_parents_and_has_no_markers(n
     # both wraps are valid (a Foundation edit is valid only as a deliberate, overridden commit)
     override = "both agents reworded Foundation the same way" if name == "protected_identical" else None
     assert gate_errors(cfg, BASE, ours, override) == [] and gate_errors(cfg, BASE, theirs, override) == []
-    assert gate_errors(cfg, ours, result.text) == []
-    assert gate_errors(cfg, theirs, result.text) == []
+    assert gate_errors(cfg, ours, result.text, merge_parents=(ours, theirs)) == []
+    assert gate_errors(cfg, theirs, result.text, merge_parents=(ours, theirs)) == []
 
 
 def test_both_add_keeps_both_new_patterns_ours_first():

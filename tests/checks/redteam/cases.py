@@ -1337,6 +1337,64 @@ def state_kept_in_a_hand_written_merge_note(lab):
                        f"# | {STATE}")
 
 
+@case(V, "G302")
+def state_kept_as_a_subheading(lab):
+    """A ``### `` line is shown as a heading: the old State in one is kept, not replaced."""
+    return edit_commit(lab, STATE, f"Focus: the merge driver and the audit of every past graduation.\n### {STATE}")
+
+
+@case(V, "G303")
+def recent_kept_as_a_hash_paragraph(lab):
+    """``##text`` (no space) is no heading but a paragraph: the old narrative in one is kept."""
+    return edit_commit(lab, RECENT, "Today we added the gate and its first rules, and the hook runs them.\n"
+                       f"##{RECENT}")
+
+
+@case(V, "G302")
+def state_kept_through_a_comment_planted_the_wrap_before(lab):
+    """A wrap plants a comment copy of its State; the next wrap replaces the State and keeps the copy."""
+    first = "Focus: the merge driver. Critical path: section semantics, then conflict markers."
+    lab.sub(STATE, f"{first}\n# {first}")
+    lab.setup_commit("planted")
+    return edit_commit(lab, f"{first}\n", "Focus: the audit of every past graduation and its range option.\n")
+
+
+@case(V, "G302")
+def state_kept_as_a_merge_note_through_an_empty_side_branch(lab):
+    """A merge note quotes another wrap's text; quoting the State both parents hold records no merge."""
+    lab.git("checkout", "-q", "-b", "side")
+    lab.write("x\n", "NOTES.md")
+    lab.setup_commit("side")
+    lab.git("checkout", "-q", "main")
+    lab.git("merge", "-q", "--no-ff", "--no-commit", "side")
+    lab.sub(STATE, "Focus: the merge driver and the audit of every past graduation.\n"
+                   "# flowgit merge: another wrap also replaced Current State\n"
+                   "# Absorb what still matters in the next wrap, then drop these lines.\n"
+                   f"# | {STATE}")
+    lab.add()
+    return lab.attempt("commit", "-q", "--no-edit")
+
+
+@case(L)
+def wrap_absorbs_a_merge_note_as_it_asks(lab):
+    """After a merge of two wraps, the next wrap takes up both lines of work, as the note asks."""
+    import json
+
+    lab.sub(STATE, "Focus: breaker thresholds in staging.\n"
+                   "# flowgit merge: another wrap (theirs, 2026-11-30) also replaced Current State; the newer wrap's "
+                   "text is above, the other's below.\n"
+                   "# Absorb what still matters in the next wrap, then drop these lines.\n"
+                   "# | Focus: investigate the pool outage.")
+    lab.setup_commit("merged two wraps")
+    plan = {"session": "absorb-1", "agent": "agent-w",
+            "episodes": [{"type": "observation", "content": "both the pool outage and the breaker staging continue"}],
+            "state": "Focus: investigate the pool outage. Breaker thresholds in staging.",
+            "recent": "Two lines run in parallel now: the pool outage is under analysis, and staging showed the "
+                      "breaker opening after five failures."}
+    (lab.root.parent / "plan.json").write_text(json.dumps(plan))
+    return lab.flowgit("wrap", "--plan", str(lab.root.parent / "plan.json"))
+
+
 @case(L)
 def state_replaced_with_a_new_guidance_comment(lab):
     """A comment that holds no old text is a note, and a State that drops the old text is replaced."""
