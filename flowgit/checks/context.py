@@ -457,19 +457,18 @@ class CheckContext:
         """Episodes by id from the staged store: through the store's index when its blob id is known (a
         history walk meets each store version many times), else one search of the bytes."""
         if self.new_store_oid is not None and isinstance(self.new_store, bytes):
-            prefix = None
-            if self.old_store_in_memory and self.old_store_entry is not None and self.appended_check is None \
-                    and self._is_prefix:  # compared once already: the index need not compare again
-                prefix = (self.old_store_entry[0], self.old_store)
-            found = store_index(self.new_store, self.new_store_oid, prefix=prefix).locate(ids)
-            return {i: ep for i, (ep, _) in found.items()}
+            return {i: ep for i, (ep, _) in self._locate(ids).items()}
         return lookup(self.new_store, ids)
 
     def _locate(self, ids) -> dict[str, tuple[Episode, int]]:
         """:func:`flowgit.episodes.locate` in the staged store (through its index when its blob id is known)."""
-        if self.new_store_oid is not None and isinstance(self.new_store, bytes):
-            return store_index(self.new_store, self.new_store_oid).locate(ids)
-        return locate(self.new_store, ids)
+        if self.new_store_oid is None or not isinstance(self.new_store, bytes):
+            return locate(self.new_store, ids)
+        prefix = None
+        if self.old_store_in_memory and self.old_store_entry is not None and self.appended_check is None \
+                and self._is_prefix:  # compared once already: the index need not compare again
+            prefix = (self.old_store_entry[0], self.old_store)
+        return store_index(self.new_store, self.new_store_oid, prefix=prefix).locate(ids)
 
     def sections(self, doc: Document | None, *semantics: Semantics):
         if doc is None:
