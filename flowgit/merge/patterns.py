@@ -180,6 +180,10 @@ class PatternMerge:
                notes: tuple[str, ...] | None) -> Resolved:
         p = chosen.pattern
         name = self._name(b, chosen, other)
+        said = other.pattern.text
+        if said != p.text and (b is None or said != b.pattern.text):  # the other wrap's own wording goes
+            self.notes.append(f"`{name}`: both wraps wrote it, in different words; kept \"{p.text}\", the "
+                              f"other said \"{said}\" (its commit keeps it)")
         links = tuple(dict.fromkeys((*p.links, *other.pattern.links)))
         notes = notes if notes is not None else p.notes
         if (name, evidence, links, notes) == (p.name, p.evidence, p.links, p.notes):

@@ -123,3 +123,17 @@ def test_repeated_merges_quote_an_earlier_note_once_instead_of_nesting_it():
     assert state.count("# | Focus: cache. Critical path: balances cache.") == 1
     assert "# | # |" not in second and state.count("# flowgit merge:") == 1
     assert "# | Focus: jitter. Critical path: backoff tuning." in state and "Focus: a third wrap." in state
+
+
+def test_the_same_pattern_added_by_both_wraps_in_other_words_keeps_one_and_says_so():
+    """Neither wording is dropped silently: the note names the one kept and quotes the other."""
+    from tests.merge.cases import DEV_TAIL
+    from tests.merge.fixtures import edit
+
+    ours = edit(BASE, (DEV_TAIL, DEV_TAIL + "! queue_depth: alert on queue depth before latency | 1x\n"))
+    theirs = edit(BASE, (DEV_TAIL, DEV_TAIL + "! queue_depth: page when the consumer lag grows | 1x\n"))
+    result = merge_continuity(BASE, ours, theirs)
+    assert result.clean and "! queue_depth: page when the consumer lag grows | 1x" in result.text
+    assert any("queue_depth" in n and "alert on queue depth before latency" in n for n in result.notes)
+    same = merge_continuity(BASE, ours, ours)
+    assert not any("different words" in n for n in same.notes)
