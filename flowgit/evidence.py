@@ -367,17 +367,28 @@ def contradictions(p: Pattern) -> set[str]:
     return {i for note in p.notes if DEMOTED_ON_RE.match(note.strip()) for i in EPISODE_REF_RE.findall(note)}
 
 
-def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode]) -> list[str]:
+def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode], *, level: int | None = None,
+                  thresholds: Thresholds | None = None, in_proven: bool = False) -> list[str]:
     """Why a demoted pattern may not be promoted on ``evidence`` ([] when it may, or was never demoted).
 
-    Only evidence recorded after the demotion counts, and never the episode
-    that contradicted it (the demotion's own citation).
+    Its earlier chain did not survive scrutiny (Step 5), so only evidence
+    recorded after the demotion counts, never the episode that contradicted it
+    (the demotion's own citation), and that evidence alone must carry the
+    ``level`` it is promoted to (when given, with ``thresholds``).
     """
     since = demoted_on(p)
     if since is None:
         return []
-    fresh = set(after_demotion(p, evidence, episodes)) - contradictions(p)
-    if fresh:
+    fresh = [i for i in after_demotion(p, evidence, episodes) if i not in contradictions(p)]
+    if not fresh:
+        return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so "
+                f"a promotion needs evidence recorded after the demotion"]
+    if level is None or thresholds is None:
         return []
-    return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so a "
-            f"promotion needs evidence recorded after the demotion"]
+    verdict = assess(p.name, p.text, level, fresh, episodes, thresholds, in_proven=in_proven)
+    if verdict.enough:
+        return []
+    return [f"`{p.name}` was demoted on {since.isoformat()}: only the evidence recorded since counts, and it "
+            f"carries {verdict.independent} independent episode(s) from {verdict.sources} source(s); "
+            f"{max(level, 3) if in_proven else level}x needs {verdict.needed.independent} from "
+            f"{verdict.needed.sources}"]

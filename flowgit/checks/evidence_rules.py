@@ -131,7 +131,8 @@ def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt) -> Iter
 
     if demoted_on(before.pattern) is None:
         return
-    problems = post_demotion(before.pattern, at.pattern.evidence, ctx.episodes(at.pattern.evidence))
+    problems = post_demotion(before.pattern, at.pattern.evidence, ctx.episodes(at.pattern.evidence),
+                             level=at.pattern.level, thresholds=ctx.cfg.thresholds, in_proven=at.section == PROVEN)
     if problems:
         yield Finding("G202", "level-jump", "error", ctx.path, at.lineno, problems[0],
                       "record what happened since the demotion (`flowgit episode add`) and cite that")

@@ -172,7 +172,7 @@ class Editor:
         self.doc = self.doc.move_line(at.line, section, pattern.changed(indent="", bullet="").render())
 
     def _validate(self, op: PatternOp, p: Pattern, level: int, evidence: tuple[str, ...], proven: bool) -> bool:
-        problems = post_demotion(p, evidence, self.episodes)
+        problems = post_demotion(p, evidence, self.episodes, level=level, thresholds=self.thresholds, in_proven=proven)
         verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven)
         codes = verdict_codes(verdict, demoted=bool(problems))
         problems += verdict.problems()

@@ -187,7 +187,8 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode]) -> Outcome:
         if jump:
             problems.append("graduation goes 2x -> 3x; increment it to 2x first")
         if old is not None:
-            problems += post_demotion(old.pattern, p.evidence, episodes)
+            problems += post_demotion(old.pattern, p.evidence, episodes, level=p.level, thresholds=inputs.cfg.thresholds,
+                                      in_proven=proven)
         verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.cfg.thresholds, in_proven=proven)
         codes = verdict_codes(verdict, demoted=len(problems) > int(jump), jump=jump)
         problems += verdict.problems()

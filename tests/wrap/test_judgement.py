@@ -40,11 +40,31 @@ def test_a_demoted_pattern_needs_evidence_recorded_after_its_demotion(run, wrap_
     # candidates do not propose it either
     cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-27", "--json"))
     assert "backoff_jitter" not in [x["name"] for x in cands["ready_to_graduate"]]
-    # a new episode, recorded after the demotion, about the pattern: now it may come back
+    # one new episode, recorded after the demotion: the discredited chain does not make up the rest
     fresh = {"type": "outcome", "content": "jittered backoff spread the retry waves again, batch jobs fixed",
              "tags": ["backoff"], "ts": "2026-11-27T09:00:00Z"}
     back = {"session": "sess-e", "agent": "agent-y", "episodes": [fresh],
             "patterns": [{"op": "graduate", "name": "backoff_jitter", "evidence": ["#0"]}]}
+    res = wrap(run, wrap_repo, {**back, "date": "2026-11-27"}, "--json")
+    data = data_of(res)  # the episode is recorded; the graduation is refused, and says why
+    assert "only the evidence recorded since counts" in data["refused"][0]["reasons"][0]
+    assert "Graduated" not in git(wrap_repo, "log", "-1", "--format=%B")
+    assert "| 2x" in next(ln for ln in (wrap_repo / "CONTINUITY.md").read_text().splitlines() if "backoff_jitter" in ln)
+    first = next(json.loads(ln)["id"] for ln in (wrap_repo / ".flow" / "episodes.jsonl").read_text().splitlines()
+                 if "batch jobs fixed" in ln)
+    # a fresh chain, recorded after the demotion by other sessions and agents: now it may come back
+    more = []
+    for what in ("pool", "queue"):
+        episode = {"type": "outcome", "content": f"jittered backoff spread the retry waves in the {what} outage too",
+                   "tags": ["backoff"], "ts": "2026-11-27T10:00:00Z", "session": f"sess-{what}",
+                   "agent": f"agent-{what}"}
+        assert run(wrap_repo, "episode", "add", stdin=json.dumps(episode) + "\n").code == 0
+        more.append(next(json.loads(ln)["id"] for ln in (wrap_repo / ".flow" / "episodes.jsonl").read_text()
+                         .splitlines() if f"the {what} outage" in ln))
+    git(wrap_repo, "add", "-A")
+    git(wrap_repo, "commit", "-qm", "episodes of two other sessions")
+    back = {"session": "sess-g", "agent": "agent-y",
+            "patterns": [{"op": "graduate", "name": "backoff_jitter", "evidence": [first, *more]}]}
     res = wrap(run, wrap_repo, {**back, "date": "2026-11-27"}, "--json")
     assert res.code == 0 and data_of(res)["committed"], res.out
     assert "Graduated: backoff_jitter" in git(wrap_repo, "log", "-1", "--format=%B")
