@@ -48,16 +48,23 @@ def _demotion_reason(at: PatternAt) -> str:
     return ""
 
 
-def _age_days(at: PatternAt, now: datetime) -> float | None:
+def _age_days(ctx: CheckContext, at: PatternAt, now: datetime) -> float | None:
+    """Days since the pattern was last seen: the newest of the date written on it and its evidence's dates
+    (None when neither is known). The wrap's cleanup reads these too, and the last commit to the line, so a
+    pattern the wrap archives as stale is stale here as well."""
     from flowgit.dates import parse_date
+    from flowgit.episodes import parse_ts
 
-    if not at.pattern.date:
+    seen = []
+    day = parse_date(at.pattern.date) if at.pattern.date else None
+    if day is not None:
+        seen.append(datetime(day.year, day.month, day.day, tzinfo=timezone.utc))
+    if at.pattern.evidence:
+        found = ctx.episodes(at.pattern.evidence)
+        seen += [when for i in at.pattern.evidence if i in found and (when := parse_ts(found[i].ts)) is not None]
+    if not seen:
         return None
-    day = parse_date(at.pattern.date)
-    if day is None:
-        return None
-    stamp = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
-    return (now - stamp) / timedelta(days=1)
+    return (now - max(seen)) / timedelta(days=1)
 
 
 def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
@@ -65,15 +72,16 @@ def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
     limit = ctx.cfg.thresholds.stale_proven_days
     for key, before, now_at in ctx.old_pattern_changes:  # a pattern left as it was stays where it was
         if before.section != PROVEN:
+            yield from _demotion_kept(ctx, before, now_at)
             continue
         name = before.pattern.name
         if now_at is None:
-            age = _age_days(before, now)
+            age = _age_days(ctx, before, now)
             if age is None or age < limit:
-                told = "graduated " + (f"{age:.0f} day(s) ago" if age is not None else "on no recorded date")
+                told = "last seen " + (f"{age:.0f} day(s) ago" if age is not None else "on no recorded date")
                 yield Finding("G205", "proven-exit", "error", ctx.path, None,
-                              f"Proven `{name}` is removed but is not stale ({told}; archival needs "
-                              f"{limit} days)",
+                              f"Proven `{name}` is removed but is not stale ({told}, by its date and its "
+                              f"evidence; archival needs {limit} days)",
                               f"demote it to Developing with a reason (`[demoted {now:%Y-%m-%d}: contradicted "
                               "by ep-…]`) or keep it until it is stale")
         elif now_at.section != PROVEN and not _demotion_reason(now_at):
@@ -84,6 +92,31 @@ def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
             yield from _contradiction_holds(ctx, before, now_at, now)
 
 
+def _demotion_notes(at: PatternAt) -> list[str]:
+    return [note for note in at.pattern.notes if DEMOTED_RE.search(note)]
+
+
+def _demotion_kept(ctx: CheckContext, before: PatternAt, now_at: PatternAt | None) -> Iterator[Finding]:
+    """G207: a demoted pattern keeps its demotion note while it stays out of Proven.
+
+    The note is the record that its chain did not survive scrutiny: a promotion
+    reads it (G202). It leaves with the pattern (archival) or with a graduation
+    on a fresh chain, never on its own.
+    """
+    if now_at is None or now_at.section == PROVEN:
+        return
+    held = _demotion_notes(before)
+    if not held:
+        return
+    kept = set(_demotion_notes(now_at))
+    lost = [note for note in held if note not in kept]
+    if lost:
+        yield Finding("G207", "proven-exit", "error", ctx.path, now_at.lineno,
+                      f"`{now_at.pattern.name}` lost or changed its demotion note `[{lost[0]}]`: it records that "
+                      "its earlier evidence did not survive scrutiny",
+                      f"restore `[{lost[0]}]`; it leaves with the pattern, or when a fresh chain graduates it")
+
+
 def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt, now: datetime) -> Iterator[Finding]:
     """G206: a demotion stands on an episode that contradicts the pattern (Step 5), cited in its note.
 
@@ -91,8 +124,14 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
     of its evidence, and come from a session and agent its chain does not: a
     pattern is not demoted by a reason alone, nor by its own evidence.
     """
-    from flowgit.evidence import EPISODE_REF_RE, independent_contradiction
+    from flowgit.evidence import EPISODE_REF_RE, demoted_on, independent_contradiction
 
+    if demoted_on(now_at.pattern) is None:
+        yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
+                      f"`{before.pattern.name}` is demoted with a note that gives no date: a promotion counts only "
+                      "evidence recorded after the demotion, so the note must say when",
+                      f"write it as `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
+        return
     against = [i for n in now_at.pattern.notes if DEMOTED_RE.search(n) for i in EPISODE_REF_RE.findall(n)]
     episodes = ctx.episodes([*against, *before.pattern.evidence]) if against else {}
     problems = independent_contradiction(before.pattern, against, episodes, now=now)

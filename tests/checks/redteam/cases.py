@@ -802,6 +802,60 @@ def demoted_pattern_back_on_evidence_recorded_since(lab):
     return _demoted_then_back(lab, [lambda _: fresh.id], 1)
 
 
+def _demoted(lab: Lab) -> str:
+    """retry_budget legitimately demoted (scaffolding); returns its demoted line."""
+    ids = lab.episodes(CONTRADICTION)
+    _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({ids[0]})", commit=False)
+    lab.setup_commit("demoted")
+    return lab.line("!! retry_budget:")
+
+
+@case(V, "G207")
+def demotion_note_dropped_later(lab):
+    """The note is what a later promotion reads: taking it off would make the chain look fresh again."""
+    line = _demoted(lab)
+    return edit_commit(lab, line, line.split(" [demoted")[0])
+
+
+@case(V, "G207")
+def demotion_note_re_dated(lab):
+    line = _demoted(lab)
+    return edit_commit(lab, line, line.replace("[demoted 2026-11-30:", "[demoted 2026-01-01:"))
+
+
+@case(L)
+def demoted_pattern_archived_with_its_note(lab):
+    line = _demoted(lab)
+    return edit_commit(lab, line + "\n", "")
+
+
+@case(V, "G206")
+def demote_proven_with_an_undated_note(lab):
+    ids = lab.episodes(CONTRADICTION)
+    return _demote_retry_budget(lab, f"demoted: batch traffic broke the budget ({ids[0]})")
+
+
+@case(V, "G205")
+def proven_graduated_back_dated_then_removed(lab):
+    """A graduation dated long ago on evidence recorded now is fresh by its evidence: not stale to archive."""
+    line = lab.line("!! retry_budget:")
+    lab.sub(line, line.replace(f"— {GRADUATED})", "— 2020-01-01)"))
+    lab.setup_commit("back-dated graduation")
+    return edit_commit(lab, lab.line("!! retry_budget:") + "\n", "")
+
+
+@case(L)
+def undated_proven_on_old_evidence_archived(lab):
+    """A Proven line from before flowgit, with no date, whose evidence is months old: stale, as the wrap sees it."""
+    old = [raw_episode(f"the nightly export timed out when the {what} job overlapped", f"x{n}", f"agent-{n}",
+                       ts=f"2026-08-0{n}T10:00:00Z") for n, what in enumerate(("ledger", "invoice", "audit"), 1)]
+    ids = lab.episodes(*old)
+    undated = f"!! export_window: nightly export runs alone | 3x (DATA) [evidence: {', '.join(ids)}]"
+    lab.sub("## Proven Knowledge\n", f"## Proven Knowledge\n{undated}\n")
+    lab.setup_commit("an adopted Proven pattern")
+    return edit_commit(lab, undated + "\n", "")
+
+
 @case(V, "G206")
 def demote_proven_on_a_reason_alone(lab):
     return _demote_retry_budget(lab, "demoted 2026-11-30: it felt wrong after all")

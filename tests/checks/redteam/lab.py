@@ -39,9 +39,10 @@ def raw_episode(content: str, session: str = "", agent: str = "", ts: str = "202
 
 
 # Episodes the stale Proven pattern in the base cites (three sessions, two agents).
-E_OLD = [ep("deploys during the provider batch window failed twice", "o1"),
-         ep("waiting for the batch window to close made the deploy clean", "o2", "reviewer"),
-         ep("the provider batch window blocked a deploy again", "o3")]
+E_OLD = [ep("deploys during the provider batch window failed twice", "o1", ts="2026-08-20T10:00:00Z"),
+         ep("waiting for the batch window to close made the deploy clean", "o2", "reviewer",
+            ts="2026-08-24T10:00:00Z"),
+         ep("the provider batch window blocked a deploy again", "o3", ts="2026-08-28T10:00:00Z")]
 
 
 def build_base(path: Path) -> Path:
