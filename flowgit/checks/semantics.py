@@ -136,6 +136,11 @@ def _note_of_this_merge(ctx: CheckContext, section, text: str) -> bool:
     return False
 
 
+def _item_key(item: str) -> tuple[str, ...]:
+    """An item as what it says: its words in order, case, punctuation, bullet and spacing aside."""
+    return _words_of_line(_item_text(item)) or (item.strip(),)
+
+
 def _item_text(item: str) -> str:
     return " ".join(LIST_MARK_RE.sub("", item, count=1).split())
 
@@ -221,7 +226,8 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
         quoted = _quoted(ctx, before)
         if quoted:  # an item that takes up the other wrap's quoted text absorbs it: it is not an addition
             new = tuple(item for item in new if not _copies_content(_item_text(item), quoted))
-        kept_all = old and len(new) > len(old) and not (Counter(old) - Counter(new))
+        old_keys, new_keys = Counter(map(_item_key, old)), Counter(map(_item_key, new))
+        kept_all = old and len(new) > len(old) and not (old_keys - new_keys)  # kept: the same words, in order
         if kept_all or (section.label != "Top of Mind" and appended(ctx, before, section)):
             what = (f"kept all {len(old)} old item(s) and added {len(new) - len(old)}" if kept_all else
                     "kept the old text (near word for word) and added to it")

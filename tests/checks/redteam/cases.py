@@ -1449,6 +1449,22 @@ def wrap_absorbs_a_merge_note_as_it_asks(lab):
     return lab.flowgit("wrap", "--plan", str(lab.root.parent / "plan.json"))
 
 
+@case(V, "G302")
+def top_of_mind_kept_with_a_full_stop_each(lab):
+    """Every old item kept with a character changed, and two added: kept, not replaced."""
+    items = [ln for ln in lab.text().split("## Top of Mind\n", 1)[1].split("\n\n", 1)[0].splitlines()]
+    assert len(items) >= 2
+    new = "\n".join(item + "." for item in items) + "\n- deploy the breaker to production\n- review the runbook"
+    return edit_commit(lab, "\n".join(items), new)
+
+
+@case(L)
+def top_of_mind_replaced(lab):
+    items = [ln for ln in lab.text().split("## Top of Mind\n", 1)[1].split("\n\n", 1)[0].splitlines()]
+    return edit_commit(lab, "\n".join(items), "- deploy the breaker to production\n- review the runbook\n"
+                       f"{items[0]}")
+
+
 @case(L)
 def state_replaced_with_a_new_guidance_comment(lab):
     """A comment that holds no old text is a note, and a State that drops the old text is replaced."""
