@@ -1459,7 +1459,7 @@ def top_of_mind_kept_with_a_full_stop_each(lab):
 
 
 @case(L)
-def top_of_mind_replaced(lab):
+def top_of_mind_replaced_keeping_one_item(lab):
     items = [ln for ln in lab.text().split("## Top of Mind\n", 1)[1].split("\n\n", 1)[0].splitlines()]
     return edit_commit(lab, "\n".join(items), "- deploy the breaker to production\n- review the runbook\n"
                        f"{items[0]}")
