@@ -43,6 +43,17 @@ def _claim_changed(ctx: CheckContext, at: PatternAt) -> bool:
     return before is not None and meaningful_words(before.pattern.text) != meaningful_words(at.pattern.text)
 
 
+def _batch(ctx: CheckContext) -> frozenset[str]:
+    """The episodes this change appends, which count as one source per agent; none when HEAD held no store.
+
+    A store committed for the first time (a memory adopted with ``flowgit
+    init --commit``, or a first commit) holds episodes recorded over many
+    sessions before git saw them: they count by session and agent, as the
+    protocol says, not as one batch. Every later change only appends.
+    """
+    return ctx.appended_ids if ctx.old_store_entry is not None else frozenset()
+
+
 def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
     for at in ctx.changed_patterns:
         p = at.pattern
@@ -51,7 +62,7 @@ def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
         found = ctx.episodes(p.evidence)
         swapped = _claim_changed(ctx, at)
         verdict = assess(p.name, p.text, p.level, p.evidence, found, ctx.cfg.thresholds,
-                         in_proven=at.section == PROVEN, now=ctx.when, batch=ctx.appended_ids,
+                         in_proven=at.section == PROVEN, now=ctx.when, batch=_batch(ctx),
                          author=ctx.commit_author if _agentless_appended(ctx, found, p.evidence) else "",
                          weight=ctx.word_weight, claim_only=swapped)
         if verdict.forged:

@@ -62,9 +62,21 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
     git(root, "add", "--", *paths)
     result.staged = _staged(root, paths)
     if commit and result.staged:
-        git(root, "commit", "-q", "-m", COMMIT_MESSAGE, "--", *result.staged)
+        _commit(root, result.staged)
         result.committed = git(root, "rev-parse", "HEAD").decode().strip()
     return result
+
+
+def _commit(root: Path, staged: list[str]) -> None:
+    """Commit the set-up; when a hook refuses it, say what the hook said (the files stay staged)."""
+    import subprocess
+
+    proc = subprocess.run(["git", "commit", "-q", "-m", COMMIT_MESSAGE, "--", *staged], cwd=root,
+                          capture_output=True, text=True, errors="replace")
+    if proc.returncode != 0:
+        said = (proc.stderr.strip() or proc.stdout.strip() or f"git exited {proc.returncode}")
+        raise FlowgitError(f"the set-up is staged but not committed; the commit was refused:\n{said}", path=root,
+                           fix="fix what it names (`flowgit check` shows it again), then `git commit`")
 
 
 def _tracked(root: Path, rel: str) -> bool:

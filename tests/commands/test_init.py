@@ -86,3 +86,39 @@ def test_commit_with_a_non_ascii_configured_path(run, repo):
     assert "eps/ü.jsonl" in json.loads(res.out)["staged"]
     assert git(repo, "status", "--porcelain").strip() == ""
     assert "eps/ü.jsonl" in git(repo, "-c", "core.quotepath=false", "show", "--name-only", "--format=", "HEAD")
+
+
+def _adoptable(repo, *, proven_sources: list[tuple[str, str]]) -> None:
+    """A memory kept before flowgit: a Proven pattern and the episodes it cites, none of it committed yet."""
+    from tests.checks.gate_fixtures import GRADUATED, base_text, ep, write_store
+
+    eps = [ep(f"the retry budget per request held provider load flat in outage {n}", session, agent=agent,
+              tags=("retries",)) for n, (session, agent) in enumerate(proven_sources)]
+    write_store(repo, eps)
+    line = (f"!! retry_budget: cap retries per request so an outage cannot multiply load | 3x (RELIABILITY — "
+            f"{GRADUATED}) [evidence: {', '.join(e.id for e in eps)}]")
+    text = base_text()
+    old = next(ln for ln in text.splitlines() if ln.startswith("!! retry_budget:"))
+    (repo / "CONTINUITY.md").write_text(text.replace(old, line))
+
+
+def test_commit_adopts_a_memory_recorded_before_git_saw_it(run, repo):
+    """Episodes of three sessions and two agents committed together for the first time are not one batch:
+    the store did not exist before, so they count by session and agent."""
+    _adoptable(repo, proven_sources=[("s1", "agent-a"), ("s2", "agent-a"), ("s3", "agent-b")])
+    res = run(repo, "init", "--commit")
+    assert res.code == 0, res.err + res.out
+    assert git(repo, "status", "--porcelain").strip() == ""
+
+
+def test_a_refused_set_up_commit_says_what_the_gate_said(run, repo):
+    """One session's episodes do not make a Proven pattern: the commit is refused, the finding is named,
+    and nothing is committed."""
+    _adoptable(repo, proven_sources=[("s1", "agent-a"), ("s1", "agent-a"), ("s1", "agent-a")])
+    res = run(repo, "init", "--commit")
+    assert res.code == 2 and "G103" in res.err and "staged but not committed" in res.err
+    assert "Traceback" not in res.err
+    import subprocess
+
+    head = subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=repo, capture_output=True, text=True)
+    assert head.returncode != 0 and head.stdout.strip() == ""  # no commit was made
