@@ -109,8 +109,8 @@ def _find_worded_scaffolding(facts) -> tuple[tuple[int, str, str], ...]:
 
 def _scaffolding_read_as_content(ctx: CheckContext, before, section) -> dict[int, str]:
     found = _worded_scaffolding(ctx.new.facts(section))
-    if not found:
-        return {}
+    if not found or _body_lines(ctx.new, section) == _body_lines(ctx.old, before):
+        return {}  # (the text itself is as it was: a comment added beside it appends nothing a wrap wrote)
     held = {line for _, line, _ in _worded_scaffolding(ctx.old.facts(before))}
     old_content = _body_lines(ctx.old, before)
     out: dict[int, str] = {}

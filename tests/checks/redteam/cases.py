@@ -1466,6 +1466,12 @@ def top_of_mind_replaced_keeping_one_item(lab):
 
 
 @case(L)
+def a_guidance_comment_added_to_recent_context_alone(lab):
+    """A commit that only adds a note for the next wrap leaves the narrative as it was: nothing appended."""
+    return edit_commit(lab, RECENT, f"# keep this to three sentences\n{RECENT}")
+
+
+@case(L)
 def state_replaced_with_a_new_guidance_comment(lab):
     """A comment that holds no old text is a note, and a State that drops the old text is replaced."""
     return edit_commit(lab, STATE, "# keep this to one line per thread\nFocus: the merge driver. Critical path: "
