@@ -127,16 +127,23 @@ def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding("G201", "level-jump", "error", ctx.path, at.lineno,
                           f"`{new.name}` jumps from 1x to {new.level}x in one commit",
                           "promote one level per wrap: 1x -> 2x now, 3x when new independent evidence arrives")
+        elif (new.level > old.level or (at.section == PROVEN and before.section != PROVEN)) and old.notes \
+                and _was_demoted(old):  # the more telling verdict for a demoted pattern (and a merge's loss)
+            yield from _after_demotion(ctx, at, before)
         elif new.level > old.level and new.evidence and not set(new.evidence) - set(old.evidence):
             yield Finding("G202", "level-jump", "error", ctx.path, at.lineno,
                           f"`{new.name}` goes {old.level}x -> {new.level}x without any new evidence",
                           "cite the new episodes that justify the promotion")
-        elif new.level > old.level or (at.section == PROVEN and before.section != PROVEN):
-            yield from _after_demotion(ctx, at, before)
+
+
+def _was_demoted(p) -> bool:
+    from flowgit.evidence import demoted_on
+
+    return demoted_on(p) is not None
 
 
 def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt) -> Iterator[Finding]:
-    """G202 for a pattern HEAD has demoted: promoted again only on evidence recorded after the demotion,
+    """G208 for a pattern HEAD has demoted: promoted again only on evidence recorded after the demotion,
     never on the episode that contradicted it (Step 5: its earlier chain did not survive scrutiny)."""
     from flowgit.evidence import demoted_on, post_demotion
 
@@ -145,5 +152,5 @@ def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt) -> Iter
     problems = post_demotion(before.pattern, at.pattern.evidence, ctx.episodes(at.pattern.evidence),
                              level=at.pattern.level, thresholds=ctx.cfg.thresholds, in_proven=at.section == PROVEN)
     if problems:
-        yield Finding("G202", "level-jump", "error", ctx.path, at.lineno, problems[0],
+        yield Finding("G208", "level-jump", "error", ctx.path, at.lineno, problems[0],
                       "record what happened since the demotion (`flowgit episode add`) and cite that")

@@ -100,7 +100,7 @@ def _demotion_kept(ctx: CheckContext, before: PatternAt, now_at: PatternAt | Non
     """G207: a demoted pattern keeps its demotion note while it stays out of Proven.
 
     The note is the record that its chain did not survive scrutiny: a promotion
-    reads it (G202). It leaves with the pattern (archival) or with a graduation
+    reads it (G208). It leaves with the pattern (archival) or with a graduation
     on a fresh chain, never on its own.
     """
     if now_at is None or now_at.section == PROVEN:

@@ -129,7 +129,7 @@ NO_BASE = object()  # judge_merge: the merge base was not looked up (callers tha
 # What a merge can lose that one branch had: a Proven pattern, its claim or evidence, a protected line. Other
 # rules compare against the side judged (an evidence batch, the store's order) and differ between the base
 # and a parent by construction, so for them only what every parent shows stands.
-MERGE_LOSS_CODES = {"G205", "G401", "G402", "G404"}
+MERGE_LOSS_CODES = {"G205", "G207", "G208", "G401", "G402", "G404"}
 
 
 def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | None = None,

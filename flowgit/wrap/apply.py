@@ -46,7 +46,7 @@ def verdict_codes(verdict, *, demoted: bool = False, jump: bool = False) -> tupl
     if jump:
         codes.append("G201")
     if demoted:
-        codes.append("G202")
+        codes.append("G208")
     if not verdict.cited:
         codes.append("G101")
     if verdict.unknown:

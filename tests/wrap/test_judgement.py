@@ -35,7 +35,7 @@ def test_a_demoted_pattern_needs_evidence_recorded_after_its_demotion(run, wrap_
     data = data_of(res)
     assert res.code == 3 and data["committed"] is None
     assert "evidence recorded after the demotion" in data["refused"][0]["reasons"][0]
-    assert "G202" in data["refused"][0]["codes"]
+    assert "G208" in data["refused"][0]["codes"]
     assert snapshot(wrap_repo) == before
     # candidates do not propose it either
     cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-27", "--json"))

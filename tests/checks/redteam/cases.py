@@ -788,7 +788,7 @@ def _demoted_then_back(lab: Lab, extra_ids, days_ago: int) -> Attempt:
     return lab.commit()
 
 
-@case(V, "G202")
+@case(V, "G208")
 def demoted_pattern_back_on_its_own_contradiction(lab):
     """The episode that contradicted it is no evidence for it: the chain did not survive scrutiny."""
     return _demoted_then_back(lab, [lambda contradiction: contradiction], 0)
@@ -803,9 +803,13 @@ def demoted_pattern_back_on_evidence_recorded_since(lab):
 
 
 def _demoted(lab: Lab) -> str:
-    """retry_budget legitimately demoted (scaffolding); returns its demoted line."""
+    """retry_budget legitimately demoted today (scaffolding; the fixture's chain is recorded today too, so none
+    of it counts as recorded since); returns its demoted line."""
+    from datetime import date
+
     ids = lab.episodes(CONTRADICTION)
-    _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({ids[0]})", commit=False)
+    _demote_retry_budget(lab, f"demoted {date.today().isoformat()}: batch traffic broke the budget ({ids[0]})",
+                         commit=False)
     lab.setup_commit("demoted")
     return lab.line("!! retry_budget:")
 
@@ -820,7 +824,7 @@ def demotion_note_dropped_later(lab):
 @case(V, "G207")
 def demotion_note_re_dated(lab):
     line = _demoted(lab)
-    return edit_commit(lab, line, line.replace("[demoted 2026-11-30:", "[demoted 2026-01-01:"))
+    return edit_commit(lab, line, line.replace("[demoted 20", "[demoted 19", 1))
 
 
 @case(L)
@@ -854,6 +858,21 @@ def undated_proven_on_old_evidence_archived(lab):
     lab.sub("## Proven Knowledge\n", f"## Proven Knowledge\n{undated}\n")
     lab.setup_commit("an adopted Proven pattern")
     return edit_commit(lab, undated + "\n", "")
+
+
+@case(V, "G208")
+def merge_keeps_ones_proven_line_over_the_others_demotion(lab):
+    """A branch demotes; the merge takes the other parent's file whole. Against the demoting parent the pattern
+    is raised again on its contradicted chain: a loss like a dropped episode, so it stands."""
+    lab.git("checkout", "-q", "-b", "x")
+    _demoted(lab)
+    lab.git("checkout", "-q", "main")
+    lab.sub("Focus: ship the gate.", "Focus: the audit range.")
+    lab.setup_commit("main moves on")
+    lab.git("merge", "-q", "--no-commit", "x", check=False)
+    lab.git("checkout", "HEAD", "--", CONT)
+    lab.add()
+    return lab.attempt("commit", "-q", "--no-edit")
 
 
 @case(V, "G206")
