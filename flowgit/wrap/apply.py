@@ -89,6 +89,7 @@ class Editor:
                  date: str, plan_ids: list[str], archived_before: Callable[[str], bool]) -> None:
         self.doc, self.plan, self.episodes = doc, plan, episodes
         self.thresholds, self.date, self.plan_ids = thresholds, date, plan_ids
+        self.batch: frozenset[str] = frozenset()
         self.archived_before = archived_before
         self.outcome = Outcome(doc)
 
@@ -173,7 +174,8 @@ class Editor:
 
     def _validate(self, op: PatternOp, p: Pattern, level: int, evidence: tuple[str, ...], proven: bool) -> bool:
         problems = post_demotion(p, evidence, self.episodes, level=level, thresholds=self.thresholds, in_proven=proven)
-        verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven)
+        verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven,
+                         batch=self.batch)
         codes = verdict_codes(verdict, demoted=bool(problems))
         problems += verdict.problems()
         if not problems:
@@ -258,8 +260,11 @@ class Editor:
 
 
 def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds, *, date: str,
-               plan_ids: list[str], archived_before: Callable[[str], bool]) -> Outcome:
+               plan_ids: list[str], archived_before: Callable[[str], bool],
+               batch: frozenset[str] = frozenset()) -> Outcome:
+    """Apply the plan's edits; ``batch`` is what this commit appends to the store (the gate's G103 batch)."""
     editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before)
+    editor.batch = batch
     editor.apply_sections()
     editor.apply_patterns()
     editor.outcome.doc = editor.doc

@@ -164,8 +164,11 @@ def plan_episodes(plan: Plan, inputs: Inputs) -> list[Episode]:
                          default_agent=inputs.agent) for i, data in enumerate(plan.episodes)]
 
 
-def validate_edits(inputs: Inputs, episodes: dict[str, Episode]) -> Outcome:
-    """No-plan mode: validate every promotion the working-tree edit made; refused ones go back."""
+def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozenset[str] = frozenset()) -> Outcome:
+    """No-plan mode: validate every promotion the working-tree edit made; refused ones go back.
+
+    ``batch``: the episodes this commit appends (one source per agent, as the gate counts them).
+    """
     doc = inputs.doc
     outcome = Outcome(doc)
     before = pattern_map(inputs.head_doc) if inputs.head_doc else {}
@@ -189,7 +192,8 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode]) -> Outcome:
         if old is not None:
             problems += post_demotion(old.pattern, p.evidence, episodes, level=p.level, thresholds=inputs.cfg.thresholds,
                                       in_proven=proven)
-        verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.cfg.thresholds, in_proven=proven)
+        verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.cfg.thresholds, in_proven=proven,
+                         batch=batch)
         codes = verdict_codes(verdict, demoted=len(problems) > int(jump), jump=jump)
         problems += verdict.problems()
         if not problems:
@@ -316,6 +320,8 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     appended, _ = parse_store(inputs.appended_raw)
     session_eps = list({**appended, **{e.id: e for e in recorded}}.values())
     episodes = {**stored, **{e.id: e for e in recorded}}
+    # The gate's batch (G103): episodes this commit appends count once per agent, when HEAD held a store.
+    batch = frozenset(appended) | {e.id for e in new_eps} if inputs.head_store is not None else frozenset()
 
     checkpoint("2-candidates")
     candidates = find_candidates(inputs.doc, session_eps, episodes, cfg.thresholds, inputs.day, inputs.blamed)
@@ -324,9 +330,9 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     if plan:
         outcome = apply_plan(inputs.doc, plan, episodes, cfg.thresholds, date=inputs.day.isoformat(),
                              plan_ids=[e.id for e in recorded],
-                             archived_before=lambda name: _archived_before(inputs, name))
+                             archived_before=lambda name: _archived_before(inputs, name), batch=batch)
     else:
-        outcome = validate_edits(inputs, episodes)
+        outcome = validate_edits(inputs, episodes, batch)
     checkpoint("5-demotion")
     if strict and outcome.refused:
         raise PromotionsRefused("--strict: " + "; ".join(r.sentence() for r in outcome.refused),

@@ -135,6 +135,27 @@ def test_three_episodes_from_one_session_are_refused_and_nothing_changes(run, wr
     assert snapshot(wrap_repo) == before
 
 
+def test_episodes_one_agent_appends_in_this_commit_count_once_and_the_rest_of_the_wrap_commits(run, wrap_repo):
+    """Two episodes one agent records in two sessions and commits with the wrap are one source to the gate
+    (G103); the wrap judges the same, so the increment is refused and the State it replaces still commits."""
+    ids = []
+    for session, text in (("q1", "serving balances from cache before the provider cut its calls in half"),
+                          ("q2", "balances served from cache first kept the provider quiet again")):
+        episode = {"type": "outcome", "content": text, "session": session, "agent": "agent-q"}
+        assert run(wrap_repo, "episode", "add", stdin=json.dumps(episode) + "\n").code == 0
+        ids.append(next(json.loads(ln)["id"] for ln in (wrap_repo / ".flow" / "episodes.jsonl").read_text()
+                        .splitlines() if text in ln))
+    res = wrap(run, wrap_repo, {"session": "q2", "agent": "agent-q", "state": "Focus: the cache in staging.",
+                                "patterns": [{"op": "increment", "name": "cache_first", "evidence": ids}]},
+               "--json")
+    data = json.loads(res.out)
+    assert res.code == 0 and data["committed"], res.out + res.err
+    assert data["refused"][0]["name"] == "cache_first" and "G103" in data["refused"][0]["codes"]
+    text = (wrap_repo / "CONTINUITY.md").read_text()
+    assert "! cache_first: serve balances from cache before the provider | 1x" in text
+    assert "Focus: the cache in staging." in text
+
+
 def test_unknown_and_unrelated_evidence_are_refused(run, wrap_repo):
     before = snapshot(wrap_repo)
     res = wrap(run, wrap_repo, graduate_plan(["ep-000000000000"]), "--json")
