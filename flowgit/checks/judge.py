@@ -85,7 +85,8 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
 
     findings: list[Finding] = []
     if new_config is not None:
-        findings.extend(paths.config_weakened(cfg, new_config, new.continuity_path))
+        holds = (old is not None and old.continuity is not None, old is not None and old.has_store)
+        findings.extend(paths.config_weakened(cfg, new_config, new.continuity_path, holds=holds))
     findings.extend(paths.removed(old, new))
     findings.extend(paths.unmerged(new))
     findings.extend(paths.symlinked(new))

@@ -25,10 +25,19 @@ STRICTER_WHEN_LARGER = {"evidence_2x", "evidence_3x", "sources_3x", "relevance_m
 IGNORED = {"evidence_reuse_warn"}  # only ever a warning
 
 
-def config_weakened(base: Config, new: Config, path: str) -> Iterator[Finding]:
-    """Every way the staged configuration is looser than the committed one (G801)."""
+def config_weakened(base: Config, new: Config, path: str, *, holds: tuple[bool, bool] = (True, True)
+                    ) -> Iterator[Finding]:
+    """Every way the staged configuration is looser than the committed one (G801).
+
+    ``holds``: whether the base commit has a continuity file and a store at the
+    paths its configuration names. Pointing the configuration away from a path
+    the base does not hold takes nothing from the gate (a memory adopted under
+    another name in a repository that never had one): only a move away from a
+    file the base holds is a weakening.
+    """
     problems: list[str] = []
-    if new.continuity_rel != base.continuity_rel or new.store_rel != base.store_rel:
+    moved = (holds[0] and new.continuity_rel != base.continuity_rel) or (holds[1] and new.store_rel != base.store_rel)
+    if moved:
         problems.append(f"moves the judged files ({base.continuity_rel}, {base.store_rel} -> "
                         f"{new.continuity_rel}, {new.store_rel})")
     if new.aliases != base.aliases:

@@ -37,6 +37,8 @@ class InitResult:
 def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit: bool = False) -> InitResult:
     """Set the repository up; every step is skipped, and reported as kept, when already done."""
     root = require_repo(cfg.root if (cfg.root / ".git").exists() else None)
+    if commit:
+        _require_committed_paths(cfg, root)
     cfg, adopted, config_file = _adopt(cfg, root, explicit)
     result = InitResult(cfg.continuity_rel, cfg.store_rel, adopted=adopted)
     if config_file:
@@ -65,6 +67,29 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
         _commit(root, result.staged)
         result.committed = git(root, "rev-parse", "HEAD").decode().strip()
     return result
+
+
+def _require_committed_paths(cfg: Config, root: Path) -> None:
+    """Refuse, before writing anything, to commit a memory at paths no committed configuration names.
+
+    The hooks and the audit judge each commit by the configuration committed
+    at its base, so files at paths only the working tree (or the command line)
+    names would be committed and then never judged.
+    """
+    from flowgit.config import CONFIG_FILES, load_config_from_blobs
+    from flowgit.git import blobs, has_head
+
+    head = has_head(root)
+    found = blobs(root, [f"HEAD:{name}" for name in CONFIG_FILES]) if head else [None] * len(CONFIG_FILES)
+    committed = load_config_from_blobs(root, dict(zip(CONFIG_FILES, found)), "HEAD")
+    if (committed.continuity_rel, committed.store_rel) == (cfg.continuity_rel, cfg.store_rel):
+        return
+    where = Path(cfg.source).name if cfg.source else "the command line"
+    raise FlowgitError(f"{where} names {cfg.continuity_rel} and {cfg.store_rel}, but the committed configuration "
+                       f"names {committed.continuity_rel} and {committed.store_rel}: the hooks and the audit judge "
+                       "by what is committed, so these files would go unjudged", path=Path(cfg.source or root),
+                       fix="commit the configuration first (it moves the judged files: see G801), then run "
+                           "`flowgit init --commit`")
 
 
 def _commit(root: Path, staged: list[str]) -> None:

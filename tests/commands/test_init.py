@@ -122,3 +122,34 @@ def test_a_refused_set_up_commit_says_what_the_gate_said(run, repo):
 
     head = subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=repo, capture_output=True, text=True)
     assert head.returncode != 0 and head.stdout.strip() == ""  # no commit was made
+
+
+def test_commit_adopts_a_lower_case_continuity_file_in_a_project_with_history(run, repo):
+    """Pointing the configuration away from a CONTINUITY.md the repository never had takes nothing from the
+    gate: the adoption commits, and the adopted file is judged from then on."""
+    (repo / "README").write_text("a project\n")
+    git(repo, "add", "README")
+    git(repo, "commit", "-qm", "existing project")
+    (repo / "continuity.md").write_text("# Memory\n\n## Current State\nWorking on retries.\n\n"
+                                        "## Developing Knowledge\n! breaker: open after five failures | 1x\n")
+    res = run(repo, "init", "--commit")
+    assert res.code == 0, res.err + res.out
+    assert git(repo, "status", "--porcelain").strip() == ""
+    (repo / "continuity.md").write_text((repo / "continuity.md").read_text().replace(
+        "! breaker: open after five failures | 1x", "!! breaker: open after five failures | 2x (X)"))
+    git(repo, "add", "continuity.md")
+    refused = run(repo, "check")
+    assert refused.code == 1 and "G101" in refused.out + refused.err  # judged at its new path
+
+
+def test_commit_refuses_paths_only_the_working_tree_configures(run, repo):
+    """A configuration nobody committed would leave the committed memory unjudged: refused before anything
+    is written, with the fix."""
+    (repo / "README").write_text("a project\n")
+    git(repo, "add", "README")
+    git(repo, "commit", "-qm", "existing project")
+    (repo / "pyproject.toml").write_text('[tool.flowgit]\ncontinuity = "MEMORY.md"\n')
+    before = tree_digest(repo)
+    res = run(repo, "init", "--commit")
+    assert res.code == 2 and "MEMORY.md" in res.err and "commit the configuration first" in res.err
+    assert tree_digest(repo) == before and not (repo / "MEMORY.md").exists()
