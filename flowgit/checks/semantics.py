@@ -226,8 +226,8 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
         quoted = _quoted(ctx, before)
         if quoted:  # an item that takes up the other wrap's quoted text absorbs it: it is not an addition
             new = tuple(item for item in new if not _copies_content(_item_text(item), quoted))
-        old_keys, new_keys = Counter(map(_item_key, old)), Counter(map(_item_key, new))
-        kept_all = old and len(new) > len(old) and not (old_keys - new_keys)  # kept: the same words, in order
+        kept_all = bool(old) and len(new) > len(old) and not (  # kept: the same words, in order
+            Counter(map(_item_key, old)) - Counter(map(_item_key, new)))
         if kept_all or (section.label != "Top of Mind" and appended(ctx, before, section)):
             what = (f"kept all {len(old)} old item(s) and added {len(new) - len(old)}" if kept_all else
                     "kept the old text (near word for word) and added to it")
