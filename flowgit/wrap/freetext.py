@@ -32,18 +32,28 @@ def _block_problem(text: str) -> str | None:
     return None
 
 
-def _line_problem(text: str) -> str | None:
+# FlowScript's bracketed markers, which a pattern's text may carry (the protocol compresses into them on
+# graduation): a tension's axis, a state with its fields. Any other bracket would read as an annotation.
+FLOWSCRIPT_BRACKETS_RE = re.compile(r"><\[[^\[\]\n]*\]|\[(?:decided|blocked|parking|exploring)(?:\([^\[\]()\n]*\))?\]"
+                                    r"|\[[DBP]:[^\[\]\n]*\]")
+
+
+def _line_problem(text: str, flowscript: bool = False) -> str | None:
     if "\n" in text or "\r" in text:
         return "contains a line break; it is written into a single pattern line"
     if LEVEL_RE.search(text):
         return "contains a level marker (`| Nx`), which would change the pattern's level"
-    if "[" in text or "]" in text:
-        return "contains `[` or `]`, which would read as an annotation (evidence, link or note)"
+    rest = FLOWSCRIPT_BRACKETS_RE.sub(" ", text) if flowscript else text
+    if "[" in rest or "]" in rest:
+        allowed = " (FlowScript's `><[axis]`, `[decided(…)]`, `[blocked(…)]`, `[parking(…)]`, `[exploring]` " \
+                  "are fine)" if flowscript else ""
+        return f"contains `[` or `]`, which would read as an annotation (evidence, link or note){allowed}"
     return None
 
 
 def _fields(data: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
-    """(field path, text, is one line) for every free-text field of a plan."""
+    """(field path, text, is one line) for every free-text field of a plan (a pattern's ``text`` may hold
+    FlowScript's bracketed markers; a reason or category goes inside an annotation, so it may not)."""
     for key in ("state", "recent"):
         if isinstance(data.get(key), str):
             yield f"plan.{key}", data[key], False
@@ -71,7 +81,7 @@ def refuse_structure(data: dict[str, Any], source: str) -> None:
             if "\n" in text or "\r" in text:
                 problem = "contains a line break; it is written as one line"
             if path.startswith("plan.patterns"):
-                problem = problem or _line_problem(text)
+                problem = problem or _line_problem(text, flowscript=path.endswith(".text"))
         if problem:
             raise FlowgitError(f"field `{path}` {problem}", path=source,
                                fix="keep free text to prose and list items; use `patterns` operations for "

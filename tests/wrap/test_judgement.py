@@ -176,6 +176,10 @@ def test_overdue_action_items_are_listed(run, wrap_repo):
     ({"patterns": [{"op": "add", "name": "p", "text": "two\nlines"}]}, "plan.patterns[0].text"),
     ({"patterns": [{"op": "demote", "name": "backoff_jitter", "reason": "x] [evidence: ep-1"}]},
      "plan.patterns[0].reason"),
+    ({"patterns": [{"op": "add", "name": "p", "text": "cap it [evidence: ep-1]"}]}, "plan.patterns[0].text"),
+    ({"patterns": [{"op": "add", "name": "p", "text": "cap it ><[load] ] [note"}]}, "plan.patterns[0].text"),
+    ({"patterns": [{"op": "demote", "name": "backoff_jitter", "reason": "see [exploring]"}]},
+     "plan.patterns[0].reason"),
 ])
 def test_plan_free_text_cannot_inject_structure(run, wrap_repo, plan, field):
     before = snapshot(wrap_repo)
@@ -183,6 +187,17 @@ def test_plan_free_text_cannot_inject_structure(run, wrap_repo, plan, field):
     assert res.code == 2, (res.out, res.err)
     assert f"field `{field}`" in res.err and "Traceback" not in res.err
     assert snapshot(wrap_repo) == before
+
+
+def test_a_pattern_text_may_carry_flowscript_bracketed_markers(run, wrap_repo):
+    """Graduation compresses into FlowScript (the protocol's Step 4): a tension's axis and a state's fields
+    are markers, not annotations; the pattern keeps them as written."""
+    text = "cache balances 30s -> fewer provider calls ><[freshness vs load] [decided(rationale: outage, on: Nov 20)]"
+    res = wrap(run, wrap_repo, {"session": "sess-c", "patterns": [{"op": "add", "name": "cache_ttl", "text": text}]},
+               "--json")
+    assert res.code == 0, res.out + res.err
+    line = next(ln for ln in (wrap_repo / "CONTINUITY.md").read_text().splitlines() if "cache_ttl" in ln)
+    assert line == f"! cache_ttl: {text} | 1x"
 
 
 def test_legitimate_free_text_passes(run, wrap_repo):
