@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Iterator
 
 from flowgit.checks.context import CheckContext
@@ -117,6 +117,23 @@ def _demotion_kept(ctx: CheckContext, before: PatternAt, now_at: PatternAt | Non
                       f"restore `[{lost[0]}]`; it leaves with the pattern, or when a fresh chain graduates it")
 
 
+def _known_since(before: PatternAt, episodes) -> "date | None":
+    """The newest of the pattern's graduation date and its evidence's recording dates: a demotion cannot come
+    before what it demotes. (The contradiction may be recorded later than the day a wrap is dated for.)"""
+    from flowgit.dates import parse_date
+    from flowgit.episodes import parse_ts
+
+    days = []
+    if before.pattern.date and (graduated := parse_date(before.pattern.date)) is not None:
+        days.append(graduated)
+    for ident in before.pattern.evidence:
+        ep = episodes.get(ident)
+        when = parse_ts(ep.ts) if ep is not None else None
+        if when is not None:
+            days.append(when.date())
+    return max(days) if days else None
+
+
 def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt, now: datetime) -> Iterator[Finding]:
     """G206: a demotion stands on an episode that contradicts the pattern (Step 5), cited in its note.
 
@@ -134,6 +151,14 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
         return
     against = [i for n in now_at.pattern.notes if DEMOTED_RE.search(n) for i in EPISODE_REF_RE.findall(n)]
     episodes = ctx.episodes([*against, *before.pattern.evidence]) if against else {}
+    day, floor = demoted_on(now_at.pattern), _known_since(before, episodes)
+    if floor is not None and day < floor:
+        yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
+                      f"`{before.pattern.name}` is demoted as of {day.isoformat()}, before what it rests on "
+                      f"({floor.isoformat()}: its graduation or its evidence): a promotion "
+                      "would count the discredited chain as recorded since",
+                      f"date the note when the demotion happens: `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
+        return
     problems = independent_contradiction(before.pattern, against, episodes, now=now)
     if problems:
         reason = ("it cites no contradicting episode" if not against else problems[0])

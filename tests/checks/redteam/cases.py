@@ -760,6 +760,7 @@ def _demote_retry_budget(lab: Lab, note: str, commit: bool = True) -> Attempt | 
     return lab.commit() if commit else None
 
 
+TODAY = __import__("datetime").date.today().isoformat()  # the fixture's chain is recorded the day tests run
 CONTRADICTION = ep("the retry budget per request did not hold: batch traffic multiplied provider load anyway",
                    "c9", "agent-c", "tension", tags=["retries"])
 
@@ -768,7 +769,7 @@ CONTRADICTION = ep("the retry budget per request did not hold: batch traffic mul
 def demote_proven_with_reason(lab):
     """Step 5: an episode of another session and agent, about the pattern and outside its chain, cited."""
     ids = lab.episodes(CONTRADICTION)
-    return _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({ids[0]})")
+    return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget ({ids[0]})")
 
 
 def _demoted_then_back(lab: Lab, extra_ids, days_ago: int) -> Attempt:
@@ -834,6 +835,13 @@ def demoted_pattern_archived_with_its_note(lab):
 
 
 @case(V, "G206")
+def demote_proven_with_a_back_dated_note(lab):
+    """A demotion dated before the pattern's own chain would make that chain count as recorded since."""
+    ids = lab.episodes(CONTRADICTION)
+    return _demote_retry_budget(lab, f"demoted 2020-01-01: batch traffic broke the budget ({ids[0]})")
+
+
+@case(V, "G206")
 def demote_proven_with_an_undated_note(lab):
     ids = lab.episodes(CONTRADICTION)
     return _demote_retry_budget(lab, f"demoted: batch traffic broke the budget ({ids[0]})")
@@ -877,24 +885,24 @@ def merge_keeps_ones_proven_line_over_the_others_demotion(lab):
 
 @case(V, "G206")
 def demote_proven_on_a_reason_alone(lab):
-    return _demote_retry_budget(lab, "demoted 2026-11-30: it felt wrong after all")
+    return _demote_retry_budget(lab, f"demoted {TODAY}: it felt wrong after all")
 
 
 @case(V, "G206")
 def demote_proven_on_its_own_evidence(lab):
-    return _demote_retry_budget(lab, f"demoted 2026-11-30: the storm came back ({R0})")
+    return _demote_retry_budget(lab, f"demoted {TODAY}: the storm came back ({R0})")
 
 
 @case(V, "G206")
 def demote_proven_on_an_episode_of_its_own_chain(lab):
     """An episode of a session and agent the evidence already has is the chain talking to itself."""
     ids = lab.episodes(ep("the retry budget per request broke down under batch traffic load", "s1", tags=["retries"]))
-    return _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({ids[0]})")
+    return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget ({ids[0]})")
 
 
 @case(V, "G206")
 def demote_proven_on_an_unrelated_episode(lab):
-    return _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({E_UNRELATED.id})")
+    return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget ({E_UNRELATED.id})")
 
 
 @case(V, "G206")
@@ -902,19 +910,19 @@ def demote_proven_on_a_forged_episode(lab):
     """An id that is not the hash of the episode's content: hand-written, not recorded."""
     lab.episodes(raw_episode("the retry budget per request did not hold: batch traffic multiplied load",
                              "zz", "zz", ident="ep-000000000001"))
-    return _demote_retry_budget(lab, "demoted 2026-11-30: batch traffic broke the budget (ep-000000000001)")
+    return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget (ep-000000000001)")
 
 
 @case(V, "G206")
 def demote_proven_on_an_episode_dated_in_the_future(lab):
     ids = lab.episodes(ep("the retry budget per request did not hold: batch traffic multiplied load", "fz",
                           "agent-z", "tension", ts="2099-12-01T00:00:00Z", tags=["retries"]))
-    return _demote_retry_budget(lab, f"demoted 2026-11-30: batch traffic broke the budget ({ids[0]})")
+    return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget ({ids[0]})")
 
 
 @case(V, "G206")
 def demote_proven_on_an_episode_not_in_the_store(lab):
-    return _demote_retry_budget(lab, "demoted 2026-11-30: batch traffic broke the budget (ep-0123456789ab)")
+    return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget (ep-0123456789ab)")
 
 
 @case(V, "G205")
