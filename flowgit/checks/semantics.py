@@ -21,6 +21,7 @@ COPIED = 0.8  # meaningful words shared (of both lines' together) that make a co
 
 
 RETAINED = 0.8      # share of the old text's words kept, in order, that makes a longer section an append
+SHORT_TEXT = 20     # fewer old words than this: an append keeps all of them but one
 MIN_ADDED = 4       # words added beyond the old text
 POINTER_WORDS = 30  # a kept line this short is a momentum pointer, not the old narrative
 
@@ -215,7 +216,14 @@ def appended(ctx: CheckContext, before, section) -> bool:
         new_flat = _without(new_flat, [w for q in quoted for w in _words_of_line(q)])
     if len(old_flat) < MIN_ADDED or len(new_flat) < len(old_flat) + MIN_ADDED:
         return False
-    return retained(old_flat, new_flat) >= RETAINED
+    dropped = len(old_flat) - round(retained(old_flat, new_flat) * len(old_flat))
+    return dropped <= _tweaks_allowed(len(old_flat))
+
+
+def _tweaks_allowed(words: int) -> int:
+    """Old words an append may have lost and still be the old text plus more: a fifth of a long text, one
+    word of a short one (a short State that keeps its focus and replaces its critical path is replaced)."""
+    return int(words * (1 - RETAINED)) if words >= SHORT_TEXT else 1
 
 
 def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:

@@ -1506,6 +1506,15 @@ def state_replaced_with_a_new_guidance_comment(lab):
 
 
 @case(L)
+def state_keeps_its_focus_and_replaces_its_critical_path(lab):
+    """A short State that keeps its focus and replaces the rest is replaced, not appended to."""
+    lab.sub(STATE, "Focus: payment client reliability after the provider outage. Critical path: load test.")
+    lab.setup_commit("a short State")
+    return edit_commit(lab, "Critical path: load test.", "Critical path: circuit breaker threshold from the outage "
+                       "report, then staging.")
+
+
+@case(L)
 def state_replaced(lab):
     return edit_commit(lab, "Focus: ship the gate. Critical path: the compression rule, then the benchmark.",
                        "Focus: the merge driver. Critical path: section semantics, then conflict markers.")
