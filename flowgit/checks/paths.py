@@ -25,9 +25,9 @@ STRICTER_WHEN_LARGER = {"evidence_2x", "evidence_3x", "sources_3x", "relevance_m
 IGNORED = {"evidence_reuse_warn"}  # only ever a warning
 
 
-def config_weakened(base: Config, new: Config, path: str, *, holds: tuple[bool, bool] = (True, True)
-                    ) -> Iterator[Finding]:
-    """Every way the staged configuration is looser than the committed one (G801).
+def weakenings(base: Config, new: Config, *, holds: tuple[bool, bool] = (True, True)) -> list[str]:
+    """Every way ``new`` is looser than ``base``, one sentence each ([] when it is not): the gate's G801 and
+    the audit's A401 ask this one question.
 
     ``holds``: whether the base commit has a continuity file and a store at the
     paths its configuration names. Pointing the configuration away from a path
@@ -45,7 +45,7 @@ def config_weakened(base: Config, new: Config, path: str, *, holds: tuple[bool, 
     for name in sorted(set(base.rules) | set(new.rules)):
         before, after = STRICTNESS.get(base.rules.get(name, "on"), 2), STRICTNESS.get(new.rules.get(name, "on"), 2)
         if after < before:
-            problems.append(f"turns rule `{name}` to {new.rules.get(name)}")
+            problems.append(f"turns rule `{name}` from {base.rules.get(name, 'on')} to {new.rules.get(name)}")
     for cls, attr in ((Thresholds, "thresholds"), (Budgets, "budgets")):
         old_v, new_v = getattr(base, attr), getattr(new, attr)
         for field_name in cls._fields:
@@ -55,6 +55,13 @@ def config_weakened(base: Config, new: Config, path: str, *, holds: tuple[bool, 
             looser = (b < a) if (attr == "thresholds" and field_name in STRICTER_WHEN_LARGER) else (b > a)
             if looser:
                 problems.append(f"loosens {attr}.{field_name} from {a} to {b}")
+    return problems
+
+
+def config_weakened(base: Config, new: Config, path: str, *, holds: tuple[bool, bool] = (True, True)
+                    ) -> Iterator[Finding]:
+    """G801: the staged configuration is looser than the committed one (see :func:`weakenings`)."""
+    problems = weakenings(base, new, holds=holds)
     if problems:
         yield Finding("G801", "config", "error", new.source or ".flowgit.toml", None,
                       "this commit weakens flowgit's own configuration, which is judged by the "

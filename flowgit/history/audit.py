@@ -36,7 +36,8 @@ from flowgit.config import Config
 from flowgit.continuity.patterns import PatternAt
 from flowgit.errors import FlowgitError
 from flowgit.history.blobstream import PlannedReads, planned_reads
-from flowgit.history.config_at import ConfigAt, ConfigReader, weakenings
+from flowgit.checks.paths import weakenings
+from flowgit.history.config_at import ConfigAt, ConfigReader
 from flowgit.history.walk import open_repo
 from flowgit.output import Progress
 from flowgit.repo import reusing_documents
@@ -287,7 +288,8 @@ class Auditor:
         out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}", severity="notice")
                for r in values(trailers, "Flow-Override")]
         before = [self.version(p) for p in parents]
-        weaker = [weakenings(p.config.cfg, version.config.cfg) for p in before]
+        weaker = [weakenings(p.config.cfg, version.config.cfg, holds=(p.continuity is not None, p.store is not None))
+                  for p in before]  # the gate's own question (G801), asked of what each parent held
         if not override and weaker and all(weaker):  # a merge weakens only if weaker than every parent
             out.append(AuditFinding("A401", sha, date, "", "the flowgit configuration was weakened without an "
                                     "override: " + "; ".join(weaker[0]), path=_config_path(version),

@@ -17,8 +17,6 @@ from flowgit.config import Config, load_config_from_blobs
 from flowgit.errors import FlowgitError
 
 CONFIG_FILES = (".flowgit.toml", "pyproject.toml")
-_STRICTER_WHEN_HIGHER = ("evidence_2x", "evidence_3x", "sources_3x", "relevance_min_shared")
-_SEVERITY = {"off": 0, "warning": 1, "error": 2, "on": 2}
 
 
 @dataclass(frozen=True)
@@ -61,21 +59,3 @@ def _entry(tree, path: str):
         return None
 
 
-def weakenings(before: Config, after: Config) -> list[str]:
-    """How ``after`` is more lenient than ``before`` (each as a sentence); [] when it is not."""
-    out: list[str] = []
-    for name in sorted(set(before.rules) | set(after.rules)):
-        old, new = before.rules.get(name, "on"), after.rules.get(name, "on")
-        if _SEVERITY.get(new, 2) < _SEVERITY.get(old, 2):
-            out.append(f"rule `{name}` went from {old} to {new}")
-    for name in before.thresholds._fields:
-        old, new = getattr(before.thresholds, name), getattr(after.thresholds, name)
-        if name in _STRICTER_WHEN_HIGHER and new < old:
-            out.append(f"threshold `{name}` lowered from {old} to {new}")
-        if name == "restatement_overlap" and new > old:
-            out.append(f"threshold `restatement_overlap` raised from {old} to {new} (fewer restatements collapse)")
-    for name in before.budgets._fields:
-        old, new = getattr(before.budgets, name), getattr(after.budgets, name)
-        if new > old:
-            out.append(f"budget `{name}` raised from {old} to {new}")
-    return out  # a moved continuity file or store is no weakening: the audit judges it at its new path

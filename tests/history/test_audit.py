@@ -120,8 +120,8 @@ def test_a_weakening_config_is_caught_at_the_commit_that_weakens(run, based):
     commit_text(based, text, "tidy the evidence")
     code, data = audit(run, based, "--range", "base..HEAD")
     assert code == 1 and found(data) == [("A401", weakened)]
-    assert "rule `protected-evidence` went from on to off" in data["findings"][0]["message"]
-    assert "rule `evidence` went from on to warning" in data["findings"][0]["message"]
+    assert "turns rule `protected-evidence` from on to off" in data["findings"][0]["message"]
+    assert "turns rule `evidence` from on to warning" in data["findings"][0]["message"]
 
 
 def test_a_config_weakened_in_the_same_commit_does_not_judge_that_commit(run, based):
