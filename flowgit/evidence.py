@@ -353,6 +353,21 @@ def _recorded_on(ep: Episode | None) -> date | None:
     return when.date() if when else None
 
 
+def last_recorded(p: Pattern, episodes: Mapping[str, Episode], reference: date | None = None) -> date | None:
+    """The newest of the date written on a pattern and its evidence's recording dates (None: neither known).
+
+    What a pattern rests on as of then: the gate's staleness (G205) and the
+    floor under a demotion's date (G206) read it, and the wrap's cleanup reads
+    it with the last commit to the line, so the gate never refuses what the
+    cleanup archives.
+    """
+    days = [day for i in p.evidence if (day := _recorded_on(episodes.get(i))) is not None]
+    written = parse_date(p.date, reference=reference) if p.date else None
+    if written is not None:
+        days.append(written)
+    return max(days) if days else None
+
+
 def after_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode]) -> list[str]:
     """The cited ids recorded after the pattern's demotion (all of them when it was never demoted)."""
     since = demoted_on(p)
@@ -379,7 +394,8 @@ def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Ep
     since = demoted_on(p)
     if since is None:
         return []
-    fresh = [i for i in after_demotion(p, evidence, episodes) if i not in contradictions(p)]
+    contradicting = contradictions(p)
+    fresh = [i for i in after_demotion(p, evidence, episodes) if i not in contradicting]
     if not fresh:
         return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so "
                 f"a promotion needs evidence recorded after the demotion"]

@@ -9,7 +9,7 @@ from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.patterns import PatternAt
 from flowgit.continuity.sections import PROVEN
-from flowgit.evidence import assess, meaningful_words
+from flowgit.evidence import assess, demoted_on, meaningful_words, post_demotion
 
 
 def _needs_evidence(at: PatternAt) -> bool:
@@ -128,7 +128,7 @@ def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
                           f"`{new.name}` jumps from 1x to {new.level}x in one commit",
                           "promote one level per wrap: 1x -> 2x now, 3x when new independent evidence arrives")
         elif (new.level > old.level or (at.section == PROVEN and before.section != PROVEN)) and old.notes \
-                and _was_demoted(old):  # the more telling verdict for a demoted pattern (and a merge's loss)
+                and demoted_on(old) is not None:  # the more telling verdict for a demoted pattern (a merge's loss)
             yield from _after_demotion(ctx, at, before)
         elif new.level > old.level and new.evidence and not set(new.evidence) - set(old.evidence):
             yield Finding("G202", "level-jump", "error", ctx.path, at.lineno,
@@ -136,19 +136,9 @@ def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
                           "cite the new episodes that justify the promotion")
 
 
-def _was_demoted(p) -> bool:
-    from flowgit.evidence import demoted_on
-
-    return demoted_on(p) is not None
-
-
 def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt) -> Iterator[Finding]:
     """G208 for a pattern HEAD has demoted: promoted again only on evidence recorded after the demotion,
     never on the episode that contradicted it (Step 5: its earlier chain did not survive scrutiny)."""
-    from flowgit.evidence import demoted_on, post_demotion
-
-    if demoted_on(before.pattern) is None:
-        return
     problems = post_demotion(before.pattern, at.pattern.evidence, ctx.episodes(at.pattern.evidence),
                              level=at.pattern.level, thresholds=ctx.cfg.thresholds, in_proven=at.section == PROVEN)
     if problems:

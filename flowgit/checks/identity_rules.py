@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Iterator
 
 from flowgit.checks.context import CheckContext
@@ -48,23 +48,12 @@ def _demotion_reason(at: PatternAt) -> str:
     return ""
 
 
-def _age_days(ctx: CheckContext, at: PatternAt, now: datetime) -> float | None:
-    """Days since the pattern was last seen: the newest of the date written on it and its evidence's dates
-    (None when neither is known). The wrap's cleanup reads these too, and the last commit to the line, so a
-    pattern the wrap archives as stale is stale here as well."""
-    from flowgit.dates import parse_date
-    from flowgit.episodes import parse_ts
+def _age_days(ctx: CheckContext, at: PatternAt, now: datetime) -> int | None:
+    """Whole days since the pattern was last seen (:func:`flowgit.evidence.last_recorded`; None: unknown)."""
+    from flowgit.evidence import last_recorded
 
-    seen = []
-    day = parse_date(at.pattern.date) if at.pattern.date else None
-    if day is not None:
-        seen.append(datetime(day.year, day.month, day.day, tzinfo=timezone.utc))
-    if at.pattern.evidence:
-        found = ctx.episodes(at.pattern.evidence)
-        seen += [when for i in at.pattern.evidence if i in found and (when := parse_ts(found[i].ts)) is not None]
-    if not seen:
-        return None
-    return (now - max(seen)) / timedelta(days=1)
+    seen = last_recorded(at.pattern, ctx.episodes(at.pattern.evidence) if at.pattern.evidence else {})
+    return None if seen is None else (now.date() - seen).days
 
 
 def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
@@ -117,23 +106,6 @@ def _demotion_kept(ctx: CheckContext, before: PatternAt, now_at: PatternAt | Non
                       f"restore `[{lost[0]}]`; it leaves with the pattern, or when a fresh chain graduates it")
 
 
-def _known_since(before: PatternAt, episodes) -> "date | None":
-    """The newest of the pattern's graduation date and its evidence's recording dates: a demotion cannot come
-    before what it demotes. (The contradiction may be recorded later than the day a wrap is dated for.)"""
-    from flowgit.dates import parse_date
-    from flowgit.episodes import parse_ts
-
-    days = []
-    if before.pattern.date and (graduated := parse_date(before.pattern.date)) is not None:
-        days.append(graduated)
-    for ident in before.pattern.evidence:
-        ep = episodes.get(ident)
-        when = parse_ts(ep.ts) if ep is not None else None
-        if when is not None:
-            days.append(when.date())
-    return max(days) if days else None
-
-
 def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt, now: datetime) -> Iterator[Finding]:
     """G206: a demotion stands on an episode that contradicts the pattern (Step 5), cited in its note.
 
@@ -141,9 +113,10 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
     of its evidence, and come from a session and agent its chain does not: a
     pattern is not demoted by a reason alone, nor by its own evidence.
     """
-    from flowgit.evidence import EPISODE_REF_RE, demoted_on, independent_contradiction
+    from flowgit.evidence import EPISODE_REF_RE, demoted_on, independent_contradiction, last_recorded
 
-    if demoted_on(now_at.pattern) is None:
+    day = demoted_on(now_at.pattern)
+    if day is None:
         yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
                       f"`{before.pattern.name}` is demoted with a note that gives no date: a promotion counts only "
                       "evidence recorded after the demotion, so the note must say when",
@@ -151,7 +124,7 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
         return
     against = [i for n in now_at.pattern.notes if DEMOTED_RE.search(n) for i in EPISODE_REF_RE.findall(n)]
     episodes = ctx.episodes([*against, *before.pattern.evidence]) if against else {}
-    day, floor = demoted_on(now_at.pattern), _known_since(before, episodes)
+    floor = last_recorded(before.pattern, episodes)  # a demotion cannot come before what it demotes
     if floor is not None and day < floor:
         yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
                       f"`{before.pattern.name}` is demoted as of {day.isoformat()}, before what it rests on "

@@ -7,6 +7,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Iterator
 
+from flowgit.checks.compression import LIST_MARK_RE
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import COMMENT_RE, is_structural
@@ -16,7 +17,6 @@ WORD_RE = re.compile(r"\w+")
 COMMENT_MARKUP_RE = re.compile(r"^\s*#+|<!--|-->")
 MERGE_QUOTE = "# | "  # flowgit.merge.continuity's note: its head, its instruction, and the other wrap's text
 MERGE_NOTE_LINES = ("# flowgit merge:", "# Absorb what still matters", MERGE_QUOTE)
-LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 COPIED = 0.8  # meaningful words shared (of both lines' together) that make a comment a copy of a content line
 
 

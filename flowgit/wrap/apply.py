@@ -86,10 +86,11 @@ class Editor:
     """Applies one plan's section and pattern operations, one at a time, to a document."""
 
     def __init__(self, doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds,
-                 date: str, plan_ids: list[str], archived_before: Callable[[str], bool]) -> None:
+                 date: str, plan_ids: list[str], archived_before: Callable[[str], bool],
+                 batch: frozenset[str] = frozenset()) -> None:
         self.doc, self.plan, self.episodes = doc, plan, episodes
         self.thresholds, self.date, self.plan_ids = thresholds, date, plan_ids
-        self.batch: frozenset[str] = frozenset()
+        self.batch = batch  # what this commit appends to the store: one source per agent (G103)
         self.archived_before = archived_before
         self.outcome = Outcome(doc)
 
@@ -263,8 +264,7 @@ def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thres
                plan_ids: list[str], archived_before: Callable[[str], bool],
                batch: frozenset[str] = frozenset()) -> Outcome:
     """Apply the plan's edits; ``batch`` is what this commit appends to the store (the gate's G103 batch)."""
-    editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before)
-    editor.batch = batch
+    editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before, batch)
     editor.apply_sections()
     editor.apply_patterns()
     editor.outcome.doc = editor.doc

@@ -18,8 +18,8 @@ from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import DEVELOPING, PROVEN
-from flowgit.dates import parse_date
-from flowgit.episodes import Episode, parse_ts
+from flowgit.episodes import Episode
+from flowgit.evidence import last_recorded
 from flowgit.git import git
 
 
@@ -59,18 +59,9 @@ def blame_dates(root: Path, rel: str) -> dict[str, date]:
 
 
 def last_seen(at: PatternAt, episodes: Mapping[str, Episode], blamed: Mapping[str, date], today: date) -> date:
-    text = at.pattern.render()
-    candidates = [blamed.get(text, today)]  # a line HEAD does not have was changed by this wrap
-    if at.pattern.date:
-        written = parse_date(at.pattern.date, reference=today)
-        if written:
-            candidates.append(written)
-    for ident in at.pattern.evidence:
-        ep = episodes.get(ident)
-        when = parse_ts(ep.ts) if ep else None
-        if when:
-            candidates.append(when.date())
-    return max(candidates)
+    changed = blamed.get(at.pattern.render(), today)  # a line HEAD does not have was changed by this wrap
+    recorded = last_recorded(at.pattern, episodes, reference=today)  # what the gate's G205 reads too
+    return changed if recorded is None else max(changed, recorded)
 
 
 def find_stale(doc: Document, episodes: Mapping[str, Episode], blamed: Mapping[str, date], today: date,
