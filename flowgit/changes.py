@@ -79,6 +79,16 @@ def diff_pattern_maps(before: Mapping[str, PatternAt], after: Mapping[str, Patte
     return events
 
 
+def events_against(parents: list[Mapping[str, PatternAt]], after: Mapping[str, PatternAt]) -> list[PatternEvent]:
+    """What a commit introduced: its events against its first parent's patterns (none: a first version) and,
+    for a merge, only those it shows against every parent (one side's own history is not the merge's)."""
+    events = diff_pattern_maps(parents[0] if parents else {}, after)
+    if len(parents) > 1:
+        others = [{(e.kind, e.name) for e in diff_pattern_maps(before, after)} for before in parents[1:]]
+        events = [e for e in events if all((e.kind, e.name) in o for o in others)]
+    return events
+
+
 def _rename_source(p: Pattern, gone: dict[str, PatternAt]) -> str | None:
     """A new name carrying exactly the evidence of a vanished one is that pattern renamed."""
     if not p.evidence:

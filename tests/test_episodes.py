@@ -112,6 +112,27 @@ STORE_PIECES = ['{"id": "ep-a", "type": "finding", "content": "c", "session": "s
                 '{"content": "\\"id\\": \\"ep-ab\\"", "type": "finding", "id": "ep-ab"}', '"', '\\', 'id"']
 
 
+def test_many_ids_are_found_through_the_index_as_the_pattern_finds_them(monkeypatch):
+    """Past MANY_IDS, :func:`locate` lists every key once instead of one alternative per id: same answers."""
+    import random
+
+    from flowgit import episodes
+
+    rnd = random.Random(5)
+    names = ["ep-a", "ep-ab", "ep-b", "id", 'ep-"a', ""] + [f"ep-{n}" for n in range(40)]
+    hits = 0
+    for _ in range(400):
+        data = "".join(rnd.choice(STORE_PIECES + [f'{{"id": "ep-{n}", "type": "finding", "content": "x"}}\n'
+                                                   for n in range(40)]) for _ in range(rnd.randint(0, 30))).encode()
+        ids = rnd.sample(names, rnd.randint(4, len(names)))
+        monkeypatch.setattr(episodes, "MANY_IDS", 10 ** 9)
+        by_pattern = episodes.locate(data, ids)
+        monkeypatch.setattr(episodes, "MANY_IDS", 0)
+        assert episodes.locate(data, ids) == by_pattern, (data, ids)
+        hits += len(by_pattern)
+    assert hits > 400  # the stores held the ids asked for: the two searches were compared on finds
+
+
 def test_the_store_index_answers_as_locate_on_any_bytes_and_on_any_append():
     """The index's lookups equal :func:`locate`'s, for a store built whole and for one extended by appends cut
     anywhere (inside a key, a value, or a line), for a few ids and for many."""

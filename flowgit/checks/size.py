@@ -25,7 +25,7 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
                       "compress for density, not size: restore what was lost (git show HEAD:" + ctx.path + ")")
 
 
-def _state_chars(doc: Document) -> int | None:
+def state_chars(doc: Document) -> int | None:
     sec = doc.find("Current State")
     if sec is None:
         return None
@@ -37,7 +37,7 @@ def _content_chars(facts) -> int:
     return sum(len(ln.rstrip("\r\n")) for ln in facts.body if not is_structural_line(ln))
 
 
-def _developing_lines(doc: Document) -> int | None:
+def developing_lines(doc: Document) -> int | None:
     sec = doc.find("Developing Knowledge")
     if sec is None:
         return None
@@ -52,9 +52,9 @@ def _content_lines(facts) -> int:
 def budgets(ctx: CheckContext) -> Iterator[Finding]:
     b = ctx.cfg.budgets
     measures = [
-        ("G502", "State", _state_chars, b.state_chars_target, b.state_chars_max, "characters",
+        ("G502", "State", state_chars, b.state_chars_target, b.state_chars_max, "characters",
          "move history out of State into Recent Context"),
-        ("G503", "Developing Knowledge", _developing_lines, b.developing_lines_target, b.developing_lines_max,
+        ("G503", "Developing Knowledge", developing_lines, b.developing_lines_target, b.developing_lines_max,
          "lines", "archive stale patterns, graduate or merge the rest"),
         ("G504", "the file", lambda d: len(d.text), b.file_chars_target, b.file_chars_max, "characters",
          "archive stale patterns (temporal cleanup) before cutting content"),

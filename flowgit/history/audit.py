@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from flowgit.changes import diff_pattern_maps
+from flowgit.changes import diff_pattern_maps, events_against
 from flowgit.checks.finding import Finding
 from flowgit.config import Config
 from flowgit.continuity.patterns import PatternAt
@@ -38,6 +38,7 @@ from flowgit.errors import FlowgitError
 from flowgit.history.blobstream import PlannedReads, planned_reads
 from flowgit.checks.paths import weakenings
 from flowgit.history.config_at import ConfigAt, ConfigReader
+from flowgit.history.notes import VersionNotes
 from flowgit.history.walk import open_repo
 from flowgit.output import Progress
 from flowgit.repo import reusing_documents
@@ -78,6 +79,7 @@ class AuditReport:
     oldest_visible: str | None
     unjudged: list[str] = field(default_factory=list)  # commits whose parent is beyond a shallow boundary
     range: str | None = None
+    notes: VersionNotes | None = None  # what the report asked the audit to note of each version (:mod:`.notes`)
 
     @property
     def errors(self) -> list[AuditFinding]:
@@ -139,8 +141,9 @@ class Version:
 class Auditor:
     """Judges commits one by one, reading every blob and configuration at most once."""
 
-    def __init__(self, cfg: Config, repo, overrides: dict | None = None) -> None:
+    def __init__(self, cfg: Config, repo, overrides: dict | None = None, notes: VersionNotes | None = None) -> None:
         self.cfg, self.repo = cfg, repo
+        self.notes = notes  # the report's events and sizes, noted from the documents the rules parse
         self.configs = ConfigReader(cfg.root, repo, overrides)
         self._blobs: OrderedDict = OrderedDict()
         self._versions: OrderedDict[str, Version] = OrderedDict()  # a commit, its parents, and the plan ahead
@@ -150,6 +153,8 @@ class Auditor:
         self._known: dict = {}  # the commits being judged, by id: most parents are among them
         self._judged_paths: dict[tuple, tuple[str, str, tuple[str, ...]]] = {}
         self._sides: dict = {}  # the last few commits as sides of a change
+        self._same_aliases: dict[tuple, bool] = {}  # per configuration: read under the notes' aliases?
+        self._weaker: dict[tuple, list[str]] = {}  # G801's answer per (parent config, config, parent holds)
         # A commit is judged as of its committer date, which its committer chooses: one dated after this
         # audit started is judged as of now (a Proven pattern is not stale yet because the date says 2027).
         self._now = time.time()
@@ -208,6 +213,16 @@ class Auditor:
             found = self._judged_paths[conf.key] = (cont, store, tuple(with_parents([cont, store])))
         return found
 
+    def _weakenings(self, base: Version, new: Version) -> list[str]:
+        """G801's answer for a parent and its child, asked of what the parent held; asked once per pair of
+        configurations and holdings (a history has a few configurations and thousands of commits)."""
+        holds = (base.continuity is not None, base.store is not None)
+        key = (base.config.key, new.config.key, holds)
+        found = self._weaker.get(key)
+        if found is None:
+            found = self._weaker[key] = weakenings(base.config.cfg, new.config.cfg, holds=holds)
+        return found
+
     def data(self, oid) -> bytes | None:
         if oid is None:
             return None
@@ -253,11 +268,13 @@ class Auditor:
         oid = version.continuity
         if oid is None:
             return {}
-        if oid not in self._maps:
-            self._maps[oid] = self._pattern_map(version)
+        key = (oid, version.config.key)  # the same blob under other aliases holds other sections
+        found = self._maps.get(key)
+        if found is None:
+            found = self._maps[key] = self._pattern_map(version)
             if len(self._maps) > 8:
                 self._maps.popitem(last=False)
-        return self._maps[oid]
+        return found
 
     def _pattern_map(self, version: Version) -> Mapping[str, PatternAt]:
         from flowgit.continuity.patterns import pattern_map
@@ -274,6 +291,49 @@ class Auditor:
             return scan_patterns(data.decode("utf-8", "replace"), table=alias_table(cfg.aliases))
         return pattern_map(doc) if doc is not None else {}
 
+    def _note(self, sha: str, version: Version, before: list[Version], events: list | None) -> None:
+        """Note for the report what this commit introduced and its version's size (see :mod:`.notes`), when
+        every version compared was read under the report's aliases. ``events``: this commit's against its
+        only parent, when the trailer check has just derived them (the same derivation)."""
+        notes = self.notes
+        assert notes is not None
+        parents = [p.continuity for p in before]
+        if version.continuity is None or version.continuity in parents:
+            return  # no version of its own: the history walk reads no events here
+        if any(v.continuity is not None and not self._noted_aliases(v) for v in (version, *before)):
+            return
+        if events is None:
+            events = events_against([self.patterns(p) for p in before], self.patterns(version))
+        notes.events[sha] = (str(version.continuity), tuple(None if b is None else str(b) for b in parents), events)
+        blob = str(version.continuity)
+        if blob not in notes.sizes and (size := self._size(version)) is not None:
+            notes.sizes[blob] = size
+
+    def _noted_aliases(self, version: Version) -> bool:
+        same = self._same_aliases.get(version.config.key)
+        if same is None:
+            assert self.notes is not None
+            same = self._same_aliases[version.config.key] = version.config.cfg.aliases == self.notes.aliases
+        return same
+
+    def _size(self, version: Version):
+        """The version's size as the report measures it: from the document the rules parsed, else its text."""
+        from flowgit.repo import document_from_bytes
+        from flowgit.report.sizes import measure, measure_document
+
+        data = self.data(version.continuity)
+        if data is None:
+            return None
+        try:
+            doc = document_from_bytes(version.config.cfg, data, version.continuity_path)
+        except FlowgitError:
+            doc = None
+        if doc is not None:
+            return measure_document(doc)
+        from flowgit.continuity.sections import alias_table
+
+        return measure(data.decode("utf-8", "replace"), alias_table(version.config.cfg.aliases))
+
     # ----------------------------------------------------------- judging
     def audit_commit(self, commit) -> tuple[bool, list[AuditFinding]] | None:
         """(judged?, findings) for one commit; None when it lies on a shallow boundary."""
@@ -288,8 +348,7 @@ class Auditor:
         out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}", severity="notice")
                for r in values(trailers, "Flow-Override")]
         before = [self.version(p) for p in parents]
-        weaker = [weakenings(p.config.cfg, version.config.cfg, holds=(p.continuity is not None, p.store is not None))
-                  for p in before]  # the gate's own question (G801), asked of what each parent held
+        weaker = [self._weakenings(p, version) for p in before]  # the gate's own question (G801)
         if not override and weaker and all(weaker):  # a merge weakens only if weaker than every parent
             out.append(AuditFinding("A401", sha, date, "", "the flowgit configuration was weakened without an "
                                     "override: " + "; ".join(weaker[0]), path=_config_path(version),
@@ -304,9 +363,12 @@ class Auditor:
         if unchanged or untouched:
             return False, out
         out.extend(self._judge(commit, version, parents, before, override, sha, date))
+        events = None  # against the first parent
         if values(trailers, "Flow-Session"):
             events = diff_pattern_maps(self.patterns(before[0]) if before else {}, self.patterns(version))
             out.extend(AuditFinding("A201", sha, date, "", problem) for problem in mismatches(trailers, events))
+        if self.notes is not None:
+            self._note(sha, version, before, events if len(before) <= 1 else None)
         return True, out
 
     def _judge(self, commit, version: Version, parents, before: list[Version], override: str | None, sha: str,
@@ -477,7 +539,7 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
 def _report(repo, commits: list, spec: RangeSpec, result) -> AuditReport:
     oldest = str(commits[0].id) if commits else None
     return AuditReport(result.findings, len(commits), result.judged, bool(repo.is_shallow), oldest,
-                       result.unjudged, spec.label)
+                       result.unjudged, spec.label, result.notes)
 
 
 class PendingAudit:
@@ -489,20 +551,21 @@ class PendingAudit:
     """
 
     def __init__(self, cfg: Config, spec: RangeSpec | None = None, overrides: dict | None = None, *,
-                 jobs: int | None = None) -> None:
+                 jobs: int | None = None, notes: Mapping[str, str] | None = None) -> None:
         from flowgit.history.parallel import PendingJudgement, jobs_for
         from flowgit.history.walk import small_object_cache
         from flowgit.memtune import steady_heap
 
         steady_heap()  # (before the workers fork: they inherit it)
-        self.cfg, self.spec, self.overrides = cfg, spec or RangeSpec(), overrides
+        self.cfg, self.spec, self.overrides, self.notes = cfg, spec or RangeSpec(), overrides, notes
         self.repo = open_any(cfg.root)
         self.commits = select_commits(self.repo, self.spec)
         workers = jobs_for(len(self.commits), jobs)
         self._pending = None
         if workers > 1:
             with small_object_cache():  # the workers fork inside: they keep libgit2's small cache
-                self._pending = PendingJudgement(cfg, overrides, [str(c.id) for c in self.commits], workers)
+                self._pending = PendingJudgement(cfg, overrides, [str(c.id) for c in self.commits], workers,
+                                                 notes=notes)
 
     def report(self) -> AuditReport:
         from flowgit.history.walk import small_object_cache
@@ -512,7 +575,7 @@ class PendingAudit:
         else:
             with small_object_cache():
                 result = _judge_all(self.cfg, self.repo, self.commits, self.overrides, 1,
-                                    Progress("auditing commits", len(self.commits)))
+                                    Progress("auditing commits", len(self.commits)), self.notes)
         return _report(self.repo, self.commits, self.spec, result)
 
     def __enter__(self) -> "PendingAudit":
@@ -523,25 +586,29 @@ class PendingAudit:
             self._pending.close()
 
 
-def _judge_all(cfg: Config, repo, commits: list, overrides: dict | None, workers: int, progress):
+def _judge_all(cfg: Config, repo, commits: list, overrides: dict | None, workers: int, progress,
+               notes: Mapping[str, str] | None = None):
     from flowgit.history.parallel import judge_in_workers
 
     if workers > 1:
         return judge_in_workers(cfg, overrides, [str(c.id) for c in commits], workers, progress)
-    return judge_commits(cfg, repo, commits, overrides, progress.step)
+    return judge_commits(cfg, repo, commits, overrides, progress.step, notes)
 
 
-def judge_commits(cfg: Config, repo, commits: list, overrides: dict | None, step=lambda: None):
+def judge_commits(cfg: Config, repo, commits: list, overrides: dict | None, step=lambda: None,
+                  notes: Mapping[str, str] | None = None):
     """Judge ``commits`` in order in this process (the whole audit, or one worker's slice).
 
     Each version is parsed once (a commit's new side is its child's old side)
     and the blobs are read ahead by a git process, reaped when this returns.
+    ``notes``: the aliases to note each version's events and size under, for
+    the report (:mod:`.notes`); None notes nothing.
     """
     from flowgit.history.parallel import SliceResult
     from flowgit.memtune import collector_paused
 
-    result = SliceResult([], 0, [])
-    auditor = Auditor(cfg, repo, overrides)
+    result = SliceResult([], 0, [], notes=VersionNotes(notes) if notes is not None else None)
+    auditor = Auditor(cfg, repo, overrides, result.notes)
     with reusing_documents(), auditor.reading_ahead(commits), collector_paused() as collect:
         for commit in commits:
             step()

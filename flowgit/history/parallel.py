@@ -17,9 +17,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 from dataclasses import dataclass
+from typing import Mapping
 
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
+from flowgit.history.notes import VersionNotes
 
 MIN_COMMITS_PER_JOB = 500  # fewer than this per worker: forking costs more than it saves
 MAX_JOBS = 8
@@ -32,6 +34,7 @@ class SliceResult:
     judged: int
     unjudged: list[str]
     error: dict | None = None  # a FlowgitError raised while judging: message, path, line and fix
+    notes: "VersionNotes | None" = None  # events and sizes noted for the report, when it asked
 
 
 def jobs_for(commits: int, requested: int | None = None) -> int:
@@ -57,8 +60,8 @@ def slices(shas: list[str], jobs: int) -> list[list[str]]:
     return [s for s in out if s]
 
 
-# Set in the parent just before forking; a forked worker inherits it.
-_TASK: tuple[Config, dict | None] | None = None
+# Set in the parent just before forking; a forked worker inherits it: (config, overrides, aliases to note under).
+_TASK: tuple[Config, dict | None, Mapping[str, str] | None] | None = None
 
 
 def _judge_slice(shas: list[str]) -> SliceResult:
@@ -66,10 +69,10 @@ def _judge_slice(shas: list[str]) -> SliceResult:
     from flowgit.history.audit import judge_commits, open_any
 
     assert _TASK is not None
-    cfg, overrides = _TASK
+    cfg, overrides, notes = _TASK
     try:
         repo = open_any(cfg.root)
-        return judge_commits(cfg, repo, [repo[sha] for sha in shas], overrides)  # its own git reader
+        return judge_commits(cfg, repo, [repo[sha] for sha in shas], overrides, notes=notes)  # its own git reader
     except FlowgitError as exc:
         return SliceResult([], 0, [], error={"message": exc.message, "path": exc.path, "line": exc.line,
                                              "fix": exc.fix})
@@ -79,6 +82,10 @@ def _joined(parts: list[SliceResult]) -> SliceResult:
     """The slices' results in commit order; a slice's FlowgitError is raised again here."""
     total = SliceResult([], 0, [])
     for part in parts:
+        if part.notes is not None:
+            if total.notes is None:
+                total.notes = VersionNotes(part.notes.aliases)
+            total.notes.add(part.notes)
         if part.error is not None:
             raise FlowgitError(part.error["message"], path=part.error["path"], line=part.error["line"],
                                fix=part.error["fix"])
@@ -96,9 +103,10 @@ class PendingJudgement:
     before the caller starts any thread of its own.
     """
 
-    def __init__(self, cfg: Config, overrides: dict | None, shas: list[str], jobs: int) -> None:
+    def __init__(self, cfg: Config, overrides: dict | None, shas: list[str], jobs: int, *,
+                 notes: Mapping[str, str] | None = None) -> None:
         global _TASK
-        _TASK = (cfg, overrides)  # inherited by the workers the pool forks (now, or if one must be replaced)
+        _TASK = (cfg, overrides, notes)  # inherited by the workers the pool forks (now, or if one must be replaced)
         self._pool = multiprocessing.get_context("fork").Pool(jobs)
         self._async = self._pool.map_async(_judge_slice, slices(shas, jobs))
 
@@ -119,7 +127,7 @@ class PendingJudgement:
 def judge_in_workers(cfg: Config, overrides: dict | None, shas: list[str], jobs: int, progress) -> SliceResult:
     """Judge ``shas`` (oldest first) in ``jobs`` forked workers; findings come back in commit order."""
     global _TASK
-    _TASK = (cfg, overrides)
+    _TASK = (cfg, overrides, None)
     results: list[SliceResult] = []
     try:
         parts = slices(shas, jobs)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
-from flowgit.changes import RENAMED, PatternEvent, diff_pattern_maps
+from flowgit.changes import RENAMED, PatternEvent, events_against
 from flowgit.config import Config
 from flowgit.continuity.patterns import PatternAt
 from flowgit.continuity.scan import scan_pattern_bytes
@@ -24,6 +25,9 @@ from flowgit.continuity.sections import alias_table
 from flowgit.errors import FlowgitError
 from flowgit.output import Progress
 from flowgit.trailers import parse_trailers, values
+
+if TYPE_CHECKING:
+    from flowgit.history.notes import VersionNotes
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,8 @@ class CommitInfo:
     path: str | None  # the continuity file's path at this commit (None: not there)
     blob: object | None  # the blob's pygit2 Oid
 
-    @property
+    # Read once each (a report asks every commit's date and session several times; the fields never change).
+    @cached_property
     def date(self) -> str:
         return datetime.fromtimestamp(self.time, tz=timezone.utc).strftime("%Y-%m-%d")
 
@@ -44,7 +49,7 @@ class CommitInfo:
     def trailers(self) -> list[tuple[str, str]]:
         return parse_trailers(self.message)
 
-    @property
+    @cached_property
     def session(self) -> str:
         found = values(self.trailers, "Flow-Session")
         return found[0] if found else ""
@@ -168,7 +173,8 @@ def _parents(commit) -> list:
         return []
 
 
-def read_history(cfg: Config, measure: Callable[[str], object] | None = None) -> History:
+def read_history(cfg: Config, measure: Callable[[str], object] | None = None, *,
+                 known: "VersionNotes | None" = None, walked: tuple[list[CommitInfo], bool] | None = None) -> History:
     """Every version's pattern events, with memory flat in the length of history.
 
     A version's pattern map is kept only while a later commit still needs it
@@ -180,14 +186,20 @@ def read_history(cfg: Config, measure: Callable[[str], object] | None = None) ->
     inflates the next ones while this one is scanned (:mod:`.blobstream`).
     ``measure``, when given, is applied to the text of every version the walk
     reads, into ``history.measures`` (the report's sizes: no second read).
+    ``known``: events and sizes the audit noted as it judged the same commits
+    (:mod:`.notes`); a commit whose events are noted for exactly the blobs
+    this walk would compare is not read again. ``walked``: the commits
+    :func:`collect_commits` already listed (the caller walked them meanwhile).
     """
     from flowgit.history.blobstream import planned_reads
     from flowgit.memtune import collector_paused
 
     repo = open_repo(cfg.root)
     table = alias_table(cfg.aliases)
-    with small_object_cache():
-        commits, shallow = collect_commits(cfg, repo)
+    if walked is None:
+        with small_object_cache():
+            walked = collect_commits(cfg, repo)
+    commits, shallow = walked
     boundary = _shallow_boundary(repo) if shallow else frozenset()
     history = History(shallow=shallow, boundary=boundary)
     by_sha = {c.sha: c for c in commits}
@@ -198,9 +210,20 @@ def read_history(cfg: Config, measure: Callable[[str], object] | None = None) ->
     def changed(commit: CommitInfo, parents: list) -> bool:  # a version no parent has: its events are read
         return commit.sha not in boundary and commit.blob not in parents
 
-    uses: dict[object, int] = {}
+    noted: dict[str, list] = {}  # the commits whose events the audit noted, read from the blobs compared here
+    if known is not None:
+        for commit in commits:
+            if commit.blob is not None and changed(commit, parents := parent_blobs(commit)):
+                found = known.events_for(commit.sha, commit.blob, parents)
+                if found is not None:
+                    noted[commit.sha] = found
+                    size = known.size_of(commit.blob) if measure is not None else None
+                    if size is not None:
+                        history.measures[commit.blob] = size
+
+    uses: dict[object, int] = {}  # how many commits still to replay compare a version (as a parent)
     for commit in commits:
-        if commit.blob is not None:
+        if commit.blob is not None and commit.sha not in noted:
             for blob in set(parent_blobs(commit)) - {None}:
                 uses[blob] = uses.get(blob, 0) + 1
     live: dict[object, Mapping[str, PatternAt]] = {}
@@ -222,7 +245,8 @@ def read_history(cfg: Config, measure: Callable[[str], object] | None = None) ->
             live.pop(blob, None)
 
     progress = Progress("replaying versions", len(commits))
-    plan = (c.blob for c in commits if c.blob is not None and changed(c, parent_blobs(c)))  # the scanning order
+    plan = (c.blob for c in commits if c.blob is not None and c.sha not in noted
+            and changed(c, parent_blobs(c)))  # the scanning order
     with planned_reads(repo, plan) as reads, collector_paused() as collect:
         for commit in commits:
             progress.step()
@@ -230,6 +254,9 @@ def read_history(cfg: Config, measure: Callable[[str], object] | None = None) ->
             if commit.blob is None:
                 continue
             history.commits.append(commit)
+            if commit.sha in noted:
+                history.events.extend(HistoryEvent(commit, e) for e in noted[commit.sha])
+                continue
             parents = parent_blobs(commit)
             if changed(commit, parents):
                 history.events.extend(HistoryEvent(commit, e) for e in _events(commit, parents, patterns_of))
@@ -263,11 +290,7 @@ def small_object_cache(limit: int = 1 << 20):
 def _events(commit: CommitInfo, parent_blobs: list, patterns_of) -> list[PatternEvent]:
     """What ``commit`` changed: against its first parent, and for a merge only what every parent lacks."""
     after = patterns_of(commit.blob)
-    events = diff_pattern_maps(patterns_of(parent_blobs[0]) if parent_blobs else {}, after)
-    if len(parent_blobs) > 1:
-        others = [{(e.kind, e.name) for e in diff_pattern_maps(patterns_of(b), after)} for b in parent_blobs[1:]]
-        events = [e for e in events if all((e.kind, e.name) in o for o in others)]
-    return events
+    return events_against([patterns_of(b) for b in parent_blobs], after)
 
 
 def _shallow_boundary(repo) -> frozenset[str]:

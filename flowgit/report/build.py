@@ -30,13 +30,20 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
                  patterns: Iterable[str] = (), title: str | None = None) -> Report:
     """The whole report for the repository ``cfg`` names (reads git; writes nothing)."""
     from flowgit.history.audit import PendingAudit
-    from flowgit.history.walk import identity_of
+    from flowgit.history.walk import collect_commits, identity_of, small_object_cache
 
     start, end = _day(since, "--since"), _day(until, "--until")
-    with PendingAudit(cfg) as pending:  # every gate rule on every commit, judged by workers while the history is read
-        table = alias_table(cfg.aliases)
-        history = read_history(cfg, measure=lambda text: measure(text, table))  # sizes from the same reads
+    # Every gate rule on every commit, judged by workers while this process walks the commits; the audit
+    # notes each version's events and size from the documents its rules parse, so the walk reads again
+    # only what the audit could not note for it (see flowgit.history.notes).
+    with PendingAudit(cfg, notes=cfg.aliases) as pending:
+        with small_object_cache():
+            walked = collect_commits(cfg, open_repo(cfg.root))
+        for commit in walked[0]:  # read now, while the workers judge, rather than after them on one core
+            commit.date, commit.session  # noqa: B018 (remembered by each commit)
         audit = pending.report()  # the same verdict `flowgit audit` gives
+    table = alias_table(cfg.aliases)
+    history = read_history(cfg, measure=lambda text: measure(text, table), known=audit.notes, walked=walked)
     renamed = identity_of(history)
     wanted = {renamed.get(n, n) for n in patterns} or None
     in_range = [c for c in history.commits if _within(c, start, end)]

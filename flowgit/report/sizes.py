@@ -52,6 +52,15 @@ def measure(text: str, table: Mapping[str, str]) -> Size:
     return Size(chars=len(text), lines=_line_count(text), state_chars=state, developing_lines=developing)
 
 
+def measure_document(doc) -> Size:
+    """The same figures read from a parsed :class:`Document` (the gate's own size rules, cached on it):
+    what the audit notes for the report of a version its rules have just parsed."""
+    from flowgit.checks.size import developing_lines, state_chars
+
+    return Size(chars=len(doc.text), lines=len(doc.lines), state_chars=state_chars(doc),
+                developing_lines=developing_lines(doc))
+
+
 def _line_count(text: str) -> int:
     """Lines as ``text.split("\n")`` gives them, less the empty piece after a final newline."""
     return text.count("\n") + (0 if not text or text.endswith("\n") else 1)

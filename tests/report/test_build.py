@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from flowgit.checks.size import _developing_lines, _state_chars
+from flowgit.checks.size import developing_lines, state_chars
 from flowgit.cli import main
 from flowgit.config import load_config
 from flowgit.continuity.document import Document
@@ -59,7 +59,7 @@ def test_sizes_per_wrap_are_the_gates_measures(forty) -> None:
                               check=True).stdout.decode()
         doc = Document.parse(text)
         assert (point.size.chars, point.size.state_chars, point.size.developing_lines) == \
-            (len(text), _state_chars(doc), _developing_lines(doc))
+            (len(text), state_chars(doc), developing_lines(doc))
     drops = [p for p in report.sizes if p.archived]
     assert sorted(n for p in drops for n in p.archived) == sorted(
         ln.name for ln in report.lanes if ln.status == ARCHIVED)

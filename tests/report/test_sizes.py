@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flowgit.checks.size import _developing_lines, _state_chars
+from flowgit.checks.size import developing_lines, state_chars
 from flowgit.continuity.document import Document
 from flowgit.continuity.sections import alias_table
-from flowgit.report.sizes import measure
+from flowgit.report.sizes import measure, measure_document
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -31,8 +31,12 @@ AWKWARD = [
 
 
 def _expected(text: str, aliases=None) -> tuple:
+    """The gate's figures for ``text``; the audit notes them for the report as ``measure_document`` reads them."""
     doc = Document.parse(text, aliases=aliases)
-    return _state_chars(doc), _developing_lines(doc), len(doc.text), len(doc.lines)
+    expected = state_chars(doc), developing_lines(doc), len(doc.text), len(doc.lines)
+    noted = measure_document(doc)
+    assert (noted.state_chars, noted.developing_lines, noted.chars, noted.lines) == expected
+    return expected
 
 
 @pytest.mark.parametrize("text", AWKWARD)
