@@ -55,9 +55,15 @@ def diff_patterns(old: Document | None, new: Document | None) -> list[PatternEve
 
 def diff_pattern_maps(before: Mapping[str, PatternAt], after: Mapping[str, PatternAt]) -> list[PatternEvent]:
     """Events in the order they matter: renames first, then per-pattern changes, then archivals."""
+    events: list[PatternEvent] = []
+    if before.keys() == after.keys():  # (compared in C) the same names: no rename, addition or archival
+        for name, at in after.items():
+            old_at = before[name]
+            if old_at.pattern is not at.pattern or old_at.section != at.section:
+                events.extend(_compare(old_at, at))
+        return events
     gone = {n: at for n, at in before.items() if n not in after}
     fresh = {n: at for n, at in after.items() if n not in before}
-    events: list[PatternEvent] = []
     for name, at in list(fresh.items()):
         match = _rename_source(at.pattern, gone)
         if match is not None:

@@ -282,11 +282,16 @@ class _Positions:
     its own scan found: those that start before its resume point.
     """
 
-    __slots__ = ("at", "length")
+    __slots__ = ("at", "length", "hits")
 
-    def __init__(self, at: dict[bytes, tuple[tuple[int, int], ...]], length: int) -> None:
+    def __init__(self, at: dict[bytes, tuple[tuple[int, int], ...]], length: int,
+                 hits: "dict[str, tuple[Episode, int]] | None" = None) -> None:
         self.at = at
         self.length = length  # the bytes of the longest store indexed: only an index of that length may grow
+        # Episodes found so far, by id: each on a line ended by a newline (its offset), the first such line.
+        # Every index of the chain holds the same bytes up to its own length, so a hit whose line ends
+        # before an index's length is that index's answer too (see :meth:`StoreIndex.locate`).
+        self.hits: dict[str, tuple[Episode, int]] = hits if hits is not None else {}
 
 
 class StoreIndex:
@@ -314,8 +319,10 @@ class StoreIndex:
             shared = _Positions({}, len(data))
         elif len(base.data) == base._shared.length:  # the newest of its chain (or the same bytes): grow it
             shared = base._shared
-        else:
-            shared = _Positions(base._own(), len(base.data))
+        else:  # a second, different extension of ``base``: only what lies within ``base`` is shared
+            limit = len(base.data)
+            shared = _Positions(base._own(), limit,
+                                {i: hit for i, hit in base._shared.hits.items() if hit[1] < limit})
         at = shared.at
         for m in KEY_VALUE_RE.finditer(data, resume):
             value = m.group(1)[1:-1]
@@ -344,9 +351,14 @@ class StoreIndex:
         wanted = sorted({i for i in ids if i})
         odd = [i for i in wanted if '"' in i]  # never a candidate value: the plain search decides
         found = locate(self.data, odd) if odd else {}
-        data, limit, table = self.data, self._resume, self._shared.at
+        data, limit, table, hits = self.data, self._resume, self._shared.at, self._shared.hits
+        size = len(data)
         for ident in wanted:
             if ident in found or '"' in ident:
+                continue
+            known = hits.get(ident)
+            if known is not None and known[1] < size:  # a line this store holds whole, and the first one
+                found[ident] = known
                 continue
             value = ident.encode("utf-8")
             for key, pos in table.get(value, ()):
@@ -355,6 +367,8 @@ class StoreIndex:
                 hit = _episode_at(data, key, pos + len(value) + 2, ident)
                 if hit is not None:
                     found[ident] = hit
+                    if hit[1] < size:  # its line ends here with a newline: no extension can change it
+                        hits[ident] = hit
                     break
         return found
 

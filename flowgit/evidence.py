@@ -139,11 +139,13 @@ class StoreWeight:
 
     floor = COMMON_WEIGHT
 
-    def __init__(self, *parts: bytes) -> None:
+    def __init__(self, *parts: bytes, tail_at: int | None = None) -> None:
         self.parts = parts
         self.lines = max(1, sum(part.count(b"\n") for part in parts) + len(parts) - 1)  # (parts meet at a newline)
         self.cache: dict[str, float] = {}
         self._counts = _HeadCounts.for_head(parts[0]) if len(parts) > 1 else None
+        # (``tail_at``: where the last part starts in the store, so the next version's tail can be told apart)
+        self._tail = _TailCounts.for_tail(parts[1], tail_at) if len(parts) == 2 and tail_at is not None else None
 
     def __call__(self, word: str) -> float:
         found = self.cache.get(word)
@@ -155,6 +157,8 @@ class StoreWeight:
     def _count(self, needle: bytes) -> int:
         if self._counts is None or b"\n" in needle:
             return b"\n".join(self.parts).count(needle) if len(self.parts) > 1 else self.parts[0].count(needle)
+        if self._tail is not None:
+            return self._counts.count(needle) + self._tail.count(needle)
         return self._counts.count(needle) + sum(part.count(needle) for part in self.parts[1:])
 
 
@@ -183,6 +187,58 @@ class _HeadCounts:
         return found
 
 
+class _TailCounts:
+    """Word counts in a store sample's tail, carried over from the previous version's tail.
+
+    After an append the tail slides: it loses ``D`` at its start and gains
+    ``A`` at its end, and the bytes ``R`` between are the same. A word holds no
+    newline, so it is counted apart on each side of any newline: cutting ``R``
+    at its first and its last newline, the count over the new tail is the old
+    one minus the old tail's edges plus the new tail's (``R``'s inner lines are
+    in both). Only those edges are read (the appended bytes and two partial
+    lines, not 64 KB), and only for words the old tail counted; the others, and
+    any tail that does not continue the previous one, are counted whole.
+    """
+
+    _last: "_TailCounts | None" = None
+
+    def __init__(self, tail: bytes, at: int, before: "_TailCounts | None" = None) -> None:
+        self.tail, self.at = tail, at
+        self.counts: dict[bytes, int] = {}
+        self._carried: dict[bytes, int] | None = None  # the previous tail's counts, when this one continues it
+        self._edges: tuple[bytes, bytes, bytes, bytes] = (b"", b"", b"", b"")  # old start, old end, new start, new end
+        shift = at - before.at if before is not None else 0
+        if before is not None and 0 < shift < len(tail) and len(before.tail) == len(tail):
+            shared = before.tail[shift:]
+            first, last = shared.find(b"\n"), shared.rfind(b"\n")
+            if first != -1 and tail.startswith(shared):
+                self._carried = before.counts
+                self._edges = (before.tail[:shift + first], before.tail[shift + last + 1:],
+                               tail[:first], tail[last + 1:])
+
+    @classmethod
+    def for_tail(cls, tail: bytes, at: int) -> "_TailCounts":
+        last = cls._last
+        if last is None or last.at != at or last.tail != tail:
+            last = cls._last = cls(tail, at, last)
+        return last
+
+    def count(self, needle: bytes) -> int:
+        found = self.counts.get(needle)
+        if found is None:
+            if len(self.counts) >= 1 << 14:
+                self.counts.clear()
+            before = self._carried.get(needle) if self._carried is not None else None
+            if before is None:
+                found = self.tail.count(needle)
+            else:
+                old_start, old_end, new_start, new_end = self._edges
+                found = before - old_start.count(needle) - old_end.count(needle) \
+                    + new_start.count(needle) + new_end.count(needle)
+            self.counts[needle] = found
+        return found
+
+
 def store_weight(store: bytes, sample: int = 1 << 16) -> Weight:
     """Rarity from the store itself: a word in most of a sample's lines weighs like an everyday one.
 
@@ -191,7 +247,7 @@ def store_weight(store: bytes, sample: int = 1 << 16) -> Weight:
     its head and its tail.
     """
     if len(store) > 2 * sample:
-        return StoreWeight(bytes(store[:sample]).lower(), bytes(store[-sample:]).lower())
+        return StoreWeight(bytes(store[:sample]).lower(), bytes(store[-sample:]).lower(), tail_at=len(store) - sample)
     return StoreWeight(bytes(store[:]).lower())
 
 

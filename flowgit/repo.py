@@ -12,6 +12,7 @@ from typing import Iterator
 
 from flowgit.config import Config
 from flowgit.continuity.document import Document
+from flowgit.continuity.textdiff import shared_lines
 from flowgit.errors import FlowgitError
 from flowgit.fsio import MAX_TEXT_BYTES, decode_text, read_text
 
@@ -83,8 +84,6 @@ def document_from_bytes(cfg: Config, data: bytes | None, label: str) -> Document
 def _read_against(base: tuple, data: bytes, cfg: Config, label: str) -> Document | None:
     """``data``'s document read as an edit of a kept one: only the lines between those both share are
     decoded and parsed. None when it cannot be (then the whole text is read, and refused if it must be)."""
-    from flowgit.continuity.textdiff import shared_lines
-
     base_data, _, base_doc = base
     if len(data) > MAX_TEXT_BYTES or b"\x00" in data[:8192]:
         return None  # decode_text's refusals, given by the full read

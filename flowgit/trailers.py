@@ -36,18 +36,37 @@ def names(trailers: list[tuple[str, str]], key: str) -> list[str]:
 
 def mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
     """Where a wrap commit's trailers and the change it records disagree (both directions)."""
-    from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED
-
-    kinds = {"Graduated": GRADUATED, "Incremented": INCREMENTED, "Demoted": DEMOTED, "Archived": ARCHIVED}
+    kinds = _trailer_kinds()
+    claimed: dict[str, set[str]] = {kind: set() for kind in kinds.values()}
     happened: dict[str, set[str]] = {kind: set() for kind in kinds.values()}
+    by_key = {key.lower(): kind for key, kind in kinds.items()}
+    for key, value in trailers:
+        kind = by_key.get(key.lower())
+        words = value.split() if kind is not None else None
+        if words:
+            claimed[kind].add(words[0])  # type: ignore[index]
     for e in events:
         if e.kind in happened:
             happened[e.kind].add(e.name)
+    if claimed == happened:
+        return []  # (every wrap commit of a history is asked: most agree)
     problems = []
     for key, kind in kinds.items():
-        claimed = set(names(trailers, key))
-        for name in sorted(claimed - happened[kind]):
+        for name in sorted(claimed[kind] - happened[kind]):
             problems.append(f"trailer `{key}: {name}` but the change does not show `{name}` {kind}")
-        for name in sorted(happened[kind] - claimed):
+        for name in sorted(happened[kind] - claimed[kind]):
             problems.append(f"the change shows `{name}` {kind} but there is no `{key}: {name}` trailer")
     return problems
+
+
+_KINDS: dict[str, str] | None = None
+
+
+def _trailer_kinds() -> dict[str, str]:
+    """Trailer key -> the event kind it claims (imported when first asked: the hook starts without it)."""
+    global _KINDS
+    if _KINDS is None:
+        from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED
+
+        _KINDS = {"Graduated": GRADUATED, "Incremented": INCREMENTED, "Demoted": DEMOTED, "Archived": ARCHIVED}
+    return _KINDS

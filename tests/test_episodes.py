@@ -177,6 +177,65 @@ def test_store_indexes_that_share_a_table_each_answer_for_their_own_bytes():
             assert index.locate(ids) == episodes.locate(index.data, ids), (index.data, ids)
 
 
+def test_finds_remembered_by_one_index_answer_only_where_another_holds_those_bytes():
+    """Indexes of one history remember what they found; asked in any order, each still answers exactly as
+    :func:`locate` over its own bytes: a find on a line a longer store ended, on a last line an append then
+    continued, or on a branch the asking index does not hold is never taken for its answer."""
+    import random
+
+    from flowgit import episodes
+
+    rnd = random.Random(41)
+    names = ["ep-a", "ep-ab", "ep-b", "id", 'ep-"a', ""]
+    remembered = 0
+    for _ in range(500):
+        def piece() -> bytes:
+            text = "".join(rnd.choice(STORE_PIECES) for _ in range(rnd.randint(0, 6))).encode()
+            return text[:rnd.randint(0, len(text))] if rnd.random() < 0.3 else text  # cut inside a line
+
+        indexes = [episodes.StoreIndex(piece())]
+        for _ in range(rnd.randint(2, 5)):
+            parent = rnd.choice(indexes)
+            indexes.append(episodes.StoreIndex(parent.data + piece(), parent))
+        for _ in range(12):  # each asked after others have remembered their finds
+            index = rnd.choice(indexes)
+            ids = rnd.sample(names, rnd.randint(1, len(names)))
+            assert index.locate(ids) == episodes.locate(index.data, ids), (index.data, ids)
+        remembered += sum(len(ix._shared.hits) for ix in indexes)
+    assert remembered > 50  # finds were remembered and offered to the other indexes
+
+
+def test_a_find_on_a_last_line_an_append_continues_is_not_taken_by_the_longer_store():
+    from flowgit import episodes
+
+    a = episode_id("finding", "first", "s1")
+    line = json.dumps({"id": a, "type": "finding", "content": "first", "session": "s1"})
+    short = line.encode()  # no newline: the next append may continue this very line
+    index = episodes.StoreIndex(short)
+    assert set(index.locate([a])) == {a}
+    longer = short + b' trailing garbage"\n'  # the same line, now not an episode
+    grown = episodes.StoreIndex(longer, index)
+    assert grown.locate([a]) == episodes.locate(longer, [a]) == {}
+
+
+def test_a_second_branch_of_a_store_takes_no_find_from_the_first_branch():
+    from flowgit import episodes
+
+    def line(content: str) -> bytes:
+        ident = episode_id("finding", content, "s1")
+        return (json.dumps({"id": ident, "type": "finding", "content": content, "session": "s1"}) + "\n").encode()
+
+    prefix = line("shared")
+    x = episode_id("finding", "only on one branch", "s1")
+    base = episodes.StoreIndex(prefix)
+    one = episodes.StoreIndex(prefix + line("only on one branch"), base)
+    assert set(one.locate([x])) == {x}  # remembered by the chain ``base`` and ``one`` share
+    other = prefix + line("the other branch: a longer line than the first one")
+    two = episodes.StoreIndex(other, base)
+    assert two.locate([x]) == episodes.locate(other, [x]) == {}
+    assert base.locate([x]) == {}
+
+
 def test_a_store_index_built_on_a_proven_prefix_answers_as_one_built_afresh():
     """The caller's word that ``data`` extends a remembered store is taken only for those very bytes: a
     remembered index of other bytes under the named id is passed over, and the answers stay exact."""

@@ -83,3 +83,44 @@ def test_store_weights_remembered_per_word_are_those_of_the_sample():
     assert store_weight(other, sample)("retry") == _defined_weight(other, sample, "retry") == 1.0
     assert store_weight(first, sample)("omega") == 0.25  # common in the tail alone
 
+
+
+def test_tail_counts_carried_across_appends_equal_counting_each_tail_afresh():
+    """A word's count in the tail of each version of a growing store, carried over from the version before
+    (the appended bytes and the partial lines at both ends read), equals counting that tail whole: appends
+    of any size, cut inside a line or a word, words that overlap themselves, tails with one newline or none,
+    and versions that rewrite the tail instead of appending to it."""
+    from flowgit import evidence
+
+    rnd = random.Random(17)
+    words = [b"aa", b"aba", b"retry", b"a", b"ab", b"queue", b"x", b""]
+    letters = [b"a", b"b", b"a", b" ", b"\n", b"retry", b"queue ", b"aa", b"x"]
+    carried = 0
+    for _ in range(300):
+        sample = rnd.choice([8, 16, 64])
+        store = b"".join(rnd.choice(letters) for _ in range(rnd.randint(sample, 3 * sample)))
+        evidence._TailCounts._last = None
+        for _ in range(rnd.randint(2, 8)):
+            tail = store[-sample:]
+            counts = evidence._TailCounts.for_tail(tail, len(store) - sample)
+            carried += counts._carried is not None
+            for word in rnd.sample(words, rnd.randint(1, len(words))):
+                assert counts.count(word) == tail.count(word), (store, sample, word)
+            if rnd.random() < 0.2:  # not an append: a rewritten line near the end (another branch, a rebase)
+                at = rnd.randrange(max(1, len(store) - sample), len(store))
+                store = store[:at] + rnd.choice([b"a", b"b", b"\n", b"x"]) + store[at + 1:] + rnd.choice(letters)
+                continue
+            store += b"".join(rnd.choice(letters) for _ in range(rnd.randint(0, sample + 4)))
+    assert carried > 150  # many versions continued the tail before them: the carried counts were compared
+
+
+def test_store_weights_of_a_growing_store_stay_those_of_its_sample():
+    rnd = random.Random(23)
+    sample = 512
+    store = "\n".join(" ".join(rnd.choice(WORDS) for _ in range(6)) for _ in range(300)).encode() + b"\n"
+    for _ in range(30):
+        weight = store_weight(store, sample)
+        for word in rnd.sample(WORDS + ["omega"], 6):
+            assert weight(word) == _defined_weight(store, sample, word), word
+        line = ("omega " * rnd.randint(1, 4) + " ".join(rnd.sample(WORDS, 3))).encode()
+        store += (line + b"\n") * rnd.randint(1, 9)

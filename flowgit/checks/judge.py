@@ -15,9 +15,12 @@ import re
 from datetime import datetime
 from typing import Callable, Sequence
 
+from flowgit.checks import paths
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
+from flowgit.checks.registry import run_rules
 from flowgit.config import Config
+from flowgit.repo import document_from_bytes
 
 
 class Side:
@@ -80,9 +83,6 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     record them. ``new_config`` is the configuration the change itself carries:
     it never judges, but anything in it that weakens ``cfg`` is an error.
     """
-    from flowgit.checks import paths
-    from flowgit.checks.registry import run_rules
-
     findings: list[Finding] = []
     if new_config is not None:
         holds = (old is not None and old.continuity is not None, old is not None and old.has_store)
@@ -107,8 +107,6 @@ def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequ
     ``merge_parents``: every parent of a merge result being judged against one
     of them (the rules that read a merge note ask what each parent held).
     """
-    from flowgit.repo import document_from_bytes
-
     new_doc = document_from_bytes(cfg, new.continuity if new.continuity is not None else b"", new.continuity_path)
     old_doc = (document_from_bytes(cfg, old.continuity, f"base:{old.continuity_path}")
                if old is not None and old.continuity is not None else None)
@@ -149,8 +147,6 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     side (the union of two valid wraps) is accepted; a loss of either side's
     episodes is not (G704).
     """
-    from flowgit.checks import paths
-
     if len(parents) < 2:
         return judge_change(cfg, parents[0] if parents else None, new, override=override, new_config=new_config)
     per_parent = [judge_change(cfg, p, new, override=None, new_config=new_config, merge_parents=parents)

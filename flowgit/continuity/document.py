@@ -488,6 +488,12 @@ class ItemColumns(NamedTuple):
     kinds: tuple[str, ...]
 
 
+def shifted(values: Sequence[int], by: int) -> tuple[int, ...]:
+    """``values`` each moved by ``by`` (a list display: about half the cost of mapping ``by.__add__``, which
+    counts when a long body's items move below an inserted line)."""
+    return tuple([value + by for value in values])
+
+
 def _columns(items: tuple[Item, ...]) -> ItemColumns:
     if not items:
         return ItemColumns((), (), (), ())
@@ -595,7 +601,7 @@ class SectionFacts:
         middle = _columns(tuple(_items(new, range(start, stop))))
         moved_starts, moved_ends = starts[resume:], ends[resume:]
         if shift:
-            moved_starts, moved_ends = tuple(map(shift.__add__, moved_starts)), tuple(map(shift.__add__, moved_ends))
+            moved_starts, moved_ends = shifted(moved_starts, shift), shifted(moved_ends, shift)
         self._columns = ItemColumns(starts[:kept] + middle.starts + moved_starts,
                                     ends[:kept] + middle.ends + moved_ends,
                                     texts[:kept] + middle.texts + texts[resume:],
@@ -645,7 +651,7 @@ class SectionFacts:
                 tail = old[tail_from:]
                 if shift and tail:
                     offsets, found = zip(*tail)
-                    tail = tuple(zip(map(shift.__add__, offsets), found))
+                    tail = tuple(zip(shifted(offsets, shift), found))
                 self._patterns = old[:kept] + _patterns_in(self.body, range(top, len(self.body) - bottom)) + tail
             else:
                 self._patterns = _patterns_in(self.body, self.content)
@@ -682,8 +688,7 @@ class SectionFacts:
 
 def _patterns_in(body: tuple[str, ...], offsets: Iterable[int]) -> tuple:
     """(offset, Pattern) of each pattern line among ``body``'s lines at ``offsets``."""
-    from flowgit.continuity.patterns import parse_pattern
-
+    parse_pattern = _grammar.parse_pattern
     found = []
     for offset in offsets:
         line = body[offset]
@@ -1119,12 +1124,10 @@ STRUCTURAL, PATTERN_LINE, LIST_LINE, OTHER_LINE = range(4)
 @lru_cache(maxsize=1 << 14)
 def _line_kind(line: str) -> tuple[int, int, bool]:
     """(what the line opens, its indent, whether it carries FlowScript): asked once per distinct line."""
-    from flowgit.continuity.patterns import looks_like_pattern
-
     if is_structural(line):
         return STRUCTURAL, 0, False
     indent = len(line) - len(line.lstrip())
-    if looks_like_pattern(line):
+    if _grammar.looks_like_pattern(line):
         return PATTERN_LINE, indent, False
     if BULLET_RE.match(line):
         return LIST_LINE, indent, False
@@ -1182,3 +1185,8 @@ def _has_flowscript(line: str) -> bool:
 def _item(lines: Sequence[str], indices: list[int], kind: str) -> Item:
     text = lines[indices[0]].strip() if len(indices) == 1 else " ".join(lines[i].strip() for i in indices)
     return Item(start=indices[0], end=indices[-1] + 1, text=text, kind=kind)
+
+
+# The pattern grammar reads documents, and this module reads pattern lines: imported last, once this module is
+# whole, so either may be imported first (a call reads the attribute when it runs, not at import).
+from flowgit.continuity import patterns as _grammar  # noqa: E402

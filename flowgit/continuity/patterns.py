@@ -21,7 +21,9 @@ from itertools import chain, repeat
 from operator import attrgetter
 from typing import Iterator, NamedTuple
 
-from flowgit.continuity.document import Document, strip_eol
+from flowgit.continuity.document import Document, shifted, strip_eol
+from flowgit.continuity.identity import name_key
+from flowgit.dates import parse_date
 
 HEAD_RE = re.compile(r"^(?P<indent>\s*)(?P<bullet>(?:[-*+]\s+)?)(?P<bang>!{1,3})\s*"
                      r"(?P<name>[^\W_][\w.\-/]*)\s*:\s?")
@@ -139,8 +141,6 @@ def parse_pattern(line: str) -> Pattern | None:
 
 
 def _is_date(text: str) -> bool:
-    from flowgit.dates import parse_date
-
     return parse_date(text) is not None
 
 
@@ -212,7 +212,7 @@ def _placed_at(patterns: tuple, start: int, label: str) -> tuple[PatternAt, ...]
     if not patterns:
         return ()
     offsets, found = zip(*patterns)
-    return tuple(map(_MAKE_AT, zip(found, map(start.__add__, offsets), repeat(label))))
+    return tuple(map(_MAKE_AT, zip(found, shifted(offsets, start), repeat(label))))
 
 
 def document_identity_map(doc: Document) -> dict[str, "PatternAt"]:
@@ -295,8 +295,6 @@ def grammar_fix(line: str) -> str:
 
 def pattern_identity_map(patterns) -> dict[str, "PatternAt"]:
     """Patterns keyed by :func:`name_key` (first occurrence wins)."""
-    from flowgit.continuity.identity import name_key
-
     patterns = patterns if isinstance(patterns, (tuple, list)) else list(patterns)
     return _first_by(list(map(name_key, map(_NAME, patterns))), patterns)
 

@@ -32,8 +32,9 @@ from typing import Iterator, Mapping
 
 from flowgit.changes import diff_pattern_maps, events_against
 from flowgit.checks.finding import Finding
+from flowgit.checks.judge import Side, judge_change, judge_merge
 from flowgit.config import Config
-from flowgit.continuity.patterns import PatternAt
+from flowgit.continuity.patterns import PatternAt, pattern_map
 from flowgit.errors import FlowgitError
 from flowgit.history.blobstream import PlannedReads, planned_reads
 from flowgit.checks.paths import weakenings
@@ -41,7 +42,7 @@ from flowgit.history.config_at import ConfigAt, ConfigReader
 from flowgit.history.notes import VersionNotes
 from flowgit.history.walk import open_repo
 from flowgit.output import Progress
-from flowgit.repo import reusing_documents
+from flowgit.repo import document_from_bytes, reusing_documents
 from flowgit.trailers import mismatches, parse_trailers, values
 
 
@@ -246,8 +247,6 @@ class Auditor:
         return found
 
     def _side(self, commit, version: Version):
-        from flowgit.checks.judge import Side
-
         author = commit.author
         store = self.data(version.store)
         ref = (str(version.store), len(store)) if store is not None else None  # git's own id: no re-hashing
@@ -277,9 +276,6 @@ class Auditor:
         return found
 
     def _pattern_map(self, version: Version) -> Mapping[str, PatternAt]:
-        from flowgit.continuity.patterns import pattern_map
-        from flowgit.repo import document_from_bytes
-
         data = self.data(version.continuity)
         cfg = version.config.cfg
         try:
@@ -318,7 +314,6 @@ class Auditor:
 
     def _size(self, version: Version):
         """The version's size as the report measures it: from the document the rules parsed, else its text."""
-        from flowgit.repo import document_from_bytes
         from flowgit.report.sizes import measure, measure_document
 
         data = self.data(version.continuity)
@@ -342,7 +337,7 @@ class Auditor:
         if parents is None:
             return None
         version = self.version(commit)
-        date = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc).strftime("%Y-%m-%d")
+        date = time.strftime("%Y-%m-%d", time.gmtime(commit.commit_time))  # (UTC, as the walk dates it)
         trailers = parse_trailers(commit.message)
         override = "; ".join(values(trailers, "Flow-Override")) or None
         out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}", severity="notice")
@@ -373,8 +368,6 @@ class Auditor:
 
     def _judge(self, commit, version: Version, parents, before: list[Version], override: str | None, sha: str,
                date: str) -> list[AuditFinding]:
-        from flowgit.checks.judge import judge_change, judge_merge
-
         new = self.side(commit, version)
         if len(parents) > 1:  # the hook's own merge verdict: an error stands if every parent shows it,
             olds = [self.side(p, was) for p, was in zip(parents, before)]  # and no parent's episode is lost

@@ -49,7 +49,8 @@ def jobs_for(commits: int, requested: int | None = None) -> int:
 
 
 def slices(shas: list[str], jobs: int) -> list[list[str]]:
-    """``shas`` cut into contiguous slices, a few per worker."""
+    """``shas`` cut into contiguous slices, a few per worker (oldest first; they are judged newest first, see
+    :func:`_judged_newest_first`)."""
     count = min(len(shas), jobs * SLICES_PER_JOB) or 1
     size, extra = divmod(len(shas), count)
     out, start = [], 0
@@ -58,6 +59,17 @@ def slices(shas: list[str], jobs: int) -> list[list[str]]:
         out.append(shas[start:stop])
         start = stop
     return [s for s in out if s]
+
+
+def _judged_newest_first(pool, parts: list[list[str]]):
+    """The workers' results for ``parts``, given to them newest slice first (``imap`` order: the last result
+    is the oldest slice's).
+
+    Later versions cost more to judge (the store they read has grown), so the
+    slices that cost most are taken first and the cheapest ones fill in at the
+    end: the workers finish closer together than in history order.
+    """
+    return pool.imap(_judge_slice, parts[::-1])
 
 
 # Set in the parent just before forking; a forked worker inherits it: (config, overrides, aliases to note under).
@@ -108,11 +120,11 @@ class PendingJudgement:
         global _TASK
         _TASK = (cfg, overrides, notes)  # inherited by the workers the pool forks (now, or if one must be replaced)
         self._pool = multiprocessing.get_context("fork").Pool(jobs)
-        self._async = self._pool.map_async(_judge_slice, slices(shas, jobs))
+        self._async = self._pool.map_async(_judge_slice, slices(shas, jobs)[::-1])  # (newest first, as below)
 
     def result(self) -> SliceResult:
         try:
-            return _joined(self._async.get())
+            return _joined(self._async.get()[::-1])
         finally:
             self.close()
 
@@ -132,9 +144,9 @@ def judge_in_workers(cfg: Config, overrides: dict | None, shas: list[str], jobs:
     try:
         parts = slices(shas, jobs)
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            for part, done in zip(pool.imap(_judge_slice, parts), parts):
-                results.append(_joined([part]))  # a slice's error is raised as soon as it arrives
+            for part, done in zip(_judged_newest_first(pool, parts), parts[::-1]):
+                results.append(part)
                 progress.step(len(done))
     finally:
         _TASK = None
-    return _joined(results)
+    return _joined(results[::-1])  # in commit order: the oldest slice's error is the one raised, as in one process

@@ -1,0 +1,53 @@
+"""Trailers read from a commit message, and where they disagree with the change they record."""
+
+from __future__ import annotations
+
+import random
+
+from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, PatternEvent
+from flowgit.trailers import mismatches, parse_trailers
+
+KEYS = {"Graduated": GRADUATED, "Incremented": INCREMENTED, "Demoted": DEMOTED, "Archived": ARCHIVED}
+
+
+def _reference(trailers: list[tuple[str, str]], events: list[PatternEvent]) -> list[str]:
+    """The rule read word for word: per trailer key, the names claimed against the names the change shows."""
+    problems = []
+    for key, kind in KEYS.items():
+        claimed = {v.split()[0] for k, v in trailers if k.lower() == key.lower() and v.split()}
+        shown = {e.name for e in events if e.kind == kind}
+        problems += [f"trailer `{key}: {n}` but the change does not show `{n}` {kind}" for n in sorted(claimed - shown)]
+        problems += [f"the change shows `{n}` {kind} but there is no `{key}: {n}` trailer"
+                     for n in sorted(shown - claimed)]
+    return problems
+
+
+def test_trailers_that_agree_with_the_change_give_no_problem():
+    events = [PatternEvent(GRADUATED, "p1", 3, "Proven Knowledge"), PatternEvent("added", "p2", 1, "Developing")]
+    assert mismatches([("Graduated", "p1 [evidence: ep-1, ep-2, ep-3]"), ("Flow-Session", "s1")], events) == []
+
+
+def test_a_claim_the_change_does_not_show_and_a_change_no_trailer_claims_are_both_named():
+    events = [PatternEvent(INCREMENTED, "p3", 2, "Developing")]
+    found = mismatches([("graduated", "p1 [evidence: ep-1]")], events)
+    assert found == ["trailer `Graduated: p1` but the change does not show `p1` graduated",
+                     "the change shows `p3` incremented but there is no `Incremented: p3` trailer"]
+
+
+def test_mismatches_answer_as_the_rule_reads_on_any_trailers_and_events():
+    rnd = random.Random(5)
+    keys = list(KEYS) + ["graduated", "ARCHIVED", "Flow-Session", "Graduated-By"]
+    names = ["p1", "p2", "p3", ""]
+    kinds = list(KEYS.values()) + ["added", "renamed"]
+    for _ in range(3000):
+        trailers = [(rnd.choice(keys), rnd.choice([" ", "", "p1 1x->2x"]) if rnd.random() < 0.2
+                     else f"{rnd.choice(names)} [evidence: ep-1]") for _ in range(rnd.randint(0, 4))]
+        events = [PatternEvent(rnd.choice(kinds), rnd.choice(names[:3]), 1, "Developing")
+                  for _ in range(rnd.randint(0, 4))]
+        assert mismatches(trailers, events) == _reference(trailers, events), (trailers, events)
+
+
+def test_trailers_are_the_last_paragraph_of_key_value_lines():
+    message = "Session wrap\n\nbody text\n\nFlow-Session: s1\nGraduated: p1 [evidence:\n ep-1]\n"
+    assert parse_trailers(message) == [("Flow-Session", "s1"), ("Graduated", "p1 [evidence: ep-1]")]
+    assert parse_trailers("Session wrap\n\nnot: a trailer block\nbecause this line is prose\n") == []
