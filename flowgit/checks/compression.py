@@ -43,6 +43,11 @@ MIN_RESTATED = 3        # restatements of any size: one or two are edits (a typo
 MIN_CLEAR = 2           # restatements that each drop at least a tenth of the words
 MARKUP_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+|[`*_~]+|\[evidence:[^\]]*\]", re.IGNORECASE)
 LIFECYCLE_RE = re.compile(r"(?:[—–-]\s*)?\b(?:seen|next|due|since|until)\s*:\s*[^,;—–|\]]*[,;]?", re.IGNORECASE)
+# A lifecycle field's keyword and colon, found by a scan that starts at one of four letters (a pattern that
+# opens with a character set is scanned for that set in C; LIFECYCLE_RE, opening with an optional dash and a word
+# boundary, is tried at every position). It matches wherever LIFECYCLE_RE does, and more: only a text it finds
+# something in is given to LIFECYCLE_RE.
+LIFECYCLE_HINT_RE = re.compile(r"[sndu](?:een|ext|ue|ince|ntil)\s*:", re.IGNORECASE)
 DONE_RE = re.compile(r"✓[^✓]*$|\[x\][^\n]*$", re.IGNORECASE)
 
 
@@ -56,10 +61,15 @@ class Restatement(NamedTuple):
 def _structure(text: str) -> int:
     """How much FlowScript notation an item holds (see :data:`STRUCTURE_RE`), its bullet, done marks and
     lifecycle fields aside (``-> — next: Dec 1`` points at nothing)."""
-    text = LIST_MARK_RE.sub("", text, count=1).replace("✓", " ")
-    if ":" in text:
-        text = LIFECYCLE_RE.sub(" ", text)
+    text = _without_lifecycle(LIST_MARK_RE.sub("", text, count=1).replace("✓", " "))
     return len(STRUCTURE_RE.findall(text))
+
+
+def _without_lifecycle(text: str) -> str:
+    """``text`` with each lifecycle field (``seen:``, ``next:`` …) replaced by a space."""
+    if ":" in text and LIFECYCLE_HINT_RE.search(text):
+        return LIFECYCLE_RE.sub(" ", text)
+    return text
 
 
 def _pattern_name(item: Item) -> str | None:
@@ -72,9 +82,7 @@ def _pattern_name(item: Item) -> str | None:
 @lru_cache(maxsize=1 << 15)
 def normalise(text: str) -> str:
     """An item's words without markup or lifecycle fields: what a restatement is measured on."""
-    text = MARKUP_RE.sub(" ", text)
-    if ":" in text:
-        text = LIFECYCLE_RE.sub(" ", text)
+    text = _without_lifecycle(MARKUP_RE.sub(" ", text))
     return " ".join(text.replace("✓", " ").split())
 
 

@@ -286,7 +286,10 @@ class CheckContext:
         shared = other.memo.get("checks.placed_ids")
         if shared is None:  # (the placed tuples live as long as the document: their ids stand)
             shared = other.memo["checks.placed_ids"] = frozenset(map(id, placed_patterns(other)))
-        return (at for placed in placed_patterns(doc) if id(placed) not in shared for at in placed)
+        bodies = _bodies_by_label(other)
+        return (at for section, placed in zip(doc.sections, placed_patterns(doc))
+                if placed and id(placed) not in shared and (section.label, id(doc.facts(section))) not in bodies
+                for at in placed)
 
     @computed_once
     def candidate_lines(self) -> tuple[int, ...]:
@@ -520,6 +523,22 @@ def _identity_ids(doc: Document | None) -> tuple[frozenset[int], dict[int, str]]
         values = document_identity_map(doc).values()
         found = doc.memo["checks.identity_ids"] = (frozenset(map(id, values)),
                                                    {id(at.pattern): at.section for at in values})
+    return found
+
+
+def _bodies_by_label(doc: Document) -> frozenset[tuple[str, int]]:
+    """(label, id of its body's facts) of each of the document's sections, remembered with it.
+
+    A section of the other version with the same label and the very same
+    facts (the same body, moved up or down by an edit above it) holds the very
+    same parsed lines in a section of the same label: with each identity once,
+    every one of them is that version's identity map value, unmoved, which is
+    all :meth:`CheckContext._patterns_not_shared`'s callers pass over. (The
+    facts live as long as the document: their ids stand.)
+    """
+    found = doc.memo.get("checks.bodies")
+    if found is None:
+        found = doc.memo["checks.bodies"] = frozenset((s.label, id(doc.facts(s))) for s in doc.sections)
     return found
 
 

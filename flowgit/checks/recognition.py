@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import OrderedDict, defaultdict
+from operator import attrgetter
 from typing import Iterator
 
 from flowgit.checks.context import CheckContext
@@ -215,7 +216,7 @@ def _plain_lines(lines) -> bool:
 def _judged_pattern_lines(ctx: CheckContext) -> set[int]:
     """:func:`_judged_lines` of every section that holds a pattern and differs from HEAD's (a section HEAD
     has as it is has none; the names rules ask only about pattern lines, so a section without one is not read)."""
-    starts = [at.line for at in ctx.all_new_patterns]  # in document order
+    starts = _pattern_starts(ctx)
     out: set[int] = set()
     for section in ctx.new.sections:
         first = bisect_left(starts, section.body_start)
@@ -275,19 +276,45 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                               "[evidence: ep-…, ep-…]`")
 
 
+def _pattern_starts(ctx: CheckContext) -> list[int]:
+    """The line of each staged pattern, in document order (so ascending), worked out once per change."""
+    memo = ctx.memo
+    found = memo.get("recognition.starts")
+    if found is None:
+        found = memo["recognition.starts"] = list(map(_LINE, ctx.all_new_patterns))
+    return found
+
+
+_LINE = attrgetter("line")
+
+
 def names(ctx: CheckContext) -> Iterator[Finding]:
-    """G113 for a new or changed line's mixed-script name, G112 for a duplicate with a new or changed line."""
-    by_key: dict[str, list] = defaultdict(list)
-    duplicates = len(ctx.new_patterns) < len(ctx.all_new_patterns)  # the identity map keeps one per key
+    """G113 for a new or changed line's mixed-script name, G112 for a duplicate with a new or changed line.
+
+    Only the patterns on judged lines can be reported for their own name, so
+    those are found by their line (a change judges a few lines of a file that
+    holds hundreds of patterns); the duplicate check reads every pattern, and
+    only when the identity map holds fewer than there are.
+    """
     judged = _judged_pattern_lines(ctx)
-    for at in ctx.all_new_patterns:
-        if duplicates:
-            by_key[name_key(at.pattern.name)].append(at)
-        if at.line in judged and is_mixed_script(at.pattern.name):
-            yield Finding("G113", "names", "error", ctx.path, at.lineno,
-                          f"`{at.pattern.name}` mixes writing systems (look-alike letters); names must be "
-                          "written in one script",
-                          "retype the name in plain letters")
+    patterns = ctx.all_new_patterns
+    if judged:
+        starts = _pattern_starts(ctx)
+        for line in sorted(judged):
+            at_index = bisect_left(starts, line)
+            if at_index == len(starts) or starts[at_index] != line:
+                continue  # a judged line that is not a pattern
+            at = patterns[at_index]
+            if is_mixed_script(at.pattern.name):
+                yield Finding("G113", "names", "error", ctx.path, at.lineno,
+                              f"`{at.pattern.name}` mixes writing systems (look-alike letters); names must be "
+                              "written in one script",
+                              "retype the name in plain letters")
+    if len(ctx.new_patterns) == len(patterns):
+        return  # the identity map keeps one per key: no two share one
+    by_key: dict[str, list] = defaultdict(list)
+    for at in patterns:
+        by_key[name_key(at.pattern.name)].append(at)
     for key, ats in by_key.items():
         if len(ats) > 1 and any(a.line in judged for a in ats):
             lines = ", ".join(str(a.lineno) for a in ats)

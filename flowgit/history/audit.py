@@ -166,9 +166,9 @@ class Auditor:
 
         The stream is stopped and git reaped when the block ends, however it ends.
         """
-        self._reads = planned_reads(self.repo, self._plan(commits))
-        self._known = {commit.id: commit for commit in commits}
+        self._known = {commit.id: commit for commit in commits}  # (before the plan: it looks parents up here)
         try:
+            self._reads = planned_reads(self.repo, self._plan(commits))
             yield self
         finally:
             self._reads.close()
@@ -179,15 +179,32 @@ class Auditor:
         """The blobs judging ``commits`` reads, in order: each commit's that the one before it did not hold.
 
         (Store first, as :meth:`side` reads them. A parent's blobs are the ones
-        just read for the commit before; a merge's other side and its merge base
-        are read when they are met.)
+        just read for the commit before, except where the first parent is not
+        that commit (the first of a worker's slice, or a branch met in history
+        order): then its blobs follow the commit's. A merge's other sides and
+        its merge base are read when they are met.)
         """
         previous: tuple = ()
+        last = None
         for commit in commits:
             version = self.version(commit)
             blobs = (version.store, version.continuity)
             yield from (oid for oid in blobs if oid is not None and oid not in previous)
-            previous = blobs
+            parents = commit.parent_ids
+            if parents and parents[0] != last:
+                parent = self._known.get(parents[0]) or self._lookup(parents[0])
+                if parent is not None:
+                    was = self.version(parent)
+                    if was.blobs != version.blobs:  # (else the commit is not judged: nothing of it is read)
+                        yield from (oid for oid in (was.store, was.continuity) if oid is not None and oid not in blobs)
+            previous, last = blobs, commit.id
+
+    def _lookup(self, oid):
+        """The commit ``oid`` from the repository; None when this clone does not have it (shallow, partial)."""
+        try:
+            return self.repo[oid]
+        except KeyError:
+            return None
 
     # ----------------------------------------------------------- reading
     def version(self, commit) -> Version:

@@ -150,6 +150,36 @@ def _old_pattern_changes_reference(ctx):
     return out
 
 
+@pytest.mark.parametrize("heading", ["## Proven Knowledge\n", "## Cross-Domain Patterns\n", "## Notes\n"])
+def test_a_body_moved_under_another_heading_is_a_change_of_section_for_each_of_its_patterns(tmp_path, heading):
+    """The very same body (so the very same parsed lines) under another label: each pattern moved section.
+    Only a body that keeps its label, moved up or down by an edit above it, is passed over whole."""
+    from flowgit.repo import reusing_documents
+
+    cfg = load_config_from_blobs(tmp_path, {}, "HEAD")
+    body = ["! p01: retries multiply load | 1x\n", "!! p02: breakers open | 2x (X) [evidence: ep-a, ep-b]\n",
+            "! p04: queues | 1x\n"]
+    old = "".join(["## Current State\nFocus: a.\n", "## Developing Knowledge\n", *body, "## Foundation\n",
+                   "- a foundation line\n"]).encode()
+    new = "".join(["## Current State\nFocus: a.\nand more\n", heading, *body, "## Developing Knowledge\n",
+                   "## Foundation\n", "- a foundation line\n"]).encode()
+    kept = "".join(["## Current State\nFocus: a.\nand more\n", "## Developing Knowledge\n", *body,
+                    "## Foundation\n", "- a foundation line\n"]).encode()
+
+    def side(data):
+        return Side(data, b"", "CONTINUITY.md", ".flow/episodes.jsonl")
+
+    with reusing_documents():
+        moved = context_for(cfg, side(old), side(new))
+        assert moved.new.facts(moved.new.sections[1]) is moved.old.facts(moved.old.sections[1])  # one body
+        assert [at.pattern.name for at in moved.changed_patterns] == ["p01", "p02", "p04"]
+        assert [key for key, _, _ in moved.old_pattern_changes] == ["p01", "p02", "p04"]
+        assert moved.changed_patterns == _changed_patterns_reference(moved)
+        shifted = context_for(cfg, side(old), side(kept))
+        assert shifted.new.sections[1].body_start != shifted.old.sections[1].body_start  # moved down a line
+        assert shifted.changed_patterns == [] and shifted.old_pattern_changes == []
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(PATTERN_LINES), max_size=10), st.lists(st.sampled_from(PATTERN_LINES), max_size=10),
        edit_lists(st.sampled_from(PATTERN_LINES + HEADINGS), 24))

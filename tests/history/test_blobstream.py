@@ -253,6 +253,31 @@ def test_the_audit_reads_its_blobs_from_git_and_reports_as_libgit2_does(repo, co
     assert run_audit(cfg, jobs=1).to_dict() == streamed
 
 
+def test_a_slice_from_the_middle_of_the_history_reads_every_blob_from_git(repo, monkeypatch):
+    """A worker's slice starts at a commit whose parent it does not judge: that parent's blobs are planned
+    too, so libgit2 (which hashes every object it reads, a store of megabytes included) reads none of them."""
+    import flowgit.history.audit as audit
+
+    wraps(repo, 8)
+    fell_back: list[str] = []
+    real = blobstream.planned_reads
+
+    def spy(repo_, plan):
+        reads = real(repo_, plan)
+        fallback = reads._fallback
+        reads._fallback = lambda oid: fell_back.append(oid) or fallback(oid)
+        return reads
+    monkeypatch.setattr(audit, "planned_reads", spy)
+    cfg = load_config(repo)
+    history = audit.open_any(cfg.root)
+    shas = git(repo, "rev-list", "--reverse", "HEAD").split()
+    sliced = audit.judge_commits(cfg, history, [history[sha] for sha in shas[4:]], None)
+    assert sliced.judged == 4 and fell_back == []
+    whole = audit.judge_commits(cfg, history, [history[sha] for sha in shas], None)
+    assert [f.to_dict() for f in sliced.findings] == [f.to_dict() for f in whole.findings
+                                                      if f.commit in shas[4:]]
+
+
 def test_a_partial_clone_is_read_as_before_and_nothing_is_fetched(tmp_path, monkeypatch):
     origin = tmp_path / "origin"
     origin.mkdir()

@@ -1,0 +1,53 @@
+"""Performance compression's normalisation: the lifecycle fields it strips, found as the full pattern finds them."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from flowgit.checks import compression
+from flowgit.checks.compression import LIFECYCLE_HINT_RE, LIFECYCLE_RE, MARKUP_RE
+
+KEYWORDS = ("seen", "next", "due", "since", "until")
+EVERY_CHARACTER = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+
+
+def _reference_normalise(text: str) -> str:
+    """:func:`compression.normalise` as first written: the lifecycle pattern tried on every text with a colon."""
+    text = MARKUP_RE.sub(" ", text)
+    if ":" in text:
+        text = LIFECYCLE_RE.sub(" ", text)
+    return " ".join(text.replace("✓", " ").split())
+
+
+def test_the_hint_finds_every_keyword_the_lifecycle_pattern_finds_in_any_case_form():
+    """Each letter of each keyword replaced by every character case-insensitive matching takes for it (a
+    capital, the long s, the Kelvin sign…): wherever the full pattern finds a field, so does the hint."""
+    looked_at = 0
+    for word in KEYWORDS:
+        for at, letter in enumerate(word):
+            for stand_in in set(re.findall(letter, EVERY_CHARACTER, re.IGNORECASE)):
+                text = f"- a task {word[:at]}{stand_in}{word[at + 1:]} : Dec 1"
+                assert LIFECYCLE_RE.search(text), text  # the full pattern reads it as a field
+                assert LIFECYCLE_HINT_RE.search(text), text
+                looked_at += 1
+    assert looked_at > 5 * 4 * 2  # capitals and the odd stand-ins were tried, not only the letters
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_normalise_strips_exactly_what_it_stripped_before(seed):
+    rnd = random.Random(seed)
+    pieces = ["- ", "* ", "1. ", "retry", "budget", "seen:", "SEEN :", "ſeen:", "next: Dec 2", "due:", "since:",
+              "until :", "until", "— ", "– ", "-", ",", ";", "|", "]", "`code`", "**bold**", "[evidence: ep-a]",
+              "✓", "done", "Next", "unseen:", "seen", ":", " ", "sext:", "neen:"]
+    for _ in range(2000):
+        text = "".join(rnd.choice(pieces) + rnd.choice(["", " "]) for _ in range(rnd.randint(1, 9)))
+        assert compression.normalise.__wrapped__(text) == _reference_normalise(text), text
+
+
+def test_a_field_is_stripped_and_a_text_without_one_is_kept():
+    assert compression.normalise("- ship the gate — next: Dec 1") == "ship the gate"
+    assert compression.normalise("- ship the gate, SEEN: Nov 30; then more") == "ship the gate, then more"
+    assert compression.normalise("- the next step: ship") == "the next step: ship"  # `next step:` is no field
