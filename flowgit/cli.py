@@ -305,8 +305,9 @@ def episode() -> None:
 @click.option("--content", help="What happened (or give it as the argument). Without either, JSON lines are read "
                                 "from stdin.")
 @click.option("--tag", "tags", multiple=True, help="A domain keyword (repeatable).")
-@click.option("--session", help="Session id (default $FLOWGIT_SESSION, then $CLAUDE_CODE_SESSION_ID).")
-@click.option("--agent", help="Who wrote it (default $FLOWGIT_AGENT).")
+@click.option("--session", help="Session id (default $FLOWGIT_SESSION, then $CLAUDE_CODE_SESSION_ID); for JSON lines "
+                                "on stdin, of each line that names none.")
+@click.option("--agent", help="Who wrote it (default $FLOWGIT_AGENT); for stdin, of each line that names none.")
 @click.option("--ts", help="ISO-8601 time (default now).")
 @json_option
 @click.pass_context
@@ -321,7 +322,7 @@ def episode_add(ctx: click.Context, text: str | None, type_: str | None, content
         if sys.stdin.isatty():
             raise FlowgitError("nothing to add", fix='flowgit episode add --type finding "what happened" '
                                                      "(or pipe JSON lines to it)")
-        episodes = cmd.episodes_from_stdin(sys.stdin)
+        episodes = cmd.episodes_from_stdin(sys.stdin, session=session, agent=agent)
     else:
         episodes = [api.episode_from(text, type_, content=content, tags=tags, session=session, agent=agent, ts=ts)]
     emit(api.add_episodes(_cfg(ctx), episodes), as_json,

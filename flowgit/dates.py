@@ -16,8 +16,10 @@ def today() -> date:
     return datetime.now(timezone.utc).date()
 
 
-def parse_date(text: str, *, reference: date | None = None) -> date | None:
-    """Parse one date or return ``None``; a yearless date is the latest one not after ``reference``."""
+def parse_date(text: str, *, reference: date | None = None, nearest: bool = False) -> date | None:
+    """Parse one date or return ``None``; a yearless date is the latest one not after ``reference`` (a date
+    written about the past: ``seen:``, a graduation), or with ``nearest`` the one closest to it, the later one
+    on a tie (a deadline: ``next: Dec 5`` written on Dec 1 is four days ahead, not a year overdue)."""
     s = text.strip().strip('"').strip()
     m = ISO_RE.match(s)
     if m:
@@ -35,17 +37,28 @@ def parse_date(text: str, *, reference: date | None = None) -> date | None:
     month = MONTHS.get(month_s.lower())
     if month is None:
         return None
-    ref = reference or today()
-    year = int(year_s) if year_s else ref.year
-    try:
-        found = date(year, month, int(day_s))
-    except ValueError:
-        return None
-    if not year_s and found > ref:
+    if year_s:
         try:
-            found = date(year - 1, month, int(day_s))
+            return date(int(year_s), month, int(day_s))
         except ValueError:
             return None
+    ref = reference or today()
+    found = _occurrences(ref, month, int(day_s))  # (Feb 29 has one every four years)
+    if not found:
+        return None
+    if nearest:
+        return min(found, key=lambda d: (abs((d - ref).days), -d.toordinal()))
+    return max(d for d in found if d <= ref)
+
+
+def _occurrences(ref: date, month: int, day: int) -> list[date]:
+    """The ``month``/``day`` in the years around ``ref`` (none: no such day)."""
+    found = []
+    for year in range(ref.year - 4, ref.year + 5):
+        try:
+            found.append(date(year, month, day))
+        except ValueError:
+            continue
     return found
 
 

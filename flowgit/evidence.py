@@ -8,12 +8,14 @@ One implementation serves the gate (``flowgit check``), the wrap and the audit:
   share, weighted by rarity (an everyday word, or one most of the store uses,
   weighs a quarter), must reach one rare word's weight;
 * independence is the seed's: a different session *or* a different agent.
-  Episodes sharing both count once, however worded; an episode without a
-  session never counts; episodes one agent appends in the commit being judged
-  count as one source whatever session ids they carry (other sessions cannot
-  be minted in one sitting), an episode without an agent taking the commit
-  author's; episodes dated after the change (beyond a little clock skew) do
-  not count;
+  Episodes sharing both count once, however worded; session and agent names
+  compare as pattern names do (case, width, spacing and look-alike letters
+  aside: ``SESS-SAT`` is ``sess-sat``); an episode without a session never
+  counts; the episodes appended in the commit being judged count as one
+  source whatever sessions or agents they name (a name is minted as easily as
+  typed, and one sitting writes them all), and as one with any earlier
+  episode whose session and agent one of them names; episodes dated after the
+  change (beyond a little clock skew) do not count;
 * 2x needs ``evidence_2x`` independent episodes; 3x (or anything in Proven)
   needs ``evidence_3x`` from at least ``sources_3x`` different sessions or agents.
 """
@@ -100,7 +102,7 @@ class Verdict:
             collapsed = [g for g in self.counted if len(g) > 1]
             note = ""
             if collapsed:
-                note = ("; episodes of one session and agent (or appended together by one agent) count once: "
+                note = ("; episodes of one session and agent (or appended together in this change) count once: "
                         + "; ".join("+".join(g) for g in collapsed))
             if self.sessionless:
                 note += f"; without a session (never counted): {', '.join(self.sessionless)}"
@@ -281,21 +283,70 @@ def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thr
     return False
 
 
-def source_key(ep: Episode, batch: Collection[str], author: str) -> tuple[str, str]:
-    """(session, agent) an episode counts under; one agent's episodes appended in this change are one."""
-    agent = ep.agent or (author if ep.id in batch else "")
-    if ep.id in batch:
-        return "(appended in this change)", agent
-    return ep.session, agent
+APPENDED_HERE = "(appended in this change)"
 
 
-def independent_groups(episodes: Sequence[Episode], thresholds: Thresholds, *,
-                       batch: Collection[str] = (), author: str = "") -> list[list[str]]:
-    """Group episodes so that all of one (session, agent) form one group (they count once)."""
-    groups: dict[tuple[str, str], list[str]] = {}
+def source_key(ep: Episode) -> tuple[str, str]:
+    """(session, agent) an episode names, each folded as a name is (:func:`source_name`)."""
+    return source_name(ep.session), source_name(ep.agent)
+
+
+@lru_cache(maxsize=4096)
+def source_name(name: str) -> str:
+    """A session or agent name as an identity: ``name_key``'s folding (NFKC, case, invisible characters,
+    look-alike letters), and spacing collapsed (``sess-sat``, ``SESS-SAT`` and ``sеss-sat`` are one)."""
+    from flowgit.continuity.identity import name_key
+
+    return name_key(" ".join(name.split()))
+
+
+class Sources(NamedTuple):
+    """How cited episodes count: groups that count once each, and the sessions and agents among them."""
+
+    groups: list[list[str]]
+    sessions: frozenset[str]
+    agents: frozenset[str]
+
+
+def sources_of(episodes: Sequence[Episode], batch: Collection[str] = ()) -> Sources:
+    """Group ``episodes`` so that each group counts once.
+
+    Episodes naming one (session, agent) are one group. The episodes this
+    change appends (``batch``) are one group whatever they name: they are
+    written in one sitting by whoever makes the change, and a session or agent
+    name costs nothing to invent. So they count as one source, and as one with
+    every earlier episode whose session and agent one of them names (an episode
+    appended to a session's own earlier one is that session again). Sessions
+    and agents are read from the earlier episodes only; appended ones that
+    join no earlier group count as one new session and agent.
+    """
+    root: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def find(key: tuple[str, str]) -> tuple[str, str]:
+        while root.setdefault(key, key) != key:
+            root[key] = root[root[key]]
+            key = root[key]
+        return key
+
+    keys = {ep.id: source_key(ep) for ep in episodes}
+    appended = [keys[ep.id] for ep in episodes if ep.id in batch]
+    for key in appended[1:]:
+        root[find(key)] = find(appended[0])
+    grouped: dict[tuple[str, str], list[str]] = {}
     for ep in episodes:
-        groups.setdefault(source_key(ep, batch, author), []).append(ep.id)
-    return list(groups.values())
+        members = grouped.setdefault(find(keys[ep.id]), [])
+        if ep.id not in members:
+            members.append(ep.id)
+    sessions: set[str] = set()
+    agents: set[str] = set()
+    for members in grouped.values():
+        held = [keys[i] for i in members if i not in batch]
+        if not held:
+            sessions.add(APPENDED_HERE)
+            agents.add(APPENDED_HERE)
+        sessions.update(session for session, _ in held)
+        agents.update(agent for _, agent in held if agent)
+    return Sources(list(grouped.values()), frozenset(sessions), frozenset(agents))
 
 
 def is_forged(ep: Episode) -> bool:
@@ -310,12 +361,12 @@ def _derived_id(type_: str, content: str, session: str) -> str:
 
 def assess(name: str, description: str, level: int, cited: Sequence[str], store: Mapping[str, Episode],
            thresholds: Thresholds, *, in_proven: bool = False, now: datetime | None = None,
-           batch: Collection[str] = (), author: str = "", weight: Weight = everyday_weight,
+           batch: Collection[str] = (), weight: Weight = everyday_weight,
            claim_only: bool = False) -> Verdict:
     """Judge the evidence ``cited`` for pattern ``name`` at ``level`` against ``store``.
 
     ``now`` is when the change is made; ``batch`` the ids the change appends
-    and ``author`` who makes it (see :func:`source_key`); ``weight`` the rarity
+    (see :func:`source_key`); ``weight`` the rarity
     of a word (see :func:`store_weight`). ``claim_only``: an episode is about
     the pattern only by what its description says (the name kept for a new
     claim does not count).
@@ -339,10 +390,10 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
             verdict.future.append(ident)
         else:
             usable.append(ep)
-    verdict.counted = independent_groups(usable, thresholds, batch=batch, author=author)
-    keys = {source_key(e, batch, author) for e in usable}
-    verdict.sessions = sorted({k[0] for k in keys})
-    verdict.agents = sorted({k[1] for k in keys if k[1]})
+    found = sources_of(usable, batch)
+    verdict.counted = found.groups
+    verdict.sessions = sorted(found.sessions)
+    verdict.agents = sorted(found.agents)
     return verdict
 
 
@@ -384,9 +435,9 @@ def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapp
     if unsound and len(unsound) == len(ids):
         return [f"cites episode(s) whose id is not the hash of their content, or dated after the change: "
                 f"{', '.join(unsound)}"]
-    chain = {(e.session, e.agent) for i in p.evidence if (e := episodes.get(i)) is not None}
+    chain = {source_key(e) for i in p.evidence if (e := episodes.get(i)) is not None}
     usable = [i for i in ids if i not in p.evidence and i not in unsound and about(p, episodes[i])
-              and (episodes[i].session, episodes[i].agent) not in chain]
+              and source_key(episodes[i]) not in chain]
     if usable:
         return []
     return [f"no cited episode is both about `{p.name}` and independent of its own evidence (not cited by it, "

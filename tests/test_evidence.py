@@ -124,3 +124,65 @@ def test_store_weights_of_a_growing_store_stay_those_of_its_sample():
             assert weight(word) == _defined_weight(store, sample, word), word
         line = ("omega " * rnd.randint(1, 4) + " ".join(rnd.sample(WORDS, 3))).encode()
         store += (line + b"\n") * rnd.randint(1, 9)
+
+
+def _episode(content: str, session: str, agent: str):
+    return make_episode({"type": "finding", "content": content, "session": session, "agent": agent, "tags": []})
+
+
+RETRIES = ("retries multiplied provider load", "outage retries multiplied the provider load",
+           "provider load multiplied by retries again")
+
+
+def test_the_episodes_a_change_appends_are_one_source_whatever_agents_or_sessions_they_name():
+    th = Thresholds()
+    a, b, c = (_episode(text, f"s{n}", f"agent-{n}") for n, text in enumerate(RETRIES))
+    store = {e.id: e for e in (a, b, c)}
+    appended = assess("p", "retries multiply provider load", 2, [a.id, b.id], store, th, batch={a.id, b.id})
+    assert not appended.enough and appended.independent == 1
+    committed = assess("p", "retries multiply provider load", 2, [a.id, b.id], store, th)
+    assert committed.enough and committed.independent == 2  # the same episodes, committed earlier: two sources
+    mixed = assess("p", "retries multiply provider load", 3, [a.id, b.id, c.id], store, th, batch={c.id})
+    assert mixed.enough and mixed.independent == 3  # two committed sources and this change's
+
+
+def test_session_and_agent_names_compare_as_identities():
+    from flowgit.evidence import independent_contradiction, source_key
+    from flowgit.continuity.patterns import parse_pattern
+
+    th = Thresholds()
+    spellings = ["sess-sat", "SESS-SAT", " sess-sat ", "s\u0435ss-sat", "ｓｅｓｓ-sat", "sess\u200b-sat"]
+    eps = [_episode(RETRIES[n % 3] + f" #{n}", session, "agent-a") for n, session in enumerate(spellings)]
+    assert len({source_key(e) for e in eps}) == 1
+    store = {e.id: e for e in eps}
+    assert assess("p", "retries multiply provider load", 2, [e.id for e in eps], store, th).independent == 1
+    other = _episode(RETRIES[0] + " elsewhere", "sess-sun", "agent-a")
+    store[other.id] = other
+    assert assess("p", "retries multiply provider load", 2, [eps[0].id, other.id], store, th).enough
+    proven = parse_pattern(f"!! retry: retries multiply provider load | 3x (R) [evidence: {eps[0].id}]")
+    echo = _episode("retries multiply provider load broke down after all", "SESS-SAT", "Agent-A")
+    fresh = _episode("retries multiply provider load broke down after all", "sess-mon", "agent-a")
+    store.update({echo.id: echo, fresh.id: fresh})
+    assert independent_contradiction(proven, [echo.id], store)  # the chain's own source, typed differently
+    assert independent_contradiction(proven, [fresh.id], store) == []  # another session: independent
+
+
+def test_an_appended_episode_naming_an_earlier_episodes_source_is_that_source_again():
+    """A wrap that appends to the session (and agent) of an episode already in the store adds no source:
+    two episodes of ``solo``/``bob`` stay one, however the second one arrived."""
+    th = Thresholds()
+    first = _episode(RETRIES[0], "solo", "bob")
+    again = _episode(RETRIES[1], "solo", "bob")
+    other = _episode(RETRIES[2], "s-a", "alice")
+    store = {e.id: e for e in (first, again, other)}
+    both = assess("p", "retries multiply provider load", 2, [first.id, again.id], store, th, batch={again.id})
+    assert not both.enough and both.independent == 1
+    three = assess("p", "retries multiply provider load", 3, [first.id, again.id, other.id], store, th,
+                   batch={again.id})
+    assert three.independent == 2 and not three.enough and three.sources == 2
+    # and the batch joins every earlier source it names: all of those count once together
+    mixed = _episode(RETRIES[2] + " too", "s-a", "alice")
+    store[mixed.id] = mixed
+    joined = assess("p", "retries multiply provider load", 3, [first.id, other.id, again.id, mixed.id], store, th,
+                    batch={again.id, mixed.id})
+    assert joined.independent == 1

@@ -111,8 +111,6 @@ class CheckContext:
     old_store_loader: Callable[[], bytes] | None = None
     appended_check: Any = None  # a Background computing is_prefix, when the caller started one
     when: Any = None  # datetime of the change (episodes dated later do not count)
-    author: str = ""  # who makes the change (the agent of appended episodes that name none)
-    author_loader: Callable[[], str] | None = None  # asked only when ``author`` is empty and needed
     new_store_oid: str | None = None  # the staged store's blob id, when the caller knows it (the audit does)
     old_store_in_memory: bool = False  # HEAD's store bytes are already read: compare them instead of hashing
     new_raw: bytes | None = None  # the staged continuity file's bytes, when the caller has them (``new``'s text)
@@ -127,11 +125,6 @@ class CheckContext:
         self.path, self.store_path = path, store_path
         self.__dict__.update(optional)
         self._episodes: dict[str, Episode] = {}
-
-    @computed_once
-    def commit_author(self) -> str:
-        """Who makes the change: ``author``, else what ``author_loader`` says (a git process, so only on need)."""
-        return self.author or (self.author_loader() if self.author_loader else "")
 
     @computed_once
     def old_store(self) -> bytes:

@@ -26,11 +26,6 @@ def ungrounded(ctx: CheckContext) -> Iterator[Finding]:
                           "`[evidence: ep-…, ep-…]`, or keep the pattern at 1x")
 
 
-def _agentless_appended(ctx: CheckContext, found, cited) -> bool:
-    """Whether a cited episode appended here names no agent: only then is the commit's author its agent."""
-    return any(i in found and i in ctx.appended_ids and not found[i].agent for i in cited)
-
-
 def _claim_changed(ctx: CheckContext, at: PatternAt) -> bool:
     """Whether the staged pattern keeps HEAD's name but its description says something else now.
 
@@ -63,7 +58,6 @@ def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
         swapped = _claim_changed(ctx, at)
         verdict = assess(p.name, p.text, p.level, p.evidence, found, ctx.cfg.thresholds,
                          in_proven=at.section == PROVEN, now=ctx.when, batch=_batch(ctx),
-                         author=ctx.commit_author if _agentless_appended(ctx, found, p.evidence) else "",
                          weight=ctx.word_weight, claim_only=swapped)
         if verdict.forged:
             yield Finding("G107", "evidence", "error", ctx.path, at.lineno,

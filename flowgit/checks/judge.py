@@ -32,11 +32,11 @@ class Side:
     module on every commit, and a dataclass costs about a millisecond to define.
     """
 
-    __slots__ = ("continuity", "store", "continuity_path", "store_path", "commit", "author", "when", "extra",
+    __slots__ = ("continuity", "store", "continuity_path", "store_path", "commit", "when", "extra",
                  "store_ref", "store_loader")
 
     def __init__(self, continuity: bytes | None, store: bytes | None, continuity_path: str, store_path: str,
-                 commit: str | None = None, author: str | None = None, when: datetime | None = None,
+                 commit: str | None = None, when: datetime | None = None,
                  extra: dict | None = None, store_ref: tuple[str, int] | None = None,
                  store_loader: Callable[[], bytes] | None = None) -> None:
         self.continuity = continuity
@@ -44,7 +44,6 @@ class Side:
         self.continuity_path = continuity_path
         self.store_path = store_path
         self.commit = commit  # the commit this side is (None for the index or a tree about to be committed)
-        self.author = author  # who makes the change (the agent of episodes that name none)
         self.when = when  # when the change is made (later episodes do not count)
         self.extra = {} if extra is None else extra
         self.store_ref = store_ref
@@ -117,7 +116,7 @@ def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequ
                         old_store_in_memory=old is not None and old.store is not None,
                         path=new.continuity_path, store_path=new.store_path, old_store_entry=old_entry,
                         old_store_loader=old.store_bytes if old is not None and old.has_store else None,
-                        when=new.when, author=new.author or "", author_loader=new.extra.get("author_loader"),
+                        when=new.when,
                         merge_parents=tuple(document_from_bytes(cfg, p.continuity, f"parent:{p.continuity_path}")
                                             for p in merge_parents if p is not None and p.continuity is not None),
                         appended_check=new.extra.get("appended_check") if old is not None and old.commit and

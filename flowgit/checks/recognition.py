@@ -229,6 +229,7 @@ def _judged_pattern_lines(ctx: CheckContext) -> set[int]:
 
 def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     """G110/G111 on new lines and lines that changed section or visibility (a section identical to HEAD's has none)."""
+    yield from _headings_in_comments(ctx)
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
@@ -286,6 +287,58 @@ def _pattern_starts(ctx: CheckContext) -> list[int]:
 
 
 _LINE = attrgetter("line")
+
+
+def _headings_in_comments(ctx: CheckContext) -> Iterator[Finding]:
+    """G111 for a section heading this change leaves inside an HTML comment opened above it.
+
+    The gate's parser reads ``## Notes`` as a heading wherever it stands; a
+    reader (any renderer) sees nothing of a comment, so the lines under that
+    heading read as part of the section above it: a ``| 3x`` line that looks
+    Proven would be judged as a free note. Such a heading is refused where the
+    change puts it (one HEAD already had under the same label stays as it was).
+    """
+    hidden = _comment_hidden_headings(ctx.new)
+    if not hidden:
+        return
+    before = _comment_hidden_headings(ctx.old) if ctx.old is not None else {}
+    for label, heading in hidden.items():
+        if label in before:
+            continue
+        yield Finding("G111", "recognition", "error", ctx.path, heading + 1,
+                      f"the heading `{ctx.new.lines[heading].strip()[:60]}` lies inside an HTML comment opened "
+                      "above it: a reader does not see it, and reads the lines under it as part of the section "
+                      "above",
+                      "close the comment (`-->`) before the heading, or take the heading out")
+
+
+def _comment_hidden_headings(doc) -> dict[str, int]:
+    """{label: heading line} of the sections whose heading lies inside an HTML comment (remembered with the
+    document; a document without a comment opener has none)."""
+    found = doc.memo.get("recognition.hidden_headings")
+    if found is None:
+        found = doc.memo["recognition.hidden_headings"] = dict(_hidden_headings(doc)) if _has_comment(doc) else {}
+    return found
+
+
+def _hidden_headings(doc) -> Iterator[tuple[str, int]]:
+    """(label, heading line) for each heading reached while an HTML comment is open, read as
+    :func:`_hidden_in` reads a body (a fence holds no comment; a heading is never inside a fence)."""
+    starts = {section.heading: section for section in doc.sections}
+    fence: str | None = None
+    in_comment = False
+    for index, line in enumerate(doc.lines):
+        section = starts.get(index)
+        if section is not None:
+            fence = None
+            if in_comment:
+                yield section.label, index
+        fence, is_fence = fence_step(line, fence)
+        if is_fence or fence is not None:
+            continue
+        if in_comment or COMMENT_OPEN in line:
+            tail = line.split(COMMENT_OPEN)[-1] if COMMENT_OPEN in line else line
+            in_comment = COMMENT_CLOSE not in tail
 
 
 def names(ctx: CheckContext) -> Iterator[Finding]:

@@ -12,6 +12,7 @@ from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import COMMENT_RE, is_structural
 from flowgit.continuity.sections import PROVEN, Semantics
+from flowgit.words import stem
 
 WORD_RE = re.compile(r"\w+")
 COMMENT_MARKUP_RE = re.compile(r"^\s*#+|<!--|-->")
@@ -24,10 +25,21 @@ RETAINED = 0.8      # share of the old text's words kept, in order, that makes a
 SHORT_TEXT = 20     # fewer old words than this: an append keeps all of them but one
 MIN_ADDED = 4       # words added beyond the old text
 POINTER_WORDS = 30  # a kept line this short is a momentum pointer, not the old narrative
+ITEM_TWEAK_WORDS = 8  # a shorter item is kept only word for word (stemmed): "ship the gate" is not "ship the report"
 
 
 def _words(text: str) -> list[str]:
-    return [w.casefold() for w in WORD_RE.findall(text)]
+    """The text's words as the append rules compare them: case-folded and stemmed (``reports`` is ``report``:
+    a plural flipped or a tense changed is the old word kept)."""
+    return [_folded(w) for w in WORD_RE.findall(text)]
+
+
+@lru_cache(maxsize=1 << 14)
+def _folded(word: str) -> str:
+    """:func:`stem`, and a final ``e`` off any stem of four letters or more (the stem keeps it on a short word,
+    so ``gate`` and ``gates`` would differ)."""
+    found = stem(word.casefold())
+    return found[:-1] if len(found) >= 4 and found.endswith("e") else found
 
 
 def retained(old: list[str], new: list[str]) -> float:
@@ -234,8 +246,7 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
         quoted = _quoted(ctx, before)
         if quoted:  # an item that takes up the other wrap's quoted text absorbs it: it is not an addition
             new = tuple(item for item in new if not _copies_content(_item_text(item), quoted))
-        kept_all = bool(old) and len(new) > len(old) and not (  # kept: the same words, in order
-            Counter(map(_item_key, old)) - Counter(map(_item_key, new)))
+        kept_all = bool(old) and _says_more(old, new, quoted) and _kept_every_item(old, new)
         if kept_all or (section.label != "Top of Mind" and appended(ctx, before, section)):
             what = (f"kept all {len(old)} old item(s) and added {len(new) - len(old)}" if kept_all else
                     "kept the old text (near word for word) and added to it")
@@ -243,6 +254,36 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
                           f"{section.label} {what}: it is REPLACED each wrap, not appended to",
                           f"rewrite {section.label} as what is true now; move what still matters from the old "
                           "text into Recent Context")
+
+
+def _says_more(old: tuple[str, ...], new: tuple[str, ...], quoted: tuple[str, ...] = ()) -> bool:
+    """Whether the new items are more, or hold :data:`MIN_ADDED` words more, than the old ones (the words of
+    the other wrap's text a merge note quotes are old text too: taking them up adds nothing)."""
+    if len(new) > len(old):
+        return True
+    new_words = [w for item in new for w in _item_key(item)]
+    if quoted:
+        new_words = _without(new_words, [w for q in quoted for w in _words_of_line(q)])
+    return len(new_words) >= sum(map(len, map(_item_key, old))) + MIN_ADDED
+
+
+def _kept_every_item(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """Whether each old item is still there: its words, in order, inside one new item (stemmed, so a plural
+    flipped is the word kept; an item of :data:`ITEM_TWEAK_WORDS` words or more may have one word tweaked, a
+    long one a fifth). Items merged into one, or one extended with more text, are the old items kept."""
+    if not (Counter(map(_item_key, old)) - Counter(map(_item_key, new))):
+        return True  # each old item is a new one, word for word
+    new_keys = [_item_key(item) for item in new]
+    return all(any(_holds_item(key, words) for key in new_keys) for words in map(_item_key, old))
+
+
+def _holds_item(new: tuple[str, ...], old: tuple[str, ...]) -> bool:
+    """Whether the new item's words hold the old item's, in order, but for the tweaks allowed."""
+    allowed = _tweaks_allowed(len(old)) if len(old) >= ITEM_TWEAK_WORDS else 0
+    if len(new) < len(old) - allowed:
+        return False
+    dropped = len(old) - round(retained(list(old), list(new)) * len(old))
+    return dropped <= allowed
 
 
 def _prose(ctx_doc, section) -> str:

@@ -223,15 +223,6 @@ def _read_file(path: Path) -> bytes:
     return read_regular(path)[0]
 
 
-def _author(root: Path) -> str:
-    """Who makes the commit: git exports it to the hooks it runs; otherwise ``git var`` says."""
-    name, email = os.environ.get("GIT_AUTHOR_NAME"), os.environ.get("GIT_AUTHOR_EMAIL")
-    if name is not None and email is not None:
-        return f"{name} <{email}>"
-    out = git(root, "var", "GIT_AUTHOR_IDENT", check=False).decode("utf-8", "replace").strip()
-    return out.rsplit(">", 1)[0] + ">" if ">" in out else out
-
-
 def _config_of(root: Path, entries: dict[str, str], texts: dict[str, bytes], label: str) -> Config:
     return load_config_from_blobs(root, {n: texts.get(entries[n]) if entries.get(n) else None
                                          for n in CONFIG_FILES}, label)
@@ -309,11 +300,11 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
 
         appended = Background(is_prefix, new_store, old_ref)  # hashed while the rules run
     new = Side(continuity=cont_texts.get(staged[cont]) if staged.get(cont) else None, store=new_store,
-               continuity_path=cont, store_path=st, author=None, when=when,
+               continuity_path=cont, store_path=st, when=when,
                extra={"renamed_to": _renamed_to(root, base, cont) if base and not staged.get(cont) else None,
                       "unmerged": [p for p in judged if staged.get(p) == ""], "appended_check": appended,
                       "symlinked": symlinked,
-                      "base": base, "proof": proof, "author_loader": lambda: _author(root)})
+                      "base": base, "proof": proof})
     def side_at(rev: str, entries: dict[str, str], texts: dict[str, bytes]) -> Side:
         oid = entries.get(st)
         return Side(continuity=texts.get(entries[cont]) if entries.get(cont) else None,

@@ -93,7 +93,8 @@ def _override_unrecorded(root) -> list[Finding]:
 
 def render(report: CheckReport) -> str:
     if not report.checked:
-        return f"flowgit check: nothing staged for {report.path} or the store"
+        return (f"flowgit check: nothing staged for {report.path} or the store (the gate judges what git will "
+                f"record: `git add {report.path}` first to check an edit)")
     lines = [f.format() for f in report.findings]
     verdict = "commit rejected" if report.errors else "ok"
     lines.append(f"flowgit check: {report.errors} error(s), {report.warnings} warning(s) — {verdict}")

@@ -267,15 +267,63 @@ EVIDENCE_RE = re.compile(r"\[\s*evidence\s*:", re.IGNORECASE)
 
 
 def looks_like_pattern_loose(line: str) -> bool:
-    """A line a reader would take for a pattern: a `!` name marker, a `| Nx` level in any form, or evidence."""
-    body = MARKUP_RE.sub("", strip_eol(line), count=1)
+    """A line a reader would take for a pattern: a `!` name marker, a `| Nx` level in any form, or evidence.
+
+    Typed with look-alike characters too (``ǃǃ``, ``‼``, a full-width ``｜``
+    or digit, a Cyrillic ``х`` for the level's ``x``, ``[еvidence:``): the
+    line is read again as its :func:`skeleton`, so a pattern a reader sees
+    cannot hide from the gate behind a character that only looks right.
+    """
+    line = strip_eol(line)
+    return _looks_loose(line) or (not line.isascii() and _looks_loose(skeleton(line)))
+
+
+def _marks_only_in_skeleton(body: str) -> bool:
+    """Whether a mark of the grammar (name marker, level, evidence) is there only in look-alike characters."""
+    if body.isascii():
+        return False
+    folded = skeleton(body)
+    return any(rule(folded) and not rule(body) for rule in (LOOSE_BANG_RE.match, LOOSE_LEVEL_RE.search,
+                                                             EVIDENCE_RE.search))
+
+
+def _looks_loose(line: str) -> bool:
+    body = MARKUP_RE.sub("", line, count=1)
     return bool(LOOSE_BANG_RE.match(body) or LOOSE_LEVEL_RE.search(body) or EVIDENCE_RE.search(body))
+
+
+# The pattern grammar's marks as other characters draw them (NFKC already folds the full-width forms and ‼):
+# exclamation marks, vertical bars, and the level's x.
+MARK_LOOKALIKES = str.maketrans({
+    "ǃ": "!", "❗": "!", "❕": "!", "ⵑ": "!", "ꜝ": "!", "︕": "!",
+    "ǀ": "|", "∣": "|", "│": "|", "┃": "|", "￨": "|", "׀": "|", "⏐": "|", "❘": "|", "ⵏ": "|", "ᛁ": "|",
+    "ⅹ": "x", "᙮": "x", "ᕁ": "x", "⨯": "x", "╳": "x", "ꭓ": "x",
+})
+
+
+@lru_cache(maxsize=1 << 12)
+def skeleton(text: str) -> str:
+    """``text`` as a reader takes it: NFKC, invisible characters dropped, case folded, look-alike letters
+    (Cyrillic, Greek) and marks read as the Latin letter or ASCII mark they mimic, any decimal digit as its
+    ASCII digit."""
+    import unicodedata
+
+    from flowgit.continuity.identity import CONFUSABLES, INVISIBLE_RE
+
+    folded = unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", text)).casefold()
+    folded = folded.translate(MARK_LOOKALIKES).translate(CONFUSABLES)
+    if folded.isascii():
+        return folded
+    return "".join(str(unicodedata.decimal(ch)) if ch.isdecimal() and not ch.isascii() else ch for ch in folded)
 
 
 def grammar_fix(line: str) -> str:
     """What to change so the line parses as the one canonical pattern grammar."""
     raw = strip_eol(line)
     body = MARKUP_RE.sub("", raw, count=1)
+    if _marks_only_in_skeleton(body):
+        return ("type the pattern's marks in plain ASCII (`!`, `|`, digits, `x`, `[evidence:`): a look-alike "
+                "character hides the line from every rule")
     if raw.lstrip().startswith(">"):
         return "patterns are not quoted: remove the `>`"
     if re.match(r"^\s*(?:\d{1,3}[.)]|[-*+]\s+\[[ xX]\])", raw):

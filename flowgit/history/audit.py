@@ -264,13 +264,11 @@ class Auditor:
         return found
 
     def _side(self, commit, version: Version):
-        author = commit.author
         store = self.data(version.store)
         ref = (str(version.store), len(store)) if store is not None else None  # git's own id: no re-hashing
         return Side(continuity=self.data(version.continuity), store=store, store_ref=ref,
                     extra={"symlinked": list(version.symlinked)},
                     continuity_path=version.continuity_path, store_path=version.store_path, commit=str(commit.id),
-                    author=f"{author.name} <{author.email}>" if author else None,
                     when=datetime.fromtimestamp(min(commit.commit_time, self._now), tz=timezone.utc))
 
     def patterns(self, version: Version) -> Mapping[str, PatternAt]:

@@ -46,6 +46,9 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
     history = read_history(cfg, measure=lambda text: measure(text, table), known=audit.notes, walked=walked)
     renamed = identity_of(history)
     wanted = {renamed.get(n, n) for n in patterns} or None
+    if wanted is not None:
+        _require_known(wanted, {renamed.get(i.event.name, i.event.name) for i in iter_pattern_events(history)},
+                       cfg.continuity_rel)
     in_range = [c for c in history.commits if _within(c, start, end)]
     index = {c.sha: i for i, c in enumerate(in_range)}
     findings = [Finding(f.code, f.commit, f.date, renamed.get(f.pattern, f.pattern), f.message)
@@ -68,6 +71,14 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
         commits=len(in_range), commits_total=len(history.commits), since=since, until=until,
         patterns_filter=tuple(patterns), shallow=history.shallow, oldest_visible=history.oldest_visible,
         generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def _require_known(wanted: set[str], known: set[str], path: str) -> None:
+    """A ``--pattern`` no version of the file ever held is a typo: refused with the nearest names."""
+    from flowgit.suggest import unknown
+
+    for name in sorted(wanted - known):
+        raise unknown("pattern", name, sorted(known), path=path, listing="flowgit log")
 
 
 def _within(commit: CommitInfo, start: date | None, end: date | None) -> bool:

@@ -84,7 +84,7 @@ def action_states(doc: Document, today: date) -> list[ActionState]:
             out.append(ActionState(item.first_line, text, body, None, True))
             continue
         m = NEXT_RE.search(text)
-        due = parse_date(m.group(1).strip(), reference=today) if m else None
+        due = parse_date(m.group(1).strip(), reference=today, nearest=True) if m else None
         if due and due < today:
             out.append(ActionState(item.first_line, text, body, due, False))
     return out

@@ -403,8 +403,7 @@ def judge_wrap(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Episo
         prefix = b"\n" if store and not store.endswith(b"\n") else b""
         store = store + prefix + b"".join(e.to_json().encode("utf-8") + b"\n" for e in new_eps)
     new = Side(continuity=final.text.encode("utf-8"), store=store if (store or head_store is not None) else None,
-               continuity_path=cfg.continuity_rel, store_path=cfg.store_rel, author=_author(root),
-               when=datetime.now(timezone.utc))
+               continuity_path=cfg.continuity_rel, store_path=cfg.store_rel, when=datetime.now(timezone.utc))
     return judge_change(_head_config(cfg, root, head_sha_), old, new, message=msg, override=override_reason())
 
 
@@ -428,11 +427,6 @@ def _head_config(cfg: Config, root: Path, head: str | None) -> Config:
 
     committed = load_config_at(root, head)  # through git itself: SHA-1 and SHA-256 repositories alike
     return committed._replace(continuity=cfg.continuity, store=cfg.store)
-
-
-def _author(root: Path) -> str | None:
-    ident = git(root, "var", "GIT_AUTHOR_IDENT", check=False).decode("utf-8", "replace").strip()
-    return ident.rsplit(">", 1)[0] + ">" if ">" in ident else None
 
 
 def _archived_before(inputs: Inputs, name: str) -> bool:

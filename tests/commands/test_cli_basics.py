@@ -75,6 +75,18 @@ def test_patterns_json(run, tmp_path):
     assert "retry_budget" in human.out and "3x" in human.out
 
 
+def test_session_and_agent_options_apply_to_stdin_lines_that_name_none(run, repo, monkeypatch):
+    monkeypatch.delenv("FLOWGIT_SESSION", raising=False)
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+    run(repo, "init")
+    lines = '{"type": "finding", "content": "b one"}\n{"type": "finding", "content": "b two", "session": "own"}\n'
+    res = run(repo, "episode", "add", "--session", "z2", "--agent", "agent-z", "--json", stdin=lines)
+    assert res.code == 0, res.err
+    added = json.loads(run(repo, "episode", "list", "--json").out)
+    assert [(e["content"], e["session"], e["agent"]) for e in added] == [("b one", "z2", "agent-z"),
+                                                                          ("b two", "own", "agent-z")]
+
+
 def test_episode_add_list_search_show(run, repo):
     run(repo, "init")
     assert run(repo, "episode", "add", "--type", "finding", "--content", "retry storms double load",

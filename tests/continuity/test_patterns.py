@@ -49,3 +49,37 @@ def test_iter_patterns_skips_fenced_fake_and_groups_braces():
     assert set(found) == {"lossless_edit", "restatement_check", "small_functions", "retry_budget"}
     assert found["retry_budget"].section == "Proven Knowledge"
     assert found["small_functions"].pattern.links == ("<- registry_pattern",)
+
+
+@pytest.mark.parametrize("line", [
+    "\u01c3\u01c3 breaker: open the breaker | 3\u0445 (R)",           # retroflex clicks, Cyrillic x
+    "\u203c breaker: open the breaker | \uff13x (R)",                   # double exclamation, full-width 3
+    "\uff01\uff01 breaker: open the breaker \uff5c 3x (R)",             # full-width ! and |
+    "!! breaker threshold: open the breaker | 3\u0445 (R)",             # a spaced name and a Cyrillic x
+    "!! breaker: open the breaker | \u0663x (R)",                       # an Arabic-Indic 3
+    "breaker opens [\u0435vidence: ep-aaaaaaaaaaaa]",                   # a Cyrillic e in `evidence`
+])
+def test_a_pattern_typed_with_look_alike_characters_is_recognised_and_the_fix_says_so(line):
+    from flowgit.continuity.patterns import grammar_fix, looks_like_pattern_loose
+
+    assert parse_pattern(line) is None and looks_like_pattern_loose(line)
+    assert "plain ASCII" in grammar_fix(line)
+
+
+@pytest.mark.parametrize("line", [
+    "- the cache — roughly ×2 faster after the fix, next: Dec 2",
+    "Focus: ship the gate — then the report",
+    "- Überprüfung der Wiederholungen: erledigt",
+    "thought: retries → load ><",
+])
+def test_prose_with_non_ascii_characters_is_not_taken_for_a_pattern(line):
+    from flowgit.continuity.patterns import looks_like_pattern_loose
+
+    assert not looks_like_pattern_loose(line)
+
+
+def test_skeleton_reads_look_alikes_as_what_they_mimic():
+    from flowgit.continuity.patterns import skeleton
+
+    assert skeleton("\u01c3\u01c3 R\u0435try \uff5c \u0663\u0445") == "!! retry | 3x"
+    assert skeleton("plain ascii | 2x") == "plain ascii | 2x"

@@ -94,6 +94,7 @@ def build(root: Path, wraps: int = 40, *, hostile: str = "") -> Expected:
             fh.write(ep.to_json() + "\n")
         return ep.id
 
+    recorded: dict[str, str] = {}  # a pattern's first episode, committed a wrap before the one that cites it
     for n in range(wraps):
         day = START + timedelta(days=n)
         trailers: list[str] = []
@@ -106,17 +107,20 @@ def build(root: Path, wraps: int = 40, *, hostile: str = "") -> Expected:
             p = live.get(base)
             if p is None:
                 continue
-            if n == t + 2 and i == 8:  # raised without evidence, past the gate
+            if n == t + 1 and i % 5 != 4 and i != 8:  # the first episode, in the session that saw it
+                recorded[base] = episode(base, day, "sess-solo" if i == 6 else f"s{n}a",
+                                         "agent-solo" if i == 6 else "agent-a")
+            elif n == t + 2 and i == 8:  # raised without evidence, past the gate
                 p.level = 2
                 trailers.append(f"Incremented: {p.name}")
                 exp.ungrounded = p.name
                 exp.graduations[p.name] = exp.graduations.get(p.name, 0) + 1
             elif n == t + 2 and i % 5 != 4:
                 if i == 6:  # one session, one agent: a single source
-                    ids = [episode(base, day, "sess-solo", "agent-solo"), episode(base, day, "sess-solo", "agent-solo")]
+                    ids = [recorded[base], episode(base, day, "sess-solo", "agent-solo")]
                     exp.weak = p.name
-                else:
-                    ids = [episode(base, day, f"s{n}a", "agent-a"), episode(base, day, f"s{n}b", "agent-b")]
+                else:  # a second session and agent, recorded in the wrap that cites both
+                    ids = [recorded[base], episode(base, day, f"s{n}b", "agent-b")]
                 p.level, p.evidence = 2, ids
                 trailers.append(f"Incremented: {p.name} [evidence: {', '.join(ids)}]")
                 exp.graduations[p.name] = exp.graduations.get(p.name, 0) + 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import re
 from pathlib import Path
@@ -78,8 +80,23 @@ def test_empty_state_explains_what_to_do(repo: Path) -> None:
     assert '<article class="lane' not in page
 
 
-def test_a_pattern_filter_that_matches_nothing_says_so(forty) -> None:
+def test_a_pattern_filter_that_matches_nothing_in_the_dates_says_so(forty) -> None:
     root, _ = forty
-    page = render_html(build_report(load_config(root), patterns=["no_such_pattern"]))
-    assert 'id="no-lanes"' in page and "no_such_pattern" in page and '<article class="lane' not in page
+    cfg = load_config(root)
+    whole = build_report(cfg)
+    first_day = min(s.date for ln in whole.lanes for s in ln.steps)
+    late = next(ln.name for ln in whole.lanes if min(s.date for s in ln.steps) > first_day)
+    page = render_html(build_report(cfg, patterns=[late], until=first_day))
+    assert 'id="no-lanes"' in page and late in page and '<article class="lane' not in page
     assert '<svg class="size-svg"' in page  # the file's sizes still draw
+
+
+def test_a_mistyped_pattern_filter_is_answered_with_the_nearest_names(forty) -> None:
+    from flowgit.errors import FlowgitError
+
+    root, _ = forty
+    cfg = load_config(root)
+    real = build_report(cfg).lanes[0].name
+    with pytest.raises(FlowgitError) as refused:
+        build_report(cfg, patterns=[real[:-1] + "q"])
+    assert f"did you mean `{real}`" in refused.value.render()

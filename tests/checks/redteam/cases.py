@@ -420,9 +420,9 @@ def _pattern_raised_on_a_side_branch(lab: Lab) -> None:
     lab.git("checkout", "-q", "-b", "side")
     text = "retries back off exponentially under provider load"
     lab.sub(pline("p10", 1), pline("p10", 1) + "\n" + pline("backoff", 1, text=text))
+    ids = lab.episodes(ep("retries backing off exponentially kept the provider alive under load", "x1", "agent-x"))
     assert lab.commit("Session wrap — backoff added").returncode == 0
-    ids = lab.episodes(ep("retries backing off exponentially kept the provider alive under load", "x1", "agent-x"),
-                       ep("exponential back-off on retries stopped the provider load spike", "x2", "agent-y"))
+    ids += lab.episodes(ep("exponential back-off on retries stopped the provider load spike", "x2", "agent-y"))
     set_pattern(lab, "backoff", pline("backoff", 2, ids, text=text))
     assert lab.commit("Session wrap — backoff to 2x").returncode == 0
     lab.git("checkout", "-q", "main")
@@ -550,8 +550,47 @@ for _name, _line in [
     ("evidence_without_grammar", f"p01 rises [evidence: {R0}]"),
     ("level_with_spaces", UNGROUNDED_2X.replace("| 2x", "| 2 x")),
     ("level_bold", UNGROUNDED_2X.replace("| 2x", "| **2x**")),
+    # look-alike characters: a reader sees the grammar, a plain reading does not
+    ("retroflex_click_marks_and_cyrillic_x", UNGROUNDED_2X.replace("!!", "\u01c3\u01c3").replace("| 2x", "| 2\u0445")),
+    ("double_exclamation_sign_and_fullwidth_digit", UNGROUNDED_2X.replace("!!", "\u203c").replace("| 2x", "| \uff12x")),
+    ("fullwidth_marks_and_bar", UNGROUNDED_2X.replace("!!", "\uff01\uff01").replace("| 2x", "\uff5c 2x")),
+    ("spaced_name_and_cyrillic_x", UNGROUNDED_2X.replace("p01:", "retry budget:").replace("| 2x", "| 2\u0445")),
+    ("arabic_indic_digit", UNGROUNDED_2X.replace("| 2x", "| \u0662x")),
+    ("cyrillic_e_in_evidence", f"p01 rises [\u0435vidence: {R0}]"),
 ]:
     CASES.append(Case(f"recognition_{_name}", V, lambda lab, _l=_line: _dev(lab, _l), "G11"))
+
+
+@case(L)
+def pattern_with_a_description_in_another_script(lab):
+    """A pattern whose grammar is plain ASCII parses and is judged, whatever script its description uses."""
+    return _dev(lab, pline("p01", 1) + "\n" + pline("p13", 1, text="повторы без бюджета умножают нагрузку — x2"))
+
+
+@case(L)
+def line_with_dashes_and_a_multiplication_word(lab):
+    return _dev(lab, pline("p01", 1) + "\n- the cache — roughly ×2 faster after the fix, next: Dec 2")
+
+
+@case(V, "G110")
+def proven_pattern_re_typed_with_look_alikes(lab):
+    """The Proven line typed again with look-alike marks, the real one gone: the gate must still see it."""
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("!!", "\u01c3\u01c3").replace("| 3x", "| 3\u0445"))
+
+
+@case(V, "G111")
+def heading_hidden_in_a_comment_moves_lines_out_of_proven(lab):
+    """``## Notes`` inside a comment: the parser starts a free section, a reader still sees Proven."""
+    line = lab.line("!! retry_budget:")
+    fake = pline("p01", 3, [R0, R1, R2], date=GRADUATED).replace("| 3x", "| 3X")
+    return edit_commit(lab, line, line + "\n<!--\n## Notes\n-->\n" + fake)
+
+
+@case(L)
+def comment_closed_before_a_heading(lab):
+    return edit_commit(lab, "## Proven Knowledge\n",
+                       "<!--\n free notes follow\n-->\n## Notes\n- a free note\n\n## Proven Knowledge\n")
 
 
 @case(V, "G111")
@@ -901,6 +940,14 @@ def demote_proven_on_an_episode_of_its_own_chain(lab):
 
 
 @case(V, "G206")
+def demote_proven_on_its_chains_session_in_capitals(lab):
+    """``S1`` and ``AGENT-A`` are the chain's own session and agent, typed differently."""
+    ids = lab.episodes(ep("the retry budget per request broke down under batch traffic load", "S1", "AGENT-A",
+                          tags=["retries"]))
+    return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget ({ids[0]})")
+
+
+@case(V, "G206")
 def demote_proven_on_an_unrelated_episode(lab):
     return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget ({E_UNRELATED.id})")
 
@@ -1157,10 +1204,46 @@ def minted_sessions_without_agent(lab):
     return _dev(lab, pline("p01", 2, ids))
 
 
-@case(L)
-def parallel_agents_append_together(lab):
+@case(V, "G103")
+def agents_named_in_one_commit(lab):
+    """Two agent names typed in one sitting are one source: the commit that appends them is one act."""
     ids = lab.episodes(ep("retries without budget multiplied provider load", "pa1", "agent-a"),
                        ep("outage retries multiplied load on the provider", "pa2", "agent-b"))
+    return _dev(lab, pline("p01", 2, ids))
+
+
+@case(L)
+def parallel_agents_episodes_committed_then_cited(lab):
+    """Two agents' episodes, committed as they were recorded, are two sources for a later graduation."""
+    ids = lab.episodes(ep("retries without budget multiplied provider load", "pa1", "agent-a"),
+                       ep("outage retries multiplied load on the provider", "pa2", "agent-b"))
+    lab.setup_commit("two agents' episodes")
+    return _dev(lab, pline("p01", 2, ids))
+
+
+@case(V, "G103")
+def appended_episode_of_an_earlier_session_counts_with_it(lab):
+    """A wrap appending to the session and agent of an episode already committed adds no source."""
+    ids = lab.episodes(ep("retries without budget multiplied provider load", "solo", "bob"))
+    lab.setup_commit("an episode")
+    ids += lab.episodes(ep("outage retries multiplied load on the provider", "solo", "bob"))
+    return _dev(lab, pline("p01", 2, ids))
+
+
+@case(V, "G103")
+def one_session_named_in_two_cases(lab):
+    """``SESS-Q`` is ``sess-q``: a session name compares as a pattern name does."""
+    ids = lab.episodes(ep("retries without budget multiplied provider load", "sess-q"),
+                       ep("outage retries multiplied load on the provider", "SESS-Q"))
+    lab.setup_commit("episodes")
+    return _dev(lab, pline("p01", 2, ids))
+
+
+@case(V, "G103")
+def one_session_named_with_a_look_alike_letter(lab):
+    ids = lab.episodes(ep("retries without budget multiplied provider load", "sess-q"),
+                       ep("outage retries multiplied load on the provider", "s\u0435ss-q"))  # a Cyrillic е
+    lab.setup_commit("episodes")
     return _dev(lab, pline("p01", 2, ids))
 
 
@@ -1483,6 +1566,40 @@ def top_of_mind_kept_with_a_full_stop_each(lab):
     assert len(items) >= 2
     new = "\n".join(item + "." for item in items) + "\n- deploy the breaker to production\n- review the runbook"
     return edit_commit(lab, "\n".join(items), new)
+
+
+TOP_ITEMS = ("- provider 503 storms arrive in bursts of forty seconds", "- trailer format still under review")
+
+
+@case(V, "G302")
+def top_of_mind_kept_with_a_plural_flipped_and_one_added(lab):
+    return edit_commit(lab, "\n".join(TOP_ITEMS), "- provider 503 storm arrive in burst of forty seconds\n"
+                       f"{TOP_ITEMS[1]}\n- staging run on Tuesday")
+
+
+@case(V, "G302")
+def top_of_mind_items_merged_and_one_added(lab):
+    return edit_commit(lab, "\n".join(TOP_ITEMS), f"{TOP_ITEMS[0]}; trailer format still under review\n"
+                       "- staging run on Tuesday")
+
+
+@case(V, "G302")
+def top_of_mind_last_item_extended(lab):
+    return edit_commit(lab, "\n".join(TOP_ITEMS), f"{TOP_ITEMS[0]}\n{TOP_ITEMS[1]}, and the staging run on Tuesday")
+
+
+@case(L)
+def top_of_mind_short_items_rewritten_in_the_same_shape(lab):
+    """New items that share a word or two with the old ones ("the", a verb) are new items."""
+    lab.section("## Top of Mind", "- ship the gate\n- fix the cache")
+    lab.setup_commit("short items")
+    return edit_commit(lab, "- ship the gate\n- fix the cache", "- ship the report\n- fix the queue\n- plan the launch")
+
+
+@case(V, "G302")
+def state_with_plurals_flipped_and_a_line_added(lab):
+    return edit_commit(lab, STATE, "Focus: ships the gates. Critical path: the compression rules, then the "
+                       "benchmarks.\nAlso: staging run scheduled for Tuesday with the new thresholds.")
 
 
 @case(L)
