@@ -293,11 +293,12 @@ def source_key(ep: Episode) -> tuple[str, str]:
 
 @lru_cache(maxsize=4096)
 def source_name(name: str) -> str:
-    """A session or agent name as an identity: ``name_key``'s folding (NFKC, case, invisible characters,
-    look-alike letters), and spacing collapsed (``sess-sat``, ``SESS-SAT`` and ``sеss-sat`` are one)."""
-    from flowgit.continuity.identity import name_key
+    """A session or agent name as an identity: its letters and digits only, read as a reader reads them
+    (NFKC, case, look-alike letters; :func:`flowgit.continuity.patterns.skeleton`): ``sess-sat``,
+    ``SESS_SAT``, ``sess sat.`` and ``sеss-sat`` are one."""
+    from flowgit.continuity.patterns import skeleton
 
-    return name_key(" ".join(name.split()))
+    return "".join(ch for ch in skeleton(name) if ch.isalnum())
 
 
 class Sources(NamedTuple):
@@ -316,7 +317,8 @@ def sources_of(episodes: Sequence[Episode], batch: Collection[str] = ()) -> Sour
     written in one sitting by whoever makes the change, and a session or agent
     name costs nothing to invent. So they count as one source, and as one with
     every earlier episode whose session and agent one of them names (an episode
-    appended to a session's own earlier one is that session again). Sessions
+    appended to a session's own earlier one is that session again). An episode
+    that names no agent is one with every episode of its session. Sessions
     and agents are read from the earlier episodes only; appended ones that
     join no earlier group count as one new session and agent.
     """
@@ -329,9 +331,14 @@ def sources_of(episodes: Sequence[Episode], batch: Collection[str] = ()) -> Sour
         return key
 
     keys = {ep.id: source_key(ep) for ep in episodes}
-    appended = [keys[ep.id] for ep in episodes if ep.id in batch]
+    appended = [keys[ep.id] for ep in episodes if ep.id in batch] if batch else []
     for key in appended[1:]:
         root[find(key)] = find(appended[0])
+    by_session: dict[str, tuple[str, str]] = {}
+    for key in sorted(set(keys.values()), key=lambda k: k[1] != ""):  # an episode naming no agent is any
+        first = by_session.setdefault(key[0], key)  # agent of its session: it joins each of them
+        if first != key and (first[1] == "" or key[1] == ""):
+            root[find(key)] = find(first)
     grouped: dict[tuple[str, str], list[str]] = {}
     for ep in episodes:
         members = grouped.setdefault(find(keys[ep.id]), [])

@@ -151,7 +151,8 @@ def test_session_and_agent_names_compare_as_identities():
     from flowgit.continuity.patterns import parse_pattern
 
     th = Thresholds()
-    spellings = ["sess-sat", "SESS-SAT", " sess-sat ", "s\u0435ss-sat", "ｓｅｓｓ-sat", "sess\u200b-sat"]
+    spellings = ["sess-sat", "SESS-SAT", " sess-sat ", "s\u0435ss-sat", "ｓｅｓｓ-sat", "sess\u200b-sat", "sess.sat",
+                 "SESS_SAT", "sess\u00a0sat", "sess\u2063-sat"]
     eps = [_episode(RETRIES[n % 3] + f" #{n}", session, "agent-a") for n, session in enumerate(spellings)]
     assert len({source_key(e) for e in eps}) == 1
     store = {e.id: e for e in eps}
@@ -186,3 +187,13 @@ def test_an_appended_episode_naming_an_earlier_episodes_source_is_that_source_ag
     joined = assess("p", "retries multiply provider load", 3, [first.id, other.id, again.id, mixed.id], store, th,
                     batch={again.id, mixed.id})
     assert joined.independent == 1
+
+
+def test_an_episode_naming_no_agent_is_one_with_its_sessions_other_episodes():
+    th = Thresholds()
+    named = _episode(RETRIES[0], "S1", "claude")
+    bare = _episode(RETRIES[1], "S1", "")
+    other = _episode(RETRIES[2], "S2", "")
+    store = {e.id: e for e in (named, bare, other)}
+    assert assess("p", "retries multiply provider load", 2, [named.id, bare.id], store, th).independent == 1
+    assert assess("p", "retries multiply provider load", 2, [named.id, other.id], store, th).enough

@@ -145,6 +145,13 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     against every parent stand. A result that takes each element from one valid
     side (the union of two valid wraps) is accepted; a loss of either side's
     episodes is not (G704).
+
+    When the first parent holds the memory and the merge base does not (or
+    there is none), the other side's memory began on its own: its first
+    commit was an adoption, which counts every episode and pattern as given.
+    Merged into a memory that already has a history, nothing of it was ever
+    judged against that history, so every error shown against the first
+    parent stands.
     """
     if len(parents) < 2:
         return judge_change(cfg, parents[0] if parents else None, new, override=override, new_config=new_config)
@@ -156,7 +163,9 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
 
     shown = [{key(f) for f in fs if f.is_error} for fs in per_parent]
     kept = set.intersection(*shown)
-    if base is not NO_BASE:
+    if base is not NO_BASE and parents[0].continuity is not None and (base is None or base.continuity is None):
+        kept = shown[0]  # the other side adopted a memory of its own: it vouches for nothing here
+    elif base is not NO_BASE:
         against_base = {key(f) for f in judge_change(cfg, base, new, override=None, merge_parents=parents)  # type: ignore[arg-type]
                         if f.is_error}
         kept |= {k for k in set.union(*shown) - against_base if k[0] in MERGE_LOSS_CODES}

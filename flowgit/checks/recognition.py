@@ -290,55 +290,69 @@ _LINE = attrgetter("line")
 
 
 def _headings_in_comments(ctx: CheckContext) -> Iterator[Finding]:
-    """G111 for a section heading this change leaves inside an HTML comment opened above it.
+    """G111 for a section heading a reader does not see, or a heading a reader sees that the gate does not.
 
-    The gate's parser reads ``## Notes`` as a heading wherever it stands; a
-    reader (any renderer) sees nothing of a comment, so the lines under that
-    heading read as part of the section above it: a ``| 3x`` line that looks
-    Proven would be judged as a free note. Such a heading is refused where the
-    change puts it (one HEAD already had under the same label stays as it was).
+    The gate's parser reads ``## Notes`` as a heading wherever it stands
+    outside code; a renderer does not when it lies inside an HTML block (a
+    comment, ``<style>``, ``<details>``, a tag alone on its line …), so the
+    lines under it read as part of the section above: a ``| 3x`` line that
+    looks Proven would be judged as a free note. The other way round, a line
+    underlined with ``---`` is a heading to a renderer and plain text to the
+    gate. Either is refused where the change puts it (one HEAD already had
+    stays as it was).
     """
-    hidden = _comment_hidden_headings(ctx.new)
-    if not hidden:
+    hidden, unread = _heading_mismatch(ctx.new)
+    if not hidden and not unread:
         return
-    before = _comment_hidden_headings(ctx.old) if ctx.old is not None else {}
-    for label, heading in hidden.items():
-        if label in before:
-            continue
-        yield Finding("G111", "recognition", "error", ctx.path, heading + 1,
-                      f"the heading `{ctx.new.lines[heading].strip()[:60]}` lies inside an HTML comment opened "
-                      "above it: a reader does not see it, and reads the lines under it as part of the section "
-                      "above",
-                      "close the comment (`-->`) before the heading, or take the heading out")
+    old_hidden, old_unread = _heading_mismatch(ctx.old) if ctx.old is not None else ({}, {})
+    lines = ctx.new.lines
+    for text, at in hidden.items():
+        if text not in old_hidden:
+            yield Finding("G111", "recognition", "error", ctx.path, at + 1,
+                          f"the heading `{text[:60]}` lies inside an HTML block (a comment, or a tag a renderer "
+                          "keeps as HTML): a reader does not see it, and reads the lines under it as part of the "
+                          "section above",
+                          "close the comment or HTML block before the heading (or put a blank line after a tag "
+                          "that opens one), or take the heading out")
+    for text, at in unread.items():
+        if text not in old_unread:
+            yield Finding("G111", "recognition", "error", ctx.path, at + 1,
+                          f"`{lines[at].strip()[:60]}` is underlined, so a reader sees a heading the gate does not "
+                          "read as a section: the lines under it are judged as part of the section above",
+                          "write sections as `## Name`; put a blank line between a text line and a `---` rule")
 
 
-def _comment_hidden_headings(doc) -> dict[str, int]:
-    """{label: heading line} of the sections whose heading lies inside an HTML comment (remembered with the
-    document; a document without a comment opener has none)."""
-    found = doc.memo.get("recognition.hidden_headings")
+HTML_BLOCK_START_RE = re.compile(r"(?m)^ {0,3}<[A-Za-z!?/]")
+SETEXT_RE = re.compile(r"(?m)^ {0,3}(?:=+|-+)[ \t]*\r?$")
+
+
+def _heading_mismatch(doc) -> tuple[dict[str, int], dict[str, int]]:
+    """({heading text: line} of the gate's headings a renderer does not show, {text: line} of the level-2
+    headings a renderer shows that the gate does not read), remembered with the document.
+
+    Only a document with a line that may open an HTML block or underline a
+    heading is read again by a full CommonMark parser (with HTML, as a
+    renderer reads it): any other reads as the gate reads it.
+    """
+    found = doc.memo.get("recognition.heading_mismatch")
     if found is None:
-        found = doc.memo["recognition.hidden_headings"] = dict(_hidden_headings(doc)) if _has_comment(doc) else {}
+        text = doc.text
+        found = ({}, {})
+        if HTML_BLOCK_START_RE.search(text) or SETEXT_RE.search(text):
+            found = _read_as_rendered(doc)
+        doc.memo["recognition.heading_mismatch"] = found
     return found
 
 
-def _hidden_headings(doc) -> Iterator[tuple[str, int]]:
-    """(label, heading line) for each heading reached while an HTML comment is open, read as
-    :func:`_hidden_in` reads a body (a fence holds no comment; a heading is never inside a fence)."""
-    starts = {section.heading: section for section in doc.sections}
-    fence: str | None = None
-    in_comment = False
-    for index, line in enumerate(doc.lines):
-        section = starts.get(index)
-        if section is not None:
-            fence = None
-            if in_comment:
-                yield section.label, index
-        fence, is_fence = fence_step(line, fence)
-        if is_fence or fence is not None:
-            continue
-        if in_comment or COMMENT_OPEN in line:
-            tail = line.split(COMMENT_OPEN)[-1] if COMMENT_OPEN in line else line
-            in_comment = COMMENT_CLOSE not in tail
+def _read_as_rendered(doc) -> tuple[dict[str, int], dict[str, int]]:
+    from flowgit.continuity.document import rendered_structure
+
+    shown, blocks = rendered_structure(doc.text)
+    gate = {section.heading for section in doc.sections}
+    lines = doc.lines
+    hidden = {lines[at].strip(): at for at in sorted(gate - shown) if any(a <= at < b for a, b in blocks)}
+    unread = {lines[at].strip(): at for at in sorted(shown - gate)}
+    return hidden, unread
 
 
 def names(ctx: CheckContext) -> Iterator[Finding]:

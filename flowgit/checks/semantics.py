@@ -25,7 +25,7 @@ RETAINED = 0.8      # share of the old text's words kept, in order, that makes a
 SHORT_TEXT = 20     # fewer old words than this: an append keeps all of them but one
 MIN_ADDED = 4       # words added beyond the old text
 POINTER_WORDS = 30  # a kept line this short is a momentum pointer, not the old narrative
-ITEM_TWEAK_WORDS = 8  # a shorter item is kept only word for word (stemmed): "ship the gate" is not "ship the report"
+ITEM_KEPT_INSIDE = 4  # words an old item needs to count as kept inside a longer new item
 
 
 def _words(text: str) -> list[str]:
@@ -149,8 +149,10 @@ def _note_of_this_merge(ctx: CheckContext, section, text: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=1 << 12)
 def _item_key(item: str) -> tuple[str, ...]:
-    """An item as what it says: its words in order, case, punctuation, bullet and spacing aside."""
+    """An item as what it says: its words in order, case, punctuation, bullet and spacing aside (remembered:
+    a State or Top of Mind item is the last version's in most changes)."""
     return _words_of_line(_item_text(item)) or (item.strip(),)
 
 
@@ -248,12 +250,14 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
             new = tuple(item for item in new if not _copies_content(_item_text(item), quoted))
         kept_all = bool(old) and _says_more(old, new, quoted) and _kept_every_item(old, new)
         if kept_all or (section.label != "Top of Mind" and appended(ctx, before, section)):
-            what = (f"kept all {len(old)} old item(s) and added {len(new) - len(old)}" if kept_all else
-                    "kept the old text (near word for word) and added to it")
+            grew = len(new) - len(old)
+            what = ((f"kept all {len(old)} old item(s) and added {grew}" if grew > 0 else
+                     f"kept all {len(old)} old item(s) word for word inside the new ones and added text")
+                    if kept_all else "kept the old text (near word for word) and added to it")
             yield Finding("G302", "append-not-replace", "error", ctx.path, section.heading + 1,
                           f"{section.label} {what}: it is REPLACED each wrap, not appended to",
-                          f"rewrite {section.label} as what is true now; move what still matters from the old "
-                          "text into Recent Context")
+                          f"rewrite {section.label} as what is true now (an old item wrapped in new words is the "
+                          "old item kept); move what still matters from the old text into Recent Context")
 
 
 def _says_more(old: tuple[str, ...], new: tuple[str, ...], quoted: tuple[str, ...] = ()) -> bool:
@@ -268,22 +272,22 @@ def _says_more(old: tuple[str, ...], new: tuple[str, ...], quoted: tuple[str, ..
 
 
 def _kept_every_item(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
-    """Whether each old item is still there: its words, in order, inside one new item (stemmed, so a plural
-    flipped is the word kept; an item of :data:`ITEM_TWEAK_WORDS` words or more may have one word tweaked, a
-    long one a fifth). Items merged into one, or one extended with more text, are the old items kept."""
+    """Whether each old item is still there: an item of its words (stemmed, so a plural flipped is the word
+    kept), or, for an item of :data:`ITEM_KEPT_INSIDE` words or more, those words in a row inside one new
+    item (items merged into one, or one extended with more text). A short item ("tests") inside a longer new
+    one is a new item: its words say too little to be the old one."""
     if not (Counter(map(_item_key, old)) - Counter(map(_item_key, new))):
         return True  # each old item is a new one, word for word
     new_keys = [_item_key(item) for item in new]
-    return all(any(_holds_item(key, words) for key in new_keys) for words in map(_item_key, old))
+    return all(words in new_keys or (len(words) >= ITEM_KEPT_INSIDE and any(_in_a_row(words, key)
+                                                                             for key in new_keys))
+               for words in map(_item_key, old))
 
 
-def _holds_item(new: tuple[str, ...], old: tuple[str, ...]) -> bool:
-    """Whether the new item's words hold the old item's, in order, but for the tweaks allowed."""
-    allowed = _tweaks_allowed(len(old)) if len(old) >= ITEM_TWEAK_WORDS else 0
-    if len(new) < len(old) - allowed:
-        return False
-    dropped = len(old) - round(retained(list(old), list(new)) * len(old))
-    return dropped <= allowed
+def _in_a_row(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    """Whether ``part`` occurs in ``whole`` as consecutive words."""
+    size = len(part)
+    return any(whole[at:at + size] == part for at in range(len(whole) - size + 1))
 
 
 def _prose(ctx_doc, section) -> str:

@@ -76,6 +76,43 @@ def _parser():
     return md
 
 
+@lru_cache(maxsize=1)
+def _rendering_parser():
+    """CommonMark's block rules with raw HTML on, as a renderer reads a file (no inline parsing: only where
+    headings stand matters)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark")
+    md.disable(["inline", "text_join"], ignoreInvalid=True)
+    return md
+
+
+# The HTML blocks CommonMark opens on a line of their own (kinds 1 to 6): a comment, `<script>`, `<pre>`,
+# `<style>`, `<textarea>`, `<?`, `<!X`, CDATA, and the block-level tags. Kind 7 (any other tag alone on a
+# line, such as FLOW's own `<activation>`) is left out: FLOW files open with it right above a heading.
+HIDING_HTML_RE = re.compile(
+    r"^ {0,3}(?:<(?:script|pre|style|textarea)(?:\s|>|$)|<!--|<\?|<![A-Za-z]|<!\[CDATA\[|</?(?:address|article|aside|"
+    r"base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|"
+    r"figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|"
+    r"menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|"
+    r"title|tr|track|ul)(?:\s|/?>|$))", re.IGNORECASE)
+
+
+def rendered_structure(text: str) -> tuple[set[int], list[tuple[int, int]]]:
+    """(the lines that start a level-2 heading as a renderer reads ``text``, ATX or underlined; the line
+    spans of the HTML blocks of the kinds in :data:`HIDING_HTML_RE`)."""
+    headings: set[int] = set()
+    blocks: list[tuple[int, int]] = []
+    for token in _rendering_parser().parse(text):
+        if not token.map:
+            continue
+        if token.type == "heading_open" and token.tag == "h2":
+            headings.add(token.map[0])
+        elif token.type == "html_block" and HIDING_HTML_RE.match(token.content):
+            blocks.append((token.map[0], token.map[1]))
+    return headings, blocks
+
+
 def split_lines(text: str) -> list[str]:
     """Split on ``\\n`` only, keeping each line's ending (``\\r\\n`` stays intact)."""
     if not text:

@@ -275,16 +275,31 @@ def looks_like_pattern_loose(line: str) -> bool:
     cannot hide from the gate behind a character that only looks right.
     """
     line = strip_eol(line)
-    return _looks_loose(line) or (not line.isascii() and _looks_loose(skeleton(line)))
+    return _looks_loose(line) or (_may_disguise(line) and _looks_loose_folded(skeleton(line)))
+
+
+def _may_disguise(line: str) -> bool:
+    """Whether the line holds anything a skeleton reads differently: non-ASCII, an entity, an escape."""
+    return not line.isascii() or "&" in line or "\\" in line
+
+
+DECORATION_RE = re.compile(r"^[\s#*_\[•·‣◦⁃∙●▪]+")
+
+
+def _looks_loose_folded(folded: str) -> bool:
+    """:func:`_looks_loose` of a skeleton, or its name marker once leading decoration (a heading mark, a
+    bullet drawn with another character, a link bracket, emphasis) is taken off."""
+    return _looks_loose(folded) or bool(LOOSE_BANG_RE.match(DECORATION_RE.sub("", folded.replace("*", ""))))
 
 
 def _marks_only_in_skeleton(body: str) -> bool:
     """Whether a mark of the grammar (name marker, level, evidence) is there only in look-alike characters."""
-    if body.isascii():
+    if not _may_disguise(body):
         return False
     folded = skeleton(body)
     return any(rule(folded) and not rule(body) for rule in (LOOSE_BANG_RE.match, LOOSE_LEVEL_RE.search,
-                                                             EVIDENCE_RE.search))
+                                                             EVIDENCE_RE.search)) or (
+        not _looks_loose(body) and _looks_loose_folded(folded))
 
 
 def _looks_loose(line: str) -> bool:
@@ -295,23 +310,35 @@ def _looks_loose(line: str) -> bool:
 # The pattern grammar's marks as other characters draw them (NFKC already folds the full-width forms and ‼):
 # exclamation marks, vertical bars, and the level's x.
 MARK_LOOKALIKES = str.maketrans({
-    "ǃ": "!", "❗": "!", "❕": "!", "ⵑ": "!", "ꜝ": "!", "︕": "!",
-    "ǀ": "|", "∣": "|", "│": "|", "┃": "|", "￨": "|", "׀": "|", "⏐": "|", "❘": "|", "ⵏ": "|", "ᛁ": "|",
-    "ⅹ": "x", "᙮": "x", "ᕁ": "x", "⨯": "x", "╳": "x", "ꭓ": "x",
+    **dict.fromkeys("ǃ❗❕❢ⵑꜝꜞ︕¡", "!"),
+    **dict.fromkeys("ǀ∣│┃￨׀⏐❘ⵏᛁ¦丨⎪▏▕〡⼁⎸⎹╎╏┆┇┊┋", "|"),
+    **dict.fromkeys("ⅹ᙮ᕁ⨯╳ꭓ✗✘ⲭꓫҳᚷ", "x"),
+    **dict.fromkeys("зʒʓӡ", "3"), **dict.fromkeys("ƨ", "2"),
 })
+ESCAPED_MARK_RE = re.compile(r"\\([!-/:-@\[-`{-~])")  # `\!` is how Markdown writes a literal `!`
+DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me"})  # format characters (bidi, joiners, tags), combining marks
+DROPPED = frozenset("\u3164\u115f\u1160\uffa0")  # Hangul fillers: letters that draw nothing
 
 
 @lru_cache(maxsize=1 << 12)
 def skeleton(text: str) -> str:
-    """``text`` as a reader takes it: NFKC, invisible characters dropped, case folded, look-alike letters
-    (Cyrillic, Greek) and marks read as the Latin letter or ASCII mark they mimic, any decimal digit as its
-    ASCII digit."""
+    """``text`` as a reader takes it: HTML entities and Markdown escapes read, NFKC, case folded, invisible
+    characters and combining marks dropped, look-alike letters (Cyrillic, Greek) and marks read as the Latin
+    letter, ASCII mark or digit they mimic, any decimal digit as its ASCII digit."""
+    import html
     import unicodedata
 
-    from flowgit.continuity.identity import CONFUSABLES, INVISIBLE_RE
+    from flowgit.continuity.identity import CONFUSABLES
 
-    folded = unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", text)).casefold()
-    folded = folded.translate(MARK_LOOKALIKES).translate(CONFUSABLES)
+    if "&" in text:
+        text = html.unescape(text)
+    if "\\" in text:
+        text = ESCAPED_MARK_RE.sub(r"\1", text)
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    if not folded.isascii():
+        folded = "".join(ch for ch in folded if ch not in DROPPED
+                         and unicodedata.category(ch) not in DROPPED_CATEGORIES)
+    folded = folded.translate(CONFUSABLES).translate(MARK_LOOKALIKES)
     if folded.isascii():
         return folded
     return "".join(str(unicodedata.decimal(ch)) if ch.isdecimal() and not ch.isascii() else ch for ch in folded)
