@@ -146,12 +146,13 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     side (the union of two valid wraps) is accepted; a loss of either side's
     episodes is not (G704).
 
-    When the first parent holds the memory and the merge base does not (or
-    there is none), the other side's memory began on its own: its first
-    commit was an adoption, which counts every episode and pattern as given.
-    Merged into a memory that already has a history, nothing of it was ever
-    judged against that history, so every error shown against the first
-    parent stands.
+    When two parents hold the memory and their merge base does not (or there
+    is none), each memory began on its own: its first commit was an
+    adoption, which counts every episode and pattern as given, so neither
+    was ever judged against the other and neither vouches for what the other
+    brings. Every error shown against any of them stands (which parent comes
+    first does not matter: merging the team's memory into a fabricated one
+    and fast-forwarding is the same merge).
     """
     if len(parents) < 2:
         return judge_change(cfg, parents[0] if parents else None, new, override=override, new_config=new_config)
@@ -163,8 +164,9 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
 
     shown = [{key(f) for f in fs if f.is_error} for fs in per_parent]
     kept = set.intersection(*shown)
-    if base is not NO_BASE and parents[0].continuity is not None and (base is None or base.continuity is None):
-        kept = shown[0]  # the other side adopted a memory of its own: it vouches for nothing here
+    holders = [found for found, parent in zip(shown, parents) if parent.continuity is not None]
+    if base is not NO_BASE and len(holders) > 1 and (base is None or base.continuity is None):
+        kept = set.union(*holders)  # memories begun apart: none vouches for another
     elif base is not NO_BASE:
         against_base = {key(f) for f in judge_change(cfg, base, new, override=None, merge_parents=parents)  # type: ignore[arg-type]
                         if f.is_error}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import OrderedDict, defaultdict
+from functools import lru_cache
 from operator import attrgetter
 from typing import Iterator
 
@@ -22,7 +23,7 @@ from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import fence_step, has_fence_run
 from flowgit.continuity.identity import is_mixed_script, name_key
-from flowgit.continuity.patterns import grammar_fix, looks_like_pattern_loose, parse_pattern
+from flowgit.continuity.patterns import grammar_fix, level_marks, looks_like_pattern_loose, parse_pattern
 from flowgit.continuity.sections import Semantics
 
 HOLDS_PATTERNS = (Semantics.PATTERNS, Semantics.PROVEN)
@@ -275,6 +276,11 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                               f"gate cannot judge it: \"{line.strip()[:70]}\"",
                               grammar_fix(line) + " — canonical form: `!! name: description | 2x (CATEGORY) "
                               "[evidence: ep-…, ep-…]`")
+            elif level_marks(shown) > 1 and parse_pattern(line) is not None:
+                yield Finding("G110", "recognition", "error", ctx.path, index + 1,
+                              f"{section.label}: this pattern line shows {level_marks(shown)} levels; the gate "
+                              f"judges the last, a reader reads the first: \"{line.strip()[:70]}\"",
+                              "keep one `| Nx` on the line: the pattern's level")
 
 
 def _pattern_starts(ctx: CheckContext) -> list[int]:
@@ -309,8 +315,8 @@ def _headings_in_comments(ctx: CheckContext) -> Iterator[Finding]:
     for text, at in hidden.items():
         if text not in old_hidden:
             yield Finding("G111", "recognition", "error", ctx.path, at + 1,
-                          f"the heading `{text[:60]}` lies inside an HTML block (a comment, or a tag a renderer "
-                          "keeps as HTML): a reader does not see it, and reads the lines under it as part of the "
+                          f"the heading `{text[:60]}` is not a heading to a reader (it lies inside an HTML "
+                          "block, or code in a list item): a reader reads the lines under it as part of the "
                           "section above",
                           "close the comment or HTML block before the heading (or put a blank line after a tag "
                           "that opens one), or take the heading out")
@@ -322,8 +328,6 @@ def _headings_in_comments(ctx: CheckContext) -> Iterator[Finding]:
                           "write sections as `## Name`; put a blank line between a text line and a `---` rule")
 
 
-HTML_BLOCK_START_RE = re.compile(r"(?m)^ {0,3}<[A-Za-z!?/]")
-SETEXT_RE = re.compile(r"(?m)^ {0,3}(?:=+|-+)[ \t]*\r?$")
 
 
 def _heading_mismatch(doc) -> tuple[dict[str, int], dict[str, int]]:
@@ -331,26 +335,60 @@ def _heading_mismatch(doc) -> tuple[dict[str, int], dict[str, int]]:
     headings a renderer shows that the gate does not read), remembered with the document.
 
     Only a document with a line that may open an HTML block or underline a
-    heading is read again by a full CommonMark parser (with HTML, as a
+    heading, or a heading indented (which a list item above it may hold as
+    code), is read again by a full CommonMark parser (with HTML, as a
     renderer reads it): any other reads as the gate reads it.
     """
     found = doc.memo.get("recognition.heading_mismatch")
     if found is None:
-        text = doc.text
-        found = ({}, {})
-        if HTML_BLOCK_START_RE.search(text) or SETEXT_RE.search(text):
-            found = _read_as_rendered(doc)
+        found = _read_as_rendered(doc) if _may_render_otherwise(doc) else ({}, {})
         doc.memo["recognition.heading_mismatch"] = found
     return found
+
+
+def _may_render_otherwise(doc) -> bool:
+    """Whether a renderer may place a section boundary elsewhere than the gate (remembered with the
+    document): a line that may open a hiding HTML block or underline a heading, or an indented heading.
+
+    Each line decides on its own, so a version read as an edit of one that had none is decided by the lines
+    between what the two share.
+    """
+    found = doc.memo.get("recognition.render_risk")
+    if found is None:
+        earlier = doc.earlier("recognition.render_risk")
+        start, stop = (earlier[1], earlier[2]) if earlier is not None and not earlier[0] else (0, len(doc.lines))
+        found = doc.memo["recognition.render_risk"] = _risky_lines(doc.lines[start:stop]) or any(
+            start <= section.heading < stop and doc.lines[section.heading][:1] in (" ", "\t")
+            for section in doc.sections)
+    return found
+
+
+def _risky_lines(lines) -> bool:
+    """Whether a line may open an HTML block of a hiding kind, or is a run of ``-`` or ``=`` alone (which
+    underlines the text above it into a heading)."""
+    return any(map(_risky_line, lines))
+
+
+@lru_cache(maxsize=1 << 14)
+def _risky_line(line: str) -> bool:
+    """:func:`_risky_lines` of one line (remembered: a version shares almost every line with the last)."""
+    from flowgit.continuity.document import HIDING_HTML_RE
+
+    body = line.lstrip(" ")
+    if len(line) - len(body) > 3 or not body or body[0] not in "<-=":
+        return False
+    if body[0] == "<":
+        return HIDING_HTML_RE.match(line) is not None
+    return not body.rstrip(" \t\r\n").strip(body[0])
 
 
 def _read_as_rendered(doc) -> tuple[dict[str, int], dict[str, int]]:
     from flowgit.continuity.document import rendered_structure
 
-    shown, blocks = rendered_structure(doc.text)
+    shown, own_tags = rendered_structure(doc.text)
     gate = {section.heading for section in doc.sections}
     lines = doc.lines
-    hidden = {lines[at].strip(): at for at in sorted(gate - shown) if any(a <= at < b for a, b in blocks)}
+    hidden = {lines[at].strip(): at for at in sorted(gate - shown) if not any(a <= at < b for a, b in own_tags)}
     unread = {lines[at].strip(): at for at in sorted(shown - gate)}
     return hidden, unread
 

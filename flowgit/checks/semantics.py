@@ -279,15 +279,31 @@ def _kept_every_item(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     if not (Counter(map(_item_key, old)) - Counter(map(_item_key, new))):
         return True  # each old item is a new one, word for word
     new_keys = [_item_key(item) for item in new]
-    return all(words in new_keys or (len(words) >= ITEM_KEPT_INSIDE and any(_in_a_row(words, key)
+    return all(words in new_keys or (len(words) >= ITEM_KEPT_INSIDE and any(_nearly_in_a_row(words, key)
                                                                              for key in new_keys))
                for words in map(_item_key, old))
 
 
-def _in_a_row(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
-    """Whether ``part`` occurs in ``whole`` as consecutive words."""
-    size = len(part)
-    return any(whole[at:at + size] == part for at in range(len(whole) - size + 1))
+def _nearly_in_a_row(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:
+    """Whether ``part``'s words occur in ``whole`` in order, with at most one word put between them (``the
+    budget caps`` in ``the budget still caps``)."""
+    first = part[0]
+    for at, word in enumerate(whole):
+        if word != first:
+            continue
+        spare, k = 1, 1
+        for later in whole[at + 1:]:
+            if k == len(part):
+                break
+            if later == part[k]:
+                k += 1
+            elif spare:
+                spare -= 1
+            else:
+                break
+        if k == len(part):
+            return True
+    return False
 
 
 def _prose(ctx_doc, section) -> str:

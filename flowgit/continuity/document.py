@@ -100,17 +100,18 @@ HIDING_HTML_RE = re.compile(
 
 def rendered_structure(text: str) -> tuple[set[int], list[tuple[int, int]]]:
     """(the lines that start a level-2 heading as a renderer reads ``text``, ATX or underlined; the line
-    spans of the HTML blocks of the kinds in :data:`HIDING_HTML_RE`)."""
+    spans of the HTML blocks of CommonMark's kind 7, a tag of its own alone on a line, which FLOW files open
+    with right above a heading: see :data:`HIDING_HTML_RE`)."""
     headings: set[int] = set()
-    blocks: list[tuple[int, int]] = []
+    own_tags: list[tuple[int, int]] = []
     for token in _rendering_parser().parse(text):
         if not token.map:
             continue
         if token.type == "heading_open" and token.tag == "h2":
             headings.add(token.map[0])
-        elif token.type == "html_block" and HIDING_HTML_RE.match(token.content):
-            blocks.append((token.map[0], token.map[1]))
-    return headings, blocks
+        elif token.type == "html_block" and not HIDING_HTML_RE.match(token.content):
+            own_tags.append((token.map[0], token.map[1]))
+    return headings, own_tags
 
 
 def split_lines(text: str) -> list[str]:
@@ -273,6 +274,17 @@ class Document:
         if self._text is None:
             self._text = "".join(self.lines)
         return self._text
+
+    def earlier(self, key: str) -> tuple[object, int, int] | None:
+        """What ``memo`` holds under ``key`` for the version this one was read against (:meth:`parse_against`),
+        with the span of lines between what the two share, ``(value, start, stop)``; None when this version
+        was not read against one, or that one holds nothing under ``key``. Whatever is decided line by line
+        is then decided for this version by the lines of that span."""
+        base, shared = self._base, self._shared
+        if base is None or shared is None or key not in base.memo:
+            return None
+        top, bottom_start, _ = shared
+        return base.memo[key], top, bottom_start
 
     @property
     def newline(self) -> str:

@@ -278,18 +278,36 @@ def looks_like_pattern_loose(line: str) -> bool:
     return _looks_loose(line) or (_may_disguise(line) and _looks_loose_folded(skeleton(line)))
 
 
+def level_marks(line: str) -> int:
+    """How many `| Nx`-like levels a reader sees on the line (in any form: see :func:`skeleton`). A pattern
+    line holds one; the parser reads the last, a reader the first."""
+    line = strip_eol(line)
+    count = len(LOOSE_LEVEL_RE.findall(line))
+    if _may_disguise(line):
+        folded = skeleton(line)
+        plain = LINK_RE.sub(r"\1", folded).replace("*", "").replace("_", "")
+        count = max(count, len(LOOSE_LEVEL_RE.findall(folded)), len(LOOSE_LEVEL_RE.findall(plain)))
+    return count
+
+
 def _may_disguise(line: str) -> bool:
-    """Whether the line holds anything a skeleton reads differently: non-ASCII, an entity, an escape."""
-    return not line.isascii() or "&" in line or "\\" in line
+    """Whether the line holds anything a skeleton reads differently: non-ASCII, an entity, an escape,
+    emphasis or a link."""
+    return not line.isascii() or "&" in line or "\\" in line or "_" in line or "*" in line or "](" in line
 
 
 DECORATION_RE = re.compile(r"^[\s#*_\[•·‣◦⁃∙●▪]+")
+LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 
 
 def _looks_loose_folded(folded: str) -> bool:
-    """:func:`_looks_loose` of a skeleton, or its name marker once leading decoration (a heading mark, a
-    bullet drawn with another character, a link bracket, emphasis) is taken off."""
-    return _looks_loose(folded) or bool(LOOSE_BANG_RE.match(DECORATION_RE.sub("", folded.replace("*", ""))))
+    """:func:`_looks_loose` of a skeleton, or of it read as plain text: links as their text, emphasis marks
+    (``*``, ``_``) taken off, and leading decoration (a heading mark, a bullet drawn with another character,
+    a link bracket)."""
+    if _looks_loose(folded):
+        return True
+    plain = LINK_RE.sub(r"\1", folded).replace("*", "").replace("_", "")
+    return _looks_loose(plain) or bool(LOOSE_BANG_RE.match(DECORATION_RE.sub("", plain)))
 
 
 def _marks_only_in_skeleton(body: str) -> bool:
@@ -310,10 +328,14 @@ def _looks_loose(line: str) -> bool:
 # The pattern grammar's marks as other characters draw them (NFKC already folds the full-width forms and ‼):
 # exclamation marks, vertical bars, and the level's x.
 MARK_LOOKALIKES = str.maketrans({
-    **dict.fromkeys("ǃ❗❕❢ⵑꜝꜞ︕¡", "!"),
+    **dict.fromkeys("ǃ❗❕❢ⵑꜝꜞ︕", "!"),
     **dict.fromkeys("ǀ∣│┃￨׀⏐❘ⵏᛁ¦丨⎪▏▕〡⼁⎸⎹╎╏┆┇┊┋", "|"),
     **dict.fromkeys("ⅹ᙮ᕁ⨯╳ꭓ✗✘ⲭꓫҳᚷ", "x"),
     **dict.fromkeys("зʒʓӡ", "3"), **dict.fromkeys("ƨ", "2"),
+    # Latin small capitals and other letters drawn like a, c, o, s, u (after case folding)
+    **dict.fromkeys("ɑᴀ", "a"), "ʙ": "b", **dict.fromkeys("ᴄϲꮯꓚ", "c"), "ᴅ": "d", "ᴇ": "e", "ɢ": "g", "ʜ": "h",
+    "ɪ": "i", "ᴊ": "j", "ᴋ": "k", "ʟ": "l", "ᴍ": "m", "ɴ": "n", **dict.fromkeys("ᴏօ", "o"), "ᴘ": "p",
+    "ʀ": "r", "ꜱ": "s", "ᴛ": "t", **dict.fromkeys("ᴜս", "u"), "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z",
 })
 ESCAPED_MARK_RE = re.compile(r"\\([!-/:-@\[-`{-~])")  # `\!` is how Markdown writes a literal `!`
 DROPPED_CATEGORIES = frozenset({"Cf", "Mn", "Me"})  # format characters (bidi, joiners, tags), combining marks
@@ -335,13 +357,19 @@ def skeleton(text: str) -> str:
     if "\\" in text:
         text = ESCAPED_MARK_RE.sub(r"\1", text)
     folded = unicodedata.normalize("NFKC", text).casefold()
-    if not folded.isascii():
-        folded = "".join(ch for ch in folded if ch not in DROPPED
-                         and unicodedata.category(ch) not in DROPPED_CATEGORIES)
-    folded = folded.translate(CONFUSABLES).translate(MARK_LOOKALIKES)
     if folded.isascii():
         return folded
-    return "".join(str(unicodedata.decimal(ch)) if ch.isdecimal() and not ch.isascii() else ch for ch in folded)
+    table: dict[int, str | None] = {}
+    for ch in set(folded):  # (each distinct character once: a line holds a few non-ASCII ones)
+        if ch.isascii():
+            continue
+        if ch in DROPPED or unicodedata.category(ch) in DROPPED_CATEGORIES:
+            table[ord(ch)] = None
+        elif ch.isdecimal():
+            table[ord(ch)] = str(unicodedata.decimal(ch))
+    if table:
+        folded = folded.translate(table)
+    return folded.translate(CONFUSABLES).translate(MARK_LOOKALIKES)
 
 
 def grammar_fix(line: str) -> str:

@@ -445,6 +445,14 @@ def _memory_adopted_on_an_unrelated_branch(lab: Lab) -> None:
 
 
 @case(V, "G204")
+def the_teams_memory_merged_into_an_unrelated_one(lab):
+    """The other way round (then fast-forwarded): the fabricated memory as first parent vouches for nothing."""
+    _memory_adopted_on_an_unrelated_branch(lab)
+    lab.git("checkout", "-q", "fake")
+    return lab.attempt("merge", "-q", "--no-edit", "--allow-unrelated-histories", "-X", "ours", "main")
+
+
+@case(V, "G204")
 def memory_adopted_on_an_unrelated_branch_merged_in(lab):
     """Merged into the team's memory, a memory that began on its own vouches for nothing it brings."""
     _memory_adopted_on_an_unrelated_branch(lab)
@@ -585,8 +593,22 @@ for _name, _line in [
     ("escaped_marks_and_entity_bar", UNGROUNDED_2X.replace("!!", "\\!\\!").replace("| 2x", "&#124; 2x")),
     ("link_wrapped_name_and_box_bar", UNGROUNDED_2X.replace("!! p01:", "[!! p01](x):").replace("| 2x", "\u258f 2x")),
     ("right_to_left_override_in_the_level", UNGROUNDED_2X.replace("| 2x", "| 2\u202ex")),
+    ("emphasis_around_the_marks", UNGROUNDED_2X.replace("!!", "_!!_").replace("| 2x", "_|_ 2x")),
+    ("links_around_the_marks", UNGROUNDED_2X.replace("!! p01:", "[!!](#) p01:").replace("| 2x", "[|](#) 2x")),
 ]:
     CASES.append(Case(f"recognition_{_name}", V, lambda lab, _l=_line: _dev(lab, _l), "G11"))
+
+
+@case(V, "G110")
+def a_second_level_written_after_the_pattern(lab):
+    """A reader reads `| 3x` first; a parser that takes the last level would read the trailing note's 1x."""
+    line = lab.line("! p01:")
+    return edit_commit(lab, line, pline("p01", 3, [R0, R1, R2], date=GRADUATED) + " [was | 1x]")
+
+
+@case(L)
+def prose_opening_with_an_inverted_exclamation_mark(lab):
+    return _dev(lab, pline("p01", 1) + "\n\u00a1Ojo: los reintentos sin l\u00edmite tumbaron la API dos veces!")
 
 
 @case(L)
@@ -620,6 +642,14 @@ def heading_hidden_in_a_style_block(lab):
     line = lab.line("!! retry_budget:")
     fake = pline("p01", 3, [R0, R1, R2], date=GRADUATED).replace("!! p01:", "!! **p01**:")
     return edit_commit(lab, line, line + "\n<style>\n## Notes\n</style>\n\n" + fake)
+
+
+@case(V, "G111")
+def heading_in_code_inside_a_list_item(lab):
+    """``  ## Notes`` under ``- ```…`` is code to a reader, a free section to a line parser."""
+    line = lab.line("!! retry_budget:")
+    fake = pline("p01", 3, [R0, R1, R2], date=GRADUATED).replace("| 3x", "| 3\u00d7")
+    return edit_commit(lab, line, line + "\n- ```\n  ## Notes\n" + fake)
 
 
 @case(V, "G111")
@@ -1305,6 +1335,14 @@ def one_session_named_in_two_cases(lab):
 
 
 @case(V, "G103")
+def one_session_named_with_a_latin_alpha(lab):
+    ids = lab.episodes(ep("retries without budget multiplied provider load", "sess-sat"))
+    lab.setup_commit("an episode")
+    ids += lab.episodes(ep("outage retries multiplied load on the provider", "sess-s\u0251t"))
+    return _dev(lab, pline("p01", 2, ids))
+
+
+@case(V, "G103")
 def one_session_named_with_a_look_alike_letter(lab):
     ids = lab.episodes(ep("retries without budget multiplied provider load", "sess-q"),
                        ep("outage retries multiplied load on the provider", "s\u0435ss-q"))  # a Cyrillic е
@@ -1659,6 +1697,15 @@ def top_of_mind_short_items_rewritten_in_the_same_shape(lab):
     lab.section("## Top of Mind", "- ship the gate\n- fix the cache")
     lab.setup_commit("short items")
     return edit_commit(lab, "- ship the gate\n- fix the cache", "- ship the report\n- fix the queue\n- plan the launch")
+
+
+@case(V, "G302")
+def top_of_mind_each_item_gains_a_word(lab):
+    lab.section("## Top of Mind", "- the retry budget caps storms at three\n- the breaker opens after five failures")
+    lab.setup_commit("top of mind")
+    return edit_commit(lab, "- the retry budget caps storms at three\n- the breaker opens after five failures",
+                       "- the retry budget still caps storms at three\n- the breaker now opens after five failures\n"
+                       "- staging run on Tuesday\n- review the runbook")
 
 
 @case(L)
