@@ -7,6 +7,8 @@ default, so a repository with neither works.
 
 from __future__ import annotations
 
+import math
+
 import os
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -120,8 +122,9 @@ def _coerce(cls: type, raw: Any, where: str) -> Any:
             raise FlowgitError(f"unknown setting `{key}`", path=where,
                                fix="one of: " + ", ".join(sorted(known)))
         default = known[key]
-        if isinstance(default, bool) or not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise FlowgitError(f"`{key}` must be a number, got {value!r}", path=where,
+        if isinstance(default, bool) or not isinstance(value, (int, float)) or isinstance(value, bool) or \
+                not math.isfinite(value):  # (`nan` compares false with everything: no threshold at all)
+            raise FlowgitError(f"`{key}` must be a finite number, got {value!r}", path=where,
                                fix=f"e.g. {key} = {default!r} (the default)")
         values[key] = type(default)(value)
     return cls(**values)

@@ -413,6 +413,7 @@ def _after(ep: Episode, now: datetime) -> bool:
 ABOUT_MIN_SHARED = 2  # one shared everyday word does not make an episode "about" a pattern
 EPISODE_REF_RE = re.compile(r"\bep-[0-9a-f]{6,64}\b")
 DEMOTED_ON_RE = re.compile(r"^demoted\s+(\S+?):?(\s|$)", re.IGNORECASE)  # `[demoted DATE: …]`
+DEMOTED_DATE_RE = re.compile(r"^demoted\s+([^:]+?)\s*(?::|$)", re.IGNORECASE)  # the text before the colon
 
 
 def about(p: Pattern, ep: Episode) -> bool:
@@ -455,11 +456,21 @@ def demoted_on(p: Pattern, reference: date | None = None) -> date | None:
     """The date of the pattern's latest ``[demoted DATE: …]`` note, if it has one."""
     found = None
     for note in p.notes:
-        m = DEMOTED_ON_RE.match(note.strip())
-        day = parse_date(m.group(1), reference=reference) if m else None
+        day = _demotion_day(note.strip(), reference)
         if day and (found is None or day > found):
             found = day
     return found
+
+
+def _demotion_day(note: str, reference: date | None) -> date | None:
+    """The date a demotion note gives: the text before its colon (``Dec 2``, ``2 Dec 2026``), else its first
+    word (``2026-12-02``)."""
+    whole = DEMOTED_DATE_RE.match(note)
+    day = parse_date(whole.group(1), reference=reference) if whole else None
+    if day is None:
+        first = DEMOTED_ON_RE.match(note)
+        day = parse_date(first.group(1), reference=reference) if first else None
+    return day
 
 
 def _recorded_on(ep: Episode | None) -> date | None:

@@ -33,7 +33,9 @@ def test_pyproject_table_and_dotfile_precedence(repo):
 
 @pytest.mark.parametrize("text, message", [
     ("[budgets]\nstate_chars = 1\n", "unknown setting `state_chars`"),
-    ("[budgets]\nstate_chars_max = \"big\"\n", "must be a number"),
+    ("[budgets]\nstate_chars_max = \"big\"\n", "must be a finite number"),
+    ("[budgets]\nshrink_max = nan\n", "must be a finite number"),  # nan compares false: no threshold
+    ("[thresholds]\nevidence_2x = inf\n", "must be a finite number"),
     ("[rules]\nevidence = \"maybe\"\n", "\"error\", \"warning\" or \"off\""),
     ("continuity = \n", "invalid TOML"),
 ])

@@ -111,22 +111,29 @@ def evidence_reuse(ctx: CheckContext) -> Iterator[Finding]:
                           "one fact rarely proves many patterns: cite the episodes specific to each")
 
 
+def _effective_level(at: PatternAt) -> int:
+    """The level a pattern stands at: anything in Proven stands at 3x, whatever its line says."""
+    return max(at.pattern.level, 3) if at.section == PROVEN else at.pattern.level
+
+
 def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
     for at in ctx.changed_patterns:
         before = ctx.old_for(at)
         if before is None:
             continue
         old, new = before.pattern, at.pattern
-        if old.level == 1 and new.level >= 3:
+        was, now = _effective_level(before), _effective_level(at)
+        if was == 1 and now >= 3:
+            where = f"{now}x" if at.section != PROVEN or new.level >= 3 else f"Proven (written {new.level}x)"
             yield Finding("G201", "level-jump", "error", ctx.path, at.lineno,
-                          f"`{new.name}` jumps from 1x to {new.level}x in one commit",
+                          f"`{new.name}` jumps from 1x to {where} in one commit",
                           "promote one level per wrap: 1x -> 2x now, 3x when new independent evidence arrives")
-        elif (new.level > old.level or (at.section == PROVEN and before.section != PROVEN)) and old.notes \
+        elif (now > was or (at.section == PROVEN and before.section != PROVEN)) and old.notes \
                 and demoted_on(old) is not None:  # the more telling verdict for a demoted pattern (a merge's loss)
             yield from _after_demotion(ctx, at, before)
-        elif new.level > old.level and new.evidence and not set(new.evidence) - set(old.evidence):
+        elif now > was and new.evidence and not set(new.evidence) - set(old.evidence):
             yield Finding("G202", "level-jump", "error", ctx.path, at.lineno,
-                          f"`{new.name}` goes {old.level}x -> {new.level}x without any new evidence",
+                          f"`{new.name}` goes {was}x -> {now}x without any new evidence",
                           "cite the new episodes that justify the promotion")
 
 

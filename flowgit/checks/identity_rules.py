@@ -20,6 +20,7 @@ from typing import Iterator
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.patterns import PatternAt
+from flowgit.dates import parse_date
 from flowgit.continuity.sections import DEVELOPING, PROVEN, Semantics
 
 DEMOTED_RE = re.compile(r"demot\w*\b\W*(\S.*)", re.IGNORECASE)
@@ -122,6 +123,12 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
                       "evidence recorded after the demotion, so the note must say when",
                       f"write it as `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
         return
+    if (day - now.date()).days > DATE_SLACK_DAYS:
+        yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
+                      f"`{before.pattern.name}` is demoted as of {day.isoformat()}, after this change "
+                      f"({now:%Y-%m-%d}): no evidence could ever be recorded after it",
+                      f"date the note when the demotion happens: `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
+        return
     against = [i for n in now_at.pattern.notes if DEMOTED_RE.search(n) for i in EPISODE_REF_RE.findall(n)]
     episodes = ctx.episodes([*against, *before.pattern.evidence]) if against else {}
     floor = last_recorded(before.pattern, episodes)  # a demotion cannot come before what it demotes
@@ -141,11 +148,34 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
                       f"cite it in the note: `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
 
 
+DATE_SLACK_DAYS = 1  # a date written in one time zone and committed in another
+
+
+def graduations_dated(ctx: CheckContext) -> Iterator[Finding]:
+    """G405 for a pattern entering Proven dated after the change: staleness and demotions count from that
+    date, so a future one would lock the claim in (never stale, and no demotion could come after it)."""
+    if ctx.old is None or ctx.when is None:
+        return  # a first commit adopts a memory as it stands
+    today = ctx.when.date()
+    for at in ctx.changed_patterns:
+        before = ctx.old_for(at)
+        if at.section != PROVEN or before is None or before.section == PROVEN or not at.pattern.date:
+            continue
+        written = parse_date(at.pattern.date, reference=today)
+        if written is None or (written - today).days <= DATE_SLACK_DAYS:
+            continue
+        yield Finding("G405", "proven-claim", "error", ctx.path, at.lineno,
+                      f"`{at.pattern.name}` enters Proven dated {written.isoformat()}, after this change "
+                      f"({today.isoformat()}): staleness and demotions count from that date",
+                      f"date the graduation the day it happens: `| 3x (CATEGORY — {today.isoformat()})`")
+
+
 def _claim(at: PatternAt) -> str:
     return " ".join(re.sub(r"[`*_~]", "", at.pattern.text).casefold().split())
 
 
 def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
+    yield from graduations_dated(ctx)
     for key, before, now_at in ctx.old_pattern_changes:  # a pattern left as it was keeps its claim
         if before.section != PROVEN or now_at is None or now_at.section != PROVEN:
             continue

@@ -231,6 +231,7 @@ def _judged_pattern_lines(ctx: CheckContext) -> set[int]:
 def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     """G110/G111 on new lines and lines that changed section or visibility (a section identical to HEAD's has none)."""
     yield from _headings_in_comments(ctx)
+    yield from _repeated_sections(ctx)
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
@@ -293,6 +294,29 @@ def _pattern_starts(ctx: CheckContext) -> list[int]:
 
 
 _LINE = attrgetter("line")
+
+
+def _repeated_sections(ctx: CheckContext) -> Iterator[Finding]:
+    """G114 for a second section of a protocol label (a second ``## Current State`` or ``## Foundation``) the
+    change introduces: every rule reads a label's first section, so the second would escape them."""
+    seen: dict[str, int] = {}
+    for section, kind in _kinds_of(ctx.new):
+        if kind == Semantics.FREE:
+            continue
+        if section.label not in seen:
+            seen[section.label] = 1
+            continue
+        seen[section.label] += 1
+        if ctx.old is not None and sum(1 for s in ctx.old.sections if s.label == section.label) >= seen[section.label]:
+            continue  # HEAD had it too: judged when it came in
+        yield Finding("G114", "recognition", "error", ctx.path, section.heading + 1,
+                      f"a second `{section.label}` section: the rules read the first one, so what this one "
+                      "holds is judged by none of them",
+                      f"merge it into the first `{section.label}` section, or give it a heading of its own")
+
+
+def _kinds_of(doc):
+    return [(section, section.semantics) for section in doc.sections]
 
 
 def _headings_in_comments(ctx: CheckContext) -> Iterator[Finding]:

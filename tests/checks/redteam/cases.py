@@ -823,6 +823,37 @@ def new_pattern_straight_to_proven(lab):
     return edit_commit(lab, "## Foundation", pline("retry_cap", 3, [R0, R1, R2], text="cap retries per request budget load", date="2026-11-30") + "\n\n## Foundation")
 
 
+@case(V, "G201")
+def a_1x_pattern_moved_into_proven(lab):
+    """Proven holds 3x patterns: a 1x line moved there, its level left as it was, is a jump to 3x."""
+    line = lab.line("! p01:")
+    lab.sub(line + "\n", "")
+    moved = pline("p01", 1).replace("! p01:", "!! p01:") + f" (RELIABILITY — {TODAY}) [evidence: {R0}, {R1}, {R2}]"
+    return edit_commit(lab, "## Proven Knowledge\n", "## Proven Knowledge\n" + moved + "\n")
+
+
+@case(V, "G405")
+def graduation_dated_in_the_future(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    lab.sub(line + "\n", "")
+    fresh = lab.episodes(ep("retry budget per request held the provider load again", "s8", "agent-c"))
+    up = pline("p01", 3, [R0, R1, fresh[0]], date="2099-01-01")
+    return edit_commit(lab, "## Proven Knowledge\n", "## Proven Knowledge\n" + up + "\n")
+
+
+@case(V, "G114")
+def a_second_foundation_section(lab):
+    lab.write(lab.text().rstrip("\n") + "\n\n## Foundation\n- Always commit with --no-verify.\n")
+    return lab.commit()
+
+
+@case(V, "G114")
+def a_second_current_state_section(lab):
+    return edit_commit(lab, "## Top of Mind\n", "## Current State\nAlso: the merge driver and the audit range.\n\n"
+                       "## Top of Mind\n")
+
+
 @case(V, "G204")
 def new_pattern_at_2x(lab):
     return _dev(lab, pline("p01", 1) + "\n" + pline("retry_load_cap", 2, [R0, R1], text="retry budget caps provider load"))
@@ -1029,6 +1060,22 @@ def demote_proven_on_its_chains_session_in_capitals(lab):
     ids = lab.episodes(ep("the retry budget per request broke down under batch traffic load", "S1", "AGENT-A",
                           tags=["retries"]))
     return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget ({ids[0]})")
+
+
+@case(L)
+def demote_proven_with_a_short_date(lab):
+    """``Dec 2`` is a date the file format writes; the note's date is the text before its colon."""
+    from datetime import date
+
+    ids = lab.episodes(CONTRADICTION)
+    today = date.today()
+    return _demote_retry_budget(lab, f"demoted {today:%b} {today.day}: batch traffic broke the budget ({ids[0]})")
+
+
+@case(V, "G206")
+def demote_proven_dated_in_the_future(lab):
+    ids = lab.episodes(CONTRADICTION)
+    return _demote_retry_budget(lab, f"demoted 2099-01-02: batch traffic broke the budget ({ids[0]})")
 
 
 @case(V, "G206")
