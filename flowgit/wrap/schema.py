@@ -130,8 +130,12 @@ def _object(value: dict, schema: dict[str, Any], path: str) -> None:
         if key in props:
             validate(item, props[key], f"{path}.{key}")
         elif extra is False:
+            from flowgit.suggest import close_matches
+
+            near = close_matches(key, props, n=1)
+            hint = f"did you mean `{near[0]}`? " if near else ""
             known = ", ".join(props) or "none"
-            raise SchemaError(f"{path}.{key}", f"is not a known field (known: {known})")
+            raise SchemaError(f"{path}.{key}", f"is not a known field ({hint}known: {known})")
         elif isinstance(extra, dict):
             validate(item, extra, f"{path}.{key}")
 
