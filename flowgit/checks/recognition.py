@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import OrderedDict, defaultdict
+from collections import Counter, OrderedDict, defaultdict
 from functools import lru_cache
 from operator import attrgetter
 from typing import Iterator
@@ -230,7 +230,7 @@ def _judged_pattern_lines(ctx: CheckContext) -> set[int]:
 
 def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     """G110/G111 on new lines and lines that changed section or visibility (a section identical to HEAD's has none)."""
-    yield from _headings_in_comments(ctx)
+    yield from _headings_placed_otherwise(ctx)
     yield from _repeated_sections(ctx)
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
@@ -277,9 +277,9 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                               f"gate cannot judge it: \"{line.strip()[:70]}\"",
                               grammar_fix(line) + " — canonical form: `!! name: description | 2x (CATEGORY) "
                               "[evidence: ep-…, ep-…]`")
-            elif level_marks(shown) > 1 and parse_pattern(line) is not None:
+            elif (levels := level_marks(shown)) > 1 and parse_pattern(line) is not None:
                 yield Finding("G110", "recognition", "error", ctx.path, index + 1,
-                              f"{section.label}: this pattern line shows {level_marks(shown)} levels; the gate "
+                              f"{section.label}: this pattern line shows {levels} levels; the gate "
                               f"judges the last, a reader reads the first: \"{line.strip()[:70]}\"",
                               "keep one `| Nx` on the line: the pattern's level")
 
@@ -299,37 +299,31 @@ _LINE = attrgetter("line")
 def _repeated_sections(ctx: CheckContext) -> Iterator[Finding]:
     """G114 for a second section of a protocol label (a second ``## Current State`` or ``## Foundation``) the
     change introduces: every rule reads a label's first section, so the second would escape them."""
-    seen: dict[str, int] = {}
-    for section, kind in _kinds_of(ctx.new):
-        if kind == Semantics.FREE:
-            continue
-        if section.label not in seen:
-            seen[section.label] = 1
+    held = Counter(s.label for s in ctx.old.sections) if ctx.old is not None else Counter()
+    seen: Counter[str] = Counter()
+    for section in ctx.new.sections:
+        if section.semantics == Semantics.FREE:
             continue
         seen[section.label] += 1
-        if ctx.old is not None and sum(1 for s in ctx.old.sections if s.label == section.label) >= seen[section.label]:
-            continue  # HEAD had it too: judged when it came in
+        if seen[section.label] == 1 or held[section.label] >= seen[section.label]:
+            continue  # the first of its label, or one HEAD had too (judged when it came in)
         yield Finding("G114", "recognition", "error", ctx.path, section.heading + 1,
                       f"a second `{section.label}` section: the rules read the first one, so what this one "
                       "holds is judged by none of them",
                       f"merge it into the first `{section.label}` section, or give it a heading of its own")
 
 
-def _kinds_of(doc):
-    return [(section, section.semantics) for section in doc.sections]
-
-
-def _headings_in_comments(ctx: CheckContext) -> Iterator[Finding]:
+def _headings_placed_otherwise(ctx: CheckContext) -> Iterator[Finding]:
     """G111 for a section heading a reader does not see, or a heading a reader sees that the gate does not.
 
     The gate's parser reads ``## Notes`` as a heading wherever it stands
     outside code; a renderer does not when it lies inside an HTML block (a
-    comment, ``<style>``, ``<details>``, a tag alone on its line …), so the
-    lines under it read as part of the section above: a ``| 3x`` line that
-    looks Proven would be judged as a free note. The other way round, a line
-    underlined with ``---`` is a heading to a renderer and plain text to the
-    gate. Either is refused where the change puts it (one HEAD already had
-    stays as it was).
+    comment, ``<style>``, ``<details>`` …) or in code inside a list item, so
+    the lines under it read as part of the section above: a ``| 3x`` line
+    that looks Proven would be judged as a free note. The other way round, a
+    line underlined with ``---`` is a heading to a renderer and plain text to
+    the gate. Either is refused where the change puts it (one HEAD already
+    had stays as it was).
     """
     hidden, unread = _heading_mismatch(ctx.new)
     if not hidden and not unread:
@@ -350,8 +344,6 @@ def _headings_in_comments(ctx: CheckContext) -> Iterator[Finding]:
                           f"`{lines[at].strip()[:60]}` is underlined, so a reader sees a heading the gate does not "
                           "read as a section: the lines under it are judged as part of the section above",
                           "write sections as `## Name`; put a blank line between a text line and a `---` rule")
-
-
 
 
 def _heading_mismatch(doc) -> tuple[dict[str, int], dict[str, int]]:

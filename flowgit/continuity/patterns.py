@@ -274,20 +274,27 @@ def looks_like_pattern_loose(line: str) -> bool:
     line is read again as its :func:`skeleton`, so a pattern a reader sees
     cannot hide from the gate behind a character that only looks right.
     """
-    line = strip_eol(line)
-    return _looks_loose(line) or (_may_disguise(line) and _looks_loose_folded(skeleton(line)))
+    readings = _readings(strip_eol(line))
+    return any(map(_looks_loose, readings)) or bool(LOOSE_BANG_RE.match(DECORATION_RE.sub("", readings[-1])))
 
 
 def level_marks(line: str) -> int:
     """How many `| Nx`-like levels a reader sees on the line (in any form: see :func:`skeleton`). A pattern
     line holds one; the parser reads the last, a reader the first."""
-    line = strip_eol(line)
-    count = len(LOOSE_LEVEL_RE.findall(line))
-    if _may_disguise(line):
-        folded = skeleton(line)
-        plain = LINK_RE.sub(r"\1", folded).replace("*", "").replace("_", "")
-        count = max(count, len(LOOSE_LEVEL_RE.findall(folded)), len(LOOSE_LEVEL_RE.findall(plain)))
-    return count
+    return max(len(LOOSE_LEVEL_RE.findall(reading)) for reading in _readings(strip_eol(line)))
+
+
+def _readings(line: str) -> tuple[str, ...]:
+    """The line as written and, where it may disguise a mark, as a reader takes it: its :func:`skeleton`,
+    then that as plain text (links as their text, emphasis marks off). The last is the plainest."""
+    if not _may_disguise(line):
+        return (line,)
+    folded = skeleton(line)
+    return line, folded, _plain(folded)
+
+
+def _plain(text: str) -> str:
+    return LINK_RE.sub(r"\1", text).replace("*", "").replace("_", "")
 
 
 def _may_disguise(line: str) -> bool:
@@ -300,24 +307,15 @@ DECORATION_RE = re.compile(r"^[\s#*_\[•·‣◦⁃∙●▪]+")
 LINK_RE = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 
 
-def _looks_loose_folded(folded: str) -> bool:
-    """:func:`_looks_loose` of a skeleton, or of it read as plain text: links as their text, emphasis marks
-    (``*``, ``_``) taken off, and leading decoration (a heading mark, a bullet drawn with another character,
-    a link bracket)."""
-    if _looks_loose(folded):
-        return True
-    plain = LINK_RE.sub(r"\1", folded).replace("*", "").replace("_", "")
-    return _looks_loose(plain) or bool(LOOSE_BANG_RE.match(DECORATION_RE.sub("", plain)))
-
-
 def _marks_only_in_skeleton(body: str) -> bool:
-    """Whether a mark of the grammar (name marker, level, evidence) is there only in look-alike characters."""
-    if not _may_disguise(body):
+    """Whether a mark of the grammar (name marker, level, evidence) is there only as a reader takes the line
+    (:func:`_readings`), not as it is written."""
+    readings = _readings(body)
+    if len(readings) == 1:
         return False
-    folded = skeleton(body)
-    return any(rule(folded) and not rule(body) for rule in (LOOSE_BANG_RE.match, LOOSE_LEVEL_RE.search,
-                                                             EVIDENCE_RE.search)) or (
-        not _looks_loose(body) and _looks_loose_folded(folded))
+    rules = (LOOSE_BANG_RE.match, LOOSE_LEVEL_RE.search, EVIDENCE_RE.search)
+    return any(rule(reading) and not rule(body) for rule in rules for reading in readings[1:]) or (
+        not _looks_loose(body) and looks_like_pattern_loose(body))
 
 
 def _looks_loose(line: str) -> bool:
@@ -325,8 +323,9 @@ def _looks_loose(line: str) -> bool:
     return bool(LOOSE_BANG_RE.match(body) or LOOSE_LEVEL_RE.search(body) or EVIDENCE_RE.search(body))
 
 
-# The pattern grammar's marks as other characters draw them (NFKC already folds the full-width forms and ‼):
-# exclamation marks, vertical bars, and the level's x.
+# What other characters draw (NFKC already folds the full-width forms and ‼): the pattern grammar's marks
+# (exclamation marks, vertical bars, the level's x and digits), and Latin letters drawn as small capitals or
+# in other scripts, for names compared as a reader reads them.
 MARK_LOOKALIKES = str.maketrans({
     **dict.fromkeys("ǃ❗❕❢ⵑꜝꜞ︕", "!"),
     **dict.fromkeys("ǀ∣│┃￨׀⏐❘ⵏᛁ¦丨⎪▏▕〡⼁⎸⎹╎╏┆┇┊┋", "|"),

@@ -629,40 +629,32 @@ def proven_pattern_re_typed_with_look_alikes(lab):
     return edit_commit(lab, line, line.replace("!!", "\u01c3\u01c3").replace("| 3x", "| 3\u0445"))
 
 
-@case(V, "G111")
-def heading_hidden_in_a_comment_moves_lines_out_of_proven(lab):
-    """``## Notes`` inside a comment: the parser starts a free section, a reader still sees Proven."""
+def _unparsed_3x(old: str, new: str) -> str:
+    """A 3x line for p01 that a reader takes for a pattern and the grammar does not parse (``old`` -> ``new``)."""
+    return pline("p01", 3, [R0, R1, R2], date=GRADUATED).replace(old, new)
+
+
+def _under_a_hidden_heading(lab: Lab, wrapper: str, fake: str) -> Attempt:
+    """``wrapper`` (holding a ``## Notes`` heading a reader does not see) and ``fake`` below Proven's first line:
+    the gate would read ``fake`` as a free note, a reader as Proven."""
     line = lab.line("!! retry_budget:")
-    fake = pline("p01", 3, [R0, R1, R2], date=GRADUATED).replace("| 3x", "| 3X")
-    return edit_commit(lab, line, line + "\n<!--\n## Notes\n-->\n" + fake)
+    return edit_commit(lab, line, f"{line}\n{wrapper}{fake}")
 
 
-@case(V, "G111")
-def heading_hidden_in_a_style_block(lab):
-    line = lab.line("!! retry_budget:")
-    fake = pline("p01", 3, [R0, R1, R2], date=GRADUATED).replace("!! p01:", "!! **p01**:")
-    return edit_commit(lab, line, line + "\n<style>\n## Notes\n</style>\n\n" + fake)
-
-
-@case(V, "G111")
-def heading_in_code_inside_a_list_item(lab):
-    """``  ## Notes`` under ``- ```…`` is code to a reader, a free section to a line parser."""
-    line = lab.line("!! retry_budget:")
-    fake = pline("p01", 3, [R0, R1, R2], date=GRADUATED).replace("| 3x", "| 3\u00d7")
-    return edit_commit(lab, line, line + "\n- ```\n  ## Notes\n" + fake)
-
-
-@case(V, "G111")
-def heading_hidden_in_a_details_block(lab):
-    line = lab.line("!! retry_budget:")
-    fake = pline("p01", 3, [R0, R1, R2], date=GRADUATED).replace("!! p01:", "!! **p01**:")
-    return edit_commit(lab, line, line + "\n<details>\n## Notes\n</details>\n\n" + fake)
+for _name, _wrapper, _fake in [
+    ("in_a_comment", "<!--\n## Notes\n-->\n", _unparsed_3x("| 3x", "| 3X")),
+    ("in_a_style_block", "<style>\n## Notes\n</style>\n\n", _unparsed_3x("!! p01:", "!! **p01**:")),
+    ("in_a_details_block", "<details>\n## Notes\n</details>\n\n", _unparsed_3x("!! p01:", "!! **p01**:")),
+    ("in_code_inside_a_list_item", "- ```\n  ## Notes\n", _unparsed_3x("| 3x", "| 3\u00d7")),
+]:
+    CASES.append(Case(f"heading_hidden_{_name}", V,
+                      lambda lab, _w=_wrapper, _f=_fake: _under_a_hidden_heading(lab, _w, _f), "G111"))
 
 
 @case(V, "G111")
 def underlined_heading_in_recent_context(lab):
     """``Proven Knowledge`` underlined with dashes is a heading to a reader, plain text to a line parser."""
-    fake = pline("p01", 3, [R0, R1, R2], date=GRADUATED).replace("!! p01:", "!! **p01**:")
+    fake = _unparsed_3x("!! p01:", "!! **p01**:")
     return edit_commit(lab, RECENT, f"{RECENT}\nProven Knowledge\n----------------\n{fake}")
 
 
