@@ -379,18 +379,12 @@ def episode_search(ctx: click.Context, text: str | None, **kw: Any) -> None:
 @json_option
 @click.pass_context
 def episode_show(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
-    """Show episodes by id."""
+    """Show episodes by id (or an unambiguous start of one: ep-3ef9)."""
     from flowgit.commands import episode as cmd
     from flowgit.episodes import EpisodeStore
     from flowgit.output import emit
 
-    store = EpisodeStore(_cfg(ctx).store)
-    found = store.get(ids)
-    missing = [i for i in ids if i not in found]
-    if missing:
-        raise FlowgitError(f"no episode {', '.join(missing)}", path=store.path,
-                           fix="list ids with `flowgit episode list`")
-    emit([found[i] for i in dict.fromkeys(ids)], as_json, cmd.render_list)
+    emit(EpisodeStore(_cfg(ctx).store).show(ids), as_json, cmd.render_list)
 
 
 @cli.command(short_help="The gate: staged continuity and store vs HEAD.")

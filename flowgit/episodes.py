@@ -440,6 +440,46 @@ class EpisodeStore:
             if hasattr(data, "close"):
                 data.close()
 
+    def show(self, ids: Iterable[str]) -> list[Episode]:
+        """The episodes named by ``ids``, in the order given (repeats once): each a full id or an unambiguous
+        start of one (``ep-3ef9``, or ``3ef9`` without its ``ep-``, at least four characters after it), as a
+        person copies it from a listing. A missing or ambiguous id is an error naming what it could be."""
+        wanted = list(dict.fromkeys(ids))
+        data = self.mapped()
+        try:
+            found = lookup(data, wanted)
+            full = {ident: ident for ident in wanted if ident in found}
+            short = [ident for ident in wanted if ident not in found]
+            if short:
+                full.update(self._expand(data, short))
+                found.update(lookup(data, set(full.values()) - found.keys()))
+        finally:
+            if hasattr(data, "close"):
+                data.close()
+        return [found[ident] for ident in dict.fromkeys(full[given] for given in wanted)]
+
+    def _expand(self, data, starts: list[str]) -> dict[str, str]:
+        """{given start: the one full id it begins}, or an error naming the missing and the ambiguous."""
+        out: dict[str, str] = {}
+        missing: list[str] = []
+        for given in starts:
+            start = given if given.startswith("ep-") else f"ep-{given}"
+            matches = sorted({m.group(1).decode("utf-8", "replace") for m in re.finditer(
+                rb'"id"\s*:\s*"(' + re.escape(start.encode()) + rb'[^"]*)"', data)}) if len(start) >= 7 else []
+            if len(matches) > 1:
+                shown = ", ".join(matches[:5]) + (" …" if len(matches) > 5 else "")
+                raise FlowgitError(f"`{given}` starts {len(matches)} episode ids: {shown}", path=self.path,
+                                   fix="give more of the id")
+            if matches:
+                out[given] = matches[0]
+            else:
+                missing.append(given)
+        if missing:
+            raise FlowgitError(f"no episode {', '.join(missing)}", path=self.path,
+                               fix="list ids with `flowgit episode list` (a start of an id is enough: "
+                                   "`ep-3ef9`, four characters or more after `ep-`)")
+        return out
+
     def payload(self, episodes: Iterable[Episode], existing=None) -> tuple[bytes, list[Episode], list[Episode]]:
         """The exact bytes an append of ``episodes`` would write now, and (added, already present).
 

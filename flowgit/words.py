@@ -60,6 +60,16 @@ def content_words(text: str) -> frozenset[str]:
                      if len(t) >= 3 and t.lower() not in STOP and not t.isdigit())
 
 
+def written_words(text: str) -> dict[str, str]:
+    """{stem: the word as ``text`` first writes it, lower-cased} of its content words: what a reader is shown
+    of a word the model knows by its stem ("balance", not "balanc")."""
+    out: dict[str, str] = {}
+    for token in TOKEN_RE.findall(text.replace("_", " ")):
+        if len(token) >= 3 and token.lower() not in STOP and not token.isdigit():
+            out.setdefault(stem(token), token.lower())
+    return out
+
+
 def word_count(text: str) -> int:
     return len(TOKEN_RE.findall(text))
 

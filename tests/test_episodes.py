@@ -275,3 +275,22 @@ def test_a_remembered_store_index_is_used_only_for_its_own_bytes():
     assert episodes.store_index(two, "same-oid") is again
     extended = episodes.store_index(two + b"garbage\n", "other-oid")  # built on the remembered prefix
     assert set(extended.locate([a, b])) == {a, b}
+
+
+def test_show_takes_an_unambiguous_start_of_an_id_and_names_the_ambiguous(tmp_path):
+    store = EpisodeStore(tmp_path / "e.jsonl")
+    first, second = ep("one", type_="decision"), ep("two", type_="decision")
+    store.append([first, second])
+    assert [e.id for e in store.show([first.id])] == [first.id]
+    assert [e.id for e in store.show([second.id[:8], first.id[3:11], second.id])] == [second.id, first.id]
+    with pytest.raises(FlowgitError, match="no episode ep-zzzz"):
+        store.show(["ep-zzzz"])
+    with pytest.raises(FlowgitError, match="no episode ep-"):
+        store.show(["ep-"])  # too short to be a start a person means
+    line = json.dumps({"id": first.id[:9] + "ffff", "ts": "2026-11-01T00:00:00Z", "type": "decision",
+                       "content": "twin", "session": "s1"})
+    with (tmp_path / "e.jsonl").open("a", encoding="utf-8") as out:
+        out.write(line + "\n")
+    with pytest.raises(FlowgitError, match=f"`{first.id[:9]}` starts 2 episode ids"):
+        store.show([first.id[:9]])
+    assert [e.content for e in store.show([first.id[:9] + "ff"])] == ["twin"]

@@ -99,19 +99,24 @@ def chains(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scop
         followed += edges
         if len(members) >= 2:
             internal = _internal_edges(index, members, {CHAIN})
-            units.append(Unit(CHAIN, _by_time(members), internal, _chain_label(members, trace)))
+            units.append(Unit(CHAIN, _by_time(members), internal, _chain_label(members, trace, index.surface)))
     return units, followed
 
 
-def _chain_label(members: list[Deposit], trace: RecallTrace) -> str:
+UNNAMING_ANCHORS = ("session", "evidence")  # ids that join deposits but say nothing of the topic
+
+
+def _chain_label(members: list[Deposit], trace: RecallTrace, surface: dict[str, str]) -> str:
+    """What the line of work is about: the anchor most of its sessions share (an issue, a pattern, a file),
+    else the recall's own words as the deposits write them; never a session or episode id."""
     counts: dict[str, int] = {}
     for d in members:
-        for a in {a.ref for a in d.anchors if a.kind not in ("session", "episode")}:
+        for a in {a.ref for a in d.anchors if a.kind not in UNNAMING_ANCHORS}:
             counts[a] = counts.get(a, 0) + 1
     shared = [ref for ref, n in sorted(counts.items(), key=lambda x: -x[1]) if n >= 2]
     if shared:
         return shared[0]
-    return " ".join(trace.keywords[:3]) or members[0].topic
+    return " ".join(surface.get(w, w) for w in trace.keywords[:3]) or members[0].topic
 
 
 def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
@@ -155,17 +160,19 @@ def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, sc
     deposits = _by_time([index.by_key[k] for k in members])
     term = max((t for t in trace.keywords if index.idf(t) > 0),
                key=lambda t: sum(1 for d in deposits if t in index.terms[d.key]) * index.idf(t), default="")
-    label = _display_term(deposits, term) if term else deposits[0].topic
+    label = _display_term(deposits, term, index.surface) if term else deposits[0].topic
     unit = Unit(CLUSTER, deposits, _internal_edges(index, deposits, set(CLUSTER_ROLES)), label)
     return [unit], followed
 
 
-def _display_term(members: list[Deposit], term: str) -> str:
+def _display_term(members: list[Deposit], term: str, surface: dict[str, str]) -> str:
+    """The recall's word as the deposits write it: a topic or keyword that holds it, else the word itself
+    (never its stem: "balanc" is no headline)."""
     for d in members:
         for phrase in (*d.topics, *d.keywords):
             if term in phrase.lower():
                 return phrase
-    return term
+    return surface.get(term, term)
 
 
 def named_terms(index: DepositIndex, trace: RecallTrace) -> list[str]:

@@ -118,9 +118,9 @@ class DepositIndex:
         return index
 
     def _add(self, d: Deposit) -> None:
-        for phrase in (*d.topics, *d.keywords):
-            for token in TOKEN_RE.findall(phrase.replace("_", " ")):
-                self.surface.setdefault(stem(token), token.lower())
+        for phrase in (*d.topics, *d.keywords, d.initial_request, *(c.token for c in d.coined)):
+            for token in TOKEN_RE.findall(phrase.replace("_", " ").replace("-", " ")):
+                self.surface.setdefault(stem(token), token.lower())  # every word a term comes from
         terms = deposit_terms(d)
         self.terms[d.key] = terms
         for t in terms:

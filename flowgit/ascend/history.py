@@ -24,7 +24,7 @@ from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
 from flowgit.continuity.patterns import Pattern
 from flowgit.continuity.scan import scan_patterns
 from flowgit.trailers import parse_trailers, values
-from flowgit.words import content_words
+from flowgit.words import written_words
 
 PATTERN_TRAILERS = ("Graduated", "Incremented", "Demoted", "Archived")
 
@@ -111,7 +111,8 @@ def wrap_deposit(commit, path: str, text: str, before_text: str | None, root, sl
     when = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc)
     subject = commit.message.splitlines()[0] if commit.message else ""
     described = " ".join(p.words for p in changed)
-    words = sorted(content_words(described + " " + subject))[:60]
+    written = written_words(described + " " + subject)
+    words = [written[w] for w in sorted(written)][:60]  # as written: keywords are shown, terms are stemmed
     coined = [Coinage(p.name, 1.0) for p in changed if p.name not in before]
     return Deposit(partition="git", slug=slug, sid=session or sha, cwd=str(root),
                    date=when.date().isoformat(), started_at=when.isoformat(), last_turn_at=when.isoformat(),

@@ -26,7 +26,7 @@ from flowgit.ascend.history import HistoryPartition
 from flowgit.ascend.model import Anchor, Deposit, safe_id
 from flowgit.ascend.safeio import Tree
 from flowgit.ascend.transcripts import TranscriptPartition
-from flowgit.words import content_words
+from flowgit.words import written_words
 
 SKIP_PREFIXES = (".hyp-",)
 SKIP_NAMES = {"subagent", ".outcomes"}
@@ -237,7 +237,9 @@ class EpisodePartition:
         for sid, eps in sessions.items():
             eps.sort(key=lambda e: e.ts)
             tags = Counter(t for e in eps for t in e.tags)
-            words = Counter(w for e in eps for w in content_words(e.content))
+            written = [written_words(e.content) for e in eps]
+            shown = {stem: word for found in reversed(written) for stem, word in found.items()}  # first wins
+            words = Counter(shown[w] for found in written for w in found)  # counted by stem, shown as written
             notes.partitions["episodes"] += 1
             yield Deposit(partition=self.name, slug="episodes", sid=sid, cwd=str(self.cfg.root),
                           date=eps[0].ts[:10] or None, started_at=eps[0].ts, last_turn_at=eps[-1].ts,

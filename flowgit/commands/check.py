@@ -97,7 +97,10 @@ def render(report: CheckReport) -> str:
                 f"record: `git add {report.path}` first to check an edit)")
     lines = [f.format() for f in report.findings]
     verdict = "commit rejected" if report.errors else "ok"
-    lines.append(f"flowgit check: {report.errors} error(s), {report.warnings} warning(s) — {verdict}")
+    overridden = f" ({report.overridden} let through by FLOWGIT_OVERRIDE)" if report.overridden else ""
+    if report.overridden and not report.errors:
+        verdict = "ok only by the override (recorded in the commit)"
+    lines.append(f"flowgit check: {report.errors} error(s){overridden}, {report.warnings} warning(s) — {verdict}")
     return "\n".join(lines)
 
 

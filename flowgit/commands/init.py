@@ -58,7 +58,8 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
 
         installed = run_install(cfg)
         result.hooks = ([f"installed {p}" for p in installed.installed] + [f"updated {p}" for p in installed.updated]
-                        + [f"chained {p} (runs first)" for p in installed.chained])
+                        + [f"chained {p} (runs first)" for p in installed.chained]
+                        + [f"unchanged {p}" for p in installed.unchanged])
     paths = [".gitattributes", *([config_file] if config_file else []),
              *(p for p in (cfg.continuity_rel, cfg.store_rel) if not _tracked(root, p))]
     git(root, "add", "--", *paths)

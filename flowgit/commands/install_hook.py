@@ -48,6 +48,7 @@ class InstallResult:
     installed: list[str] = field(default_factory=list)
     chained: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
 
 
 def hook_dir(root: Path) -> Path:
@@ -96,8 +97,12 @@ def run_install(cfg: Config, *, proc_visible: bool | None = None) -> InstallResu
     visible = proc_shows_command_lines() if proc_visible is None else proc_visible
     for name in hooks_to_write(target, visible):
         path = target / name
+        script = hook_script(name)
         if path.exists():
             current = path.read_text(encoding="utf-8", errors="replace")
+            if current == script and path.stat().st_mode & 0o111 == 0o111:
+                result.unchanged.append(str(path))  # already this flowgit's hook: nothing to write
+                continue
             if MARKER in current:
                 result.updated.append(str(path))
             else:
@@ -110,7 +115,7 @@ def run_install(cfg: Config, *, proc_visible: bool | None = None) -> InstallResu
                 result.chained.append(str(chained))
         else:
             result.installed.append(str(path))
-        atomic_write(path, hook_script(name))
+        atomic_write(path, script)
         path.chmod(0o755)
     return result
 
@@ -119,4 +124,5 @@ def render(result: InstallResult) -> str:
     lines = [f"installed {p}" for p in result.installed]
     lines += [f"updated   {p}" for p in result.updated]
     lines += [f"chained   {p} (runs first, then the flowgit gate)" for p in result.chained]
+    lines += [f"unchanged {p} (already installed)" for p in result.unchanged]
     return "\n".join(lines)

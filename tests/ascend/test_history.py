@@ -97,6 +97,17 @@ def test_shared_evidence_ids_join_wraps_that_name_no_common_pattern(run, repo, t
                           "--json").out)
     assert [d["session_id"] for d in data["unit"]["deposits"]] == ["s1", "s2"]
     assert "both rest on the episode ep-cc02" in data["text"]
+    headline = data["text"].splitlines()[0]
+    assert headline == "A line of work across 2 sessions: queue"  # the recall's word as written, not an episode id
+
+
+def test_a_topic_headline_and_its_shared_words_are_written_as_the_deposits_write_them(run, wrapped):
+    repo, empty, _ = wrapped
+    data = json.loads(run(repo, "ascend", "--claude-dir", str(empty), "the balance cache work", "--json").out)
+    assert data["unit"]["type"] == "cluster"
+    headline, connects = data["text"].splitlines()[0], data["text"].split("What connects them", 1)[1]
+    assert headline == "Everything on one topic, in 2 sessions: balance"
+    assert "balance, cache, cache_warmup, morning" in connects and "balanc," not in connects
 
 
 def test_a_wrap_of_a_claude_session_is_that_session_with_both_ways_back(run, repo, tmp_path):

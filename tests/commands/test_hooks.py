@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -52,7 +53,28 @@ def test_install_hook_chains_an_existing_hook(run, repo):
     accepted = commit(repo, "grounded")
     assert accepted.returncode == 0, accepted.stderr
     again = run(repo, "install-hook")
-    assert again.code == 0 and "updated" in again.out
+    assert again.code == 0 and "unchanged" in again.out and "updated" not in again.out
+
+
+def test_install_hook_says_what_it_changed(run, repo):
+    """A repeat leaves current hooks untouched and says so; an older flowgit hook is updated; a hook that lost
+    its execute bit is written again."""
+    first = run(repo, "install-hook", "--json")
+    assert first.code == 0, first.err
+    hooks = repo / ".git" / "hooks"
+    assert json.loads(first.out)["installed"] and not json.loads(first.out)["updated"]
+    stamp = (hooks / "pre-commit").stat().st_mtime_ns
+    again = json.loads(run(repo, "install-hook", "--json").out)
+    assert again["installed"] == [] and again["updated"] == [] and str(hooks / "pre-commit") in again["unchanged"]
+    assert (hooks / "pre-commit").stat().st_mtime_ns == stamp
+    old = hooks / "commit-msg"
+    old.write_text(old.read_text().replace("#!/bin/sh", "#!/bin/sh\n# an older flowgit"))
+    (hooks / "pre-push").chmod(0o644)
+    third = run(repo, "install-hook")
+    assert third.code == 0
+    assert f"updated   {old}" in third.out and f"updated   {hooks / 'pre-push'}" in third.out
+    assert f"unchanged {hooks / 'pre-commit'} (already installed)" in third.out
+    assert "an older flowgit" not in old.read_text() and (hooks / "pre-push").stat().st_mode & 0o111
 
 
 def test_override_is_loud_and_leaves_a_trailer(run, repo):
@@ -63,6 +85,8 @@ def test_override_is_loud_and_leaves_a_trailer(run, repo):
     res = commit(repo, "hand edit", env={"FLOWGIT_OVERRIDE": "importing a legacy file"})
     assert res.returncode == 0, res.stderr
     assert "FLOWGIT_OVERRIDE is set" in res.stderr and "G101" in res.stderr
+    said = res.stdout + res.stderr
+    assert "0 error(s) (1 let through by FLOWGIT_OVERRIDE)" in said and "ok only by the override" in said
     message = git(repo, "log", "-1", "--format=%B")
     assert "Flow-Override: importing a legacy file" in message
 
