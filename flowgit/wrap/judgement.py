@@ -15,17 +15,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from flowgit.continuity.document import Document, is_structural
-from flowgit.continuity.patterns import Pattern, PatternAt, iter_patterns
+from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import ACTIONS, PROVEN, STATE, TOP
 from flowgit.dates import parse_date
-from flowgit.episodes import Episode, parse_ts
+from flowgit.episodes import Episode
 from flowgit.evidence import (  # noqa: F401 (their home is below the wrap: the gate asks them too)
     EPISODE_REF_RE, about, after_demotion, demoted_on, independent_contradiction, post_demotion,
 )
-from flowgit.words import content_words
 
 NEXT_RE = re.compile(r"\bnext:\s*([^,;\]—]+)", re.IGNORECASE)
 
