@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from flowgit.continuity.document import Document
+from flowgit.continuity.identity import is_rename
 from flowgit.continuity.patterns import Pattern, PatternAt, pattern_map
 from flowgit.continuity.sections import PROVEN
 
@@ -96,14 +97,8 @@ def events_against(parents: list[Mapping[str, PatternAt]], after: Mapping[str, P
 
 
 def _rename_source(p: Pattern, gone: dict[str, PatternAt]) -> str | None:
-    """A new name carrying exactly the evidence of a vanished one is that pattern renamed."""
-    if not p.evidence:
-        return None
-    for name, at in gone.items():
-        if set(at.pattern.evidence) and set(at.pattern.evidence) <= set(p.evidence) \
-                and at.pattern.level <= p.level:
-            return name
-    return None
+    """The vanished pattern a new name renames, by the gate's identity rule (:func:`is_rename`)."""
+    return next((name for name, at in gone.items() if is_rename(at.pattern, p)), None)
 
 
 def _compare(old: PatternAt, new: PatternAt) -> list[PatternEvent]:

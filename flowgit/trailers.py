@@ -4,24 +4,52 @@ from __future__ import annotations
 
 import re
 
-TRAILER_RE = re.compile(r"^([A-Za-z][A-Za-z0-9-]*):\s?(.*)$")
+# A trailer line as git reads one: a key of letters, digits and hyphens, whitespace allowed before the colon.
+TRAILER_RE = re.compile(r"^([A-Za-z0-9-]+)[ \t]*:[ \t]*(.*)$")
+# Lines git itself writes into a trailer block: with one of them, a block of at least a quarter trailers counts.
+GIT_WRITTEN = ("Signed-off-by:", "(cherry picked from commit ")
 
 
 def parse_trailers(message: str) -> list[tuple[str, str]]:
-    """The ``Key: value`` lines of the message's last paragraph (continuation lines folded)."""
-    paragraphs = [p for p in re.split(r"\n\s*\n", message.strip()) if p.strip()]
+    """The trailers of the message's last paragraph, read as ``git interpret-trailers --parse`` reads them.
+
+    The gate, the audit and ``git log --format=%(trailers)`` must agree on what
+    a commit claims: a stricter reader would let ``Graduated : x`` claim a
+    graduation git reports and flowgit never checks. So, as git does: the
+    subject is never a trailer block; the last paragraph is one when every line
+    is a trailer, or when a line git writes itself (``Signed-off-by:``, a
+    cherry-pick note) is among them and trailers make up at least a quarter of
+    it; whitespace may stand before the colon; an indented line continues the
+    trailer above; a ``#`` comment line is passed over.
+    """
+    paragraphs = [p for p in re.split(r"\n[ \t]*\n", message.strip()) if p.strip()]
     if len(paragraphs) < 2:
         return []
     out: list[tuple[str, str]] = []
+    trailers = others = 0
+    written = False
+    last_was_trailer = False
     for line in paragraphs[-1].splitlines():
-        if line[:1] in (" ", "\t") and out:
+        if line.startswith("#"):
+            continue  # a comment line: git passes over it
+        if line[:1] in (" ", "\t") and last_was_trailer:
             key, value = out[-1]
             out[-1] = (key, f"{value} {line.strip()}")
             continue
+        written = written or line.startswith(GIT_WRITTEN)
+        if line.startswith(GIT_WRITTEN[1]):  # a trailer line to git, with no key of its own
+            trailers += 1
+            last_was_trailer = False
+            continue
         m = TRAILER_RE.match(line)
-        if not m:
-            return []  # not a trailer block
-        out.append((m.group(1), m.group(2).strip()))
+        last_was_trailer = m is not None
+        if m:
+            trailers += 1
+            out.append((m.group(1), m.group(2).strip()))
+        else:
+            others += 1
+    if others and not (written and trailers * 3 >= others):
+        return []  # not a trailer block
     return out
 
 

@@ -40,3 +40,22 @@ def test_the_identity_shortcut_changes_no_event():
         shared = diff_pattern_maps(before, after)
         assert shared == diff_pattern_maps(_fresh(before), _fresh(after))
         assert diff_pattern_maps(after, after) == []
+
+
+def test_the_history_follows_the_gates_identity_rule():
+    """A misspelt name on the same description, raised 1x -> 2x: the gate judges it as the pattern renamed
+    (and its level step as an increment), so the history must not tell of a new pattern appearing at 2x."""
+    from flowgit.continuity.identity import is_rename
+
+    old = PatternAt(parse_pattern("! drain_before_switch: drain the queue before switching | 1x"), 3,
+                    "Developing Knowledge")
+    new = PatternAt(parse_pattern("!! drain_befor_switch: drain the queue before switching | 2x (OPS) "
+                                  "[evidence: ep-1, ep-2]"), 3, "Developing Knowledge")
+    assert is_rename(old.pattern, new.pattern)
+    events = [(e.kind, e.name, e.old_name) for e in diff_pattern_maps({old.pattern.name: old},
+                                                                       {new.pattern.name: new})]
+    assert events == [("renamed", "drain_befor_switch", "drain_before_switch"),
+                      ("incremented", "drain_befor_switch", None)]
+    other = PatternAt(parse_pattern("! queue_drain: a different claim entirely | 1x"), 3, "Developing Knowledge")
+    assert [e.kind for e in diff_pattern_maps({old.pattern.name: old}, {other.pattern.name: other})] == \
+        ["added", "archived"]

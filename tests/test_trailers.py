@@ -51,3 +51,31 @@ def test_trailers_are_the_last_paragraph_of_key_value_lines():
     message = "Session wrap\n\nbody text\n\nFlow-Session: s1\nGraduated: p1 [evidence:\n ep-1]\n"
     assert parse_trailers(message) == [("Flow-Session", "s1"), ("Graduated", "p1 [evidence: ep-1]")]
     assert parse_trailers("Session wrap\n\nnot: a trailer block\nbecause this line is prose\n") == []
+
+
+def _git_reads(message: str) -> list[tuple[str, str]]:
+    import subprocess
+
+    out = subprocess.run(["git", "interpret-trailers", "--parse"], input=message, capture_output=True, text=True,
+                         check=True).stdout
+    return [(k.strip(), v.strip()) for k, v in (line.split(":", 1) for line in out.splitlines())]
+
+
+def test_trailers_are_read_as_git_reads_them():
+    """What `git log --format=%(trailers)` reports a commit claims is what the gate and the audit read: a stricter
+    reader would let a claim through unchecked (`Graduated : x`), a looser one would refuse what git ignores."""
+    rng = random.Random(7)
+    lines = ["Graduated: retry_budget [evidence: ep-1, ep-2]", "Graduated : retry_budget", "graduated:x",
+             "Incremented:\tcache 1x->2x", "Signed-off-by: A <a@example.com>", "(cherry picked from commit abc123)",
+             "Flow-Session: s1", "Flow-Override: legacy import", "some prose about the change", "more prose: here",
+             "Not a trailer line", "Bad Key: value", "2fa-Check: ok", "  continued value", "-Dash: no",
+             "Key:", "Key :value", "# a comment-like line"]
+    checked = 0
+    for _ in range(400):
+        body = [rng.choice(lines) for _ in range(rng.randint(1, 6))]
+        message = "Session wrap\n\n" + ("intro paragraph\n\n" if rng.random() < 0.5 else "") + "\n".join(body) + "\n"
+        ours = [(k, " ".join(v.split())) for k, v in parse_trailers(message)]
+        theirs = [(k, " ".join(v.split())) for k, v in _git_reads(message)]
+        assert ours == theirs, message
+        checked += bool(theirs)
+    assert checked > 100  # most generated blocks are trailer blocks to git

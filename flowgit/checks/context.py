@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from flowgit.config import Config
 from flowgit.continuity.document import Document, shared_ends
-from flowgit.continuity.identity import name_key
+from flowgit.continuity.identity import is_rename, name_key
 from flowgit.continuity.patterns import PatternAt, document_identity_map, document_patterns, placed_patterns
 from flowgit.continuity.sections import Semantics
 from flowgit.episodes import Episode, locate, store_index
@@ -84,11 +84,6 @@ def _ends_line(text: str, end: int) -> bool:
     while end < size and text[end] == "\r":
         end += 1
     return end == size or text[end] == "\n"
-
-
-def _gist(text: str) -> str:
-    """A description without markup, case or spacing (a rename keeps it)."""
-    return " ".join(re.sub(r"[`*_~]", "", text).casefold().split())
 
 
 class CheckContext:
@@ -234,9 +229,7 @@ class CheckContext:
             if key in self.old_patterns:
                 continue
             for old in gone:
-                same_text = _gist(old.pattern.text) == _gist(at.pattern.text) and _gist(at.pattern.text)
-                same_evidence = old.pattern.evidence and set(old.pattern.evidence) <= set(at.pattern.evidence)
-                if same_text or same_evidence:
+                if is_rename(old.pattern, at.pattern):
                     out[key] = old
                     gone.remove(old)
                     break

@@ -146,6 +146,12 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     side (the union of two valid wraps) is accepted; a loss of either side's
     episodes is not (G704).
 
+    A parent that does not hold the continuity file (a code branch forked
+    before the memory existed, an orphan branch) has no say: judged against
+    it, the result would be a first commit, on which almost no rule fires, so
+    its empty verdict would cancel every error the parents that hold the
+    memory show. Only those parents vote.
+
     When two parents hold the memory and their merge base does not (or there
     is none), each memory began on its own: its first commit was an
     adoption, which counts every episode and pattern as given, so neither
@@ -163,14 +169,15 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
         return f.code, f.line, re.sub(r"\d+ of \d+|was \d+|\d+%", "#", f.message)
 
     shown = [{key(f) for f in fs if f.is_error} for fs in per_parent]
-    kept = set.intersection(*shown)
     holders = [found for found, parent in zip(shown, parents) if parent.continuity is not None]
+    voters = holders or shown  # a parent without the memory (a branch from before it) vouches for nothing
+    kept = set.intersection(*voters)
     if base is not NO_BASE and len(holders) > 1 and (base is None or base.continuity is None):
         kept = set.union(*holders)  # memories begun apart: none vouches for another
     elif base is not NO_BASE:
         against_base = {key(f) for f in judge_change(cfg, base, new, override=None, merge_parents=parents)  # type: ignore[arg-type]
                         if f.is_error}
-        kept |= {k for k in set.union(*shown) - against_base if k[0] in MERGE_LOSS_CODES}
+        kept |= {k for k in set.union(*voters) - against_base if k[0] in MERGE_LOSS_CODES}
     findings: list[Finding] = []
     seen: set[tuple] = set()
     for n, found in enumerate(per_parent):  # the first parent's order; what only others show after it

@@ -112,8 +112,33 @@ ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]+)"')
 
 
 def merge_lost_episodes(parents: "list[Side]", new: "Side") -> Iterator[Finding]:
-    """A merge keeps every episode of every parent (G704)."""
-    have = set(ID_RE.findall(new.store or b""))
+    """A merge keeps every episode of every parent (G704), each as some parent wrote it.
+
+    An episode's id hashes its type, content and session, not its agent or
+    time, so a merge that rewrote another branch's line in place (giving its
+    episodes invented agents) keeps every id: the line is judged by its bytes.
+    A result line that carries a parent's episode id must be that episode's
+    line as one of the parents holds it (the store merge keeps the first of two
+    lines of one id, so either parent's is fine).
+    """
+    result = new.store or b""
+    have = set(ID_RE.findall(result))
+    held_lines: set[bytes] = set()
+    held_ids: set[bytes] = set()
+    for side in parents:
+        if side.has_store:
+            data = side.store_bytes()
+            held_lines.update(line.rstrip(b"\r") for line in data.split(b"\n"))
+            held_ids.update(ID_RE.findall(data))
+    altered = sorted({ident for line in result.split(b"\n") if line.rstrip(b"\r") not in held_lines
+                      for ident in ID_RE.findall(line) if ident in held_ids})
+    if altered:
+        sample = ", ".join(i.decode("utf-8", "replace") for i in altered[:5])
+        yield Finding("G704", "store-append-only", "error", new.store_path, None,
+                      f"the merge alters {len(altered)} episode(s) a parent recorded (the same id, other bytes): "
+                      f"{sample}",
+                      "keep each episode's line exactly as its branch wrote it: merge the store with the flowgit "
+                      "merge driver (`flowgit init` sets it up), which takes lines whole")
     for side in parents:
         if not side.has_store:
             continue

@@ -232,6 +232,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     """G110/G111 on new lines and lines that changed section or visibility (a section identical to HEAD's has none)."""
     yield from _headings_placed_otherwise(ctx)
     yield from _repeated_sections(ctx)
+    yield from _vanished_sections(ctx)
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
@@ -311,6 +312,27 @@ def _repeated_sections(ctx: CheckContext) -> Iterator[Finding]:
                       f"a second `{section.label}` section: the rules read the first one, so what this one "
                       "holds is judged by none of them",
                       f"merge it into the first `{section.label}` section, or give it a heading of its own")
+
+
+def _vanished_sections(ctx: CheckContext) -> Iterator[Finding]:
+    """G115 for a protocol section HEAD had that the change leaves without a section of its label.
+
+    A section renamed to a name no rule knows (``## Current Status``) is judged
+    by none of them: renamed back a commit later with an append inside, it
+    would look new and be judged by nothing either. So the section stays
+    under its name or an alias; an empty body says there is nothing in it.
+    """
+    if ctx.old is None:
+        return
+    now = {s.label for s in ctx.new.sections}
+    for section in ctx.old.sections:
+        if section.semantics != Semantics.FREE and section.label not in now:
+            now.add(section.label)  # once per label
+            yield Finding("G115", "recognition", "error", ctx.path, None,
+                          f"the `{section.label}` section is gone (renamed or deleted): what it holds would be "
+                          "judged by none of its rules",
+                          f"keep `## {section.label}` (or an alias of it); leave its body empty if nothing is in "
+                          "it, and move content out by the section's own rules")
 
 
 def _headings_placed_otherwise(ctx: CheckContext) -> Iterator[Finding]:

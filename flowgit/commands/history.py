@@ -161,10 +161,12 @@ def pushed_range(range_text: str | None, exclude: tuple[str, ...]) -> tuple[str 
 
 def render_audit(report: AuditReport) -> str:
     lines = [f.format() for f in report.findings]
-    notices = len(report.findings) - len(report.errors)
+    overrides = sum(1 for f in report.findings if f.code == "A301")
+    let_through = sum(1 for f in report.findings if f.severity == "notice" and f.code != "A301")
     verdict = "clean" if report.ok else f"{len(report.errors)} finding(s)"
-    if notices:
-        verdict += f", {notices} override(s) recorded"
+    if overrides:
+        verdict += f", {overrides} override(s) recorded" + (
+            f" ({let_through} finding(s) they let through, listed above)" if let_through else "")
     scope = f" in {report.range}" if report.range else ""
     lines.append(f"flowgit audit: {report.judged} commit(s) judged with every gate rule{scope} "
                  f"({report.commits} read) — {verdict}" + _shallow_note(report.shallow, report.oldest_visible))

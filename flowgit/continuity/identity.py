@@ -32,6 +32,22 @@ def name_key(name: str) -> str:
     return folded.translate(CONFUSABLES).replace("-", "_")
 
 
+def description_gist(text: str) -> str:
+    """A description without markup, case or spacing: what a rename keeps."""
+    return " ".join(re.sub(r"[`*_~]", "", text).casefold().split())
+
+
+def is_rename(old, new) -> bool:
+    """Whether pattern ``new`` (under another name) is pattern ``old`` renamed: the same description, or all of
+    ``old``'s evidence. The one identity rule: the gate judges a renamed pattern as the pattern, and the
+    history and the merge must follow the same life (else a misspelt name the gate let through as a rename
+    shows in ``flowgit log`` as a new pattern appearing at 2x)."""
+    gist = description_gist(new.text)
+    if gist and description_gist(old.text) == gist:
+        return True
+    return bool(old.evidence) and set(old.evidence) <= set(new.evidence)
+
+
 def scripts(name: str) -> set[str]:
     """The writing systems of a name's letters (LATIN, CYRILLIC, GREEK, …)."""
     found = set()

@@ -139,6 +139,14 @@ class Version:
         return (self.continuity, self.store)
 
 
+def _as_audit_findings(errors: list[Finding], sha: str, date: str) -> list[AuditFinding]:
+    """The gate's errors on a commit as audit findings; one its ``Flow-Override:`` let through is a notice
+    that says what the override let through (it is on record, so it does not fail the audit)."""
+    return [AuditFinding(f.code, sha, date, "", f"let through by the override: {f.message}" if f.overridden
+                         else f.message, rule=f.rule, path=f.path, line=f.line, fix=f.fix,
+                         severity="notice" if f.overridden else "error") for f in errors]
+
+
 class Auditor:
     """Judges commits one by one, reading every blob and configuration at most once."""
 
@@ -387,22 +395,20 @@ class Auditor:
         if len(parents) > 1:  # the hook's own merge verdict: an error stands if every parent shows it,
             olds = [self.side(p, was) for p, was in zip(parents, before)]  # and no parent's episode is lost
             found = judge_merge(before[0].config.cfg, olds, new, override=override, base=self._merge_base(parents))
-            return [AuditFinding(f.code, sha, date, "", f.message, rule=f.rule, path=f.path, line=f.line, fix=f.fix)
-                    for f in found if f.is_error]
+            return _as_audit_findings([f for f in found if f.severity == "error"], sha, date)
         per_parent: list[list[Finding]] = []
         for parent, was in zip(parents, before):
             old = self.side(parent, was) if was.blobs != (None, None) else None
             found = judge_change(was.config.cfg, old, new, message=commit.message, override=override)
-            per_parent.append([f for f in found if f.is_error])
+            per_parent.append([f for f in found if f.severity == "error"])
         if not per_parent:  # a root commit: judged as a first commit, under its own configuration
             found = judge_change(version.config.cfg, None, new, message=commit.message, override=override)
-            per_parent.append([f for f in found if f.is_error])
+            per_parent.append([f for f in found if f.severity == "error"])
         kept = per_parent[0]
         for other in per_parent[1:]:  # a merge answers only for what it shows against every parent
             keys = {(f.code, f.message) for f in other}
             kept = [f for f in kept if (f.code, f.message) in keys]
-        return [AuditFinding(f.code, sha, date, "", f.message, rule=f.rule, path=f.path, line=f.line, fix=f.fix)
-                for f in kept]
+        return _as_audit_findings(kept, sha, date)
 
     def _merge_base(self, parents: list):
         """The merge base of a merge's parents as a Side (None: they share no history)."""

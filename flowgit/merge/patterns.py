@@ -24,6 +24,7 @@ from typing import Callable, Mapping
 
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
+from flowgit.continuity.identity import is_rename
 from flowgit.continuity.patterns import Pattern, iter_patterns
 from flowgit.continuity.sections import PROVEN
 from flowgit.episodes import Episode
@@ -77,17 +78,6 @@ def placed_patterns(doc: Document, section_of: Callable[[int], str | None]) -> d
     return found
 
 
-def _same_words(a: str, b: str) -> bool:
-    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
-
-
-def _is_rename(old: Pattern, new: Pattern) -> bool:
-    """The gate's identity rule: same description, or all the old evidence (at no lower level)."""
-    if old.text.strip() and _same_words(old.text, new.text):
-        return True
-    return bool(old.evidence) and set(old.evidence) <= set(new.evidence) and new.level >= old.level
-
-
 def side_identities(base: Mapping[str, Placed], side: Mapping[str, Placed]) -> dict[str, Placed]:
     """The side's patterns re-keyed by base identity where the side renamed one."""
     gone = {k: v for k, v in base.items() if k not in side}
@@ -96,7 +86,7 @@ def side_identities(base: Mapping[str, Placed], side: Mapping[str, Placed]) -> d
         if key in base:
             out.setdefault(key, at)
             continue
-        source = next((k for k, b in gone.items() if _is_rename(b.pattern, at.pattern)), None)
+        source = next((k for k, b in gone.items() if is_rename(b.pattern, at.pattern)), None)
         if source is not None:
             gone.pop(source)
             out[source] = at

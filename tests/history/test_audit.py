@@ -140,6 +140,22 @@ def test_an_overridden_weakening_is_reported_as_the_override(run, based):
     assert [f["code"] for f in data["findings"]] == ["A301"]
 
 
+def test_an_override_lists_what_it_let_through_and_passes(run, based):
+    """A `Flow-Override:` trailer (typed by hand, hooks skipped) does not fail the audit, but every finding it
+    let through is shown under it, as a notice."""
+    sha = commit_text(based, p01(3, E_RETRY[:1]), "hand edit\n\nFlow-Override: importing a legacy file",
+                      "--no-verify")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 0 and data["ok"]
+    notices = [(f["code"], f["severity"]) for f in data["findings"]]
+    assert ("A301", "notice") in notices and {("G201", "notice"), ("G103", "notice")} <= set(notices)
+    assert all(f["commit"] == sha and f["severity"] == "notice" for f in data["findings"])
+    assert all(f["message"].startswith("let through by the override: ") for f in data["findings"]
+               if f["code"] != "A301")
+    text = run(based, "audit", "--range", "base..HEAD").out
+    assert "clean, 1 override(s) recorded (" in text and "finding(s) they let through, listed above" in text
+
+
 def test_a_merge_answers_only_for_what_it_introduced(run, based):
     git(based, "checkout", "-q", "-b", "side")
     commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")

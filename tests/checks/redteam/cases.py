@@ -394,6 +394,90 @@ def merge_drops_the_other_sides_episodes(lab):
     return lab.attempt("commit", "-q", "-m", "merge side")
 
 
+def _code_branch_without_the_memory(lab: Lab) -> None:
+    """A code branch with no continuity file and no store (one forked before the memory was adopted, here an
+    orphan), then back on main with that branch merged but not yet committed."""
+    lab.git("checkout", "-q", "--orphan", "code")
+    lab.git("rm", "-rq", "--cached", ".")
+    for rel in (CONT, STORE):
+        lab.path(rel).unlink()
+    lab.write("print('code')\n", "app.py")
+    lab.git("add", "app.py")
+    lab.git("commit", "-qm", "code only", "--no-verify")
+    lab.git("clean", "-fdq")
+    lab.git("checkout", "-q", "-f", "main")
+    lab.git("merge", "-q", "--no-commit", "--allow-unrelated-histories", "code")
+
+
+@case(V, "G302")
+def merge_of_a_branch_without_the_memory_appends_to_state(lab):
+    """Judged against the parent that holds no memory the result is a first commit, where almost no rule fires:
+    that parent must not cancel what the memory's own parent shows."""
+    _code_branch_without_the_memory(lab)
+    lab.sub("then the benchmark.", "then the benchmark.\nThen also the merge driver, the audit and the docs.")
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge code")
+
+
+@case(V, "G201")
+def merge_of_a_branch_without_the_memory_jumps_a_level(lab):
+    _code_branch_without_the_memory(lab)
+    set_pattern(lab, "p01", pline("p01", 3, [R0, R1, R2], date="2026-11-30"))
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge code")
+
+
+@case(V, "G701")
+def merge_of_a_branch_without_the_memory_rewrites_a_committed_episode(lab):
+    _code_branch_without_the_memory(lab)
+    lab.sub(f'"{R0}"', f'"{R0}", "note": "edited"', STORE)
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge code")
+
+
+@case(L)
+def merge_of_a_branch_without_the_memory_that_leaves_the_memory_alone(lab):
+    _code_branch_without_the_memory(lab)
+    return lab.attempt("commit", "-q", "-m", "merge code")
+
+
+def _one_session_on_a_side_branch(lab: Lab) -> list[str]:
+    """Three episodes of one session and agent on a side branch (worth one source); main records another."""
+    lab.git("checkout", "-q", "-b", "side")
+    ids = lab.episodes(*(ep(f"p05 schema migrations ran before the code deploy, run {n}", "one", "agent-s")
+                         for n in range(3)))
+    lab.setup_commit("side episodes")
+    lab.git("checkout", "-q", "main")
+    lab.episodes(ep("queue consumers lag at night", "nine", "agent-n"))
+    lab.setup_commit("main episode")
+    return ids
+
+
+@case(V, "G704")
+def merge_rewrites_the_other_branchs_episodes_with_invented_agents(lab):
+    """An id hashes type, content and session, not the agent: the lines must be as their branch wrote them."""
+    _one_session_on_a_side_branch(lab)
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
+    for n in (1, 2):
+        lab.sub(f'run {n}", "session": "one", "agent": "agent-s"', f'run {n}", "session": "one", "agent": "agent-{n}"',
+                STORE)
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(L)
+def merge_where_both_branches_recorded_the_same_episode_differently(lab):
+    """The same episode (type, content, session) written by two agents on two branches: one id, two lines, each
+    as its branch wrote it; the store merge keeps them, the gate lets it through."""
+    lab.git("checkout", "-q", "-b", "side")
+    lab.episodes(ep("p05 schema migrations ran before the code deploy", "shared", "agent-s", ts="2026-11-21T09:00:00Z"))
+    lab.setup_commit("side episode")
+    lab.git("checkout", "-q", "main")
+    lab.episodes(ep("p05 schema migrations ran before the code deploy", "shared", "agent-m", ts="2026-11-21T10:00:00Z"))
+    lab.setup_commit("main episode")
+    return lab.attempt("merge", "-q", "--no-edit", "side")
+
+
 def _two_agent_branches(lab: Lab) -> None:
     """Two agents each wrap on their own branch: one new episode plus one from an earlier session each."""
     earlier = lab.episodes(ep("a circuit breaker opened after five failures in a minute", "e1", "agent-e"),
@@ -855,6 +939,22 @@ def new_pattern_at_2x(lab):
 def proven_heading_suffix_new_pattern(lab):
     lab.sub("## Proven Knowledge", "## Proven Knowledge (graduated)")
     return edit_commit(lab, "## Foundation", pline("retry_cap", 1, text="cap retries per request") + "\n\n## Foundation")
+
+
+@case(V, "G115")
+def state_renamed_away_to_be_appended_unjudged(lab):
+    """Step one of a two-step append: renamed to a name no rule reads, the section is judged by none."""
+    return edit_commit(lab, "## Current State", "## Current Status")
+
+
+@case(V, "G115")
+def recent_context_heading_deleted_into_the_section_above(lab):
+    return edit_commit(lab, "## Recent Context\n", "")
+
+
+@case(L)
+def state_renamed_to_its_alias(lab):
+    return edit_commit(lab, "## Current State", "## State")
 
 
 @case(V, "G302")
@@ -1499,6 +1599,23 @@ def reworded_with_evidence_added(lab):
 @case(V, "G301")
 def inline_code_and_reworded(lab):
     return _reword(lab, DEV, {n: f"`{n}`: " + t for n, t in SHORTER.items()})
+
+
+@case(V, "G301")
+def restatements_spread_over_two_sections(lab):
+    """One clear cut in Action Items and one in Developing: the same compression as two in one section."""
+    lab.sub("- the gate blocks ungrounded graduations, which is what makes the wrap safe to run — next: Dec 1",
+            "- gate blocks ungrounded graduations, makes wrap safe — next: Dec 1")
+    set_pattern(lab, "p01", pline("p01", 1, text=SHORTER["p01"]))
+    return lab.commit()
+
+
+@case(L)
+def one_clear_cut_in_one_section_and_an_unrelated_edit_in_another(lab):
+    lab.sub("- the gate blocks ungrounded graduations, which is what makes the wrap safe to run — next: Dec 1",
+            "- gate blocks ungrounded graduations, makes wrap safe — next: Dec 1")
+    lab.sub(pline("p12", 1) + "\n", pline("p12", 1) + "\n" + "! fresh_idea: retry storms start at the edge | 1x\n")
+    return lab.commit()
 
 
 @case(V, "G301")
