@@ -325,7 +325,12 @@ def episode_add(ctx: click.Context, text: str | None, type_: str | None, content
         episodes = cmd.episodes_from_stdin(sys.stdin, session=session, agent=agent)
     else:
         episodes = [api.episode_from(text, type_, content=content, tags=tags, session=session, agent=agent, ts=ts)]
-    emit(api.add_episodes(_cfg(ctx), episodes), as_json,
+    cfg = _cfg(ctx)
+    if _root_obj(ctx).get("store") is None:  # the project's store lives in its repository: no stray .flow/ here
+        from flowgit.git import require_repo
+
+        require_repo(cfg.root)
+    emit(api.add_episodes(cfg, episodes), as_json,
          lambda d: cmd.render_added(d["added"], d["already_present"]))
 
 

@@ -405,6 +405,29 @@ def store_index(data: bytes, oid: str, *, prefix: "tuple[str, bytes] | None" = N
     return index
 
 
+SHORTEST_START = 4  # characters after ``ep-`` that a start of an id must give (``ep-3ef9``)
+
+
+def whole_ids(data, starts: Iterable[str], *, path=None) -> dict[str, str]:
+    """{start: the one stored id it begins} for each of ``starts`` that begins exactly one id in the store's
+    bytes (``ep-3ef9``, or ``3ef9`` without its ``ep-``), as a person copies an id from a listing; a start
+    that begins several is an error naming them, one that begins none is left out."""
+    out: dict[str, str] = {}
+    for given in starts:
+        start = given if given.startswith("ep-") else f"ep-{given}"
+        if len(start) < len("ep-") + SHORTEST_START:
+            continue
+        pattern = rb'"id"\s*:\s*"(' + re.escape(start.encode()) + rb'[^"]*)"'
+        matches = sorted({m.group(1).decode("utf-8", "replace") for m in re.finditer(pattern, data)})
+        if len(matches) > 1:
+            shown = ", ".join(matches[:5]) + (" …" if len(matches) > 5 else "")
+            raise FlowgitError(f"`{given}` starts {len(matches)} episode ids: {shown}", path=path,
+                               fix="give more of the id")
+        if matches:
+            out[given] = matches[0]
+    return out
+
+
 class EpisodeStore:
     """The store file on disk."""
 
@@ -460,20 +483,8 @@ class EpisodeStore:
 
     def _expand(self, data, starts: list[str]) -> dict[str, str]:
         """{given start: the one full id it begins}, or an error naming the missing and the ambiguous."""
-        out: dict[str, str] = {}
-        missing: list[str] = []
-        for given in starts:
-            start = given if given.startswith("ep-") else f"ep-{given}"
-            matches = sorted({m.group(1).decode("utf-8", "replace") for m in re.finditer(
-                rb'"id"\s*:\s*"(' + re.escape(start.encode()) + rb'[^"]*)"', data)}) if len(start) >= 7 else []
-            if len(matches) > 1:
-                shown = ", ".join(matches[:5]) + (" …" if len(matches) > 5 else "")
-                raise FlowgitError(f"`{given}` starts {len(matches)} episode ids: {shown}", path=self.path,
-                                   fix="give more of the id")
-            if matches:
-                out[given] = matches[0]
-            else:
-                missing.append(given)
+        out = whole_ids(data, starts, path=self.path)
+        missing = [given for given in starts if given not in out]
         if missing:
             raise FlowgitError(f"no episode {', '.join(missing)}", path=self.path,
                                fix="list ids with `flowgit episode list` (a start of an id is enough: "

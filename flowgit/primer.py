@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from flowgit.continuity.document import COMMENT_RE, Document, Section
+from flowgit.merge.notes import NOTE_LINES
 from flowgit.overview import Overview
 
 CHARS_PER_TOKEN = 4
@@ -54,9 +55,10 @@ def ordered_sections(doc: Document) -> list[Section]:
 
 
 def section_lines(doc: Document, sec: Section) -> list[str]:
-    """The heading and content of a section, without the template's ``# `` guidance or trailing blanks."""
+    """The heading and content of a section, without the template's ``# `` guidance or trailing blanks (a merge's
+    note of what the other wrap said is kept: it is for the next session to absorb)."""
     body = [ln.rstrip("\r\n") for ln in doc.lines[sec.body_start:sec.body_end]]
-    body = [ln for ln in body if not COMMENT_RE.match(ln)]
+    body = [ln for ln in body if not COMMENT_RE.match(ln) or ln.startswith(NOTE_LINES)]  # a merge note stays
     while body and not body[-1].strip():
         body.pop()
     while body and not body[0].strip():

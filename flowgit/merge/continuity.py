@@ -31,14 +31,12 @@ from flowgit.config import Thresholds
 from flowgit.continuity.document import COMMENT_RE, WRAPPER_RE, Document, strip_eol
 from flowgit.continuity.sections import Semantics
 from flowgit.merge import actions
+from flowgit.merge.notes import NOTE_ABSORB, NOTE_HEAD, QUOTE
 from flowgit.merge.patterns import Lookup, PatternMerge, placed_patterns
 
 WHOLE_NEWER = (Semantics.REPLACE, Semantics.REWRITE)
 WHOLE_CONFLICT = (Semantics.PROTECTED, None)  # None: the text before the first section
 PREAMBLE = ""
-NOTE_HEAD = "# flowgit merge:"
-NOTE_ABSORB = "# Absorb what still matters in the next wrap, then drop these lines."
-QUOTE = "# | "
 
 
 def _quoted(lose: list[str], win: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ from flowgit.continuity.patterns import Pattern, PatternAt, pattern_map
 from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STATE, TOP
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
-from flowgit.evidence import assess
+from flowgit.evidence import about, assess
 from flowgit.wrap.judgement import derivation_note, independent_contradiction, post_demotion
 from flowgit.wrap.plan import PatternOp, Plan
 
@@ -66,8 +66,10 @@ class Outcome:
     ignored: list[str] = field(default_factory=list)  # operations that changed nothing, and why
 
 
-def resolve_evidence(op: PatternOp, plan_ids: list[str], source: str) -> tuple[str, ...]:
-    """Turn ``#N`` references to this plan's episodes into ids."""
+def resolve_evidence(op: PatternOp, plan_ids: list[str], source: str,
+                     starts: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Turn ``#N`` references to this plan's episodes into ids, and a start of a stored id (``ep-3ef9``, as
+    ``flowgit episode show`` takes it; ``starts`` maps each to its id) into the whole id the file cites."""
     out = []
     for j, ref in enumerate(op.evidence):
         if ref.startswith("#"):
@@ -78,7 +80,7 @@ def resolve_evidence(op: PatternOp, plan_ids: list[str], source: str) -> tuple[s
                                    f"has {len(plan_ids)} episode(s)", path=source,
                                    fix="use #0 … for this plan's episodes, or an ep-… id") from None
         else:
-            out.append(ref)
+            out.append((starts or {}).get(ref, ref))
     return tuple(dict.fromkeys(out))
 
 
@@ -87,8 +89,9 @@ class Editor:
 
     def __init__(self, doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds,
                  date: str, plan_ids: list[str], archived_before: Callable[[str], bool],
-                 batch: frozenset[str] = frozenset()) -> None:
+                 batch: frozenset[str] = frozenset(), starts: Mapping[str, str] | None = None) -> None:
         self.doc, self.plan, self.episodes = doc, plan, episodes
+        self.starts = starts  # a start of an id the plan cites -> the stored id
         self.thresholds, self.date, self.plan_ids = thresholds, date, plan_ids
         self.batch = batch  # what this commit appends to the store: one source per agent (G103)
         self.archived_before = archived_before
@@ -160,12 +163,20 @@ class Editor:
             getattr(self, f"op_{op.op}")(op)
 
     def _at(self, op: PatternOp, *, required: bool = True) -> PatternAt | None:
-        at = pattern_map(self.doc).get(op.name)
+        patterns = pattern_map(self.doc)
+        at = patterns.get(op.name)
         if at is None and required:
+            from flowgit.suggest import close_matches
+
+            near = close_matches(op.name, patterns)
+            fix = ("did you mean " + " or ".join(f"`{n}`" for n in near) + "?" if near else
+                   "`flowgit patterns` lists the names; use op `add` for a new one")
             raise FlowgitError(f"field `plan.patterns[{op.index}].name`: no pattern `{op.name}` in the "
-                               f"continuity file", path=self.plan.source,
-                               fix="`flowgit patterns` lists the names; use op `add` for a new one")
+                               f"continuity file", path=self.plan.source, fix=fix)
         return at
+
+    def _cited(self, op: PatternOp) -> tuple[str, ...]:
+        return resolve_evidence(op, self.plan_ids, self.plan.source, self.starts)
 
     def _replace(self, at: PatternAt, pattern: Pattern) -> None:
         self.doc = self.doc.splice(at.line, at.line + 1, [pattern.render()])
@@ -196,7 +207,7 @@ class Editor:
     def op_increment(self, op: PatternOp) -> None:
         at = self._at(op)
         p = at.pattern
-        evidence = tuple(dict.fromkeys(p.evidence + resolve_evidence(op, self.plan_ids, self.plan.source)))
+        evidence = tuple(dict.fromkeys(p.evidence + self._cited(op)))
         if at.section == PROVEN or (p.level >= 2 and set(evidence) == set(p.evidence)):
             where = "Proven" if at.section == PROVEN else f"{p.level}x with that evidence"
             self.outcome.ignored.append(f"increment `{op.name}`: already {where}")
@@ -211,7 +222,7 @@ class Editor:
         if at.section == PROVEN:
             self.outcome.ignored.append(f"graduate `{op.name}`: already Proven")
             return
-        evidence = tuple(dict.fromkeys(p.evidence + resolve_evidence(op, self.plan_ids, self.plan.source)))
+        evidence = tuple(dict.fromkeys(p.evidence + self._cited(op)))
         if p.level < 2:
             self.outcome.refused.append(Refusal(p.name, "graduate", p.level,
                                                 ("graduation goes 2x -> 3x; increment it to 2x first",),
@@ -230,15 +241,26 @@ class Editor:
         if at.section != PROVEN:
             self.outcome.ignored.append(f"demote `{op.name}`: it is not Proven ({p.level}x in {at.section})")
             return
-        against = resolve_evidence(op, self.plan_ids, self.plan.source)
+        against = self._cited(op)
         problems = independent_contradiction(p, against, self.episodes, self.thresholds)
         if problems:
+            if not against:
+                problems = problems + self._plan_contradictions(p)
             self.outcome.refused.append(Refusal(p.name, "demote", p.level, tuple(problems)))
             return
         note = f"demoted {self.date}: {op.reason}" + (f" ({', '.join(against)})" if against else "")
         demoted = p.changed(level=2, date="", notes=p.notes + (note,))
         self._move(at, demoted, DEVELOPING)
         self._annotate_dependants(op.name)
+
+    def _plan_contradictions(self, p: Pattern) -> list[str]:
+        """A demotion that cites nothing, where this plan records an episode about the pattern: name it."""
+        about_it = [f"#{n}" for n, ident in enumerate(self.plan_ids)
+                    if (e := self.episodes.get(ident)) is not None and about(p, e)]
+        if not about_it:
+            return []
+        cited = ", ".join(f'"{ref}"' for ref in about_it)
+        return [f"this plan records {', '.join(about_it)} about `{p.name}`: cite it, `\"evidence\": [{cited}]`"]
 
     def _annotate_dependants(self, name: str) -> None:
         """Step 5: patterns deriving from a demoted one carry a note saying so, in the file itself."""
@@ -262,9 +284,10 @@ class Editor:
 
 def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds, *, date: str,
                plan_ids: list[str], archived_before: Callable[[str], bool],
-               batch: frozenset[str] = frozenset()) -> Outcome:
-    """Apply the plan's edits; ``batch`` is what this commit appends to the store (the gate's G103 batch)."""
-    editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before, batch)
+               batch: frozenset[str] = frozenset(), starts: Mapping[str, str] | None = None) -> Outcome:
+    """Apply the plan's edits; ``batch`` is what this commit appends to the store (the gate's G103 batch),
+    ``starts`` the stored ids the plan names by a start of theirs."""
+    editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before, batch, starts)
     editor.apply_sections()
     editor.apply_patterns()
     editor.outcome.doc = editor.doc

@@ -81,6 +81,10 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
             if since is not None and not after_demotion(p, evidence, store):
                 found.not_yet.append({**entry, "lacks": [f"demoted on {since.isoformat()}: needs evidence "
                                                          f"recorded after the demotion"]})
+            elif len(evidence) == len(p.evidence):  # the gate's G202: a level is raised on new evidence
+                found.not_yet.append({**entry, "lacks": ["new evidence: no episode of this session is about it "
+                                                         "that the 2x line does not already cite (a level is "
+                                                         "raised on evidence recorded since the last raise)"]})
             elif verdict.ok:
                 found.ready_to_graduate.append(entry)
             else:

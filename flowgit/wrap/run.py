@@ -29,7 +29,7 @@ from flowgit.continuity.document import Document, is_structural
 from flowgit.continuity.patterns import iter_patterns, parse_pattern, pattern_map
 from flowgit.continuity.sections import DEVELOPING, PROVEN, STATE
 from flowgit.dates import parse_date, today as utc_today
-from flowgit.episodes import Episode, EpisodeStore, lookup, make_episode, parse_store
+from flowgit.episodes import Episode, EpisodeStore, lookup, make_episode, parse_store, whole_ids
 from flowgit.errors import FlowgitError
 from flowgit.evidence import assess
 from flowgit.faults import checkpoint
@@ -316,6 +316,9 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     cited |= {i for at in iter_patterns(inputs.doc) for n in at.pattern.notes for i in EPISODE_REF_RE.findall(n)}
     cited |= {ref for op in (plan.patterns if plan else []) for ref in op.evidence}
     stored = lookup(inputs.store_raw, cited | {e.id for e in recorded})  # one pass over the store
+    starts = whole_ids(inputs.store_raw, {ref for op in (plan.patterns if plan else []) for ref in op.evidence
+                                          if ref not in stored and not ref.startswith("#")}, path=cfg.store)
+    stored.update(lookup(inputs.store_raw, set(starts.values()) - stored.keys()))
     new_eps = [e for e in recorded if e.id not in stored]
     appended, _ = parse_store(inputs.appended_raw)
     session_eps = list({**appended, **{e.id: e for e in recorded}}.values())
@@ -330,7 +333,8 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     if plan:
         outcome = apply_plan(inputs.doc, plan, episodes, cfg.thresholds, date=inputs.day.isoformat(),
                              plan_ids=[e.id for e in recorded],
-                             archived_before=lambda name: _archived_before(inputs, name), batch=batch)
+                             archived_before=lambda name: _archived_before(inputs, name), batch=batch,
+                             starts=starts)
     else:
         outcome = validate_edits(inputs, episodes, batch)
     checkpoint("5-demotion")

@@ -55,6 +55,15 @@ def test_init_outside_git_is_a_clear_error(run, tmp_path):
     assert res.code == 2 and "not inside a git repository" in res.err
 
 
+def test_episode_add_outside_git_writes_no_stray_store_unless_one_is_named(run, tmp_path):
+    res = run(tmp_path, "episode", "add", "--type", "finding", "--session", "s1", "what happened")
+    assert res.code == 2 and "not inside a git repository" in res.err
+    assert not (tmp_path / ".flow").exists()
+    named = run(tmp_path, "--store", str(tmp_path / "notes.jsonl"), "episode", "add", "--type", "finding",
+                "--session", "s1", "what happened")
+    assert named.code == 0 and (tmp_path / "notes.jsonl").read_text().count("\n") == 1
+
+
 def test_lint_exit_codes(run, tmp_path):
     res = run(tmp_path, "lint", str(DATA / "lint_fixture.md"))
     assert res.code == 1 and "E001" in res.out and "lint_fixture.md:4:21:" in res.out

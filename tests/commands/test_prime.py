@@ -41,6 +41,21 @@ def test_prime_reads_activation_sections_first_then_status(run, project):
     assert "episodes recorded but not wrapped: 1 from sess-c (1)" in status
 
 
+def test_prime_shows_what_a_merge_kept_of_the_other_wrap(run, project):
+    """After a merge, the other wrap's State is a `# flowgit merge:` note under the kept one: the next session
+    must read it to absorb it, so prime shows it (and still leaves out the template's guidance comments)."""
+    from flowgit.merge.notes import NOTE_ABSORB, NOTE_HEAD, QUOTE
+
+    path = project / "CONTINUITY.md"
+    text = path.read_text()
+    note = f"{NOTE_HEAD} the other wrap (agent-b) said:\n{QUOTE}Focus: token caching.\n{NOTE_ABSORB}\n"
+    head = text.index("## Current State\n") + len("## Current State\n")
+    path.write_text(text[:head] + "# guidance the template wrote\n" + note + text[head:])
+    shown = run(project, "prime", "--date", DAY).out
+    assert f"{QUOTE}Focus: token caching." in shown and NOTE_HEAD in shown and NOTE_ABSORB in shown
+    assert "# guidance the template wrote" not in shown
+
+
 @pytest.mark.parametrize("budget", [100, 150, 250, 400, 4000])
 def test_prime_stays_within_its_budget_and_says_what_it_left_out(run, project, budget):
     res = run(project, "prime", "--date", DAY, "--max-tokens", str(budget), "--json")

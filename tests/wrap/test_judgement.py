@@ -265,3 +265,63 @@ def test_a_hand_edited_demotion_needs_the_same_independent_episode(run, wrap_rep
     res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
     assert res.code == 0 and data_of(res)["committed"], res.out
     assert "Demoted: backoff_jitter" in git(wrap_repo, "log", "-1", "--format=%B")
+
+
+# ------------------------------------------------------------ candidates agree with the gate
+def test_a_2x_line_already_citing_enough_is_not_ready_without_new_evidence(run, wrap_repo):
+    """Step 2 must not propose what the gate refuses: a 2x line that already cites three independent episodes
+    is not raised on them (G202); a new episode of this session about it makes it ready, and the wrap takes it."""
+    from tests.wrap.test_wrap import A1, B1
+
+    text = (wrap_repo / "CONTINUITY.md").read_text().replace(
+        f"[evidence: {A1.id}, {B1.id}]", f"[evidence: {A1.id}, {A2.id}, {B1.id}]")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    git(wrap_repo, "commit", "-qam", "cite a third episode at 2x")
+    cands = data_of(run(wrap_repo, "candidates", "--session", "sess-z", "--date", "2026-11-26", "--json"))
+    assert "retry_budget" not in [x["name"] for x in cands["ready_to_graduate"]]
+    lacking = next(x for x in cands["not_yet"] if x["name"] == "retry_budget")
+    assert "new evidence" in lacking["lacks"][0]
+    refused = wrap(run, wrap_repo, {"session": "sess-z", "patterns": [
+        {"op": "graduate", "name": "retry_budget", "evidence": [A1.id, A2.id, B1.id]}]}, "--json")
+    assert refused.code == 1 and data_of(refused)["committed"] is None  # the gate's verdict, before committing
+    assert [f["code"] for f in data_of(refused)["gate"]] == ["G202"]
+    fresh = ep("the retry budget per request held load flat again in the third outage", "sess-z",
+               ts="2026-11-26T09:00:00Z")
+    with (wrap_repo / ".flow" / "episodes.jsonl").open("a") as out:
+        out.write(fresh.to_json() + "\n")
+    git(wrap_repo, "commit", "-qam", "the session's episode")
+    cands = data_of(run(wrap_repo, "candidates", "--session", "sess-z", "--date", "2026-11-26", "--json"))
+    assert "retry_budget" in [x["name"] for x in cands["ready_to_graduate"]]
+    taken = wrap(run, wrap_repo, {"session": "sess-z", "patterns": [
+        {"op": "graduate", "name": "retry_budget", "evidence": [fresh.id]}]}, "--json")
+    assert taken.code == 0, taken.out + taken.err
+
+
+def test_a_mistyped_pattern_name_in_a_plan_is_answered_with_the_nearest(run, wrap_repo):
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-z", "patterns": [
+        {"op": "increment", "name": "retry_budgt", "evidence": [A2.id]}]}, "--json")
+    assert res.code == 2 and snapshot(wrap_repo) == before
+    err = data_of(res)["error"]
+    assert "no pattern `retry_budgt`" in err["message"] and err["fix"] == "did you mean `retry_budget`?"
+
+
+def test_plan_evidence_may_name_an_episode_by_a_start_of_its_id(run, wrap_repo):
+    """As `episode show` takes it; the file cites the whole id."""
+    from tests.wrap.test_wrap import A1, B1
+
+    res = wrap(run, wrap_repo, {"session": "sess-z", "patterns": [
+        {"op": "graduate", "name": "retry_budget", "evidence": [A2.id[:8]]}]}, "--json")
+    assert res.code == 0, res.out
+    assert f"[evidence: {A1.id}, {B1.id}, {A2.id}]" in git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+    assert f"{A2.id[:8]}," not in data_of(res)["message"]
+
+
+def test_a_demotion_citing_nothing_is_told_which_of_the_plans_episodes_to_cite(run, wrap_repo):
+    plan = demote_plan()
+    del plan["patterns"][0]["evidence"]
+    res = wrap(run, wrap_repo, plan, "--json")
+    reasons = data_of(res)["refused"][0]["reasons"]
+    assert res.code in (0, 3) and any('this plan records #0 about `backoff_jitter`: cite it, `"evidence": ["#0"]`'
+                                      in r for r in reasons), reasons
+    assert wrap(run, wrap_repo, demote_plan()).code == 0  # cited, the same demotion goes through
