@@ -72,6 +72,7 @@ class SetupReport:
     dry_run: bool
     removed: bool = False
     changes: list[Change] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -79,7 +80,7 @@ class SetupReport:
 
     def to_dict(self) -> dict:
         return {"scope": self.scope, "claude_dir": self.base, "dry_run": self.dry_run, "removed": self.removed,
-                "changed": self.changed, "changes": [c.to_dict() for c in self.changes]}
+                "changed": self.changed, "changes": [c.to_dict() for c in self.changes], "warnings": self.warnings}
 
 
 def _sha(data: bytes | None) -> str | None:
@@ -201,6 +202,24 @@ def _missing_dirs(base: Path, rels: list[str]) -> list[str]:
     return out
 
 
+def unreachable(exe: str) -> list[str]:
+    """Why hooks that run ``exe`` by name would not find it ([] when they would): the agent runs them with
+    its own PATH, and a flowgit installed in a project's virtualenv is not on it."""
+    import shlex
+    import shutil
+    import sys
+
+    try:
+        program = shlex.split(exe)[0]
+    except (ValueError, IndexError):
+        return [f"`--exe {exe}` is not a command line"]
+    if shutil.which(program) is not None:
+        return []
+    here = Path(sys.executable).parent / "flowgit"
+    fix = f"--exe {shlex.quote(str(here))}" if here.exists() else "--exe /path/to/flowgit"
+    return [f"`{program}` is not on PATH, so the hooks written would not run: give its full path ({fix})"]
+
+
 def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupReport:
     """Install (or bring up to date) flowgit's skills, commands and hooks under ``base``."""
     from flowgit.resources import template
@@ -222,6 +241,7 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupRe
         report.changes.append(Change(rel, "create" if have is None else "update", _diff(rel, have, want)))
         writes[base / rel] = want
         manifest["files"][rel] = _sha(want)
+    report.warnings += unreachable(exe)
     before = _read(settings_path)
     settings = parse_settings(settings_path, before)
     added = add_hooks(settings, hook_commands(exe))

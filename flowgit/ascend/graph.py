@@ -20,6 +20,7 @@ never an error.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
@@ -54,11 +55,18 @@ def deposit_terms(d: Deposit) -> frozenset[str]:
     return content_words(text.replace("-", " ")) | whole
 
 
+GENERATED_ID_RE = re.compile(r"[0-9a-f]{8}[0-9a-f-]*", re.IGNORECASE)  # a uuid or a commit id
+
+
 def abbreviate(sid: str, ordered: list[str], minimum: int = 8) -> str:
     """The id's shortest unique prefix of at least ``minimum`` characters among ``ordered`` (sorted ids):
-    only its neighbours in sorted order can share a longer prefix, as with git's abbreviations."""
+    only its neighbours in sorted order can share a longer prefix, as with git's abbreviations. Only
+    generated ids are cut: a session name a person chose (``alice-monday``) is shown as written."""
     import bisect
     import os.path
+
+    if not GENERATED_ID_RE.fullmatch(sid):
+        return sid
 
     i = bisect.bisect_left(ordered, sid)
     need = minimum

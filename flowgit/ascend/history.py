@@ -172,6 +172,8 @@ class HistoryPartition:
                     _renamed_from(repo, parent, commit, path)
                 if before:
                     paths.setdefault(str(parent.id), before)
+            if len(commit.parents) > 1:
+                continue  # a merge joins two sessions' deposits: it is no session of its own
             text = _blob_text(repo, commit.tree, path)
             if text is None:
                 continue

@@ -8,9 +8,10 @@ from flowgit.output import style
 
 def render(report: SetupReport) -> str:
     verb = "would " if report.dry_run else ""
+    warned = [f"{style('warning', 'yellow')}: {w}" for w in report.warnings]
     if not report.changed:
         what = "nothing flowgit added is left" if report.removed else "already set up: nothing to change"
-        return f"flowgit setup claude ({report.scope}, {report.base}): {what}"
+        return "\n".join([f"flowgit setup claude ({report.scope}, {report.base}): {what}", *warned])
     lines = []
     for change in report.changes:
         if report.dry_run and change.diff:
@@ -23,4 +24,4 @@ def render(report: SetupReport) -> str:
         lines.append("Claude Code now loads the flowgit-wrap and flowgit-ascend skills, /wrap and /ascend, "
                      "primes each session with `flowgit prime` and reminds once to wrap. "
                      "Undo: flowgit setup claude --remove" + (" --user" if report.scope == "user" else ""))
-    return "\n".join(lines)
+    return "\n".join(lines + warned)

@@ -152,3 +152,27 @@ def test_the_line_is_followed_through_a_rename_of_the_continuity_file(run, repo,
                           "--json").out)
     assert [d["session_id"] for d in data["unit"]["deposits"]] == ["sess-a", "sess-c", "sess-e", "sess-g"]
     assert data["unit"]["deposits"][0]["sources"][0]["ref"].endswith(":NOTES.md")
+
+
+def test_a_merge_is_no_session_and_names_people_chose_are_shown_whole(run, repo, tmp_path):
+    """A merge joins two sessions' deposits: it is not a third. A session name like `alice-monday` is not cut
+    to eight characters as a generated id is."""
+    run(repo, "init", "--no-hooks")
+    write_wraps(repo, [Wrap("alice-monday", "2026-11-02", continuity("a", [RETRY_1]), "wrap: added retry_budget")])
+    git(repo, "checkout", "-q", "-b", "bob")
+    write_wraps(repo, [Wrap("bob-tuesday", "2026-11-03", continuity("a", [RETRY_1, CACHE_1]),
+                            "wrap: added cache_warmup")])
+    git(repo, "checkout", "-q", "-")
+    write_wraps(repo, [Wrap("alice-wednesday", "2026-11-04", continuity("b", [RETRY_2]),
+                            "wrap: incremented retry_budget",
+                            ["Incremented: retry_budget 1x->2x [evidence: ep-aa01, ep-aa02]"])])
+    git(repo, "merge", "-q", "--no-edit", "-X", "ours", "bob")
+    empty = tmp_path / "none"
+    empty.mkdir()
+    data = json.loads(run(repo, "ascend", "--claude-dir", str(empty), "the whole line of work on the retry budget",
+                          "--json").out)
+    assert [d["session_id"] for d in data["unit"]["deposits"]] == ["alice-monday", "alice-wednesday"]
+    assert "alice-monday" in data["text"].split("Where it began", 1)[1].splitlines()[1]
+    merge = git(repo, "rev-parse", "HEAD").strip()
+    assert merge not in data["text"] and merge[:8] not in data["text"]
+    assert "read 3 deposit(s)" in data["text"]

@@ -71,6 +71,22 @@ def test_project_setup_writes_what_claude_code_loads_and_the_hooks_run(run, proj
     assert "# REPLACE" not in text  # the template's guidance is not memory
 
 
+def test_setup_warns_when_the_hooks_could_not_find_flowgit(run, project, monkeypatch):
+    """The agent runs the hooks by name with its own PATH: a flowgit only in a virtualenv would never run."""
+    import sys
+
+    here = Path(sys.executable).parent / "flowgit"
+    assert here.exists(), "the tests run from an installed flowgit (its console script beside the interpreter)"
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    lost = json.loads(run(project, "setup", "claude", "--dry-run", "--json").out)
+    assert lost["warnings"] == [f"`flowgit` is not on PATH, so the hooks written would not run: give its full "
+                                f"path (--exe {here})"]
+    full = json.loads(run(project, "setup", "claude", "--dry-run", "--json", "--exe", str(here)).out)
+    assert full["warnings"] == []
+    monkeypatch.setenv("PATH", f"{here.parent}:/usr/bin:/bin")
+    assert json.loads(run(project, "setup", "claude", "--dry-run", "--json").out)["warnings"] == []
+
+
 def test_user_setup_goes_to_home_or_claude_config_dir(run, project, tmp_path, monkeypatch):
     home = Path.home()
     res = run(project, "setup", "claude", "--user", "--json")
