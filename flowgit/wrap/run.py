@@ -198,7 +198,8 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
         problems += verdict.problems()
         if not problems:
             continue
-        outcome.refused.append(Refusal(p.name, event.kind, old.pattern.level if old else 1, tuple(problems), codes))
+        outcome.refused.append(Refusal(p.name, AS_OPERATION.get(event.kind, event.kind),
+                                       old.pattern.level if old else 1, tuple(problems), codes))
         outcome.doc = _revert(outcome.doc, at.line, old)
     return outcome
 
@@ -304,6 +305,10 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
     if sha is None:
         raise FlowgitError("git reported a commit but HEAD cannot be read", path=root)
     return sha
+
+
+# A hand edit's event named as the plan operation that makes it: a refusal reads the same either way.
+AS_OPERATION = {"incremented": "increment", "graduated": "graduate", "demoted": "demote", "added": "add"}
 
 
 def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day: str | None = None,

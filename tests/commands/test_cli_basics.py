@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -166,3 +168,11 @@ def test_malformed_stdin_line_writes_nothing(run, repo):
     assert (repo / ".flow" / "episodes.jsonl").read_bytes() == b""
     bad_type = run(repo, "episode", "add", stdin='{"type": "gossip", "content": "x"}\n')
     assert bad_type.code == 2 and "`type`" in bad_type.err
+
+
+def test_the_demo_runs_clean_on_the_shipped_example_plan(tmp_path, monkeypatch):
+    """The shipped example plan is what people copy: its wrap must draw no warning of its own making."""
+    monkeypatch.chdir(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "flowgit", "demo"], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning:" not in proc.stdout + proc.stderr

@@ -122,6 +122,7 @@ def test_the_immune_system_refusals_carry_the_gates_codes(run, rich_repo, mode):
     data = json.loads(res.out)
     assert res.code == 3, res.out  # nothing committed because of the refusal
     assert data["refused"][0]["name"] == "cache_first" and expected in data["refused"][0]["codes"]
+    assert data["refused"][0]["op"] == "increment"  # named as the plan operation, whichever mode made it
     if mode == "hand":  # people see the same refusal and code
         human = run(rich_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26")
         assert human.code == 3 and "refused: `cache_first`" in human.out and "[G101]" in human.out
