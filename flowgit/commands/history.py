@@ -89,8 +89,8 @@ def describe(item: HistoryEvent) -> str:
     if e.kind == GRADUATED:
         return f"graduated to Proven ({e.level}x){ev}"
     if e.kind == DEMOTED:
-        why = next((n for n in e.notes if n.lower().startswith("demoted")), "")
-        return f"demoted to {e.section} ({e.level}x)" + (f": {why}" if why else "")
+        why = next((n for n in e.notes if n.lower().startswith("demoted")), "")[len("demoted"):].strip()
+        return f"demoted to {e.section} ({e.level}x)" + (f" on {why}" if why else "")  # "on Dec 2: why"
     if e.kind == ARCHIVED:
         return f"archived; last text: {e.text}"
     if e.kind == RENAMED:

@@ -177,7 +177,8 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
         if done.returncode != 0:
             raise SyncFailed(f"fast-forward failed: {_last(done.stderr)}", path=root)
         return "fast-forwarded"
-    args = ["rebase", upstream] if mode == "rebase" else ["merge", "--no-edit", upstream]
+    subject = f"Merge {tgt.remote}/{tgt.merge_ref.removeprefix('refs/heads/')} into {tgt.branch} (flowgit sync)"
+    args = ["rebase", upstream] if mode == "rebase" else ["merge", "--no-edit", "-m", subject, upstream]
     done = _run(root, *args)
     if done.returncode == 0:
         return "rebased onto the remote" if mode == "rebase" else "merged the remote"

@@ -55,6 +55,7 @@ def test_two_clones_wrap_the_same_base_and_both_reach_the_remote(tmp_path, remot
     second = run(b, "sync")
     assert second.code == 0, second.err
     assert "merged the remote" in second.out and "pushed" in second.out
+    assert git(b, "log", "-1", "--format=%s").strip() == "Merge origin/main into main (flowgit sync)"
     again = run(a, "sync")
     assert again.code == 0 and "fast-forwarded" in again.out
     assert head(a) == head(b) == git(remote, "rev-parse", "main").strip()

@@ -246,6 +246,8 @@ def test_filters(story):
     assert timeline(story, "--since", "2999-01-01") == {}
     human = story.run(story.repo, "log", "alpha")
     assert "graduated to Proven (3x)" in human.out and "demoted to Developing Knowledge" in human.out
+    demoted = next(ln for ln in human.out.splitlines() if "demoted to Developing Knowledge" in ln)
+    assert demoted.count("demoted") == 1, demoted  # the note's own "demoted" is not said twice
 
 
 def test_audit_reports_exactly_the_bypass(story):
