@@ -34,6 +34,9 @@ DATE_SPLIT_RE = re.compile(r"\s*(?:—|–|\s-\s|,)\s*")
 EVIDENCE_ID_RE = re.compile(r"[A-Za-z0-9][\w.\-]*")
 
 
+DEFAULT_CATEGORY = "GENERAL"  # what a wrap writes when a raise names no category
+
+
 class Pattern(NamedTuple):
     """One parsed pattern line.
 

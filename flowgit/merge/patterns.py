@@ -25,7 +25,7 @@ from typing import Callable, Mapping
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
 from flowgit.continuity.identity import is_rename
-from flowgit.continuity.patterns import Pattern, iter_patterns
+from flowgit.continuity.patterns import DEFAULT_CATEGORY, Pattern, iter_patterns
 from flowgit.continuity.sections import PROVEN
 from flowgit.episodes import Episode
 from flowgit.evidence import assess
@@ -176,9 +176,13 @@ class PatternMerge:
                               f"other said \"{said}\" (its commit keeps it)")
         links = tuple(dict.fromkeys((*p.links, *other.pattern.links)))
         notes = notes if notes is not None else p.notes
-        if (name, evidence, links, notes) == (p.name, p.evidence, p.links, p.notes):
+        category = p.category
+        if category in ("", DEFAULT_CATEGORY) and other.pattern.category not in ("", DEFAULT_CATEGORY) \
+                and p.level > 1:
+            category = other.pattern.category  # a category someone chose wins over the wrap's default
+        if (name, evidence, links, notes, category) == (p.name, p.evidence, p.links, p.notes, p.category):
             return Resolved(chosen.section, p.render())
-        merged = p.changed(name=name, evidence=evidence, links=links, notes=notes)
+        merged = p.changed(name=name, evidence=evidence, links=links, notes=notes, category=category)
         for side in (chosen, other):  # byte-exact when one side already says exactly this
             if side.section == chosen.section and side.pattern.changed() == merged:
                 return Resolved(chosen.section, side.pattern.render())

@@ -12,7 +12,7 @@ from typing import Callable, Mapping
 
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
-from flowgit.continuity.patterns import Pattern, PatternAt, pattern_map
+from flowgit.continuity.patterns import DEFAULT_CATEGORY, Pattern, PatternAt, pattern_map
 from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STATE, TOP
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
@@ -214,7 +214,8 @@ class Editor:
             return
         if not self._validate(op, p, 2, evidence, proven=False):
             return
-        self._replace(at, p.changed(level=2, evidence=evidence, category=op.category or p.category or "GENERAL"))
+        category = op.category or p.category or DEFAULT_CATEGORY
+        self._replace(at, p.changed(level=2, evidence=evidence, category=category))
 
     def op_graduate(self, op: PatternOp) -> None:
         at = self._at(op)
@@ -231,7 +232,7 @@ class Editor:
         if not self._validate(op, p, 3, evidence, proven=True):
             return
         graduated = p.changed(level=3, evidence=evidence, text=op.text or p.text,
-                              category=op.category or p.category or "GENERAL", date=self.date,
+                              category=op.category or p.category or DEFAULT_CATEGORY, date=self.date,
                               notes=tuple(n for n in p.notes if not n.lower().startswith("demoted")))
         self._move(at, graduated, PROVEN)
 

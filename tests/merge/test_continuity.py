@@ -137,3 +137,18 @@ def test_the_same_pattern_added_by_both_wraps_in_other_words_keeps_one_and_says_
     assert any("queue_depth" in n and "alert on queue depth before latency" in n for n in result.notes)
     same = merge_continuity(BASE, ours, ours)
     assert not any("different words" in n for n in same.notes)
+
+
+def test_a_category_someone_chose_wins_over_the_default_a_wrap_wrote():
+    """Both raise cache_first to 2x: one wrap named no category (the default GENERAL), the other said DATA."""
+    from tests.merge.cases import CACHE_2X
+    from tests.merge.fixtures import C
+
+    general = CACHE_2X.replace("(DATA)", "(GENERAL)") if "(DATA)" in CACHE_2X else None
+    assert general is not None, "the case's 2x line names a category"
+    ours = edit(BASE, (CACHE_1X, general.format(C[0].id, C[1].id)))
+    theirs = edit(BASE, (CACHE_1X, CACHE_2X.format(C[2].id, C[3].id)))
+    for newer in ("ours", "theirs"):
+        result = merge_continuity(BASE, ours, theirs, lookup=store_lookup, newer=newer, sides=SIDES)
+        cache = pattern_map(Document.parse(result.text))["cache_first"].pattern
+        assert cache.level == 2 and cache.category == "DATA", (newer, cache)
