@@ -98,7 +98,8 @@ def render_candidates(c: Candidates) -> str:
     block("demotion candidates", [f"{x['name']}: {x['why']} ({', '.join(x['episodes'])})" for x in c.demotion])
     block("stale (archived by the next wrap)", [f"{s.name} in {s.section}: last seen {s.last_seen} "
                                                 f"({s.days} days)" for s in c.stale])
-    block("overdue action items", [f"line {x['line']}: {x['item']} — {x['why']}" for x in c.overdue])
+    block("action items to update (overdue, or done and still listed)",
+          [f"line {x['line']}: {x['item']} — {x['why']}" for x in c.overdue])
     return "\n".join(out)
 
 

@@ -307,9 +307,28 @@ BULLET_RE = re.compile(r"^(\s*(?:[-*+]|\d{1,3}[.)])\s+)")
 
 
 def _mark_done(line: str) -> str:
+    """``✓`` in front of the item, and its ``next:`` dropped: a finished item has no next step (Step 4
+    updates the staleness fields), so it is not listed as overdue before the next wrap removes it."""
     m = BULLET_RE.match(line)
     head, rest = (m.group(1), line[m.end():]) if m else ("", line)
-    return line if rest.startswith("✓") else f"{head}✓ {rest}"
+    return line if rest.startswith("✓") else f"{head}✓ {_without_next(rest)}"
+
+
+NEXT_FIELD_RE = re.compile(r"(?P<sep>\s*,\s*|\s+[—–-]+\s+)next:\s*[^,;\]\n]*?(?=\s*(?:[,;\]]|\r?\n|$))")
+
+
+def _without_next(text: str) -> str:
+    """The item without its ``next:`` field (the last one written as a field, after ``—`` or ``,``) and the
+    separator before it; a ``— next: …, seen: …`` keeps ``— seen: …``."""
+    found = None
+    for found in NEXT_FIELD_RE.finditer(text):
+        pass
+    if found is None:
+        return text
+    before, after = text[:found.start()], text[found.end():]
+    if "," not in found.group("sep") and after.lstrip(" ").startswith(","):
+        return before + found.group("sep") + after.lstrip(" ")[1:].lstrip(" ")
+    return before + after
 
 
 def _set_field(line: str, key: str, value: str | None) -> str:

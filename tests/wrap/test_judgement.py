@@ -163,7 +163,19 @@ def test_state_left_verbatim_and_graduated_in_top_of_mind_warn(run, wrap_repo):
 def test_overdue_action_items_are_listed(run, wrap_repo):
     cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-28", "--json"))
     assert [x["why"] for x in cands["overdue_actions"]] == ["next: 2026-11-25 has passed (3 days)"]
-    assert "overdue action items" in run(wrap_repo, "candidates", "--date", "2026-11-28").out
+    assert "action items to update (overdue" in run(wrap_repo, "candidates", "--date", "2026-11-28").out
+
+
+def test_done_marks_the_item_and_drops_its_next_step(run, wrap_repo):
+    """Step 4 updates the staleness fields: a finished item keeps no `next:` date to fall overdue on."""
+    res = wrap(run, wrap_repo, {"session": "sess-z", "state": "Focus: the breaker.",
+                                "top_of_mind": ["breaker thresholds"],
+                                "actions": {"done": ["write the retry budget"]}}, "--json")
+    assert res.code == 0, res.out
+    text = git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+    assert "- ✓ write the retry budget — seen: Nov 20\n" in text
+    cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-28", "--json"))
+    assert [x["why"] for x in cands["overdue_actions"]] == ["done (✓) but still listed: remove it"]
 
 
 # ------------------------------------------------------------ plan free text
