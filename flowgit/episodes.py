@@ -479,7 +479,13 @@ class EpisodeStore:
         finally:
             if hasattr(data, "close"):
                 data.close()
-        return [found[ident] for ident in dict.fromkeys(full[given] for given in wanted)]
+        ids = list(dict.fromkeys(full[given] for given in wanted))
+        unreadable = [ident for ident in ids if ident not in found]
+        if unreadable:  # the id is in the store's bytes, but on no line that reads as an episode
+            raise FlowgitError(f"episode {', '.join(unreadable)} is named in the store on a line that does not read "
+                               "as an episode (torn or edited)", path=self.path,
+                               fix="the line is kept as it is; `flowgit episode list` shows the readable ones")
+        return [found[ident] for ident in ids]
 
     def _expand(self, data, starts: list[str]) -> dict[str, str]:
         """{given start: the one full id it begins}, or an error naming the missing and the ambiguous."""

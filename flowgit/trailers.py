@@ -22,6 +22,7 @@ def parse_trailers(message: str) -> list[tuple[str, str]]:
     it; whitespace may stand before the colon; an indented line continues the
     trailer above; a ``#`` comment line is passed over.
     """
+    message = message.replace("\r\n", "\n")  # a CRLF message: git reads its blank lines as blank
     paragraphs = [p for p in re.split(r"\n[ \t]*\n", message.strip()) if p.strip()]
     if len(paragraphs) < 2:
         return []
@@ -51,6 +52,15 @@ def parse_trailers(message: str) -> list[tuple[str, str]]:
     if others and not (written and trailers * 3 >= others):
         return []  # not a trailer block
     return out
+
+
+WRAP_KEYS = ("flow-session", "graduated", "incremented", "demoted", "archived")
+
+
+def speaks_for_a_wrap(trailers: list[tuple[str, str]]) -> bool:
+    """Whether a message carries a trailer that says what a wrap did (checked against the change: a claim
+    git reports must be true whether or not a session is named)."""
+    return any(key.lower() in WRAP_KEYS for key, _ in trailers)
 
 
 def values(trailers: list[tuple[str, str]], key: str) -> list[str]:

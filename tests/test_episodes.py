@@ -294,3 +294,16 @@ def test_show_takes_an_unambiguous_start_of_an_id_and_names_the_ambiguous(tmp_pa
     with pytest.raises(FlowgitError, match=f"`{first.id[:9]}` starts 2 episode ids"):
         store.show([first.id[:9]])
     assert [e.content for e in store.show([first.id[:9] + "ff"])] == ["twin"]
+
+
+def test_show_of_an_id_whose_line_does_not_read_is_a_clear_error(tmp_path):
+    store = EpisodeStore(tmp_path / "e.jsonl")
+    good = ep("one", type_="decision")
+    store.append([good])
+    with (tmp_path / "e.jsonl").open("a", encoding="utf-8") as out:
+        out.write('{"id": "ep-0123456789ab", "type": "finding", "content": "torn\n')
+    with pytest.raises(FlowgitError, match="ep-0123456789ab is named in the store on a line that does not read"):
+        store.show(["ep-0123456789ab"])
+    with pytest.raises(FlowgitError, match="does not read"):
+        store.show(["ep-0123"])
+    assert [e.id for e in store.show([good.id])] == [good.id]

@@ -33,12 +33,12 @@ class Side:
     """
 
     __slots__ = ("continuity", "store", "continuity_path", "store_path", "commit", "when", "extra",
-                 "store_ref", "store_loader")
+                 "store_ref", "store_loader", "config")
 
     def __init__(self, continuity: bytes | None, store: bytes | None, continuity_path: str, store_path: str,
                  commit: str | None = None, when: datetime | None = None,
                  extra: dict | None = None, store_ref: tuple[str, int] | None = None,
-                 store_loader: Callable[[], bytes] | None = None) -> None:
+                 store_loader: Callable[[], bytes] | None = None, config: Config | None = None) -> None:
         self.continuity = continuity
         self.store = store
         self.continuity_path = continuity_path
@@ -48,6 +48,7 @@ class Side:
         self.extra = {} if extra is None else extra
         self.store_ref = store_ref
         self.store_loader = store_loader
+        self.config = config  # the configuration committed at ``commit``, when the caller read it
 
     def __repr__(self) -> str:
         return f"Side({self.continuity_path!r}, {self.store_path!r}, commit={self.commit!r})"
@@ -146,6 +147,11 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     side (the union of two valid wraps) is accepted; a loss of either side's
     episodes is not (G704).
 
+    Each parent judges under its own committed configuration (``Side.config``,
+    else ``cfg``): a branch whose configuration switched rules off (an orphan
+    root commit is judged by itself) cannot lend it to what another parent's
+    memory brings.
+
     A parent that does not hold the continuity file (a code branch forked
     before the memory existed, an orphan branch) has no say: judged against
     it, the result would be a first commit, on which almost no rule fires, so
@@ -162,8 +168,8 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     """
     if len(parents) < 2:
         return judge_change(cfg, parents[0] if parents else None, new, override=override, new_config=new_config)
-    per_parent = [judge_change(cfg, p, new, override=None, new_config=new_config, merge_parents=parents)
-                  for p in parents]
+    per_parent = [judge_change(p.config or cfg, p, new, override=None, new_config=new_config,
+                               merge_parents=parents) for p in parents]
 
     def key(f: Finding) -> tuple:
         return f.code, f.line, re.sub(r"\d+ of \d+|was \d+|\d+%", "#", f.message)

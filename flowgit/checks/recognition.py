@@ -233,6 +233,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     yield from _headings_placed_otherwise(ctx)
     yield from _repeated_sections(ctx)
     yield from _vanished_sections(ctx)
+    yield from _carriage_returns_inside_lines(ctx)
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
@@ -312,6 +313,21 @@ def _repeated_sections(ctx: CheckContext) -> Iterator[Finding]:
                       f"a second `{section.label}` section: the rules read the first one, so what this one "
                       "holds is judged by none of them",
                       f"merge it into the first `{section.label}` section, or give it a heading of its own")
+
+
+def _carriage_returns_inside_lines(ctx: CheckContext) -> Iterator[Finding]:
+    """G111 for a carriage return inside a line the change brings: a renderer, a terminal and a text-mode
+    reader break the line there, the gate reads one line, so a pattern after it is judged by no rule."""
+    raw = ctx.new_raw
+    if b"\r" not in raw or raw.count(b"\r") == raw.count(b"\r\n"):
+        return  # (almost every file: no CR, or only CRLF endings)
+    held = {line for line in ctx.old.lines if "\r" in line.rstrip("\r\n")} if ctx.old is not None else set()
+    for index, line in enumerate(ctx.new.lines):
+        if "\r" in line.rstrip("\r\n") and line not in held:
+            shown = line.rstrip("\r\n").replace("\r", "⏎")
+            yield Finding("G111", "recognition", "error", ctx.path, index + 1,
+                          f"a carriage return inside the line breaks it for a reader but not for the gate: "
+                          f"\"{shown[:70]}\"", "put a line break (\\n) where the carriage return is")
 
 
 def _vanished_sections(ctx: CheckContext) -> Iterator[Finding]:

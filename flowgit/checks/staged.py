@@ -305,19 +305,26 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                       "unmerged": [p for p in judged if staged.get(p) == ""], "appended_check": appended,
                       "symlinked": symlinked,
                       "base": base, "proof": proof})
-    def side_at(rev: str, entries: dict[str, str], texts: dict[str, bytes]) -> Side:
+    def side_at(rev: str, entries: dict[str, str], texts: dict[str, bytes], config: Config | None = None) -> Side:
         oid = entries.get(st)
         return Side(continuity=texts.get(entries[cont]) if entries.get(cont) else None,
                     store=None, continuity_path=cont, store_path=st, commit=rev,
                     store_ref=(oid, int(entries[st + "\0size"])) if oid else None,
-                    store_loader=(lambda oid=oid: read_objects(root, [oid])[oid]) if oid else None)
+                    store_loader=(lambda oid=oid: read_objects(root, [oid])[oid]) if oid else None, config=config)
 
-    sides = [side_at(rev, entries, cont_texts) for rev, entries in bases.items()]
+    sides = [side_at(rev, entries, cont_texts, _committed_config(root, reads, rev) if merge_heads else None)
+             for rev, entries in bases.items()]
     merge_base = _merge_base_side(root, reads, [base, *merge_heads], names, side_at) if merge_heads and base \
         else None
     return StagedChange(cfg=cfg, new_cfg=new_cfg, old=sides[0] if sides else None, new=new,
                         other_parents=sides[1:], base=base, amend=amend, config_changed=config_changed,
                         merge_base=merge_base)
+
+
+def _committed_config(root: Path, reads, rev: str) -> Config:
+    """The configuration committed at ``rev``: each parent of a merge judges under its own."""
+    return load_config_from_blobs(root, dict(zip(CONFIG_FILES, reads.specs([f"{rev}:{n}" for n in CONFIG_FILES]))),
+                                  rev)
 
 
 def _merge_base_side(root: Path, reads, heads: list[str], names: list[str], side_at) -> Side | None:

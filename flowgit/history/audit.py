@@ -43,7 +43,7 @@ from flowgit.history.notes import VersionNotes
 from flowgit.history.walk import open_repo
 from flowgit.output import Progress
 from flowgit.repo import document_from_bytes, reusing_documents
-from flowgit.trailers import mismatches, parse_trailers, values
+from flowgit.trailers import mismatches, parse_trailers, speaks_for_a_wrap, values
 
 
 @dataclass(frozen=True)
@@ -239,6 +239,28 @@ class Auditor:
             found = self._judged_paths[conf.key] = (cont, store, tuple(with_parents([cont, store])))
         return found
 
+    def _weaker_than_parents(self, parents: list, before: list[Version], version: Version) -> list[str]:
+        """How this commit's configuration is weaker than its parents' ([] when it is not).
+
+        A merge weakens only when it is weaker than every parent that holds the
+        memory (a parent without it, a code branch or an orphan holding only a
+        configuration, vouches for nothing); when two memories began apart, than
+        any of them: no configuration of one vouches for the other's.
+        """
+        found = [self._weakenings(p, version) for p in before]
+        if len(before) < 2:
+            return found[0] if found else []
+        holders = [w for w, p in zip(found, before) if p.continuity is not None]
+        voters = holders or found
+        if len(holders) > 1 and not self._share_memory(parents):
+            return next((w for w in voters if w), [])
+        return voters[0] if all(voters) else []
+
+    def _share_memory(self, parents: list) -> bool:
+        """Whether a merge's parents share a merge base that holds the continuity file."""
+        base = self._merge_base(parents)
+        return base is not None and base.continuity is not None
+
     def _weakenings(self, base: Version, new: Version) -> list[str]:
         """G801's answer for a parent and its child, asked of what the parent held; asked once per pair of
         configurations and holdings (a history has a few configurations and thousands of commits)."""
@@ -366,10 +388,10 @@ class Auditor:
         out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}", severity="notice")
                for r in values(trailers, "Flow-Override")]
         before = [self.version(p) for p in parents]
-        weaker = [self._weakenings(p, version) for p in before]  # the gate's own question (G801)
-        if not override and weaker and all(weaker):  # a merge weakens only if weaker than every parent
+        weaker = self._weaker_than_parents(parents, before, version)  # the gate's own question (G801)
+        if not override and weaker:
             out.append(AuditFinding("A401", sha, date, "", "the flowgit configuration was weakened without an "
-                                    "override: " + "; ".join(weaker[0]), path=_config_path(version),
+                                    "override: " + "; ".join(weaker), path=_config_path(version),
                                     fix="revert it, or make the change with FLOWGIT_OVERRIDE=\"why\""))
         if version.config.problem and (not before or before[0].config.key != version.config.key):
             out.append(AuditFinding("A402", sha, date, "", f"the committed flowgit configuration is invalid "
@@ -378,11 +400,14 @@ class Auditor:
         # judged unless it equals every parent.
         unchanged = (all if len(before) > 1 else any)(p.blobs == version.blobs for p in before)
         untouched = version.blobs == (None, None) and all(p.blobs == (None, None) for p in before)
-        if unchanged or untouched:
+        claims = speaks_for_a_wrap(trailers)
+        if unchanged or untouched:  # a trailer that claims a change this commit does not make is still false
+            out.extend(AuditFinding("A201", sha, date, "", problem) for problem in
+                       (mismatches(trailers, []) if claims and len(before) <= 1 else ()))
             return False, out
         out.extend(self._judge(commit, version, parents, before, override, sha, date))
         events = None  # against the first parent
-        if values(trailers, "Flow-Session"):
+        if claims:
             events = diff_pattern_maps(self.patterns(before[0]) if before else {}, self.patterns(version))
             out.extend(AuditFinding("A201", sha, date, "", problem) for problem in mismatches(trailers, events))
         if self.notes is not None:
@@ -394,6 +419,8 @@ class Auditor:
         new = self.side(commit, version)
         if len(parents) > 1:  # the hook's own merge verdict: an error stands if every parent shows it,
             olds = [self.side(p, was) for p, was in zip(parents, before)]  # and no parent's episode is lost
+            for side, was in zip(olds, before):
+                side.config = was.config.cfg  # each parent judges under its own configuration
             found = judge_merge(before[0].config.cfg, olds, new, override=override, base=self._merge_base(parents))
             return _as_audit_findings([f for f in found if f.severity == "error"], sha, date)
         per_parent: list[list[Finding]] = []

@@ -156,6 +156,38 @@ def test_an_override_lists_what_it_let_through_and_passes(run, based):
     assert "clean, 1 override(s) recorded (" in text and "finding(s) they let through, listed above" in text
 
 
+def test_a_weak_configuration_brought_in_by_an_orphan_merge_is_found(run, based):
+    """Hooks skipped: the memory merged into an orphan holding only a configuration with rules off, then
+    fast-forwarded. The orphan holds no memory, so it vouches for nothing: the merge weakened the gate."""
+    from tests.checks.redteam.cases import ALL_RULES_OFF
+
+    git(based, "checkout", "-q", "--orphan", "weak")
+    git(based, "rm", "-rq", "--cached", ".")
+    git(based, "clean", "-fdqx")
+    (based / ".flowgit.toml").write_text(ALL_RULES_OFF)
+    git(based, "add", ".flowgit.toml")
+    git(based, "commit", "-qm", "tooling config", "--no-verify")
+    git(based, "merge", "-q", "--no-verify", "--no-edit", "--allow-unrelated-histories", "main")
+    merge = git(based, "rev-parse", "HEAD").strip()
+    code, data = audit(run, based)
+    assert code == 1 and ("A401", merge) in found(data)
+    assert "turns rule `evidence` from on to off" in next(f["message"] for f in data["findings"]
+                                                          if f["code"] == "A401")
+
+
+@pytest.mark.parametrize("message", ["nothing changed\n\nGraduated : p01 [evidence: x]\n",
+                                     "nothing changed\r\n\r\nGraduated: p01 [evidence: x]\r\n"],
+                         ids=["space-before-colon", "crlf"])
+def test_a_false_wrap_trailer_is_found_without_a_session_and_without_a_change(run, based, message):
+    """Git reports the claim (`%(trailers:key=Graduated)`) whether or not a session is named or the file
+    changed: the audit checks it the same way."""
+    git(based, "commit", "-q", "--allow-empty", "--no-verify", "-m", message)
+    sha = git(based, "rev-parse", "HEAD").strip()
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and found(data) == [("A201", sha)]
+    assert "trailer `Graduated: p01` but the change does not show `p01` graduated" in data["findings"][0]["message"]
+
+
 def test_a_merge_answers_only_for_what_it_introduced(run, based):
     git(based, "checkout", "-q", "-b", "side")
     commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")

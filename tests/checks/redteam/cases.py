@@ -441,6 +441,43 @@ def merge_of_a_branch_without_the_memory_that_leaves_the_memory_alone(lab):
     return lab.attempt("commit", "-q", "-m", "merge code")
 
 
+ALL_RULES_OFF = "[rules]\n" + "".join(f'{name} = "off"\n' for name in (
+    "recognition", "names", "new-pattern", "proven-exit", "proven-claim", "ungrounded-graduation", "evidence",
+    "level-jump", "performance-compression", "append-not-replace", "append-not-rewrite", "protected-evidence",
+    "protected-zone", "catastrophic-shrink", "size-budget", "flowscript", "store-append-only"))
+
+
+def _orphan_holding_only_a_weak_configuration(lab: Lab) -> None:
+    """An orphan branch whose one commit is a configuration with every rule off (a root commit is judged by
+    its own configuration), checked out."""
+    lab.git("checkout", "-q", "--orphan", "weak")
+    lab.git("rm", "-rq", "--cached", ".")
+    lab.git("clean", "-fdqx")
+    lab.write(ALL_RULES_OFF, ".flowgit.toml")
+    lab.git("add", ".flowgit.toml")
+    lab.git("commit", "-qm", "tooling config", "--no-verify")
+
+
+@case(V, "G801")
+def the_memory_merged_into_an_orphan_that_switches_every_rule_off(lab):
+    """Merged there (then fast-forwarded), the orphan's configuration would judge everything after: each
+    parent judges under its own configuration, and one without the memory vouches for nothing."""
+    _orphan_holding_only_a_weak_configuration(lab)
+    return lab.attempt("merge", "-q", "--no-edit", "--allow-unrelated-histories", "main")
+
+
+@case(L)
+def a_branch_that_loosened_a_rule_under_an_override_merged_back(lab):
+    """The loosening was judged (and recorded) on its branch; the merge that brings it is not a new one."""
+    lab.git("checkout", "-q", "-b", "loose")
+    lab.write('[rules]\nflowscript = "warning"\n', ".flowgit.toml")
+    assert lab.commit("loosen flowscript for the import", env=OVERRIDE).returncode == 0
+    lab.git("checkout", "-q", "main")
+    lab.write("main moved on\n", "MAIN.md")
+    lab.setup_commit("main work")
+    return lab.attempt("merge", "-q", "--no-edit", "loose")
+
+
 def _one_session_on_a_side_branch(lab: Lab) -> list[str]:
     """Three episodes of one session and agent on a side branch (worth one source); main records another."""
     lab.git("checkout", "-q", "-b", "side")
@@ -622,6 +659,19 @@ def rebase_reword_of_a_wrap(lab):
 def trailer_claims_graduation_that_did_not_happen(lab):
     set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
     return lab.commit("Hand edit\n\nGraduated: p01 [evidence: x]")
+
+
+@case(V, "Graduated")
+def trailer_with_a_space_before_its_colon_claims_a_graduation(lab):
+    """`Graduated : x` is a trailer to git (`git log --format=%(trailers)` reports it): it is checked too."""
+    lab.sub("then the benchmark.", "then the audit.")
+    return lab.commit("Hand edit\n\nGraduated : p01 [evidence: x]")
+
+
+@case(V, "Graduated")
+def crlf_message_claims_a_graduation(lab):
+    lab.sub("then the benchmark.", "then the audit.")
+    return lab.commit("Hand edit\r\n\r\nGraduated: p01 [evidence: x]\r\n")
 
 
 @case(V, "Incremented")
@@ -2011,6 +2061,22 @@ def crlf_file_ungrounded(lab):
 def crlf_state_append(lab):
     _recommit(lab, lab.text().replace("\n", "\r\n"))
     return edit_commit(lab, "then the benchmark.", "then the benchmark. And the merge driver, audit and docs.")
+
+
+@case(V, "G111")
+def lone_carriage_return_hides_a_proven_claim_in_action_items(lab):
+    """A reader (and a text-mode read, and a terminal) breaks the line at the CR; the gate read one item."""
+    return edit_commit(lab, "- the trailers need review since the audit reads them back out of history — seen: Nov 29",
+                       "- the trailers need review since the audit reads them back out of history — seen: Nov 29\r!! always_friday: deploy on fridays | 3x (OPS — "
+                       "2026-11-30)")
+
+
+@case(L)
+def a_line_that_already_held_a_carriage_return_is_left_alone(lab):
+    """Only what the change brings is judged: a CR HEAD already had (an old paste) does not block an edit."""
+    _recommit(lab, lab.text().replace("- the trailers need review since the audit reads them back out of history — seen: Nov 29",
+                                      "- the trailers need review since the audit reads them back out of history — seen: Nov 29\r(pasted)"))
+    return edit_commit(lab, pline("p01", 1), pline("p01", 2, [R0, R1]))
 
 
 @case(L)
