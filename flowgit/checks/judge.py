@@ -175,14 +175,13 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
         return f.code, f.line, re.sub(r"\d+ of \d+|was \d+|\d+%", "#", f.message)
 
     shown = [{key(f) for f in fs if f.is_error} for fs in per_parent]
-    holders = [found for found, parent in zip(shown, parents) if parent.continuity is not None]
-    voters = holders or shown  # a parent without the memory (a branch from before it) vouches for nothing
-    kept = set.intersection(*voters)
-    if base is not NO_BASE and len(holders) > 1 and (base is None or base.continuity is None):
-        kept = set.union(*holders)  # memories begun apart: none vouches for another
-    elif base is not NO_BASE:
+    holds = [p.continuity is not None for p in parents]
+    began_apart = base is not NO_BASE and (base is None or base.continuity is None)  # type: ignore[union-attr]
+    kept = merge_answers(shown, holds, began_apart)
+    if base is not NO_BASE and not (began_apart and sum(holds) > 1):
         against_base = {key(f) for f in judge_change(cfg, base, new, override=None, merge_parents=parents)  # type: ignore[arg-type]
                         if f.is_error}
+        voters = [s for s, h in zip(shown, holds) if h] or shown
         kept |= {k for k in set.union(*voters) - against_base if k[0] in MERGE_LOSS_CODES}
     findings: list[Finding] = []
     seen: set[tuple] = set()
@@ -196,6 +195,22 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
                 findings.append(f)
     findings.extend(paths.merge_lost_episodes(parents, new))
     return _overridden(findings, override)
+
+
+def merge_answers(shown: Sequence[set], holds: Sequence[bool], began_apart: bool) -> set:
+    """Of what each parent shows against a merge (or a commit: one parent), what the merge answers for.
+
+    Only the parents that hold the memory vote (one without it, a code branch
+    or an orphan, vouches for nothing); among them, what every one shows is the
+    merge's own doing, and the rest is one branch's history, judged there;
+    but when two memories began apart, none vouches for another, so what any
+    shows stands. The gate's errors (:func:`judge_merge`) and the audit's
+    weakened configuration (A401) are both decided here.
+    """
+    holders = [found for found, held in zip(shown, holds) if held]
+    if began_apart and len(holders) > 1:
+        return set().union(*holders)
+    return set.intersection(*(holders or list(shown)))
 
 
 def _overridden(findings: list[Finding], override: str | None) -> list[Finding]:

@@ -32,7 +32,7 @@ from typing import Iterator, Mapping
 
 from flowgit.changes import diff_pattern_maps, events_against
 from flowgit.checks.finding import Finding
-from flowgit.checks.judge import Side, judge_change, judge_merge
+from flowgit.checks.judge import Side, judge_change, judge_merge, merge_answers
 from flowgit.config import Config
 from flowgit.continuity.patterns import PatternAt, pattern_map
 from flowgit.errors import FlowgitError
@@ -250,11 +250,10 @@ class Auditor:
         found = [self._weakenings(p, version) for p in before]
         if len(before) < 2:
             return found[0] if found else []
-        holders = [w for w, p in zip(found, before) if p.continuity is not None]
-        voters = holders or found
-        if len(holders) > 1 and not self._share_memory(parents):
-            return next((w for w in voters if w), [])
-        return voters[0] if all(voters) else []
+        holds = [p.continuity is not None for p in before]
+        began_apart = sum(holds) > 1 and not self._share_memory(parents)
+        answered = merge_answers([set(w) for w in found], holds, began_apart)
+        return list(dict.fromkeys(w for ws in found for w in ws if w in answered))
 
     def _share_memory(self, parents: list) -> bool:
         """Whether a merge's parents share a merge base that holds the continuity file."""
