@@ -97,12 +97,24 @@ def _load_toml(path: Path) -> dict[str, Any]:
                            fix="re-save the file as UTF-8") from None
 
 
+def _names_flowgit(pyproject: Path) -> bool:
+    """Whether a ``pyproject.toml`` may hold flowgit's table (``[tool.flowgit]``, or ``flowgit`` under a
+    ``[tool]`` table or an inline one): one that cannot is the project's own business, so a syntax error in it
+    does not stop the gate, nor its fix."""
+    try:
+        return b"flowgit" in pyproject.read_bytes()
+    except OSError:
+        return True  # unreadable: let the TOML reader say why
+
+
 def _raw_settings(root: Path) -> tuple[dict[str, Any], str | None]:
     dot = root / ".flowgit.toml"
     if dot.is_file():
         return _load_toml(dot), str(dot)
     py = root / "pyproject.toml"
     if py.is_file():
+        if not _names_flowgit(py):
+            return {}, None  # the project's own file, holding nothing of flowgit's: not read (even if broken)
         data = _load_toml(py).get("tool", {}).get("flowgit")
         if isinstance(data, dict):
             return data, f"{py} [tool.flowgit]"
@@ -197,6 +209,11 @@ def contained(root: Path, value: Any, key: str, where: str) -> Path:
     return rel
 
 
+def default_config(root: Path) -> Config:
+    """The configuration in force where none is committed: the baseline a first commit is held to."""
+    return Config(root=root, continuity=root / DEFAULT_CONTINUITY, store=root / DEFAULT_STORE)
+
+
 def with_paths(cfg: Config, *, continuity: Path | None = None, store: Path | None = None) -> Config:
     """A copy of ``cfg`` pointing at other files (used by tests and the demo)."""
     return cfg._replace(continuity=continuity or cfg.continuity, store=store or cfg.store)
@@ -221,7 +238,7 @@ def load_config_from_blobs(root: Path, files: dict[str, bytes | None], label: st
     """
     overrides = overrides or {}
     if all(data is None for data in files.values()) and not overrides:  # the defaults: no files to lay out
-        return Config(root=root, continuity=root / DEFAULT_CONTINUITY, store=root / DEFAULT_STORE)
+        return default_config(root)
     import shutil
     import tempfile
 

@@ -22,17 +22,23 @@ def parse_trailers(message: str) -> list[tuple[str, str]]:
     it; whitespace may stand before the colon; an indented line continues the
     trailer above; a ``#`` comment line is passed over.
     """
-    message = message.replace("\r\n", "\n")  # a CRLF message: git reads its blank lines as blank
-    paragraphs = [p for p in re.split(r"\n[ \t]*\n", message.strip()) if p.strip()]
+    lines = message.replace("\r\n", "\n").split("\n")  # a CRLF message: git reads its blank lines as blank
+    while lines and (not lines[-1].strip(" \t\r") or lines[-1].startswith("#")):
+        lines.pop()  # comment and blank lines at the end are not the last paragraph, to git
+    message = "\n".join(lines)
+    # Lines end at "\n" alone (a form feed or U+2028 is no line break to git), and a line of spaces, tabs
+    # and carriage returns only is blank (git's own idea of whitespace: not a form feed or vertical tab).
+    paragraphs = [p for p in re.split(r"\n[ \t\r]*(?=\n)", message.strip(" \t\r\n")) if p.strip(" \t\r\n")]
     if len(paragraphs) < 2:
         return []
     out: list[tuple[str, str]] = []
     trailers = others = 0
     written = False
     last_was_trailer = False
-    for line in paragraphs[-1].splitlines():
+    for line in paragraphs[-1].strip("\n").split("\n"):
         if line.startswith("#"):
-            continue  # a comment line: git passes over it
+            last_was_trailer = False  # a comment line: git passes over it, and nothing after it continues
+            continue
         if line[:1] in (" ", "\t") and last_was_trailer:
             key, value = out[-1]
             out[-1] = (key, f"{value} {line.strip()}")

@@ -46,6 +46,15 @@ def test_bad_configuration_is_named(repo, text, message):
     assert ".flowgit.toml" in str(info.value)
 
 
+def test_a_broken_pyproject_that_holds_nothing_of_flowgits_is_not_read(repo):
+    """The project's own file: a syntax error in it neither stops the gate nor blocks the commit fixing it."""
+    (repo / "pyproject.toml").write_text("[project\nname = 'app'\n")
+    assert load_config(repo).source is None
+    (repo / "pyproject.toml").write_text("[tool.flowgit\ncontinuity = 'x.md'\n")
+    with pytest.raises(FlowgitError, match="invalid TOML"):
+        load_config(repo)  # one that names flowgit is read, and its error named
+
+
 def test_alias_from_config_is_used_by_the_document(run, repo):
     (repo / ".flowgit.toml").write_text('[aliases]\n"Current State" = ["Now"]\n')
     (repo / "CONTINUITY.md").write_text("## Now\n!! a: b | 2x [evidence: ep-1, ep-2]\n\n## Developing\n! c: d | 1x\n")

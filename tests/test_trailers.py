@@ -69,10 +69,12 @@ def test_trailers_are_read_as_git_reads_them():
              "Incremented:\tcache 1x->2x", "Signed-off-by: A <a@example.com>", "(cherry picked from commit abc123)",
              "Flow-Session: s1", "Flow-Override: legacy import", "some prose about the change", "more prose: here",
              "Not a trailer line", "Bad Key: value", "2fa-Check: ok", "  continued value", "-Dash: no",
-             "Key:", "Key :value", "# a comment-like line"]
+             "Key:", "Key :value", "# a comment-like line", "Flow-Session: s1\x0c", "prose\u2028Graduated: x",
+             "\x0b", "Graduated: y\x85z", "Incremented: a\rb", "\x0c", " \t ", "\r", "", "\t continued",
+             "Key\t: v", "a:b:c"]
     checked = 0
-    for _ in range(400):
-        body = [rng.choice(lines) for _ in range(rng.randint(1, 6))]
+    for _ in range(800):
+        body = [rng.choice(lines) for _ in range(rng.randint(1, 7))]
         message = "Session wrap\n\n" + ("intro paragraph\n\n" if rng.random() < 0.5 else "") + "\n".join(body) + "\n"
         if rng.random() < 0.3:
             message = message.replace("\n", "\r\n")  # a message written on Windows (or kept by a cherry-pick)

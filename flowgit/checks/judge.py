@@ -19,7 +19,7 @@ from flowgit.checks import paths
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.checks.registry import run_rules
-from flowgit.config import Config
+from flowgit.config import Config, default_config
 from flowgit.repo import document_from_bytes
 
 
@@ -86,7 +86,8 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     findings: list[Finding] = []
     if new_config is not None:
         holds = (old is not None and old.continuity is not None, old is not None and old.has_store)
-        findings.extend(paths.config_weakened(cfg, new_config, new.continuity_path, holds=holds))
+        base_config = cfg if old is not None else default_config(cfg.root)  # a first commit: the defaults held
+        findings.extend(paths.config_weakened(base_config, new_config, new.continuity_path, holds=holds))
     findings.extend(paths.removed(old, new))
     findings.extend(paths.unmerged(new))
     findings.extend(paths.symlinked(new))

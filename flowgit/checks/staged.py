@@ -278,7 +278,9 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
         cont, st = continuity or cfg.continuity_rel, store or cfg.store_rel
         staged.update(index_blobs(root, with_parents([cont, st]), links))
     base_entries = bases.get(base, {}) if base else {}
-    config_changed = any(staged.get(n) != base_entries.get(n) for n in CONFIG_FILES) if base else False
+    # A first commit's configuration is held to the defaults (an orphan root could otherwise set its own)
+    config_changed = (any(staged.get(n) != base_entries.get(n) for n in CONFIG_FILES) if base
+                      else new_cfg.source is not None)
     judged = [cont, st]
     symlinked = [p for p in with_parents(judged) if p in links]
     if (not config_changed and not merge_heads and not symlinked

@@ -16,7 +16,7 @@ from flowgit.config import Config
 from flowgit.episodes import lookup
 from flowgit.errors import FlowgitError
 from flowgit.git import git
-from flowgit.trailers import mismatches, parse_trailers, values
+from flowgit.trailers import mismatches, parse_trailers, speaks_for_a_wrap, values
 
 
 @dataclass
@@ -31,7 +31,7 @@ class MsgReport:
 def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     path = Path(message_file)
     try:
-        message = path.read_text(encoding="utf-8")
+        message = path.read_bytes().decode("utf-8")  # as git wrote it: no newline translation
     except (OSError, UnicodeDecodeError) as exc:
         raise FlowgitError(f"cannot read the commit message ({exc})", path=path,
                            fix="name the message file git gives the commit-msg hook, "
@@ -49,7 +49,7 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     amend = amend_in_progress(root)
     if amend:
         report.problems.extend(_amend_verdict(cfg))
-    if not any(values(trailers, key) for key in WRAP_TRAILERS):
+    if not (speaks_for_a_wrap(trailers) or values(trailers, "Episodes")):
         return report  # not a wrap commit: nothing to reconcile
     ctx = _context(staged_change(root, amend=amend, verified=True))
     report.problems.extend(mismatches(trailers, diff_patterns(ctx.old, ctx.new) if ctx else []))
@@ -63,9 +63,6 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
             elif ident not in fresh:
                 report.problems.append(f"trailer `Episodes` names {ident}, which was already committed before")
     return report
-
-
-WRAP_TRAILERS = ("Flow-Session", "Graduated", "Incremented", "Demoted", "Archived", "Episodes")
 
 
 def _context(change):
@@ -86,7 +83,8 @@ def _amend_verdict(cfg: Config) -> list[str]:
 
 
 def _strip_comments(message: str) -> str:
-    return "\n".join(ln for ln in message.splitlines() if not ln.startswith("#"))
+    """The message without its ``#`` lines (git's cleanup drops them); lines end at ``\n`` alone, as git's."""
+    return "\n".join(ln for ln in message.split("\n") if not ln.startswith("#"))
 
 
 def render(report: MsgReport) -> str:

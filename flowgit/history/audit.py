@@ -33,7 +33,7 @@ from typing import Iterator, Mapping
 from flowgit.changes import diff_pattern_maps, events_against
 from flowgit.checks.finding import Finding
 from flowgit.checks.judge import Side, judge_change, judge_merge, merge_answers
-from flowgit.config import Config
+from flowgit.config import Config, default_config
 from flowgit.continuity.patterns import PatternAt, pattern_map
 from flowgit.errors import FlowgitError
 from flowgit.history.blobstream import PlannedReads, planned_reads
@@ -247,9 +247,11 @@ class Auditor:
         configuration, vouches for nothing); when two memories began apart, than
         any of them: no configuration of one vouches for the other's.
         """
+        if not before:  # a root commit: held to the defaults, as the gate holds a first commit
+            return weakenings(default_config(self.cfg.root), version.config.cfg, holds=(False, False))
         found = [self._weakenings(p, version) for p in before]
         if len(before) < 2:
-            return found[0] if found else []
+            return found[0]
         holds = [p.continuity is not None for p in before]
         began_apart = sum(holds) > 1 and not self._share_memory(parents)
         answered = merge_answers([set(w) for w in found], holds, began_apart)

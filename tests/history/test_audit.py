@@ -188,6 +188,19 @@ def test_a_false_wrap_trailer_is_found_without_a_session_and_without_a_change(ru
     assert "trailer `Graduated: p01` but the change does not show `p01` graduated" in data["findings"][0]["message"]
 
 
+def test_a_root_commit_that_loosens_the_defaults_is_found(run, based):
+    """Hooks skipped on a second root (an orphan branch): held to the defaults, as the gate holds it."""
+    from tests.checks.redteam.cases import ALL_RULES_OFF
+
+    git(based, "checkout", "-q", "--orphan", "fresh")
+    (based / ".flowgit.toml").write_text(ALL_RULES_OFF)
+    git(based, "add", "-A")
+    git(based, "commit", "-qm", "a fresh start", "--no-verify")
+    root = git(based, "rev-parse", "HEAD").strip()
+    code, data = audit(run, based)
+    assert code == 1 and ("A401", root) in found(data)
+
+
 def test_a_merge_answers_only_for_what_it_introduced(run, based):
     git(based, "checkout", "-q", "-b", "side")
     commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")

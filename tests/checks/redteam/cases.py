@@ -458,6 +458,24 @@ def _orphan_holding_only_a_weak_configuration(lab: Lab) -> None:
     lab.git("commit", "-qm", "tooling config", "--no-verify")
 
 
+def _orphan_root(lab: Lab, config: str) -> Attempt:
+    lab.git("checkout", "-q", "--orphan", "root2")
+    lab.write(config, ".flowgit.toml")
+    return lab.commit("a fresh start")
+
+
+@case(V, "G801")
+def an_orphan_root_commit_that_switches_rules_off(lab):
+    """A first commit is held to the defaults: nothing else was in force, and a root commit judged only by its
+    own configuration could set any (then be merged, and lend it to the merge)."""
+    return _orphan_root(lab, ALL_RULES_OFF)
+
+
+@case(L)
+def an_orphan_root_commit_with_a_stricter_configuration(lab):
+    return _orphan_root(lab, "[thresholds]\nevidence_2x = 3\n")
+
+
 @case(V, "G801")
 def the_memory_merged_into_an_orphan_that_switches_every_rule_off(lab):
     """Merged there (then fast-forwarded), the orphan's configuration would judge everything after: each
@@ -672,6 +690,13 @@ def trailer_with_a_space_before_its_colon_claims_a_graduation(lab):
 def crlf_message_claims_a_graduation(lab):
     lab.sub("then the benchmark.", "then the audit.")
     return lab.commit("Hand edit\r\n\r\nGraduated: p01 [evidence: x]\r\n")
+
+
+@case(V, "Graduated")
+def trailer_block_with_a_form_feed_in_a_line_claims_a_graduation(lab):
+    """A form feed is no line break to git: the block is still trailers, and the claim is git's to report."""
+    lab.sub("then the benchmark.", "then the audit.")
+    return lab.commit("Hand edit\n\nFlow-Session: s9\x0c\nGraduated: p01 [evidence: x]")
 
 
 @case(V, "Incremented")
