@@ -316,8 +316,9 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
 
     sides = [side_at(rev, entries, cont_texts, _committed_config(root, reads, rev) if merge_heads else None)
              for rev, entries in bases.items()]
-    merge_base = _merge_base_side(root, reads, [base, *merge_heads], names, side_at) if merge_heads and base \
-        else None
+    holding = [rev for rev, side in zip(bases, sides) if side.continuity is not None]  # (dict order: base first)
+    merge_base = (_merge_base_side(root, reads, holding if len(holding) > 1 else [base, *merge_heads], names,
+                                   side_at) if merge_heads and base else None)
     return StagedChange(cfg=cfg, new_cfg=new_cfg, old=sides[0] if sides else None, new=new,
                         other_parents=sides[1:], base=base, amend=amend, config_changed=config_changed,
                         merge_base=merge_base)

@@ -253,14 +253,20 @@ class Auditor:
         if len(before) < 2:
             return found[0]
         holds = [p.continuity is not None for p in before]
-        began_apart = sum(holds) > 1 and not self._share_memory(parents)
+        began_apart = sum(holds) > 1 and not self._share_memory(parents, before)
         answered = merge_answers([set(w) for w in found], holds, began_apart)
         return list(dict.fromkeys(w for ws in found for w in ws if w in answered))
 
-    def _share_memory(self, parents: list) -> bool:
-        """Whether a merge's parents share a merge base that holds the continuity file."""
-        base = self._merge_base(parents)
+    def _share_memory(self, parents: list, before: list[Version]) -> bool:
+        """Whether the parents holding the memory share a merge base that holds the continuity file."""
+        base = self._memory_base(parents, before)
         return base is not None and base.continuity is not None
+
+    def _memory_base(self, parents: list, before: list[Version]):
+        """The merge base of the parents that hold the memory (all of them when fewer than two do): a code
+        branch from before the memory, in an octopus merge, does not make the memories look begun apart."""
+        holding = [p for p, was in zip(parents, before) if was.continuity is not None]
+        return self._merge_base(holding if len(holding) > 1 else parents)
 
     def _weakenings(self, base: Version, new: Version) -> list[str]:
         """G801's answer for a parent and its child, asked of what the parent held; asked once per pair of
@@ -422,7 +428,8 @@ class Auditor:
             olds = [self.side(p, was) for p, was in zip(parents, before)]  # and no parent's episode is lost
             for side, was in zip(olds, before):
                 side.config = was.config.cfg  # each parent judges under its own configuration
-            found = judge_merge(before[0].config.cfg, olds, new, override=override, base=self._merge_base(parents))
+            found = judge_merge(before[0].config.cfg, olds, new, override=override,
+                                base=self._memory_base(parents, before))
             return _as_audit_findings([f for f in found if f.severity == "error"], sha, date)
         per_parent: list[list[Finding]] = []
         for parent, was in zip(parents, before):

@@ -123,3 +123,52 @@ def test_pre_commit_framework_pre_push_stage(pushed, pre_commit_home):
     good = legit(repo)
     passed = sh(repo, *args, "--from-ref", base, "--to-ref", good, env=env)
     assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+def test_an_octopus_merge_with_a_code_branch_from_before_the_memory_is_judged_like_two_merges(tmp_path, run):
+    """The octopus merge base of main, a wrap branch and a pre-memory code branch is the pre-memory commit;
+    the wrap branch and main still share a memory, so its two valid steps are not one 1x -> 3x jump."""
+    import json
+
+    repo = tmp_path / "octo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "app.py").write_text("print('hi')\n")
+    git(repo, "add", "app.py")
+    git(repo, "commit", "-qm", "code")
+    git(repo, "branch", "code")
+    assert run(repo, "init", "--commit").code == 0
+
+    def wrap(session: str, agent: str, text: str, ops: list) -> None:
+        plan = {"session": session, "agent": agent, "episodes": [{"type": "finding", "content": text}],
+                "state": f"Focus in {session}.", "top_of_mind": [f"{session}: {text}"],
+                "recent": f"In {session} we saw that {text}.", "patterns": ops}
+        (repo.parent / "plan.json").write_text(json.dumps(plan))
+        res = run(repo, "wrap", "--plan", str(repo.parent / "plan.json"), "--json")
+        assert res.code == 0, res.out + res.err
+
+    def episode(words: str) -> str:
+        return json.loads(run(repo, "--json", "episode", "search", words).out)[0]["id"]
+
+    wrap("s1", "agent-a", "retry storm: requests retried five times multiplied provider load",
+         [{"op": "add", "name": "retry_budget", "text": "cap retries per request so an outage cannot multiply "
+                                                           "provider load"}])
+    first = episode("retry storm")
+    git(repo, "checkout", "-q", "-b", "feature")
+    wrap("s2", "agent-b", "a retry budget of three per request kept provider load flat",
+         [{"op": "increment", "name": "retry_budget", "evidence": [first, "#0"]}])
+    second = episode("budget of three")
+    wrap("s3", "agent-b", "the retry budget held again when the provider returned 503 bursts",
+         [{"op": "graduate", "name": "retry_budget", "evidence": [first, second, "#0"]}])
+    git(repo, "checkout", "-q", "code")
+    (repo / "app.py").write_text("print('hello')\n")
+    git(repo, "commit", "-qam", "code change")
+    git(repo, "checkout", "-q", "main")
+    (repo / "other.txt").write_text("x\n")
+    git(repo, "add", "other.txt")
+    git(repo, "commit", "-qm", "unrelated work on main")
+    merged = sh(repo, "git", "merge", "--no-edit", "feature", "code")
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert len(git(repo, "rev-list", "--parents", "-1", "HEAD").split()) == 4  # an octopus, hooks run
+    audit = run(repo, "audit")
+    assert audit.code == 0 and "clean" in audit.out, audit.out

@@ -397,6 +397,12 @@ def merge_drops_the_other_sides_episodes(lab):
 def _code_branch_without_the_memory(lab: Lab) -> None:
     """A code branch with no continuity file and no store (one forked before the memory was adopted, here an
     orphan), then back on main with that branch merged but not yet committed."""
+    _code_only_branch(lab)
+    lab.git("merge", "-q", "--no-commit", "--allow-unrelated-histories", "code")
+
+
+def _code_only_branch(lab: Lab) -> None:
+    """An orphan branch `code` holding only code, then back on main."""
     lab.git("checkout", "-q", "--orphan", "code")
     lab.git("rm", "-rq", "--cached", ".")
     for rel in (CONT, STORE):
@@ -406,7 +412,6 @@ def _code_branch_without_the_memory(lab: Lab) -> None:
     lab.git("commit", "-qm", "code only", "--no-verify")
     lab.git("clean", "-fdq")
     lab.git("checkout", "-q", "-f", "main")
-    lab.git("merge", "-q", "--no-commit", "--allow-unrelated-histories", "code")
 
 
 @case(V, "G302")
