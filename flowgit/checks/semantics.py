@@ -12,12 +12,11 @@ from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import COMMENT_RE, is_structural
 from flowgit.continuity.sections import PROVEN, Semantics
+from flowgit.merge.notes import NOTE_LINES as MERGE_NOTE_LINES, QUOTE as MERGE_QUOTE  # the driver's note
 from flowgit.words import stem
 
 WORD_RE = re.compile(r"\w+")
 COMMENT_MARKUP_RE = re.compile(r"^\s*#+|<!--|-->")
-MERGE_QUOTE = "# | "  # flowgit.merge.continuity's note: its head, its instruction, and the other wrap's text
-MERGE_NOTE_LINES = ("# flowgit merge:", "# Absorb what still matters", MERGE_QUOTE)
 COPIED = 0.8  # meaningful words shared (of both lines' together) that make a comment a copy of a content line
 
 

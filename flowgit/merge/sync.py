@@ -167,6 +167,23 @@ def _last(text: str) -> str:
     return lines[-1] if lines else "(no message)"
 
 
+def _rebase_left_a_merge_note(root: Path, cfg: Config, upstream: str) -> bool:
+    """Whether the rebased commits added a merge note to the continuity file.
+
+    Two wraps that both replaced State (or Top of Mind, Recent Context) are
+    joined by the merge driver, which keeps the newer text and the other as a
+    note. In a merge commit the gate knows the note for what it is (the other
+    parent holds the text it quotes); replayed by a rebase, our wrap would
+    carry the remote's text as a note its one parent already holds, which no
+    rule can tell from an append. So sync merges then, whatever ``pull.rebase``
+    says.
+    """
+    from flowgit.merge.notes import NOTE_HEAD
+
+    diff = _run(root, "diff", "--no-color", "--unified=0", upstream, "HEAD", "--", cfg.continuity_rel).stdout
+    return any(line.startswith("+" + NOTE_HEAD) for line in diff.splitlines())
+
+
 def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, upstream: str | None) -> str:
     if upstream is None:
         return "the remote has no such branch yet"
@@ -180,6 +197,12 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
     subject = f"Merge {tgt.remote}/{tgt.merge_ref.removeprefix('refs/heads/')} into {tgt.branch} (flowgit sync)"
     args = ["rebase", upstream] if mode == "rebase" else ["merge", "--no-edit", "-m", subject, upstream]
     done = _run(root, *args)
+    if done.returncode == 0 and mode == "rebase" and _rebase_left_a_merge_note(root, cfg, upstream):
+        _run(root, "reset", "--hard", "--quiet", original)  # our commits as they were: merge instead
+        done = _run(root, "merge", "--no-edit", "-m", subject, upstream)
+        if done.returncode == 0:
+            return "merged the remote (both wraps replaced a section: merged rather than rebased)"
+        mode = "merge"
     if done.returncode == 0:
         return "rebased onto the remote" if mode == "rebase" else "merged the remote"
     conflicted = _one(root, "diff", "--name-only", "--diff-filter=U")

@@ -80,6 +80,26 @@ def test_rebase_when_the_branch_says_so_keeps_history_linear(tmp_path, remote, r
     assert "- ✓ write the retry budget — seen: Nov 26, next: Nov 28" in (b / "CONTINUITY.md").read_text()
 
 
+def test_rebase_mode_merges_when_both_wraps_replaced_a_section(tmp_path, remote, run):
+    """Replayed by a rebase, our wrap would carry the remote's State as a note its one parent holds (an
+    append, to the gate); as a merge commit the note is the merge's record. So sync merges, and says so."""
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    git(b, "config", "pull.rebase", "true")
+    ours, theirs, _ = CASES["both_replace_state"]
+    (a / "CONTINUITY.md").write_text(ours)
+    commit(a, "a wraps")
+    assert run(a, "sync").code == 0
+    (b / "CONTINUITY.md").write_text(theirs)
+    commit(b, "b wraps")
+    res = run(b, "sync", "--json")
+    assert res.code == 0, res.err
+    assert "merged the remote (both wraps replaced a section: merged rather than rebased)" in \
+        json.loads(res.out)["steps"]
+    assert git(b, "rev-list", "--merges", "HEAD").strip() != ""
+    assert "# flowgit merge:" in (b / "CONTINUITY.md").read_text()
+    assert run(b, "audit").code == 0
+
+
 def test_a_real_conflict_aborts_and_leaves_the_branch_as_it_was(tmp_path, remote, run, monkeypatch):
     a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
     ours, _, _ = CASES["protected_conflict"]
