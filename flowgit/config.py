@@ -8,8 +8,8 @@ default, so a repository with neither works.
 from __future__ import annotations
 
 import math
-
 import os
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -97,25 +97,41 @@ def _load_toml(path: Path) -> dict[str, Any]:
                            fix="re-save the file as UTF-8") from None
 
 
+# Where a pyproject.toml may hold flowgit's settings: a table header naming flowgit (or spelling a name with
+# an escape), a `flowgit` or `tool.flowgit` key, or an inline `tool = {…}` table.
+FLOWGIT_TABLE_RE = re.compile(rb"""^[ \t]*\[[^\]\n]*(?:flowgit|\\[uU])"""
+                              rb"""|^[ \t]*(?:tool[ \t]*\.[ \t]*)?["']?flowgit["']?[ \t]*[.=]"""
+                              rb"""|^[ \t]*["']?tool["']?[ \t]*=""", re.MULTILINE)
+
+
 def _names_flowgit(pyproject: Path) -> bool:
-    """Whether a ``pyproject.toml`` may hold flowgit's table (``[tool.flowgit]``, or ``flowgit`` under a
-    ``[tool]`` table or an inline one): one that cannot is the project's own business, so a syntax error in it
-    does not stop the gate, nor its fix."""
+    """Whether a ``pyproject.toml`` may hold flowgit's settings (see :data:`FLOWGIT_TABLE_RE`), asked of a file
+    that does not parse (or is a link): one that cannot is the project's own business, so a syntax error in it
+    (flowgit named only as a dependency, say) does not stop the gate, nor the commit that fixes it."""
     try:
-        return b"flowgit" in pyproject.read_bytes()
+        return FLOWGIT_TABLE_RE.search(pyproject.read_bytes()) is not None
     except OSError:
         return True  # unreadable: let the TOML reader say why
 
 
 def _raw_settings(root: Path) -> tuple[dict[str, Any], str | None]:
     dot = root / ".flowgit.toml"
+    for path in (dot, root / "pyproject.toml"):
+        if path.is_symlink() and (path is dot or _names_flowgit(path)):  # git records the link's text only
+            raise FlowgitError("is a symbolic link: flowgit reads its configuration as git records it, so the "
+                               "file it points to would configure this command but not the gate", path=path,
+                               fix="commit the configuration itself at this path (replace the link with the file)")
     if dot.is_file():
         return _load_toml(dot), str(dot)
     py = root / "pyproject.toml"
     if py.is_file():
-        if not _names_flowgit(py):
-            return {}, None  # the project's own file, holding nothing of flowgit's: not read (even if broken)
-        data = _load_toml(py).get("tool", {}).get("flowgit")
+        try:
+            tables = _load_toml(py)
+        except FlowgitError:
+            if _names_flowgit(py):
+                raise
+            return {}, None  # the project's own file, broken, and nowhere naming flowgit's table: not ours
+        data = tables.get("tool", {}).get("flowgit")
         if isinstance(data, dict):
             return data, f"{py} [tool.flowgit]"
     return {}, None

@@ -55,6 +55,28 @@ def test_a_broken_pyproject_that_holds_nothing_of_flowgits_is_not_read(repo):
         load_config(repo)  # one that names flowgit is read, and its error named
 
 
+def test_a_broken_pyproject_naming_flowgit_only_as_a_dependency_is_not_read(repo):
+    (repo / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = ["flowgit>=0.1",\n')
+    assert load_config(repo).source is None
+
+
+@pytest.mark.parametrize("name, text, refused", [
+    (".flowgit.toml", "[thresholds]\nevidence_2x = 3\n", True),
+    ("pyproject.toml", '[tool.flowgit]\ncontinuity = "notes/MEM.md"\n', True),
+    ("pyproject.toml", '[project]\nname = "app"\n', False),
+])
+def test_a_linked_configuration_is_refused_where_it_configures_flowgit(repo, name, text, refused):
+    """git records a link's text: the gate would read defaults while this command followed the link."""
+    (repo / "conf").mkdir()
+    (repo / "conf" / "real.toml").write_text(text)
+    (repo / name).symlink_to("conf/real.toml")
+    if refused:
+        with pytest.raises(FlowgitError, match="is a symbolic link"):
+            load_config(repo)
+    else:
+        assert load_config(repo).source is None
+
+
 def test_alias_from_config_is_used_by_the_document(run, repo):
     (repo / ".flowgit.toml").write_text('[aliases]\n"Current State" = ["Now"]\n')
     (repo / "CONTINUITY.md").write_text("## Now\n!! a: b | 2x [evidence: ep-1, ep-2]\n\n## Developing\n! c: d | 1x\n")

@@ -96,10 +96,13 @@ def unmerged(new: "Side") -> Iterator[Finding]:
 
 
 def symlinked(new: "Side") -> Iterator[Finding]:
-    """The continuity file or store (or a directory on its way) committed as a symbolic link (G806).
+    """The continuity file or store (or a directory on its way), or a configuration file, committed as a
+    symbolic link (G806).
 
     git records a link's target text, not the memory: the gate would judge that
-    text, and the real file, elsewhere in the tree, would go unjudged.
+    text, and the real file, elsewhere in the tree, would go unjudged. A linked
+    configuration is the same hole one step removed: the commands that follow
+    the link would read a memory the gate's configuration does not name.
     """
     for path in new.extra.get("symlinked") or ():
         yield Finding("G806", "removed", "error", path, None,

@@ -239,8 +239,47 @@ def _tweaks_allowed(words: int) -> int:
     return int(words * (1 - RETAINED)) if words >= SHORT_TEXT else 1
 
 
+def planted_quotes(ctx: CheckContext, semantics: Semantics) -> Iterator[Finding]:
+    """G304 for a merge-note quote (``# | …``) the change adds that quotes text no version it joins holds.
+
+    A merge note quotes what the other wrap wrote (a parent's text), so the
+    next wrap can absorb it, and absorbing it is not counted as an addition.
+    A quote of new text is no note: planted beside unchanged content, then
+    unquoted a commit later, it would append to State or Recent Context in
+    two steps that each look harmless. So a quote the change brings must be
+    held as content by HEAD's section or, in a merge, by a parent's.
+    """
+    for before, section in ctx.changed_pairs(semantics):
+        planted = [(offset, text[2:]) for offset, line, text in _worded_scaffolding(ctx.new.facts(section))
+                   if line.startswith(MERGE_QUOTE) and text.startswith("| ")]
+        if not planted:
+            continue
+        had = {line for _, line, _ in _worded_scaffolding(ctx.old.facts(before))}
+        held = set(_held_with_heading(ctx.old, before))  # the driver quotes the other's heading too
+        for parent in ctx.merge_parents:
+            theirs = parent.find(section.label)
+            if theirs is not None:
+                held.update(_held_with_heading(parent, theirs))
+        for offset, quoted in planted:
+            if ctx.new.facts(section).body[offset] in had or quoted in held:
+                continue
+            yield Finding("G304", "append-not-replace" if semantics == Semantics.REPLACE else "append-not-rewrite",
+                          "error", ctx.path, section.body_start + offset + 1,
+                          f"{section.label}: a merge-note quote of text no version holds: \"{quoted[:60]}\" (a "
+                          "merge note quotes what the other wrap wrote; new text is content, judged as such)",
+                          f"write new text as {section.label}'s content, not as a `# | ` quote; if a rebase "
+                          "replayed a wrap with its own text as the note, integrate by merge instead (`git rebase "
+                          "--abort`, then `flowgit sync` or `git pull --no-rebase`)")
+
+
+def _held_with_heading(doc, section) -> tuple[str, ...]:
+    """A section's content lines and its heading, spacing collapsed: what a merge note may quote of it."""
+    return (" ".join(doc.lines[section.heading].split()),) + _body_lines(doc, section)
+
+
 def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
     """State / Top of Mind that keep every old item and add more were appended to, not replaced."""
+    yield from planted_quotes(ctx, Semantics.REPLACE)
     for before, section in ctx.changed_pairs(Semantics.REPLACE):  # the same body adds nothing
         old = ctx.old.facts(before).columns.texts
         new = ctx.new.facts(section).columns.texts + tuple(_commented_in(ctx, before, section).values())
@@ -319,6 +358,7 @@ def _new_prose(ctx: CheckContext, before, section) -> str:
 
 def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
     """Recent Context that keeps the old narrative (a word tweaked at most) plus new text was appended to."""
+    yield from planted_quotes(ctx, Semantics.REWRITE)
     for before, section in ctx.changed_pairs(Semantics.REWRITE):  # the same body is the same prose
         old, new = _prose(ctx.old, before), _new_prose(ctx, before, section)
         for text in _quoted(ctx, before):  # the other wrap's narrative, absorbed as the merge note asks

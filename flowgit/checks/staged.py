@@ -282,7 +282,7 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     config_changed = (any(staged.get(n) != base_entries.get(n) for n in CONFIG_FILES) if base
                       else new_cfg.source is not None)
     judged = [cont, st]
-    symlinked = [p for p in with_parents(judged) if p in links]
+    symlinked = [p for p in [*with_parents(judged), *CONFIG_FILES] if p in links]  # a linked config too
     if (not config_changed and not merge_heads and not symlinked
             and all(staged.get(p) == base_entries.get(p) for p in judged)):
         return None

@@ -58,7 +58,10 @@ def _related(at: PatternAt, episodes: list[Episode], minimum: int) -> list[tuple
 
 
 def find_candidates(doc: Document, session_episodes: list[Episode], store: Mapping[str, Episode],
-                    thresholds: Thresholds, today: date, blamed: Mapping) -> Candidates:
+                    thresholds: Thresholds, today: date, blamed: Mapping,
+                    batch: frozenset[str] = frozenset()) -> Candidates:
+    """Step 2. ``batch``: the episodes the wrap's commit will append (the gate counts them as one source,
+    G103), so nothing is called ready that the gate would then refuse."""
     found = Candidates(session_episodes=session_episodes)
     patterns = list(iter_patterns(doc))
     for at in patterns:
@@ -74,7 +77,7 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
                                           "shared_words": sorted({w for _, s in related for w in s})})
         if at.section == DEVELOPING and p.level == 2:
             evidence = tuple(dict.fromkeys(p.evidence + tuple(e.id for e, _ in related)))
-            verdict = assess(p.name, p.text, 3, evidence, store, thresholds, in_proven=True)
+            verdict = assess(p.name, p.text, 3, evidence, store, thresholds, in_proven=True, batch=batch)
             entry = {"name": p.name, "line": at.lineno, "evidence": list(evidence),
                      "independent": verdict.independent, "sources": verdict.sources}
             since = demoted_on(p)
@@ -136,11 +139,13 @@ def gather_candidates(cfg: Config, session: str | None, when: date) -> Candidate
     raw = EpisodeStore(cfg.store).raw()
     (head_store,) = blobs(root, [f"HEAD:{cfg.store_rel}"])
     head_store = head_store or b""
+    appended = parse_store(raw[len(head_store):] if raw.startswith(head_store) else b"")[0]
     if session:
         episodes, _ = EpisodeStore(cfg.store).search(session=session)
     else:
-        appended = raw[len(head_store):] if raw.startswith(head_store) else b""
-        episodes = list(parse_store(appended)[0].values())
+        episodes = list(appended.values())
     cited = {e.id for e in episodes} | {i for at in iter_patterns(doc) for i in at.pattern.evidence}
     store = {**lookup(raw, cited), **{e.id: e for e in episodes}}
-    return find_candidates(doc, episodes, store, cfg.thresholds, when, blame_dates(root, cfg.continuity_rel))
+    batch = frozenset(appended) if head_store else frozenset()  # not yet committed: the next commit's batch
+    return find_candidates(doc, episodes, store, cfg.thresholds, when, blame_dates(root, cfg.continuity_rel),
+                           batch)

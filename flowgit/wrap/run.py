@@ -332,7 +332,8 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     batch = frozenset(appended) | {e.id for e in new_eps} if inputs.head_store is not None else frozenset()
 
     checkpoint("2-candidates")
-    candidates = find_candidates(inputs.doc, session_eps, episodes, cfg.thresholds, inputs.day, inputs.blamed)
+    candidates = find_candidates(inputs.doc, session_eps, episodes, cfg.thresholds, inputs.day, inputs.blamed,
+                                 batch)
 
     checkpoint("3-validate")
     if plan:

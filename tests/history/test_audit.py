@@ -201,6 +201,25 @@ def test_a_root_commit_that_loosens_the_defaults_is_found(run, based):
     assert code == 1 and ("A401", root) in found(data)
 
 
+def test_a_directory_or_a_link_where_the_configuration_lives_is_read_as_git_records_it(run, based):
+    """A directory named `.flowgit.toml` holds no configuration (as for every reader); a linked pyproject.toml
+    is reported: the gate refuses it (its target configures nothing the gate reads)."""
+    (based / ".flowgit.toml").mkdir()
+    (based / ".flowgit.toml" / "x").write_text("not a configuration\n")
+    git(based, "add", "-A")
+    git(based, "commit", "-qm", "a directory", "--no-verify")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 0 and data["findings"] == []
+    (based / "conf.toml").write_text("[project]\nname = 'x'\n")
+    (based / "pyproject.toml").symlink_to("conf.toml")
+    git(based, "add", "-A")
+    git(based, "commit", "-qm", "a linked pyproject", "--no-verify")
+    linked = git(based, "rev-parse", "HEAD").strip()
+    (based / "pyproject.toml").unlink()  # the working tree's own reading is another test's business
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and found(data) == [("A402", linked)] and "symbolic link" in data["findings"][0]["message"]
+
+
 def test_a_merge_answers_only_for_what_it_introduced(run, based):
     git(based, "checkout", "-q", "-b", "side")
     commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")

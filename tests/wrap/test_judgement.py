@@ -337,3 +337,31 @@ def test_a_demotion_citing_nothing_is_told_which_of_the_plans_episodes_to_cite(r
     assert res.code in (0, 3) and any('this plan records #0 about `backoff_jitter`: cite it, `"evidence": ["#0"]`'
                                       in r for r in reasons), reasons
     assert wrap(run, wrap_repo, demote_plan()).code == 0  # cited, the same demotion goes through
+
+
+def test_candidates_count_the_episodes_the_wrap_will_append_as_one_source(run, wrap_repo):
+    """The gate counts the episodes one commit appends as one source (G103): two agents' episodes recorded
+    this session and not yet committed do not make a 2x pattern ready on their own."""
+    from tests.wrap.test_wrap import A1, B1
+
+    twin = ep("retry storms multiplied provider load in the second outage too", "sess-a")  # A1's own source
+    text = (wrap_repo / "CONTINUITY.md").read_text().replace(f"[evidence: {A1.id}, {B1.id}]",
+                                                             f"[evidence: {A1.id}, {twin.id}]")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    with (wrap_repo / ".flow" / "episodes.jsonl").open("a") as out:
+        out.write(twin.to_json() + "\n")
+    git(wrap_repo, "commit", "-qam", "retry_budget rests on one source")
+    fresh = [ep("a retry budget per request kept provider load flat", "sess-z", agent="agent-x",
+                ts="2026-11-26T09:00:00Z"),
+             ep("capping retries per request held the provider load steady", "sess-z", agent="agent-y",
+                ts="2026-11-26T09:05:00Z")]
+    with (wrap_repo / ".flow" / "episodes.jsonl").open("a") as out:
+        out.writelines(e.to_json() + "\n" for e in fresh)
+    cands = data_of(run(wrap_repo, "candidates", "--session", "sess-z", "--date", "2026-11-26", "--json"))
+    assert "retry_budget" not in [x["name"] for x in cands["ready_to_graduate"]]
+    lacking = next(x for x in cands["not_yet"] if x["name"] == "retry_budget")
+    assert lacking["sources"] == 2 and any("independent" in why for why in lacking["lacks"])
+    refused = wrap(run, wrap_repo, {"session": "sess-z", "patterns": [
+        {"op": "graduate", "name": "retry_budget", "evidence": [e.id for e in fresh]}]}, "--json")
+    refusal = data_of(refused)["refused"]
+    assert [r["name"] for r in refusal] == ["retry_budget"] and "G103" in refusal[0]["codes"]  # the gate agrees

@@ -469,6 +469,14 @@ def _orphan_root(lab: Lab, config: str) -> Attempt:
     return lab.commit("a fresh start")
 
 
+@case(V, "symbolic link")
+def configuration_committed_as_a_link_to_move_the_memory(lab):
+    """git records the link's text (the gate would read defaults); every other command follows the link."""
+    lab.write('[tool.flowgit]\ncontinuity = "notes/MEM.md"\n', "conf/py.toml")
+    lab.path("pyproject.toml").symlink_to("conf/py.toml")
+    return lab.commit("tooling")
+
+
 @case(V, "G801")
 def an_orphan_root_commit_that_switches_rules_off(lab):
     """A first commit is held to the defaults: nothing else was in force, and a root commit judged only by its
@@ -1035,6 +1043,19 @@ def recent_context_heading_deleted_into_the_section_above(lab):
 @case(L)
 def state_renamed_to_its_alias(lab):
     return edit_commit(lab, "## Current State", "## State")
+
+
+@case(V, "G304")
+def new_state_text_planted_as_a_merge_quote(lab):
+    """Step one of a two-step append: new text parked as a `# | ` quote beside unchanged content (a quote is
+    discounted when the next wrap absorbs it), to be unquoted a commit later."""
+    return edit_commit(lab, "then the benchmark.", "then the benchmark.\n# | Also the merge driver, the audit and docs.")
+
+
+@case(V, "G304")
+def new_recent_context_planted_as_a_merge_quote(lab):
+    recent = "We spent the week on the document model. The round trip held on every fixture."
+    return edit_commit(lab, recent, recent + "\n# | Later we also rebuilt the search index and planned the cache.")
 
 
 @case(V, "G302")
