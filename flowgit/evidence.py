@@ -466,14 +466,15 @@ def _demotion_day(note: str, reference: date | None) -> date | None:
     """The date a demotion note gives: the text before its colon (``Dec 2``, ``2 Dec 2026``), else its first
     word (``2026-12-02``)."""
     whole = DEMOTED_DATE_RE.match(note)
-    day = parse_date(whole.group(1), reference=reference) if whole else None
-    if day is None:
+    day = parse_date(whole.group(1), reference=reference, nearest=True) if whole else None
+    if day is None:  # (a yearless date: the one nearest the day it is read against, as it was written then)
         first = DEMOTED_ON_RE.match(note)
-        day = parse_date(first.group(1), reference=reference) if first else None
+        day = parse_date(first.group(1), reference=reference, nearest=True) if first else None
     return day
 
 
-def _recorded_on(ep: Episode | None) -> date | None:
+def recorded_on(ep: Episode | None) -> date | None:
+    """The day an episode was recorded (None: unknown)."""
     when = parse_ts(ep.ts) if ep else None
     return when.date() if when else None
 
@@ -486,20 +487,23 @@ def last_recorded(p: Pattern, episodes: Mapping[str, Episode], reference: date |
     it with the last commit to the line, so the gate never refuses what the
     cleanup archives.
     """
-    days = [day for i in p.evidence if (day := _recorded_on(episodes.get(i))) is not None]
+    days = [day for i in p.evidence if (day := recorded_on(episodes.get(i))) is not None]
     written = parse_date(p.date, reference=reference) if p.date else None
     if written is not None:
         days.append(written)
     return max(days) if days else None
 
 
-def after_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode]) -> list[str]:
-    """The cited ids recorded after the pattern's demotion (all of them when it was never demoted)."""
-    since = demoted_on(p)
+def after_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode],
+                   reference: date | None = None) -> list[str]:
+    """The cited ids recorded after the pattern's demotion (all of them when it was never demoted); a yearless
+    demotion date is read against ``reference`` (the change's day: a history's verdict must not move with
+    the calendar), else today."""
+    since = demoted_on(p, reference)
     ids = list(dict.fromkeys(evidence))
     if since is None:
         return ids
-    return [i for i in ids if (_recorded_on(episodes.get(i)) or date.min) > since]
+    return [i for i in ids if (recorded_on(episodes.get(i)) or date.min) > since]
 
 
 def contradictions(p: Pattern) -> set[str]:
@@ -508,7 +512,8 @@ def contradictions(p: Pattern) -> set[str]:
 
 
 def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode], *, level: int | None = None,
-                  thresholds: Thresholds | None = None, in_proven: bool = False) -> list[str]:
+                  thresholds: Thresholds | None = None, in_proven: bool = False,
+                  reference: date | None = None) -> list[str]:
     """Why a demoted pattern may not be promoted on ``evidence`` ([] when it may, or was never demoted).
 
     Its earlier chain did not survive scrutiny (Step 5), so only evidence
@@ -516,11 +521,11 @@ def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Ep
     (the demotion's own citation), and that evidence alone must carry the
     ``level`` it is promoted to (when given, with ``thresholds``).
     """
-    since = demoted_on(p)
+    since = demoted_on(p, reference)
     if since is None:
         return []
     contradicting = contradictions(p)
-    fresh = [i for i in after_demotion(p, evidence, episodes) if i not in contradicting]
+    fresh = [i for i in after_demotion(p, evidence, episodes, reference) if i not in contradicting]
     if not fresh:
         return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so "
                 f"a promotion needs evidence recorded after the demotion"]

@@ -197,3 +197,20 @@ def test_an_episode_naming_no_agent_is_one_with_its_sessions_other_episodes():
     store = {e.id: e for e in (named, bare, other)}
     assert assess("p", "retries multiply provider load", 2, [named.id, bare.id], store, th).independent == 1
     assert assess("p", "retries multiply provider load", 2, [named.id, other.id], store, th).enough
+
+
+def test_a_yearless_demotion_date_is_read_against_the_change_not_the_calendar(monkeypatch):
+    """A history's verdict must not move with the clock: `[demoted Dec 2: …]` written on 2026-12-02 is that
+    day when audited a year later, and a note written a day ahead of the commit's zone is still that day."""
+    from datetime import date
+
+    import flowgit.dates as dates
+    from flowgit.continuity.patterns import parse_pattern
+    from flowgit.evidence import demoted_on
+
+    p = parse_pattern("!! retry_budget: cap retries | 2x (RELIABILITY) [evidence: ep-1] "
+                      "[demoted Dec 2: the cap did not hold (ep-2)]")
+    monkeypatch.setattr(dates, "today", lambda: date(2027, 12, 5))
+    assert demoted_on(p, date(2026, 12, 2)) == date(2026, 12, 2)
+    assert demoted_on(p, date(2026, 12, 1)) == date(2026, 12, 2)
+    assert demoted_on(p) == date(2027, 12, 2)  # without a change to read against: the nearest to today

@@ -141,7 +141,8 @@ def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt) -> Iter
     """G208 for a pattern HEAD has demoted: promoted again only on evidence recorded after the demotion,
     never on the episode that contradicted it (Step 5: its earlier chain did not survive scrutiny)."""
     problems = post_demotion(before.pattern, at.pattern.evidence, ctx.episodes(at.pattern.evidence),
-                             level=at.pattern.level, thresholds=ctx.cfg.thresholds, in_proven=at.section == PROVEN)
+                             level=at.pattern.level, thresholds=ctx.cfg.thresholds, in_proven=at.section == PROVEN,
+                             reference=ctx.when.date() if ctx.when else None)
     if problems:
         yield Finding("G208", "level-jump", "error", ctx.path, at.lineno, problems[0],
                       "record what happened since the demotion (`flowgit episode add`) and cite that")

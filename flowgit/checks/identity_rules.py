@@ -114,9 +114,9 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
     of its evidence, and come from a session and agent its chain does not: a
     pattern is not demoted by a reason alone, nor by its own evidence.
     """
-    from flowgit.evidence import EPISODE_REF_RE, demoted_on, independent_contradiction, last_recorded
+    from flowgit.evidence import EPISODE_REF_RE, demoted_on, independent_contradiction, last_recorded, recorded_on
 
-    day = demoted_on(now_at.pattern)
+    day = demoted_on(now_at.pattern, now.date())  # a yearless date: the latest not after this change
     if day is None:
         yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
                       f"`{before.pattern.name}` is demoted with a note that gives no date: a promotion counts only "
@@ -137,6 +137,14 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
                       f"`{before.pattern.name}` is demoted as of {day.isoformat()}, before what it rests on "
                       f"({floor.isoformat()}: its graduation or its evidence): a promotion "
                       "would count the discredited chain as recorded since",
+                      f"date the note when the demotion happens: `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
+        return
+    caused = [d for i in against if (d := recorded_on(episodes.get(i))) is not None]
+    if caused and (min(caused) - day).days > DATE_SLACK_DAYS:  # the demotion cannot precede its own cause
+        yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
+                      f"`{before.pattern.name}` is demoted as of {day.isoformat()}, before the episode that "
+                      f"contradicted it was recorded ({min(caused).isoformat()}): evidence recorded in between "
+                      "would count as recorded since the demotion",
                       f"date the note when the demotion happens: `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
         return
     problems = independent_contradiction(before.pattern, against, episodes, now=now)
@@ -194,10 +202,19 @@ def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _zone_lines(doc, section) -> Counter[str]:
+    return Counter(text for _, text in _zone_shape(doc, section))
+
+
+def _zone_shape(doc, section) -> list[tuple[int, str]]:
+    """The section as a reader takes its instructions: its heading (with any suffix after ``|``) and each
+    non-blank line in order, with its indentation (nesting says which rule a line belongs to) and its text,
+    spacing inside the line aside."""
     if section is None:
-        return Counter()
-    return Counter(" ".join(doc.lines[i].split()) for i in range(section.body_start, section.body_end)
-                   if doc.lines[i].strip())
+        return []
+    lines = doc.lines
+    return [(0, " ".join(lines[section.heading].split()))] + [
+        (len(lines[i]) - len(lines[i].lstrip(" \t")), " ".join(lines[i].split()))
+        for i in range(section.body_start, section.body_end) if lines[i].strip()]
 
 
 def protected_zone(ctx: CheckContext) -> Iterator[Finding]:
@@ -208,13 +225,16 @@ def protected_zone(ctx: CheckContext) -> Iterator[Finding]:
     labels |= {s.label for s in ctx.sections(ctx.new, Semantics.PROTECTED)}
     for label in sorted(labels):
         before, now = ctx.old.find(label), ctx.new.find(label)
-        if before is not None and now is not None and ctx.same_body(before, now):
-            continue  # the same lines: nothing lost or gained
+        if before is not None and now is not None and ctx.same_body(before, now) \
+                and ctx.old.lines[before.heading].split() == ctx.new.lines[now.heading].split():
+            continue  # the same heading and lines: nothing lost or gained
         old_lines, new_lines = _zone_lines(ctx.old, before), _zone_lines(ctx.new, now)
         lost, added = old_lines - new_lines, new_lines - old_lines
-        if not lost and not added and (before is None) == (now is None):
+        moved = _zone_shape(ctx.old, before) != _zone_shape(ctx.new, now)
+        if not lost and not added and not moved and (before is None) == (now is None):
             continue
-        parts = []
+        parts = [] if lost or added else ["kept its lines but moved or re-indented them (what a rule sits "
+                                          "under says what it means)"]
         if lost:
             parts.append(f"lost {sum(lost.values())} line(s), e.g. \"{next(iter(lost))[:50]}\"")
         if added:

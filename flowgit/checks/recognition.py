@@ -27,6 +27,11 @@ from flowgit.continuity.patterns import grammar_fix, level_marks, looks_like_pat
 from flowgit.continuity.sections import Semantics
 
 HOLDS_PATTERNS = (Semantics.PATTERNS, Semantics.PROVEN)
+# Where a pattern-like line that does not parse is refused (G110): the protocol's sections, since the agent
+# reads State, Top of Mind and Action Items first (the protected zone has its own rule; a section of the
+# user's own keeps tables and notes as they like).
+READ_FOR_PATTERNS = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.REPLACE, Semantics.LIFECYCLE,
+                     Semantics.REWRITE)
 HIDES = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.PROTECTED)
 COMMENT_OPEN, COMMENT_CLOSE = "<!--", "-->"
 QUOTE_RE = re.compile(r"^\s{0,3}>")
@@ -234,6 +239,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     yield from _repeated_sections(ctx)
     yield from _vanished_sections(ctx)
     yield from _carriage_returns_inside_lines(ctx)
+    yield from _headings_carrying_content(ctx)
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
@@ -257,14 +263,17 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                               f"\"{line.strip()[:60]}\"",
                               "take it out of the fence/comment/quote as a plain line, or delete it "
                               "(a Proven pattern leaves only by archival or demotion)")
-    for section in ctx.sections(ctx.new, *HOLDS_PATTERNS):
+    for section in ctx.sections(ctx.new, *READ_FOR_PATTERNS):
         if ctx.untouched(section):
             continue
         fenced = ctx.new.facts(section).fenced  # without a fence line every line is content
+        holds = section.semantics in HOLDS_PATTERNS
         for index in _judged_lines(ctx, section):
             if index in hidden_at or (fenced and not ctx.new.is_content(section, index)):
                 continue
             line = ctx.new.lines[index]
+            if not holds and line.lstrip().startswith("|"):
+                continue  # a table row in State or Action Items (`| speed | 2x |`): no pattern starts so
             shown = CODE_SPAN_RE.sub(" ", line)  # `! name: … | 1x` quoted in guidance is an example, not a pattern
             if COMMENT_LINE_RE.match(line):
                 if looks_like_pattern_loose(shown):
@@ -328,6 +337,31 @@ def _carriage_returns_inside_lines(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding("G111", "recognition", "error", ctx.path, index + 1,
                           f"a carriage return inside the line breaks it for a reader but not for the gate: "
                           f"\"{shown[:70]}\"", "put a line break (\\n) where the carriage return is")
+
+
+HEADLINE_MAX = 100  # characters of a heading's text: a name and a short headline (`## State | Nov 30 evening`)
+
+
+def _headings_carrying_content(ctx: CheckContext) -> Iterator[Finding]:
+    """G116 for a heading the change writes that carries content: a pattern-like text, or more than a headline.
+
+    A heading's suffix is read by no section rule (the body is what State's
+    REPLACE, the budgets and the pattern rules read), and every reader shows it:
+    State kept in its own heading would grow past REPLACE, a claim written there
+    would be judged as nothing.
+    """
+    held = {ctx.old.lines[s.heading] for s in ctx.old.sections} if ctx.old is not None else set()
+    for section in ctx.new.sections:
+        line = ctx.new.lines[section.heading]
+        if line in held:
+            continue
+        text = line.strip().lstrip("#").strip()
+        if looks_like_pattern_loose(text) or len(text) > HEADLINE_MAX:
+            why = "looks like a pattern" if looks_like_pattern_loose(text) else f"is {len(text)} characters long"
+            yield Finding("G116", "recognition", "error", ctx.path, section.heading + 1,
+                          f"the heading of {section.label} {why}: a heading names its section (with a short "
+                          "headline at most), and no rule reads what it carries",
+                          f"move the text into the section's body; keep the heading under {HEADLINE_MAX} characters")
 
 
 def _vanished_sections(ctx: CheckContext) -> Iterator[Finding]:

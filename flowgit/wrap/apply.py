@@ -16,7 +16,7 @@ from flowgit.continuity.patterns import DEFAULT_CATEGORY, Pattern, PatternAt, pa
 from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STATE, TOP
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
-from flowgit.evidence import about, assess
+from flowgit.evidence import about, assess, recorded_on
 from flowgit.wrap.judgement import derivation_note, independent_contradiction, post_demotion
 from flowgit.wrap.plan import PatternOp, Plan
 
@@ -249,7 +249,8 @@ class Editor:
                 problems = problems + self._plan_contradictions(p)
             self.outcome.refused.append(Refusal(p.name, "demote", p.level, tuple(problems)))
             return
-        note = f"demoted {self.date}: {op.reason}" + (f" ({', '.join(against)})" if against else "")
+        day = max([self.date, *(d.isoformat() for i in against if (d := recorded_on(self.episodes.get(i))))])
+        note = f"demoted {day}: {op.reason}" + (f" ({', '.join(against)})" if against else "")  # not before its cause
         demoted = p.changed(level=2, date="", notes=p.notes + (note,))
         self._move(at, demoted, DEVELOPING)
         self._annotate_dependants(op.name)

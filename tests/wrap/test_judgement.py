@@ -10,7 +10,7 @@ from tests.conftest import git
 from tests.wrap.test_wrap import A2, J, UNRELATED, base_text, ep, snapshot, wrap, wrap_repo  # noqa: F401
 
 TENSION = {"type": "tension", "content": "jittered backoff made retry waves worse for batch jobs",
-           "tags": ["backoff"]}
+           "tags": ["backoff"], "ts": "2026-11-26T08:00:00Z"}  # recorded the day the plans' wraps are dated
 SAME_SOURCE = ep("backoff jitter hurt batch jobs", "j1", type_="tension", tags=("backoff",))  # j1/agent-a: the chain's
 
 
@@ -26,7 +26,8 @@ def data_of(res):
 
 # ------------------------------------------------------------ demotion -> re-graduation
 def test_a_demoted_pattern_needs_evidence_recorded_after_its_demotion(run, wrap_repo):
-    assert wrap(run, wrap_repo, demote_plan()).code == 0
+    first = wrap(run, wrap_repo, demote_plan())
+    assert first.code == 0, first.out
     before = snapshot(wrap_repo)
     # the next session tries to put it back on exactly its pre-demotion evidence
     again = {"session": "sess-d", "date": "2026-11-27",

@@ -169,7 +169,8 @@ def test_unknown_and_unrelated_evidence_are_refused(run, wrap_repo):
 
 def test_demotion_moves_the_pattern_back_with_its_reason(run, wrap_repo):
     plan = {"session": "sess-c", "episodes": [
-        {"type": "tension", "content": "jittered backoff made retry waves worse for batch jobs", "tags": ["backoff"]}],
+        {"type": "tension", "content": "jittered backoff made retry waves worse for batch jobs", "tags": ["backoff"],
+         "ts": "2026-11-26T08:00:00Z"}],
         "patterns": [{"op": "demote", "name": "backoff_jitter", "reason": "batch jobs got worse", "evidence": ["#0"]}]}
     res = wrap(run, wrap_repo, plan)
     assert res.code == 0, res.err
@@ -179,6 +180,18 @@ def test_demotion_moves_the_pattern_back_with_its_reason(run, wrap_repo):
     assert "[demoted 2026-11-26: batch jobs got worse (ep-" in developing
     assert J[0].id in developing  # the evidence trail is kept
     assert "Demoted: backoff_jitter" in git(wrap_repo, "log", "-1", "--format=%B")
+
+
+def test_a_demotion_is_never_dated_before_the_episode_that_caused_it(run, wrap_repo):
+    """A wrap dated earlier than the contradicting episode's recording dates its note on that recording: the
+    gate refuses a demotion before its own cause (G206), so the wrap never writes one."""
+    plan = {"session": "sess-c", "episodes": [
+        {"type": "tension", "content": "jittered backoff made retry waves worse for batch jobs", "tags": ["backoff"],
+         "ts": "2026-11-28T08:00:00Z"}],
+        "patterns": [{"op": "demote", "name": "backoff_jitter", "reason": "batch jobs got worse", "evidence": ["#0"]}]}
+    res = wrap(run, wrap_repo, plan)  # dated 2026-11-26
+    assert res.code == 0, res.out + res.err
+    assert "[demoted 2026-11-28: batch jobs got worse (ep-" in (wrap_repo / "CONTINUITY.md").read_text()
 
 
 def test_sections_semantics(run, wrap_repo):
