@@ -26,6 +26,7 @@ from flowgit.continuity.document import Item, SectionFacts, shared_ends
 from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import parse_pattern
 from flowgit.continuity.sections import Semantics
+from flowgit.dates import parse_date
 from flowgit.words import content_words, overlap, word_count
 
 JUDGED = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.LIFECYCLE, Semantics.PROTECTED, Semantics.FREE)
@@ -66,10 +67,22 @@ def _structure(text: str) -> int:
 
 
 def _without_lifecycle(text: str) -> str:
-    """``text`` with each lifecycle field (``seen:``, ``next:`` …) replaced by a space."""
+    """``text`` with each lifecycle field (``seen:``, ``next:`` …) replaced by a space when it holds a date;
+    a field that holds words (``— next: verify the backups``, a step split off the item) keeps its words:
+    they are the item's content, moved, not cut."""
     if ":" in text and LIFECYCLE_HINT_RE.search(text):
-        return LIFECYCLE_RE.sub(" ", text)
+        return LIFECYCLE_RE.sub(_field_words, text)
     return text
+
+
+def _field_words(field: re.Match) -> str:
+    """A date field as a space; a field of words as its keyword and words (``next: verify …`` says "next,
+    verify …": the field's name is part of what it says)."""
+    key, value = field.group(0).split(":", 1)
+    value = value.strip(" \t,;")
+    if not value or parse_date(value) is not None:
+        return " "
+    return f" {key.strip(' —–-').strip()} {value} "
 
 
 def _pattern_name(item: Item) -> str | None:

@@ -1797,6 +1797,25 @@ def one_clear_cut_in_one_section_and_an_unrelated_edit_in_another(lab):
     return lab.commit()
 
 
+@case(V, "E002")
+def flowscript_error_parked_in_a_fence_then_taken_out(lab):
+    """Linted only where it is new, a bare `[decided]` parked in a code fence would never be read: taken out
+    of the fence, it is read as FlowScript for the first time."""
+    lab.sub("## Action Items\n", "## Action Items\n```\n- ship the gate [decided]\n```\n")
+    lab.setup_commit("a fenced example")
+    return edit_commit(lab, "```\n- ship the gate [decided]\n```\n", "- ship the gate [decided]\n")
+
+
+@case(L)
+def action_items_split_into_done_and_their_next_step(lab):
+    """Step 4's lifecycle: what is left of an item moves into its `next:` field; the words are moved, not cut."""
+    lab.sub("- the gate blocks ungrounded graduations, which is what makes the wrap safe to run — next: Dec 1",
+            "- the gate blocks ungrounded graduations — next: make the wrap safe to run")
+    lab.sub("- the benchmark of the hook is needed because every commit of every user pays for it — next: Dec 2",
+            "- benchmark the hook — next: every commit of every user pays for it, so measure it")
+    return lab.commit()
+
+
 @case(V, "G301")
 def action_items_restated(lab):
     lab.sub("- the gate blocks ungrounded graduations, which is what makes the wrap safe to run — next: Dec 1",
