@@ -269,7 +269,7 @@ def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thr
     when first weighed), and not at all when so many are shared that even the
     least weight each (``weight.floor``) reaches it.
     """
-    shared = meaningful_words(episode.content + " " + " ".join(episode.tags)) & pattern_words
+    shared = meaningful_words(episode.content) & pattern_words  # what it says, not how it is filed
     if len(shared) < thresholds.relevance_min_shared:
         return False
     floor = COMMON_WEIGHT if weight is everyday_weight else getattr(weight, "floor", None)

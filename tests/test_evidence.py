@@ -19,8 +19,9 @@ def _ep(content: str, session: str = "s1", tags=()):
 
 
 def _summed(episode, pattern_words, thresholds, weight) -> bool:
-    """The definition: every shared word weighed, then summed."""
-    shared = content_words(episode.content + " " + " ".join(episode.tags)) & pattern_words
+    """The definition: every word the content shares weighed, then summed (tags file an episode; they do
+    not say what happened)."""
+    shared = content_words(episode.content) & pattern_words
     if len(shared) < thresholds.relevance_min_shared:
         return False
     return sum(weight(w) for w in shared) >= RELEVANT_WEIGHT

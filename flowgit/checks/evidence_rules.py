@@ -135,14 +135,32 @@ def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding("G202", "level-jump", "error", ctx.path, at.lineno,
                           f"`{new.name}` goes {was}x -> {now}x without any new evidence",
                           "cite the new episodes that justify the promotion")
+        elif now > was and (twin := _demoted_twin(ctx, at)) is not None:
+            yield from _after_demotion(ctx, at, twin, twin_of=True)
 
 
-def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt) -> Iterator[Finding]:
+def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt, twin_of: bool = False) -> Iterator[Finding]:
     """G208 for a pattern HEAD has demoted: promoted again only on evidence recorded after the demotion,
-    never on the episode that contradicted it (Step 5: its earlier chain did not survive scrutiny)."""
+    never on the episode that contradicted it (Step 5: its earlier chain did not survive scrutiny).
+    ``twin_of``: ``before`` is a demoted pattern this one would be by the identity rule (the same claim, or
+    all its evidence, under another name), which the demotion binds as well."""
     problems = post_demotion(before.pattern, at.pattern.evidence, ctx.episodes(at.pattern.evidence),
                              level=at.pattern.level, thresholds=ctx.cfg.thresholds, in_proven=at.section == PROVEN,
                              reference=ctx.when.date() if ctx.when else None)
     if problems:
-        yield Finding("G208", "level-jump", "error", ctx.path, at.lineno, problems[0],
+        message = problems[0] if not twin_of else (f"`{at.pattern.name}` is the claim of `{before.pattern.name}` "
+                                                    f"(the same description or evidence) — {problems[0]}")
+        yield Finding("G208", "level-jump", "error", ctx.path, at.lineno, message,
                       "record what happened since the demotion (`flowgit episode add`) and cite that")
+
+
+def _demoted_twin(ctx: CheckContext, at: PatternAt) -> PatternAt | None:
+    """A demoted pattern, still in the file, that ``at`` is by the identity rule under another name: a claim
+    demoted cannot come back beside its own demotion under a new name on the discredited chain."""
+    from flowgit.continuity.identity import is_rename
+
+    for other in ctx.all_new_patterns:
+        if other is not at and other.pattern.name != at.pattern.name and other.pattern.notes \
+                and demoted_on(other.pattern) is not None and is_rename(other.pattern, at.pattern):
+            return other
+    return None

@@ -1229,6 +1229,26 @@ def _demoted(lab: Lab) -> str:
     return lab.line("!! retry_budget:")
 
 
+@case(V, "G104")
+def episodes_about_nothing_tagged_with_the_pattern(lab):
+    """Tags file an episode; only what it says can be about the pattern."""
+    ids = lab.episodes(ep("the lunch order arrived late again", "t1", "agent-t", tags=["retry", "budget", "load"]),
+                       ep("the office printer jammed twice", "t2", "agent-u", tags=["retry", "budget", "load"]))
+    return edit_commit(lab, pline("p01", 1), pline("p01", 2, ids))
+
+
+@case(V, "G208")
+def demoted_claim_raised_again_under_a_new_name(lab):
+    """The demoted line stays, with its note; its claim comes back as `retry_cap` on the discredited chain."""
+    line = _demoted(lab)
+    claim = line.split(": ", 1)[1].split(" | ")[0]
+    ids = line.split("[evidence: ")[1].split("]")[0]
+    lab.sub(line, line + f"\n! retry_cap: {claim} | 1x")
+    lab.setup_commit("the same claim, new name")
+    return edit_commit(lab, f"! retry_cap: {claim} | 1x",
+                       f"!! retry_cap: {claim} | 2x (RELIABILITY) [evidence: {ids}]")
+
+
 @case(V, "G207")
 def demotion_note_dropped_later(lab):
     """The note is what a later promotion reads: taking it off would make the chain look fresh again."""
