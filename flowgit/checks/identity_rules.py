@@ -114,37 +114,21 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
     of its evidence, and come from a session and agent its chain does not: a
     pattern is not demoted by a reason alone, nor by its own evidence.
     """
-    from flowgit.evidence import EPISODE_REF_RE, demoted_on, independent_contradiction, last_recorded, recorded_on
+    from flowgit.evidence import EPISODE_REF_RE, demoted_on, independent_contradiction
 
-    day = demoted_on(now_at.pattern, now.date())  # a yearless date: the latest not after this change
+    day = demoted_on(now_at.pattern, now.date())  # a yearless date: the one nearest this change
     if day is None:
         yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
                       f"`{before.pattern.name}` is demoted with a note that gives no date: a promotion counts only "
                       "evidence recorded after the demotion, so the note must say when",
                       f"write it as `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
         return
-    if (day - now.date()).days > DATE_SLACK_DAYS:
-        yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
-                      f"`{before.pattern.name}` is demoted as of {day.isoformat()}, after this change "
-                      f"({now:%Y-%m-%d}): no evidence could ever be recorded after it",
-                      f"date the note when the demotion happens: `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
-        return
     against = [i for n in now_at.pattern.notes if DEMOTED_RE.search(n) for i in EPISODE_REF_RE.findall(n)]
     episodes = ctx.episodes([*against, *before.pattern.evidence]) if against else {}
-    floor = last_recorded(before.pattern, episodes)  # a demotion cannot come before what it demotes
-    if floor is not None and day < floor:
+    misdated = _demotion_misdated(day, now.date(), before.pattern, against, episodes)
+    if misdated:
         yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
-                      f"`{before.pattern.name}` is demoted as of {day.isoformat()}, before what it rests on "
-                      f"({floor.isoformat()}: its graduation or its evidence): a promotion "
-                      "would count the discredited chain as recorded since",
-                      f"date the note when the demotion happens: `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
-        return
-    caused = [d for i in against if (d := recorded_on(episodes.get(i))) is not None]
-    if caused and (min(caused) - day).days > DATE_SLACK_DAYS:  # the demotion cannot precede its own cause
-        yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
-                      f"`{before.pattern.name}` is demoted as of {day.isoformat()}, before the episode that "
-                      f"contradicted it was recorded ({min(caused).isoformat()}): evidence recorded in between "
-                      "would count as recorded since the demotion",
+                      f"`{before.pattern.name}` is demoted as of {day.isoformat()}, {misdated}",
                       f"date the note when the demotion happens: `[demoted {now:%Y-%m-%d}: why (ep-…)]`")
         return
     problems = independent_contradiction(before.pattern, against, episodes, now=now)
@@ -157,6 +141,25 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
 
 
 DATE_SLACK_DAYS = 1  # a date written in one time zone and committed in another
+
+
+def _demotion_misdated(day, today, pattern, against: list[str], episodes) -> str | None:
+    """Why a demotion's date cannot be true (None when it can): after the change (no evidence could ever come
+    after it), before what the pattern rests on, or before the episode that contradicted it (either would
+    make the discredited chain, or what was recorded in between, count as recorded since)."""
+    from flowgit.evidence import last_recorded, recorded_on
+
+    if (day - today).days > DATE_SLACK_DAYS:
+        return f"after this change ({today.isoformat()}): no evidence could ever be recorded after it"
+    floor = last_recorded(pattern, episodes)  # a demotion cannot come before what it demotes
+    if floor is not None and day < floor:
+        return (f"before what it rests on ({floor.isoformat()}: its graduation or its evidence): a promotion "
+                "would count the discredited chain as recorded since")
+    caused = [d for i in against if (d := recorded_on(episodes.get(i))) is not None]
+    if caused and (min(caused) - day).days > DATE_SLACK_DAYS:  # the demotion cannot precede its own cause
+        return (f"before the episode that contradicted it was recorded ({min(caused).isoformat()}): evidence "
+                "recorded in between would count as recorded since the demotion")
+    return None
 
 
 def graduations_dated(ctx: CheckContext) -> Iterator[Finding]:

@@ -356,8 +356,9 @@ def _headings_carrying_content(ctx: CheckContext) -> Iterator[Finding]:
         if line in held:
             continue
         text = line.strip().lstrip("#").strip()
-        if looks_like_pattern_loose(text) or len(text) > HEADLINE_MAX:
-            why = "looks like a pattern" if looks_like_pattern_loose(text) else f"is {len(text)} characters long"
+        claim = looks_like_pattern_loose(text)
+        if claim or len(text) > HEADLINE_MAX:
+            why = "looks like a pattern" if claim else f"is {len(text)} characters long"
             yield Finding("G116", "recognition", "error", ctx.path, section.heading + 1,
                           f"the heading of {section.label} {why}: a heading names its section (with a short "
                           "headline at most), and no rule reads what it carries",

@@ -64,10 +64,11 @@ def test_two_clones_wrap_the_same_base_and_both_reach_the_remote(tmp_path, remot
     assert (a / "CONTINUITY.md").read_bytes() == (b / "CONTINUITY.md").read_bytes()
 
 
-def test_rebase_when_the_branch_says_so_keeps_history_linear(tmp_path, remote, run):
+def _b_syncs_by_rebase_after_a(tmp_path, remote, run, case: str):
+    """Clone a wraps and syncs; clone b (pull.rebase) wraps the same base and syncs: (b, b's sync result)."""
     a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
     git(b, "config", "pull.rebase", "true")
-    ours, theirs, _ = CASES["actions_done_vs_redated"]
+    ours, theirs, _ = CASES[case]
     (a / "CONTINUITY.md").write_text(ours)
     commit(a, "a wraps")
     assert run(a, "sync").code == 0
@@ -75,6 +76,11 @@ def test_rebase_when_the_branch_says_so_keeps_history_linear(tmp_path, remote, r
     commit(b, "b wraps")
     res = run(b, "sync", "--json")
     assert res.code == 0, res.err
+    return b, res
+
+
+def test_rebase_when_the_branch_says_so_keeps_history_linear(tmp_path, remote, run):
+    b, res = _b_syncs_by_rebase_after_a(tmp_path, remote, run, "actions_done_vs_redated")
     assert "rebased onto the remote" in json.loads(res.out)["steps"]
     assert git(b, "rev-list", "--merges", "HEAD").strip() == ""
     assert "- ✓ write the retry budget — seen: Nov 26, next: Nov 28" in (b / "CONTINUITY.md").read_text()
@@ -83,16 +89,7 @@ def test_rebase_when_the_branch_says_so_keeps_history_linear(tmp_path, remote, r
 def test_rebase_mode_merges_when_both_wraps_replaced_a_section(tmp_path, remote, run):
     """Replayed by a rebase, our wrap would carry the remote's State as a note its one parent holds (an
     append, to the gate); as a merge commit the note is the merge's record. So sync merges, and says so."""
-    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
-    git(b, "config", "pull.rebase", "true")
-    ours, theirs, _ = CASES["both_replace_state"]
-    (a / "CONTINUITY.md").write_text(ours)
-    commit(a, "a wraps")
-    assert run(a, "sync").code == 0
-    (b / "CONTINUITY.md").write_text(theirs)
-    commit(b, "b wraps")
-    res = run(b, "sync", "--json")
-    assert res.code == 0, res.err
+    b, res = _b_syncs_by_rebase_after_a(tmp_path, remote, run, "both_replace_state")
     assert "merged the remote (both wraps replaced a section: merged rather than rebased)" in \
         json.loads(res.out)["steps"]
     assert git(b, "rev-list", "--merges", "HEAD").strip() != ""
