@@ -50,6 +50,11 @@ def claude_dir(scope: str, project_root: Path | None) -> Path:
         configured = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
         return Path(configured).expanduser() if configured else Path.home() / ".claude"
     if project_root is None:
+        from flowgit.git import inside_git_dir, require_repo
+
+        bare = inside_git_dir(Path.cwd())
+        if bare is not None:  # a bare repository has no project tree to set up: say so, as every command does
+            require_repo(bare)
         raise FlowgitError("not inside a git repository", fix="run it in your project, or use --user")
     return project_root / ".claude"
 

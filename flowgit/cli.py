@@ -389,7 +389,9 @@ def episode_show(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> Non
     from flowgit.episodes import EpisodeStore
     from flowgit.output import emit
 
-    emit(EpisodeStore(_cfg(ctx).store).show(ids), as_json, cmd.render_list)
+    store = EpisodeStore(_cfg(ctx).store)
+    cmd.refuse_bare_store(store)
+    emit(store.show(ids), as_json, cmd.render_list)
 
 
 @cli.command(short_help="The gate: staged continuity and store vs HEAD.")
@@ -602,7 +604,8 @@ def demo(keep: bool, as_json: bool) -> None:
 
 @cli.command(short_help="The memory's life as one self-contained HTML page.")
 @click.option("-o", "--output", default="report.html", show_default=True, metavar="FILE",
-              help="Where to write the page (replaced atomically).")
+              help="Where to write the page (replaced atomically; - for standard output). The memory, the store, "
+                   "git's files and a file flowgit did not draw are never replaced.")
 @click.option("--since", help="Only commits on or after this date.")
 @click.option("--until", help="Only commits on or before this date.")
 @click.option("--pattern", "patterns", multiple=True, metavar="NAME", help="Only this pattern (repeatable).")
@@ -618,8 +621,8 @@ def report(ctx: click.Context, output: str, since: str | None, until: str | None
     from flowgit.commands import report as cmd
     from flowgit.output import emit
 
-    emit(cmd.run_report(_cfg(ctx), output=output, since=since, until=until, patterns=patterns), as_json,
-         cmd.render)
+    emit(cmd.run_report(_cfg(ctx), output=output, since=since, until=until, patterns=patterns, as_json=as_json),
+         as_json, cmd.render)
 
 
 @cli.command("merge-driver", short_help="git merge driver: continuity and store by meaning.")

@@ -64,11 +64,21 @@ class Config(NamedTuple):
 
     @property
     def continuity_rel(self) -> str:
-        return self.continuity.relative_to(self.root).as_posix()
+        return _in_repository(self.continuity, self.root, "--file")
 
     @property
     def store_rel(self) -> str:
-        return self.store.relative_to(self.root).as_posix()
+        return _in_repository(self.store, self.root, "--store")
+
+
+def _in_repository(path: Path, root: Path, option: str) -> str:
+    """``path`` relative to the repository, as git names it; a clear refusal for a file outside it (a
+    command-line choice: what git records of it is what every git-reading command judges)."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        raise FlowgitError("is outside the repository, and this command reads what git records of it",
+                           path=path, fix=f"point {option} at a file inside the repository ({root})") from None
 
 
 def find_root(start: str | Path | None = None) -> Path | None:
@@ -137,6 +147,20 @@ def _raw_settings(root: Path) -> tuple[dict[str, Any], str | None]:
     return {}, None
 
 
+TOP_LEVEL_KEYS = ("continuity", "store", "aliases", "rules", "budgets", "thresholds", "claude_dir")
+
+
+def _known_keys(raw: dict[str, Any], where: str) -> None:
+    """Refuse a setting flowgit does not know: a threshold written above its table is otherwise silently
+    not in force, while its author believes it is."""
+    for key in raw:
+        if key in TOP_LEVEL_KEYS:
+            continue
+        table = next((cls.__name__.lower() for cls in (Budgets, Thresholds) if key in cls._field_defaults), None)
+        raise FlowgitError(f"unknown setting `{key}`", path=where,
+                           fix=f"put it under [{table}]" if table else "one of: " + ", ".join(TOP_LEVEL_KEYS))
+
+
 def _coerce(cls: type, raw: Any, where: str) -> Any:
     if raw is None:
         return cls()
@@ -154,6 +178,9 @@ def _coerce(cls: type, raw: Any, where: str) -> Any:
                 not math.isfinite(value):  # (`nan` compares false with everything: no threshold at all)
             raise FlowgitError(f"`{key}` must be a finite number, got {value!r}", path=where,
                                fix=f"e.g. {key} = {default!r} (the default)")
+        if value < 0:
+            raise FlowgitError(f"`{key}` must not be negative, got {value!r}", path=where,
+                               fix=f"e.g. {key} = {default!r} (the default)")
         values[key] = type(default)(value)
     return cls(**values)
 
@@ -168,6 +195,7 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     root = find_root(start) or Path(start or os.getcwd()).resolve()
     raw, source = _raw_settings(root)
     where = source or str(root)
+    _known_keys(raw, where)
     aliases_raw = raw.get("aliases", {})
     if not isinstance(aliases_raw, dict):
         raise FlowgitError("`aliases` must be a table of canonical name -> list of names", path=where,
@@ -182,6 +210,7 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     cont_path = (Path(continuity) if continuity else None) or contained(root, raw.get("continuity", DEFAULT_CONTINUITY),
                                                                          "continuity", where)
     store_path = (Path(store) if store else None) or contained(root, raw.get("store", DEFAULT_STORE), "store", where)
+    _apart(root / cont_path, root / store_path, where if not (continuity or store) else "options")
     return Config(
         root=root,
         continuity=(root / cont_path) if not cont_path.is_absolute() else cont_path,
@@ -223,6 +252,17 @@ def contained(root: Path, value: Any, key: str, where: str) -> Path:
                            fix="write the path from the repository root without `..`, e.g. "
                                f"{key} = \"{Path(os.path.normpath(value)).as_posix()}\"")
     return rel
+
+
+def _apart(continuity: Path, store: Path, where: str) -> None:
+    """Refuse a continuity file and a store that are one file, or one inside the other: an episode appended
+    to the continuity file (or a wrap's REPLACE of the store) would destroy what the other holds."""
+    a, b = Path(os.path.realpath(continuity)), Path(os.path.realpath(store))
+    if a == b or a in b.parents or b in a.parents:
+        raise FlowgitError(f"the continuity file ({continuity}) and the episode store ({store}) are the same file, "
+                           "or one is inside the other", path=where,
+                           fix="give each its own file, e.g. continuity = \"CONTINUITY.md\", "
+                               f"store = \"{DEFAULT_STORE}\"")
 
 
 def default_config(root: Path) -> Config:

@@ -132,6 +132,11 @@ def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
         raise fail("an episode needs the session it came from (independence of evidence is judged by "
                    "session and agent; an episode without one would never count)",
                    "pass --session ID, or set FLOWGIT_SESSION (Claude Code sets CLAUDE_CODE_SESSION_ID)")
+    for key, value in (("content", content), ("session", session), ("agent", agent), ("tags", "".join(tags))):
+        if not is_text(value):
+            raise fail(f"field `{key}` holds a character that is not text (a lone surrogate, `\\ud800`–"
+                       "`\\udfff`, or bytes that are not UTF-8)",
+                       "write it in UTF-8; a JSON `\\u` escape of a character beyond U+FFFF comes as a pair")
     computed = episode_id(type_, content, session)
     if data.get("id") and data["id"] != computed:
         raise fail(f"field `id` {data['id']!r} does not match its content (expected {computed})",
@@ -140,15 +145,30 @@ def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
                    session=session, agent=agent, tags=tuple(dict.fromkeys(t.strip() for t in tags if t.strip())))
 
 
+def is_text(value: str) -> bool:
+    """Whether the string can be written as UTF-8: JSON's ``\\ud800`` escape and an argument of bytes that are
+    not UTF-8 both give Python a lone surrogate, which every later write or print of it fails on."""
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _episode_from_line(obj: Any) -> Episode:
     if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
         raise ValueError("not an episode object")
     if obj.get("type") not in EPISODE_TYPES or not isinstance(obj.get("content"), str):
         raise ValueError("missing type or content")
     tags = obj.get("tags") or []
-    return Episode(id=obj["id"], ts=str(obj.get("ts", "")), type=obj["type"], content=obj["content"],
-                   session=str(obj.get("session") or ""), agent=str(obj.get("agent") or ""),
-                   tags=tuple(str(t) for t in tags) if isinstance(tags, list) else ())
+    ep = Episode(id=obj["id"], ts=str(obj.get("ts", "")), type=obj["type"], content=obj["content"],
+                 session=str(obj.get("session") or ""), agent=str(obj.get("agent") or ""),
+                 tags=tuple(str(t) for t in tags) if isinstance(tags, list) else ())
+    if not is_text("".join((ep.id, ep.ts, ep.content, ep.session, ep.agent, *ep.tags))):
+        raise ValueError("a lone surrogate escape (`\\ud800`–`\\udfff`) where text should be")
+    return ep
 
 
 def parse_store(data: bytes, *, prefilter: Callable[[bytes], bool] | None = None

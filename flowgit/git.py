@@ -19,6 +19,28 @@ from typing import BinaryIO, NamedTuple, Sequence
 from flowgit.errors import FlowgitError
 
 
+MAX_SAID_LINES = 20
+MAX_SAID_CHARS = 2000
+INDENT = "    "  # under the failure, deeper than its "  fix:" line
+
+
+def git_said(*outputs: str) -> str:
+    """Everything git said, one indented line each: blank lines dropped, padding trimmed, bounded in length.
+
+    Git's cause is rarely its last line: a missing remote ends with "and the
+    repository exists.", and a push a server hook refused ends with "failed to
+    push some refs" while the server's reason is a ``remote:`` line above it.
+    So the whole message is kept; only a runaway one (a hook printing a log) is
+    cut, saying so.
+    """
+    lines = [ln.rstrip() for text in outputs for ln in text.splitlines() if ln.strip()]
+    said = "\n".join(INDENT + ln for ln in lines[:MAX_SAID_LINES]) or INDENT + "(git printed no message)"
+    if len(said) > MAX_SAID_CHARS:
+        said = said[:MAX_SAID_CHARS].rstrip() + " …"
+    left = len(lines) - MAX_SAID_LINES
+    return said + (f"\n{INDENT}… and {left} more line(s)" if left > 0 else "")
+
+
 def git(root: str | Path, *args: str, check: bool = True, input: bytes | None = None,
         env: dict[str, str] | None = None) -> bytes:
     """Run ``git args`` in ``root`` and return stdout; a failure becomes a FlowgitError.
@@ -30,13 +52,38 @@ def git(root: str | Path, *args: str, check: bool = True, input: bytes | None = 
         proc = subprocess.run(["git", *args], cwd=os.fspath(root), input=input, capture_output=True,
                               env=full_env)
     except FileNotFoundError:
+        if not os.path.isdir(root):  # (subprocess reports a missing working directory as a missing program)
+            raise FlowgitError("this directory no longer exists (moved or deleted?)", path=root,
+                               fix="run flowgit from where the repository is now") from None
         raise FlowgitError("git is not installed or not on PATH") from None
     except NotADirectoryError:
         raise FlowgitError("is not a directory", path=root) from None
     if check and proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise FlowgitError(f"git {' '.join(args[:2])} failed: {msg[-1] if msg else proc.returncode}", path=root)
+        said = proc.stderr.decode("utf-8", "replace")
+        raise FlowgitError(f"git {' '.join(args[:2])} failed (exit {proc.returncode}):\n{git_said(said)}", path=root)
     return proc.stdout
+
+
+# The git operations that own HEAD while they run: (the file git keeps for it in its directory, what it is,
+# how to finish it, how to abort it). A commit made meanwhile becomes part of it.
+IN_PROGRESS = (("rebase-merge", "a rebase", "git rebase --continue", "git rebase --abort"),
+               ("rebase-apply", "a rebase (or `git am`)", "git rebase --continue", "git rebase --abort"),
+               ("MERGE_HEAD", "a merge", "git commit", "git merge --abort"),
+               ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue", "git cherry-pick --abort"),
+               ("REVERT_HEAD", "a revert", "git revert --continue", "git revert --abort"),
+               ("sequencer", "a cherry-pick or revert sequence", "git cherry-pick --continue",
+                "git cherry-pick --abort"),
+               ("BISECT_LOG", "a bisect", "", "git bisect reset"))
+
+
+def operation_in_progress(root: str | Path) -> tuple[str, str] | None:
+    """(what, how to finish or abort it) of the git operation in the middle of which the repository at
+    ``root`` stands, or None: the wrap and sync refuse to commit into one."""
+    gdir = git_dir(root)
+    for name, what, finish, abort in IN_PROGRESS:
+        if (gdir / name).exists():
+            return what, f"finish it (`{finish}`) or abort it (`{abort}`)" if finish else f"end it (`{abort}`)"
+    return None
 
 
 def blobs(root: str | Path, specs: Sequence[str]) -> list[bytes | None]:

@@ -11,11 +11,19 @@ reported as "previous holder", never trusted.
 
 Within one process the lock is re-entrant (a wrap holds it and appends to the
 store, which takes it again), counted per lock file.
+
+While an interrupted wrap's journal is pending, the lock refuses every writer
+but the wrap and its recovery (``pending_ok``): the recovery proves what the wrap
+wrote by the store's exact length and bytes and the file's blob id, so an
+``episode add`` (or any other write) landing first would turn a state it can
+undo into one it must refuse forever. The check runs under the lock, so a wrap
+killed while another writer waited is seen too.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import sys
@@ -28,6 +36,7 @@ from typing import Any
 from flowgit.errors import FlowgitError
 
 LOCK_NAME = "flowgit.lock"
+WRAP_JOURNAL = "flowgit-wrap.journal"  # written by flowgit.wrap.transaction, removed when the wrap ends
 DEFAULT_WAIT = 30.0
 _POLL = 0.05
 
@@ -37,6 +46,26 @@ _guard = threading.Lock()
 
 class LockBusy(FlowgitError):
     """Another process holds the repository lock and did not let go in time."""
+
+
+class WrapPending(FlowgitError):
+    """An interrupted wrap awaits recovery: writing anything now would make it impossible to undo."""
+
+
+def pending_journal(git_dir: str | Path) -> Path | None:
+    """The journal an interrupted wrap left in ``git_dir`` (None when no wrap is pending)."""
+    path = Path(git_dir) / WRAP_JOURNAL
+    return path if path.exists() else None
+
+
+def refuse_if_wrap_pending(git_dir: str | Path) -> None:
+    """Raise WrapPending when an interrupted wrap's journal is in ``git_dir``."""
+    path = pending_journal(git_dir)
+    if path is not None:
+        raise WrapPending("an interrupted wrap awaits recovery: the continuity file, the store and the index may "
+                          "still hold its half-written changes; nothing was written", path=path,
+                          fix="run `flowgit wrap --recover` first (it undoes the interrupted wrap only when it "
+                              "can prove the repository holds nothing else), then run this command again")
 
 
 @dataclass(frozen=True)
@@ -129,13 +158,16 @@ class RepoLock:
     """``with RepoLock(git_dir, "wrap"):`` — hold the repository lock for the block.
 
     ``wait`` is how long to wait for another holder (seconds; 0 refuses at once).
-    The default comes from ``$FLOWGIT_LOCK_WAIT`` or 30 s.
+    The default comes from ``$FLOWGIT_LOCK_WAIT`` or 30 s. ``pending_ok``: the
+    holder is the wrap or its recovery, which deal with a pending journal
+    themselves; every other writer is refused while one is pending (WrapPending).
     """
 
     def __init__(self, git_dir: str | Path, purpose: str, *, wait: float | None = None,
-                 platform: str | None = None) -> None:
+                 platform: str | None = None, pending_ok: bool = False) -> None:
         self.path = Path(git_dir) / LOCK_NAME
         self.purpose = purpose
+        self.pending_ok = pending_ok
         self.wait = _default_wait() if wait is None else wait
         self._try, self._unlock = _backend(platform)
         self._key = str(self.path.resolve())
@@ -168,6 +200,13 @@ class RepoLock:
             self._record(fd)
         except OSError:
             pass  # the record is only for messages: the OS lock is what counts
+        if not self.pending_ok:
+            try:
+                refuse_if_wrap_pending(self.path.parent)
+            except WrapPending:
+                self._unlock(fd)
+                os.close(fd)
+                raise
         with _guard:
             _held[self._key] = (fd, 1)
 
@@ -207,8 +246,18 @@ def held(git_dir: str | Path) -> bool:
 
 
 def _default_wait() -> float:
-    raw = os.environ.get("FLOWGIT_LOCK_WAIT", "")
-    try:
-        return max(0.0, float(raw)) if raw else DEFAULT_WAIT
-    except ValueError:
+    """``$FLOWGIT_LOCK_WAIT`` in seconds (a number of 0 or more); anything else is refused, not ignored: a
+    wait its author cannot get is a wait they do not expect."""
+    raw = os.environ.get("FLOWGIT_LOCK_WAIT", "").strip()
+    if not raw:
         return DEFAULT_WAIT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value) or value < 0:
+        from flowgit.errors import FlowgitError
+
+        raise FlowgitError(f"FLOWGIT_LOCK_WAIT is {raw!r}, not a number of seconds", path="environment",
+                           fix="set it to seconds to wait for another writer, e.g. FLOWGIT_LOCK_WAIT=30 (or unset it)")
+    return value

@@ -54,6 +54,7 @@ class Overview:
     continuity_modified: bool = False
     session: str = ""
     session_wrapped: bool = False
+    interrupted_wrap: dict | None = None
 
     @property
     def unwrapped_sessions(self) -> dict[str, int]:
@@ -70,7 +71,26 @@ class Overview:
                 "unwrapped_by_session": self.unwrapped_sessions,
                 "last_wrap": self.last_wrap.to_dict() if self.last_wrap else None,
                 "continuity_modified": self.continuity_modified,
-                "session": self.session or None, "session_wrapped": self.session_wrapped}
+                "session": self.session or None, "session_wrapped": self.session_wrapped,
+                "interrupted_wrap": self.interrupted_wrap}
+
+
+RECOVER = "run `flowgit wrap --recover`"
+
+
+def interrupted_wrap(root: Path) -> dict | None:
+    """The pending journal of an interrupted wrap in the repository at ``root`` (None: none).
+
+    While it is pending the continuity file and the store may hold the wrap's
+    half-written changes: they are not edits to wrap, and nothing else may be
+    written until ``flowgit wrap --recover`` has undone (or cleared) it.
+    """
+    from flowgit.git import enclosing_git_dir
+    from flowgit.lock import pending_journal
+
+    gdir = enclosing_git_dir(root)
+    journal = pending_journal(gdir) if gdir else None
+    return None if journal is None else {"journal": str(journal), "fix": RECOVER}
 
 
 def last_wrap(root: Path, rel: str, session: str = "") -> tuple[LastWrap | None, bool]:
@@ -159,7 +179,8 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
 
     root = require_repo(cfg.root)
     when = when or today()
-    view = Overview(cfg.continuity_rel, cfg.store_rel, cfg.continuity.is_file(), session=session)
+    view = Overview(cfg.continuity_rel, cfg.store_rel, cfg.continuity.is_file(), session=session,
+                    interrupted_wrap=interrupted_wrap(root))
     head = head_entries(root, [cfg.continuity_rel, cfg.store_rel])
     view.unwrapped = unwrapped_episodes(root, cfg, head.get(cfg.store_rel), EpisodeStore(cfg.store).raw())
     view.last_wrap, view.session_wrapped = last_wrap(root, cfg.continuity_rel, session)

@@ -90,7 +90,11 @@ def status_lines(view: Overview) -> list[str]:
         sessions = ", ".join(f"{s} ({n})" for s, n in view.unwrapped_sessions.items())
         out.append(f"- episodes recorded but not wrapped: {len(view.unwrapped)} from {sessions}: "
                    "wrap before the session ends (/wrap)")
-    if view.continuity_modified:
+    if view.interrupted_wrap:
+        out.append(f"- an interrupted wrap awaits recovery ({view.interrupted_wrap['journal']}): "
+                   f"{view.interrupted_wrap['fix']} before anything else; the file may hold its half-written "
+                   "changes")
+    elif view.continuity_modified:
         out.append(f"- {view.continuity} has uncommitted edits: finish them with `flowgit wrap`")
     return out
 

@@ -38,6 +38,11 @@ def test_pyproject_table_and_dotfile_precedence(repo):
     ("[thresholds]\nevidence_2x = inf\n", "must be a finite number"),
     ("[rules]\nevidence = \"maybe\"\n", "\"error\", \"warning\" or \"off\""),
     ("continuity = \n", "invalid TOML"),
+    ("stale_developing_days = 3\n", "unknown setting `stale_developing_days`.*put it under \\[thresholds\\]"),
+    ("colour = \"red\"\n", "unknown setting `colour`.*one of: continuity"),
+    ("[budgets]\nstate_chars_max = -1\n", "must not be negative"),
+    ('store = "CONTINUITY.md"\n', "are the same file"),
+    ('continuity = "notes"\nstore = "notes/episodes.jsonl"\n', "one is inside the other"),
 ])
 def test_bad_configuration_is_named(repo, text, message):
     (repo / ".flowgit.toml").write_text(text)
@@ -84,3 +89,15 @@ def test_alias_from_config_is_used_by_the_document(run, repo):
     assert res.code == 0
     sections = {p["name"]: p["section"] for p in json.loads(res.out)}
     assert sections == {"a": "Current State", "c": "Developing Knowledge"}
+
+
+def test_a_command_line_file_outside_the_repository_is_refused_where_git_must_record_it(repo, tmp_path, run):
+    """`--file` is the user's choice, so `lint` reads it; `status` reads what git records, and says why not."""
+    outside = tmp_path / "other.md"
+    outside.write_text("# Continuity\n\n## Current State\nx\n")
+    assert run(repo, "--file", str(outside), "lint").code == 0
+    result = run(repo, "--json", "--file", str(outside), "status")
+    assert result.code == 2
+    error = json.loads(result.out)["error"]
+    assert "outside the repository" in error["message"] and error["file"] == str(outside)
+    assert "--file" in error["fix"] and "Traceback" not in result.err

@@ -307,3 +307,30 @@ def test_show_of_an_id_whose_line_does_not_read_is_a_clear_error(tmp_path):
     with pytest.raises(FlowgitError, match="does not read"):
         store.show(["ep-0123"])
     assert [e.id for e in store.show([good.id])] == [good.id]
+
+
+def test_a_lone_surrogate_escape_in_the_store_is_a_skipped_line_not_a_crash(tmp_path):
+    """JSON's `\\ud800` decodes to a string no later print or write can encode: the line is unreadable."""
+    path = tmp_path / "e.jsonl"
+    store = EpisodeStore(path)
+    store.append([ep("first")])
+    with path.open("ab") as fh:
+        fh.write(b'{"id": "ep-000000000000", "type": "finding", "content": "odd \\ud800 text", "session": "s"}\n')
+    episodes, problems = store.read()
+    assert [e.content for e in episodes.values()] == ["first"]
+    assert [p.line for p in problems] == [2] and "lone surrogate" in problems[0].message
+    paired = '{"id": "ep-000000000001", "type": "finding", "content": "smile \\ud83d\\ude00", "session": "s"}\n'
+    with path.open("a") as fh:
+        fh.write(paired)  # a pair is one character beyond U+FFFF: text
+    assert [e.content for e in store.read()[0].values()] == ["first", "smile \U0001F600"]
+
+
+@pytest.mark.parametrize("field, data", [
+    ("content", {"type": "finding", "content": "bad \ud800 x"}),
+    ("session", {"type": "finding", "content": "x", "session": "caf\udce9"}),  # argv bytes that are not UTF-8
+    ("agent", {"type": "finding", "content": "x", "agent": "\udfff"}),
+    ("tags", {"type": "finding", "content": "x", "tags": ["ok", "\ud801"]}),
+])
+def test_an_episode_field_that_is_not_text_is_named(field, data):
+    with pytest.raises(FlowgitError, match=f"field `{field}` holds a character that is not text"):
+        make_episode(data, where="<stdin>", line=1, default_session="s")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
+
 from flowgit.git import (blob_oid, enclosing_git_dir, git_dir, hex_len, index_tree, inside_git_dir, object_format,
                          write_tree)
 from tests.conftest import git
@@ -83,3 +85,13 @@ def test_blobs_step_over_a_directory_and_keep_reading(repo):
     git(repo, "commit", "-qm", "a directory where a file is expected", "--no-verify")
     assert blobs(repo, ["HEAD:.flowgit.toml", "HEAD:after.txt", "HEAD:absent", "HEAD:after.txt"]) == [
         None, b"the file after\n", None, b"the file after\n"]
+
+
+def test_a_directory_that_no_longer_exists_is_named_not_taken_for_a_missing_git(tmp_path):
+    from flowgit.errors import FlowgitError
+    from flowgit.git import git as run_git
+
+    gone = tmp_path / "moved-away"
+    with pytest.raises(FlowgitError, match="no longer exists") as info:
+        run_git(gone, "status")
+    assert str(gone) in str(info.value) and "not installed" not in str(info.value)

@@ -139,5 +139,44 @@ def test_the_windows_path_locks_byte_zero_and_refuses_a_second_holder(tmp_path, 
 def test_wait_comes_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("FLOWGIT_LOCK_WAIT", "2.5")
     assert RepoLock(tmp_path, "x").wait == 2.5
-    monkeypatch.setenv("FLOWGIT_LOCK_WAIT", "soon")
-    assert RepoLock(tmp_path, "x").wait == lockmod.DEFAULT_WAIT
+
+
+# ------------------------------------------------------------------ a pending wrap journal
+def test_a_writer_is_refused_while_an_interrupted_wraps_journal_is_pending(tmp_path):
+    (tmp_path / lockmod.WRAP_JOURNAL).write_text("{}")
+    with pytest.raises(lockmod.WrapPending) as refused:
+        RepoLock(tmp_path, "episode append", wait=0).acquire()
+    assert refused.value.path == str(tmp_path / lockmod.WRAP_JOURNAL)
+    assert refused.value.fix.startswith("run `flowgit wrap --recover` first")
+    assert not lockmod.held(tmp_path)
+    # the refusal let go of the lock: another process takes it at once
+    proc = subprocess.run([sys.executable, "-c", "import sys; from flowgit.lock import RepoLock; "
+                           "RepoLock(sys.argv[1], 'x', wait=0, pending_ok=True).acquire()", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_wrap_and_its_recovery_take_the_lock_and_their_own_appends_reenter_it(tmp_path):
+    (tmp_path / lockmod.WRAP_JOURNAL).write_text("{}")
+    with RepoLock(tmp_path, "flowgit wrap --recover", wait=0, pending_ok=True):
+        with RepoLock(tmp_path, "episode append", wait=0):  # the wrap's own append, under its lock
+            assert lockmod.held(tmp_path)
+    assert not lockmod.held(tmp_path)
+
+
+def test_without_a_journal_every_writer_takes_the_lock(tmp_path):
+    with RepoLock(tmp_path, "episode append", wait=0):
+        assert lockmod.pending_journal(tmp_path) is None
+
+
+@pytest.mark.parametrize("raw", ["abc", "-1", "nan", "inf"])
+def test_a_wait_that_is_not_seconds_is_refused_not_ignored(tmp_path, monkeypatch, raw):
+    monkeypatch.setenv("FLOWGIT_LOCK_WAIT", raw)
+    with pytest.raises(FlowgitError, match="FLOWGIT_LOCK_WAIT is .* not a number of seconds"):
+        RepoLock(tmp_path, "test")
+
+
+@pytest.mark.parametrize("raw, wait", [("", lockmod.DEFAULT_WAIT), (" 2.5 ", 2.5), ("0", 0.0)])
+def test_a_wait_in_seconds_is_taken(tmp_path, monkeypatch, raw, wait):
+    monkeypatch.setenv("FLOWGIT_LOCK_WAIT", raw)
+    assert RepoLock(tmp_path, "test").wait == wait

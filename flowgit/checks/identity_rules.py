@@ -19,11 +19,14 @@ from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.continuity.patterns import PatternAt
+from flowgit.continuity.patterns import (
+    DEFAULT_CATEGORY, PatternAt, free_notes, looks_like_pattern_loose, parse_pattern, stray_text,
+)
 from flowgit.dates import parse_date
 from flowgit.continuity.sections import DEVELOPING, PROVEN, Semantics
 
 DEMOTED_RE = re.compile(r"demot\w*\b\W*(\S.*)", re.IGNORECASE)
+CATEGORY_LABEL_RE = re.compile(r"[^\W_][\w&+/.\-]*(?: [\w&+/.\-]+){0,2}")  # up to three plain words
 
 
 def new_patterns_enter_at_1x(ctx: CheckContext) -> Iterator[Finding]:
@@ -181,27 +184,98 @@ def graduations_dated(ctx: CheckContext) -> Iterator[Finding]:
                       f"date the graduation the day it happens: `| 3x (CATEGORY — {today.isoformat()})`")
 
 
+def _said(text: str) -> str:
+    """Text as a claim: emphasis, case and spacing aside."""
+    return " ".join(re.sub(r"[`*_~]", "", text).casefold().split())
+
+
 def _claim(at: PatternAt) -> str:
-    return " ".join(re.sub(r"[`*_~]", "", at.pattern.text).casefold().split())
+    return _said(at.pattern.text)
+
+
+def _besides(at: PatternAt) -> tuple[str, tuple[str, ...]]:
+    """What the line claims beyond its description: words outside the grammar's fields and its free notes."""
+    return _said(stray_text(at.pattern)), tuple(map(_said, free_notes(at.pattern)))
+
+
+def _recategorised(before: PatternAt, now: PatternAt) -> bool:
+    """Whether the category changed other than from none (or the wrap's default) to a plain label (what a
+    merge does when the other wrap chose one): a category is free text a reader takes with the claim."""
+    was, is_ = _said(before.pattern.category), _said(now.pattern.category)
+    if was == is_:
+        return False
+    return was not in ("", DEFAULT_CATEGORY.casefold()) or not CATEGORY_LABEL_RE.fullmatch(now.pattern.category)
+
+
+def _rewording(before: PatternAt, now: PatternAt) -> str | None:
+    """How a Proven pattern staying in Proven changed its claim in place (None: it did not)."""
+    if before.pattern.text != now.pattern.text and _claim(before) != _claim(now):
+        return "is reworded in place"
+    if _besides(before) != _besides(now):
+        said = [t for t in (stray_text(now.pattern), *free_notes(now.pattern)) if t]
+        return "says more or other in place" + (f" (`{'`, `'.join(said)}`)" if said else "")
+    if _recategorised(before, now):
+        return f"is recategorised in place (`{before.pattern.category}` -> `{now.pattern.category}`)"
+    return None
 
 
 def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
     yield from graduations_dated(ctx)
+    yield from proven_takes_only_patterns(ctx)
     for key, before, now_at in ctx.old_pattern_changes:  # a pattern left as it was keeps its claim
         if before.section != PROVEN or now_at is None or now_at.section != PROVEN:
             continue
-        if before.pattern.text != now_at.pattern.text and _claim(before) != _claim(now_at):
+        how = _rewording(before, now_at)
+        if how is not None:
             yield Finding("G404", "proven-claim", "error", ctx.path, now_at.lineno,
-                          f"Proven `{before.pattern.name}` is reworded in place; its evidence proved the old "
-                          "claim, not this one",
-                          "keep the proven wording; to change the claim, demote it to Developing with a reason "
-                          "and let the new wording earn its evidence")
+                          f"Proven `{before.pattern.name}` {how}; its evidence proved the old claim, not this one",
+                          "keep the proven line as it was; to change the claim, demote it to Developing with a "
+                          "reason and let the new wording earn its evidence")
         if before.pattern.date != now_at.pattern.date:
             yield Finding("G405", "proven-claim", "error", ctx.path, now_at.lineno,
                           f"Proven `{before.pattern.name}`'s graduation date is rewritten in place "
                           f"({before.pattern.date or 'none'} -> {now_at.pattern.date or 'none'}): archival and "
                           "staleness are measured from it",
                           f"restore `{before.pattern.date}`; the date is the wrap's record of when it graduated")
+
+
+def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
+    """G406 for a line a reader sees in Proven that is not a pattern line: Proven takes graduations only, so a
+    bullet, a FlowScript line or prose there would read as proven knowledge that no evidence stands behind."""
+    if ctx.old is None:
+        return  # a first commit adopts a memory as it stands
+    from flowgit.checks.recognition import judged_lines
+
+    lines = ctx.new.lines
+    for section in ctx.sections(ctx.new, Semantics.PROVEN):
+        if ctx.untouched(section):
+            continue
+        for index in judged_lines(ctx, section):
+            line = lines[index]
+            if not line.strip() or parse_pattern(line) is not None or looks_like_pattern_loose(line) \
+                    or line.strip() in _guidance():
+                continue  # (a pattern look-alike is G110's to name)
+            yield Finding("G406", "proven-claim", "error", ctx.path, index + 1,
+                          f"{section.label} holds graduated pattern lines only; this line would read as proven "
+                          "knowledge with no evidence behind it",
+                          "move it to Recent Context or Developing Knowledge (as a 1x pattern), or graduate it "
+                          "as `!! name: … | 3x (CATEGORY — date) [evidence: …]` when its evidence allows")
+
+
+def _guidance() -> frozenset[str]:
+    """The guidance comment lines the shipped template writes under its headings (a section put back as
+    the template has it adds only those)."""
+    global _GUIDANCE
+    if _GUIDANCE is None:
+        from flowgit.continuity.document import COMMENT_RE
+        from flowgit.resources import template
+
+        _GUIDANCE = frozenset(line.strip() for line in template("continuity.md").splitlines()
+                              if COMMENT_RE.match(line))
+    return _GUIDANCE
+
+
+_GUIDANCE: frozenset[str] | None = None
 
 
 def _zone_lines(doc, section) -> Counter[str]:

@@ -139,7 +139,7 @@ def _texts(doc, section) -> tuple[frozenset[str], frozenset[str]]:
     return doc.facts(section).derived("recognition.seen", _seen_texts)  # type: ignore[return-value]
 
 
-def _judged_lines(ctx: CheckContext, section, hidden: bool = False) -> list[int]:
+def judged_lines(ctx: CheckContext, section, hidden: bool = False) -> list[int]:
     """:func:`_judged_lines_of` (asked by both recognition rules: worked out once per section and change)."""
     memo = ctx.memo
     key = ("recognition.judged", section, hidden)
@@ -178,7 +178,7 @@ def _judged_lines_of(ctx: CheckContext, section, hidden: bool) -> list[int]:
 
 
 def _moved_in_plain(ctx: CheckContext, section, before, fresh: list[int]) -> list[int]:
-    """:func:`_judged_lines` where neither body hides a line: a line HEAD's section did not hold differs from
+    """:func:`judged_lines` where neither body hides a line: a line HEAD's section did not hold differs from
     it where it stands, so it lies among the candidate lines; only those HEAD holds elsewhere are looked up."""
     ordered = ctx.candidate_lines
     span = ordered[bisect_left(ordered, section.body_start):bisect_left(ordered, section.body_end)]
@@ -220,7 +220,7 @@ def _plain_lines(lines) -> bool:
 
 
 def _judged_pattern_lines(ctx: CheckContext) -> set[int]:
-    """:func:`_judged_lines` of every section that holds a pattern and differs from HEAD's (a section HEAD
+    """:func:`judged_lines` of every section that holds a pattern and differs from HEAD's (a section HEAD
     has as it is has none; the names rules ask only about pattern lines, so a section without one is not read)."""
     starts = _pattern_starts(ctx)
     out: set[int] = set()
@@ -229,7 +229,7 @@ def _judged_pattern_lines(ctx: CheckContext) -> set[int]:
         if first == len(starts) or starts[first] >= section.body_end:
             continue
         if not ctx.untouched(section):
-            out.update(_judged_lines(ctx, section))
+            out.update(judged_lines(ctx, section))
     return out
 
 
@@ -244,7 +244,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
             continue
-        fresh = _judged_lines(ctx, section, hidden=True)
+        fresh = judged_lines(ctx, section, hidden=True)
         if not fresh:
             continue
         hidden = _hidden_among(ctx, section, fresh)
@@ -268,7 +268,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
             continue
         fenced = ctx.new.facts(section).fenced  # without a fence line every line is content
         holds = section.semantics in HOLDS_PATTERNS
-        for index in _judged_lines(ctx, section):
+        for index in judged_lines(ctx, section):
             if index in hidden_at or (fenced and not ctx.new.is_content(section, index)):
                 continue
             line = ctx.new.lines[index]

@@ -20,8 +20,8 @@ class Rule(NamedTuple):
 
 
 def _rules() -> list[Rule]:
-    from flowgit.checks import (compression, evidence_rules, identity_rules, lint_rule, recognition, semantics,
-                                size, store)
+    from flowgit.checks import (claims, compression, evidence_rules, identity_rules, lint_rule, recognition,
+                                semantics, size, store)
     from flowgit.checks.conflict import conflict_markers
 
     return [
@@ -31,6 +31,8 @@ def _rules() -> list[Rule]:
         Rule("new-pattern", "a new pattern enters at 1x in Developing", identity_rules.new_patterns_enter_at_1x),
         Rule("proven-exit", "Proven leaves only stale or demoted with a reason", identity_rules.proven_leaves_properly),
         Rule("proven-claim", "a Proven claim is not reworded in place", identity_rules.proven_claims_stay),
+        Rule("claim-kept", "a raised pattern gains no words its evidence was not recorded for",
+             claims.raised_claims_keep_their_words),
         Rule("ungrounded-graduation", "a 2x/3x or Proven pattern without [evidence: …]", evidence_rules.ungrounded),
         Rule("evidence", "cited evidence must exist, be about the pattern and be enough", evidence_rules.evidence_holds),
         Rule("evidence-reuse", "one episode cited by many patterns (warning)", evidence_rules.evidence_reuse),

@@ -29,13 +29,20 @@ class MsgReport:
 
 
 def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
+    from flowgit.fsio import MAX_TEXT_BYTES, read_regular
+
     path = Path(message_file)
+    fix = "name the message file git gives the commit-msg hook, e.g. flowgit check-msg .git/COMMIT_EDITMSG"
     try:
-        message = path.read_bytes().decode("utf-8")  # as git wrote it: no newline translation
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FlowgitError(f"cannot read the commit message ({exc})", path=path,
-                           fix="name the message file git gives the commit-msg hook, "
-                               "e.g. flowgit check-msg .git/COMMIT_EDITMSG") from None
+        data = read_regular(path)  # a regular file only, read as git wrote it: no newline translation
+    except FlowgitError as exc:
+        raise FlowgitError(f"cannot read the commit message ({exc.message})", path=path, fix=fix) from None
+    if len(data) > MAX_TEXT_BYTES:
+        raise FlowgitError(f"the commit message goes on past {MAX_TEXT_BYTES:,} bytes", path=path, fix=fix)
+    try:
+        message = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FlowgitError(f"cannot read the commit message ({exc})", path=path, fix=fix) from None
     report = MsgReport()
     trailers = parse_trailers(_strip_comments(message))
     reason = override_reason()

@@ -8,6 +8,7 @@ the terminal or hide text. JSON output carries the exact strings.
 from __future__ import annotations
 
 import collections
+import itertools
 import json
 import re
 import sys
@@ -57,6 +58,7 @@ def episode_text(text: str | None, content: str | None, type_: str | None) -> st
 
 
 MAX_STDIN_LINE = 1 << 20
+MAX_STDIN_BYTES = 64 << 20  # a batch of episodes; more is a runaway producer, not a session
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
@@ -72,7 +74,19 @@ def _stdin_lines(stream: TextIO) -> Iterator[tuple[int, str]]:
     if binary is None:
         yield from enumerate(stream, start=1)
         return
-    for number, raw in enumerate(binary, start=1):
+    line_cap = MAX_STDIN_LINE * 4  # bytes: a character is at most four (and /dev/zero has no line end)
+    total = 0
+    for number in itertools.count(1):
+        raw = binary.readline(line_cap + 1)
+        if not raw:
+            return
+        total += len(raw)
+        if len(raw) > line_cap:
+            raise FlowgitError(f"the line goes on past {line_cap:,} bytes", path="<stdin>", line=number,
+                               fix="one episode per line, a few sentences each")
+        if total > MAX_STDIN_BYTES:
+            raise FlowgitError(f"the input goes on past {MAX_STDIN_BYTES:,} bytes", path="<stdin>", line=number,
+                               fix="send a large batch in parts")
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -299,6 +313,7 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
     """
     from flowgit.search import Query
 
+    refuse_bare_store(store)
     query = Query(**filters)
     write, encode, fileno = _byte_sink(out or sys.stdout)
     printer = _Printer(write, encode, as_json, fileno=fileno)
@@ -312,6 +327,19 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
     else:
         _print_all(store, query, printer, on_problem)
     return printer.close()
+
+
+def refuse_bare_store(store: EpisodeStore) -> None:
+    """Refuse a store inside a git directory, as every command refuses a bare repository.
+
+    In a bare repository the store's path lands in git's own storage, where no
+    store lives: "no episodes" would hide the ones HEAD's store holds.
+    """
+    from flowgit.git import inside_git_dir, require_repo
+
+    found = inside_git_dir(store.path.parent)
+    if found is not None:
+        require_repo(found)  # a git directory, not a working tree: the bare-repository error
 
 
 def _print_all(store: EpisodeStore, query: Query, printer: _Printer, on_problem: Callable[[Problem], None]) -> None:

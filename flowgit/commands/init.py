@@ -36,7 +36,7 @@ class InitResult:
 
 def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit: bool = False) -> InitResult:
     """Set the repository up; every step is skipped, and reported as kept, when already done."""
-    root = require_repo(cfg.root if (cfg.root / ".git").exists() else None)
+    root = require_repo(cfg.root)  # a bare repository is named as one, not as "not a repository"
     if commit:
         _require_committed_paths(cfg, root)
     cfg, adopted, config_file = _adopt(cfg, root, explicit)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,36 +13,65 @@ from flowgit.report.model import Report
 
 @dataclass
 class Written:
-    path: Path
+    path: Path | None  # None: the page went to standard output (``-o -``)
     size: int
     report: Report
 
     def to_dict(self) -> dict:
-        return {"path": str(self.path), "bytes": self.size, **self.report.to_dict()}
+        return {"path": str(self.path) if self.path else None, "bytes": self.size, **self.report.to_dict()}
 
 
 def run_report(cfg: Config, *, output: str, since: str | None, until: str | None,
-               patterns: tuple[str, ...]) -> Written:
-    """Build the report from history and write it atomically to ``output`` (relative to the current directory)."""
-    from flowgit.fsio import atomic_write
+               patterns: tuple[str, ...], as_json: bool = False) -> Written:
+    """Build the report from history and write it atomically to ``output`` (relative to the current directory).
+
+    ``-`` writes the page to standard output. Any other target is checked
+    (:mod:`flowgit.report.target`) before the history is read and again just
+    before it is replaced: the page never takes the place of the memory, the
+    store, git's files or a file flowgit did not draw.
+    """
     from flowgit.report.build import build_report
     from flowgit.report.html import render_html
+    from flowgit.report.target import STDOUT, check_target
 
-    target = Path(output).expanduser()
-    if target.is_dir():
-        raise FlowgitError("is a directory", path=target, fix="give a file name, e.g. -o report.html")
-    if not target.parent.exists():
-        raise FlowgitError("no such directory", path=target.parent, fix="create it first, or write elsewhere with -o")
+    if output == STDOUT and as_json:
+        raise FlowgitError("the page and the --json summary would both go to standard output", path="-o",
+                           fix="write the page to a file with --json (-o report.html), or drop --json")
+    if output != STDOUT:
+        check_target(cfg, output)
     report = build_report(cfg, since=since, until=until, patterns=patterns)
     page = render_html(report).encode("utf-8")
+    if output == STDOUT:
+        _to_stdout(page)
+        return Written(None, len(page), report)
+    return Written(_write(check_target(cfg, output), page), len(page), report)
+
+
+def _write(target: Path, page: bytes) -> Path:
+    from flowgit.fsio import atomic_write
+
     try:
         atomic_write(target, page)
     except OSError as exc:
         raise FlowgitError(f"cannot write the report ({exc.strerror})", path=target) from None
-    return Written(target.resolve(), len(page), report)
+    return target.resolve()
+
+
+def _to_stdout(page: bytes) -> None:
+    """The page's UTF-8 bytes (its declared charset) on standard output, whatever the terminal's encoding."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream
+        sys.stdout.write(page.decode("utf-8"))
+        return
+    sys.stdout.flush()
+    buffer.write(page)
+    buffer.flush()
 
 
 def render(written: Written) -> str:
+    """What was written and where; nothing when the page itself went to standard output."""
+    if written.path is None:
+        return ""
     r = written.report
     if r.empty:
         what = ("an empty state: the continuity file has no history yet" if r.commits_total == 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 from flowgit.output import style
 from flowgit.overview import Overview
 
+from flowgit.overview import RECOVER
+
 
 def _block(title: str, rows: list[str], colour: str) -> list[str]:
     if not rows:
@@ -13,6 +15,7 @@ def _block(title: str, rows: list[str], colour: str) -> list[str]:
 
 
 def render(view: Overview) -> str:
+    pending = view.interrupted_wrap
     lines = [f"continuity file: {view.continuity}" + ("" if view.exists else style("  (missing: run `flowgit init`)",
                                                                                   "red"))]
     if view.last_wrap:
@@ -23,9 +26,13 @@ def render(view: Overview) -> str:
         lines.append("last wrap: none yet")
     if view.session:
         lines.append(f"this session ({view.session}): " + ("wrapped" if view.session_wrapped else "not wrapped yet"))
+    if pending:
+        lines += ["", style("An interrupted wrap awaits recovery:", "red"),
+                  f"  {style(pending['journal'], 'red')}  ({pending['fix']}: the continuity file and the store "
+                  "may hold its half-written changes)"]
     if view.continuity_modified:
-        lines += ["", "Changes not wrapped:", f"  {style('modified: ' + view.continuity, 'red')}"
-                                              "  (finish with `flowgit wrap`)"]
+        hint = f"  ({RECOVER} first)" if pending else "  (finish with `flowgit wrap`)"
+        lines += ["", "Changes not wrapped:", f"  {style('modified: ' + view.continuity, 'red')}" + hint]
     lines += _block(f"Episodes recorded but not wrapped ({len(view.unwrapped)})",
                     [f"{e.id}  {e.type:<11} {e.content[:70]}" + (f"  (session {e.session})" if e.session else "")
                      for e in view.unwrapped], "red")
@@ -40,6 +47,6 @@ def render(view: Overview) -> str:
                                                             f"{r['last_seen']}" for r in view.stale], "yellow")
     lines += _block("Going stale next", [f"{r['name']} in {r['section']}: {r['days_left']} day(s) left"
                                          for r in view.stale_soon], "yellow")
-    if len(lines) <= 3 and not view.continuity_modified:
+    if len(lines) <= 3 and not view.continuity_modified and not pending:
         lines += ["", "nothing to wrap"]
     return "\n".join(lines)

@@ -114,15 +114,13 @@ def parse_pattern(line: str) -> Pattern | None:
         return None
     last = levels[-1]
     text = raw[head.end():last.start()].strip()
-    tail = raw[last.end():]
+    cat, tail = _category_and_rest(raw[last.end():])
     category = date = ""
-    cat = CATEGORY_RE.match(tail)
     if cat:
         parts = [p for p in DATE_SPLIT_RE.split(cat.group("inner").strip()) if p]
         if parts and _is_date(parts[-1]):
             date = parts.pop()
         category = " — ".join(parts)
-        tail = tail[cat.end():]
     evidence: list[str] = []
     links: list[str] = []
     notes: list[str] = []
@@ -141,6 +139,38 @@ def parse_pattern(line: str) -> Pattern | None:
                    category=category, date=date, evidence=tuple(evidence), links=tuple(links),
                    notes=tuple(notes), indent=head.group("indent"), bullet=head.group("bullet"),
                    raw=raw, has_evidence=has_evidence)
+
+
+def _category_and_rest(after_level: str) -> tuple[re.Match | None, str]:
+    """(the category's parentheses, what follows them) of what follows a pattern's level mark."""
+    cat = CATEGORY_RE.match(after_level)
+    return (cat, after_level[cat.end():]) if cat else (None, after_level)
+
+
+def stray_text(pattern: Pattern) -> str:
+    """What the pattern's line says outside the grammar's fields, spacing aside: words after its category,
+    between its annotations or after the last one. The parser passes them over, a reader does not."""
+    raw = pattern.raw
+    head = HEAD_RE.match(raw) if raw is not None else None
+    levels = list(LEVEL_RE.finditer(raw, head.end())) if head is not None else []  # type: ignore[arg-type]
+    if not levels:
+        return ""  # a canonical rendering: nothing outside the fields
+    _, rest = _category_and_rest(raw[levels[-1].end():])  # type: ignore[index]
+    return " ".join(ANNOTATION_RE.sub(" ", rest).split())
+
+
+def derivation_note(name: str, day: str) -> str:
+    """The note the wrap adds to a pattern deriving from a demoted one (Step 5): it asks for a re-check and
+    claims nothing, so the gate lets it come and go on a Proven line."""
+    return f"derives from {name}, demoted {day}: re-check"
+
+
+DERIVATION_NOTE_RE = re.compile(r"derives from [^\s,]+, demoted [^:]+: re-check")
+
+
+def free_notes(pattern: Pattern) -> tuple[str, ...]:
+    """The pattern's ``[…]`` notes that say something of it (the wrap's derivation notes aside)."""
+    return tuple(n for n in pattern.notes if not DERIVATION_NOTE_RE.fullmatch(n))
 
 
 def _is_date(text: str) -> bool:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
-from flowgit.git import blobs, git, require_repo
+from flowgit.git import blobs, git, git_said, operation_in_progress, require_repo
 
 RETRYABLE = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref", "failed to update ref",
              "incorrect old value", "failed to lock")
@@ -79,12 +79,10 @@ def _one(root: Path, *args: str) -> str:
 
 
 def preflight(root: Path) -> None:
-    gdir = Path(_one(root, "rev-parse", "--absolute-git-dir"))
-    for name, what in (("MERGE_HEAD", "a merge"), ("rebase-merge", "a rebase"), ("rebase-apply", "a rebase"),
-                       ("CHERRY_PICK_HEAD", "a cherry-pick")):
-        if (gdir / name).exists():
-            raise FlowgitError(f"{what} is in progress in this repository", path=root,
-                               fix="finish it or abort it (`git status` says how), then sync")
+    found = operation_in_progress(root)
+    if found is not None:
+        what, how = found
+        raise FlowgitError(f"{what} is in progress in this repository", path=root, fix=f"{how}, then sync")
     dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
     if dirty.strip():
         raise FlowgitError("uncommitted changes: " + ", ".join(ln[3:] for ln in dirty.splitlines()[:5]),
@@ -129,7 +127,7 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
         original = _one(root, "rev-parse", "HEAD")
         fetched = _run(root, "fetch", "--quiet", tgt.remote)
         if fetched.returncode != 0:
-            raise SyncFailed(f"git fetch {tgt.remote} failed: {_last(fetched.stderr)}", path=root,
+            raise SyncFailed(f"git fetch {tgt.remote} failed:\n{git_said(fetched.stderr)}", path=root,
                              fix="check the remote and the network, then sync again")
         upstream = _one(root, "rev-parse", "-q", "--verify", tgt.tracking)
         try:
@@ -153,7 +151,8 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
             return result
         output = pushed.stdout + pushed.stderr
         if not any(token in output for token in RETRYABLE):
-            raise SyncFailed(f"git push failed: {_last(pushed.stderr or pushed.stdout)}", path=root,
+            said = git_said(pushed.stderr, _refused_refs(pushed.stdout))
+            raise SyncFailed(f"git push failed:\n{said}", path=root,
                              fix="nothing was pushed; the branch holds the integrated commits: fix and sync again")
         result.steps.append("push rejected: someone pushed first; integrating again")
         time.sleep(random.uniform(0.05, min(3.0, 0.1 * 2 ** attempt)))  # back off so the losers do not starve
@@ -162,9 +161,10 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
                          "run `flowgit sync` again")
 
 
-def _last(text: str) -> str:
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else "(no message)"
+def _refused_refs(porcelain: str) -> str:
+    """The refs ``git push --porcelain`` reports as refused (``!`` lines), with the reason git gives for each."""
+    refused = [ln.split("\t") for ln in porcelain.splitlines() if ln.startswith("!\t")]
+    return "\n".join(f"! {fields[1]} {' '.join(fields[2:])}".rstrip() for fields in refused if len(fields) > 1)
 
 
 def _rebase_left_a_merge_note(root: Path, cfg: Config, upstream: str) -> bool:
@@ -192,7 +192,7 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
     if _run(root, "merge-base", "--is-ancestor", "HEAD", upstream).returncode == 0:
         done = _run(root, "merge", "--ff-only", "--quiet", upstream)
         if done.returncode != 0:
-            raise SyncFailed(f"fast-forward failed: {_last(done.stderr)}", path=root)
+            raise SyncFailed(f"fast-forward failed:\n{git_said(done.stderr)}", path=root)
         return "fast-forwarded"
     subject = f"Merge {tgt.remote}/{tgt.merge_ref.removeprefix('refs/heads/')} into {tgt.branch} (flowgit sync)"
     args = ["rebase", upstream] if mode == "rebase" else ["merge", "--no-edit", "-m", subject, upstream]

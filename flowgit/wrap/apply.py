@@ -12,12 +12,12 @@ from typing import Callable, Mapping
 
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
-from flowgit.continuity.patterns import DEFAULT_CATEGORY, Pattern, PatternAt, pattern_map
+from flowgit.continuity.patterns import DEFAULT_CATEGORY, Pattern, PatternAt, derivation_note, pattern_map
 from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STATE, TOP
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
 from flowgit.evidence import about, assess, recorded_on
-from flowgit.wrap.judgement import derivation_note, independent_contradiction, post_demotion
+from flowgit.wrap.judgement import independent_contradiction, post_demotion
 from flowgit.wrap.plan import PatternOp, Plan
 
 

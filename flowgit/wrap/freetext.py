@@ -82,6 +82,10 @@ def refuse_structure(data: dict[str, Any], source: str) -> None:
                 problem = "contains a line break; it is written as one line"
             if path.startswith("plan.patterns"):
                 problem = problem or _line_problem(text, flowscript=path.endswith(".text"))
+            if path.endswith(".category") and ("(" in text or ")" in text):
+                problem = problem or ("contains `(` or `)`: the category is written inside parentheses, and one "
+                                      "of its own would end them early (the graduation date after it would go "
+                                      "unread)")
         if problem:
             raise FlowgitError(f"field `{path}` {problem}", path=source,
                                fix="keep free text to prose and list items; use `patterns` operations for "

@@ -29,10 +29,6 @@ from flowgit.evidence import (  # noqa: F401 (their home is below the wrap: the 
 NEXT_RE = re.compile(r"\bnext:\s*([^,;\]—]+)", re.IGNORECASE)
 
 
-def derivation_note(name: str, day: str) -> str:
-    return f"derives from {name}, demoted {day}: re-check"
-
-
 def fired(doc: Document, session_episodes: Iterable[Episode], cited: Iterable[str] = ()) -> set[str]:
     """Names of the patterns this session's episodes are about, or that this wrap cites new evidence for."""
     eps = list(session_episodes)

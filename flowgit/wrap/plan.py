@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from flowgit.errors import FlowgitError
@@ -55,20 +55,34 @@ class Plan:
                    recent=data.get("recent"), patterns=ops, source=source)
 
 
+MAX_PLAN_BYTES = 8 << 20  # a wrap's plan is a few kilobytes; more is a wrong file or a stream without end
+
+
 def load_plan(spec: str) -> Plan:
-    """Read a plan from a path, or from stdin when ``spec`` is ``-``; JSON or YAML by content."""
+    """Read a plan from a path, or from stdin when ``spec`` is ``-``; JSON or YAML by content.
+
+    Only a regular file is read (a FIFO would block, a device never ends), and at most
+    :data:`MAX_PLAN_BYTES` of it or of stdin.
+    """
+    from flowgit.fsio import read_regular
+
     if spec == "-":
-        text, source = sys.stdin.read(), "<stdin>"
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read(MAX_PLAN_BYTES + 1) if stream is not None else \
+            sys.stdin.read(MAX_PLAN_BYTES + 1).encode("utf-8", "surrogateescape")
+        source = "<stdin>"
+    elif not os.path.lexists(spec):
+        raise FlowgitError("no such plan file", path=spec, fix="write the plan first (see --schema)")
     else:
-        path = Path(spec)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise FlowgitError("no such plan file", path=spec, fix="write the plan first (see --schema)") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise FlowgitError(f"cannot read the plan ({exc})", path=spec,
-                               fix="name a readable UTF-8 JSON or YAML file, or - for stdin") from None
-        source = spec
+        data, source = read_regular(spec, max_bytes=MAX_PLAN_BYTES), spec
+    if len(data) > MAX_PLAN_BYTES:
+        raise FlowgitError(f"the plan goes on past {MAX_PLAN_BYTES:,} bytes", path=source,
+                           fix="a plan is a small JSON or YAML object (see --schema)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FlowgitError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", path=source,
+                           line=data[:exc.start].count(b"\n") + 1, fix="save the plan as UTF-8") from None
     return Plan.from_data(parse_plan_text(text, source), source)
 
 
@@ -78,7 +92,10 @@ def parse_plan_text(text: str, source: str) -> Any:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")) or source.endswith(".json"):
         try:
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_refuse_repeated_keys)
+        except _RepeatedKey as exc:
+            raise FlowgitError(f"the key `{exc.key}` is given twice in one object", path=source,
+                               fix="give each field once (JSON keeps only the last, silently)") from None
         except RecursionError:
             raise FlowgitError("nested too deeply", path=source, fix="a plan is a flat object of lists") from None
         except json.JSONDecodeError as exc:
@@ -87,7 +104,10 @@ def parse_plan_text(text: str, source: str) -> Any:
     import yaml
 
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_strict_yaml_loader())
+    except _RepeatedKey as exc:
+        raise FlowgitError(f"the key `{exc.key}` is given twice in one mapping", path=source,
+                           fix="give each field once (YAML keeps only the last, silently)") from None
     except RecursionError:
         raise FlowgitError("nested too deeply", path=source, fix="a plan is a flat object of lists") from None
     except yaml.YAMLError as exc:
@@ -95,3 +115,35 @@ def parse_plan_text(text: str, source: str) -> Any:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise FlowgitError(f"malformed YAML: {problem}", path=source,
                            line=(mark.line + 1) if mark else None, fix="fix the YAML syntax") from None
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: object) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedKey(key)
+        out[key] = value
+    return out
+
+
+def _strict_yaml_loader():
+    """YAML's safe loader, refusing a key given twice in one mapping (built when a YAML plan is read)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):  # type: ignore[override]
+            seen = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise _RepeatedKey(key)
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return StrictLoader

@@ -43,7 +43,8 @@ from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradic
                                     proven_touched, section_warnings)
 from flowgit.wrap.message import message
 from flowgit.wrap.plan import Plan
-from flowgit.wrap.transaction import Journal, recover
+from flowgit.lock import refuse_if_wrap_pending
+from flowgit.wrap.transaction import Journal, recover, refuse_in_progress
 
 
 class CommitRejected(FlowgitError):
@@ -313,7 +314,10 @@ AS_OPERATION = {"incremented": "increment", "graduated": "graduate", "demoted": 
 
 def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day: str | None = None,
              strict: bool = False, dry_run: bool = False, cleanup: bool = True) -> WrapResult:
-    require_repo(cfg.root)
+    root = require_repo(cfg.root)
+    refuse_in_progress(root)  # before anything is written, recovery included
+    if dry_run:  # a half-applied file is no base for a diff, and a dry run recovers nothing
+        refuse_if_wrap_pending(git_dir(root))
     recovered = None if dry_run else recover(cfg)
     inputs = read_inputs(cfg, plan, session, day)
     recorded = plan_episodes(plan, inputs) if plan else []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowgit.episodes import EPISODE_TYPES
+from flowgit.episodes import EPISODE_TYPES, is_text
 
 EVIDENCE = {
     "type": "array",
@@ -106,6 +106,9 @@ def validate(value: Any, schema: dict[str, Any] = SCHEMA, path: str = "plan") ->
         if not any(isinstance(value, TYPES[t]) and not (t == "integer" and isinstance(value, bool))
                    for t in allowed):
             raise SchemaError(path, f"must be {' or '.join(allowed)}, got {type(value).__name__}")
+    if isinstance(value, str) and not is_text(value):
+        raise SchemaError(path, "holds a character that is not text (a lone surrogate, `\\ud800`–`\\udfff`); "
+                                "write it in UTF-8")
     if isinstance(value, str) and len(value.strip()) < schema.get("minLength", 0):
         raise SchemaError(path, "must not be empty")
     if isinstance(value, str) and "pattern" in schema:

@@ -17,6 +17,15 @@ git process holds ``index.lock``. Anything else — a commit the wrap did not
 make, an edit, an episode added since, another git still running — is reported
 and left exactly as it is: HEAD is never reset and no byte the wrap did not
 write is ever cut.
+
+The journal describes the repository it lives in, never another: the file, the
+store and the backups are named relative to the work tree and the git directory,
+and resolved against the repository where the recovery runs. A copy (``cp -a``)
+or a moved repository recovers itself, and only after proving that it holds one
+of the journal's states (the states are content-addressed, so where the
+repository lives does not matter). A wrap whose commit landed before it could
+clear its journal is recognised by that commit (its parent, tree and subject are
+the journal's) anywhere in HEAD's history: the wrap completed, nothing is undone.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -37,12 +47,14 @@ from flowgit.config import Config
 from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write
 from flowgit.git import blob_oid, busy, git, git_dir, git_path, hash_for_path, head_entries, head_sha, \
-    hex_len, index_tree, write_tree
-from flowgit.lock import RepoLock
+    hex_len, index_tree, operation_in_progress, write_tree
+from flowgit.lock import WRAP_JOURNAL as JOURNAL, RepoLock, refuse_if_wrap_pending
 
-JOURNAL = "flowgit-wrap.journal"
 MESSAGE = "flowgit-wrap.message"  # the commit message git reads (one wrap at a time holds the lock)
-FORMAT = 2
+FORMAT = 3  # 3: paths relative to the repository the journal lives in (2 held absolute paths)
+# The backups, by role: always these names in the journal's own git directory, never a path.
+BACKUPS = {"continuity": "flowgit-wrap.continuity.bak", "index": "flowgit-wrap.index.bak",
+           "payload": "flowgit-wrap.payload.bak"}
 
 
 class RecoveryRefused(FlowgitError):
@@ -62,12 +74,12 @@ class State:
 
 @dataclass
 class Journal:
-    path: Path
-    root: str
-    continuity: str
-    continuity_rel: str
-    store: str
-    index: str
+    """The wrap's record; ``path`` and ``root`` are where it was found, never stored in it."""
+
+    path: Path  # <git dir>/flowgit-wrap.journal of the repository it describes
+    root: Path  # that repository's work tree
+    continuity_rel: str  # relative to the work tree
+    store_rel: str
     hex_len: int
     pre: State
     post: State
@@ -75,7 +87,24 @@ class Journal:
     stage: str = "begun"  # begun -> committing
     pid: int = 0
     host: str = ""
-    backups: dict[str, str | None] = field(default_factory=dict)  # continuity, index, payload
+    backups: dict[str, str | None] = field(default_factory=dict)  # role -> a name in BACKUPS, or None
+
+    @property
+    def continuity(self) -> Path:
+        return self.root / self.continuity_rel
+
+    @property
+    def store(self) -> Path:
+        return self.root / self.store_rel
+
+    @cached_property
+    def index(self) -> Path:
+        """The index of the repository recovering (not a path the journal stored)."""
+        return git_path(self.root, "index")
+
+    def backup(self, role: str) -> Path | None:
+        name = self.backups.get(role)
+        return self.path.parent / name if name else None
 
     # ------------------------------------------------------------ writing
     @classmethod
@@ -97,16 +126,15 @@ class Journal:
         post_cont = final if final is not None else cont_now
         post = State(continuity=_oid(post_cont, n), store_len=None if post_store is None else len(post_store),
                      store_oid=_oid(post_store, n))
-        journal = cls(path=gdir / JOURNAL, root=str(root), continuity=str(cfg.continuity),
-                      continuity_rel=cfg.continuity_rel, store=str(cfg.store), index=str(index), hex_len=n,
-                      pre=pre, post=post, message_subject=message.split("\n", 1)[0], pid=os.getpid(),
-                      host=socket.gethostname())
+        journal = cls(path=gdir / JOURNAL, root=Path(root), continuity_rel=cfg.continuity_rel,
+                      store_rel=cfg.store_rel, hex_len=n, pre=pre, post=post,
+                      message_subject=message.split("\n", 1)[0], pid=os.getpid(), host=socket.gethostname())
         made: list[Path] = []
         try:
             journal.backups = {
-                "continuity": _backup(cfg.continuity, gdir / "flowgit-wrap.continuity.bak", made),
-                "index": _backup(index, gdir / "flowgit-wrap.index.bak", made),
-                "payload": _write_new(gdir / "flowgit-wrap.payload.bak", payload, made),
+                "continuity": _backup(cfg.continuity, gdir / BACKUPS["continuity"], made),
+                "index": _backup(index, gdir / BACKUPS["index"], made),
+                "payload": _write_new(gdir / BACKUPS["payload"], payload, made),
             }
             journal.save()
         except OSError as exc:
@@ -117,16 +145,17 @@ class Journal:
         return journal
 
     def save(self) -> None:
-        data = {"format": FORMAT, **{k: v for k, v in asdict(self).items() if k != "path"}}
+        data = {"format": FORMAT, **{k: v for k, v in asdict(self).items() if k not in ("path", "root")}}
         atomic_write(self.path, json.dumps(data, indent=2, default=str))
 
     def committing(self, cfg: Config) -> None:
         """The files are written: record the index tree ``git add`` will make, before running it."""
-        root = Path(self.root)
-        tmp = Path(self.index).parent / "flowgit-wrap.index.next"
+        root = self.root
+        index = self.index
+        tmp = index.parent / "flowgit-wrap.index.next"
         try:
-            if Path(self.index).exists():
-                shutil.copyfile(self.index, tmp)
+            if index.exists():
+                shutil.copyfile(index, tmp)
             env = {"GIT_INDEX_FILE": str(tmp)}
             modes = _index_modes(root, [cfg.continuity_rel, cfg.store_rel])
             for rel, file in ((cfg.continuity_rel, cfg.continuity), (cfg.store_rel, cfg.store)):
@@ -143,7 +172,7 @@ class Journal:
 
     def staged(self) -> None:
         """After ``git add``: if git staged another tree than predicted (a filter, a file mode), record git's."""
-        actual = index_tree(Path(self.root), self.index)
+        actual = index_tree(self.root, self.index)
         if actual != self.post.index_tree:
             self.post.index_tree = actual
             self.save()
@@ -151,16 +180,15 @@ class Journal:
     # ------------------------------------------------------------ reading
     @classmethod
     def load(cls, cfg: Config) -> "Journal | None":
+        """The journal of the repository at ``cfg.root``, its paths resolved there (None: no wrap pending)."""
         path = git_dir(cfg.root) / JOURNAL
         if not path.exists():
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if data.pop("format", None) != FORMAT:
-                raise ValueError("written by another version of flowgit")
+            data = _current_format(json.loads(path.read_text(encoding="utf-8")))
             data["pre"], data["post"] = State(**data["pre"]), State(**data["post"])
-            return cls(path=path, **data)
-        except (OSError, ValueError, TypeError, KeyError) as exc:
+            return cls(path=path, root=Path(cfg.root), **data)
+        except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
             raise RecoveryRefused(f"the journal of an interrupted wrap cannot be read ({exc}); nothing was changed",
                                   path=path, fix="compare `git status` with what you expect, then delete the "
                                                  "journal and the flowgit-wrap.*.bak files beside it") from None
@@ -169,24 +197,21 @@ class Journal:
     def undo(self) -> str:
         """Undo what the wrap did, after proving the repository holds nothing else; or refuse.
 
-        Returns what was done. Raises RecoveryRefused (leaving everything) when
-        the state cannot be proven to be one this wrap left.
+        Every part is proven (and every backup checked) before the first
+        change, so a refusal leaves the repository exactly as it was. Returns
+        what was done. Raises RecoveryRefused when the state cannot be proven
+        to be one this wrap left.
         """
-        root = Path(self.root)
-        gdir = self.path.parent
-        running = busy(gdir)
+        running = busy(self.path.parent)
         if running:
-            raise self._refuse([f"a git process is still running here (it holds {', '.join(running)})"],
-                               fix="wait for that git command to finish (or end it), then run "
-                                   "`flowgit wrap --recover`")
-        head = head_sha(root)
+            raise self._refuse([f"a git process is still running here, or one was killed and left its lock "
+                                f"behind ({', '.join(running)})"],
+                               fix=stale_lock_fix(self.root, self.path.parent, running,
+                                                  "run `flowgit wrap --recover` again"))
+        head = head_sha(self.root)
         if head != self.pre.head:
-            if self.stage == "committing" and self._is_our_commit(head):
-                self.finish()
-                return f"the interrupted wrap had already committed {head[:12]}; cleared its journal"
-            raise self._refuse([f"HEAD moved from {_short(self.pre.head)} to {_short(head)}, a commit this "
-                                "wrap did not make"])
-        problems, actions = self._plan_undo(root)
+            return self._completed(head)
+        problems, actions = self._plan_undo()
         if problems:
             raise self._refuse(problems)
         for act in actions:
@@ -194,35 +219,75 @@ class Journal:
         self.finish()
         return "rolled back an interrupted wrap: working tree, store and index are as they were before it"
 
-    def _plan_undo(self, root: Path) -> tuple[list[str], list]:
+    def _completed(self, head: str | None) -> str:
+        """HEAD moved: clear the journal if the wrap's own commit is HEAD or in its history, else refuse."""
+        sha = self._our_commit_in_history(head) if self.stage == "committing" else None
+        if sha is None:
+            raise self._refuse([f"HEAD moved from {_short(self.pre.head)} to {_short(head)}, and no commit in "
+                                "its history is the one this wrap set out to make"])
+        self.finish()
+        if sha == head:
+            return f"the interrupted wrap had already committed {sha[:12]}; cleared its journal"
+        return (f"the interrupted wrap had already committed {sha[:12]}, which HEAD ({head[:12]}) has in its "
+                "history, so there was nothing to undo; cleared its journal and its backups (they serve only to "
+                "undo a wrap that did not finish, and this one finished)")
+
+    def _our_commit_in_history(self, head: str | None) -> str | None:
+        """The commit this wrap made, when it is HEAD or an ancestor of HEAD (a child of the journal's pre-HEAD)."""
+        if not head or not self.post.index_tree:
+            return None
+        if self._is_our_commit(head):
+            return head
+        if self.pre.head is None:  # the wrap made the first commit: it is a root of HEAD's history
+            out = git(self.root, "rev-list", "--max-parents=0", head, check=False).decode()
+            children = out.split()
+        else:
+            base = git(self.root, "merge-base", self.pre.head, head, check=False).decode().strip()
+            if base != self.pre.head:  # the wrap's parent is not in HEAD's history: neither is its commit
+                return None
+            out = git(self.root, "rev-list", "--ancestry-path", "--parents", head, f"^{self.pre.head}",
+                      check=False).decode()
+            children = [f[0] for f in (ln.split() for ln in out.splitlines()) if f[1:] == [self.pre.head]]
+        return next((sha for sha in children if self._is_our_commit(sha)), None)
+
+    def _plan_undo(self) -> tuple[list[str], list]:
+        """What differs from the pre-wrap state and how to put it back; problems when anything is unproven."""
         problems: list[str] = []
         actions: list = []
         # the index
-        tree = index_tree(root, self.index)
+        tree = index_tree(self.root, self.index)
         allowed = {self.pre.index_tree} | ({self.post.index_tree} if self.stage == "committing" else set())
         if tree not in allowed:
             problems.append("the index changed since the wrap was interrupted (something else was staged)")
         elif tree != self.pre.index_tree:
+            backup = self.backup("index")
+            if backup is not None and index_tree(self.root, backup) != self.pre.index_tree:
+                problems.append("the backup of the index does not hold the pre-wrap tree")
             actions.append(self._restore_index)
         # the continuity file
-        cont = _oid(_read(Path(self.continuity)), self.hex_len)
+        cont = _oid(_read(self.continuity), self.hex_len)
         if cont not in (self.pre.continuity, self.post.continuity):
             problems.append(f"{self.continuity_rel} was edited since the wrap was interrupted")
         elif cont != self.pre.continuity:
+            backup = self.backup("continuity")
+            if self.pre.continuity is not None and (
+                    backup is None or _oid(_read(backup), self.hex_len) != self.pre.continuity):
+                problems.append("the backup of the continuity file is missing or does not match the journal")
             actions.append(self._restore_continuity)
         # the store
         verdict = self._store_verdict()
         if verdict:
             problems.append(verdict)
-        elif _size(Path(self.store)) != self.pre.store_len:
+        elif _size(self.store) != self.pre.store_len:
             actions.append(self._restore_store)
         return problems, actions
 
     def _store_verdict(self) -> str | None:
         """None when the store holds the pre-wrap bytes plus a prefix of what the wrap appended."""
-        store = Path(self.store)
+        store = self.store
         size = _size(store)
-        payload = _read(Path(self.backups["payload"])) if self.backups.get("payload") else b""
+        payload_file = self.backup("payload")
+        payload = _read(payload_file) if payload_file else b""
         pre_len = self.pre.store_len or 0
         if size is None:
             return None if self.pre.store_len is None else "the store was deleted since the wrap was interrupted"
@@ -241,7 +306,7 @@ class Journal:
         return None
 
     def _restore_store(self) -> None:
-        store = Path(self.store)
+        store = self.store
         if self.pre.store_len is None:
             store.unlink()
             return
@@ -255,18 +320,14 @@ class Journal:
             raise FlowgitError("the store did not come back to its pre-wrap bytes", path=store)
 
     def _restore_continuity(self) -> None:
-        target = Path(self.continuity)
-        backup = self.backups.get("continuity")
         if self.pre.continuity is None:
-            target.unlink()
+            self.continuity.unlink()
             return
-        if not backup or _oid(_read(Path(backup)), self.hex_len) != self.pre.continuity:
-            raise self._refuse(["the backup of the continuity file is missing or does not match the journal"])
-        _put_back(Path(backup), target)
+        _put_back(self.backup("continuity"), self.continuity)  # proven by _plan_undo
 
     def _restore_index(self) -> None:
-        index = Path(self.index)
-        backup = self.backups.get("index")
+        index = self.index
+        backup = self.backup("index")
         lock = index.with_name(index.name + ".lock")
         try:
             fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # git's own protocol
@@ -277,17 +338,15 @@ class Journal:
             if backup is None:
                 index.unlink()  # there was no index before the wrap
                 return
-            if index_tree(Path(self.root), backup) != self.pre.index_tree:
-                raise self._refuse(["the backup of the index does not hold the pre-wrap tree"])
-            _put_back(Path(backup), index)
+            _put_back(backup, index)  # proven by _plan_undo
         finally:
             _unlink(lock)
 
     def _is_our_commit(self, sha: str | None) -> bool:
-        """HEAD is the commit this wrap set out to make: parent, tree and subject all match the journal."""
+        """``sha`` is the commit this wrap set out to make: parent, tree and subject all match the journal."""
         if not sha or not self.post.index_tree:
             return False
-        raw = git(Path(self.root), "cat-file", "commit", sha, check=False)
+        raw = git(self.root, "cat-file", "commit", sha, check=False)
         header, _, body = raw.partition(b"\n\n")
         lines = header.decode("utf-8", "replace").splitlines()
         tree = next((ln[5:] for ln in lines if ln.startswith("tree ")), None)
@@ -304,9 +363,10 @@ class Journal:
                         "want, then delete the journal and the flowgit-wrap.*.bak files beside it"))
 
     def finish(self) -> None:
-        for extra in self.backups.values():
-            if extra:
-                _unlink(Path(extra))
+        for role in self.backups:
+            extra = self.backup(role)
+            if extra is not None:
+                _unlink(extra)
         _unlink(self.path.parent / MESSAGE)  # left behind only by a wrap killed while git committed
         _unlink(self.path)
 
@@ -318,9 +378,64 @@ def recover(cfg: Config, *, lock_wait: float | None = None) -> str | None:
     gdir = git_dir(require_repo(cfg.root))
     if not (gdir / JOURNAL).exists():
         return None
-    with RepoLock(gdir, "flowgit wrap --recover", wait=lock_wait):
+    with RepoLock(gdir, "flowgit wrap --recover", wait=lock_wait, pending_ok=True):
         journal = Journal.load(cfg)
         return journal.undo() if journal else None
+
+
+def _current_format(data: dict) -> dict:
+    """The journal's fields in the current format, checked: names inside this repository, never elsewhere.
+
+    A format-2 journal (absolute paths) is read by its paths relative to the
+    root it recorded; the state proof then decides, in this repository, whether
+    anything may be undone.
+    """
+    version = data.pop("format", None)
+    if version == 2:
+        old_root = Path(data.pop("root"))
+        data["store_rel"] = Path(data.pop("store")).relative_to(old_root).as_posix()
+        for key in ("continuity", "index"):
+            data.pop(key)
+        data["backups"] = {role: Path(v).name if v else None for role, v in data.get("backups", {}).items()}
+    elif version != FORMAT:
+        raise ValueError("written by another version of flowgit")
+    for key in ("continuity_rel", "store_rel"):
+        rel = Path(data[key])
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+            raise ValueError(f"`{key}` is not a path inside the repository")
+    for role, name in data.get("backups", {}).items():
+        if name is not None and name != BACKUPS.get(role):
+            raise ValueError(f"backup `{role}` is not one the wrap writes")
+    return data
+
+
+def stale_lock_fix(root: Path, gdir: Path, held: list[str], then: str) -> str:
+    """The fix for git's lock files found in place: wait for git, or remove a stale lock as git itself advises."""
+    shown = [_shown(root, gdir / name) for name in held]
+    return (f"wait for the running git command to finish; if no git command is running, the lock is stale — "
+            f"remove {' and '.join(shown)} (as git itself advises) and {then}")
+
+
+def _shown(root: Path, path: Path) -> str:
+    """``path`` as the user types it from the work tree's top (``.git/index.lock``), else absolute."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# What git keeps in its directory while an operation is stopped halfway, and how to end it.
+def refuse_in_progress(root: Path) -> None:
+    """Refuse (before any write) while git is in the middle of an operation that owns HEAD.
+
+    A wrap committed there is taken by that operation: a ``rebase --abort``
+    drops it with its episodes, and a merge refuses the wrap's partial commit.
+    """
+    found = operation_in_progress(root)
+    if found is not None:
+        what, how = found
+        raise FlowgitError(f"{what} is in progress in this repository; a wrap committed now would be part "
+                           "of it, so nothing was written", path=root, fix=f"{how}, then wrap")
 
 
 class Terminated(KeyboardInterrupt):
@@ -350,17 +465,17 @@ def check_unchanged(cfg: Config, inputs: Any) -> None:
     ``inputs`` is the wrap's :class:`flowgit.wrap.run.Inputs`.
     """
     gdir = git_dir(cfg.root)
-    if (gdir / JOURNAL).exists():
-        raise RecoveryRefused("an interrupted wrap's journal is still here", path=gdir / JOURNAL,
-                              fix="run `flowgit wrap --recover`")
+    refuse_if_wrap_pending(gdir)  # the lock refused it already unless taken with pending_ok
+    refuse_in_progress(cfg.root)
     changed = _changed_since_read(cfg, inputs)
     if changed:
         raise FlowgitError(f"the repository changed while this wrap was deciding ({changed}); nothing was "
                            "written", path=cfg.root, fix="run the wrap again: it starts from the new state")
     running = busy(gdir)
     if running:
-        raise FlowgitError(f"a git process is running here (it holds {', '.join(running)}); nothing was written",
-                           path=gdir, fix="wait for it to finish and run the wrap again")
+        raise FlowgitError(f"a git process is running here, or one was killed and left its lock behind "
+                           f"({', '.join(running)}); nothing was written", path=gdir,
+                           fix=stale_lock_fix(cfg.root, gdir, running, "run the wrap again"))
 
 
 def _changed_since_read(cfg: Config, inputs: Any) -> str:
@@ -452,13 +567,13 @@ def _backup(src: Path, dst: Path, made: list[Path]) -> str | None:
     shutil.copy2(src, dst)
     with open(dst, "rb") as fh:
         os.fsync(fh.fileno())
-    return str(dst)
+    return dst.name  # the journal names its backups, never where they are
 
 
 def _write_new(dst: Path, data: bytes, made: list[Path]) -> str:
     made.append(dst)
     atomic_write(dst, data)
-    return str(dst)
+    return dst.name
 
 
 def _put_back(backup: Path, target: Path) -> None:

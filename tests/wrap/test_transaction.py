@@ -117,9 +117,9 @@ def test_a_stale_journal_after_further_work_is_refused_and_nothing_changes(wrap_
         with (wrap_repo / "CONTINUITY.md").open("a") as fh:
             fh.write("- a line I typed after the kill\n")
         why = "CONTINUITY.md was edited"
-    elif work == "episode":
-        assert flowgit(wrap_repo, "episode", "add", "--type", "finding", "--content", "acknowledged fact",
-                       "--session", "s9").returncode == 0
+    elif work == "episode":  # `episode add` refuses while the journal is pending: another tool appended
+        with (wrap_repo / ".flow" / "episodes.jsonl").open("ab") as fh:
+            fh.write(b'{"id": "ep-000000000000", "type": "finding", "content": "appended by another tool"}\n')
         why = "the wrap did not write"
     else:
         (wrap_repo / "other.txt").write_text("x\n")

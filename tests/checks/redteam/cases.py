@@ -1417,6 +1417,90 @@ def proven_gets_one_more_evidence(lab):
 
 
 @case(V, "G404")
+def proven_claim_extended_after_its_evidence(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + " — and payment retries need no idempotency key")
+
+
+@case(V, "G404")
+def proven_claim_extended_between_category_and_evidence(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace(f"{GRADUATED}) [evidence:",
+                                               f"{GRADUATED}) except payments, which may retry forever [evidence:"))
+
+
+@case(V, "G404")
+def proven_claim_extended_inside_its_category(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("(RELIABILITY —", "(RELIABILITY; also: reads need no cap —"))
+
+
+@case(V, "G404")
+def proven_claim_qualified_by_a_new_note(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + " [except: batch jobs may retry without limit]")
+
+
+@case(V, "G404")
+def proven_claim_recategorised(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("(RELIABILITY —", "(COST —"))
+
+
+@case(L)
+def proven_default_category_named(lab):
+    line = lab.line("!! retry_budget:")
+    lab.sub(line, line.replace("(RELIABILITY —", "(GENERAL —"))
+    lab.setup_commit("graduated under the wrap's default category")
+    return edit_commit(lab, line.replace("(RELIABILITY —", "(GENERAL —"), line)
+
+
+@case(L)
+def proven_gets_a_derivation_note(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + f" [<- backoff] [derives from backoff, demoted {TODAY}: re-check]")
+
+
+@case(L)
+def proven_line_respaced_and_bulleted(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "- " + line.replace(" | 3x", "  |  3x"))
+
+
+@case(V, "G406")
+def proven_gains_a_plain_bullet(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + "\n- retrying payment calls without limit is safe (seen in 5 sessions)")
+
+
+@case(V, "G406")
+def proven_gains_a_flowscript_thought(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + "\nthought: provider load never matters for retries -> proven")
+
+
+@case(V, "G406")
+def proven_gains_a_continuation_line(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + "\n  - proven too: internal services need no retry cap at all")
+
+
+@case(V, "G406")
+def proven_gains_a_sentence_moved_from_recent_context(lab):
+    lab.sub("## Recent Context\n", "## Recent Context\nUncapped retries proved safe for reads.\n")
+    lab.setup_commit("a sentence in Recent Context")
+    lab.sub("## Recent Context\nUncapped retries proved safe for reads.\n", "## Recent Context\n")
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + "\nUncapped retries proved safe for reads.")
+
+
+@case(L)
+def proven_gains_a_blank_line_and_reorders(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "\n" + line + "\n")
+
+
+@case(V, "G404")
 def proven_renamed_and_reworded(lab):
     line = lab.line("!! retry_budget:")
     return edit_commit(lab, line, line.replace("retry_budget: cap retries per request so an outage cannot multiply load",
@@ -2397,3 +2481,75 @@ def flowscript_urgent_line_in_developing(lab):
 @case(V, "G11")
 def hard_wrapped_spaced_name(lab):
     return _dev(lab, "!! retry budget: " + DEV["p01"] + "\n  | 2x (RELIABILITY)")
+
+
+@case(V, "G209")
+def graduation_reverses_its_claim(lab):
+    to_2x(lab)
+    lab.sub(lab.line("!! p01:") + "\n", "")
+    reversed_ = pline("p01", 3, [R0, R1, R2], date="2026-11-30",
+                      text="retries without any budget never multiply the load on the provider during an outage")
+    return edit_commit(lab, "## Foundation", reversed_ + "\n\n## Foundation")
+
+
+@case(V, "G209")
+def developing_2x_claim_reversed_in_place(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("multiply the load", "never multiply the load"))
+
+
+@case(V, "G209")
+def developing_2x_claim_turned_by_a_contraction(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("retries without any budget multiply", "retries without any budget don't multiply"))
+
+
+@case(V, "G209")
+def developing_2x_claim_renamed_and_reworded(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("p01:", "p01b:").replace("the provider", "the provider only rarely"))
+
+
+@case(V, "G209")
+def graduation_changes_a_number(lab):
+    to_2x(lab)
+    set_pattern(lab, "p02", pline("p02", 2, [R0, R1]))
+    lab.setup_commit("p02 to 2x")
+    lab.sub(lab.line("!! p02:") + "\n", "")
+    moved = pline("p02", 3, [R0, R1, R2], date="2026-11-30",
+                  text="a circuit breaker should open after fifty consecutive failures within one minute")
+    return edit_commit(lab, "## Foundation", moved + "\n\n## Foundation")
+
+
+@case(L)
+def graduation_compressed_by_dropping_words_and_writing_flowscript(lab):
+    to_2x(lab)
+    lab.sub(lab.line("!! p01:") + "\n", "")
+    compressed = pline("p01", 3, [R0, R1, R2], date="2026-11-30",
+                       text="retries without budget -> multiply provider load during outage")
+    return edit_commit(lab, "## Foundation", compressed + "\n\n## Foundation")
+
+
+@case(L)
+def developing_2x_typo_fixed(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="retries without any budget multiply the lod on the "
+                                                           "provder during every outage"))
+    lab.setup_commit("p01 to 2x, with typos")
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("provder", "provider").replace("the lod on", "the load on"))
+
+
+@case(L)
+def developing_2x_reworded_as_it_is_lowered_to_1x(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, "! p01: retries need a budget only for the payment provider | 1x")
+
+
+@case(L)
+def developing_1x_reworded_freely(lab):
+    line = lab.line("! p01:")
+    return edit_commit(lab, line, "! p01: retries never multiply load when jittered | 1x")

@@ -1,0 +1,51 @@
+"""`flowgit episode add` input that is not text, or never ends: exit 2, the line named, nothing appended."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _flowgit(repo: Path, *args, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flowgit", *args], cwd=repo, capture_output=True, timeout=60,
+                          env={**os.environ, "FLOWGIT_SESSION": "s1"}, **kw)
+
+
+@pytest.fixture
+def initialised(repo: Path) -> Path:
+    assert _flowgit(repo, "init", "--no-hooks").returncode == 0
+    return repo
+
+
+def _store(repo: Path) -> bytes:
+    return (repo / ".flow" / "episodes.jsonl").read_bytes()
+
+
+def test_an_argument_of_bytes_that_are_not_utf8_is_refused_with_json(initialised):
+    before = _store(initialised)
+    result = _flowgit(initialised, "--json", "episode", "add", "--type", "finding", b"caf\xe9 latin-1")
+    assert result.returncode == 2
+    error = json.loads(result.stdout)["error"]
+    assert "field `content` holds a character that is not text" in error["message"]
+    assert _store(initialised) == before
+
+
+def test_a_lone_surrogate_escape_on_stdin_names_the_line(initialised):
+    before = _store(initialised)
+    lines = b'{"type": "finding", "content": "fine"}\n{"type": "finding", "content": "bad \\ud800 x"}\n'
+    result = _flowgit(initialised, "episode", "add", input=lines)
+    assert result.returncode == 2 and b"<stdin>:2:" in result.stderr and b"not text" in result.stderr
+    assert _store(initialised) == before  # one bad line rejects the batch
+
+
+def test_stdin_without_end_is_cut_off(initialised):
+    before = _store(initialised)
+    with open("/dev/zero", "rb") as zero:
+        result = _flowgit(initialised, "episode", "add", stdin=zero)
+    assert result.returncode == 2 and b"the line goes on past" in result.stderr
+    assert b"Traceback" not in result.stderr and _store(initialised) == before

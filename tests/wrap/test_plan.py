@@ -1,0 +1,84 @@
+"""Reading a wrap plan: only a regular file, bounded, UTF-8 text in every field; refusals change nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import pytest
+
+from tests.wrap.test_wrap import graduate_plan, snapshot, wrap, wrap_repo  # noqa: F401 (fixture)
+
+
+def _refused(result, *words: str) -> None:
+    assert result.code == 2, result.err
+    assert all(w in result.err for w in words), result.err
+    assert "Traceback" not in result.err
+
+
+def test_a_fifo_as_the_plan_is_refused_not_waited_on(run, wrap_repo):
+    fifo = wrap_repo.parent / "plan.fifo"
+    os.mkfifo(fifo)
+    before = snapshot(wrap_repo)
+    _refused(run(wrap_repo, "wrap", "--plan", str(fifo)), "not a regular file", str(fifo))
+    assert snapshot(wrap_repo) == before
+
+
+def test_a_device_as_the_plan_is_refused_before_a_byte_is_read(run, wrap_repo):
+    _refused(run(wrap_repo, "wrap", "--plan", "/dev/zero"), "/dev/zero", "not a regular file")
+
+
+def test_a_plan_on_stdin_that_never_ends_is_cut_off_with_exit_2(wrap_repo):
+    """/dev/zero on stdin: read up to the plan's limit, then refused (never a MemoryError)."""
+    with open("/dev/zero", "rb") as zero:
+        result = subprocess.run([sys.executable, "-m", "flowgit", "wrap", "--plan", "-"], cwd=wrap_repo,
+                                stdin=zero, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "the plan goes on past" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_missing_plan_says_so(run, wrap_repo):
+    _refused(run(wrap_repo, "wrap", "--plan", str(wrap_repo.parent / "nope.json")), "no such plan file",
+             "--schema")
+
+
+@pytest.mark.parametrize("field", ["state", "recent"])
+def test_a_lone_surrogate_in_free_text_is_named_and_nothing_changes(run, wrap_repo, field):
+    before = snapshot(wrap_repo)
+    result = wrap(run, wrap_repo, graduate_plan(["x"], **{field: "Focus: \ud800 the gate"}))
+    _refused(result, f"plan.{field}", "not text")
+    assert snapshot(wrap_repo) == before
+
+
+def test_a_lone_surrogate_escape_in_a_json_plan_file_is_named(run, wrap_repo):
+    path = wrap_repo.parent / "plan.json"
+    path.write_text('{"session": "s", "episodes": [{"type": "finding", "content": "bad \\ud800 x"}]}')
+    _refused(run(wrap_repo, "wrap", "--plan", str(path)), "plan.episodes[0].content", "not text")
+
+
+def test_a_parenthesis_in_a_category_is_refused(run, wrap_repo):
+    """`(RELIABILITY) — 2026-11-26)` would end the category early and leave the date unread (G405 blind)."""
+    before = snapshot(wrap_repo)
+    plan = {"session": "sess-c", "patterns": [{"op": "increment", "name": "retry_budget", "evidence": ["x"],
+                                               "category": "RELIABILITY)"}]}
+    _refused(wrap(run, wrap_repo, plan), "plan.patterns[0].category", "`(` or `)`")
+    assert snapshot(wrap_repo) == before
+
+
+def test_a_plain_category_still_passes_the_plan_check():
+    from flowgit.wrap.plan import Plan
+
+    plan = Plan.from_data({"patterns": [{"op": "add", "name": "x", "text": "a thing (with parentheses)",
+                                         "category": "RELIABILITY / COST"}]})
+    assert plan.patterns[0].category == "RELIABILITY / COST"
+    assert plan.patterns[0].text == "a thing (with parentheses)"  # a description may hold them
+
+
+@pytest.mark.parametrize("text", ['{"session": "a", "state": "one", "state": "two"}',
+                                  "session: a\nstate: one\nstate: two\n"])
+def test_a_key_given_twice_is_refused_not_silently_the_last(text):
+    from flowgit.errors import FlowgitError
+    from flowgit.wrap.plan import parse_plan_text
+
+    with pytest.raises(FlowgitError, match="the key `state` is given twice"):
+        parse_plan_text(text, "plan.json" if text.startswith("{") else "plan.yaml")
