@@ -18,11 +18,12 @@ from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
+from flowgit.continuity.patterns import CATEGORY_LABEL_RE, Pattern, free_notes, stray_text
 from flowgit.continuity.sections import PROVEN
 from flowgit.words import TOKEN_RE, stem
 
 # Words that join a claim without making one: a compression may drop them and a rewrite may add them.
-FILLER = frozenset("a an the of to in on at for by with and as per from into its it this that is are be".split())
+FILLER = frozenset("a an the of to in on at as its it this that is are be".split())  # (not `with`: `without`)
 # FlowScript's state markers and their field names: a graduation's compression may write them in.
 MARKERS = frozenset("decided blocked parking exploring rationale reason since why until".split())
 # A word whose re-spelling is never a typo fix: each turns a claim around.
@@ -90,9 +91,12 @@ def raised_claims_keep_their_words(ctx: CheckContext) -> Iterator[Finding]:
         raised = before.pattern.level >= 2 or before.section == PROVEN
         if not raised or (now.pattern.level < 2 and now.section != PROVEN):
             continue  # a 1x claim has no evidence to keep faith with; lowered to 1x, it starts again
-        if before.pattern.text == now.pattern.text:
+        was, said = claim_text(before.pattern), claim_text(now.pattern)
+        if was == said and not _relabelled(before.pattern, now.pattern):
             continue
-        added = new_words(before.pattern.text, now.pattern.text, _folded_into(now, gone))
+        added = new_words(was, said, _folded_into(now, gone))
+        if not added and _relabelled(before.pattern, now.pattern):
+            added = [now.pattern.category]
         if added:
             level = "Proven" if now.section == PROVEN else f"{now.pattern.level}x"
             yield Finding("G209", "claim-kept", "error", ctx.path, now.lineno,
@@ -103,8 +107,23 @@ def raised_claims_keep_their_words(ctx: CheckContext) -> Iterator[Finding]:
                           "pattern")
 
 
+def claim_text(pattern: Pattern) -> str:
+    """What a pattern line claims: its description, the words it holds outside the grammar's fields, and its
+    notes (the wrap's derivation notes and a demotion's note aside: they say what happened to the claim)."""
+    notes = [n for n in free_notes(pattern) if not n.lower().startswith("demoted")]
+    return " ".join(filter(None, (pattern.text, stray_text(pattern), *notes)))
+
+
+def _relabelled(before: Pattern, now: Pattern) -> bool:
+    """Whether the category changed to one that is not a plain label (up to three plain words): a category
+    is free text, read with the claim."""
+    return before.category != now.category and bool(now.category) and \
+        not CATEGORY_LABEL_RE.fullmatch(now.category)
+
+
 def _folded_into(now, gone) -> frozenset[str]:
     """The claim words of raised patterns this change removes whose evidence the line now cites: facts
     folded into one pattern bring their evidenced words with them."""
     cited = set(now.pattern.evidence)
-    return frozenset(w for at in gone if cited.intersection(at.pattern.evidence) for w in claim_words(at.pattern.text))
+    return frozenset(w for at in gone if cited.intersection(at.pattern.evidence)
+                     for w in claim_words(claim_text(at.pattern)))

@@ -20,13 +20,13 @@ from typing import Iterator
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.patterns import (
-    DEFAULT_CATEGORY, PatternAt, free_notes, looks_like_pattern_loose, parse_pattern, stray_text,
+    CATEGORY_LABEL_RE, DEFAULT_CATEGORY, PatternAt, free_notes, looks_like_pattern_loose, parse_pattern,
+    stray_text,
 )
 from flowgit.dates import parse_date
 from flowgit.continuity.sections import DEVELOPING, PROVEN, Semantics
 
 DEMOTED_RE = re.compile(r"demot\w*\b\W*(\S.*)", re.IGNORECASE)
-CATEGORY_LABEL_RE = re.compile(r"[^\W_][\w&+/.\-]*(?: [\w&+/.\-]+){0,2}")  # up to three plain words
 
 
 def new_patterns_enter_at_1x(ctx: CheckContext) -> Iterator[Finding]:

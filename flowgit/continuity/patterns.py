@@ -35,6 +35,7 @@ EVIDENCE_ID_RE = re.compile(r"[A-Za-z0-9][\w.\-]*")
 
 
 DEFAULT_CATEGORY = "GENERAL"  # what a wrap writes when a raise names no category
+CATEGORY_LABEL_RE = re.compile(r"[^\W_][\w&+/.\-]*(?: [\w&+/.\-]+){0,2}")  # a plain label: up to three words
 
 
 class Pattern(NamedTuple):

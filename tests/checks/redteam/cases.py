@@ -2553,3 +2553,31 @@ def developing_2x_reworded_as_it_is_lowered_to_1x(lab):
 def developing_1x_reworded_freely(lab):
     line = lab.line("! p01:")
     return edit_commit(lab, line, "! p01: retries never multiply load when jittered | 1x")
+
+
+@case(V, "G209")
+def developing_2x_gains_words_after_its_evidence(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line + " — except payments, which never need a budget")
+
+
+@case(V, "G209")
+def developing_2x_gains_a_note_that_claims(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line + " [payments never need a budget]")
+
+
+@case(V, "G209")
+def developing_2x_category_turned_into_a_claim(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("(RELIABILITY)", "(payments never need a retry budget)"))
+
+
+@case(L)
+def developing_2x_category_named(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("(RELIABILITY)", "(COST CONTROL)"))
