@@ -19,10 +19,7 @@ from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.continuity.patterns import (
-    CATEGORY_LABEL_RE, DEFAULT_CATEGORY, PatternAt, free_notes, looks_like_pattern_loose, parse_pattern,
-    stray_text,
-)
+from flowgit.continuity.patterns import PatternAt, looks_like_pattern_loose, parse_pattern
 from flowgit.dates import parse_date
 from flowgit.continuity.sections import DEVELOPING, PROVEN, Semantics
 
@@ -184,37 +181,16 @@ def graduations_dated(ctx: CheckContext) -> Iterator[Finding]:
                       f"date the graduation the day it happens: `| 3x (CATEGORY — {today.isoformat()})`")
 
 
-def _said(text: str) -> str:
-    """Text as a claim: emphasis, case and spacing aside."""
-    return " ".join(re.sub(r"[`*_~]", "", text).casefold().split())
+def _rewording(before: PatternAt, now: PatternAt, demoted) -> str | None:
+    """How a Proven pattern staying in Proven changed its claim in place (None: it did not). Its whole line
+    is read (:mod:`flowgit.checks.claims`); a typo fixed is not a change."""
+    from flowgit.checks.claims import claim_text, new_words, only_respelled, relabelled
 
-
-def _claim(at: PatternAt) -> str:
-    return _said(at.pattern.text)
-
-
-def _besides(at: PatternAt) -> tuple[str, tuple[str, ...]]:
-    """What the line claims beyond its description: words outside the grammar's fields and its free notes."""
-    return _said(stray_text(at.pattern)), tuple(map(_said, free_notes(at.pattern)))
-
-
-def _recategorised(before: PatternAt, now: PatternAt) -> bool:
-    """Whether the category changed other than from none (or the wrap's default) to a plain label (what a
-    merge does when the other wrap chose one): a category is free text a reader takes with the claim."""
-    was, is_ = _said(before.pattern.category), _said(now.pattern.category)
-    if was == is_:
-        return False
-    return was not in ("", DEFAULT_CATEGORY.casefold()) or not CATEGORY_LABEL_RE.fullmatch(now.pattern.category)
-
-
-def _rewording(before: PatternAt, now: PatternAt) -> str | None:
-    """How a Proven pattern staying in Proven changed its claim in place (None: it did not)."""
-    if before.pattern.text != now.pattern.text and _claim(before) != _claim(now):
-        return "is reworded in place"
-    if _besides(before) != _besides(now):
-        said = [t for t in (stray_text(now.pattern), *free_notes(now.pattern)) if t]
-        return "says more or other in place" + (f" (`{'`, `'.join(said)}`)" if said else "")
-    if _recategorised(before, now):
+    was, said = claim_text(before.pattern, demoted), claim_text(now.pattern, demoted)
+    if was != said and not only_respelled(was, said):
+        added = new_words(was, said)
+        return "is reworded in place" + (f" (it now says {', '.join(f'`{w}`' for w in added)})" if added else "")
+    if relabelled(before.pattern, now.pattern, in_place=True):
         return f"is recategorised in place (`{before.pattern.category}` -> `{now.pattern.category}`)"
     return None
 
@@ -222,10 +198,13 @@ def _rewording(before: PatternAt, now: PatternAt) -> str | None:
 def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
     yield from graduations_dated(ctx)
     yield from proven_takes_only_patterns(ctx)
+    from flowgit.checks.claims import demoted_names
+
+    demoted = demoted_names(ctx)
     for key, before, now_at in ctx.old_pattern_changes:  # a pattern left as it was keeps its claim
         if before.section != PROVEN or now_at is None or now_at.section != PROVEN:
             continue
-        how = _rewording(before, now_at)
+        how = _rewording(before, now_at, demoted)
         if how is not None:
             yield Finding("G404", "proven-claim", "error", ctx.path, now_at.lineno,
                           f"Proven `{before.pattern.name}` {how}; its evidence proved the old claim, not this one",
@@ -240,21 +219,30 @@ def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
-    """G406 for a line a reader sees in Proven that is not a pattern line: Proven takes graduations only, so a
-    bullet, a FlowScript line or prose there would read as proven knowledge that no evidence stands behind."""
+    """G406 for a line a reader sees in Proven that is not a pattern line, and for words its heading gains:
+    Proven takes graduations only, so a bullet, a FlowScript line or prose there would read as proven
+    knowledge that no evidence stands behind. A line HEAD's section held, restyled (bullet, spacing,
+    emphasis), and a guidance comment in the template's words, are not new."""
     if ctx.old is None:
         return  # a first commit adopts a memory as it stands
+    from flowgit.checks.claims import claim_tokens
     from flowgit.checks.recognition import judged_lines
+    from flowgit.continuity.document import COMMENT_RE
 
     lines = ctx.new.lines
     for section in ctx.sections(ctx.new, Semantics.PROVEN):
+        before = ctx.old_section(section.label)
+        yield from _heading_says_more(ctx, before, section)
         if ctx.untouched(section):
             continue
+        held = _said_lines(ctx.old, before)
         for index in judged_lines(ctx, section):
             line = lines[index]
-            if not line.strip() or parse_pattern(line) is not None or looks_like_pattern_loose(line) \
-                    or line.strip() in _guidance():
+            if not line.strip() or parse_pattern(line) is not None or looks_like_pattern_loose(line):
                 continue  # (a pattern look-alike is G110's to name)
+            said = tuple(word for word, _ in claim_tokens(line))
+            if not said or said in held or (COMMENT_RE.match(line) and set(said) <= _guidance_words()):
+                continue
             yield Finding("G406", "proven-claim", "error", ctx.path, index + 1,
                           f"{section.label} holds graduated pattern lines only; this line would read as proven "
                           "knowledge with no evidence behind it",
@@ -262,16 +250,43 @@ def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
                           "as `!! name: … | 3x (CATEGORY — date) [evidence: …]` when its evidence allows")
 
 
-def _guidance() -> frozenset[str]:
-    """The guidance comment lines the shipped template writes under its headings (a section put back as
-    the template has it adds only those)."""
+def _heading_says_more(ctx: CheckContext, before, section) -> Iterator[Finding]:
+    """G406 for words Proven's heading line gains (a `| never cap retries` suffix reads as proven too)."""
+    from flowgit.checks.claims import claim_words
+
+    now = ctx.new.lines[section.heading]
+    was = ctx.old.lines[before.heading] if before is not None and ctx.old is not None else ""
+    if now == was:
+        return
+    suffix = [line.partition("|")[2] for line in (was, now)]  # (the name before it is the section's, or its alias)
+    gained = claim_words(suffix[1]) - claim_words(suffix[0])
+    if gained:
+        yield Finding("G406", "proven-claim", "error", ctx.path, section.heading + 1,
+                      f"{section.label}'s heading says more than its name: a reader takes it as proven knowledge",
+                      f"write the heading as `## {section.label}`")
+
+
+def _said_lines(doc, section) -> frozenset[tuple[str, ...]]:
+    """The words of each line a section holds (restyled, a line says the same words)."""
+    if doc is None or section is None:
+        return frozenset()
+    from flowgit.checks.claims import claim_tokens
+
+    return frozenset(tuple(word for word, _ in claim_tokens(doc.lines[i]))
+                     for i in range(section.body_start, section.body_end))
+
+
+def _guidance_words() -> frozenset[str]:
+    """The words of the guidance comments the shipped template writes under its headings: a comment
+    written with those words (the template's, shortened or put back) says nothing new."""
     global _GUIDANCE
     if _GUIDANCE is None:
+        from flowgit.checks.claims import claim_words
         from flowgit.continuity.document import COMMENT_RE
         from flowgit.resources import template
 
-        _GUIDANCE = frozenset(line.strip() for line in template("continuity.md").splitlines()
-                              if COMMENT_RE.match(line))
+        _GUIDANCE = frozenset(w for line in template("continuity.md").splitlines() if COMMENT_RE.match(line)
+                              for w in claim_words(line))
     return _GUIDANCE
 
 

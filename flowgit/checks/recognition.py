@@ -414,8 +414,9 @@ def _headings_placed_otherwise(ctx: CheckContext) -> Iterator[Finding]:
     for text, at in unread.items():
         if text not in old_unread:
             yield Finding("G111", "recognition", "error", ctx.path, at + 1,
-                          f"`{lines[at].strip()[:60]}` is underlined, so a reader sees a heading the gate does not "
-                          "read as a section: the lines under it are judged as part of the section above",
+                          f"a reader sees `{lines[at].strip()[:60]}` as a heading (underlined, of another level, or "
+                          "an HTML heading) that the gate does not read as a section: the lines under it are "
+                          "judged as part of the section above",
                           "write sections as `## Name`; put a blank line between a text line and a `---` rule")
 
 
@@ -464,10 +465,15 @@ def _risky_line(line: str) -> bool:
     from flowgit.continuity.document import HIDING_HTML_RE
 
     body = line.lstrip(" ")
-    if len(line) - len(body) > 3 or not body or body[0] not in "<-=":
+    if len(line) - len(body) > 3 or not body or body[0] not in "<-=#":
         return False
+    if body[0] == "#":  # an ATX heading of another level than the gate's that names a section reads as one
+        from flowgit.continuity.document import names_a_section
+
+        level = len(body) - len(body.lstrip("#"))
+        return level != 2 and names_a_section(body.strip(" \t\r\n#"))
     if body[0] == "<":
-        return HIDING_HTML_RE.match(line) is not None
+        return HIDING_HTML_RE.match(line) is not None or body[1:2] in ("h", "H")
     return not body.rstrip(" \t\r\n").strip(body[0])
 
 

@@ -104,14 +104,27 @@ def rendered_structure(text: str) -> tuple[set[int], list[tuple[int, int]]]:
     with right above a heading: see :data:`HIDING_HTML_RE`)."""
     headings: set[int] = set()
     own_tags: list[tuple[int, int]] = []
-    for token in _rendering_parser().parse(text):
+    tokens = _rendering_parser().parse(text)
+    for index, token in enumerate(tokens):
         if not token.map:
             continue
-        if token.type == "heading_open" and token.tag == "h2":
-            headings.add(token.map[0])
-        elif token.type == "html_block" and not HIDING_HTML_RE.match(token.content):
-            own_tags.append((token.map[0], token.map[1]))
+        if token.type == "heading_open" and (token.tag == "h2" or names_a_section(tokens[index + 1].content)):
+            headings.add(token.map[0])  # (any heading that names a section reads as one: `# Proven`, `===`)
+        elif token.type == "html_block":
+            shown = HTML_HEADING_RE.match(token.content)
+            if shown and names_a_section(re.sub(r"<[^>]*>", "", shown["text"])):
+                headings.add(token.map[0])
+            elif not HIDING_HTML_RE.match(token.content):
+                own_tags.append((token.map[0], token.map[1]))
     return headings, own_tags
+
+
+HTML_HEADING_RE = re.compile(r"\s*<h[1-6]\b[^>]*>(?P<text>.*?)</h[1-6]\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def names_a_section(text: str) -> bool:
+    """Whether a heading's text is a protocol section's name or built-in alias, as a reader takes it."""
+    return " ".join(text.replace("*", "").replace("_", " ").split()).lower() in alias_table()
 
 
 def split_lines(text: str) -> list[str]:

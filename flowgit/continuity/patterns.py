@@ -35,7 +35,7 @@ EVIDENCE_ID_RE = re.compile(r"[A-Za-z0-9][\w.\-]*")
 
 
 DEFAULT_CATEGORY = "GENERAL"  # what a wrap writes when a raise names no category
-CATEGORY_LABEL_RE = re.compile(r"[^\W_][\w&+/.\-]*(?: [\w&+/.\-]+){0,2}")  # a plain label: up to three words
+CATEGORY_LABEL_RE = re.compile(r"[^\W_][\w&+/.\-]*")  # a category is a label: one word (`COST-CONTROL`, `API/UX`)
 
 
 class Pattern(NamedTuple):
@@ -166,7 +166,7 @@ def derivation_note(name: str, day: str) -> str:
     return f"derives from {name}, demoted {day}: re-check"
 
 
-DERIVATION_NOTE_RE = re.compile(r"derives from [^\s,]+, demoted [^:]+: re-check")
+DERIVATION_NOTE_RE = re.compile(r"derives from (?P<name>[^\s,]+), demoted [^:]+: re-check")
 
 
 def free_notes(pattern: Pattern) -> tuple[str, ...]:

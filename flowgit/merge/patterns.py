@@ -25,7 +25,7 @@ from typing import Callable, Mapping
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
 from flowgit.continuity.identity import is_rename
-from flowgit.continuity.patterns import DEFAULT_CATEGORY, Pattern, iter_patterns
+from flowgit.continuity.patterns import DEFAULT_CATEGORY, DERIVATION_NOTE_RE, Pattern, iter_patterns
 from flowgit.continuity.sections import PROVEN
 from flowgit.episodes import Episode
 from flowgit.evidence import assess
@@ -175,7 +175,9 @@ class PatternMerge:
             self.notes.append(f"`{name}`: both wraps wrote it, in different words; kept \"{p.text}\", the "
                               f"other said \"{said}\" (its commit keeps it)")
         links = tuple(dict.fromkeys((*p.links, *other.pattern.links)))
-        notes = notes if notes is not None else p.notes
+        if notes is None:  # the chosen side's notes, and the other wrap's re-check marks (a demotion it saw)
+            notes = tuple(dict.fromkeys((*p.notes, *(n for n in other.pattern.notes
+                                                      if DERIVATION_NOTE_RE.fullmatch(n)))))
         category = p.category
         if category in ("", DEFAULT_CATEGORY) and other.pattern.category not in ("", DEFAULT_CATEGORY) \
                 and p.level > 1:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from flowgit.continuity.patterns import LEVEL_RE, looks_like_pattern
+from flowgit.continuity.patterns import CATEGORY_LABEL_RE, LEVEL_RE, looks_like_pattern
 from flowgit.errors import FlowgitError
 
 SECTION_RE = re.compile(r"^\s{0,3}##(?!#)(\s|$)")  # `##` opens a section; `###` is a subsection, `# ` a comment
@@ -86,6 +86,9 @@ def refuse_structure(data: dict[str, Any], source: str) -> None:
                 problem = problem or ("contains `(` or `)`: the category is written inside parentheses, and one "
                                       "of its own would end them early (the graduation date after it would go "
                                       "unread)")
+            if path.endswith(".category") and text and not CATEGORY_LABEL_RE.fullmatch(text):
+                problem = problem or ("is not a one-word label (`RELIABILITY`, `COST-CONTROL`): a phrase there "
+                                      "reads as part of the claim (G209)")
         if problem:
             raise FlowgitError(f"field `{path}` {problem}", path=source,
                                fix="keep free text to prose and list items; use `patterns` operations for "

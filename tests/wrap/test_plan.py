@@ -69,8 +69,8 @@ def test_a_plain_category_still_passes_the_plan_check():
     from flowgit.wrap.plan import Plan
 
     plan = Plan.from_data({"patterns": [{"op": "add", "name": "x", "text": "a thing (with parentheses)",
-                                         "category": "RELIABILITY / COST"}]})
-    assert plan.patterns[0].category == "RELIABILITY / COST"
+                                         "category": "RELIABILITY/COST"}]})
+    assert plan.patterns[0].category == "RELIABILITY/COST"
     assert plan.patterns[0].text == "a thing (with parentheses)"  # a description may hold them
 
 
@@ -82,3 +82,17 @@ def test_a_key_given_twice_is_refused_not_silently_the_last(text):
 
     with pytest.raises(FlowgitError, match="the key `state` is given twice"):
         parse_plan_text(text, "plan.json" if text.startswith("{") else "plan.yaml")
+
+
+@pytest.mark.parametrize("category, refused", [("RELIABILITY", False), ("COST-CONTROL", False), ("API/UX", False),
+                                               ("BUDGETS ARE OPTIONAL", True), ("", False)])
+def test_a_category_is_a_one_word_label(category, refused):
+    from flowgit.errors import FlowgitError
+    from flowgit.wrap.plan import Plan
+
+    data = {"patterns": [{"op": "increment", "name": "x", "evidence": ["ep-1"], "category": category}]}
+    if refused:
+        with pytest.raises(FlowgitError, match="one-word label"):
+            Plan.from_data(data)
+    else:
+        assert Plan.from_data(data).patterns[0].category == category

@@ -1455,10 +1455,55 @@ def proven_default_category_named(lab):
     return edit_commit(lab, line.replace("(RELIABILITY —", "(GENERAL —"), line)
 
 
+def _p02_demoted(lab) -> None:
+    set_pattern(lab, "p02", pline("p02", 1) + f" [demoted {TODAY}: five failures were too few (ep-1)]")
+    lab.setup_commit("p02 carries a demotion")
+
+
 @case(L)
 def proven_gets_a_derivation_note(lab):
+    _p02_demoted(lab)
     line = lab.line("!! retry_budget:")
-    return edit_commit(lab, line, line + f" [<- backoff] [derives from backoff, demoted {TODAY}: re-check]")
+    return edit_commit(lab, line, line + f" [<- p02] [derives from p02, demoted {TODAY}: re-check]")
+
+
+@case(V, "G404")
+def proven_gets_a_derivation_note_naming_no_demoted_pattern(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + f" [derives from the_cap_doubles_load_remove_it, demoted {TODAY}: re-check]")
+
+
+@case(V, "G404")
+def proven_gets_a_link_that_is_prose(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + " [-> uncapped retries are harmless, remove the cap]")
+
+
+@case(L)
+def proven_gets_a_link_to_patterns(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + " [<- p01, p02]")
+
+
+@case(V, "G404")
+def proven_claim_struck_through(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("cap retries per request", "~~cap retries per request~~"))
+
+
+@case(L)
+def proven_typo_fixed(lab):
+    line = lab.line("!! retry_budget:")
+    typo = line.replace("multiply load", "multipyl load")
+    lab.sub(line, typo)
+    lab.setup_commit("a typo on its way into Proven")
+    return edit_commit(lab, typo, line)
+
+
+@case(V, "G404")
+def proven_claim_words_reordered(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("an outage cannot multiply load", "load cannot multiply an outage"))
 
 
 @case(L)
@@ -2580,4 +2625,92 @@ def developing_2x_category_turned_into_a_claim(lab):
 def developing_2x_category_named(lab):
     to_2x(lab)
     line = lab.line("!! p01:")
-    return edit_commit(lab, line, line.replace("(RELIABILITY)", "(COST CONTROL)"))
+    return edit_commit(lab, line, line.replace("(RELIABILITY)", "(COST-CONTROL)"))
+
+
+@case(V, "G209")
+def developing_2x_negated_by_a_glyph(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("multiply the load", "¬multiply the load"))
+
+
+@case(V, "G209")
+def developing_2x_number_made_a_percentage(lab):
+    set_pattern(lab, "p02", pline("p02", 2, [R0, R1]))
+    lab.setup_commit("p02 to 2x")
+    line = lab.line("!! p02:")
+    return edit_commit(lab, line, line.replace("after five consecutive", "after 5% consecutive"))
+
+
+@case(V, "G209")
+def developing_2x_renamed_to_a_negation(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("!! p01:", "!! never_p01:"))
+
+
+@case(V, "G209")
+def graduation_under_a_category_that_is_a_phrase(lab):
+    to_2x(lab)
+    lab.sub(lab.line("!! p01:") + "\n", "")
+    moved = pline("p01", 3, [R0, R1, R2], date="2026-11-30", cat="BUDGETS ARE OPTIONAL")
+    return edit_commit(lab, "## Foundation", moved + "\n\n## Foundation")
+
+
+@case(V, "G209")
+def graduation_compresses_a_negation_away(lab):
+    set_pattern(lab, "p10", pline("p10", 2, [R0, R1], text="the review gate must never be skipped before a merge"))
+    lab.setup_commit("p10 to 2x")
+    lab.sub(lab.line("!! p10:") + "\n", "")
+    moved = pline("p10", 3, [R0, R1, R2], date="2026-11-30", text="review gate skipped before merge")
+    return edit_commit(lab, "## Foundation", moved + "\n\n## Foundation")
+
+
+@case(V, "G406")
+def proven_heading_gains_a_claim(lab):
+    return edit_commit(lab, "## Proven Knowledge\n", "## Proven Knowledge | never cap retries\n")
+
+
+def _proven_prose_held(lab) -> None:
+    lab.sub("## Proven Knowledge\n", "## Proven Knowledge\n# Graduated patterns: the evidence annotation is the "
+                                     "audit trail.\n* adopted: retries stay capped per request  \n")
+    lab.setup_commit("an adopted file: a guidance comment and a bullet in Proven")
+
+
+@case(L)
+def proven_bullet_restyled(lab):
+    _proven_prose_held(lab)
+    return edit_commit(lab, "* adopted: retries stay capped per request  \n", "- adopted: retries stay *capped* per request\n")
+
+
+@case(L)
+def proven_guidance_comment_shortened(lab):
+    _proven_prose_held(lab)
+    return edit_commit(lab, "# Graduated patterns: the evidence annotation is the audit trail.\n",
+                       "# Graduated patterns.\n")
+
+
+@case(V, "G406")
+def proven_guidance_comment_turned_into_a_claim(lab):
+    _proven_prose_held(lab)
+    return edit_commit(lab, "# Graduated patterns: the evidence annotation is the audit trail.\n",
+                       "# Graduated patterns: retries need no cap.\n")
+
+
+@case(V, "G111")
+def a_proven_heading_underlined_inside_developing(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\nProven Knowledge\n================\n- retries need no cap")
+
+
+@case(V, "G111")
+def a_proven_heading_in_html_inside_developing(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n<h2>Proven Knowledge</h2>\n\n- retries need no cap")
+
+
+@case(V, "G111")
+def a_proven_heading_of_another_level_inside_developing(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n# Proven Knowledge\n- retries need no cap")
