@@ -152,3 +152,16 @@ def test_a_category_someone_chose_wins_over_the_default_a_wrap_wrote():
         result = merge_continuity(BASE, ours, theirs, lookup=store_lookup, newer=newer, sides=SIDES)
         cache = pattern_map(Document.parse(result.text))["cache_first"].pattern
         assert cache.level == 2 and cache.category == "DATA", (newer, cache)
+
+
+def test_the_other_wraps_re_check_note_survives_a_merge_that_keeps_this_sides_line():
+    """One wrap marks backoff_jitter for re-checking (it derives from a demoted pattern); the other adds it a
+    link. The merged line keeps both: a merge must not quietly drop what a demotion asked for."""
+    line = next(ln for ln in BASE.splitlines() if ln.startswith("!! backoff_jitter:"))
+    note = " [derives from retry_budget, demoted 2026-11-26: re-check]"
+    ours = edit(BASE, (line, line + note))
+    theirs = edit(BASE, (line, line + " [<- cache_first]"))
+    for newer in ("ours", "theirs"):
+        result = merge_continuity(BASE, ours, theirs, lookup=store_lookup, newer=newer, sides=SIDES)
+        kept = pattern_map(Document.parse(result.text))["backoff_jitter"].pattern
+        assert note.strip(" []") in kept.notes and "<- cache_first" in kept.links, (newer, kept)
