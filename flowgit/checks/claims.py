@@ -35,28 +35,73 @@ from flowgit.words import stem
 FILLER = frozenset("a an the of to in on at as its it this that is are be".split())  # (not `with`: `without`)
 # FlowScript's state markers and their field names: a graduation's compression may write them in.
 MARKERS = frozenset("decided blocked parking exploring rationale reason since why until".split())
-NEGATIONS = frozenset("no not never none nothing nobody neither nor without cannot non nowhere".split())
+# Words that turn a claim around (by the word or its stem): each is read as `not`, and counted.
+NEGATIONS = frozenset((
+    "no not never none nothing nobody neither nor without cannot non nowhere avoid prevent disable stop forbid "
+    "refuse skip unless except instead rarely seldom hardly barely zero lack missing deny reject ban").split())
 NOT = "not"  # every negation is read as this one word: its count is what a claim says of it
-NEGATING_RE = re.compile(r"[¬❌✗✘✖≠🚫⛔]|!=|!(?=\w)|~~[^~]+~~|n['’]t\b", re.IGNORECASE)
+# Labels that turn a claim around when its category says them.
+NEGATING_LABELS = frozenset(("anti antipattern disproven refuted false wrong myth invalid deprecated obsolete "
+                             "harmful broken bad dont never not none").split())
+NEGATING_RE = re.compile(r"[¬❌✗✘✖≠🚫⛔]|!=|!(?=\w)")
+STRUCK_RE = re.compile(r"~~[^~]+~~|(?<![~\w])~(?![~\s])[^~]*?(?<!\s)~(?![~\w])"
+                       r"|<(s|del|strike)\b[^>]*>.*?</\1\s*>|(?:\w?[\u0335\u0336\u0338])+\w?", re.IGNORECASE)
+HIDDEN_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # a comment, a tag: a reader sees neither
+LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")  # a link reads as its text
+CONTRACTION_RE = re.compile(r"\b(\w+?)n['’]t\b|\b(do|does|did|is|are|was|were|has|have|had|should|would|could|"
+                            r"must|need|ca|wo)nt\b", re.IGNORECASE)
+CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 CLAIM_TOKEN_RE = re.compile(r"\d{4}-\d\d-\d\d|(?<![\w-])[-+−]?\d+(?:[.,]\d+)*%?|\d+|[^\W\d_]+")
-NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+ROMAN_RE = re.compile(r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})")
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+          "sixteen seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+NUMBER_WORDS = {**{w: str(i) for i, w in enumerate(_UNITS)}, **{w: str(20 + 10 * i) for i, w in enumerate(_TENS)},
+                "hundred": "100", "thousand": "1000", "million": "1000000", "billion": "1000000000",
+                "first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th", "sixth": "6th",
+                "seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th", "half": "1/2", "once": "1x",
+                "twice": "2x", "dozen": "12"}
 NAMES_RE = re.compile(r"\s*(?:<->|<-|->)\s*[^\W_][\w.\-/]*(?:\s*,\s*[^\W_][\w.\-/]*)*\s*")
 
 
 # ---------------------------------------------------------------- reading
+def as_read(text: str) -> str:
+    """``text`` as a reader sees it: entities decoded, comments and tags gone, links as their text, struck
+    words as one negation, contractions and ``w/o`` spelled out, invisible characters dropped."""
+    import html
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", html.unescape(text))
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    text = STRUCK_RE.sub(" ¬ ", text)
+    text = LINK_RE.sub(r" \1 ", HIDDEN_RE.sub(" ", text))
+    text = re.sub(r"\bw/o\b", " without ", re.sub(r"\bw/(?=\s)", " with ", text, flags=re.I), flags=re.I)
+    text = re.sub(r"\bcannot\b", "can not", text, flags=re.I)
+    return CONTRACTION_RE.sub(lambda m: f" {_uncontracted(m[1] or m[2])} not ", text)
+
+
+def _uncontracted(stem_: str) -> str:
+    return {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}.get(stem_.lower(), stem_)
+
+
 def claim_tokens(text: str) -> list[tuple[str, str]]:
-    """(what the word is, as written) for each word of ``text`` that makes a claim, negations as ``not``."""
+    """(what the word is, as written) for each word of ``text`` that makes a claim, as a reader reads it:
+    every negation as ``not``, numbers as written (a number word as its digits, a roman numeral marked)."""
     out = []
-    for match in CLAIM_TOKEN_RE.finditer(NEGATING_RE.sub(" ", text).replace("_", " ")):
+    read = as_read(text)
+    for match in CLAIM_TOKEN_RE.finditer(CAMEL_RE.sub(" ", NEGATING_RE.sub(" ", read)).replace("_", " ")):
         low = match.group().lower()
         if low[0].isdigit() or low[0] in "-+−":
             out.append((low.replace("−", "-"), low))
-        elif low in NEGATIONS:
+        elif low in NEGATIONS or stem(low) in NEGATIONS:
             out.append((NOT, low))
+        elif low in NUMBER_WORDS:
+            out.append((NUMBER_WORDS[low], low))
+        elif len(low) >= 2 and ROMAN_RE.fullmatch(low) and len(low) <= 6 and match.group().isupper():
+            out.append(("#" + low, low))
         elif len(low) >= 2 and low not in FILLER and low not in MARKERS:
-            out.append((NUMBER_WORDS.get(low) or stem(low), low))
-    out += [(NOT, m.group()) for m in NEGATING_RE.finditer(text)]
+            out.append((stem(low), low))
+    out += [(NOT, m.group()) for m in NEGATING_RE.finditer(read)]
     return out
 
 
@@ -65,77 +110,130 @@ def claim_words(text: str) -> Counter[str]:
 
 
 def claim_text(pattern: Pattern, demoted: Callable[[str], bool] = lambda name: False) -> str:
-    """Everything the pattern's line claims: its description, words outside the grammar's fields, its notes
-    and links that say more than names, and a negation in its name. A demotion's note (what happened to the
-    claim) and the wrap's derivation note naming a pattern ``demoted`` knows are not claims."""
+    """Everything the pattern's line claims besides its name: its description, words outside the grammar's
+    fields, its notes and links that say more than names. A demotion's note (what happened to the claim)
+    and the wrap's derivation note naming a pattern ``demoted`` knows are not claims."""
     notes = [n for n in free_notes(pattern) if not n.lower().startswith("demoted")]
     notes += [m.group() for n in pattern.notes if (m := DERIVATION_NOTE_RE.fullmatch(n)) and not demoted(m["name"])]
     links = [link for link in pattern.links if not NAMES_RE.fullmatch(link)]
-    name_negations = [w for w in re.split(r"[_\-./]", pattern.name.lower()) if w in NEGATIONS]
-    return " ".join(filter(None, (pattern.text, stray_text(pattern), *notes, *links, *name_negations)))
+    return " ".join(filter(None, (pattern.text, stray_text(pattern), *notes, *links)))
+
+
+def _name_read(name: str) -> str:
+    return re.sub(r"[_\-./]", " ", CAMEL_RE.sub(" ", name))
 
 
 # ---------------------------------------------------------------- comparing
-def new_words(before: str, after: str, folded: frozenset[str] = frozenset()) -> list[str]:
-    """What ``after`` claims that ``before`` did not, as written: a word it holds more often than before (a
-    re-spelled or abbreviated word, and the words of ``folded``, aside), and a negation gained or lost."""
-    old, new = claim_words(before), claim_words(after)
-    written = {word: as_written for word, as_written in reversed(claim_tokens(after))}
-    dropped = list((old - new).elements())
+def new_words(before: str, after: str, folded: Counter[str] | None = None) -> list[str]:
+    """What ``after`` claims that ``before`` did not, as written: a word (a negation too) it holds more often
+    than ``before`` and ``folded`` together, unless it re-spells or abbreviates a word ``before`` dropped."""
+    old_tokens, new_tokens = claim_tokens(before), claim_tokens(after)
+    old, new = Counter(w for w, _ in old_tokens), Counter(w for w, _ in new_tokens)
+    gained = new - (old + (folded or Counter()))
+    dropped = [(word, w) for word, w in old_tokens if word in old - new]
     out = []
-    for word in (new - old).elements():
-        if word != NOT and not (word in folded or any(_respelled(d, word) or _abbreviated(d, word)
-                                                      for d in dropped)):
-            out.append(written.get(word, word))
-    if old[NOT] != new[NOT]:
-        said_before, said_now = (Counter(w for word, w in claim_tokens(t) if word == NOT) for t in (before, after))
-        gained, lost = list((said_now - said_before).elements()), list((said_before - said_now).elements())
-        out += gained if old[NOT] < new[NOT] else [f"(without `{lost[0] if lost else 'a negation'}`)"]
+    left = dict(gained)
+    for word, written in new_tokens:  # in the order written, each extra occurrence once (negations below)
+        if word == NOT or left.get(word, 0) <= 0:
+            continue
+        left[word] -= 1
+        if not any(_typo_of(d, (word, written)) or _shortens(d, (word, written)) for d in dropped):
+            out.append(written)
+    if gained[NOT]:  # the negations written anew (the same negation once more: itself)
+        said = [Counter(w for word, w in tokens if word == NOT) for tokens in (old_tokens, new_tokens)]
+        fresh = list((said[1] - said[0]).elements()) or [w for word, w in new_tokens if word == NOT]
+        out += fresh[:gained[NOT]]
     return list(dict.fromkeys(out))
+
+
+def lost_negations(before: str, after: str) -> list[str]:
+    """The negations ``before`` says that ``after`` no longer does, as written (a compression may not drop
+    one: without it the claim says the opposite)."""
+    said = [Counter(w for word, w in claim_tokens(t) if word == NOT) for t in (before, after)]
+    if sum(said[0].values()) <= sum(said[1].values()):
+        return []
+    return list(dict.fromkeys((said[0] - said[1]).elements())) or ["a negation"]
+
+
+def name_gains(before: Pattern, now: Pattern) -> list[str]:
+    """The negations a rename writes into the name (`never_…`, `dont_…`, `NeverX`, `…_is_wrong`): a name is
+    the first thing a reader reads of a claim. Other words a rename brings are the name's business (two
+    clones renaming and raising one pattern merge without a refusal)."""
+    if before.name == now.name:
+        return []
+    old = [w for word, w in claim_tokens(_name_read(before.name)) if _negating(word, w)]
+    out = []
+    for word, written in claim_tokens(_name_read(now.name)):
+        if _negating(word, written):
+            if written in old:
+                old.remove(written)
+            else:
+                out.append(written)
+    return out
+
+
+def _negating(word: str, written: str) -> bool:
+    return word == NOT or written in NEGATING_LABELS or word in NEGATING_LABELS
 
 
 def only_respelled(before: str, after: str) -> bool:
     """Whether ``after`` is ``before`` with typos fixed: the same words in the same order, each the same or
     re-spelled (a Proven claim in place: a word moved, dropped or added is a reworded claim)."""
-    old, new = [w for w, _ in claim_tokens(before)], [w for w, _ in claim_tokens(after)]
-    return len(old) == len(new) and all(a == b or _respelled(a, b) for a, b in zip(old, new))
+    old, new = claim_tokens(before), claim_tokens(after)
+    return len(old) == len(new) and all(a[0] == b[0] or _typo_of(a, b) for a, b in zip(old, new))
+
+
+def _typo_of(old: tuple[str, str], new: tuple[str, str]) -> bool:
+    """Whether the token ``new`` is ``old`` with a typo fixed (never a number, a numeral or a negation)."""
+    return _is_word(old[0]) and _is_word(new[0]) and _respelled(old[1], new[1])
+
+
+def _shortens(old: tuple[str, str], new: tuple[str, str]) -> bool:
+    return _is_word(old[0]) and _is_word(new[0]) and _abbreviated(old[1], new[1])
+
+
+def _is_word(word: str) -> bool:
+    return word != NOT and word[:1].isalpha()
 
 
 def _respelled(a: str, b: str) -> bool:
-    """Whether ``b`` is ``a`` spelled otherwise: the same first letter, neither a negation nor a number
-    (``unsafe`` starts otherwise than ``safe``: it is a new word), and at most two edits apart (one, for
-    a word of fewer than five letters)."""
-    if a[0] != b[0] or NOT in (a, b) or not a[0].isalpha() or not b[0].isalpha():
+    """Whether ``b`` is ``a`` with a typo fixed: the same first letter, neither a negation nor a number, one
+    letter added, dropped, changed or two swapped (in a word of fewer than five letters, only one added or
+    dropped: `safe` and `sale` are two words)."""
+    if a[0] != b[0] or NOT in (a, b) or not (a.isalpha() and b.isalpha()):
         return False
-    return _within_edits(a, b, 2 if min(len(a), len(b)) >= 5 else 1)
+    if min(len(a), len(b)) < 5:
+        return abs(len(a) - len(b)) == 1 and _one_edit(a, b)
+    return _one_edit(a, b)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """One letter inserted, deleted or substituted, or two neighbours swapped."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
 def _abbreviated(a: str, b: str) -> bool:
-    """Whether ``b`` shortens ``a`` (``idem`` for ``idempotency``): four letters or more that ``a`` begins with."""
-    return len(b) >= 4 and b != a and a.startswith(b) and NOT not in (a, b) and b[0].isalpha()
-
-
-def _within_edits(a: str, b: str, most: int) -> bool:
-    if abs(len(a) - len(b)) > most:
-        return False
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i]
-        for j, cb in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        if min(current) > most:
-            return False
-        previous = current
-    return previous[-1] <= most
+    """Whether ``b`` shortens ``a`` (``req`` for ``request``): three letters or more that ``a`` begins with."""
+    return len(b) >= 3 and b != a and a.startswith(b) and NOT not in (a, b) and b.isalpha()
 
 
 def relabelled(before: Pattern, now: Pattern, *, in_place: bool) -> bool:
-    """Whether the category changed into a claim: to anything but a one-word label, or (for a Proven line in
-    place) other than from none or the wrap's default (what a merge does when the other wrap chose one)."""
+    """Whether the category changed into a claim: to anything but a one-word label, to a label that turns the
+    claim around (`ANTIPATTERN`, `DISPROVEN`), or (a Proven line in place) other than from none or the
+    wrap's default (a merge choosing the other wrap's category is judged as a merge)."""
     was, is_ = before.category.casefold(), now.category.casefold()
     if was == is_:
         return False
     if now.category and not CATEGORY_LABEL_RE.fullmatch(now.category):
+        return True
+    if any(part in NEGATING_LABELS for part in re.split(r"[\-/&+.]", is_)) or claim_words(now.category)[NOT]:
         return True
     return in_place and was not in ("", DEFAULT_CATEGORY.casefold())
 
@@ -176,21 +274,36 @@ def raised_claims_keep_their_words(ctx: CheckContext) -> Iterator[Finding]:
             continue  # a 1x claim has no evidence to keep faith with; lowered to 1x, it starts again
         was, said = claim_text(before.pattern, demoted), claim_text(now.pattern, demoted)
         added = new_words(was, said, _folded_into(now, gone, demoted)) if was != said else []
+        added += name_gains(before.pattern, now.pattern)
         if relabelled(before.pattern, now.pattern, in_place=False):
             added.append(f"({now.pattern.category})")
-        if added:
+        lost = lost_negations(was, said) if was != said else []
+        if added or lost:
             level = "Proven" if now.section == PROVEN else f"{now.pattern.level}x"
             yield Finding("G209", "claim-kept", "error", ctx.path, now.lineno,
-                          f"`{now.pattern.name}` says {', '.join(f'`{w}`' for w in added)} at {level}, which it did "
-                          "not say before: its evidence was recorded for the old words",
+                          f"`{now.pattern.name}` {describe(added, lost)} at {level}: its evidence was recorded "
+                          "for the old words",
                           "keep the words its evidence speaks to (dropping words, or FlowScript markers, is "
                           "fine; a negation is never dropped); to claim something new, lower it to 1x as you "
                           "reword it, or add a new 1x pattern")
 
 
-def _folded_into(now, gone, demoted) -> frozenset[str]:
+def _folded_into(now, gone, demoted) -> Counter[str]:
     """The claim words of raised patterns this change removes whose evidence the line now cites: facts
-    folded into one pattern bring their evidenced words with them (never a negation: it is counted)."""
+    folded into one pattern bring their evidenced words with them, negations too."""
     cited = set(now.pattern.evidence)
-    return frozenset(w for at in gone if cited.intersection(at.pattern.evidence)
-                     for w in claim_words(claim_text(at.pattern, demoted)) if w != NOT)
+    out: Counter[str] = Counter()
+    for at in gone:
+        if cited.intersection(at.pattern.evidence):
+            out += claim_words(claim_text(at.pattern, demoted))
+    return out
+
+
+def describe(added: list[str], lost: list[str]) -> str:
+    """``says `x`, `y` and no longer says `never``` (what a claim gained and the negations it lost)."""
+    parts = []
+    if added:
+        parts.append("says " + ", ".join(f"`{w}`" for w in added) + ", which it did not say before")
+    if lost:
+        parts.append("no longer says " + ", ".join(f"`{w}`" for w in lost))
+    return " and ".join(parts)

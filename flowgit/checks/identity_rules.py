@@ -184,12 +184,14 @@ def graduations_dated(ctx: CheckContext) -> Iterator[Finding]:
 def _rewording(before: PatternAt, now: PatternAt, demoted) -> str | None:
     """How a Proven pattern staying in Proven changed its claim in place (None: it did not). Its whole line
     is read (:mod:`flowgit.checks.claims`); a typo fixed is not a change."""
-    from flowgit.checks.claims import claim_text, new_words, only_respelled, relabelled
+    from flowgit.checks.claims import claim_text, describe, lost_negations, name_gains, new_words, only_respelled, \
+        relabelled
 
     was, said = claim_text(before.pattern, demoted), claim_text(now.pattern, demoted)
-    if was != said and not only_respelled(was, said):
-        added = new_words(was, said)
-        return "is reworded in place" + (f" (it now says {', '.join(f'`{w}`' for w in added)})" if added else "")
+    renamed = name_gains(before.pattern, now.pattern)
+    if (was != said and not only_respelled(was, said)) or renamed:
+        told = describe(new_words(was, said) + renamed, lost_negations(was, said))
+        return "is reworded in place" + (f" (it {told})" if told else "")
     if relabelled(before.pattern, now.pattern, in_place=True):
         return f"is recategorised in place (`{before.pattern.category}` -> `{now.pattern.category}`)"
     return None
@@ -241,13 +243,20 @@ def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
             if not line.strip() or parse_pattern(line) is not None or looks_like_pattern_loose(line):
                 continue  # (a pattern look-alike is G110's to name)
             said = tuple(word for word, _ in claim_tokens(line))
-            if not said or said in held or (COMMENT_RE.match(line) and set(said) <= _guidance_words()):
+            if not said or said in held or (COMMENT_RE.match(line) and set(said) <= _guidance_words()) \
+                    or _a_grouping_heading(line, said):
                 continue
             yield Finding("G406", "proven-claim", "error", ctx.path, index + 1,
                           f"{section.label} holds graduated pattern lines only; this line would read as proven "
                           "knowledge with no evidence behind it",
                           "move it to Recent Context or Developing Knowledge (as a 1x pattern), or graduate it "
                           "as `!! name: … | 3x (CATEGORY — date) [evidence: …]` when its evidence allows")
+
+
+def _a_grouping_heading(line: str, said: tuple[str, ...]) -> bool:
+    """A ``###`` heading that groups the patterns under it (`### Reliability`): up to three words, no
+    negation. Anything longer is a sentence, and reads as knowledge."""
+    return line.lstrip().startswith("###") and len(said) <= 3 and "not" not in said
 
 
 def _heading_says_more(ctx: CheckContext, before, section) -> Iterator[Finding]:

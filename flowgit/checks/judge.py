@@ -183,7 +183,8 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
         against_base = {key(f) for f in judge_change(cfg, base, new, override=None, merge_parents=parents)  # type: ignore[arg-type]
                         if f.is_error}
         voters = [s for s, h in zip(shown, holds) if h] or shown
-        kept |= {k for k in set.union(*voters) - against_base if k[0] in MERGE_LOSS_CODES}
+        losses = {k for k in set.union(*voters) - against_base if k[0] in MERGE_LOSS_CODES}
+        kept |= losses - _claims_one_parent_holds(cfg, parents, shown, holds, losses)
     findings: list[Finding] = []
     seen: set[tuple] = set()
     for n, found in enumerate(per_parent):  # the first parent's order; what only others show after it
@@ -196,6 +197,55 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
                 findings.append(f)
     findings.extend(paths.merge_lost_episodes(parents, new))
     return _overridden(findings, override)
+
+
+CLAIM_LOSS_CODES = ("G401", "G404")  # a Proven claim reworded, or its evidence changed, against one parent
+CLAIM_NAME_RE = re.compile(r"`([^`]+)`")
+
+
+def _claims_one_parent_holds(cfg: Config, parents: list[Side], shown: Sequence[set], holds: Sequence[bool],
+                             losses: set) -> set:
+    """The claim losses that are a choice between two Proven claims, not a loss (:func:`holds_as_merged`)."""
+    out = set()
+    for key in losses:
+        name = _claim_loss_name(key)
+        if name is not None and any(held and holds_as_merged(cfg, name, parent, {_claim_loss_name(k) for k in found})
+                                    for parent, found, held in zip(parents, shown, holds)):
+            out.add(key)
+    return out
+
+
+def holds_as_merged(cfg: Config, name: str, parent: Side, lost_against_it: set) -> bool:
+    """Whether ``parent`` holds the Proven pattern ``name`` as the merge has it (nothing of its claim or
+    evidence lost against that parent: ``lost_against_it`` names the patterns that were).
+
+    Two wraps that graduate the same pattern concurrently write it in their own words, each on its own
+    evidence; the merge keeps one (the newer, by the driver). Against the other parent that reads as a
+    Proven claim reworded and its evidence changed (G404, G401), yet the merge keeps a claim a parent
+    holds in Proven exactly: nothing was fabricated. A claim no parent holds as the merge has it stays
+    refused.
+    """
+    from flowgit.continuity.identity import name_key
+    from flowgit.continuity.patterns import pattern_map
+    from flowgit.continuity.sections import PROVEN
+    from flowgit.repo import document_from_bytes
+
+    if name in lost_against_it or parent.continuity is None:
+        return False
+    doc = document_from_bytes(parent.config or cfg, parent.continuity, f"parent:{parent.continuity_path}")
+    at = pattern_map(doc).get(name_key(name)) if doc is not None else None
+    return at is not None and at.section == PROVEN
+
+
+def claim_loss_name(finding: Finding) -> str | None:
+    """The pattern a G401/G404 finding is about; None for any other finding."""
+    return _claim_loss_name((finding.code, finding.line, finding.message))
+
+
+def _claim_loss_name(key: tuple) -> str | None:
+    """The pattern a G401/G404 finding (by its merge key) is about; None for any other finding."""
+    named = CLAIM_NAME_RE.search(key[2]) if key[0] in CLAIM_LOSS_CODES else None
+    return named.group(1) if named else None
 
 
 def merge_answers(shown: Sequence[set], holds: Sequence[bool], began_apart: bool) -> set:

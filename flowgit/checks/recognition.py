@@ -459,11 +459,19 @@ def _risky_lines(lines) -> bool:
     return any(map(_risky_line, lines))
 
 
+NESTED_HEADING_RE = re.compile(r"^\s{0,3}(?:(?:[-*+]|\d{1,9}[.)])\s+|>\s*)+(?P<text>#{1,6}(?:\s.*)?)$")
+
+
 @lru_cache(maxsize=1 << 14)
 def _risky_line(line: str) -> bool:
     """:func:`_risky_lines` of one line (remembered: a version shares almost every line with the last)."""
     from flowgit.continuity.document import HIDING_HTML_RE
 
+    nested = NESTED_HEADING_RE.match(line)
+    if nested:  # a heading inside a list item or a quote is one to a reader too
+        from flowgit.continuity.document import names_a_section
+
+        return names_a_section(nested["text"].strip(" \t\r\n#"))
     body = line.lstrip(" ")
     if len(line) - len(body) > 3 or not body or body[0] not in "<-=#":
         return False
@@ -471,7 +479,7 @@ def _risky_line(line: str) -> bool:
         from flowgit.continuity.document import names_a_section
 
         level = len(body) - len(body.lstrip("#"))
-        return level != 2 and names_a_section(body.strip(" \t\r\n#"))
+        return (level != 2 or body[2:3] not in (" ", "\t")) and names_a_section(body.strip(" \t\r\n#"))
     if body[0] == "<":
         return HIDING_HTML_RE.match(line) is not None or body[1:2] in ("h", "H")
     return not body.rstrip(" \t\r\n").strip(body[0])
@@ -484,8 +492,17 @@ def _read_as_rendered(doc) -> tuple[dict[str, int], dict[str, int]]:
     gate = {section.heading for section in doc.sections}
     lines = doc.lines
     hidden = {lines[at].strip(): at for at in sorted(gate - shown) if not any(a <= at < b for a, b in own_tags)}
-    unread = {lines[at].strip(): at for at in sorted(shown - gate)}
+    unread = {lines[at].strip(): at for at in sorted(shown - gate) if not _names_its_own_section(doc, at)}
     return hidden, unread
+
+
+def _names_its_own_section(doc, at: int) -> bool:
+    """Whether the heading at ``at`` names the section the gate reads it in (a `# Developing Knowledge`
+    under `## Developing Knowledge` misleads nobody)."""
+    from flowgit.continuity.document import section_named
+
+    named = section_named(doc.lines[at].lstrip(" ->*+0123456789.)>").strip("#= \t\r\n"))
+    return named is not None and any(s.heading < at < s.body_end and s.label == named for s in doc.sections)
 
 
 def names(ctx: CheckContext) -> Iterator[Finding]:

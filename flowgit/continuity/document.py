@@ -122,9 +122,19 @@ def rendered_structure(text: str) -> tuple[set[int], list[tuple[int, int]]]:
 HTML_HEADING_RE = re.compile(r"\s*<h[1-6]\b[^>]*>(?P<text>.*?)</h[1-6]\s*>", re.IGNORECASE | re.DOTALL)
 
 
+def section_named(text: str) -> str | None:
+    """The protocol section a heading's text names (by its name or a built-in alias) as a reader takes it:
+    entities decoded, comments, emphasis and invisible characters dropped; None when it names none."""
+    import html
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", html.unescape(re.sub(r"<!--.*?-->|</?[A-Za-z][^<>]*>", "", text)))
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").replace("*", "").replace("_", " ")
+    return alias_table().get(" ".join(text.split()).rstrip(":").strip().lower())
+
+
 def names_a_section(text: str) -> bool:
-    """Whether a heading's text is a protocol section's name or built-in alias, as a reader takes it."""
-    return " ".join(text.replace("*", "").replace("_", " ").split()).lower() in alias_table()
+    return section_named(text) is not None
 
 
 def split_lines(text: str) -> list[str]:

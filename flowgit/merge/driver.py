@@ -113,7 +113,7 @@ def refused_by_gate(cfg: Config, data: list[bytes], merged: bytes, store: bytes,
     store is the merged one on every side: the store merge answers for the
     store, this answers for the continuity file.
     """
-    from flowgit.checks.judge import Side, judge_change
+    from flowgit.checks.judge import Side, claim_loss_name, holds_as_merged, judge_change
 
     def side(text: bytes) -> Side:
         return Side(text, store, rel, cfg.store_rel)
@@ -125,11 +125,14 @@ def refused_by_gate(cfg: Config, data: list[bytes], merged: bytes, store: bytes,
     new, merged_lines = side(merged), lines(merged)
     merged_doc = _doc(cfg, merged)
     refused: list[str] = []
+    judged = {parent: [] if parent == merged else  # (the merge took this parent whole: nothing changed)
+              [f for f in judge_change(cfg, side(parent), new, merge_parents=(side(ours), side(theirs))) if f.is_error]
+              for parent in (ours, theirs)}
     for parent, other in ((ours, theirs), (theirs, ours)):
-        if parent == merged:
-            continue  # the merge took this parent whole: nothing changed against it
-        errors = [f for f in judge_change(cfg, side(parent), new, merge_parents=(side(ours), side(theirs)))
-                  if f.is_error]
+        lost_against_other = {claim_loss_name(f) for f in judged[other]}
+        errors = [f for f in judged[parent]
+                  if (name := claim_loss_name(f)) is None or not holds_as_merged(cfg, name, side(other),
+                                                                                 lost_against_other)]
         if not errors:
             continue
         carried = {(f.code, f.message) for f in judge_change(cfg, side(base) if base else None, side(parent))

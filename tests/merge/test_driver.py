@@ -217,3 +217,29 @@ def test_a_clone_behind_by_two_raises_takes_them_without_a_level_jump_refusal(te
     res = run(team_repo, "merge-driver", *(str(files[n]) for n in ("base", "ours", "theirs")), "CONTINUITY.md")
     assert res.code == 0, res.err
     assert "| 3x (DATA — 2026-11-28)" in files["ours"].read_text() and "- cache warm-up" in files["ours"].read_text()
+
+
+def test_two_wraps_graduating_one_pattern_in_their_own_words_merge_and_audit_clean(team_repo, run):
+    """Each wrap graduates retry_budget on its own evidence, each compressing it its own way: the merge keeps
+    one claim exactly as its wrap wrote it (with both wraps' evidence), which is a choice, not a loss."""
+    two_x = next(ln for ln in BASE.splitlines() if ln.startswith("!! retry_budget:"))
+
+    def graduated(text: str, extra) -> str:
+        proven = (f"!! retry_budget: {text} | 3x (RELIABILITY — 2026-11-26) "
+                  f"[evidence: {', '.join(e.id for e in (*BASE_EPISODES[:2], extra))}]")
+        moved = edit(BASE, (two_x + "\n", ""))
+        return moved.replace("## Proven Knowledge\n", f"## Proven Knowledge\n{proven}\n")
+
+    base_store = store_bytes(*BASE_EPISODES)
+    git(team_repo, "checkout", "-qb", "other")
+    write(team_repo, graduated("cap retries per request so outages cannot multiply", B2), base_store + store_bytes(B2))
+    commit(team_repo, "theirs graduates", "2026-11-27T10:00:00Z")
+    git(team_repo, "checkout", "-q", "main")
+    write(team_repo, graduated("cap retries per request: outages cannot multiply load", A2), base_store + store_bytes(A2))
+    commit(team_repo, "ours graduates", "2026-11-26T10:00:00Z")
+    proc = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    merged = (team_repo / "CONTINUITY.md").read_text()
+    assert "!! retry_budget: cap retries per request so outages cannot multiply | 3x" in merged  # the newer's words
+    res = run(team_repo, "audit")
+    assert res.code == 0, res.out + res.err

@@ -2714,3 +2714,102 @@ def a_proven_heading_in_html_inside_developing(lab):
 def a_proven_heading_of_another_level_inside_developing(lab):
     line = lab.line("! p12:")
     return edit_commit(lab, line, line + "\n\n# Proven Knowledge\n- retries need no cap")
+
+
+@case(V, "G111")
+def a_proven_heading_spelled_with_an_entity_inside_developing(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n# Pr&#111;ven Knowledge\n- retries need no cap")
+
+
+@case(V, "G111")
+def a_foundation_heading_split_by_a_comment_inside_developing(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n# Found<!-- -->ation\n- always skip the review")
+
+
+@case(V, "G111")
+def a_proven_heading_inside_a_list_item(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n- # Proven Knowledge\n- retries need no cap")
+
+
+@case(V, "G111")
+def a_proven_heading_inside_a_quote(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n> # Proven Knowledge\n\n- retries need no cap")
+
+
+@case(L)
+def a_heading_naming_its_own_section(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, "# Developing Knowledge\n" + line)
+
+
+@case(V, "G209")
+def developing_2x_negation_hidden_in_a_tag(lab):
+    set_pattern(lab, "p10", pline("p10", 2, [R0, R1], text="the review gate must never be skipped before a merge"))
+    lab.setup_commit("p10 to 2x")
+    line = lab.line("!! p10:")
+    return edit_commit(lab, line, line.replace("must never be", "must <never> be"))
+
+
+@case(V, "G209")
+def developing_2x_struck_through_with_html(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("multiply the load", "<s>multiply the load</s>"))
+
+
+@case(V, "G209")
+def developing_2x_maximum_made_minimum(lab):
+    set_pattern(lab, "p11", pline("p11", 2, [R0, R1], text="connection pools sized at the maximum measured concurrency"))
+    lab.setup_commit("p11 to 2x")
+    line = lab.line("!! p11:")
+    return edit_commit(lab, line, line.replace("maximum", "minimum"))
+
+
+@case(V, "G209")
+def developing_2x_renamed_camel_case_negative(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("!! p01:", "!! NeverBudgetRetries:"))
+
+
+@case(V, "G209")
+def graduation_drops_an_avoid(lab):
+    set_pattern(lab, "p04", pline("p04", 2, [R0, R1], text="avoid caching the provider balances for thirty seconds"))
+    lab.setup_commit("p04 to 2x")
+    lab.sub(lab.line("!! p04:") + "\n", "")
+    moved = pline("p04", 3, [R0, R1, R2], date="2026-11-30", text="caching the provider balances for thirty seconds")
+    return edit_commit(lab, "## Foundation", moved + "\n\n## Foundation")
+
+
+@case(V, "G209")
+def developing_2x_relabelled_as_an_antipattern(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("(RELIABILITY)", "(ANTIPATTERN)"))
+
+
+@case(L)
+def graduation_contracts_cannot(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="retries without any budget cannot keep the load on the "
+                                                           "provider flat during an outage"))
+    lab.setup_commit("p01 to 2x")
+    lab.sub(lab.line("!! p01:") + "\n", "")
+    moved = pline("p01", 3, [R0, R1, R2], date="2026-11-30",
+                  text="retries without budget can't keep provider load flat during outage")
+    return edit_commit(lab, "## Foundation", moved + "\n\n## Foundation")
+
+
+@case(L)
+def proven_grouped_under_a_subheading(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "### Reliability\n" + line)
+
+
+@case(V, "G406")
+def proven_subheading_that_is_a_sentence(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "### Retries never need a cap at all\n" + line)
