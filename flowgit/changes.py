@@ -18,6 +18,7 @@ from flowgit.continuity.sections import PROVEN
 
 ADDED, INCREMENTED, GRADUATED, DEMOTED, ARCHIVED, RENAMED, EVIDENCE, REWORDED, MOVED = (
     "added", "incremented", "graduated", "demoted", "archived", "renamed", "evidence", "reworded", "moved")
+LOWERED = "lowered"  # a level taken down inside Developing (a claim reworded at 1x): not the protocol's demotion
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def _compare(old: PatternAt, new: PatternAt) -> list[PatternEvent]:
     elif n.level > o.level:
         out.append(_event(INCREMENTED, new, old_level=o.level))
     elif n.level < o.level:
-        out.append(_event(DEMOTED, new, old_level=o.level))
+        out.append(_event(LOWERED, new, old_level=o.level))
     elif set(n.evidence) != set(o.evidence):
         out.append(_event(EVIDENCE, new, old_level=o.level))
     elif old.section != new.section:

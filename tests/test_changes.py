@@ -59,3 +59,15 @@ def test_the_history_follows_the_gates_identity_rule():
     other = PatternAt(parse_pattern("! queue_drain: a different claim entirely | 1x"), 3, "Developing Knowledge")
     assert [e.kind for e in diff_pattern_maps({old.pattern.name: old}, {other.pattern.name: other})] == \
         ["added", "archived"]
+
+
+def test_a_level_taken_down_inside_developing_is_lowered_and_only_leaving_proven_is_demoted():
+    def at(line: str, section: str) -> dict:
+        p = parse_pattern(line)
+        return {p.name: PatternAt(p, 3, section)}
+
+    two = at("!! p: cap retries | 2x (CORE) [evidence: ep-1, ep-2]", "Developing Knowledge")
+    one = at("! p: retries need a cap for payments only | 1x", "Developing Knowledge")
+    proven = at("!! p: cap retries | 3x (CORE — 2026-11-20) [evidence: ep-1, ep-2, ep-3]", "Proven Knowledge")
+    assert [(e.kind, e.old_level, e.level) for e in diff_pattern_maps(two, one)] == [("lowered", 2, 1)]
+    assert [e.kind for e in diff_pattern_maps(proven, two)] == ["demoted"]

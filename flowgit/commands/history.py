@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, RENAMED
+from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, LOWERED, RENAMED
 from flowgit.config import Config
 from flowgit.dates import option_date
 from flowgit.history.walk import identity_of
@@ -91,6 +91,8 @@ def describe(item: HistoryEvent) -> str:
     if e.kind == DEMOTED:
         why = next((n for n in e.notes if n.lower().startswith("demoted")), "")[len("demoted"):].strip()
         return f"demoted to {e.section} ({e.level}x)" + (f" on {why}" if why else "")  # "on Dec 2: why"
+    if e.kind == LOWERED:
+        return f"lowered {e.old_level}x -> {e.level}x in {e.section}"
     if e.kind == ARCHIVED:
         return f"archived; last text: {e.text}"
     if e.kind == RENAMED:

@@ -47,6 +47,7 @@ SHAPES = {
     "incremented": "M0,-6L6,5L-6,5Z",
     "graduated": "M0,-7L2,-2L7,-2L3,1L5,7L0,3L-5,7L-3,1L-7,-2L-2,-2Z",
     "demoted": "M0,6L6,-5L-6,-5Z",
+    "lowered": "M0,5L5,-4L-5,-4Z",
     "archived": "M-5,-5L5,5M5,-5L-5,5",
 }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from flowgit.changes import ADDED, ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, RENAMED, PatternEvent
+from flowgit.changes import ADDED, ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, LOWERED, RENAMED, PatternEvent
 from flowgit.dates import short
 
 
@@ -25,6 +25,7 @@ def subject(events: list[PatternEvent], day: date, sections: dict[str, str] | No
     incremented = [e.name for e in events if e.kind == INCREMENTED]
     added = [e.name for e in events if e.kind == ADDED]
     archived = [e.name for e in events if e.kind == ARCHIVED]
+    lowered = [e.name for e in events if e.kind == LOWERED]
     if graduated:
         parts.append(f"graduated {_names(graduated)} to Proven")
     if demoted:
@@ -35,6 +36,8 @@ def subject(events: list[PatternEvent], day: date, sections: dict[str, str] | No
         parts.append(f"added {_names(added)}")
     if archived:
         parts.append(f"archived {_names(archived)}")
+    if lowered:
+        parts.append(f"lowered {_names(lowered)}")
     if not parts and sections:
         parts = [f"{name} {change}" for name, change in sections.items()][:3]
         if len(sections) > 3:
