@@ -281,8 +281,9 @@ def _said_lines(doc, section) -> frozenset[tuple[str, ...]]:
         return frozenset()
     from flowgit.checks.claims import claim_tokens
 
-    return frozenset(tuple(word for word, _ in claim_tokens(doc.lines[i]))
-                     for i in range(section.body_start, section.body_end))
+    lines = doc.lines
+    return frozenset(tuple(word for word, _ in claim_tokens(lines[i]))
+                     for i in range(section.body_start, section.body_end) if parse_pattern(lines[i]) is None)
 
 
 def _guidance_words() -> frozenset[str]:
