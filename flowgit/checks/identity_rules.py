@@ -237,14 +237,17 @@ def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
         yield from _heading_says_more(ctx, before, section)
         if ctx.untouched(section):
             continue
-        held = _said_lines(ctx.old, before)
+        held = None  # (HEAD's lines, read only when a line that is not a pattern is judged: most never are)
         for index in judged_lines(ctx, section):
             line = lines[index]
             if not line.strip() or parse_pattern(line) is not None or looks_like_pattern_loose(line):
                 continue  # (a pattern look-alike is G110's to name)
             said = tuple(word for word, _ in claim_tokens(line))
-            if not said or said in held or (COMMENT_RE.match(line) and set(said) <= _guidance_words()) \
+            if not said or (COMMENT_RE.match(line) and set(said) <= _guidance_words()) \
                     or _a_grouping_heading(line, said):
+                continue
+            held = _said_lines(ctx.old, before) if held is None else held
+            if said in held:
                 continue
             yield Finding("G406", "proven-claim", "error", ctx.path, index + 1,
                           f"{section.label} holds graduated pattern lines only; this line would read as proven "

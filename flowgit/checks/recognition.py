@@ -467,7 +467,7 @@ def _risky_line(line: str) -> bool:
     """:func:`_risky_lines` of one line (remembered: a version shares almost every line with the last)."""
     from flowgit.continuity.document import HIDING_HTML_RE
 
-    nested = NESTED_HEADING_RE.match(line)
+    nested = NESTED_HEADING_RE.match(line) if "#" in line else None
     if nested:  # a heading inside a list item or a quote is one to a reader too
         from flowgit.continuity.document import names_a_section
 
