@@ -32,6 +32,20 @@ from flowgit.continuity.patterns import (
 from flowgit.continuity.sections import PROVEN
 from flowgit.words import stem
 
+class LazyPattern:
+    """A regular expression compiled when first used: the pre-commit hook imports this module on every
+    commit, and most commits read no claim (compiling these at import costs about two milliseconds)."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._source = (pattern, flags)
+        self._compiled: re.Pattern | None = None
+
+    def __getattr__(self, name: str):
+        if self._compiled is None:
+            self._compiled = re.compile(*self._source)
+        return getattr(self._compiled, name)
+
+
 # Words that join a claim without making one: a compression may drop them and a rewrite may add them.
 FILLER = frozenset("a an the of to in on at as its it this that is are be".split())  # (not `with`: `without`)
 # FlowScript's state markers and their field names: a graduation's compression may write them in.
@@ -44,16 +58,16 @@ NOT = "not"  # every negation is read as this one word: its count is what a clai
 # Labels that turn a claim around when its category says them.
 NEGATING_LABELS = frozenset(("anti antipattern disproven refuted false wrong myth invalid deprecated obsolete "
                              "harmful broken bad dont never not none").split())
-NEGATING_RE = re.compile(r"[¬❌✗✘✖≠🚫⛔]|!=|!(?=\w)")
-STRUCK_RE = re.compile(r"~~[^~]+~~|(?<![~\w])~(?![~\s])[^~]*?(?<!\s)~(?![~\w])"
+NEGATING_RE = LazyPattern(r"[¬❌✗✘✖≠🚫⛔]|!=|!(?=\w)")
+STRUCK_RE = LazyPattern(r"~~[^~]+~~|(?<![~\w])~(?![~\s])[^~]*?(?<!\s)~(?![~\w])"
                        r"|<(s|del|strike)\b[^>]*>.*?</\1\s*>|(?:\w?[\u0335\u0336\u0338])+\w?", re.IGNORECASE)
-HIDDEN_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # a comment, a tag: a reader sees neither
-LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")  # a link reads as its text
-CONTRACTION_RE = re.compile(r"\b(\w+?)n['’]t\b|\b(do|does|did|is|are|was|were|has|have|had|should|would|could|"
+HIDDEN_RE = LazyPattern(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # a comment, a tag: a reader sees neither
+LINK_RE = LazyPattern(r"!?\[([^\]]*)\]\([^)]*\)")  # a link reads as its text
+CONTRACTION_RE = LazyPattern(r"\b(\w+?)n['’]t\b|\b(do|does|did|is|are|was|were|has|have|had|should|would|could|"
                             r"must|need|ca|wo)nt\b", re.IGNORECASE)
-CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
-CLAIM_TOKEN_RE = re.compile(r"\d{4}-\d\d-\d\d|(?<![\w-])[-+−]?\d+(?:[.,]\d+)*%?|\d+|[^\W\d_]+")
-ROMAN_RE = re.compile(r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})")
+CAMEL_RE = LazyPattern(r"(?<=[a-z])(?=[A-Z])")
+CLAIM_TOKEN_RE = LazyPattern(r"\d{4}-\d\d-\d\d|(?<![\w-])[-+−]?\d+(?:[.,]\d+)*%?|\d+|[^\W\d_]+")
+ROMAN_RE = LazyPattern(r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})")
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
@@ -62,7 +76,7 @@ NUMBER_WORDS = {**{w: str(i) for i, w in enumerate(_UNITS)}, **{w: str(20 + 10 *
                 "first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th", "sixth": "6th",
                 "seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th", "half": "1/2", "once": "1x",
                 "twice": "2x", "dozen": "12"}
-NAMES_RE = re.compile(r"\s*(?:<->|<-|->)\s*[^\W_][\w.\-/]*(?:\s*,\s*[^\W_][\w.\-/]*)*\s*")
+NAMES_RE = LazyPattern(r"\s*(?:<->|<-|->)\s*[^\W_][\w.\-/]*(?:\s*,\s*[^\W_][\w.\-/]*)*\s*")
 
 
 # ---------------------------------------------------------------- reading
