@@ -528,7 +528,8 @@ def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Ep
     fresh = [i for i in after_demotion(p, evidence, episodes, reference) if i not in contradicting]
     if not fresh:
         return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so "
-                f"a promotion needs evidence recorded after the demotion"]
+                f"a promotion needs evidence recorded after the demotion's day (the note gives a day, not a time: an "
+                f"episode of {since.isoformat()} cannot be told from the chain it discredited)"]
     if level is None or thresholds is None:
         return []
     verdict = assess(p.name, p.text, level, fresh, episodes, thresholds, in_proven=in_proven)

@@ -47,26 +47,36 @@ class LazyPattern:
 
 
 # Words that join a claim without making one: a compression may drop them and a rewrite may add them.
-FILLER = frozenset("a an the of to in on at as its it this that is are be".split())  # (not `with`: `without`)
+FILLER = frozenset("a an the of to in on at as its it this that is are be do does did".split())  # (not `with`)
 # FlowScript's state markers and their field names: a graduation's compression may write them in.
-MARKERS = frozenset("decided blocked parking exploring rationale reason since why until".split())
+MARKERS = frozenset("decided rationale reason since why until thought action completed".split())
 # Words that turn a claim around (by the word or its stem): each is read as `not`, and counted.
 NEGATIONS = frozenset((
     "no not never none nothing nobody neither nor without cannot non nowhere avoid prevent disable stop forbid "
     "refuse skip unless except instead rarely seldom hardly barely zero lack missing deny reject ban").split())
 NOT = "not"  # every negation is read as this one word: its count is what a claim says of it
 # Labels that turn a claim around when its category says them.
-NEGATING_LABELS = frozenset(("anti antipattern disproven refuted false wrong myth invalid deprecated obsolete "
-                             "harmful broken bad dont never not none").split())
-NEGATING_RE = LazyPattern(r"[¬❌✗✘✖≠🚫⛔]|!=|!(?=\w)")
+NEGATING_LABELS = frozenset(("anti antipattern disproven refuted debunked false wrong myth invalid deprecated "
+                             "obsolete harmful unsafe broken bad dont never not none disabled off unlimited "
+                             "unproven unverified doubtful questionable tentative suspect retracted revoked "
+                             "superseded review").split())
+# FlowScript's and a writer's marks of doubt: `?`, a leading `~`, `[exploring]`, `[parking …]`, `[blocked …]`.
+UNSURE = "?"
+UNSURE_RE = LazyPattern(r"\?|(?<![~\w])~(?=\w)|\[(?:exploring|parking|blocked)\b")
+NEGATING_LABEL_PREFIXES = ("no", "non", "un", "dis", "anti")
+NEGATING_RE = LazyPattern(r"[¬❌✗✘✖≠🚫⛔👎🙅🛑]|!=|!(?=\w)")
 STRUCK_RE = LazyPattern(r"~~[^~]+~~|(?<![~\w])~(?![~\s])[^~]*?(?<!\s)~(?![~\w])"
                        r"|<(s|del|strike)\b[^>]*>.*?</\1\s*>|(?:\w?[\u0335\u0336\u0338])+\w?", re.IGNORECASE)
 HIDDEN_RE = LazyPattern(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # a comment, a tag: a reader sees neither
-LINK_RE = LazyPattern(r"!?\[([^\]]*)\]\([^)]*\)")  # a link reads as its text
+SHOWN_TAG_RE = LazyPattern(r"<(?:img|image)\b([^<>]*)>|<((?:https?|mailto|ftp):[^<>\s]*)>", re.IGNORECASE)
+IMAGE_RE = LazyPattern(r"!\[([^\]]*)\]\(([^)\s]*)[^)]*\)")  # an image shows what its address names
+LINK_RE = LazyPattern(r"\[([^\]]*)\]\([^)]*\)")  # a link reads as its text
 CONTRACTION_RE = LazyPattern(r"\b(\w+?)n['’]t\b|\b(do|does|did|is|are|was|were|has|have|had|should|would|could|"
                             r"must|need|ca|wo)nt\b", re.IGNORECASE)
 CAMEL_RE = LazyPattern(r"(?<=[a-z])(?=[A-Z])")
-CLAIM_TOKEN_RE = LazyPattern(r"\d{4}-\d\d-\d\d|(?<![\w-])[-+−]?\d+(?:[.,]\d+)*%?|\d+|[^\W\d_]+")
+CLAIM_TOKEN_RE = LazyPattern(r"\d{4}-\d\d-\d\d|(?<![\w-])[-+−]?\d+(?:[.,]\d+)*(?:%|[^\W\d_]+)?|\d+[^\W\d_]*"
+                              r"|[^\W\d_]+|[^\w\s\x00-\x7f¬❌✗✘✖≠🚫⛔👎🙅🛑\u2013\u2014\u2018\u2019\u201c\u201d\u2026·•"
+                              r"←→↔⇐⇒⇔↑↓\ufe00-\ufe0f]")
 ROMAN_RE = LazyPattern(r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})")
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
@@ -89,10 +99,18 @@ def as_read(text: str) -> str:
     text = unicodedata.normalize("NFKC", html.unescape(text))
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
     text = STRUCK_RE.sub(" ¬ ", text)
+    text = SHOWN_TAG_RE.sub(lambda m: f" {_shown(m[1] or m[2])} ", text)  # an image or an autolink is seen
+    text = IMAGE_RE.sub(lambda m: f" {m[1]} {_shown(m[2])} ", text)
     text = LINK_RE.sub(r" \1 ", HIDDEN_RE.sub(" ", text))
+    text = re.sub(r"(\d)\s+%", r"\1%", text)
     text = re.sub(r"\bw/o\b", " without ", re.sub(r"\bw/(?=\s)", " with ", text, flags=re.I), flags=re.I)
     text = re.sub(r"\bcannot\b", "can not", text, flags=re.I)
     return CONTRACTION_RE.sub(lambda m: f" {_uncontracted(m[1] or m[2])} not ", text)
+
+
+def _shown(address: str) -> str:
+    """The words an image's or a link's address shows a reader (a badge reads `status disproven`)."""
+    return re.sub(r"[^\w]+", " ", re.sub(r"^\w+://[^/]*", "", address))
 
 
 def _uncontracted(stem_: str) -> str:
@@ -116,9 +134,12 @@ def claim_tokens(text: str) -> tuple[tuple[str, str], ...]:
             out.append((NUMBER_WORDS[low], low))
         elif len(low) >= 2 and ROMAN_RE.fullmatch(low) and len(low) <= 6 and match.group().isupper():
             out.append(("#" + low, low))
+        elif not low[0].isalnum():
+            out.append((low, low))  # a symbol a reader reads (👍, ⚠, †): a word of its own
         elif len(low) >= 2 and low not in FILLER and low not in MARKERS:
             out.append((stem(low), low))
     out += [(NOT, m.group()) for m in NEGATING_RE.finditer(read)]
+    out += [(UNSURE, m.group()) for m in UNSURE_RE.finditer(read)]
     return tuple(out)
 
 
@@ -178,10 +199,11 @@ def name_gains(before: Pattern, now: Pattern) -> list[str]:
     clones renaming and raising one pattern merge without a refusal)."""
     if before.name == now.name:
         return []
-    old = [w for word, w in claim_tokens(_name_read(before.name)) if _negating(word, w)]
+    held = {word for word, _ in claim_tokens(_name_read(before.name) + " " + before.text)}
+    old = [w for word, w in claim_tokens(_name_read(before.name)) if _negating(word, w, held)]
     out = []
     for word, written in claim_tokens(_name_read(now.name)):
-        if _negating(word, written):
+        if _negating(word, written, held):
             if written in old:
                 old.remove(written)
             else:
@@ -189,8 +211,12 @@ def name_gains(before: Pattern, now: Pattern) -> list[str]:
     return out
 
 
-def _negating(word: str, written: str) -> bool:
-    return word == NOT or written in NEGATING_LABELS or word in NEGATING_LABELS
+def _negating(word: str, written: str, held: set[str] = frozenset()) -> bool:
+    """A negation, a negating label, or a held word with a negating prefix (`nocache` of a `cache` claim)."""
+    if word == NOT or written in NEGATING_LABELS or word in NEGATING_LABELS:
+        return True
+    return any(written.startswith(prefix) and len(written) - len(prefix) >= 3 and stem(written[len(prefix):]) in held
+               for prefix in NEGATING_LABEL_PREFIXES)
 
 
 def only_respelled(before: str, after: str) -> bool:

@@ -242,9 +242,8 @@ def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
             line = lines[index]
             if not line.strip() or parse_pattern(line) is not None or looks_like_pattern_loose(line):
                 continue  # (a pattern look-alike is G110's to name)
-            said = tuple(word for word, _ in claim_tokens(line))
-            if not said or (COMMENT_RE.match(line) and set(said) <= _guidance_words()) \
-                    or _a_grouping_heading(line, said):
+            said = tuple(word for word, _ in claim_tokens(line)) or (line.strip(),)  # (a tag alone says much)
+            if (COMMENT_RE.match(line) and set(said) <= _guidance_words()) or _a_grouping_heading(line, said):
                 continue
             held = _said_lines(ctx.old, before) if held is None else held
             if said in held:
@@ -259,7 +258,10 @@ def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
 def _a_grouping_heading(line: str, said: tuple[str, ...]) -> bool:
     """A ``###`` heading that groups the patterns under it (`### Reliability`): up to three words, no
     negation. Anything longer is a sentence, and reads as knowledge."""
-    return line.lstrip().startswith("###") and len(said) <= 3 and "not" not in said
+    from flowgit.checks.claims import NEGATING_LABELS
+
+    return line.lstrip().startswith("###") and len(said) <= 3 and \
+        all(word.isalpha() and word != "not" and word not in NEGATING_LABELS for word in said)
 
 
 def _heading_says_more(ctx: CheckContext, before, section) -> Iterator[Finding]:
@@ -285,7 +287,7 @@ def _said_lines(doc, section) -> frozenset[tuple[str, ...]]:
     from flowgit.checks.claims import claim_tokens
 
     lines = doc.lines
-    return frozenset(tuple(word for word, _ in claim_tokens(lines[i]))
+    return frozenset(tuple(word for word, _ in claim_tokens(lines[i])) or (lines[i].strip(),)
                      for i in range(section.body_start, section.body_end) if parse_pattern(lines[i]) is None)
 
 

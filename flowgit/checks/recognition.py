@@ -356,6 +356,8 @@ def _headings_carrying_content(ctx: CheckContext) -> Iterator[Finding]:
         if line in held:
             continue
         text = line.strip().lstrip("#").strip()
+        if section.canonical is None:
+            yield from _named_otherwise(ctx, section, text)
         claim = looks_like_pattern_loose(text)
         if claim or len(text) > HEADLINE_MAX:
             why = "looks like a pattern" if claim else f"is {len(text)} characters long"
@@ -363,6 +365,19 @@ def _headings_carrying_content(ctx: CheckContext) -> Iterator[Finding]:
                           f"the heading of {section.label} {why}: a heading names its section (with a short "
                           "headline at most), and no rule reads what it carries",
                           f"move the text into the section's body; keep the heading under {HEADLINE_MAX} characters")
+
+
+def _named_otherwise(ctx: CheckContext, section, text: str) -> Iterator[Finding]:
+    """G111 for a heading the gate reads as a section of its own that a reader reads as a protocol section's
+    (`## Pr&#111;ven Knowledge`, a zero-width character inside): its lines would be judged as free notes."""
+    from flowgit.continuity.document import section_named
+
+    named = section_named(text)
+    if named is not None:
+        yield Finding("G111", "recognition", "error", ctx.path, section.heading + 1,
+                      f"a reader sees `{named}` in the heading `{text[:60]}`, which the gate reads as a section of "
+                      "another name: the lines under it would be judged by no rule of that section",
+                      f"write the heading as `## {named}` in plain letters")
 
 
 def _vanished_sections(ctx: CheckContext) -> Iterator[Finding]:

@@ -111,9 +111,8 @@ def rendered_structure(text: str) -> tuple[set[int], list[tuple[int, int]]]:
         if token.type == "heading_open" and (token.tag == "h2" or names_a_section(tokens[index + 1].content)):
             headings.add(token.map[0])  # (any heading that names a section reads as one: `# Proven`, `===`)
         elif token.type == "html_block":
-            shown = HTML_HEADING_RE.match(token.content)
-            if shown and names_a_section(re.sub(r"<[^>]*>", "", shown["text"])):
-                headings.add(token.map[0])
+            if any(names_a_section(shown["text"]) for shown in HTML_HEADING_RE.finditer(token.content)):
+                headings.add(token.map[0])  # (a heading anywhere in the block: `<details><summary><h2>…`)
             elif not HIDING_HTML_RE.match(token.content):
                 own_tags.append((token.map[0], token.map[1]))
     return headings, own_tags

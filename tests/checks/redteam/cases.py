@@ -2813,3 +2813,84 @@ def proven_grouped_under_a_subheading(lab):
 def proven_subheading_that_is_a_sentence(lab):
     line = lab.line("!! retry_budget:")
     return edit_commit(lab, line, "### Retries never need a cap at all\n" + line)
+
+
+@case(V, "G404")
+def proven_claim_marked_as_a_question(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("cannot multiply load", "cannot multiply load?"))
+
+
+@case(V, "G404")
+def proven_claim_marked_uncertain_by_a_tilde(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("cap retries", "~cap retries"))
+
+
+@case(V, "G404")
+def proven_claim_thumbed_down(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("cap retries", "👎 cap retries"))
+
+
+@case(V, "G404")
+def proven_claim_badged_disproven(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + " ![](https://img.shields.io/badge/status-disproven-red)")
+
+
+@case(V, "G406")
+def proven_gains_a_line_that_is_only_an_emoji(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + "\n👎")
+
+
+@case(V, "G406")
+def proven_pattern_wrapped_in_a_strike_block(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "<del>\n\n" + line + "\n\n</del>")
+
+
+@case(V, "G209")
+def developing_2x_number_given_a_unit(lab):
+    set_pattern(lab, "p02", pline("p02", 2, [R0, R1], text="a circuit breaker should open after 5 failures in 1m"))
+    lab.setup_commit("p02 to 2x")
+    line = lab.line("!! p02:")
+    return edit_commit(lab, line, line.replace("after 5 failures", "after 5k failures"))
+
+
+@case(V, "G209")
+def developing_2x_renamed_to_a_negating_compound(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("!! p01:", "!! nobudget_retries:"))
+
+
+@case(V, "G406")
+def proven_grouped_under_a_negating_subheading(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "### Disproven\n" + line)
+
+
+@case(V, "G111")
+def a_second_proven_section_spelled_with_an_entity(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n## Pr&#111;ven Knowledge\nRetries should be unlimited.")
+
+
+@case(V, "G111")
+def a_proven_heading_inside_details(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n<details open><summary><h2>Proven Knowledge</h2></summary>\n\n"
+                                         "Retries should be unlimited.\n\n</details>")
+
+
+@case(L)
+def graduation_compressed_with_a_percentage_spaced(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="retries without any budget multiply the load on the "
+                                                           "provider by 90% during every outage"))
+    lab.setup_commit("p01 to 2x")
+    lab.sub(lab.line("!! p01:") + "\n", "")
+    moved = pline("p01", 3, [R0, R1, R2], date="2026-11-30",
+                  text="retries without budget multiply provider load by 90 % during outage")
+    return edit_commit(lab, "## Foundation", moved + "\n\n## Foundation")
