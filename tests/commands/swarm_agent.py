@@ -66,7 +66,8 @@ def _why(out: str) -> str:
             if isinstance(part, dict) and (part.get("error") or part.get("message")):
                 found.append(str(part.get("error") or part.get("message")))
         if isinstance(data, dict):  # a wrap the gate refused: its findings, by code (what a failure must name)
-            found += [f"{f.get('code')} {f.get('message')}" for f in data.get("gate") or []
+            wrap = data.get("wrap") if isinstance(data.get("wrap"), dict) else data
+            found += [f"{f.get('code')} {f.get('message')}" for f in wrap.get("gate") or []
                       if isinstance(f, dict) and f.get("severity") == "error"]
     return "\n".join(found)
 
