@@ -9,12 +9,16 @@ more places than its description: words after its category or annotations,
 its ``[…]`` notes, a link that is prose rather than names, a category that is
 a phrase rather than a label, and a name that turns negative.
 
-Words are compared as a reader reads them: case, stems, spacing, emphasis
-and a few filler words aside. Negation is read in every form (``never``,
-``n't``, ``!=``, ``¬``, ``❌``, a ``~~strike~~``) and counts both ways: a
-compression that drops a ``not`` says the opposite too. Numbers are words as
-written (``5``, ``5%``, ``-5`` and ``5.5`` differ; ``five`` is ``5``). Word
-order is not read.
+Words are compared as a reader reads them (:func:`as_read`): entities
+decoded, tags and comments dropped, a link as its text, an image or autolink
+as the words of its address; case, stems, spacing, emphasis and a few filler
+words aside. Negation is read in every form (``never``, ``n't``, ``avoid``,
+``!=``, ``¬``, ``👎``, a ``~~strike~~``) and counts both ways: a compression
+that drops a ``not`` says the opposite too. Doubt (``?``, a leading ``~``,
+``[exploring]``) and symbols are words of their own. Numbers are read as
+written, with their unit (``5``, ``5%``, ``5s`` and ``5.5`` differ; ``five``
+is ``5``). Word order is read only for a Proven claim in place
+(:func:`only_respelled`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from flowgit.continuity.patterns import (
 )
 from flowgit.continuity.sections import PROVEN
 from flowgit.words import stem
+
 
 class LazyPattern:
     """A regular expression compiled when first used: the pre-commit hook imports this module on every
@@ -284,17 +289,16 @@ def relabelled(before: Pattern, now: Pattern, *, in_place: bool) -> bool:
 # ---------------------------------------------------------------- the rule
 def demoted_names(ctx: CheckContext) -> Callable[[str], bool]:
     """Whether a name is a pattern either side holds with a demotion note (worked out when first asked)."""
+    from flowgit.continuity.identity import name_key
+
     def ask(name: str) -> bool:
         found = ctx.memo.get("claims.demoted")
         if found is None:
-            from flowgit.continuity.identity import name_key
             from flowgit.continuity.patterns import document_patterns
 
             found = ctx.memo["claims.demoted"] = {
                 name_key(at.pattern.name) for doc in (ctx.old, ctx.new) if doc is not None
                 for at in document_patterns(doc) if any(n.lower().startswith("demoted") for n in at.pattern.notes)}
-        from flowgit.continuity.identity import name_key
-
         return name_key(name) in found
     return ask
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Iterator
 
 from flowgit.checks.context import CheckContext
@@ -258,10 +259,10 @@ def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
 def _a_grouping_heading(line: str, said: tuple[str, ...]) -> bool:
     """A ``###`` heading that groups the patterns under it (`### Reliability`): up to three words, no
     negation. Anything longer is a sentence, and reads as knowledge."""
-    from flowgit.checks.claims import NEGATING_LABELS
+    from flowgit.checks.claims import NEGATING_LABELS, NOT
 
     return line.lstrip().startswith("###") and len(said) <= 3 and \
-        all(word.isalpha() and word != "not" and word not in NEGATING_LABELS for word in said)
+        all(word.isalpha() and word != NOT and word not in NEGATING_LABELS for word in said)
 
 
 def _heading_says_more(ctx: CheckContext, before, section) -> Iterator[Finding]:
@@ -291,21 +292,16 @@ def _said_lines(doc, section) -> frozenset[tuple[str, ...]]:
                      for i in range(section.body_start, section.body_end) if parse_pattern(lines[i]) is None)
 
 
+@lru_cache(maxsize=1)
 def _guidance_words() -> frozenset[str]:
     """The words of the guidance comments the shipped template writes under its headings: a comment
     written with those words (the template's, shortened or put back) says nothing new."""
-    global _GUIDANCE
-    if _GUIDANCE is None:
-        from flowgit.checks.claims import claim_words
-        from flowgit.continuity.document import COMMENT_RE
-        from flowgit.resources import template
+    from flowgit.checks.claims import claim_words
+    from flowgit.continuity.document import COMMENT_RE
+    from flowgit.resources import template
 
-        _GUIDANCE = frozenset(w for line in template("continuity.md").splitlines() if COMMENT_RE.match(line)
-                              for w in claim_words(line))
-    return _GUIDANCE
-
-
-_GUIDANCE: frozenset[str] | None = None
+    return frozenset(w for line in template("continuity.md").splitlines() if COMMENT_RE.match(line)
+                     for w in claim_words(line))
 
 
 def _zone_lines(doc, section) -> Counter[str]:

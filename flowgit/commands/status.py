@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from flowgit.output import style
-from flowgit.overview import Overview
-
-from flowgit.overview import RECOVER
+from flowgit.overview import RECOVER, Overview
 
 
 def _block(title: str, rows: list[str], colour: str) -> list[str]:
