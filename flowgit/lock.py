@@ -240,6 +240,32 @@ class RepoLock:
         os.write(fd, record)
 
 
+def lock_taken(git_dir: str | Path, *, platform: str | None = None) -> bool:
+    """Whether some process (this one included) holds the repository lock right now: probed by taking it
+    and letting go at once, never waited for (a writer polling for it meanwhile just polls again). A lock
+    file that does not exist is held by nobody, and the probe never creates one.
+
+    The gate asks this when a wrap's journal is pending: the wrap's own commit runs while the wrap holds
+    the lock; a commit at any other time would move HEAD past an interrupted wrap's recovery.
+    """
+    if held(git_dir):
+        return True
+    try_lock, unlock = _backend(platform)
+    try:
+        fd = os.open(Path(git_dir) / LOCK_NAME, os.O_RDWR | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # cannot be probed (permissions): assume a holder rather than refuse a running wrap
+    try:
+        if not try_lock(fd):
+            return True
+        unlock(fd)
+        return False
+    finally:
+        os.close(fd)
+
+
 def held(git_dir: str | Path) -> bool:
     """Whether this process holds the lock of ``git_dir``."""
     return str((Path(git_dir) / LOCK_NAME).resolve()) in _held

@@ -180,3 +180,28 @@ def test_a_wait_that_is_not_seconds_is_refused_not_ignored(tmp_path, monkeypatch
 def test_a_wait_in_seconds_is_taken(tmp_path, monkeypatch, raw, wait):
     monkeypatch.setenv("FLOWGIT_LOCK_WAIT", raw)
     assert RepoLock(tmp_path, "test").wait == wait
+
+
+# ------------------------------------------------------------------ probing without waiting (the gate's G807)
+def test_a_lock_held_by_another_process_is_seen_as_taken(tmp_path):
+    holder = _hold(tmp_path, tmp_path)
+    try:
+        assert lockmod.lock_taken(tmp_path) is True
+        assert lockmod.lock_taken(tmp_path) is True  # the probe took nothing: still held
+    finally:
+        holder.kill()
+        holder.wait()
+    assert lockmod.lock_taken(tmp_path) is False  # the kernel dropped it with its holder
+    with RepoLock(tmp_path, "after the probe", wait=0):  # and the probe left it free
+        pass
+
+
+def test_the_probe_never_creates_the_lock_file(tmp_path):
+    assert lockmod.lock_taken(tmp_path) is False
+    assert not (tmp_path / lockmod.LOCK_NAME).exists()
+
+
+def test_a_lock_held_in_this_process_is_taken(tmp_path):
+    with RepoLock(tmp_path, "this process"):
+        assert lockmod.lock_taken(tmp_path) is True
+    assert lockmod.lock_taken(tmp_path) is False

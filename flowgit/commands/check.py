@@ -53,16 +53,18 @@ def run_check(cfg: Config, *, amend: bool | None = None) -> CheckReport:
     from flowgit.git import require_repo
 
     root = require_repo(cfg.root)
+    reason = override_reason()
+    pending = _wrap_pending(root, reason)  # any commit now, of any file, moves HEAD past the wrap's recovery
     change = staged_change(root, amend=amend, continuity=_explicit(cfg, "continuity"),
                            store=_explicit(cfg, "store"))
     if change is None:
-        return CheckReport(cfg.continuity_rel, checked=False)
-    reason = override_reason()
+        return CheckReport(cfg.continuity_rel, checked=False, findings=pending, override=reason)
     findings = _judge(change, reason)
     if not change.new.extra["proof"].holds():  # the working tree is not what is staged: judge git's blob
         change = staged_change(root, amend=amend, continuity=_explicit(cfg, "continuity"),
                                store=_explicit(cfg, "store"), verified=True)
         findings = _judge(change, reason)
+    findings.extend(pending)
     if reason and any(f.overridden for f in findings):
         findings.extend(_override_unrecorded(root))
     return CheckReport(change.new.continuity_path, checked=True, findings=findings, override=reason)
@@ -76,6 +78,25 @@ def _judge(change, reason: str | None) -> list[Finding]:
                            base=change.merge_base)
     return judge_change(change.cfg, change.old, change.new, override=reason,
                         new_config=change.new_cfg if change.config_changed else None)
+
+
+def _wrap_pending(root, reason: str | None) -> list[Finding]:
+    """G807: an interrupted wrap's journal is pending and no wrap is running (the wrap's own commit runs
+    while it holds the repository lock). The staged files may be its half-written ones, and any commit,
+    whatever it holds, moves HEAD, after which the recovery can only refuse: undo the wrap first."""
+    from flowgit.git import git_dir
+    from flowgit.lock import WRAP_JOURNAL, lock_taken
+
+    gdir = git_dir(root)
+    if not (gdir / WRAP_JOURNAL).exists() or lock_taken(gdir):
+        return []
+    return [Finding("G807", "wrap-pending", "error", f".git/{WRAP_JOURNAL}", None,
+                    "an interrupted wrap awaits recovery: the continuity file, the store and the index may "
+                    "hold its half-written changes, and a commit now (whatever it holds) moves HEAD, after "
+                    "which the recovery can no longer undo the wrap",
+                    "run `flowgit wrap --recover` (it undoes the interrupted wrap when it can prove nothing "
+                    "else changed, or explains what did), then stage and commit again",
+                    overridden=bool(reason))]
 
 
 def _override_unrecorded(root) -> list[Finding]:
@@ -92,7 +113,7 @@ def _override_unrecorded(root) -> list[Finding]:
 
 
 def render(report: CheckReport) -> str:
-    if not report.checked:
+    if not report.checked and not report.findings:
         return (f"flowgit check: nothing staged for {report.path} or the store (the gate judges what git will "
                 f"record: `git add {report.path}` first to check an edit)")
     lines = [f.format() for f in report.findings]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 
+from tests.conftest import git
 from tests.wrap.test_recovery import killed_at, state
-from tests.wrap.test_transaction import flowgit, write_plan
+from tests.wrap.test_transaction import flowgit, kill9, start_paused, write_plan
 from tests.wrap.test_wrap import wrap_repo  # noqa: F401  (fixture)
 
 PENDING = ("an interrupted wrap awaits recovery: the continuity file, the store and the index may still hold its "
@@ -50,3 +53,70 @@ def test_episode_add_is_refused_so_the_wrap_stays_recoverable(wrap_repo, tmp_pat
     res = flowgit(wrap_repo, "episode", "add", "--type", "finding", "--session", "s9",
                   "ordinary work after the crash")
     assert res.returncode == 0 and "added" in res.stdout
+
+
+# ------------------------------------------------------------------ G807: no commit past a pending wrap
+G807_FIX = ("run `flowgit wrap --recover` (it undoes the interrupted wrap when it can prove nothing else changed, "
+            "or explains what did), then stage and commit again")
+
+
+def _commit(repo, *args: str, env: dict | None = None):
+    return subprocess.run(["git", "commit", "-q", *args], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+def test_a_plain_commit_of_the_half_wrapped_files_is_refused_until_the_wrap_is_recovered(wrap_repo, tmp_path):
+    assert flowgit(wrap_repo, "install-hook").returncode == 0
+    before = killed_at(wrap_repo, tmp_path, "6-stage")
+    after_kill = state(wrap_repo)
+    res = _commit(wrap_repo, "-m", "save my work")
+    assert res.returncode != 0 and "Traceback" not in res.stderr
+    assert "G807 error [wrap-pending] an interrupted wrap awaits recovery" in res.stderr
+    assert G807_FIX in res.stderr
+    assert state(wrap_repo) == after_kill  # HEAD did not move: the recovery can still prove its state
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0 and state(wrap_repo) == before
+
+
+def test_a_commit_of_other_files_is_refused_too_since_it_moves_head(wrap_repo, tmp_path):
+    """The hook's shell fast path (nothing the gate judges is staged) must not wave it through."""
+    assert flowgit(wrap_repo, "install-hook").returncode == 0
+    killed_at(wrap_repo, tmp_path, "6-stage")
+    (wrap_repo / "notes.txt").write_text("code, not memory\n")
+    git(wrap_repo, "add", "notes.txt")
+    head = git(wrap_repo, "rev-parse", "HEAD")
+    res = _commit(wrap_repo, "-m", "code only", "--", "notes.txt")
+    assert res.returncode != 0 and "G807" in res.stderr
+    assert git(wrap_repo, "rev-parse", "HEAD") == head
+
+
+def test_check_names_the_pending_wrap_even_with_nothing_staged(wrap_repo, tmp_path):
+    killed_at(wrap_repo, tmp_path, "6-stage")
+    git(wrap_repo, "reset", "-q")  # nothing staged at all
+    res = flowgit(wrap_repo, "check", "--json")
+    assert res.returncode == 1
+    report = json.loads(res.stdout)
+    assert report["checked"] is False and report["ok"] is False
+    assert [(f["code"], f["rule"], f["fix"]) for f in report["findings"]] == [("G807", "wrap-pending", G807_FIX)]
+    res = flowgit(wrap_repo, "check")
+    assert res.returncode == 1 and "G807" in res.stderr and "commit rejected" in res.stderr
+
+
+def test_a_running_wrap_holds_the_lock_so_its_own_commit_is_not_refused(wrap_repo, tmp_path):
+    proc = start_paused(wrap_repo, tmp_path, "6-stage")  # journal written, files staged, the lock held
+    try:
+        res = flowgit(wrap_repo, "check", "--json")
+        assert "G807" not in res.stdout, res.stdout
+    finally:
+        kill9(proc)
+    res = flowgit(wrap_repo, "check", "--json")  # the kernel dropped the lock with the wrap: now it is pending
+    assert res.returncode == 1 and [f["code"] for f in json.loads(res.stdout)["findings"]] == ["G807"]
+
+
+def test_a_wrap_commits_through_the_installed_hooks_while_its_journal_exists(wrap_repo, tmp_path):
+    assert flowgit(wrap_repo, "install-hook").returncode == 0
+    head = git(wrap_repo, "rev-parse", "HEAD")
+    res = flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert res.returncode == 0, res.stderr
+    assert git(wrap_repo, "rev-parse", "HEAD~1") == head
+    assert not (wrap_repo / ".git" / "flowgit-wrap.journal").exists()
