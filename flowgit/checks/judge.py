@@ -172,13 +172,14 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     per_parent = [judge_change(p.config or cfg, p, new, override=None, new_config=new_config,
                                merge_parents=parents) for p in parents]
 
-    def key(f: Finding) -> tuple:
-        return f.code, f.line, re.sub(r"\d+ of \d+|was \d+|\d+%", "#", f.message)
-
+    key = merge_key
     shown = [{key(f) for f in fs if f.is_error} for fs in per_parent]
     holds = [p.continuity is not None for p in parents]
     began_apart = base is not NO_BASE and (base is None or base.continuity is None)  # type: ignore[union-attr]
     kept = merge_answers(shown, holds, began_apart)
+    if base is not NO_BASE and not began_apart:
+        where = {key(f): f for fs in per_parent for f in fs if f.is_error}
+        kept |= _answered_by_the_changers(cfg, parents, base, new, shown, holds, where)  # type: ignore[arg-type]
     if base is not NO_BASE and not (began_apart and sum(holds) > 1):
         against_base = {key(f) for f in judge_change(cfg, base, new, override=None, merge_parents=parents)  # type: ignore[arg-type]
                         if f.is_error}
@@ -197,6 +198,93 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
                 findings.append(f)
     findings.extend(paths.merge_lost_episodes(parents, new))
     return _overridden(findings, override)
+
+
+_NUMBER_RE = re.compile(r"\d+")
+_UNQUOTED_RE = re.compile(r"`[^`]*`|[^`]+")
+
+
+def merge_key(f: Finding) -> tuple:
+    """What makes two parents' findings against a merge the same error: code, line, and the message with
+    its numbers left out (outside backticks, where names are): "kept all 2 old item(s) and added 2"
+    against one parent is "kept all 1 … added 3" against the other, the same error on the same line."""
+    message = "".join(part if part.startswith("`") else _NUMBER_RE.sub("#", part)
+                      for part in _UNQUOTED_RE.findall(f.message))
+    return f.code, f.line, message
+
+
+def _answered_by_the_changers(cfg: Config, parents: list[Side], base: Side, new: Side, shown: Sequence[set],
+                              holds: Sequence[bool], where: dict) -> set:
+    """The errors every parent shows that changed what the error is about since the merge base.
+
+    A parent that left a pattern (or, for a line that is not a pattern, its section) as the merge base
+    had it holds a stale view of it: judged against that parent, the merge's own edit of the thing reads
+    as the other branch's change (a State item appended after a wrap reads as the wrap's replacement; a
+    2x claim reworded reads as its raise from 1x). Its verdict on that thing does not count; the parents
+    that changed it decide. When no parent changed it, every parent holding the memory votes (the rule
+    of :func:`merge_answers`).
+    """
+    docs = _merge_documents(cfg, parents, base, new)
+    if docs is None:
+        return set()
+    parent_docs, base_doc, new_doc = docs
+    out = set()
+    for key, finding in where.items():
+        if finding.path != new.continuity_path or not finding.line:
+            continue
+        thing = _thing_at(new_doc, finding.line - 1)
+        if thing is None:
+            continue
+        voters = [found for found, held, doc in zip(shown, holds, parent_docs)
+                  if held and _as_of(doc, thing) != _as_of(base_doc, thing)]
+        if voters and all(key in found for found in voters):
+            out.add(key)
+    return out
+
+
+def _merge_documents(cfg: Config, parents: list[Side], base: Side, new: Side):
+    """The parents', the merge base's and the result's documents (None when the result cannot be read)."""
+    from flowgit.errors import FlowgitError
+
+    def read(side: Side, label: str):
+        if side.continuity is None:
+            return None
+        return document_from_bytes(side.config or cfg, side.continuity, f"{label}:{side.continuity_path}")
+
+    try:
+        return ([read(p, "parent") for p in parents], read(base, "base"), read(new, "merge"))
+    except FlowgitError:
+        return None
+
+
+def _thing_at(doc, index: int) -> tuple[str, str] | None:
+    """What line ``index`` of the merge result belongs to: ("pattern", its identity) for a pattern line,
+    else ("section", the label of the section holding it); None outside every section."""
+    from flowgit.continuity.identity import name_key
+    from flowgit.continuity.patterns import parse_pattern
+
+    if doc is None or not 0 <= index < len(doc.lines):
+        return None
+    pattern = parse_pattern(doc.lines[index])
+    if pattern is not None:
+        return "pattern", name_key(pattern.name)
+    section = doc.section_at(index)
+    return ("section", section.label) if section is not None else None
+
+
+def _as_of(doc, thing: tuple[str, str]):
+    """The thing as ``doc`` holds it: a pattern's section and line, a section's heading and body (None when
+    ``doc`` has no memory or not the thing)."""
+    from flowgit.continuity.patterns import pattern_map
+
+    if doc is None:
+        return None
+    kind, name = thing
+    if kind == "pattern":
+        at = pattern_map(doc).get(name)
+        return None if at is None else (at.section, doc.lines[at.line].rstrip("\r\n"))
+    section = doc.find(name)
+    return None if section is None else tuple(doc.lines[section.heading:section.body_end])
 
 
 CLAIM_LOSS_CODES = ("G401", "G404")  # a Proven claim reworded, or its evidence changed, against one parent

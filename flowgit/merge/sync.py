@@ -74,6 +74,19 @@ def _run(root: Path, *args: str):
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
 
 
+def _memory_base(root: Path, parents: list[str], sides: dict, cont: str, store: str):
+    """The merge base of a merge's parents that hold the memory (all of them when fewer than two do), as a
+    Side; None when they share no history (the gate's and the audit's question, asked the same way)."""
+    from flowgit.checks.judge import Side
+
+    holding = [p for p in parents if sides[p][0] is not None]
+    found = _one(root, "merge-base", "--octopus", *(holding if len(holding) > 1 else parents))
+    if not found:
+        return None
+    continuity, stored = blobs(root, [f"{found}:{cont}", f"{found}:{store}"])
+    return Side(continuity, stored, cont, store, commit=found)
+
+
 def _one(root: Path, *args: str) -> str:
     return git(root, *args, check=False).decode().strip()
 
@@ -254,7 +267,8 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
             continue
         if len(parents) >= 2:  # a merge: an error stands only where every parent shows it (the gate's rule)
             olds = [Side(sides[p][0], sides[p][1], cont, store, commit=p) for p in parents]
-            found = judge_merge(cfg, olds, new, override=override or None)
+            found = judge_merge(cfg, olds, new, override=override or None,
+                                base=_memory_base(root, parents, sides, cont, store))
         else:
             old = Side(sides[parents[0]][0], sides[parents[0]][1], cont, store, commit=parents[0]) if parents else None
             if old is not None and old.continuity == new.continuity and old.store == new.store:

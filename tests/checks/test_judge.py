@@ -7,7 +7,7 @@ from pathlib import Path
 
 from flowgit.checks.judge import Side, judge_change, judge_merge
 from flowgit.checks.paths import config_weakened
-from flowgit.config import Budgets, Thresholds, load_config_from_blobs
+from flowgit.config import Budgets, Thresholds, default_config, load_config_from_blobs
 from flowgit.evidence import assess, store_weight
 from flowgit.episodes import Episode, episode_id
 from tests.checks.gate_fixtures import DEVELOPING, E_RETRY, base_text, ep
@@ -97,3 +97,33 @@ def test_relevance_weighs_everyday_and_store_common_words_low():
     queue = ep("queue depth doubled", "s1")
     assert weight("queue") < 1.0
     assert assess("p", "queue depth alarms", 2, [queue.id], {queue.id: queue}, th, weight=weight).unrelated == []
+
+
+def test_a_merge_key_leaves_out_the_numbers_a_parent_puts_in_its_message_but_not_the_names():
+    from flowgit.checks.finding import Finding
+    from flowgit.checks.judge import merge_key
+
+    def g302(message: str) -> Finding:
+        return Finding("G302", "append-not-replace", "error", "CONTINUITY.md", 7, message)
+
+    against_main = g302("Current State kept all 2 old item(s) and added 2: it is REPLACED each wrap")
+    against_side = g302("Current State kept all 1 old item(s) and added 3: it is REPLACED each wrap")
+    assert merge_key(against_main) == merge_key(against_side)  # one error on one line, whatever each side counts
+    named = Finding("G404", "proven-claim", "error", "CONTINUITY.md", 9, "`pat12` was reworded (3 words)")
+    other = Finding("G404", "proven-claim", "error", "CONTINUITY.md", 9, "`pat13` was reworded (3 words)")
+    assert merge_key(named) != merge_key(other)  # names keep their digits: they tell patterns apart
+    assert merge_key(named)[2] == "`pat12` was reworded (# words)"
+
+
+def test_a_merge_that_appends_to_both_wraps_states_is_refused_whatever_each_parent_counts(tmp_path):
+    """Both branches replaced State; the merge keeps both and adds one of its own: G302 against each parent,
+    with other numbers in each message, is one error the merge made."""
+    base = side(base_text(state="- the gate\n- the benchmark"))
+    main = side(base_text(state="- canary live at ten percent\n- watch the error budget"))
+    other = side(base_text(state="- invoice export fix for finance"))
+    fabricated = side(base_text(state="- canary live at ten percent\n- watch the error budget\n"
+                                      "- invoice export fix for finance\n- the quarterly migration notes"))
+    found = judge_merge(default_config(tmp_path), [main, other], fabricated, base=base)
+    assert "G302" in codes(found)
+    taken = side(base_text(state="- canary live at ten percent\n- watch the error budget"))
+    assert "G302" not in codes(judge_merge(default_config(tmp_path), [main, other], taken, base=base))

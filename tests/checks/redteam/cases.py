@@ -2894,3 +2894,72 @@ def graduation_compressed_with_a_percentage_spaced(lab):
     moved = pline("p01", 3, [R0, R1, R2], date="2026-11-30",
                   text="retries without budget multiply provider load by 90 % during outage")
     return edit_commit(lab, "## Foundation", moved + "\n\n## Foundation")
+
+
+# ------------------------------------------------------------------ round 14: a merge with a stale parent
+# A parent that left a thing (a pattern, or a section) as the merge base had it sees the merge's own edit of it
+# as the other branch's change: its verdict on that thing does not count (judge._answered_by_the_changers).
+NEW_STATE = "Focus: the canary of the retry gate. Critical path: watch the error budget for two days."
+
+
+def _forked_then_wrapped(lab: Lab, wrap) -> None:
+    """A code branch `side` forked here; main then makes a valid wrap (``wrap``) and merges `side` unfinished."""
+    lab.git("checkout", "-q", "-b", "side")
+    lab.write("side\n", "SIDE.md")
+    lab.setup_commit("side: code only")
+    lab.git("checkout", "-q", "main")
+    wrap()
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
+
+
+def _state_replaced(lab: Lab) -> None:
+    lab.sub(STATE, NEW_STATE)
+    assert lab.commit("Session wrap — state replaced").returncode == 0
+
+
+@case(V, "G302")
+def merge_of_a_branch_forked_before_a_wrap_appends_to_state(lab):
+    """Against `side` (still the pre-wrap State) the appended State reads as a fresh replacement."""
+    _forked_then_wrapped(lab, lambda: _state_replaced(lab))
+    lab.sub(NEW_STATE, NEW_STATE + "\nAlso: the quarterly migration notes still pending review by ops.")
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(L)
+def merge_of_a_branch_forked_before_a_wrap_keeps_the_wraps_state(lab):
+    _forked_then_wrapped(lab, lambda: _state_replaced(lab))
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(L)
+def merge_of_a_wrap_made_on_the_branch_into_a_main_that_kept_its_state(lab):
+    """The branch replaced State; main did not touch it since the fork: the merge takes the branch's."""
+    lab.git("checkout", "-q", "-b", "side")
+    lab.sub(STATE, NEW_STATE)
+    assert lab.commit("Session wrap — state replaced on the branch").returncode == 0
+    lab.git("checkout", "-q", "main")
+    lab.write("main moved on\n", "MAIN.md")
+    lab.setup_commit("main work")
+    return lab.attempt("merge", "-q", "--no-edit", "side")
+
+
+def _p01_raised(lab: Lab) -> None:
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    assert lab.commit("Session wrap — p01 to 2x").returncode == 0
+
+
+@case(V, "G209")
+def merge_of_a_branch_forked_before_a_raise_negates_the_raised_claim(lab):
+    """Against `side` (p01 still at 1x) the negated 2x line reads as a raise from 1x with new words."""
+    _forked_then_wrapped(lab, lambda: _p01_raised(lab))
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="never budget retries: provider load is 5x lower "
+                                                           "without a budget"))
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(L)
+def merge_of_a_branch_forked_before_a_raise_keeps_the_raised_claim(lab):
+    _forked_then_wrapped(lab, lambda: _p01_raised(lab))
+    return lab.attempt("commit", "-q", "-m", "merge side")
