@@ -277,34 +277,43 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
         cfg = new_cfg
         cont, st = continuity or cfg.continuity_rel, store or cfg.store_rel
         staged.update(index_blobs(root, with_parents([cont, st]), links))
+    # The commit's memory is where its own configuration puts it, the base's where the base's does (as the
+    # audit reads them): a configuration that starts judging a file the base held unjudged makes that file's
+    # content the memory's first commit, not an unchanged file.
+    new_cont, new_st = continuity or new_cfg.continuity_rel, store or new_cfg.store_rel
+    if (new_cont, new_st) != (cont, st):
+        staged.update(index_blobs(root, [n for n in with_parents([new_cont, new_st]) if n not in staged], links))
     base_entries = bases.get(base, {}) if base else {}
     # A first commit's configuration is held to the defaults (an orphan root could otherwise set its own)
     config_changed = (any(staged.get(n) != base_entries.get(n) for n in CONFIG_FILES) if base
                       else new_cfg.source is not None)
     judged = [cont, st]
-    symlinked = [p for p in [*with_parents(judged), *CONFIG_FILES] if p in links]  # a linked config too
+    symlinked = [p for p in [*with_parents(list(dict.fromkeys([*judged, new_cont, new_st]))), *CONFIG_FILES]
+                 if p in links]  # a linked config too
     if (not config_changed and not merge_heads and not symlinked
             and all(staged.get(p) == base_entries.get(p) for p in judged)):
         return None
     from flowgit.background import Background
 
     preread = None
-    if staged.get(st) and not verified:
-        preread = take(root / st) or Background(_read_file, root / st)
+    if staged.get(new_st) and not verified:
+        preread = take(root / new_st) or Background(_read_file, root / new_st)
     when = datetime.now(timezone.utc)
-    cont_texts = reads.objects([staged.get(cont, "")] + [b.get(cont, "") for b in bases.values()])
+    cont_texts = reads.objects([staged.get(new_cont, "")] + [b.get(cont, "") for b in bases.values()])
     old_ref = (base_entries[st], int(base_entries[st + "\0size"])) if base_entries.get(st) else None
-    new_store, proof = (read_staged_blob(root, st, staged[st], verified=verified, preread=preread)
-                        if staged.get(st) else (None, Proof(None, "")))
+    new_store, proof = (read_staged_blob(root, new_st, staged[new_st], verified=verified, preread=preread)
+                        if staged.get(new_st) else (None, Proof(None, "")))
     appended = None
     if new_store is not None and old_ref and not merge_heads:
         from flowgit.checks.context import is_prefix
 
         appended = Background(is_prefix, new_store, old_ref)  # hashed while the rules run
-    new = Side(continuity=cont_texts.get(staged[cont]) if staged.get(cont) else None, store=new_store,
-               continuity_path=cont, store_path=st, when=when,
-               extra={"renamed_to": _renamed_to(root, base, cont) if base and not staged.get(cont) else None,
-                      "unmerged": [p for p in judged if staged.get(p) == ""], "appended_check": appended,
+    new = Side(continuity=cont_texts.get(staged[new_cont]) if staged.get(new_cont) else None, store=new_store,
+               continuity_path=new_cont, store_path=new_st, when=when,
+               extra={"renamed_to": (_renamed_to(root, base, cont) if base and not staged.get(new_cont)
+                                     else None),
+                      "unmerged": [p for p in dict.fromkeys([*judged, new_cont, new_st]) if staged.get(p) == ""],
+                      "appended_check": appended,
                       "symlinked": symlinked,
                       "base": base, "proof": proof})
     def side_at(rev: str, entries: dict[str, str], texts: dict[str, bytes], config: Config | None = None) -> Side:

@@ -65,7 +65,7 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
     git(root, "add", "--", *paths)
     result.staged = _staged(root, paths)
     if commit and result.staged:
-        _commit(root, result.staged)
+        _commit(root, result.staged, adopted=adopted)
         result.committed = git(root, "rev-parse", "HEAD").decode().strip()
     return result
 
@@ -93,7 +93,14 @@ def _require_committed_paths(cfg: Config, root: Path) -> None:
                            "`flowgit init --commit`")
 
 
-def _commit(root: Path, staged: list[str]) -> None:
+ADOPTION_FIX = ("an adopted file is the memory's first commit, judged like any other: ground what it names "
+                "(record the episodes a 2x or 3x pattern rests on and cite them, or lower it to 1x), then run "
+                "`flowgit init --commit` again; or adopt it as it stands, on the record: "
+                "`FLOWGIT_OVERRIDE=\"adopting an existing memory\" flowgit init --commit` (the commit carries "
+                "a Flow-Override trailer and `flowgit audit` lists what it let through)")
+
+
+def _commit(root: Path, staged: list[str], *, adopted: str | None = None) -> None:
     """Commit the set-up; when a hook refuses it, say what the hook said (the files stay staged)."""
     import subprocess
 
@@ -102,7 +109,8 @@ def _commit(root: Path, staged: list[str]) -> None:
     if proc.returncode != 0:
         said = (proc.stderr.strip() or proc.stdout.strip() or f"git exited {proc.returncode}")
         raise FlowgitError(f"the set-up is staged but not committed; the commit was refused:\n{said}", path=root,
-                           fix="fix what it names (`flowgit check` shows it again), then `git commit`")
+                           fix=ADOPTION_FIX if adopted else
+                           "fix what it names (`flowgit check` shows it again), then `git commit`")
 
 
 def _tracked(root: Path, rel: str) -> bool:

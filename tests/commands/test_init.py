@@ -153,3 +153,52 @@ def test_commit_refuses_paths_only_the_working_tree_configures(run, repo):
     res = run(repo, "init", "--commit")
     assert res.code == 2 and "MEMORY.md" in res.err and "commit the configuration first" in res.err
     assert tree_digest(repo) == before and not (repo / "MEMORY.md").exists()
+
+
+UNGROUNDED = ("# My memory\n\n## Current State\nWorking on the payment client.\n\n## Developing Knowledge\n"
+              "!! cache_first: serve from cache | 2x (PERF) [evidence: ep-aaaaaaaaaaaa, ep-bbbbbbbbbbbb]\n")
+
+
+def _committed_before_flowgit(repo, text: str) -> None:
+    """A hand-written memory committed before flowgit came: git holds it, no configuration names it."""
+    (repo / "continuity.md").write_text(text)
+    git(repo, "add", "continuity.md")
+    git(repo, "commit", "-qm", "existing memory")
+
+
+def test_adopting_a_committed_file_is_its_first_commit_for_the_gate_as_for_the_audit(run, repo):
+    """The hook judged the set-up by the base's configuration (CONTINUITY.md, absent on both sides: nothing
+    to judge) and let it through; the audit read the commit's own configuration (continuity.md, new to the
+    memory) and refused it, so the set-up could never be pushed. Both now read it as the memory's first
+    commit, and init says how to ground it or adopt it on the record."""
+    _committed_before_flowgit(repo, UNGROUNDED)
+    head = git(repo, "rev-parse", "HEAD")
+    res = run(repo, "init", "--commit")
+    assert res.code == 2 and "Traceback" not in res.err
+    assert "G102" in res.err and "G103" in res.err and "staged but not committed" in res.err
+    assert 'FLOWGIT_OVERRIDE="adopting an existing memory" flowgit init --commit' in res.err
+    assert git(repo, "rev-parse", "HEAD") == head
+    check = run(repo, "check", "--json")  # the staged set-up, judged by hand: the same verdict
+    assert check.code == 1 and {f["code"] for f in json.loads(check.out)["findings"]} >= {"G102", "G103"}
+
+
+def test_a_committed_file_adopted_on_the_record_passes_the_gate_and_the_audit(run, repo, monkeypatch):
+    _committed_before_flowgit(repo, UNGROUNDED)
+    monkeypatch.setenv("FLOWGIT_OVERRIDE", "adopting an existing memory")
+    res = run(repo, "init", "--commit")
+    monkeypatch.delenv("FLOWGIT_OVERRIDE")
+    assert res.code == 0, res.err + res.out
+    assert "Flow-Override: adopting an existing memory" in git(repo, "log", "-1", "--format=%B")
+    audit = run(repo, "audit", "--json")
+    assert audit.code == 0, audit.out
+    notices = json.loads(audit.out)["findings"]
+    assert {f["code"] for f in notices} >= {"A301", "G103"} and all(f["severity"] == "notice" for f in notices)
+
+
+def test_adopting_a_committed_file_that_claims_nothing_unproven_commits(run, repo):
+    _committed_before_flowgit(repo, UNGROUNDED.replace(
+        "!! cache_first: serve from cache | 2x (PERF) [evidence: ep-aaaaaaaaaaaa, ep-bbbbbbbbbbbb]",
+        "! cache_first: serve from cache | 1x"))
+    res = run(repo, "init", "--commit")
+    assert res.code == 0, res.err + res.out
+    assert run(repo, "audit").code == 0
