@@ -23,7 +23,7 @@ One implementation serves the gate (``flowgit check``), the wrap and the audit:
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Collection, Iterable, Mapping, NamedTuple, Sequence
 
@@ -474,9 +474,16 @@ def _demotion_day(note: str, reference: date | None) -> date | None:
 
 
 def recorded_on(ep: Episode | None) -> date | None:
-    """The day an episode was recorded (None: unknown)."""
+    """The day (UTC, like every day the gate compares it with: the change's, a demotion's) an episode was
+    recorded (None: unknown). Read in the offset it is written with, an instant hours before a demotion
+    could fall on the next day (``T00:30+23:59``) and count as recorded after it."""
     when = parse_ts(ep.ts) if ep else None
-    return when.date() if when else None
+    if when is None:
+        return None
+    try:
+        return when.astimezone(timezone.utc).date()
+    except OverflowError:  # the first or last day a datetime holds, shifted past it
+        return date.min if when.year == 1 else date.max
 
 
 def last_recorded(p: Pattern, episodes: Mapping[str, Episode], reference: date | None = None) -> date | None:

@@ -215,3 +215,26 @@ def test_a_yearless_demotion_date_is_read_against_the_change_not_the_calendar(mo
     assert demoted_on(p, date(2026, 12, 2)) == date(2026, 12, 2)
     assert demoted_on(p, date(2026, 12, 1)) == date(2026, 12, 2)
     assert demoted_on(p) == date(2027, 12, 2)  # without a change to read against: the nearest to today
+
+
+def test_an_episode_is_recorded_on_its_utc_day_whatever_offset_it_is_written_with():
+    """Demotions, the change's day and staleness are all UTC days: an instant hours before a demotion,
+    written as the next day at +23:59, must not count as recorded after it."""
+    from datetime import date
+
+    from flowgit.continuity.patterns import parse_pattern
+    from flowgit.evidence import after_demotion, recorded_on
+
+    def at(ts: str):
+        return make_episode({"type": "finding", "content": "retry budget held", "session": "s9", "agent": "a",
+                             "ts": ts})
+
+    early = at("2026-12-03T00:30:00+23:59")  # 2026-12-02 00:31 UTC
+    assert recorded_on(early) == date(2026, 12, 2)
+    assert recorded_on(at("2026-12-02T00:31:00Z")) == date(2026, 12, 2)
+    assert recorded_on(at("2026-12-01T23:00:00-05:00")) == date(2026, 12, 2)  # 04:00 UTC the next day
+    assert recorded_on(at("0001-01-01T00:00:00+23:59")) == date.min  # shifted before the first day: kept
+    assert recorded_on(at("9999-12-31T23:59:00-23:59")) == date.max
+    demoted = parse_pattern("! retry_budget: cap retries per request | 1x [demoted 2026-12-02: ep-0123456789ab]")
+    late = at("2026-12-03T00:30:00Z")
+    assert after_demotion(demoted, [early.id, late.id], {early.id: early, late.id: late}) == [late.id]
