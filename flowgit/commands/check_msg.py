@@ -7,8 +7,10 @@ history audit can report it later.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from flowgit.changes import diff_patterns
 from flowgit.checks.registry import override_reason
@@ -44,7 +46,8 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     except UnicodeDecodeError as exc:
         raise FlowgitError(f"cannot read the commit message ({exc})", path=path, fix=fix) from None
     report = MsgReport()
-    trailers = parse_trailers(_strip_comments(message))
+    readings = [parse_trailers(text) for text in as_git_may_record(message, lambda: _comment_char(cfg.root))]
+    trailers = readings[0]
     reason = override_reason()
     if reason and not values(trailers, "Flow-Override"):
         git(cfg.root, "interpret-trailers", "--in-place", "--trailer", f"Flow-Override: {reason}", str(path))
@@ -56,11 +59,15 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     amend = amend_in_progress(root)
     if amend:
         report.problems.extend(_amend_verdict(cfg))
-    if not (speaks_for_a_wrap(trailers) or values(trailers, "Episodes")):
+    readings = [t for t in readings if speaks_for_a_wrap(t) or values(t, "Episodes")]
+    if not readings:
         return report  # not a wrap commit: nothing to reconcile
     ctx = _context(staged_change(root, amend=amend, verified=True))
-    report.problems.extend(mismatches(trailers, diff_patterns(ctx.old, ctx.new) if ctx else []))
-    ids = [i.strip() for v in values(trailers, "Episodes") for i in v.split(",") if i.strip()]
+    events = diff_patterns(ctx.old, ctx.new) if ctx else []
+    for reading in readings:  # whichever cleanup git applies, the trailers it records must agree
+        report.problems.extend(p for p in mismatches(reading, events) if p not in report.problems)
+    ids = list(dict.fromkeys(i.strip() for t in readings for v in values(t, "Episodes") for i in v.split(",")
+                             if i.strip()))
     if ids and ctx is not None:
         staged = lookup(ctx.new_store, ids)
         fresh = lookup(ctx.appended_store, ids)
@@ -89,9 +96,44 @@ def _amend_verdict(cfg: Config) -> list[str]:
     return [f"amend judged against the parent: {f.format()}" for f in report.findings if f.is_error]
 
 
-def _strip_comments(message: str) -> str:
-    """The message without its ``#`` lines (git's cleanup drops them); lines end at ``\n`` alone, as git's."""
-    return "\n".join(ln for ln in message.split("\n") if not ln.startswith("#"))
+# git's comment characters: `#` unless core.commentChar says otherwise; `auto` picks the first of these that
+# starts no line of the message
+COMMENT_CHOICES = "#;@!$%^&|:"
+SCISSORS_RE = re.compile(r"^(\S) -{24} >8 -{24}$", re.MULTILINE)
+
+
+def as_git_may_record(message: str, comment_char: Callable[[], str]) -> list[str]:
+    """The message as git may record it: the hook sees it before git's cleanup, which the hook cannot ask.
+
+    The first reading drops ``#`` lines (git's default cleanup of an edited message). Others follow where
+    the message shows another cleanup may apply: cut at a scissors line (``commit -v``: the staged diff
+    below it would otherwise read as the last paragraph, hiding every trailer above it), and without the
+    lines of another comment character (``core.commentChar``, asked of git only when some line starts with
+    one). Each reading's trailers are checked: whichever git applies, what it records must agree.
+    """
+    lines = message.split("\n")  # lines end at ``\n`` alone, as git's
+    readings = [_without(lines, "#")]
+    cut = SCISSORS_RE.search(message)
+    if cut is not None:
+        above = message[:cut.start()].split("\n")
+        readings.append(_without(above, cut.group(1) + "#"))
+    if any(ln[:1] in COMMENT_CHOICES[1:] for ln in lines if ln):
+        char = comment_char()
+        chars = COMMENT_CHOICES if char == "auto" else char
+        if chars and chars != "#":
+            readings.append(_without(lines, chars))
+    return list(dict.fromkeys(readings))
+
+
+def _without(lines: list[str], chars: str) -> str:
+    """The lines that do not start with one of ``chars`` (git's comment lines), joined."""
+    return "\n".join(ln for ln in lines if not (ln and ln[0] in chars))
+
+
+def _comment_char(root) -> str:
+    """``core.commentChar`` (``#`` when unset; ``auto`` as it is)."""
+    value = git(root, "config", "--get", "core.commentChar", check=False).decode("utf-8", "replace").strip()
+    return value[:1] if value and value != "auto" else (value or "#")
 
 
 def render(report: MsgReport) -> str:

@@ -294,3 +294,70 @@ def test_an_ordinary_commit_after_an_amend_is_not_taken_for_one(run, repo):
     git(repo, "add", "README.md")
     done = commit(repo, "next")
     assert done.returncode == 0, done.stderr
+
+
+# ------------------------------------------------------------------ the message as git records it, not as the hook sees it
+FALSE_TRAILER = "Session wrap Nov 30\n\nFlow-Session: s9\nGraduated: p02 [evidence: ep-1]\n"
+TRUE_TRAILER = "Session wrap Nov 30\n\nFlow-Session: s9\nIncremented: p01\n"
+
+
+def _editor(tmp_path: Path, message: str) -> str:
+    """An editor that writes ``message`` above what git put in the file (the scissors line and the diff)."""
+    script = tmp_path / "editor.py"
+    script.write_text("import sys\npath = sys.argv[1]\nold = open(path).read()\n"
+                      f"open(path, 'w').write({message!r} + old)\n")
+    return f"{sys.executable} {script}"
+
+
+def _staged_increment(run, repo) -> None:
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+
+
+@pytest.mark.parametrize("message,refused", [(FALSE_TRAILER, True), (TRUE_TRAILER, False)])
+def test_commit_verbose_trailers_above_the_scissors_are_checked(run, repo, tmp_path, message, refused):
+    """`git commit -v` puts the staged diff below a scissors line and cuts it off after the hook: read as it
+    stands, the diff was the last paragraph and no trailer above it was ever checked."""
+    _staged_increment(run, repo)
+    head = git(repo, "rev-parse", "HEAD")
+    env = {**os.environ, "GIT_EDITOR": _editor(tmp_path, message)}
+    res = subprocess.run(["git", "commit", "-q", "-v"], cwd=repo, capture_output=True, text=True, env=env)
+    if refused:
+        assert res.returncode != 0 and "`Graduated: p02` but the change does not show" in res.stdout + res.stderr
+        assert git(repo, "rev-parse", "HEAD") == head
+    else:
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert git(repo, "log", "-1", "--format=%(trailers:key=Incremented,valueonly)").strip() == "p01"
+
+
+@pytest.mark.parametrize("message,refused", [(FALSE_TRAILER, True), (TRUE_TRAILER, False)])
+def test_another_comment_character_is_cleaned_as_git_cleans_it(run, repo, tmp_path, message, refused):
+    """With core.commentChar=';', a `; note` after the trailers is dropped by git's cleanup: read with it,
+    the trailers were not the last paragraph."""
+    _staged_increment(run, repo)
+    git(repo, "config", "core.commentChar", ";")
+    msg = tmp_path / "msg"
+    msg.write_text(message + "; a note git drops\n")
+    res = subprocess.run(["git", "commit", "-q", "--cleanup=strip", "-F", str(msg)], cwd=repo, capture_output=True,
+                         text=True)
+    assert (res.returncode != 0) == refused, res.stdout + res.stderr
+    if refused:
+        assert "`Graduated: p02` but the change does not show" in res.stdout + res.stderr
+
+
+def test_a_message_read_every_way_git_may_clean_it():
+    from flowgit.commands.check_msg import as_git_may_record
+
+    scissors = "# ------------------------ >8 ------------------------\n"
+    message = "subject\n\nGraduated: x\n" + scissors + "diff --git a/f b/f\n+Graduated: y\n"
+    readings = as_git_may_record(message, lambda: "#")
+    assert readings[1] == "subject\n\nGraduated: x\n"  # cut at the scissors line
+    asked = []
+    assert as_git_may_record("subject\n\nbody\n", lambda: asked.append(1) or "#") == ["subject\n\nbody\n"]
+    assert not asked  # git is asked for its comment character only when a line starts with another one
+    semi = as_git_may_record("subject\n\nGraduated: x\n; note\n", lambda: ";")
+    assert semi == ["subject\n\nGraduated: x\n; note\n", "subject\n\nGraduated: x\n"]
+    auto = as_git_may_record("subject\n\nGraduated: x\n| note\n", lambda: "auto")
+    assert auto[-1] == "subject\n\nGraduated: x\n"
