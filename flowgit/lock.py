@@ -58,9 +58,13 @@ def pending_journal(git_dir: str | Path) -> Path | None:
     return path if path.exists() else None
 
 
-def refuse_if_wrap_pending(git_dir: str | Path) -> None:
-    """Raise WrapPending when an interrupted wrap's journal is in ``git_dir``."""
+def refuse_if_wrap_pending(git_dir: str | Path, *, probe: bool = False) -> None:
+    """Raise WrapPending when an interrupted wrap's journal is in ``git_dir``. ``probe`` (a caller that does
+    not hold the lock): a journal whose wrap holds the lock is a wrap running now, and is named as one."""
     path = pending_journal(git_dir)
+    if path is not None and probe and lock_taken(git_dir):
+        raise WrapPending("a wrap is running now: its edits are not committed yet; nothing was written", path=path,
+                          fix="wait for it to finish, then run this command again")
     if path is not None:
         raise WrapPending("an interrupted wrap awaits recovery: the continuity file, the store and the index may "
                           "still hold its half-written changes; nothing was written", path=path,

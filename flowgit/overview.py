@@ -76,6 +76,7 @@ class Overview:
 
 
 RECOVER = "run `flowgit wrap --recover`"
+RUNNING = "wait for it to finish"
 
 
 def interrupted_wrap(root: Path) -> dict | None:
@@ -86,11 +87,15 @@ def interrupted_wrap(root: Path) -> dict | None:
     written until ``flowgit wrap --recover`` has undone (or cleared) it.
     """
     from flowgit.git import enclosing_git_dir
-    from flowgit.lock import pending_journal
+    from flowgit.lock import lock_taken, pending_journal
 
     gdir = enclosing_git_dir(root)
     journal = pending_journal(gdir) if gdir else None
-    return None if journal is None else {"journal": str(journal), "fix": RECOVER}
+    if journal is None:
+        return None
+    if lock_taken(gdir):  # a wrap holds the repository lock: it is running now, not interrupted
+        return {"journal": str(journal), "running": True, "fix": RUNNING}
+    return {"journal": str(journal), "running": False, "fix": RECOVER}
 
 
 def last_wrap(root: Path, rel: str, session: str = "") -> tuple[LastWrap | None, bool]:

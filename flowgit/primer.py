@@ -90,7 +90,10 @@ def status_lines(view: Overview) -> list[str]:
         sessions = ", ".join(f"{s} ({n})" for s, n in view.unwrapped_sessions.items())
         out.append(f"- episodes recorded but not wrapped: {len(view.unwrapped)} from {sessions}: "
                    "wrap before the session ends (/wrap)")
-    if view.interrupted_wrap:
+    if view.interrupted_wrap and view.interrupted_wrap.get("running"):
+        out.append(f"- a wrap is running now ({view.interrupted_wrap['journal']}): wait for it to finish before "
+                   "editing the file or recording episodes")
+    elif view.interrupted_wrap:
         out.append(f"- an interrupted wrap awaits recovery ({view.interrupted_wrap['journal']}): "
                    f"{view.interrupted_wrap['fix']} before anything else; the file may hold its half-written "
                    "changes")

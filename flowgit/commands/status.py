@@ -24,12 +24,17 @@ def render(view: Overview) -> str:
         lines.append("last wrap: none yet")
     if view.session:
         lines.append(f"this session ({view.session}): " + ("wrapped" if view.session_wrapped else "not wrapped yet"))
-    if pending:
+    if pending and pending.get("running"):
+        lines += ["", style("A wrap is running now:", "yellow"),
+                  f"  {pending['journal']}  ({pending['fix']}: it holds the repository lock, and its edits are "
+                  "not committed yet)"]
+    elif pending:
         lines += ["", style("An interrupted wrap awaits recovery:", "red"),
                   f"  {style(pending['journal'], 'red')}  ({pending['fix']}: the continuity file and the store "
                   "may hold its half-written changes)"]
     if view.continuity_modified:
-        hint = f"  ({RECOVER} first)" if pending else "  (finish with `flowgit wrap`)"
+        hint = (f"  ({pending['fix']} first)" if pending and pending.get("running") else
+                f"  ({RECOVER} first)" if pending else "  (finish with `flowgit wrap`)")
         lines += ["", "Changes not wrapped:", f"  {style('modified: ' + view.continuity, 'red')}" + hint]
     lines += _block(f"Episodes recorded but not wrapped ({len(view.unwrapped)})",
                     [f"{e.id}  {e.type:<11} {e.content[:70]}" + (f"  (session {e.session})" if e.session else "")

@@ -317,7 +317,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     root = require_repo(cfg.root)
     refuse_in_progress(root)  # before anything is written, recovery included
     if dry_run:  # a half-applied file is no base for a diff, and a dry run recovers nothing
-        refuse_if_wrap_pending(git_dir(root))
+        refuse_if_wrap_pending(git_dir(root), probe=True)
     recovered = None if dry_run else recover(cfg)
     inputs = read_inputs(cfg, plan, session, day)
     recorded = plan_episodes(plan, inputs) if plan else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.wrap.test_recovery import killed_at, state
-from tests.wrap.test_transaction import flowgit
+from tests.wrap.test_transaction import flowgit, kill9, start_paused, write_plan
 from tests.wrap.test_wrap import wrap_repo  # noqa: F401  (fixture)
 
 
@@ -38,7 +38,7 @@ def test_status_json_names_the_interrupted_wrap(wrap_repo, tmp_path):
     res = flowgit(wrap_repo, "--json", "status")
     data = json.loads(res.stdout)
     assert data["interrupted_wrap"] == {"journal": str(wrap_repo / ".git" / "flowgit-wrap.journal"),
-                                        "fix": "run `flowgit wrap --recover`"}
+                                        "running": False, "fix": "run `flowgit wrap --recover`"}
 
 
 def test_prime_puts_the_interrupted_wrap_before_the_unwrapped_edit(wrap_repo, tmp_path):
@@ -48,3 +48,22 @@ def test_prime_puts_the_interrupted_wrap_before_the_unwrapped_edit(wrap_repo, tm
     assert res.returncode == 0, res.stderr
     assert "- an interrupted wrap awaits recovery (" in res.stdout and "flowgit wrap --recover" in res.stdout
     assert "has uncommitted edits: finish them with `flowgit wrap`" not in res.stdout
+
+
+def test_a_wrap_running_now_is_named_as_running_not_as_interrupted(wrap_repo, tmp_path):
+    """Its journal is there while it runs; it holds the repository lock, which an interrupted one does not."""
+    proc = start_paused(wrap_repo, tmp_path, "6-stage")
+    try:
+        res = flowgit(wrap_repo, "status", env={"NO_COLOR": "1"})
+        assert res.returncode == 0, res.stderr
+        assert "A wrap is running now:" in res.stdout and "wait for it to finish" in res.stdout
+        assert "interrupted" not in res.stdout and "--recover" not in res.stdout
+        data = json.loads(flowgit(wrap_repo, "--json", "status").stdout)
+        assert data["interrupted_wrap"]["running"] is True
+        assert "a wrap is running now" in flowgit(wrap_repo, "prime").stdout
+        dry = flowgit(wrap_repo, "wrap", "--dry-run", "--plan", str(write_plan(tmp_path, "other.json")))
+        assert dry.returncode == 2 and "a wrap is running now" in dry.stderr and "wait for it" in dry.stderr
+    finally:
+        kill9(proc)
+    res = flowgit(wrap_repo, "status", env={"NO_COLOR": "1"})  # killed: now it is interrupted
+    assert "An interrupted wrap awaits recovery:" in res.stdout
