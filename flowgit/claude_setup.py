@@ -247,10 +247,19 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupRe
         writes[base / rel] = want
         manifest["files"][rel] = _sha(want)
     report.warnings += unreachable(exe)
+    if report.warnings and not dry_run:  # hooks that cannot run would fail at every session start: write none
+        raise FlowgitError(report.warnings[0] + "; nothing was written", path=base / "settings.json",
+                           fix="run it again with the full path, or with flowgit on the PATH the agent runs "
+                               "hooks with (`--dry-run` shows what would be written)")
     before = _read(settings_path)
     settings = parse_settings(settings_path, before)
-    added = add_hooks(settings, hook_commands(exe))
-    if added:
+    wanted = hook_commands(exe)
+    replaced = [tuple(pair) for pair in manifest["hooks"] if tuple(pair) not in wanted]
+    if replaced:  # flowgit's own hooks of an earlier setup with another --exe: replaced, never doubled
+        drop_hooks(settings, replaced)
+        manifest["hooks"] = [pair for pair in manifest["hooks"] if tuple(pair) in wanted]
+    added = add_hooks(settings, wanted)
+    if added or replaced:
         after = _serialise(settings, before)
         report.changes.append(Change("settings.json", "create" if before is None else "update",
                                      _diff("settings.json", before, after)))

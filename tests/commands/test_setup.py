@@ -20,6 +20,16 @@ HOOK_EVENTS = {"PreToolUse", "PostToolUse", "Notification", "UserPromptSubmit", 
 SKILL_NAME = re.compile(r"^[a-z0-9-]{1,64}$")
 
 
+
+@pytest.fixture(autouse=True)
+def flowgit_on_path(monkeypatch):
+    """As for a user who installed flowgit: its console script on PATH (setup refuses hooks that cannot run)."""
+    import os
+    import sys
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
 def validate_settings(settings: dict) -> dict[str, list[str]]:
     """Check ``settings["hooks"]`` against the documented format; returns event -> commands."""
     assert isinstance(settings, dict)
@@ -249,3 +259,31 @@ def test_a_newer_flowgit_updates_the_files_an_older_one_wrote(run, project):
     assert res.code == 0 and "update" in res.out
     assert "# Wrapping a session with flowgit" in skill.read_text()
     assert run(project, "setup", "claude", "--remove").code == 0 and not base.exists()
+
+
+def test_setup_refuses_to_write_hooks_that_could_not_find_flowgit(run, project, monkeypatch):
+    """A hook that cannot run fails at every session start: nothing is written, and the fix names the path."""
+    import sys
+
+    here = Path(sys.executable).parent / "flowgit"
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    res = run(project, "setup", "claude")
+    assert res.code == 2 and "Traceback" not in res.err
+    assert f"--exe {here}" in res.err and "nothing was written" in res.err
+    assert not (project / ".claude").exists()
+
+
+def test_setup_again_with_another_exe_replaces_its_hooks_instead_of_doubling_them(run, project, monkeypatch):
+    import sys
+
+    here = Path(sys.executable).parent / "flowgit"
+    monkeypatch.setenv("PATH", f"{here.parent}:/usr/bin:/bin")
+    assert run(project, "setup", "claude").code == 0
+    res = run(project, "setup", "claude", "--exe", str(here))
+    assert res.code == 0, res.err
+    hooks = validate_claude_dir(project / ".claude")
+    assert hooks == {"SessionStart": [f"{here} prime --hook"], "PreCompact": [f"{here} remind --hook"],
+                     "Stop": [f"{here} remind --hook"]}
+    assert run(project, "setup", "claude", "--exe", str(here)).out.strip().endswith("nothing to change")
+    assert run(project, "setup", "claude", "--remove").code == 0
+    assert not (project / ".claude" / "settings.json").exists()  # the replaced hooks are gone with the rest
