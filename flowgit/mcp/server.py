@@ -12,11 +12,12 @@ directory the server was started in.
 # signatures' annotations at registration to build their JSON schemas.
 
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Annotated, Any, Callable, Optional
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import CallToolResult, TextContent
+from pydantic import Field
 
 from flowgit import __version__
 from flowgit.errors import FlowgitError
@@ -60,19 +61,29 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
         except FlowgitError as exc:
             return _error(exc)
 
-    @server.tool(description="Record one episode (a fact of this session) in the append-only store. type: finding, "
-                             "decision, observation, connection, outcome or tension.")
-    def episode_add(text: str, type: str, tags: Optional[list[str]] = None, session: Optional[str] = None,
-                    agent: Optional[str] = None) -> CallToolResult:
+    @server.tool(description="Record one episode (a fact of this session) in the append-only store.")
+    def episode_add(type: Annotated[str, Field(description=EPISODE_TYPE)],
+                    content: Annotated[Optional[str], Field(description="what happened, in a sentence or two "
+                                                                        "(the store's `content` field)")] = None,
+                    text: Annotated[Optional[str], Field(description="the same as `content` (its older name)")] = None,
+                    tags: Annotated[Optional[list[str]], Field(description="words to file it under")] = None,
+                    session: Annotated[Optional[str], Field(description=SESSION)] = None,
+                    agent: Annotated[Optional[str], Field(description=AGENT)] = None) -> CallToolResult:
         from flowgit import api
 
-        return call(lambda: api.add_episodes(cfg(), [api.episode_from(text, type, tags=tags or (), session=session,
-                                                                       agent=agent)]))
+        return call(lambda: api.add_episodes(cfg(), [api.episode_from(text, type, content=content, tags=tags or (),
+                                                                       session=session, agent=agent)]))
 
     @server.tool(description="Search episodes by text, type, tag, session and time (ISO dates).")
-    def episode_search(text: Optional[str] = None, type: Optional[str] = None, tags: Optional[list[str]] = None,
-                       session: Optional[str] = None, since: Optional[str] = None, until: Optional[str] = None,
-                       limit: int = 0) -> CallToolResult:
+    def episode_search(text: Annotated[Optional[str], Field(description="words the content or a tag holds "
+                                                                        "(case-insensitive)")] = None,
+                       type: Annotated[Optional[str], Field(description=EPISODE_TYPE)] = None,
+                       tags: Annotated[Optional[list[str]], Field(description="every one of these tags")] = None,
+                       session: Annotated[Optional[str], Field(description="this session's episodes only")] = None,
+                       since: Annotated[Optional[str], Field(description="recorded on or after (ISO date)")] = None,
+                       until: Annotated[Optional[str], Field(description="recorded on or before (ISO date)")] = None,
+                       limit: Annotated[int, Field(description="at most this many, newest first (0: all)")] = 0
+                       ) -> CallToolResult:
         from flowgit import api
 
         return call(lambda: api.search_episodes(cfg(), text, type_=type, tags=tags or (), session=session,
@@ -87,8 +98,15 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
 
     @server.tool(description="Run the six-step wrap from a plan (see resource flowgit://wrap-plan-schema) and "
                              "commit it; dry_run shows the diff and message and writes nothing.")
-    def wrap(plan: Optional[dict[str, Any]] = None, dry_run: bool = False, strict: bool = False,
-             session: Optional[str] = None, date: Optional[str] = None, cleanup: bool = True) -> CallToolResult:
+    def wrap(plan: Annotated[Optional[dict[str, Any]], Field(description="the wrap plan (resource "
+                                                                    "flowgit://wrap-plan-schema)")] = None,
+             dry_run: Annotated[bool, Field(description="show the diff, message and findings; write "
+                                                        "nothing")] = False,
+             strict: Annotated[bool, Field(description="treat the gate's warnings as errors")] = False,
+             session: Annotated[Optional[str], Field(description=SESSION)] = None,
+             date: Annotated[Optional[str], Field(description="the wrap's day (ISO date; default today)")] = None,
+             cleanup: Annotated[bool, Field(description="archive what went stale (Step 5)")] = True
+             ) -> CallToolResult:
         from flowgit import api
 
         return call(lambda: api.wrap(cfg(), plan, session=session, day=date, strict=strict, dry_run=dry_run,
@@ -108,10 +126,13 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
         return call(lambda: build_timeline(cfg(), tuple(names or ()), since, until, section, graduated, limit))
 
     @server.tool(description="Re-derive every graduation from history and check its evidence as of its commit.")
-    def audit() -> CallToolResult:
-        from flowgit.history.audit import run_audit
+    def audit(range: Annotated[Optional[str], Field(description="only these commits, as git reads a range "
+                                                                 "(`A..B`)")] = None,
+              since_ref: Annotated[Optional[str], Field(description="only the commits after this ref "
+                                                                    "(`origin/main`)")] = None) -> CallToolResult:
+        from flowgit.history.audit import RangeSpec, run_audit
 
-        return call(lambda: run_audit(cfg()))
+        return call(lambda: run_audit(cfg(), RangeSpec.parse(range, since_ref)))
 
     @server.tool(description="Ascend a vague recall to a line of work, topic or concept (read-only). Start with "
                              "`recall` (type: chain, cluster or concept); answer a gate by passing back `state` with "
@@ -151,7 +172,27 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
 
         return schema_text()
 
+    _refuse_unknown_arguments(server)
     return server
+
+
+EPISODE_TYPE = "finding, decision, observation, connection, outcome or tension"
+SESSION = "the session id (default: the running session's, from the environment)"
+AGENT = "who recorded it (default: $FLOWGIT_AGENT)"
+
+
+def _refuse_unknown_arguments(server: MCPServer) -> None:
+    """Every tool refuses an argument it does not take, instead of dropping it: `query` for `text` searched
+    the whole store, and `dryrun` for `dry_run` would have committed a wrap meant as a rehearsal.
+
+    The SDK builds each tool's argument model with unknown fields ignored and offers no switch for it, so
+    the models are closed here (and their schemas say so); tests/mcp holds the SDK to it.
+    """
+    for tool in server._tool_manager.list_tools():  # (no public accessor for the registered tools)
+        model = tool.fn_metadata.arg_model
+        model.model_config["extra"] = "forbid"
+        model.model_rebuild(force=True)
+        tool.parameters["additionalProperties"] = False
 
 
 def serve(start: Path, continuity: Optional[str] = None, store: Optional[str] = None) -> None:

@@ -12,7 +12,7 @@ set -eu
 FLOWGIT="${FLOWGIT:-flowgit}"
 range="${1:-${FLOWGIT_AUDIT_RANGE:-}}"
 if ! command -v "${FLOWGIT%% *}" >/dev/null 2>&1; then
-    echo "flowgit-audit: '$FLOWGIT' not found; install it first (pip install flowgit)" >&2
+    echo "flowgit-audit: '$FLOWGIT' not found; install it first (pip install git+<your flowgit mirror>, or pip install /path/to/flowgit)" >&2
     exit 2
 fi
 if [ -n "$range" ]; then

@@ -51,6 +51,12 @@ async def drive(project: Path, env: dict) -> dict:
                 for text in ("a retry budget kept provider load flat in the third outage",
                              "retry budget again held provider load during the fourth outage")]
             seen["bad_type"] = await session.call_tool("episode_add", {"text": "x", "type": "findng"})
+            seen["by_content"] = payload(await session.call_tool("episode_add", {
+                "content": "the breaker opened after five failures", "type": "observation", "session": "sess-c"}))
+            seen["unknown_search"] = await session.call_tool("episode_search", {"query": "zzz"})
+            head = git(project, "rev-parse", "HEAD").strip()
+            seen["unknown_wrap"] = await session.call_tool("wrap", {"plan": {"session": "sess-c"}, "dryrun": True})
+            seen["head_unmoved"] = git(project, "rev-parse", "HEAD").strip() == head
             seen["search"] = payload(await session.call_tool("episode_search", {"text": "third outage"}))
             seen["candidates"] = payload(await session.call_tool("candidates", {"date": "2026-11-26"}))
             plan = {"session": "sess-c", "recent": "Three outages; the retry budget held each time.",
@@ -67,6 +73,7 @@ async def drive(project: Path, env: dict) -> dict:
             seen["log"] = payload(await session.call_tool("log", {"names": ["retry_budget"]}))
             seen["check"] = payload(await session.call_tool("check", {}))
             seen["audit"] = payload(await session.call_tool("audit", {}))
+            seen["audit_range"] = payload(await session.call_tool("audit", {"range": "HEAD~1..HEAD"}))
             gate = payload(await session.call_tool("ascend", {"recall": "everything we figured out about the cache", "type": "cluster",
                                                               "partitions": ["claude"]}))
             seen["gate"] = gate
@@ -91,7 +98,14 @@ def test_an_agent_session_over_mcp(run, repo, tmp_path):
     seen = anyio.run(drive, project, env)
 
     assert seen["server"] == "flowgit" and TOOLS <= set(seen["tools"])
-    assert seen["tools"]["episode_add"].input_schema["required"] == ["text", "type"]
+    assert seen["tools"]["episode_add"].input_schema["required"] == ["type"]
+    assert all(t.input_schema.get("additionalProperties") is False for t in seen["tools"].values())
+    assert all(p.get("description") for p in seen["tools"]["episode_search"].input_schema["properties"].values())
+    assert seen["by_content"]["added"][0]["content"] == "the breaker opened after five failures"
+    for refused, name in ((seen["unknown_search"], "query"), (seen["unknown_wrap"], "dryrun")):
+        assert refused.is_error and name in refused.content[0].text and "Extra inputs are not permitted" in \
+            refused.content[0].text  # an argument the tool does not take is refused, never dropped
+    assert seen["head_unmoved"]  # `dryrun` did not turn the rehearsal into a commit
 
     first, second = seen["added"]
     assert first["added"][0]["session"] == "sess-c" and first["added"][0]["agent"] == "agent-mcp"
@@ -116,6 +130,7 @@ def test_an_agent_session_over_mcp(run, repo, tmp_path):
     assert seen["log"] == cli_json(project, "log", "retry_budget", env=env)
     assert seen["check"] == cli_json(project, "check", env=env)
     assert seen["audit"] == cli_json(project, "audit", env=env)
+    assert seen["audit_range"] == cli_json(project, "audit", "--range", "HEAD~1..HEAD", env=env)
     assert seen["search"] == cli_json(project, "episode", "search", "third outage", env=env)
 
     assert seen["gate"]["status"] == "gate"
