@@ -18,12 +18,13 @@ def run(cfg: Config, retries: int = 8) -> tuple[int, SyncResult | dict]:
     try:
         return 0, run_sync(cfg, retries=retries)
     except SyncFailed as exc:
-        return 1, {"ok": False, "error": exc.message, "fix": exc.fix}
+        return 1, {"ok": False, **exc.to_dict()}  # the one error shape: {"error": {"message", "fix", …}}
 
 
 def render(data: SyncResult | dict) -> str:
     if isinstance(data, dict):
-        return f"sync failed: {data['error']}" + (f"\n  fix: {data['fix']}" if data.get("fix") else "")
+        error = data["error"]
+        return f"sync failed: {error['message']}" + (f"\n  fix: {error['fix']}" if error.get("fix") else "")
     lines = [f"note: {n}" for n in data.notes]
     lines += [f"  {step}" for step in data.steps]
     tries = f" after {data.attempts} attempts" if data.attempts > 1 else ""

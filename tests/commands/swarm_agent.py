@@ -63,8 +63,10 @@ def _why(out: str) -> str:
             break
         sync = data.get("sync") if isinstance(data, dict) else None
         for part in (sync, data.get("error") if isinstance(data, dict) else None):
-            if isinstance(part, dict) and (part.get("error") or part.get("message")):
-                found.append(str(part.get("error") or part.get("message")))
+            if isinstance(part, dict) and isinstance(part.get("error"), dict):
+                part = part["error"]  # {"ok": false, "error": {"message", "fix", …}}
+            if isinstance(part, dict) and part.get("message"):
+                found.append(str(part["message"]))
         if isinstance(data, dict):  # a wrap the gate refused: its findings, by code (what a failure must name)
             wrap = data.get("wrap") if isinstance(data.get("wrap"), dict) else data
             found += [f"{f.get('code')} {f.get('message')}" for f in wrap.get("gate") or []

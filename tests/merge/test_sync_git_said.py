@@ -40,7 +40,10 @@ def test_a_missing_remote_is_named_with_gits_own_words(wrapped: Path, tmp_path: 
     res = run(wrapped, "sync", "--json")
     data = json.loads(res.out)
     assert res.code == 1 and data["ok"] is False
-    assert "does not appear to be a git repository" in data["error"] and "and the repository exists." in data["error"]
+    error = data["error"]
+    assert set(error) == {"message", "fix", "file", "line"}  # the one error shape every command gives
+    assert "does not appear to be a git repository" in error["message"]
+    assert "and the repository exists." in error["message"] and error["fix"] == "check the remote and the network, then sync again"
 
 
 def test_a_push_a_server_hook_refuses_keeps_the_servers_reason(wrapped: Path, tmp_path: Path, run) -> None:
@@ -62,8 +65,8 @@ def test_a_push_a_server_hook_refuses_keeps_the_servers_reason(wrapped: Path, tm
     assert _state(wrapped) == before
     assert git(bare, "for-each-ref") == ""  # nothing reached the server
     data = json.loads(run(wrapped, "sync", "--json").out)
-    assert "remote: policy says no: tickets must be linked" in data["error"]
-    assert "[remote rejected] (pre-receive hook declined)" in data["error"]
+    assert "remote: policy says no: tickets must be linked" in data["error"]["message"]
+    assert "[remote rejected] (pre-receive hook declined)" in data["error"]["message"]
 
 
 def test_what_git_said_drops_blank_lines_and_padding_and_is_bounded() -> None:
