@@ -191,7 +191,11 @@ class RepoLock:
                 return
         fd = self._open()
         deadline = time.monotonic() + self.wait
+        told = False
         while not self._try(fd):
+            if not told and self.wait > 0:
+                told = True
+                self._tell_waiting()
             if time.monotonic() >= deadline:
                 os.close(fd)
                 holder = read_holder(self.path)
@@ -213,6 +217,20 @@ class RepoLock:
                 raise
         with _guard:
             _held[self._key] = (fd, 1)
+
+    def _tell_waiting(self) -> None:
+        """Say once, on a terminal, who holds the lock and how long this waits: a silent wait of up to
+        half a minute looks like a hang."""
+        try:
+            if not sys.stderr.isatty():
+                return
+            holder = read_holder(self.path)
+            who = holder.describe() if holder else "another process"
+            sys.stderr.write(f"flowgit: waiting for the repository lock, held by {who} "
+                             f"(up to {self.wait:g} s; $FLOWGIT_LOCK_WAIT sets it)\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
 
     def release(self) -> None:
         with _guard:

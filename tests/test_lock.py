@@ -205,3 +205,50 @@ def test_a_lock_held_in_this_process_is_taken(tmp_path):
     with RepoLock(tmp_path, "this process"):
         assert lockmod.lock_taken(tmp_path) is True
     assert lockmod.lock_taken(tmp_path) is False
+
+
+WAITER = """
+import sys
+from flowgit.lock import RepoLock, LockBusy
+try:
+    with RepoLock(sys.argv[1], "waiter", wait=0.3):
+        pass
+except LockBusy:
+    sys.exit(3)
+"""
+
+
+def _waiter_output(gdir: Path, *, tty: bool) -> str:
+    import pty
+
+    if not tty:
+        proc = subprocess.run([sys.executable, "-c", WAITER, str(gdir)], capture_output=True, text=True)
+        assert proc.returncode == 3
+        return proc.stderr
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", WAITER, str(gdir)], stderr=slave, stdout=subprocess.DEVNULL)
+    os.close(slave)
+    assert proc.wait(timeout=30) == 3
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    return b"".join(chunks).decode()
+
+
+def test_a_wait_on_a_terminal_says_who_holds_the_lock_once(tmp_path):
+    holder = _hold(tmp_path, tmp_path)
+    try:
+        shown = _waiter_output(tmp_path, tty=True)
+        assert shown.count("flowgit: waiting for the repository lock, held by process") == 1
+        assert "(test holder, since" in shown and "up to 0.3 s; $FLOWGIT_LOCK_WAIT sets it" in shown
+        assert _waiter_output(tmp_path, tty=False) == ""  # not a terminal: nothing but the exit code
+    finally:
+        holder.kill()
+        holder.wait()
