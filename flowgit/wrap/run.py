@@ -248,10 +248,15 @@ def _summary(head: Document | None, final: Document, events: list[PatternEvent])
             "lines": len(final.lines), "approx_tokens": len(text) // 4, "chars": len(text)}
 
 
-def _unified(head: Document | None, final: Document, path: str, new_eps: list[Episode], store_rel: str) -> str:
+def _unified(head: Document | None, final: Document, path: str, new_eps: list[Episode], store_rel: str,
+             appended: bytes = b"") -> str:
+    """The diff against HEAD of what the wrap commits: the file, and the store's lines after HEAD's (those
+    recorded since with ``episode add``, then the plan's own)."""
     diff = "".join(difflib.unified_diff(head.lines if head else [], final.lines, f"a/{path}", f"b/{path}"))
-    if new_eps:
-        diff += f"--- a/{store_rel}\n+++ b/{store_rel}\n" + "".join(f"+{e.to_json()}\n" for e in new_eps)
+    recorded = [line + "\n" for line in appended.decode("utf-8", "replace").splitlines() if line.strip()]
+    added = recorded + [f"{e.to_json()}\n" for e in new_eps]
+    if added:
+        diff += f"--- a/{store_rel}\n+++ b/{store_rel}\n" + "".join(f"+{line}" for line in added)
     return diff
 
 
@@ -373,7 +378,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
         warnings.append(f"no new episodes from session {inputs.session}: Step 1 (episodic extraction) was "
                         f"skipped — record what happened (`flowgit episode add`) before compressing it")
     result = WrapResult(message=msg, diff=_unified(inputs.head_doc, final, cfg.continuity_rel, new_eps,
-                                                     cfg.store_rel),
+                                                     cfg.store_rel, inputs.appended_raw),
                         events=events, refused=outcome.refused, notes=outcome.notes, archived=stale,
                         new_episodes=new_eps, candidates=candidates, summary=summary, dry_run=dry_run,
                         recovered=recovered, mode="plan" if plan else "working tree", episode_ids=episode_ids,

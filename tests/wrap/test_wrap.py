@@ -360,6 +360,22 @@ def test_dry_run_writes_nothing(run, wrap_repo):
     assert snapshot(wrap_repo) == before
 
 
+def test_dry_run_diff_shows_every_store_line_the_commit_adds(run, wrap_repo):
+    """Episodes recorded with `episode add` since HEAD are committed by the wrap: its diff shows them too."""
+    added = run(wrap_repo, "episode", "add", "--json", "--type", "finding", "--session", "sess-c",
+                "the retry budget held again in the fifth outage")
+    recorded = json.loads(added.out)["added"][0]["id"]
+    plan = graduate_plan([A2.id], episodes=[{"type": "finding", "content": "the plan's own episode"}])
+    res = wrap(run, wrap_repo, plan, "--dry-run", "--json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    store_diff = data["diff"].split("+++ b/.flow/episodes.jsonl\n", 1)[1]
+    lines = [json.loads(line[1:])["id"] for line in store_diff.splitlines()]
+    assert lines[0] == recorded and len(lines) == 2 and set(lines) == set(data["episodes_recorded"])
+    bare = wrap(run, wrap_repo, {"session": "sess-c"}, "--dry-run", "--json")
+    assert recorded in json.loads(bare.out)["diff"]  # a plan with no episodes of its own: still not empty
+
+
 def test_candidates(run, wrap_repo):
     run(wrap_repo, "episode", "add", stdin=json.dumps(
         {"type": "tension", "content": "jittered backoff delayed retries for batch jobs", "session": "sess-z",
