@@ -109,7 +109,8 @@ def cli(ctx: click.Context, continuity: str | None, store: str | None, as_json: 
 
 
 @cli.command(short_help="Set up a team-safe repository (safe to repeat).")
-@click.option("--no-hooks", is_flag=True, help="Do not install the pre-commit and commit-msg hooks.")
+@click.option("--no-hooks", is_flag=True, help="Do not install flowgit's git hooks (pre-commit, pre-merge-commit, "
+                                                "commit-msg, pre-push; use this beside the pre-commit framework).")
 @click.option("--commit", "commit_", is_flag=True, help="Commit the set-up files.")
 @json_option
 @click.pass_context
@@ -276,7 +277,7 @@ def lint(ctx: click.Context, path: str | None, as_json: bool) -> None:
         ctx.exit(EXIT_FINDINGS)
 
 
-@cli.command()
+@cli.command(short_help="List pattern lines with their level and evidence.")
 @click.argument("path", required=False)
 @click.option("--section", metavar="NAME", help="Only patterns in this section (name or alias, e.g. Developing).")
 @click.option("--level", type=click.IntRange(1, 3), help="Only patterns at this level (1, 2 or 3).")
@@ -423,7 +424,8 @@ def check_msg(ctx: click.Context, message_file: str, as_json: bool) -> None:
 @json_option
 @click.pass_context
 def install_hook(ctx: click.Context, as_json: bool) -> None:
-    """Install the pre-commit and commit-msg hooks for plain git (chains existing hooks)."""
+    """Install flowgit's git hooks for plain git: pre-commit and pre-merge-commit (the gate), commit-msg
+    (trailers, overrides), pre-push (the audit of what is pushed); an existing hook is chained, run first."""
     from flowgit.commands import install_hook as cmd
     from flowgit.output import emit
 
@@ -647,14 +649,15 @@ def merge_driver(ctx: click.Context, base: str, ours: str, theirs: str, path: st
 def sync(ctx: click.Context, retries: int, as_json: bool) -> None:
     """Fetch the upstream, integrate it through the merge driver, re-run the gate, push; never force.
 
-    Exit 1: integration, gate or push failed and the branch is as it was.
+    Exit 1: integration, gate or push failed and the branch is as it was. Exit 2: it cannot start (not a
+    repository, uncommitted changes, a merge or rebase in progress, no upstream remote).
     """
     from flowgit.commands import sync as cmd
 
     ctx.exit(cmd.main(_cfg(ctx), as_json, retries))
 
 
-@cli.command("prepare-commit-msg", hidden=True, short_help="Hook: note an amend for the commit-msg gate.")
+@cli.command("prepare-commit-msg", short_help="Hook: note an amend for the commit-msg gate.")
 @click.argument("message_file", required=False, default="")
 @click.argument("source", required=False, default="")
 @click.argument("sha", required=False, default="")

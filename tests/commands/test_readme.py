@@ -63,8 +63,8 @@ def test_the_pre_commit_snippet_works_verbatim_against_a_tagged_release(repo, tm
     (snippet,) = blocks("With the pre-commit framework", "yaml")
     config = yaml.safe_load(snippet)
     (entry,) = config["repos"]
-    assert entry["rev"] == f"v{version()}" and [h["id"] for h in entry["hooks"]] == ["flowgit-check",
-                                                                                     "flowgit-commit-msg"]
+    assert entry["rev"] == f"v{version()}" and [h["id"] for h in entry["hooks"]] == [
+        "flowgit-check", "flowgit-prepare-commit-msg", "flowgit-commit-msg", "flowgit-audit"]
     hosted = tmp_path / "hosted-flowgit"
     git(tmp_path, "clone", "-q", "--no-hardlinks", str(PROJECT), str(hosted))
     if not git(hosted, "tag", "--list", entry["rev"]).strip():
@@ -77,6 +77,9 @@ def test_the_pre_commit_snippet_works_verbatim_against_a_tagged_release(repo, tm
     env = {**hook_env(), "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
     done = subprocess.run([exe, *shlex.split(install)[1:]], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+    hooks = repo / ".git" / "hooks"
+    assert all((hooks / name).is_file() for name in ("pre-commit", "pre-merge-commit", "prepare-commit-msg",
+                                                       "commit-msg", "pre-push"))
 
     (repo / "CONTINUITY.md").write_text(promoted(""))  # no evidence: the gate refuses
     git(repo, "add", "-A")
