@@ -152,7 +152,11 @@ class StoreWeight:
     def __call__(self, word: str) -> float:
         found = self.cache.get(word)
         if found is None:
-            common = self.lines >= 20 and self._count(word.encode("utf-8")) > self.lines / 2
+            needle = word.encode("utf-8")
+            seen = self._count(needle)
+            if needle.endswith(b"y"):  # the stem of "retries"/"retried" is "retry": count the lines saying so too
+                seen += self._count(needle[:-1] + b"i")
+            common = self.lines >= 20 and seen > self.lines / 2
             found = self.cache[word] = COMMON_WEIGHT if common else everyday_weight(word)
         return found
 

@@ -84,3 +84,8 @@ def style(text: str, colour: str, stream: TextIO | None = None) -> str:
     if not text or not colour_enabled(stream):
         return text
     return f"\x1b[{_COLOURS[colour]}m{text}\x1b[0m"
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``1 day``, ``2 days``, ``1 try``, ``3 tries``: a count with its noun in the right number."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"

@@ -85,3 +85,14 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     if not a and not b:
         return 1.0
     return len(a & b) / len(a | b)
+
+
+def as_written(text: str, stems: frozenset[str] | set[str]) -> list[str]:
+    """Each of ``stems`` as ``text`` first writes it (``outage`` for ``outag``), in the text's order; a stem
+    the text does not hold is given as it is. What a person reads back is words, not stems."""
+    found: dict[str, str] = {}
+    for token in TOKEN_RE.findall(text.replace("_", " ")):
+        key = stem(token)
+        if key in stems and key not in found:
+            found[key] = token.lower()
+    return [*found.values(), *sorted(s for s in stems if s not in found)]

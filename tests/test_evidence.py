@@ -238,3 +238,14 @@ def test_an_episode_is_recorded_on_its_utc_day_whatever_offset_it_is_written_wit
     demoted = parse_pattern("! retry_budget: cap retries per request | 1x [demoted 2026-12-02: ep-0123456789ab]")
     late = at("2026-12-03T00:30:00Z")
     assert after_demotion(demoted, [early.id, late.id], {early.id: early, late.id: late}) == [late.id]
+
+
+def test_a_stem_is_counted_in_the_store_in_every_form_it_stands_for():
+    """"retries" and "retried" stem to "retry": a store whose every line says one of them makes "retry" an
+    everyday word there, though no line holds the bytes `retry`."""
+    from flowgit.evidence import COMMON_WEIGHT, store_weight
+
+    lines = [f'{{"content": "the client retries call {n} and retried it"}}' for n in range(30)]
+    weight = store_weight(("\n".join(lines) + "\n").encode())
+    assert weight("retry") == COMMON_WEIGHT
+    assert weight("budget") > COMMON_WEIGHT  # a word the store does not say stays rare

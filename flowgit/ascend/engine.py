@@ -21,6 +21,7 @@ from flowgit.ascend.assemble import (ROLES_OF, Scope, Traversal, _internal_edges
                                      named_terms, traverse)
 from flowgit.ascend.confirm import Confirmer, Turn, claims_for, read_transcript
 from flowgit.ascend.graph import DepositIndex
+from flowgit.output import counted
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, safe_id
 from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
@@ -342,7 +343,7 @@ class Ascend:
         if state.attempts < MAX_ATTEMPTS:
             state.status = "rescope"
             options = self._rescope_options(state)
-            lines += ["", f"Try another way ({MAX_ATTEMPTS - state.attempts} tries left):"]
+            lines += ["", f"Try another way ({counted(MAX_ATTEMPTS - state.attempts, 'try', 'tries')} left):"]
             lines += [f"  {i}. {o['label']}" for i, o in enumerate(options[0]["choices"], 1)]
             return Response("rescope", state, "\n".join(lines), options=options, scope=scope)
         if not state.presented:

@@ -6,6 +6,7 @@ import json
 
 from flowgit.config import Config
 from flowgit.dates import parse_date, today
+from flowgit.output import counted
 from flowgit.errors import FlowgitError
 from flowgit.wrap.candidates import Candidates, gather_candidates
 from flowgit.wrap.run import WrapResult
@@ -97,7 +98,7 @@ def render_candidates(c: Candidates) -> str:
                               for x in c.near_duplicates])
     block("demotion candidates", [f"{x['name']}: {x['why']} ({', '.join(x['episodes'])})" for x in c.demotion])
     block("stale (archived by the next wrap)", [f"{s.name} in {s.section}: last seen {s.last_seen} "
-                                                f"({s.days} days)" for s in c.stale])
+                                                f"({counted(s.days, 'day')})" for s in c.stale])
     block("action items to update (overdue, or done and still listed)",
           [f"line {x['line']}: {x['item']} — {x['why']}" for x in c.overdue])
     return "\n".join(out)

@@ -22,7 +22,7 @@ from flowgit.episodes import Episode
 from flowgit.evidence import assess
 from flowgit.wrap.cleanup import Stale, find_stale
 from flowgit.wrap.judgement import about, after_demotion, demoted_on, fired, overdue_actions
-from flowgit.words import content_words, jaccard, overlap
+from flowgit.words import as_written, content_words, jaccard, overlap
 
 FIRED_MIN_SHARED = 2
 DUPLICATE_JACCARD = 0.5
@@ -74,7 +74,8 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
             fresh = [e.id for e, _ in related if e.id not in p.evidence]
             if fresh and p.level == 1:
                 found.fired_again.append({"name": p.name, "level": p.level, "line": at.lineno, "episodes": fresh,
-                                          "shared_words": sorted({w for _, s in related for w in s})})
+                                          "shared_words": as_written(f"{p.name} {p.text}",
+                                                                     {w for _, s in related for w in s})})
         if at.section == DEVELOPING and p.level == 2:
             evidence = tuple(dict.fromkeys(p.evidence + tuple(e.id for e, _ in related)))
             verdict = assess(p.name, p.text, 3, evidence, store, thresholds, in_proven=True, batch=batch)

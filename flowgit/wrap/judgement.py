@@ -18,6 +18,7 @@ from datetime import date
 from typing import Iterable
 
 from flowgit.continuity.document import Document, is_structural
+from flowgit.output import counted
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import ACTIONS, PROVEN, STATE, TOP
 from flowgit.dates import parse_date
@@ -89,7 +90,7 @@ def overdue_actions(doc: Document, today: date) -> list[dict]:
     """Action Items whose ``next:`` date has passed, and done (✓) items still lingering."""
     return [{"line": a.line, "item": a.item,
              "why": "done (✓) but still listed: remove it" if a.done
-             else f"next: {a.due.isoformat()} has passed ({a.days_overdue(today)} days)"}
+             else f"next: {a.due.isoformat()} has passed ({counted(a.days_overdue(today), 'day')})"}
             for a in action_states(doc, today)]
 
 
