@@ -28,7 +28,8 @@ from pathlib import Path
 
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
-from flowgit.git import blobs, git, git_said, operation_in_progress, require_repo
+from flowgit.git import blobs, git, git_dir, git_said, operation_in_progress, require_repo
+from flowgit.lock import RepoLock
 
 RETRYABLE = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref", "failed to update ref",
              "incorrect old value", "failed to lock")
@@ -92,6 +93,13 @@ def _one(root: Path, *args: str) -> str:
 
 
 def preflight(root: Path) -> None:
+    from flowgit.merge.setup import is_registered
+
+    if not is_registered(root):
+        raise FlowgitError("flowgit's merge driver is not registered in this clone, so two wraps of one base "
+                           "would conflict line by line; nothing was fetched or merged", path=root,
+                           fix="run `flowgit init` in this clone (it registers the driver; safe to repeat), "
+                               "then sync")
     found = operation_in_progress(root)
     if found is not None:
         what, how = found
@@ -130,38 +138,35 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
     preflight(root)
     tgt = target(root)
     result = SyncResult(tgt.branch, tgt.remote, tgt.merge_ref, integration_mode(root, tgt.branch))
-    from flowgit.merge.setup import is_registered
-
-    if not is_registered(root):
-        result.notes.append("the flowgit merge driver is not registered in this clone: run `flowgit init` "
-                            "(two wraps of one base will otherwise conflict)")
     for attempt in range(1, retries + 2):
         result.attempts = attempt
-        original = _one(root, "rev-parse", "HEAD")
         fetched = _run(root, "fetch", "--quiet", tgt.remote)
         if fetched.returncode != 0:
             raise SyncFailed(f"git fetch {tgt.remote} failed:\n{git_said(fetched.stderr)}", path=root,
                              fix="check the remote and the network, then sync again")
         upstream = _one(root, "rev-parse", "-q", "--verify", tgt.tracking)
-        try:
-            result.steps.append(_integrate(root, cfg, tgt, result.mode, original, upstream or None))
-            # The repository lock (flowgit/lock.py) would be taken here, around the gate and the push,
-            # so that a wrap cannot commit between integration and push; sync holds no lock of its own.
-            _gate(root, cfg, original, upstream or None)
-        except SyncFailed:
-            raise
-        except BaseException:  # interrupted, or a file the gate cannot read: never leave it half-merged
-            _restore(root, original)
-            raise
-        if upstream and _one(root, "rev-parse", "HEAD") == upstream:
-            result.steps.append("nothing to push: the remote has every commit")
-            result.head = upstream
-            return result
-        pushed = _run(root, "push", "--porcelain", *([] if tgt.has_upstream else ["-u"]), tgt.remote,
-                      f"HEAD:{tgt.merge_ref}")
-        if pushed.returncode == 0:
-            result.pushed, result.head = True, _one(root, "rev-parse", "HEAD")
-            return result
+        # The repository lock, from integration to push: a wrap cannot commit in between, so a failed
+        # integration's reset never takes a commit with it (the fetch, which may be slow, holds nothing).
+        with RepoLock(git_dir(root), "flowgit sync"):
+            preflight(root)  # (again, under the lock: a wrap may have finished or started meanwhile)
+            original = _one(root, "rev-parse", "HEAD")
+            try:
+                result.steps.append(_integrate(root, cfg, tgt, result.mode, original, upstream or None))
+                _gate(root, cfg, original, upstream or None)
+            except SyncFailed:
+                raise
+            except BaseException:  # interrupted, or a file the gate cannot read: never leave it half-merged
+                _restore(root, original)
+                raise
+            if upstream and _one(root, "rev-parse", "HEAD") == upstream:
+                result.steps.append("nothing to push: the remote has every commit")
+                result.head = upstream
+                return result
+            pushed = _run(root, "push", "--porcelain", *([] if tgt.has_upstream else ["-u"]), tgt.remote,
+                          f"HEAD:{tgt.merge_ref}")
+            if pushed.returncode == 0:
+                result.pushed, result.head = True, _one(root, "rev-parse", "HEAD")
+                return result
         output = pushed.stdout + pushed.stderr
         if not any(token in output for token in RETRYABLE):
             said = git_said(pushed.stderr, _refused_refs(pushed.stdout))

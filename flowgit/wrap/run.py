@@ -377,6 +377,11 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     if own == 0:
         warnings.append(f"no new episodes from session {inputs.session}: Step 1 (episodic extraction) was "
                         f"skipped — record what happened (`flowgit episode add`) before compressing it")
+    from flowgit.merge.setup import is_registered
+
+    if not is_registered(cfg.root):
+        warnings.append("flowgit's merge driver is not registered in this clone: run `flowgit init` before "
+                        "sharing this memory (two wraps of one base would otherwise conflict line by line)")
     result = WrapResult(message=msg, diff=_unified(inputs.head_doc, final, cfg.continuity_rel, new_eps,
                                                      cfg.store_rel, inputs.appended_raw),
                         events=events, refused=outcome.refused, notes=outcome.notes, archived=stale,

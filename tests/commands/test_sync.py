@@ -235,3 +235,59 @@ def test_a_new_branch_is_gated_and_pushed_with_its_upstream_set(tmp_path, remote
     assert res.code == 0, res.err
     assert git(remote, "rev-parse", "topic").strip() == head(a)
     assert git(a, "config", "branch.topic.remote").strip() == "origin"
+
+
+def test_sync_in_a_clone_that_never_ran_init_refuses_before_fetching(tmp_path, remote, run):
+    """Without the driver two wraps of one base conflict line by line: say so up front, touch nothing."""
+    a = clone(tmp_path, remote, "a", run)
+    ours, theirs, _ = CASES["both_add"]
+    (a / "CONTINUITY.md").write_text(ours)
+    commit(a, "a wraps")
+    assert run(a, "sync").code == 0
+    git(tmp_path, "clone", "-q", str(remote), "fresh")
+    fresh = tmp_path / "fresh"
+    (fresh / "CONTINUITY.md").write_text(theirs)
+    commit(fresh, "fresh wraps")
+    before = (head(fresh), git(fresh, "status", "--porcelain"), git(fresh, "for-each-ref"))
+    res = run(fresh, "sync", "--json")
+    assert res.code == 2 and "Traceback" not in res.err
+    error = json.loads(res.out)["error"]
+    assert "merge driver is not registered in this clone" in error["message"] and "flowgit init" in error["fix"]
+    assert (head(fresh), git(fresh, "status", "--porcelain"), git(fresh, "for-each-ref")) == before
+    assert run(fresh, "init").code == 0 and run(fresh, "sync").code == 0  # the fix it names works
+
+
+def test_sync_waits_for_a_wrap_holding_the_lock_and_never_resets_under_it(tmp_path, remote, run, monkeypatch):
+    """Integration, gate and push run under the repository lock: a writer that holds it is waited for."""
+    import sys
+    import time
+
+    a = clone(tmp_path, remote, "a", run)
+    marker = tmp_path / "held"
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom flowgit.lock import RepoLock\n"
+        "with RepoLock(sys.argv[1], 'flowgit wrap'):\n    open(sys.argv[2], 'w').write('x')\n    time.sleep(60)\n"),
+        str(a / ".git"), str(marker)])
+    try:
+        for _ in range(400):
+            if marker.exists():
+                break
+            time.sleep(0.025)
+        monkeypatch.setenv("FLOWGIT_LOCK_WAIT", "0.5")
+        res = run(a, "sync", "--json")
+        assert res.code == 2 and "the repository is locked by" in json.loads(res.out)["error"]["message"]
+    finally:
+        holder.kill()
+        holder.wait()
+    assert run(a, "sync").code == 0  # released: it syncs
+
+
+def test_a_wrap_in_a_clone_that_never_ran_init_warns_before_it_is_shared(tmp_path, remote, run):
+    git(tmp_path, "clone", "-q", str(remote), "fresh")
+    fresh = tmp_path / "fresh"
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"session": "s-fresh", "state": "Focus: the fresh clone.",
+                                "episodes": [{"type": "finding", "content": "a fresh clone wrapped"}]}))
+    res = run(fresh, "wrap", "--plan", str(plan), "--json")
+    assert res.code == 0, res.err
+    assert any("merge driver is not registered in this clone" in w for w in json.loads(res.out)["warnings"])
