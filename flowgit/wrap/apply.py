@@ -120,10 +120,18 @@ class Editor:
     def apply_actions(self, actions: Mapping) -> None:
         if self.doc.find(ACTIONS) is None:
             self.doc = self.doc.add_section(ACTIONS)
+        added = [f"- {text}" for text in actions.get("add", [])]
         for kind in ("done", "seen", "next", "remove"):
             entries = actions.get(kind, {})
             pairs = entries.items() if isinstance(entries, dict) else ((m, None) for m in entries)
             for match, value in pairs:
+                own = self._added_match(match, kind, added)
+                if own is not None:  # an item this plan adds: marked before it goes in
+                    first, *rest = added[own].split("\n")
+                    new = _mark_done(first) if kind == "done" else (
+                        _set_field(first, kind, value) if kind != "remove" else None)
+                    added[own] = "\n".join([new, *rest]) if new is not None else ""
+                    continue
                 item = self._find_action(match, kind)
                 if item is None:
                     continue  # already removed (idempotent)
@@ -136,9 +144,19 @@ class Editor:
                 if new != first:
                     self.doc = self.doc.update_item(ACTIONS, item, "\n".join([new, *lines[1:]]))
         existing = {_plain(i.text) for i in self.doc.items(ACTIONS)}
-        for text in actions.get("add", []):
-            if _plain(f"- {text}") not in existing:
-                self.doc = self.doc.insert_item(ACTIONS, f"- {text}")
+        for line in added:
+            if line and _plain(line) not in existing:
+                self.doc = self.doc.insert_item(ACTIONS, line)
+
+    def _added_match(self, match: str, kind: str, added: list[str]) -> int | None:
+        """Which item this plan adds ``match`` names, when no item the file holds does (None: none)."""
+        if any(match.lower() in i.text.lower() for i in self.doc.items(ACTIONS)):
+            return None
+        hits = [n for n, line in enumerate(added) if line and match.lower() in line.lower()]
+        if len(hits) > 1:
+            raise FlowgitError(f"field `plan.actions.{kind}` entry {match!r} matches {len(hits)} items this plan "
+                               "adds", path=self.plan.source, fix="use a longer part of the item's text")
+        return hits[0] if hits else None
 
     def _find_action(self, match: str, kind: str):
         items = self.doc.items(ACTIONS)
@@ -146,12 +164,9 @@ class Editor:
         if len(hits) > 1:
             raise FlowgitError(f"field `plan.actions.{kind}` entry {match!r} matches {len(hits)} action items",
                                path=self.plan.source, fix="use a longer part of the item's text")
-        if not hits and kind != "remove" and kind != "done":
+        if not hits and (kind in ("seen", "next") or (kind == "done" and not self._was_removed(match))):
             raise FlowgitError(f"field `plan.actions.{kind}` entry {match!r} matches no action item",
-                               path=self.plan.source, fix="quote part of an item's text exactly")
-        if not hits and kind == "done" and not self._was_removed(match):
-            raise FlowgitError(f"field `plan.actions.done` entry {match!r} matches no action item",
-                               path=self.plan.source, fix="quote part of an item's text exactly")
+                               path=self.plan.source, fix=_items_fix(items))
         return hits[0] if hits else None
 
     def _was_removed(self, match: str) -> bool:
@@ -337,5 +352,17 @@ def _set_field(line: str, key: str, value: str | None) -> str:
     pattern = re.compile(rf"(\b{key}:\s*)([^,;\]]+?)(\s*(?:[,;\]]|$))")
     if pattern.search(line):
         return pattern.sub(lambda m: f"{m.group(1)}{value}{m.group(3)}", line, count=1)
+    if key == "seen":  # the order the README and the template write: `seen:` before `next:`
+        nxt = re.search(r"\bnext:", line)
+        if nxt is not None:
+            return f"{line[:nxt.start()]}seen: {value}, {line[nxt.start():]}"
     joiner = ", " if re.search(r"\b(seen|next):", line) else " — "
     return f"{line.rstrip()}{joiner}{key}: {value}"
+
+
+def _items_fix(items) -> str:
+    """The fix for an action entry that names no item: what the items are, so the next try can quote one."""
+    texts = [i.text.strip().lstrip("-*+ ").split(" — ")[0][:50] for i in items[:5]]
+    shown = "; ".join(f"\"{t}\"" for t in texts) + (" …" if len(items) > 5 else "")
+    return ("quote part of an item's text exactly, as the file or this plan's `add` has it"
+            + (f" (items now: {shown})" if texts else " (the section has no items yet)"))

@@ -208,6 +208,20 @@ def test_sections_semantics(run, wrap_repo):
     assert "We chased two outages" not in text and "The outages taught us to budget retries." in text
 
 
+def test_a_plan_dates_an_item_it_adds_and_keeps_seen_before_next(run, wrap_repo):
+    plan = {"session": "sess-c", "actions": {"add": ["ship the breaker — next: Dec 10"],
+                                             "seen": {"ship the breaker": "Dec 3"}}}
+    res = wrap(run, wrap_repo, plan)
+    assert res.code == 0, res.err
+    assert "- ship the breaker — seen: Dec 3, next: Dec 10" in (wrap_repo / "CONTINUITY.md").read_text()
+
+
+def test_an_action_entry_naming_no_item_says_what_the_items_are(run, wrap_repo):
+    res = wrap(run, wrap_repo, {"session": "sess-c", "actions": {"next": {"nothing like it": "Dec 9"}}})
+    assert res.code == 2 and "matches no action item" in res.err
+    assert "(items now: \"write the retry budget\"" in res.err
+
+
 # ------------------------------------------------------------------- cleanup
 def test_cleanup_archives_ten_day_stale_developing_and_keeps_three_day(run, wrap_repo):
     text = base_text().replace("! cache_first: serve balances from cache before the provider | 1x",
