@@ -99,12 +99,19 @@ def _load_toml(path: Path) -> dict[str, Any]:
         with path.open("rb") as fh:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
+        line = getattr(exc, "lineno", None) or _toml_line(str(exc))
         raise FlowgitError(f"invalid TOML: {exc}", path=path, line=line,
                            fix="correct the TOML at that line (`key = \"value\"`, tables as `[name]`)") from None
     except UnicodeDecodeError as exc:
         raise FlowgitError(f"not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})", path=path,
                            fix="re-save the file as UTF-8") from None
+
+
+def _toml_line(message: str) -> int | None:
+    """The line a TOML error's message names (``… (at line 3, column 12)``; Python before 3.14 gives no
+    attribute for it), so the error names it as every other does."""
+    found = re.search(r"\bline (\d+)", message)
+    return int(found.group(1)) if found else None
 
 
 # Where a pyproject.toml may hold flowgit's settings: a table header naming flowgit (or spelling a name with

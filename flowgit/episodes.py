@@ -96,10 +96,17 @@ def parse_ts(ts: str) -> datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
 
 
+OPTIONS = {"type": "--type", "content": "TEXT", "tags": "--tag", "session": "--session", "agent": "--agent",
+           "ts": "--ts"}
+OPTION_FIELD_RE = re.compile(r"field `(\w+)`")
+
+
 def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
                  default_session: str = "", default_agent: str = "") -> Episode:
     """Validate a mapping from the user (CLI options, stdin, a wrap plan) into an Episode."""
     def fail(msg: str, fix: str | None = None) -> FlowgitError:
+        if where == "options":  # from the command line: name the option the user typed, not the field
+            msg = OPTION_FIELD_RE.sub(lambda m: f"option `{OPTIONS.get(m.group(1), m.group(1))}`", msg)
         return FlowgitError(msg, path=where, line=line, fix=fix)
 
     if not isinstance(data, dict):
@@ -110,7 +117,8 @@ def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
         raise fail(f"unknown episode field(s): {', '.join(sorted(unknown))}", "fields are " + ", ".join(FIELDS))
     type_ = data.get("type")
     if type_ not in EPISODE_TYPES:
-        raise fail(f"field `type` is {type_!r}", "use one of " + ", ".join(EPISODE_TYPES))
+        raise fail("field `type` is missing" if type_ is None else f"field `type` is {type_!r}",
+                   "use one of " + ", ".join(EPISODE_TYPES))
     content = data.get("content")
     if not isinstance(content, str) or not content.strip():
         raise fail("field `content` must be a non-empty string", 'say what happened, e.g. "content": "the retry '

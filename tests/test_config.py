@@ -101,3 +101,16 @@ def test_a_command_line_file_outside_the_repository_is_refused_where_git_must_re
     error = json.loads(result.out)["error"]
     assert "outside the repository" in error["message"] and error["file"] == str(outside)
     assert "--file" in error["fix"] and "Traceback" not in result.err
+
+
+def test_a_toml_error_names_its_line(tmp_path):
+    import pytest
+
+    from flowgit.config import load_config
+    from flowgit.errors import FlowgitError
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".flowgit.toml").write_text('# flowgit\n\ncontinuity = \n')
+    with pytest.raises(FlowgitError) as caught:
+        load_config(tmp_path)
+    assert caught.value.line == 3 and "line 3" in caught.value.message

@@ -334,3 +334,17 @@ def test_a_lone_surrogate_escape_in_the_store_is_a_skipped_line_not_a_crash(tmp_
 def test_an_episode_field_that_is_not_text_is_named(field, data):
     with pytest.raises(FlowgitError, match=f"field `{field}` holds a character that is not text"):
         make_episode(data, where="<stdin>", line=1, default_session="s")
+
+
+def test_an_episode_from_the_command_line_is_refused_by_the_option_typed():
+    import pytest
+
+    from flowgit.episodes import make_episode
+    from flowgit.errors import FlowgitError
+
+    with pytest.raises(FlowgitError) as caught:
+        make_episode({"type": "finding", "content": "x", "session": "s", "ts": "yesterday"}, where="options")
+    assert caught.value.message.startswith("option `--ts` is not an ISO-8601 time")
+    with pytest.raises(FlowgitError) as caught:
+        make_episode({"content": "x", "session": "s"}, where="<stdin>", line=3)
+    assert caught.value.message == "field `type` is missing" and caught.value.line == 3

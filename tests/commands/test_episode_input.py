@@ -31,7 +31,7 @@ def test_an_argument_of_bytes_that_are_not_utf8_is_refused_with_json(initialised
     result = _flowgit(initialised, "--json", "episode", "add", "--type", "finding", b"caf\xe9 latin-1")
     assert result.returncode == 2
     error = json.loads(result.stdout)["error"]
-    assert "field `content` holds a character that is not text" in error["message"]
+    assert "option `TEXT` holds a character that is not text" in error["message"]  # named as typed
     assert _store(initialised) == before
 
 
