@@ -22,21 +22,18 @@ killed while another writer waited is seen too.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import socket
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from flowgit.errors import FlowgitError
+from flowgit.journal import pending_journal
 
 LOCK_NAME = "flowgit.lock"
-WRAP_JOURNAL = "flowgit-wrap.journal"  # written by flowgit.wrap.transaction, removed when the wrap ends
 DEFAULT_WAIT = 30.0
 _POLL = 0.05
 
@@ -50,12 +47,6 @@ class LockBusy(FlowgitError):
 
 class WrapPending(FlowgitError):
     """An interrupted wrap awaits recovery: writing anything now would make it impossible to undo."""
-
-
-def pending_journal(git_dir: str | Path) -> Path | None:
-    """The journal an interrupted wrap left in ``git_dir`` (None when no wrap is pending)."""
-    path = Path(git_dir) / WRAP_JOURNAL
-    return path if path.exists() else None
 
 
 def refuse_if_wrap_pending(git_dir: str | Path, *, probe: bool = False) -> None:
@@ -72,9 +63,9 @@ def refuse_if_wrap_pending(git_dir: str | Path, *, probe: bool = False) -> None:
                               "can prove the repository holds nothing else), then run this command again")
 
 
-@dataclass(frozen=True)
-class Holder:
-    """Who took the lock (as the holder wrote it down)."""
+class Holder(NamedTuple):
+    """Who took the lock (as the holder wrote it down). A named tuple, not a dataclass: the gate's hook
+    imports this module when a wrap's journal is pending, and defining a dataclass costs it a millisecond."""
 
     pid: int
     host: str
@@ -151,6 +142,8 @@ def read_holder(path: Path) -> Holder | None:
     try:
         with open(path, "rb") as fh:
             fh.seek(_RECORD_AT)
+            import json
+
             data = json.loads(fh.read(4096) or b"null")
         return Holder(int(data["pid"]), str(data["host"]), str(data["started"]), float(data["since"]),
                       str(data["purpose"]))
@@ -255,6 +248,9 @@ class RepoLock:
 
     def _record(self, fd: int) -> None:
         pid = os.getpid()
+        import json
+        import socket
+
         record = json.dumps({"pid": pid, "host": socket.gethostname(), "started": process_start(pid),
                              "since": time.time(), "purpose": self.purpose}).encode()
         os.ftruncate(fd, _RECORD_AT)

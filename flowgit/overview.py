@@ -87,7 +87,8 @@ def interrupted_wrap(root: Path) -> dict | None:
     written until ``flowgit wrap --recover`` has undone (or cleared) it.
     """
     from flowgit.git import enclosing_git_dir
-    from flowgit.lock import lock_taken, pending_journal
+    from flowgit.journal import pending_journal
+    from flowgit.lock import lock_taken
 
     gdir = enclosing_git_dir(root)
     journal = pending_journal(gdir) if gdir else None

@@ -36,5 +36,5 @@ def test_the_gate_judges_a_staged_wrap_without_dataclasses_inspect_or_click(repo
     assert report["checked"] and report["ok"], done.stdout  # a real judgement ran, with its evidence rules
     loaded = set(json.loads(done.stderr[done.stderr.index("{"):])["modules"])
     assert "flowgit.checks.evidence_rules" in loaded and "flowgit.episodes" in loaded
-    assert not loaded & {"dataclasses", "inspect", "click", "flowgit.cli", "markdown_it", "pygit2"}, \
-        sorted(loaded & {"dataclasses", "inspect", "click", "flowgit.cli", "markdown_it", "pygit2"})
+    assert not loaded & {"dataclasses", "inspect", "click", "flowgit.cli", "markdown_it", "pygit2", "flowgit.lock"}, \
+        sorted(loaded & {"dataclasses", "inspect", "click", "flowgit.cli", "markdown_it", "pygit2", "flowgit.lock"})

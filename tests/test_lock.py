@@ -15,6 +15,7 @@ import pytest
 
 from flowgit import lock as lockmod
 from flowgit.errors import FlowgitError
+from flowgit.journal import WRAP_JOURNAL, pending_journal
 from flowgit.lock import LockBusy, RepoLock, process_start, read_holder
 
 HOLD = """
@@ -143,10 +144,10 @@ def test_wait_comes_from_the_environment(monkeypatch, tmp_path):
 
 # ------------------------------------------------------------------ a pending wrap journal
 def test_a_writer_is_refused_while_an_interrupted_wraps_journal_is_pending(tmp_path):
-    (tmp_path / lockmod.WRAP_JOURNAL).write_text("{}")
+    (tmp_path / WRAP_JOURNAL).write_text("{}")
     with pytest.raises(lockmod.WrapPending) as refused:
         RepoLock(tmp_path, "episode append", wait=0).acquire()
-    assert refused.value.path == str(tmp_path / lockmod.WRAP_JOURNAL)
+    assert refused.value.path == str(tmp_path / WRAP_JOURNAL)
     assert refused.value.fix.startswith("run `flowgit wrap --recover` first")
     assert not lockmod.held(tmp_path)
     # the refusal let go of the lock: another process takes it at once
@@ -157,7 +158,7 @@ def test_a_writer_is_refused_while_an_interrupted_wraps_journal_is_pending(tmp_p
 
 
 def test_the_wrap_and_its_recovery_take_the_lock_and_their_own_appends_reenter_it(tmp_path):
-    (tmp_path / lockmod.WRAP_JOURNAL).write_text("{}")
+    (tmp_path / WRAP_JOURNAL).write_text("{}")
     with RepoLock(tmp_path, "flowgit wrap --recover", wait=0, pending_ok=True):
         with RepoLock(tmp_path, "episode append", wait=0):  # the wrap's own append, under its lock
             assert lockmod.held(tmp_path)
@@ -166,7 +167,7 @@ def test_the_wrap_and_its_recovery_take_the_lock_and_their_own_appends_reenter_i
 
 def test_without_a_journal_every_writer_takes_the_lock(tmp_path):
     with RepoLock(tmp_path, "episode append", wait=0):
-        assert lockmod.pending_journal(tmp_path) is None
+        assert pending_journal(tmp_path) is None
 
 
 @pytest.mark.parametrize("raw", ["abc", "-1", "nan", "inf"])

@@ -85,10 +85,14 @@ def _wrap_pending(root, reason: str | None) -> list[Finding]:
     while it holds the repository lock). The staged files may be its half-written ones, and any commit,
     whatever it holds, moves HEAD, after which the recovery can only refuse: undo the wrap first."""
     from flowgit.git import git_dir
-    from flowgit.lock import WRAP_JOURNAL, lock_taken
+    from flowgit.journal import WRAP_JOURNAL, pending_journal
 
     gdir = git_dir(root)
-    if not (gdir / WRAP_JOURNAL).exists() or lock_taken(gdir):
+    if pending_journal(gdir) is None:
+        return []
+    from flowgit.lock import lock_taken  # (only now: the hook imports it only while a journal is there)
+
+    if lock_taken(gdir):
         return []
     return [Finding("G807", "wrap-pending", "error", f".git/{WRAP_JOURNAL}", None,
                     "an interrupted wrap awaits recovery: the continuity file, the store and the index may "

@@ -93,13 +93,6 @@ def _one(root: Path, *args: str) -> str:
 
 
 def preflight(root: Path) -> None:
-    from flowgit.merge.setup import is_registered
-
-    if not is_registered(root):
-        raise FlowgitError("flowgit's merge driver is not registered in this clone, so two wraps of one base "
-                           "would conflict line by line; nothing was fetched or merged", path=root,
-                           fix="run `flowgit init` in this clone (it registers the driver; safe to repeat), "
-                               "then sync")
     found = operation_in_progress(root)
     if found is not None:
         what, how = found
@@ -108,6 +101,18 @@ def preflight(root: Path) -> None:
     if dirty.strip():
         raise FlowgitError("uncommitted changes: " + ", ".join(ln[3:] for ln in dirty.splitlines()[:5]),
                            path=root, fix="wrap or commit them first (`flowgit wrap`), or stash them")
+
+
+def require_driver(root: Path) -> None:
+    """Refuse before fetching in a clone whose git config lacks flowgit's merge driver (a clone that never
+    ran ``flowgit init``: git copies no config between clones), where two wraps would conflict line by line."""
+    from flowgit.merge.setup import is_registered
+
+    if not is_registered(root):
+        raise FlowgitError("flowgit's merge driver is not registered in this clone, so two wraps of one base "
+                           "would conflict line by line; nothing was fetched or merged", path=root,
+                           fix="run `flowgit init` in this clone (it registers the driver; safe to repeat), "
+                               "then sync")
 
 
 def target(root: Path) -> Target:
@@ -137,6 +142,7 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
     root = require_repo(cfg.root)
     preflight(root)
     tgt = target(root)
+    require_driver(root)
     result = SyncResult(tgt.branch, tgt.remote, tgt.merge_ref, integration_mode(root, tgt.branch))
     for attempt in range(1, retries + 2):
         result.attempts = attempt

@@ -48,7 +48,8 @@ from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write
 from flowgit.git import blob_oid, busy, git, git_dir, git_path, hash_for_path, head_entries, head_sha, \
     hex_len, index_tree, operation_in_progress, write_tree
-from flowgit.lock import WRAP_JOURNAL as JOURNAL, RepoLock, refuse_if_wrap_pending
+from flowgit.journal import WRAP_JOURNAL as JOURNAL
+from flowgit.lock import RepoLock, refuse_if_wrap_pending
 
 MESSAGE = "flowgit-wrap.message"  # the commit message git reads (one wrap at a time holds the lock)
 FORMAT = 3  # 3: paths relative to the repository the journal lives in (2 held absolute paths)
