@@ -215,30 +215,51 @@ def merge_key(f: Finding) -> tuple:
 
 def _answered_by_the_changers(cfg: Config, parents: list[Side], base: Side, new: Side, shown: Sequence[set],
                               holds: Sequence[bool], where: dict) -> set:
-    """The errors every parent shows that changed what the error is about since the merge base.
+    """The errors about a thing (a pattern, or the section holding a line that is not one) that every parent
+    which changed the thing since the merge base shows, whatever code each gives it.
 
-    A parent that left a pattern (or, for a line that is not a pattern, its section) as the merge base
-    had it holds a stale view of it: judged against that parent, the merge's own edit of the thing reads
-    as the other branch's change (a State item appended after a wrap reads as the wrap's replacement; a
-    2x claim reworded reads as its raise from 1x). Its verdict on that thing does not count; the parents
-    that changed it decide. When no parent changed it, every parent holding the memory votes (the rule
-    of :func:`merge_answers`).
+    A parent that left the thing as the merge base had it holds a stale view of it: judged against that
+    parent, the merge's own edit reads as the other branch's change (a State item appended after a wrap
+    reads as the wrap's replacement; a 2x claim reworded reads as its raise from 1x). Its verdict on the
+    thing does not count; the parents that changed it decide. They may name one edit differently (a
+    rename reworded against one parent, a new pattern against the other; a jump against one, a raise
+    without new evidence against the other): an error about the thing is an error about it. A change is
+    one of what the thing says, not a heading's suffix or a trailing space (which would buy a vote for
+    nothing). A pattern no parent holds was named by the merge itself: no parent vouches for it, so any
+    parent's error about it stands. When no parent changed the thing, every parent holding the memory
+    votes (the rule of :func:`merge_answers`).
     """
     docs = _merge_documents(cfg, parents, base, new)
     if docs is None:
         return set()
     parent_docs, base_doc, new_doc = docs
-    out = set()
+    about: dict[tuple, set] = {}  # thing -> the error keys about it
     for key, finding in where.items():
-        if finding.path != new.continuity_path or not finding.line:
+        if finding.path == new.continuity_path and finding.line:
+            thing = _thing_at(new_doc, finding.line - 1)
+            if thing is not None:
+                about.setdefault(thing, set()).add(key)
+    out = set()
+    for thing, keys in about.items():
+        holding = [(found, doc) for found, held, doc in zip(shown, holds, parent_docs) if held]
+        states = [_as_of(doc, thing) for _, doc in holding]
+        if thing[0] == "pattern" and all(state is None for state in states):
+            if any(found & keys for found, _ in holding):
+                out |= keys  # named by the merge alone
             continue
-        thing = _thing_at(new_doc, finding.line - 1)
-        if thing is None:
+        was = _as_of(base_doc, thing)
+        voters = [found for (found, _), state in zip(holding, states) if state != was]
+        if not voters:
             continue
-        voters = [found for found, held, doc in zip(shown, holds, parent_docs)
-                  if held and _as_of(doc, thing) != _as_of(base_doc, thing)]
-        if voters and all(key in found for found in voters):
-            out.add(key)
+        claimed = _claim_of(new_doc, thing)
+        if thing[0] == "section" or any(_claim_of(doc, thing) == claimed for _, doc in holding):
+            # (a section holds many lines, each judged on its own: a merge note quoting one parent's text
+            # reads differently against each, so a section's errors are matched line by line and code by code)
+            # the merge says what a parent says (a claim as one branch wrote it, its evidence lists unioned):
+            # only an error every voter shows, by the same key, is the merge's own
+            out |= {key for key in keys if all(key in found for found in voters)}
+        elif all(found & keys for found in voters):
+            out |= keys  # a claim no parent makes: the merge's own edit, however each parent names it
     return out
 
 
@@ -272,9 +293,22 @@ def _thing_at(doc, index: int) -> tuple[str, str] | None:
     return ("section", section.label) if section is not None else None
 
 
+def _claim_of(doc, thing: tuple[str, str]):
+    """What the thing claims in ``doc``: a pattern's section, level and words (not its evidence, dates or
+    notes, which a merge may union); a section's content (None when ``doc`` does not hold it)."""
+    from flowgit.continuity.patterns import pattern_map
+
+    if doc is None:
+        return None
+    if thing[0] == "pattern":
+        at = pattern_map(doc).get(thing[1])
+        return None if at is None else (at.section, at.pattern.level, " ".join(at.pattern.text.split()).lower())
+    return _as_of(doc, thing)
+
+
 def _as_of(doc, thing: tuple[str, str]):
-    """The thing as ``doc`` holds it: a pattern's section and line, a section's heading and body (None when
-    ``doc`` has no memory or not the thing)."""
+    """The thing as ``doc`` holds it, in what it says: a pattern's section and words, a section's body
+    lines with their spacing evened out (None when ``doc`` has no memory or not the thing)."""
     from flowgit.continuity.patterns import pattern_map
 
     if doc is None:
@@ -282,9 +316,12 @@ def _as_of(doc, thing: tuple[str, str]):
     kind, name = thing
     if kind == "pattern":
         at = pattern_map(doc).get(name)
-        return None if at is None else (at.section, doc.lines[at.line].rstrip("\r\n"))
+        return None if at is None else (at.section, " ".join(doc.lines[at.line].split()))
     section = doc.find(name)
-    return None if section is None else tuple(doc.lines[section.heading:section.body_end])
+    if section is None:
+        return None
+    return tuple(" ".join(line.split()) for line in doc.lines[section.body_start:section.body_end]
+                 if line.strip())
 
 
 CLAIM_LOSS_CODES = ("G401", "G404")  # a Proven claim reworded, or its evidence changed, against one parent

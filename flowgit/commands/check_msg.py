@@ -50,7 +50,8 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     trailers = readings[0]
     reason = override_reason()
     if reason and not values(trailers, "Flow-Override"):
-        git(cfg.root, "interpret-trailers", "--in-place", "--trailer", f"Flow-Override: {reason}", str(path))
+        git(cfg.root, "interpret-trailers", "--in-place", "--no-divider", "--trailer", f"Flow-Override: {reason}",
+            str(path))  # (--no-divider: git commit records a `---` line as text, so the trailer goes at the end)
         report.override_recorded = reason
     from flowgit.checks.staged import amend_in_progress, staged_change
     from flowgit.git import require_repo

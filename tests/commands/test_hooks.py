@@ -361,3 +361,15 @@ def test_a_message_read_every_way_git_may_clean_it():
     assert semi == ["subject\n\nGraduated: x\n; note\n", "subject\n\nGraduated: x\n"]
     auto = as_git_may_record("subject\n\nGraduated: x\n| note\n", lambda: "auto")
     assert auto[-1] == "subject\n\nGraduated: x\n"
+
+
+def test_an_override_is_recorded_at_the_end_of_a_message_holding_a_divider_line(run, repo):
+    """`git interpret-trailers` reads `---` as where a patch starts, but `git commit` keeps it as text: the
+    trailer must go at the end, where `git log` and the audit read trailers."""
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    res = commit(repo, "Raise p01\n\nNotes\n---\nmore notes", env={"FLOWGIT_OVERRIDE": "reviewed by hand"})
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert git(repo, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly)").strip() == "reviewed by hand"

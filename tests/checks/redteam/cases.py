@@ -2963,3 +2963,64 @@ def merge_of_a_branch_forked_before_a_raise_negates_the_raised_claim(lab):
 def merge_of_a_branch_forked_before_a_raise_keeps_the_raised_claim(lab):
     _forked_then_wrapped(lab, lambda: _p01_raised(lab))
     return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+def _p01_raised_while_a_branch_made_an_edit(lab: Lab, edit) -> None:
+    """Branch `side` makes ``edit`` (something of no weight); main raises p01 1x -> 2x; `side` is merged
+    unfinished."""
+    lab.git("checkout", "-q", "-b", "side")
+    edit()
+    lab.setup_commit("side: a small edit")
+    lab.git("checkout", "-q", "main")
+    _p01_raised(lab)
+    _merge_taking_main(lab)
+
+
+def _merge_taking_main(lab: Lab) -> None:
+    """`side` merged unfinished, the continuity file as main has it (the lab registers no merge driver, so
+    two edits on neighbouring lines conflict as text; the file is then main's, as the driver keeps it)."""
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side", check=False)
+    lab.git("checkout", "--ours", CONT)
+    lab.git("add", CONT)
+
+
+@case(V, "G20")
+def merge_renames_a_raised_pattern_into_proven_with_a_new_claim(lab):
+    """Against main it reads as a rename reworded, against `side` as a new pattern: other codes, one edit."""
+    _p01_raised_while_a_branch_made_an_edit(lab, lambda: lab.write("side\n", "SIDE.md"))
+    lab.sub(lab.line("!! p01:") + "\n", "")
+    renamed = pline("p01_never", 3, [R0, R1], date="2026-11-30",
+                    text="retries need no budget since the provider always copes")
+    lab.sub("## Foundation", renamed + "\n\n## Foundation")
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(V, "G202")
+def a_trailing_space_on_a_branch_does_not_buy_it_a_vote(lab):
+    """`side` only added a trailing space to p01's 1x line: it did not change what p01 says."""
+    _p01_raised_while_a_branch_made_an_edit(lab, lambda: lab.sub(lab.line("! p01:"), lab.line("! p01:") + " "))
+    lab.sub(lab.line("!! p01:") + "\n", "")
+    lab.sub("## Foundation", pline("p01", 3, [R0, R1], date="2026-11-30") + "\n\n## Foundation")
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(V, "G302")
+def a_heading_suffix_on_a_branch_does_not_buy_it_a_vote(lab):
+    """`side` only added a suffix to State's heading: it did not replace State."""
+    lab.git("checkout", "-q", "-b", "side")
+    lab.sub("## Current State\n", "## Current State | Dec 2\n")
+    lab.setup_commit("side: a heading suffix")
+    lab.git("checkout", "-q", "main")
+    _state_replaced(lab)
+    _merge_taking_main(lab)
+    lab.sub(NEW_STATE, NEW_STATE + "\nAlso: the quarterly migration notes still pending review by ops.")
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(L)
+def a_merge_taking_main_over_a_branchs_trivial_edit_is_legitimate(lab):
+    _p01_raised_while_a_branch_made_an_edit(lab, lambda: lab.sub(lab.line("! p01:"), lab.line("! p01:") + " "))
+    return lab.attempt("commit", "-q", "-m", "merge side")
