@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 from flowgit import bytesearch
 from flowgit.record import Record
 from flowgit.errors import FlowgitError
+from flowgit.session import unplain
 
 if TYPE_CHECKING:
     from flowgit.search import Found, Query
@@ -140,6 +141,11 @@ def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
         raise fail("an episode needs the session it came from (independence of evidence is judged by "
                    "session and agent; an episode without one would never count)",
                    "pass --session ID, or set FLOWGIT_SESSION (Claude Code sets CLAUDE_CODE_SESSION_ID)")
+    for key, value in (("session", session), ("agent", agent)):
+        if unplain(value) is not None:
+            raise fail(f"field `{key}` holds a control character ({unplain(value)}): an id is one line of "
+                       "plain text (a line break would start a new trailer in the wrap's commit)",
+                       f"give the {key} as plain text on one line")
     for key, value in (("content", content), ("session", session), ("agent", agent), ("tags", "".join(tags))):
         if not is_text(value):
             raise fail(f"field `{key}` holds a character that is not text (a lone surrogate, `\\ud800`–"

@@ -37,3 +37,29 @@ def resolve_agent(explicit: str | None = None) -> str:
         if value:
             return value
     return ""
+
+
+# What may not stand in a session or agent id: a line break or any other control character. The id goes
+# into the store and, in a wrap, into the commit's `Flow-Session:` trailer, where a line break would start a
+# trailer of its own (a forged `Flow-Override:`, say).
+_NOT_PLAIN = frozenset(chr(c) for c in range(32)) | {"\x7f", "\x85", "\u2028", "\u2029"}
+
+
+def unplain(value: str) -> str | None:
+    """The first control character in ``value`` as an escape (``\\n``), or None when there is none."""
+    for char in value:
+        if char in _NOT_PLAIN:
+            return repr(char)[1:-1]
+    return None
+
+
+def require_plain(value: str, what: str, where: str = "session") -> str:
+    """``value`` when it holds no control character, else a FlowgitError naming it."""
+    bad = unplain(value)
+    if bad is not None:
+        from flowgit.errors import FlowgitError
+
+        raise FlowgitError(f"the {what} {value!r} holds a control character ({bad}): it would break the "
+                           "line it is written on (the store's, and a wrap's `Flow-Session:` trailer)",
+                           path=where, fix=f"give a {what} of plain text on one line")
+    return value

@@ -140,10 +140,11 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
     root = require_repo(cfg.root)
     (head_doc_raw,) = blobs(root, [f"HEAD:{cfg.continuity_rel}"])
     head_store = head_entries(root, [cfg.store_rel]).get(cfg.store_rel)
-    from flowgit.session import resolve_agent, resolve_session
+    from flowgit.session import require_plain, resolve_agent, resolve_session
 
     # the command line wins over the plan, the plan over the environment
-    chosen_session = (session or "").strip() or (plan.session if plan else "") or resolve_session(None)
+    chosen_session = require_plain((session or "").strip() or (plan.session if plan else "") or resolve_session(None),
+                                   "session id", plan.source if plan and plan.session else "session")
     if not chosen_session:
         raise FlowgitError("a wrap needs the session id", fix="pass --session, set plan.session, "
                                                              "or export FLOWGIT_SESSION")
@@ -156,7 +157,9 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
                   head_doc=document_from_bytes(cfg, head_doc_raw, f"HEAD:{cfg.continuity_rel}"),
                   head_doc_raw=head_doc_raw,
                   head_store=head_store, doc=load_document(cfg), store_raw=EpisodeStore(cfg.store).raw(),
-                  session=chosen_session, agent=(plan.agent if plan else "") or resolve_agent(None),
+                  session=chosen_session,
+                  agent=require_plain((plan.agent if plan else "") or resolve_agent(None), "agent",
+                                      plan.source if plan and plan.agent else "agent"),
                   day=when, blamed=blame_dates(root, cfg.continuity_rel) if head_doc_raw else {})
 
 

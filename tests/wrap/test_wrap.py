@@ -456,3 +456,18 @@ def test_a_link_planted_at_the_message_file_is_replaced_not_written_through(run,
     assert victim.read_text() == "keep me\n"
     assert "Graduated: retry_budget" in git(wrap_repo, "log", "-1", "--format=%B")
     assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+def test_a_session_or_agent_with_a_line_break_is_refused_before_it_can_forge_a_trailer(run, wrap_repo):
+    """In the `Flow-Session:` trailer a line break would start a trailer of its own: `Flow-Override:`."""
+    before = snapshot(wrap_repo)
+    forged = "a\nFlow-Override: forged by a session name"
+    res = wrap(run, wrap_repo, {"session": forged, "state": "Focus: now."})
+    assert res.code == 2 and "holds a control character (\\n)" in res.err and "Traceback" not in res.err
+    res = wrap(run, wrap_repo, {"state": "Focus: now."}, "--session", forged)
+    assert res.code == 2 and "control character" in res.err
+    res = wrap(run, wrap_repo, {"session": "s", "agent": "x\ry", "state": "Focus: now."})
+    assert res.code == 2 and "the agent" in res.err
+    res = run(wrap_repo, "episode", "add", "--type", "finding", "--session", forged, "something happened")
+    assert res.code == 2 and "option `--session` holds a control character" in res.err
+    assert snapshot(wrap_repo) == before and "Flow-Override" not in git(wrap_repo, "log", "--format=%B")
