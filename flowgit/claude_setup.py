@@ -264,10 +264,17 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupRe
         report.changes.append(Change("settings.json", "create" if before is None else "update",
                                      _diff("settings.json", before, after)))
         writes[settings_path] = after
-        if manifest["settings"] is None:
-            manifest["settings"] = {"existed": before is not None,
-                                    "original": base64.b64encode(before).decode() if before is not None else None}
-        manifest["settings"]["written_sha"] = _sha(after)
+        record = manifest["settings"]
+        if record is None:
+            record = manifest["settings"] = {"existed": before is not None, "original": (
+                base64.b64encode(before).decode() if before is not None else None)}
+        elif _sha(before) != record.get("written_sha"):
+            # edited (or deleted) since setup last wrote it: the bytes from before the first setup are no
+            # longer the file to come back; removal takes out flowgit's hooks only, keeping what the user wrote
+            record["restore"] = False
+            if before is None:
+                record["existed"] = False
+        record["written_sha"] = _sha(after)
         manifest["hooks"] += [list(pair) for pair in added if list(pair) not in manifest["hooks"]]
     else:
         report.changes.append(Change("settings.json", "unchanged"))
@@ -323,7 +330,7 @@ def _undo_settings(path: Path, manifest: dict, report: SetupReport, actions: lis
     have = _read(path)
     if record is None or have is None:
         return
-    if _sha(have) == record.get("written_sha"):
+    if _sha(have) == record.get("written_sha") and record.get("restore", True):
         if record["existed"]:
             original = base64.b64decode(record["original"])
             report.changes.append(Change("settings.json", "restore", _diff("settings.json", have, original)))

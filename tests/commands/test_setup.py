@@ -287,3 +287,32 @@ def test_setup_again_with_another_exe_replaces_its_hooks_instead_of_doubling_the
     assert run(project, "setup", "claude", "--exe", str(here)).out.strip().endswith("nothing to change")
     assert run(project, "setup", "claude", "--remove").code == 0
     assert not (project / ".claude" / "settings.json").exists()  # the replaced hooks are gone with the rest
+
+
+def test_remove_after_edits_and_a_second_setup_keeps_the_users_edits(run, project):
+    """The bytes from before the first setup come back only while nothing but setup wrote the file since."""
+    import sys
+
+    here = Path(sys.executable).parent / "flowgit"
+    settings = project / ".claude" / "settings.json"
+    assert run(project, "setup", "claude").code == 0
+    data = json.loads(settings.read_text())
+    data["model"] = "a-model-the-user-chose"
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    assert run(project, "setup", "claude", "--exe", str(here)).code == 0
+    assert run(project, "setup", "claude", "--remove").code == 0
+    assert json.loads(settings.read_text()) == {"model": "a-model-the-user-chose"}
+
+
+def test_a_settings_file_the_user_deleted_does_not_come_back_on_remove(run, project):
+    import sys
+
+    here = Path(sys.executable).parent / "flowgit"
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"env": {"TOKEN": "old"}}\n')
+    assert run(project, "setup", "claude").code == 0
+    settings.unlink()  # deleted on purpose
+    assert run(project, "setup", "claude", "--exe", str(here)).code == 0
+    assert run(project, "setup", "claude", "--remove").code == 0
+    assert not settings.exists()
