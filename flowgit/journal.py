@@ -10,6 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 WRAP_JOURNAL = "flowgit-wrap.journal"  # written by flowgit.wrap.transaction, removed when the wrap ends
+# Set by a wrap, to its own process id, for the `git commit` it runs: the one commit the gate lets through
+# while that wrap's journal is there and the wrap holds the lock (any other is refused: G807).
+WRAP_COMMIT_VARIABLE = "FLOWGIT_WRAP_COMMIT"
 
 
 def pending_journal(git_dir: str | Path) -> Path | None:

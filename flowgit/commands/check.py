@@ -84,16 +84,25 @@ def _wrap_pending(root, reason: str | None) -> list[Finding]:
     """G807: an interrupted wrap's journal is pending and no wrap is running (the wrap's own commit runs
     while it holds the repository lock). The staged files may be its half-written ones, and any commit,
     whatever it holds, moves HEAD, after which the recovery can only refuse: undo the wrap first."""
+    import os
+
     from flowgit.git import git_dir
-    from flowgit.journal import WRAP_JOURNAL, pending_journal
+    from flowgit.journal import WRAP_COMMIT_VARIABLE, WRAP_JOURNAL, pending_journal
 
     gdir = git_dir(root)
     if pending_journal(gdir) is None:
         return []
-    from flowgit.lock import lock_taken  # (only now: the hook imports it only while a journal is there)
+    from flowgit.lock import LOCK_NAME, lock_taken, read_holder  # (only now: imported only while a journal is there)
 
     if lock_taken(gdir):
-        return []
+        holder = read_holder(gdir / LOCK_NAME)
+        if holder is not None and os.environ.get(WRAP_COMMIT_VARIABLE) == str(holder.pid):
+            return []  # the running wrap's own commit
+        return [Finding("G807", "wrap-pending", "error", f".git/{WRAP_JOURNAL}", None,
+                        "a wrap is running now: the continuity file, the store and the index hold its "
+                        "uncommitted edits, and a commit now would take them in (and leave the wrap unable to "
+                        "finish or undo)", "wait for the wrap to finish, then commit",
+                        overridden=bool(reason))]
     return [Finding("G807", "wrap-pending", "error", f".git/{WRAP_JOURNAL}", None,
                     "an interrupted wrap awaits recovery: the continuity file, the store and the index may "
                     "hold its half-written changes, and a commit now (whatever it holds) moves HEAD, after "

@@ -43,6 +43,7 @@ from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradic
                                     proven_touched, section_warnings)
 from flowgit.wrap.message import message
 from flowgit.wrap.plan import Plan
+from flowgit.journal import WRAP_COMMIT_VARIABLE
 from flowgit.lock import refuse_if_wrap_pending
 from flowgit.wrap.transaction import Journal, recover, refuse_in_progress
 
@@ -291,8 +292,9 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        env = {**os.environ, WRAP_COMMIT_VARIABLE: str(os.getpid())}  # the gate's G807: this commit is the wrap's
         proc = subprocess.Popen(["git", "commit", "-q", "-F", msg_path, "--", *paths], cwd=os.fspath(root),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         try:
             out, err = proc.communicate()
         except BaseException:

@@ -102,15 +102,26 @@ def test_check_names_the_pending_wrap_even_with_nothing_staged(wrap_repo, tmp_pa
     assert res.returncode == 1 and "G807" in res.stderr and "commit rejected" in res.stderr
 
 
-def test_a_running_wrap_holds_the_lock_so_its_own_commit_is_not_refused(wrap_repo, tmp_path):
+def test_a_commit_from_another_terminal_while_a_wrap_runs_is_refused_as_running_not_interrupted(wrap_repo,
+                                                                                                 tmp_path):
+    """The wrap holds the lock while it runs: only its own commit (marked for the gate) passes; a `git commit
+    -a` from a second terminal would take in its uncommitted edits and leave it unable to finish or undo."""
+    assert flowgit(wrap_repo, "install-hook").returncode == 0
     proc = start_paused(wrap_repo, tmp_path, "6-stage")  # journal written, files staged, the lock held
     try:
-        res = flowgit(wrap_repo, "check", "--json")
-        assert "G807" not in res.stdout, res.stdout
+        head = git(wrap_repo, "rev-parse", "HEAD")
+        res = _commit(wrap_repo, "-a", "-m", "second terminal")
+        assert res.returncode != 0 and "G807" in res.stderr and "a wrap is running now" in res.stderr
+        assert "wait for the wrap to finish" in res.stderr and git(wrap_repo, "rev-parse", "HEAD") == head
+        report = json.loads(flowgit(wrap_repo, "check", "--json").stdout)
+        assert [f["fix"] for f in report["findings"]] == ["wait for the wrap to finish, then commit"]
+        spoofed = flowgit(wrap_repo, "check", "--json", env={"FLOWGIT_WRAP_COMMIT": "1"})
+        assert "G807" in spoofed.stdout  # the mark must name the wrap that holds the lock
     finally:
         kill9(proc)
     res = flowgit(wrap_repo, "check", "--json")  # the kernel dropped the lock with the wrap: now it is pending
     assert res.returncode == 1 and [f["code"] for f in json.loads(res.stdout)["findings"]] == ["G807"]
+    assert "flowgit wrap --recover" in res.stdout
 
 
 def test_a_wrap_commits_through_the_installed_hooks_while_its_journal_exists(wrap_repo, tmp_path):
