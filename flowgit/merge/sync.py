@@ -70,9 +70,46 @@ class Target:
 
 
 def _run(root: Path, *args: str):
+    """git with ``args``; if this process is interrupted meanwhile, git is asked to stop and waited for (never
+    killed outright: it would leave ``index.lock``), so the rollback never races a merge still landing."""
+    import signal
     import subprocess
 
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    proc = subprocess.Popen(["git", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate()
+    except BaseException:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pass
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+class _TerminatedAsInterrupt:
+    """SIGTERM raised as KeyboardInterrupt while sync integrates, so the rollback runs as it does on Ctrl-C
+    (Python's default for SIGTERM ends the process where it stands, mid-merge)."""
+
+    def __enter__(self) -> "_TerminatedAsInterrupt":
+        import signal
+        import threading
+
+        self._previous = None
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, self._interrupt)
+        return self
+
+    @staticmethod
+    def _interrupt(signum, frame) -> None:
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
 
 
 def _memory_base(root: Path, parents: list[str], sides: dict, cont: str, store: str):
@@ -93,6 +130,9 @@ def _one(root: Path, *args: str) -> str:
 
 
 def preflight(root: Path) -> None:
+    from flowgit.lock import refuse_if_wrap_pending
+
+    refuse_if_wrap_pending(git_dir(root), probe=True)  # a wrap's files are not "uncommitted changes" to commit
     found = operation_in_progress(root)
     if found is not None:
         what, how = found
@@ -153,7 +193,7 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
         upstream = _one(root, "rev-parse", "-q", "--verify", tgt.tracking)
         # The repository lock, from integration to push: a wrap cannot commit in between, so a failed
         # integration's reset never takes a commit with it (the fetch, which may be slow, holds nothing).
-        with RepoLock(git_dir(root), "flowgit sync"):
+        with RepoLock(git_dir(root), "flowgit sync"), _TerminatedAsInterrupt():
             preflight(root)  # (again, under the lock: a wrap may have finished or started meanwhile)
             original = _one(root, "rev-parse", "HEAD")
             try:
@@ -248,7 +288,8 @@ def _restore(root: Path, original: str) -> None:
         _run(root, "rebase", "--abort")
     if (gdir / "MERGE_HEAD").exists():
         _run(root, "merge", "--abort")
-    if _one(root, "rev-parse", "HEAD") != original:
+    left = _one(root, "status", "--porcelain", "--untracked-files=no")  # a merge stopped before MERGE_HEAD
+    if _one(root, "rev-parse", "HEAD") != original or left:  # (the tree was clean when sync began: checked)
         _run(root, "reset", "--hard", "--quiet", original)
 
 

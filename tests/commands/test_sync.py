@@ -291,3 +291,64 @@ def test_a_wrap_in_a_clone_that_never_ran_init_warns_before_it_is_shared(tmp_pat
     res = run(fresh, "wrap", "--plan", str(plan), "--json")
     assert res.code == 0, res.err
     assert any("merge driver is not registered in this clone" in w for w in json.loads(res.out)["warnings"])
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGINT"])
+def test_sync_stopped_while_it_merges_puts_the_branch_back_and_leaves_nothing_staged(tmp_path, remote, run,
+                                                                                      signal_name):
+    """SIGTERM ended the process mid-merge (Python's default), and a Ctrl-C that stopped git before it wrote
+    MERGE_HEAD left the remote's files staged: the branch, the index and the tree come back as they were."""
+    import os
+    import signal
+    import sys
+    import time
+
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    (b / "b.txt").write_text("b\n")
+    git(b, "add", "b.txt")
+    commit(b, "b work")
+    assert run(b, "sync").code == 0
+    (a / "a.txt").write_text("a\n")
+    git(a, "add", "a.txt")
+    commit(a, "a work")
+    original = head(a)
+    hook = a / ".git" / "hooks" / "pre-merge-commit.flowgit-chained"  # the user's own slow hook, chained
+    hook.write_text("#!/bin/sh\nsleep 3\n")
+    hook.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-m", "flowgit", "sync"], cwd=a, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(1.5)  # inside the merge: its hook sleeps
+    os.killpg(proc.pid, getattr(signal, signal_name)) if signal_name == "SIGINT" else proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    time.sleep(0.5)
+    assert head(a) == original and git(a, "status", "--porcelain", "--untracked-files=no") == ""
+    assert not (a / ".git" / "MERGE_HEAD").exists() and not (a / ".git" / "index.lock").exists()
+    hook.unlink()
+    assert run(a, "sync").code == 0  # and it syncs afterwards
+
+
+def test_sync_names_a_running_or_interrupted_wrap_instead_of_calling_its_files_uncommitted(tmp_path, remote, run):
+    import sys
+    import time
+
+    a = clone(tmp_path, remote, "a", run)
+    (a / ".git" / "flowgit-wrap.journal").write_text("{}")
+    (a / "CONTINUITY.md").write_text((a / "CONTINUITY.md").read_text() + "\nhalf-written\n")
+    marker = tmp_path / "held"
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom flowgit.lock import RepoLock\n"
+        "with RepoLock(sys.argv[1], 'flowgit wrap', pending_ok=True):\n"
+        "    open(sys.argv[2], 'w').write('x')\n    time.sleep(60)\n"), str(a / ".git"), str(marker)])
+    try:
+        for _ in range(400):
+            if marker.exists():
+                break
+            time.sleep(0.025)
+        res = run(a, "sync")
+        assert res.code == 2 and "a wrap is running now" in res.err and "uncommitted changes" not in res.err
+    finally:
+        holder.kill()
+        holder.wait()
+    res = run(a, "sync")
+    assert res.code == 2 and "an interrupted wrap awaits recovery" in res.err
