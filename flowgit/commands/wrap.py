@@ -109,7 +109,12 @@ def push_after_wrap(cfg: Config, result: WrapResult, as_json: bool) -> int:
     from flowgit.commands import sync
     from flowgit.output import emit
 
-    code, synced = sync.run(cfg)
+    from flowgit.errors import EXIT_USAGE, FlowgitError
+
+    try:
+        code, synced = sync.run(cfg)
+    except FlowgitError as exc:  # sync could not start (no remote, detached HEAD, no driver): the wrap stands
+        code, synced = EXIT_USAGE, {"ok": False, **exc.to_dict()}
     emit({"wrap": result, "sync": synced}, as_json,
          lambda d: render_wrap(d["wrap"]) + "\n" + sync.render(d["sync"]))
     return code

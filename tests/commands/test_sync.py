@@ -352,3 +352,23 @@ def test_sync_names_a_running_or_interrupted_wrap_instead_of_calling_its_files_u
         holder.wait()
     res = run(a, "sync")
     assert res.code == 2 and "an interrupted wrap awaits recovery" in res.err
+
+
+def test_wrap_push_that_cannot_sync_still_reports_the_commit_it_made(tmp_path, run):
+    repo = tmp_path / "solo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "CONTINUITY.md").write_text(BASE)
+    (repo / ".flow").mkdir()
+    (repo / ".flow" / "episodes.jsonl").write_bytes(STORE)
+    assert run(repo, "init", "--commit", "--no-hooks").code == 0
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"session": "s-solo", "state": "Focus: pushing nowhere.",
+                                "episodes": [{"type": "finding", "content": "a wrap with no remote"}]}))
+    res = run(repo, "wrap", "--plan", str(plan), "--push", "--json")
+    assert res.code == 2, res.err
+    data = json.loads(res.out)
+    assert data["wrap"]["committed"] == head(repo)  # committed: said so, not hidden behind the sync error
+    assert data["sync"]["ok"] is False and "no remote" in data["sync"]["error"]["message"]
+    human = run(repo, "wrap", "--plan", str(plan), "--push")
+    assert "sync failed: this repository has no remote" in human.out + human.err
