@@ -218,10 +218,13 @@ def unreachable(exe: str) -> list[str]:
         program = shlex.split(exe)[0]
     except (ValueError, IndexError):
         return [f"`--exe {exe}` is not a command line"]
-    if shutil.which(program) is not None:
-        return []
     here = Path(sys.executable).parent / "flowgit"
     fix = f"--exe {shlex.quote(str(here))}" if here.exists() else "--exe /path/to/flowgit"
+    if "/" in program and not Path(program).is_absolute():  # the agent runs hooks from another directory
+        return [f"`{program}` is a relative path, found from here only: the hooks run in other directories "
+                f"and would not find it; give its full path ({fix})"]
+    if shutil.which(program) is not None:
+        return []
     return [f"`{program}` is not on PATH, so the hooks written would not run: give its full path ({fix})"]
 
 

@@ -102,7 +102,9 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
                                                                     "flowgit://wrap-plan-schema)")] = None,
              dry_run: Annotated[bool, Field(description="show the diff, message and findings; write "
                                                         "nothing")] = False,
-             strict: Annotated[bool, Field(description="treat the gate's warnings as errors")] = False,
+             strict: Annotated[bool, Field(description="abort the whole wrap if any promotion is refused, or "
+                                                       "a Proven pattern is touched by this session's "
+                                                       "tension or outcome episodes")] = False,
              session: Annotated[Optional[str], Field(description=SESSION)] = None,
              date: Annotated[Optional[str], Field(description="the wrap's day (ISO date; default today)")] = None,
              cleanup: Annotated[bool, Field(description="archive what went stale (Step 5)")] = True

@@ -316,3 +316,8 @@ def test_a_settings_file_the_user_deleted_does_not_come_back_on_remove(run, proj
     assert run(project, "setup", "claude", "--exe", str(here)).code == 0
     assert run(project, "setup", "claude", "--remove").code == 0
     assert not settings.exists()
+
+
+def test_a_relative_exe_is_refused_since_the_hooks_run_elsewhere(run, project):
+    res = run(project, "setup", "claude", "--exe", ".venv/bin/flowgit")
+    assert res.code == 2 and "is a relative path" in res.err and not (project / ".claude").exists()
