@@ -97,6 +97,11 @@ def _load_toml(path: Path) -> dict[str, Any]:
         import tomli as tomllib  # type: ignore[no-redef]
     try:
         with path.open("rb") as fh:
+            if fh.read(3) == b"\xef\xbb\xbf":  # (editors on Windows add one; TOML does not allow it)
+                raise FlowgitError("starts with a UTF-8 byte order mark, which TOML does not allow, so none of "
+                                   "its settings would be read", path=path, line=1,
+                                   fix="save the file as UTF-8 without a byte order mark (BOM)")
+            fh.seek(0)
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None) or _toml_line(str(exc))
@@ -105,6 +110,22 @@ def _load_toml(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise FlowgitError(f"not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})", path=path,
                            fix="re-save the file as UTF-8") from None
+
+
+def _require_rule_names(rules: dict, where) -> None:
+    """Refuse a ``[rules]`` key that names no gate rule (a finding code, a misspelling): the setting it meant
+    would silently not be in force."""
+    from flowgit.checks.registry import rules as registered
+    from flowgit.suggest import close_matches
+
+    names = [r.name for r in registered()]
+    for key in rules:
+        if key not in names:
+            near = close_matches(str(key).lower().replace("_", "-"), names)
+            raise FlowgitError(f"`rules.{key}` names no gate rule, so the setting would not be in force",
+                               path=where, fix=("did you mean " + " or ".join(f"`{n}`" for n in near) + "?"
+                                                if near else "rules are named as in the README's rules table: "
+                                                + ", ".join(names)))
 
 
 def _toml_line(message: str) -> int | None:
@@ -126,7 +147,7 @@ def _names_flowgit(pyproject: Path) -> bool:
     that does not parse (or is a link): one that cannot is the project's own business, so a syntax error in it
     (flowgit named only as a dependency, say) does not stop the gate, nor the commit that fixes it."""
     try:
-        return FLOWGIT_TABLE_RE.search(pyproject.read_bytes()) is not None
+        return FLOWGIT_TABLE_RE.search(pyproject.read_bytes().removeprefix(b"\xef\xbb\xbf")) is not None
     except OSError:
         return True  # unreadable: let the TOML reader say why
 
@@ -213,6 +234,8 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     if not isinstance(rules, dict) or any(v not in ("error", "warning", "off") for v in rules.values()):
         raise FlowgitError("`rules` maps rule names to \"error\", \"warning\" or \"off\"", path=where,
                            fix='e.g. [rules] then evidence-reuse = "warning"')
+    if rules:
+        _require_rule_names(rules, where)
     claude = raw.get("claude_dir")
     cont_path = (Path(continuity) if continuity else None) or contained(root, raw.get("continuity", DEFAULT_CONTINUITY),
                                                                          "continuity", where)

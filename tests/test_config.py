@@ -114,3 +114,32 @@ def test_a_toml_error_names_its_line(tmp_path):
     with pytest.raises(FlowgitError) as caught:
         load_config(tmp_path)
     assert caught.value.line == 3 and "line 3" in caught.value.message
+
+
+def test_a_rules_key_that_names_no_rule_is_refused_with_the_nearest(tmp_path):
+    import pytest
+
+    from flowgit.config import load_config
+    from flowgit.errors import FlowgitError
+
+    (tmp_path / ".git").mkdir()
+    for key, hint in (("size_budget", "did you mean `size-budget`?"), ("G502", "rules are named as in")):
+        (tmp_path / ".flowgit.toml").write_text(f'[rules]\n{key} = "off"\n')
+        with pytest.raises(FlowgitError) as caught:
+            load_config(tmp_path)
+        assert f"`rules.{key}` names no gate rule" in caught.value.message and hint in caught.value.fix
+    (tmp_path / ".flowgit.toml").write_text('[rules]\nsize-budget = "warning"\n')
+    assert load_config(tmp_path).rules == {"size-budget": "warning"}
+
+
+def test_a_pyproject_with_a_byte_order_mark_is_named_not_silently_ignored(tmp_path):
+    import pytest
+
+    from flowgit.config import load_config
+    from flowgit.errors import FlowgitError
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_bytes(b'\xef\xbb\xbf[tool.flowgit]\ncontinuity = "docs/MEMORY.md"\n')
+    with pytest.raises(FlowgitError) as caught:
+        load_config(tmp_path)
+    assert "byte order mark" in caught.value.message and caught.value.line == 1
