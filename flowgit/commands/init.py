@@ -39,6 +39,7 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
     root = require_repo(cfg.root)  # a bare repository is named as one, not as "not a repository"
     if commit:
         _require_committed_paths(cfg, root)
+    _require_not_ignored(root, [_adoptable(cfg, root, explicit) or cfg.continuity_rel, cfg.store_rel])
     cfg, adopted, config_file = _adopt(cfg, root, explicit)
     result = InitResult(cfg.continuity_rel, cfg.store_rel, adopted=adopted)
     if config_file:
@@ -113,6 +114,23 @@ def _commit(root: Path, staged: list[str], *, adopted: str | None = None) -> Non
                            "fix what it names (`flowgit check` shows it again), then `git commit`")
 
 
+def _require_not_ignored(root: Path, rels: list[str]) -> None:
+    """Refuse, before writing anything, paths a .gitignore rule excludes: the memory is committed to be
+    judged and shared, and `git add` would refuse it halfway through the set-up."""
+    out = git(root, "check-ignore", "-v", "--no-index", "--", *rels, check=False).decode("utf-8", "replace")
+    for line in out.splitlines():
+        source, _, path = line.partition("\t")
+        if not path or _tracked(root, path):
+            continue
+        where, _, rule = source.rpartition(":")  # <source>:<line>:<pattern>
+        ignore_file, _, number = where.rpartition(":")
+        raise FlowgitError(f"{path} is ignored by git (rule `{rule}`), so the memory could not be committed, "
+                           "judged or shared; nothing was written", path=root / ignore_file if ignore_file else root,
+                           line=int(number) if number.isdigit() else None,
+                           fix=f"take `{rule}` out of {ignore_file or '.gitignore'} (a file under an ignored "
+                               "directory cannot be re-included), then run `flowgit init` again")
+
+
 def _tracked(root: Path, rel: str) -> bool:
     return bool(git(root, "ls-files", "--", rel, check=False).strip())
 
@@ -129,10 +147,8 @@ def _adopt(cfg: Config, root: Path, explicit: bool) -> tuple[Config, str | None,
     Returns the configuration to use, the adopted path and the configuration
     file written to remember it (None when nothing was adopted).
     """
-    if explicit or cfg.continuity.exists() or cfg.continuity_rel != DEFAULT_CONTINUITY:
-        return cfg, None, None
-    found = next((name for name in ADOPTABLE if (root / name).is_file()), None)
-    if found is None or found == cfg.continuity_rel:
+    found = _adoptable(cfg, root, explicit)
+    if found is None:
         return cfg, None, None
     config_file = _remember(root, found)
     adopted = load_config(root)
@@ -140,6 +156,14 @@ def _adopt(cfg: Config, root: Path, explicit: bool) -> tuple[Config, str | None,
         raise FlowgitError(f"recorded continuity = {found!r} but the configuration does not resolve to it",
                            path=config_file, fix=f"set `continuity = \"{found}\"` there by hand")
     return adopted, found, config_file
+
+
+def _adoptable(cfg: Config, root: Path, explicit: bool) -> str | None:
+    """The FLOW continuity file at the root that init would adopt (None: none, or one is configured)."""
+    if explicit or cfg.continuity.exists() or cfg.continuity_rel != DEFAULT_CONTINUITY:
+        return None
+    found = next((name for name in ADOPTABLE if (root / name).is_file()), None)
+    return None if found is None or found == cfg.continuity_rel else found
 
 
 def _remember(root: Path, rel: str) -> str:

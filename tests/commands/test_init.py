@@ -202,3 +202,18 @@ def test_adopting_a_committed_file_that_claims_nothing_unproven_commits(run, rep
     res = run(repo, "init", "--commit")
     assert res.code == 0, res.err + res.out
     assert run(repo, "audit").code == 0
+
+
+def test_init_refuses_an_ignored_store_before_writing_anything(run, repo):
+    (repo / ".gitignore").write_text("# dot directories\n.flow/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-qm", "ignore .flow")
+    before = (tree_digest(repo), git(repo, "config", "--list", "--local"), git(repo, "status", "--porcelain"))
+    res = run(repo, "init", "--commit", "--json")
+    assert res.code == 2
+    error = json.loads(res.out)["error"]
+    assert error["file"].endswith(".gitignore") and error["line"] == 2
+    assert ".flow/episodes.jsonl is ignored by git (rule `.flow/`)" in error["message"]
+    assert "take `.flow/` out of .gitignore" in error["fix"]
+    assert (tree_digest(repo), git(repo, "config", "--list", "--local"), git(repo, "status", "--porcelain")) == before
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
