@@ -195,13 +195,20 @@ class Journal:
                                                  "journal and the flowgit-wrap.*.bak files beside it") from None
 
     # ------------------------------------------------------------ undoing
-    def undo(self) -> str:
+    def undo(self, *, hook_edits: bool = False) -> str:
         """Undo what the wrap did, after proving the repository holds nothing else; or refuse.
 
         Every part is proven (and every backup checked) before the first
         change, so a refusal leaves the repository exactly as it was. Returns
         what was done. Raises RecoveryRefused when the state cannot be proven
         to be one this wrap left.
+
+        ``hook_edits``: the wrap itself is rolling back a commit git refused,
+        still holding the lock, so only git's hooks can have changed the
+        continuity file or the index since the wrap wrote them (a formatter
+        that rewrites the file and refuses the commit). The file's bytes are
+        then kept beside the journal (:data:`HOOK_EDITED`), never lost, and
+        the pre-wrap file and index come back from their backups.
         """
         running = busy(self.path.parent)
         if running:
@@ -212,7 +219,7 @@ class Journal:
         head = head_sha(self.root)
         if head != self.pre.head:
             return self._completed(head)
-        problems, actions = self._plan_undo()
+        problems, actions = self._plan_undo(hook_edits)
         if problems:
             raise self._refuse(problems)
         for act in actions:
@@ -251,13 +258,15 @@ class Journal:
             children = [f[0] for f in (ln.split() for ln in out.splitlines()) if f[1:] == [self.pre.head]]
         return next((sha for sha in children if self._is_our_commit(sha)), None)
 
-    def _plan_undo(self) -> tuple[list[str], list]:
+    def _plan_undo(self, hook_edits: bool = False) -> tuple[list[str], list]:
         """What differs from the pre-wrap state and how to put it back; problems when anything is unproven."""
         problems: list[str] = []
         actions: list = []
         # the index
         tree = index_tree(self.root, self.index)
         allowed = {self.pre.index_tree} | ({self.post.index_tree} if self.stage == "committing" else set())
+        if hook_edits and self.stage == "committing" and tree not in allowed:
+            allowed.add(tree)  # a hook re-staged what it rewrote: the file's bytes are kept aside below
         if tree not in allowed:
             problems.append("the index changed since the wrap was interrupted (something else was staged)")
         elif tree != self.pre.index_tree:
@@ -267,7 +276,11 @@ class Journal:
             actions.append(self._restore_index)
         # the continuity file
         cont = _oid(_read(self.continuity), self.hex_len)
-        if cont not in (self.pre.continuity, self.post.continuity):
+        edited_by_hook = hook_edits and self.stage == "committing" and cont not in (
+            self.pre.continuity, self.post.continuity) and cont is not None
+        if edited_by_hook:
+            actions.append(self._keep_hook_edit)
+        if cont not in (self.pre.continuity, self.post.continuity) and not edited_by_hook:
             problems.append(f"{self.continuity_rel} was edited since the wrap was interrupted")
         elif cont != self.pre.continuity:
             backup = self.backup("continuity")
@@ -319,6 +332,14 @@ class Journal:
             ok = _oid(fh.read(), self.hex_len) == self.pre.store_oid
         if not ok:
             raise FlowgitError("the store did not come back to its pre-wrap bytes", path=store)
+
+    def _keep_hook_edit(self) -> None:
+        """Copy the continuity file as a hook left it beside the journal (replacing an older copy)."""
+        kept = self.path.parent / HOOK_EDITED
+        data = _read(self.continuity) or b""
+        tmp = kept.with_name(kept.name + ".tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, kept)
 
     def _restore_continuity(self) -> None:
         if self.pre.continuity is None:
@@ -498,6 +519,9 @@ def _changed_since_read(cfg: Config, inputs: Any) -> str:
     return ""
 
 
+HOOK_EDITED = "flowgit-wrap.hook-edited"  # the continuity file as a hook left it when git refused the wrap's commit
+
+
 def undo_after(journal: Journal, exc: BaseException) -> None:
     """Roll back after a failure in this process.
 
@@ -505,11 +529,22 @@ def undo_after(journal: Journal, exc: BaseException) -> None:
     failed write (disk full, a file-size limit) becomes a FlowgitError (exit 2)
     once the repository is back as it was.
     """
+    from flowgit.wrap.run import CommitRejected
+
+    refused_commit = isinstance(exc, CommitRejected)
+    kept = journal.path.parent / HOOK_EDITED
+    before = kept.stat().st_mtime_ns if kept.exists() else None
     try:
-        done = journal.undo()
+        done = journal.undo(hook_edits=refused_commit)
     except RecoveryRefused as refused:
+        if refused_commit:  # "nothing was changed" would not be true: say what is left
+            raise FlowgitError(f"git refused the wrap commit, and the wrap could not be rolled back safely: "
+                               f"{refused.message}", path=refused.path, fix=refused.fix) from exc
         sys.stderr.write(f"flowgit: error: {refused.render()}\n")
         return
+    if refused_commit and kept.exists() and kept.stat().st_mtime_ns != before:
+        sys.stderr.write(f"flowgit: note: a hook rewrote {journal.continuity_rel} while git ran the wrap's commit; "
+                         f"the wrap was rolled back and the hook's version is kept at {kept}\n")
     if "already committed" in done:
         sys.stderr.write(f"flowgit: note: {done}\n")
         return

@@ -394,3 +394,22 @@ def test_fault_points_are_dead_outside_the_test_suite(wrap_repo, tmp_path):
                           "--date", "2026-11-26"], cwd=wrap_repo, env=env, capture_output=True, text=True, timeout=60)
     assert res.returncode == 0 and "committed" in res.stdout, res.stderr
     assert not (tmp_path / "m").exists()
+
+
+def test_a_formatter_hook_that_rewrites_the_file_and_refuses_the_commit_is_rolled_back_keeping_its_version(
+        wrap_repo, tmp_path):
+    """Fixer hooks rewrite what is staged and exit 1: the rollback found bytes that were neither the pre- nor
+    the post-wrap file and refused, wedging the repository behind a pending journal while saying "nothing was
+    changed". The wrap holds the lock, so only a hook can have written them: they are kept aside, and the
+    repository comes back exactly."""
+    before = full_state(wrap_repo)
+    install_hook(wrap_repo, "printf '\\n<!-- formatted -->\\n' >> CONTINUITY.md\ngit add CONTINUITY.md\n"
+                            "echo 'formatter: files were modified by this hook' >&2\nexit 1\n")
+    res = flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert "a hook rewrote CONTINUITY.md while git ran the wrap's commit" in res.stderr
+    assert full_state(wrap_repo) == before
+    kept = wrap_repo / ".git" / "flowgit-wrap.hook-edited"
+    assert kept.read_text().endswith("<!-- formatted -->\n") and "retry_budget" in kept.read_text()
+    assert not (wrap_repo / ".git" / "flowgit-wrap.journal").exists()
+    assert flowgit(wrap_repo, "episode", "add", "--type", "finding", "--session", "s9", "later").returncode == 0
