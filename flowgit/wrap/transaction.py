@@ -365,7 +365,13 @@ class Journal:
             _unlink(lock)
 
     def _is_our_commit(self, sha: str | None) -> bool:
-        """``sha`` is the commit this wrap set out to make: parent, tree and subject all match the journal."""
+        """``sha`` is the commit this wrap set out to make: its parent is the journal's HEAD, it holds the
+        continuity file and the store as the wrap staged them, and its subject is the wrap's.
+
+        The wrap commits its two paths only (``git commit -- paths``), so a file staged beside them is not in
+        the commit: the two paths are compared, not the whole tree; and a ``prepare-commit-msg`` hook may add
+        to the subject (a ticket prefix), so the wrap's subject need only stand in it.
+        """
         if not sha or not self.post.index_tree:
             return False
         raw = git(self.root, "cat-file", "commit", sha, check=False)
@@ -374,8 +380,15 @@ class Journal:
         tree = next((ln[5:] for ln in lines if ln.startswith("tree ")), None)
         parents = [ln[7:] for ln in lines if ln.startswith("parent ")]
         subject = body.decode("utf-8", "replace").split("\n", 1)[0]
-        return (tree == self.post.index_tree and parents == ([self.pre.head] if self.pre.head else [])
-                and subject == self.message_subject)
+        if parents != ([self.pre.head] if self.pre.head else []) or self.message_subject not in subject:
+            return False
+        if tree == self.post.index_tree:
+            return True
+        return tree is not None and self._paths_in(tree) == self._paths_in(self.post.index_tree)
+
+    def _paths_in(self, tree: str) -> bytes:
+        """The entries of the continuity file and the store in ``tree`` (mode, id, path), as git lists them."""
+        return git(self.root, "ls-tree", "-z", tree, "--", self.continuity_rel, self.store_rel, check=False)
 
     def _refuse(self, problems: list[str], fix: str | None = None) -> RecoveryRefused:
         return RecoveryRefused(

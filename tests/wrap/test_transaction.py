@@ -413,3 +413,23 @@ def test_a_formatter_hook_that_rewrites_the_file_and_refuses_the_commit_is_rolle
     assert kept.read_text().endswith("<!-- formatted -->\n") and "retry_budget" in kept.read_text()
     assert not (wrap_repo / ".git" / "flowgit-wrap.journal").exists()
     assert flowgit(wrap_repo, "episode", "add", "--type", "finding", "--session", "s9", "later").returncode == 0
+
+
+@pytest.mark.parametrize("extra", ["a file staged beside it", "a ticket prefix on its subject"])
+def test_the_wraps_own_commit_is_recognised_after_a_kill_whatever_else_was_staged_or_prefixed(wrap_repo, tmp_path,
+                                                                                               extra):
+    """The wrap commits its two paths only, so a file staged beside them is not in its commit (the whole
+    index tree it predicted is not the commit's); a prepare-commit-msg hook may prefix the subject."""
+    base = git(wrap_repo, "rev-parse", "HEAD").strip()
+    if extra == "a file staged beside it":
+        (wrap_repo / "notes.txt").write_text("staged, not the wrap's\n")
+        git(wrap_repo, "add", "notes.txt")
+    else:
+        hook = wrap_repo / ".git" / "hooks" / "prepare-commit-msg"
+        hook.write_text('#!/bin/sh\nsed -i "1s/^/[PROJ-1] /" "$1"\n')
+        hook.chmod(0o755)
+    kill9(start_paused(wrap_repo, tmp_path, "7-committed"))
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0 and "had already committed" in res.stdout, res.stdout + res.stderr
+    assert git(wrap_repo, "rev-parse", "HEAD~1").strip() == base
+    assert not (wrap_repo / ".git" / "flowgit-wrap.journal").exists()
