@@ -384,7 +384,17 @@ class Journal:
             return False
         if tree == self.post.index_tree:
             return True
-        return tree is not None and self._paths_in(tree) == self._paths_in(self.post.index_tree)
+        return (tree is not None and self._paths_in(tree) == self._paths_in(self.post.index_tree)
+                and self._changes_only_its_paths(sha))
+
+    def _changes_only_its_paths(self, sha: str) -> bool:
+        """Whether ``sha`` changes nothing but the continuity file and the store against its parent (a commit
+        that also took other staged files is someone's own, whatever its subject)."""
+        if self.pre.head is None:
+            return False  # a first commit: only the predicted tree says it is the wrap's
+        out = git(self.root, "diff-tree", "-r", "--no-renames", "--name-only", "-z", self.pre.head, sha, check=False)
+        changed = {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+        return changed <= {self.continuity_rel, self.store_rel}
 
     def _paths_in(self, tree: str) -> bytes:
         """The entries of the continuity file and the store in ``tree`` (mode, id, path), as git lists them."""
