@@ -232,7 +232,7 @@ def _answered_by_the_changers(cfg: Config, parents: list[Side], base: Side, new:
     docs = _merge_documents(cfg, parents, base, new)
     if docs is None:
         return set()
-    parent_docs, base_doc, new_doc = docs
+    parent_docs, base_docs, new_doc = docs
     about: dict[tuple, set] = {}  # thing -> the error keys about it
     for key, finding in where.items():
         if finding.path == new.continuity_path and finding.line:
@@ -247,8 +247,8 @@ def _answered_by_the_changers(cfg: Config, parents: list[Side], base: Side, new:
             if any(found & keys for found, _ in holding):
                 out |= keys  # named by the merge alone
             continue
-        was = _as_of(base_doc, thing)
-        voters = [found for (found, _), state in zip(holding, states) if state != was]
+        was = [_as_of(doc, thing) for doc in base_docs]  # a parent holding it as any base did changed nothing
+        voters = [found for (found, _), state in zip(holding, states) if state not in was]
         if not voters:
             continue
         claimed = _claim_of(new_doc, thing)
@@ -272,8 +272,9 @@ def _merge_documents(cfg: Config, parents: list[Side], base: Side, new: Side):
             return None
         return document_from_bytes(side.config or cfg, side.continuity, f"{label}:{side.continuity_path}")
 
+    bases = [base, *(base.extra.get("other_bases") or [])]
     try:
-        return ([read(p, "parent") for p in parents], read(base, "base"), read(new, "merge"))
+        return ([read(p, "parent") for p in parents], [read(b, "base") for b in bases], read(new, "merge"))
     except FlowgitError:
         return None
 

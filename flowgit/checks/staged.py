@@ -345,8 +345,16 @@ def _merge_base_side(root: Path, reads, heads: list[str], names: list[str], side
     found = git(root, "merge-base", "--octopus", *heads, check=False).decode().strip()
     if not found:
         return None
-    entries = reads.entries(found, names)
-    return side_at(found, entries, reads.objects([entries.get(n, "") for n in names if entries.get(n)]))
+
+    def side(rev: str) -> Side:
+        entries = reads.entries(rev, names)
+        return side_at(rev, entries, reads.objects([entries.get(n, "") for n in names if entries.get(n)]))
+
+    primary = side(found)
+    if len(heads) == 2:  # a criss-cross merge has several best bases: each is where a branch may have begun
+        others = git(root, "merge-base", "--all", *heads, check=False).decode().split()
+        primary.extra["other_bases"] = [side(rev) for rev in others if rev != found]
+    return primary
 
 
 GITHEAD_RE = re.compile(r"GITHEAD_([0-9a-f]{40}|[0-9a-f]{64})")

@@ -454,7 +454,20 @@ class Auditor:
         if found is None:
             return None
         commit = self.repo[found]
-        return self.side(commit, self.version(commit))
+        primary = self.side(commit, self.version(commit))
+        # a criss-cross merge has several best bases (libgit2 names one): all of them (set afresh each time:
+        # the Side is shared, read as this merge's base only)
+        primary.extra["other_bases"] = [self.side(self.repo[rev], self.version(self.repo[rev]))
+                                        for rev in (self._all_merge_bases(parents) if len(parents) == 2 else ())
+                                        if rev != str(found)]
+        return primary
+
+    def _all_merge_bases(self, parents: list) -> list[str]:
+        """``git merge-base --all`` of two parents (merges are few: one git process each)."""
+        from flowgit.git import git
+
+        out = git(self.cfg.root, "merge-base", "--all", *(str(p.id) for p in parents), check=False)
+        return out.decode().split()
 
     def _parents(self, commit) -> list | None:
         if str(commit.id) in self.shallow_commits:

@@ -3024,3 +3024,36 @@ def a_heading_suffix_on_a_branch_does_not_buy_it_a_vote(lab):
 def a_merge_taking_main_over_a_branchs_trivial_edit_is_legitimate(lab):
     _p01_raised_while_a_branch_made_an_edit(lab, lambda: lab.sub(lab.line("! p01:"), lab.line("! p01:") + " "))
     return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(V, "G302")
+def a_criss_cross_merge_appends_to_top_of_mind_whichever_base_git_names(lab):
+    """Two branches merged each other, so the last merge has two best bases; judged from the one where `side`
+    holds Top of Mind as it was, `side` changed nothing there and has no say, whichever base git names."""
+    def at(when: str) -> dict:
+        return {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+
+    lab.git("checkout", "-q", "-b", "side")
+    lab.section("## Action Items", "- review the retry dashboard — next: Dec 9")
+    lab.add()
+    lab.git("commit", "-qm", "B1: an action item", "--no-verify", env=at("2026-12-01T10:02:00"))
+    lab.git("checkout", "-q", "main")
+    lab.section("## Top of Mind", "- the provider quota resets at midnight")
+    lab.add()
+    lab.git("commit", "-qm", "A1: Top of Mind replaced", "--no-verify", env=at("2026-12-01T10:01:00"))
+    lab.git("checkout", "-q", "side")
+    lab.git("merge", "-q", "--no-edit", "--no-verify", "main", env=at("2026-12-01T12:00:00"))
+    lab.git("checkout", "-q", "main")
+    lab.git("merge", "-q", "--no-edit", "--no-verify", "side~1", env=at("2026-12-01T12:00:00"))
+    lab.git("checkout", "-q", "side")
+    lab.section("## Current State", "Focus: ship the retry budget.")
+    lab.add()
+    lab.git("commit", "-qm", "B2: State", "--no-verify", env=at("2026-12-01T12:01:00"))
+    lab.git("checkout", "-q", "main")
+    lab.section("## Top of Mind", "- the retry budget rollout order")
+    lab.add()
+    lab.git("commit", "-qm", "A2: Top of Mind replaced", "--no-verify", env=at("2026-12-01T12:02:00"))
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
+    lab.section("## Top of Mind", "- the retry budget rollout order\n- the new billing pipeline rewrite in rust")
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")

@@ -36,3 +36,23 @@ def test_attempt(case: Case, base, tmp_path):
         assert result.returncode == 0, f"FALSE REJECT: {case.name}\n{result.output}"
     if case.expect:
         assert case.expect in result.output, f"{case.name}: expected {case.expect}\n{result.output}"
+
+
+MERGES_THE_AUDIT_JUDGES = ("merge_of_a_branch_forked_before_a_wrap_appends_to_state",
+                           "merge_of_a_branch_forked_before_a_raise_negates_the_raised_claim",
+                           "merge_renames_a_raised_pattern_into_proven_with_a_new_claim",
+                           "a_trailing_space_on_a_branch_does_not_buy_it_a_vote",
+                           "a_heading_suffix_on_a_branch_does_not_buy_it_a_vote",
+                           "a_criss_cross_merge_appends_to_top_of_mind_whichever_base_git_names")
+
+
+@pytest.mark.parametrize("name", MERGES_THE_AUDIT_JUDGES)
+def test_a_merge_the_hook_refuses_is_reported_by_the_audit_when_committed_without_it(name, base, tmp_path):
+    """One verdict: the same merge, committed with --no-verify, is what `flowgit audit` reports."""
+    case = next(c for c in CASES if c.name == name)
+    lab = copy_base(base, tmp_path / "repo")
+    refused = case.act(lab)
+    assert refused.returncode != 0
+    lab.git("commit", "-q", "--no-verify", "-m", "merge side (no hooks)")
+    audit = lab.flowgit("audit")
+    assert audit.returncode == 1 and case.expect in audit.output, audit.output
