@@ -46,8 +46,11 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     except UnicodeDecodeError as exc:
         raise FlowgitError(f"cannot read the commit message ({exc})", path=path, fix=fix) from None
     report = MsgReport()
-    readings = [parse_trailers(text) for text in as_git_may_record(message, lambda: _comment_char(cfg.root))]
+    texts = as_git_may_record(message, lambda: _comment_char(cfg.root))
+    readings = [parse_trailers(text) for text in texts]
     trailers = readings[0]
+    if _looks_like_a_wrap(texts):
+        readings += _as_this_clone_reads(cfg.root, texts)
     reason = override_reason()
     if reason and not values(trailers, "Flow-Override"):
         git(cfg.root, "interpret-trailers", "--in-place", "--no-divider", "--trailer", f"Flow-Override: {reason}",
@@ -124,6 +127,28 @@ def as_git_may_record(message: str, comment_char: Callable[[], str]) -> list[str
         if chars and chars != "#":
             readings.append(_without(lines, chars))
     return list(dict.fromkeys(readings))
+
+
+WRAP_KEY_RE = re.compile(r"^(?:flow-|graduated|incremented|demoted|archived|episodes)", re.IGNORECASE | re.MULTILINE)
+
+
+def _looks_like_a_wrap(texts: list[str]) -> bool:
+    """Whether any line starts with a wrap trailer's key, however it is separated from its value."""
+    return any(WRAP_KEY_RE.search(text) for text in texts)
+
+
+def _as_this_clone_reads(root, texts: list[str]) -> list:
+    """The trailers as git reads them under this clone's own ``trailer.*`` configuration (other separators,
+    keys that make a mostly-prose paragraph a trailer block): what ``git log %(trailers)`` here would
+    report. Asked of git only when such configuration exists."""
+    if not git(root, "config", "--get-regexp", r"^trailer\.", check=False).strip():
+        return []
+    out = []
+    for text in texts:
+        parsed = git(root, "interpret-trailers", "--parse", input=text.encode("utf-8"), check=False)
+        if parsed.strip():
+            out.append(parse_trailers("trailers as git reads them here\n\n" + parsed.decode("utf-8", "replace")))
+    return out
 
 
 def _without(lines: list[str], chars: str) -> str:

@@ -373,3 +373,17 @@ def test_an_override_is_recorded_at_the_end_of_a_message_holding_a_divider_line(
     res = commit(repo, "Raise p01\n\nNotes\n---\nmore notes", env={"FLOWGIT_OVERRIDE": "reviewed by hand"})
     assert res.returncode == 0, res.stdout + res.stderr
     assert git(repo, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly)").strip() == "reviewed by hand"
+
+
+def test_a_clones_own_trailer_configuration_is_how_its_trailers_are_checked(run, repo, tmp_path):
+    """With trailer.separators = ":=", git reads `Graduated= p02` as a trailer (and `git log %(trailers)` in
+    that clone reports it): the commit-msg hook must check it too."""
+    _staged_increment(run, repo)
+    git(repo, "config", "trailer.separators", ":=")
+    msg = tmp_path / "msg"
+    msg.write_text("Session wrap Nov 30\n\nGraduated= p02 [evidence: ep-1]\n")
+    res = subprocess.run(["git", "commit", "-q", "-F", str(msg)], cwd=repo, capture_output=True, text=True)
+    assert res.returncode != 0 and "`Graduated: p02` but the change does not show" in res.stdout + res.stderr
+    msg.write_text("Session wrap Nov 30\n\nFlow-Session= s9\nIncremented= p01\n")
+    res = subprocess.run(["git", "commit", "-q", "-F", str(msg)], cwd=repo, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
