@@ -267,8 +267,11 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     if more:
         staged.update(index_blobs(root, more, links))
     bases = {base: reads.entries(base, names)} if base else {}
+    paths_at: dict[str, tuple[str, str]] = {}  # a merge's other parent: its memory where its own configuration puts it
     for parent in merge_heads:
-        bases[parent] = reads.entries(parent, names)
+        own = _committed_config(root, reads, parent)
+        paths_at[parent] = (continuity or own.continuity_rel, store or own.store_rel)
+        bases[parent] = reads.entries(parent, list(dict.fromkeys([*names, *paths_at[parent]])))
     texts = reads.objects([staged.get(n, "") for n in CONFIG_FILES]
                           + [bases[base].get(n, "") for n in CONFIG_FILES] if base else
                           [staged.get(n, "") for n in CONFIG_FILES])
@@ -299,7 +302,8 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     if staged.get(new_st) and not verified:
         preread = take(root / new_st) or Background(_read_file, root / new_st)
     when = datetime.now(timezone.utc)
-    cont_texts = reads.objects([staged.get(new_cont, "")] + [b.get(cont, "") for b in bases.values()])
+    cont_texts = reads.objects([staged.get(new_cont, "")] + [b.get(paths_at.get(rev, (cont, st))[0], "")
+                                                              for rev, b in bases.items()])
     old_ref = (base_entries[st], int(base_entries[st + "\0size"])) if base_entries.get(st) else None
     new_store, proof = (read_staged_blob(root, new_st, staged[new_st], verified=verified, preread=preread)
                         if staged.get(new_st) else (None, Proof(None, "")))
@@ -317,17 +321,24 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                       "symlinked": symlinked,
                       "base": base, "proof": proof})
     def side_at(rev: str, entries: dict[str, str], texts: dict[str, bytes], config: Config | None = None) -> Side:
-        oid = entries.get(st)
-        return Side(continuity=texts.get(entries[cont]) if entries.get(cont) else None,
-                    store=None, continuity_path=cont, store_path=st, commit=rev,
-                    store_ref=(oid, int(entries[st + "\0size"])) if oid else None,
+        c, s = paths_at.get(rev, (cont, st))
+        oid = entries.get(s)
+        return Side(continuity=texts.get(entries[c]) if entries.get(c) else None,
+                    store=None, continuity_path=c, store_path=s, commit=rev,
+                    store_ref=(oid, int(entries[s + "\0size"])) if oid else None,
                     store_loader=(lambda oid=oid: read_objects(root, [oid])[oid]) if oid else None, config=config)
 
     sides = [side_at(rev, entries, cont_texts, _committed_config(root, reads, rev) if merge_heads else None)
              for rev, entries in bases.items()]
     holding = [rev for rev, side in zip(bases, sides) if side.continuity is not None]  # (dict order: base first)
-    merge_base = (_merge_base_side(root, reads, holding if len(holding) > 1 else [base, *merge_heads], names,
-                                   side_at) if merge_heads and base else None)
+    def base_side(rev: str) -> Side:  # a merge base: its memory where its own configuration puts it
+        own = _committed_config(root, reads, rev)
+        paths_at[rev] = (continuity or own.continuity_rel, store or own.store_rel)
+        entries = reads.entries(rev, list(dict.fromkeys([*names, *paths_at[rev]])))
+        return side_at(rev, entries, reads.objects([entries.get(n, "") for n in paths_at[rev] if entries.get(n)]))
+
+    merge_base = (_merge_base_side(root, holding if len(holding) > 1 else [base, *merge_heads], base_side)
+                  if merge_heads and base else None)
     return StagedChange(cfg=cfg, new_cfg=new_cfg, old=sides[0] if sides else None, new=new,
                         other_parents=sides[1:], base=base, amend=amend, config_changed=config_changed,
                         merge_base=merge_base)
@@ -339,17 +350,12 @@ def _committed_config(root: Path, reads, rev: str) -> Config:
                                   rev)
 
 
-def _merge_base_side(root: Path, reads, heads: list[str], names: list[str], side_at) -> Side | None:
+def _merge_base_side(root: Path, heads: list[str], side) -> Side | None:
     """The merge base of ``heads`` as a Side (None when they share no history): a merge is judged against
     it too, to tell what a branch did (judged on that branch) from what the merge itself does."""
     found = git(root, "merge-base", "--octopus", *heads, check=False).decode().strip()
     if not found:
         return None
-
-    def side(rev: str) -> Side:
-        entries = reads.entries(rev, names)
-        return side_at(rev, entries, reads.objects([entries.get(n, "") for n in names if entries.get(n)]))
-
     primary = side(found)
     if len(heads) == 2:  # a criss-cross merge has several best bases: each is where a branch may have begun
         others = git(root, "merge-base", "--all", *heads, check=False).decode().split()

@@ -3057,3 +3057,25 @@ def a_criss_cross_merge_appends_to_top_of_mind_whichever_base_git_names(lab):
     lab.section("## Top of Mind", "- the retry budget rollout order\n- the new billing pipeline rewrite in rust")
     lab.add()
     return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(V, "G205")
+def a_merge_into_a_branch_that_moved_the_memory_drops_the_other_sides_graduation(lab):
+    """`side` moved the memory to MEM.md (its own configuration says so); read at `side`'s path, main held no
+    memory and had no say, so the merge could drop main's fresh Proven pattern."""
+    lab.git("checkout", "-q", "-b", "side")
+    lab.git("mv", CONT, "MEM.md")
+    lab.write('continuity = "MEM.md"\n', ".flowgit.toml")
+    lab.setup_commit("side: the memory moves to MEM.md")
+    lab.git("checkout", "-q", "main")
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1]))
+    lab.setup_commit("p01 to 2x")
+    lab.sub(lab.line("!! p01:") + "\n", "")
+    lab.sub("## Foundation", pline("p01", 3, [R0, R1, R2], date="2026-11-30") + "\n\n## Foundation")
+    lab.setup_commit("p01 graduates")
+    lab.git("checkout", "-q", "side")
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "main")
+    graduated = next(ln for ln in lab.text("MEM.md").splitlines() if ln.startswith("!! p01:"))
+    lab.sub(graduated + "\n", "", "MEM.md")
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge main")
