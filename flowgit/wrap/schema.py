@@ -109,6 +109,9 @@ def validate(value: Any, schema: dict[str, Any] = SCHEMA, path: str = "plan") ->
     if isinstance(value, str) and not is_text(value):
         raise SchemaError(path, "holds a character that is not text (a lone surrogate, `\\ud800`–`\\udfff`); "
                                 "write it in UTF-8")
+    if isinstance(value, str) and ("\x00" in value or "\x7f" in value):
+        raise SchemaError(path, "holds a NUL or DEL character, which the continuity file cannot hold as text; "
+                                "take it out")
     if isinstance(value, str) and len(value.strip()) < schema.get("minLength", 0):
         raise SchemaError(path, "must not be empty")
     if isinstance(value, str) and "pattern" in schema:

@@ -301,6 +301,7 @@ def test_a_killed_wrap_is_rolled_back(wrap_repo, tmp_path):
     ({"session": "s", "patterns": [{"op": "increment", "name": "retry_budget", "evidence": ["#4"]}]},
      "plan.patterns[0].evidence[0]"),
     ({"session": "s", "actions": {"done": ["no such item"]}}, "plan.actions.done"),
+    ({"session": "s", "state": "focus\u0000here"}, "plan.state` holds a NUL"),  # not "CONTINUITY.md is binary"
     ('{"session": "s", "state": }', "malformed JSON"),
     ("session: s\nstate: [unclosed\n", "malformed YAML"),
 ])
