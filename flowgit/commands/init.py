@@ -30,6 +30,7 @@ class InitResult:
     kept: list[str] = field(default_factory=list)
     adopted: str | None = None
     staged: list[str] = field(default_factory=list)
+    root: str = ""  # the repository set up (the top of the checkout, wherever init was run from)
     hooks: list[str] = field(default_factory=list)
     committed: str | None = None
 
@@ -41,7 +42,7 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
         _require_committed_paths(cfg, root)
     _require_not_ignored(root, [_adoptable(cfg, root, explicit) or cfg.continuity_rel, cfg.store_rel])
     cfg, adopted, config_file = _adopt(cfg, root, explicit)
-    result = InitResult(cfg.continuity_rel, cfg.store_rel, adopted=adopted)
+    result = InitResult(cfg.continuity_rel, cfg.store_rel, adopted=adopted, root=str(root))
     if config_file:
         result.created.append(f"{config_file} (continuity = {cfg.continuity_rel!r})")
     for path, rel, content in ((cfg.continuity, cfg.continuity_rel, template("continuity.md")),
@@ -186,7 +187,8 @@ def _remember(root: Path, rel: str) -> str:
 
 
 def render(result: InitResult) -> str:
-    lines = [f"adopted {result.adopted} as the continuity file"] if result.adopted else []
+    lines = [f"flowgit init: {result.root}"] if result.root else []  # (run from a subdirectory: the top is set up)
+    lines += [f"adopted {result.adopted} as the continuity file"] if result.adopted else []
     lines += [f"created {c}" for c in result.created]
     lines += [f"kept    {k} (already there)" for k in result.kept]
     lines += [f"hook    {h}" for h in result.hooks]

@@ -217,3 +217,11 @@ def test_init_refuses_an_ignored_store_before_writing_anything(run, repo):
     assert "take `.flow/` out of .gitignore" in error["fix"]
     assert (tree_digest(repo), git(repo, "config", "--list", "--local"), git(repo, "status", "--porcelain")) == before
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+
+
+def test_init_from_a_subdirectory_says_which_repository_it_set_up(run, repo):
+    sub = repo / "deep"
+    sub.mkdir()
+    res = run(sub, "init", "--no-hooks")
+    assert res.code == 0 and res.out.splitlines()[0] == f"flowgit init: {repo}"
+    assert json.loads(run(sub, "init", "--no-hooks", "--json").out)["root"] == str(repo)
