@@ -42,11 +42,14 @@ def resolve_agent(explicit: str | None = None) -> str:
 # What may not stand in a session or agent id: a line break or any other control character. The id goes
 # into the store and, in a wrap, into the commit's `Flow-Session:` trailer, where a line break would start a
 # trailer of its own (a forged `Flow-Override:`, say).
-_NOT_PLAIN = frozenset(chr(c) for c in range(32)) | {"\x7f", "\x85", "\u2028", "\u2029"}
+# Bidirectional controls go too: in a trailer they make one id display as another (`sess-production-1`).
+_NOT_PLAIN = (frozenset(chr(c) for c in range(32)) | {"\x7f", "\x85", "\u2028", "\u2029", "\u200e", "\u200f",
+                                                      "\u061c"}
+              | frozenset(chr(c) for c in range(0x202A, 0x202F)) | frozenset(chr(c) for c in range(0x2066, 0x206A)))
 
 
 def unplain(value: str) -> str | None:
-    """The first control character in ``value`` as an escape (``\\n``), or None when there is none."""
+    """The first control character (or bidirectional control) in ``value`` as an escape (``\\n``), or None."""
     for char in value:
         if char in _NOT_PLAIN:
             return repr(char)[1:-1]

@@ -23,12 +23,11 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
-from flowgit.git import blobs, git, git_dir, git_said, operation_in_progress, require_repo
+from flowgit.git import git, git_dir, git_said, operation_in_progress, require_repo
 from flowgit.lock import RepoLock
 
 RETRYABLE = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref", "failed to update ref",
@@ -110,19 +109,6 @@ class _TerminatedAsInterrupt:
 
         if self._previous is not None:
             signal.signal(signal.SIGTERM, self._previous)
-
-
-def _memory_base(root: Path, parents: list[str], sides: dict, cont: str, store: str):
-    """The merge base of a merge's parents that hold the memory (all of them when fewer than two do), as a
-    Side; None when they share no history (the gate's and the audit's question, asked the same way)."""
-    from flowgit.checks.judge import Side
-
-    holding = [p for p in parents if sides[p][0] is not None]
-    found = _one(root, "merge-base", "--octopus", *(holding if len(holding) > 1 else parents))
-    if not found:
-        return None
-    continuity, stored = blobs(root, [f"{found}:{cont}", f"{found}:{store}"])
-    return Side(continuity, stored, cont, store, commit=found)
 
 
 def _one(root: Path, *args: str) -> str:
@@ -294,39 +280,21 @@ def _restore(root: Path, original: str) -> None:
 
 
 def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
-    """Judge each commit about to be pushed against each parent; refuse and restore on an error.
-
-    A commit that carries a ``Flow-Override:`` trailer was let through loudly
-    when it was made (and ``flowgit audit`` reports it): its errors stay overridden.
+    """Judge each commit about to be pushed, as ``flowgit audit`` does (it is the audit, over just those
+    commits): against each parent, under the configuration committed at the parent (never the working
+    tree's, an untracked ``.flowgit.toml`` included), a merge from every best base, trailers against the
+    change. A commit that carries a ``Flow-Override:`` trailer was let through loudly when it was made (and
+    the audit lists it): its errors stay overridden. Refuse and restore on an error.
     """
-    from flowgit.checks.judge import Side, judge_change, judge_merge
+    from flowgit.history.audit import RangeSpec, run_audit
 
-    # a branch the remote does not have yet: every commit no remote-tracking branch holds
-    span = [f"{upstream}..HEAD"] if upstream else ["HEAD", "--not", "--remotes"]
-    commits = _one(root, "rev-list", "--reverse", "--parents", *span).splitlines()
-    cont, store = cfg.continuity_rel, cfg.store_rel
-    problems: list[str] = []
-    for line in commits:
-        sha, *parents = line.split()
-        wanted = [sha, *parents]
-        data = blobs(root, [f"{c}:{p}" for c in wanted for p in (cont, store)])
-        sides = {c: (data[2 * i], data[2 * i + 1]) for i, c in enumerate(wanted)}
-        stamp = _one(root, "log", "-1", "--format=%aI", sha)
-        override = _one(root, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly,separator=; )", sha)
-        new = Side(sides[sha][0], sides[sha][1], cont, store, commit=sha,
-                   when=datetime.fromisoformat(stamp) if stamp else None)
-        if new.continuity is None:
-            continue
-        if len(parents) >= 2:  # a merge: an error stands only where every parent shows it (the gate's rule)
-            olds = [Side(sides[p][0], sides[p][1], cont, store, commit=p) for p in parents]
-            found = judge_merge(cfg, olds, new, override=override or None,
-                                base=_memory_base(root, parents, sides, cont, store))
-        else:
-            old = Side(sides[parents[0]][0], sides[parents[0]][1], cont, store, commit=parents[0]) if parents else None
-            if old is not None and old.continuity == new.continuity and old.store == new.store:
-                continue
-            found = judge_change(cfg, old, new, override=override or None)
-        problems += [f"{sha[:12]}: {f.format()}" for f in found if f.is_error]
+    if upstream:  # a branch the remote does not have yet: every commit no remote-tracking branch holds
+        spec = RangeSpec(("HEAD",), (upstream,), f"{upstream}..HEAD")
+    else:
+        remotes = tuple(_one(root, "for-each-ref", "--format=%(objectname)", "refs/remotes").split())
+        spec = RangeSpec(("HEAD",), remotes, "HEAD --not --remotes")
+    report = run_audit(cfg, spec, jobs=1)
+    problems = [f.format() for f in report.findings if f.severity == "error"]
     if problems:
         git(root, "reset", "--hard", "--quiet", original)
         raise SyncFailed("the gate refuses the integrated result; nothing was pushed and the branch is back "

@@ -372,3 +372,20 @@ def test_wrap_push_that_cannot_sync_still_reports_the_commit_it_made(tmp_path, r
     assert data["sync"]["ok"] is False and "no remote" in data["sync"]["error"]["message"]
     human = run(repo, "wrap", "--plan", str(plan), "--push")
     assert "sync failed: this repository has no remote" in human.out + human.err
+
+
+def test_sync_judges_what_it_pushes_under_the_committed_configuration_not_an_untracked_one(tmp_path, remote, run):
+    """sync's gate is the audit over the commits it pushes: a `.flowgit.toml` in the working tree, never
+    committed, switches no rule off (it did, and a hookless commit the audit reports went out)."""
+    a = clone(tmp_path, remote, "a", run, "--no-hooks")
+    text = (a / "CONTINUITY.md").read_text()
+    assert "## Developing Knowledge\n" in text
+    (a / "CONTINUITY.md").write_text(text.replace("## Developing Knowledge\n", "## Developing Knowledge\n"
+                                                  "!! fresh_claim: caches never go stale | 2x (CORE)\n", 1))
+    commit(a, "an ungrounded 2x", "--no-verify")
+    (a / ".flowgit.toml").write_text('[rules]\nnew-pattern = "off"\nungrounded-graduation = "off"\nevidence = "off"\n')
+    before = head(a)
+    res = run(a, "sync", "--json")
+    assert res.code == 1, res.out
+    assert "G204" in json.loads(res.out)["error"]["message"] and head(a) == before
+    assert git(remote, "rev-parse", "main").strip() != before  # nothing went out

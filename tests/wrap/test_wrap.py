@@ -472,3 +472,9 @@ def test_a_session_or_agent_with_a_line_break_is_refused_before_it_can_forge_a_t
     res = run(wrap_repo, "episode", "add", "--type", "finding", "--session", forged, "something happened")
     assert res.code == 2 and "option `--session` holds a control character" in res.err
     assert snapshot(wrap_repo) == before and "Flow-Override" not in git(wrap_repo, "log", "--format=%B")
+
+
+def test_an_id_with_a_bidirectional_control_is_refused(run, wrap_repo):
+    """U+202E in a `Flow-Session:` trailer makes one id display as another."""
+    res = wrap(run, wrap_repo, {"session": "sess-\u202e1-noitcudorp", "state": "Focus: now."})
+    assert res.code == 2 and "control character (\\u202e)" in res.err
