@@ -253,11 +253,13 @@ def _answered_by_the_changers(cfg: Config, parents: list[Side], base: Side, new:
             continue
         claimed = _claim_of(new_doc, thing)
         if thing[0] == "section" or any(_claim_of(doc, thing) == claimed for _, doc in holding):
-            # (a section holds many lines, each judged on its own: a merge note quoting one parent's text
-            # reads differently against each, so a section's errors are matched line by line and code by code)
-            # the merge says what a parent says (a claim as one branch wrote it, its evidence lists unioned):
-            # only an error every voter shows, by the same key, is the merge's own
-            out |= {key for key in keys if all(key in found for found in voters)}
+            # The merge says what a parent says (a claim as one branch wrote it, its evidence lists unioned),
+            # or the thing is a section, whose lines are each judged on their own (a merge note quoting one
+            # parent's text reads differently against each): an error every voter shows on the same line by
+            # the same code is the merge's own, however each words it ("added 1" against one parent, "word
+            # for word inside the new ones" against the other)
+            where_shown = [{(k[0], k[1]) for k in found} for found in voters]
+            out |= {key for key in keys if all((key[0], key[1]) in shown for shown in where_shown)}
         elif all(found & keys for found in voters):
             out |= keys  # a claim no parent makes: the merge's own edit, however each parent names it
     return out

@@ -127,3 +127,16 @@ def test_a_merge_that_appends_to_both_wraps_states_is_refused_whatever_each_pare
     assert "G302" in codes(found)
     taken = side(base_text(state="- canary live at ten percent\n- watch the error budget"))
     assert "G302" not in codes(judge_merge(default_config(tmp_path), [main, other], taken, base=base))
+
+
+def test_a_merge_that_keeps_both_states_is_refused_however_each_parent_words_its_g302(tmp_path):
+    """Both branches replaced State; the merge keeps both, the other's item tacked onto one of its own. Each
+    parent words its G302 its own way (an item added; old text word for word inside a new one): one error."""
+    a_items = ("- branch A focus: idempotency keys for every charge request\n"
+               "- branch A second: retry budget dashboards for the provider team")
+    b_item = "- branch B focus: circuit breaker thresholds measured in staging today"
+    base = side(base_text(state="- the gate\n- the benchmark"))
+    main, other = side(base_text(state=a_items)), side(base_text(state=b_item))
+    merged = side(base_text(state=a_items + "; " + b_item[2:]))
+    found = judge_merge(default_config(tmp_path), [main, other], merged, base=base)
+    assert "G302" in codes(found)
