@@ -365,11 +365,6 @@ def holds_as_merged(cfg: Config, name: str, parent: Side, lost_against_it: set) 
     return at is not None and at.section == PROVEN
 
 
-def claim_loss_name(finding: Finding) -> str | None:
-    """The pattern a G401/G404 finding is about; None for any other finding."""
-    return _claim_loss_name((finding.code, finding.line, finding.message))
-
-
 def _claim_loss_name(key: tuple) -> str | None:
     """The pattern a G401/G404 finding (by its merge key) is about; None for any other finding."""
     named = CLAIM_NAME_RE.search(key[2]) if key[0] in CLAIM_LOSS_CODES else None

@@ -95,78 +95,21 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
 
 
 def refused_by_gate(cfg: Config, data: list[bytes], merged: bytes, store: bytes, rel: str) -> list[str]:
-    """Gate errors of the merged file against either parent that the merge itself is answerable for.
-
-    Judging a merge against one parent also judges what the *other* parent
-    brings in, and that is the other side's history, gated commit by commit as
-    it was made (and audited since): a pattern another clone raised 1x -> 2x -> 3x
-    in two wraps looks like a jump against a clone still at 1x. So an error is
-    the merge's own unless
-
-    * the parent's own change from the base already carried it (an override,
-      an over-budget file it did not make worse), or
-    * it sits on a line, or in a section, that the merge took verbatim from the
-      other parent.
-
-    What the merge made itself (unioned evidence, a combined level, merged
-    action items, notes) differs from both parents and is judged in full. The
-    store is the merged one on every side: the store merge answers for the
-    store, this answers for the continuity file.
+    """The gate's errors on the merged file, reached as the hook's and the audit's merge verdict is
+    (:func:`flowgit.checks.judge.judge_merge`: one engine): judged against each parent, an error stands where
+    every parent that changed the thing since the base shows it, so what a branch did (gated commit by
+    commit as it was made) is not held against the merge, and what the merge made itself (unioned evidence,
+    a combined level, merged action items, notes) is. The store is the merged one on every side: the store
+    merge answers for the store, this answers for the continuity file.
     """
-    from flowgit.checks.judge import Side, claim_loss_name, holds_as_merged, judge_change
+    from flowgit.checks.judge import Side, judge_merge
 
     def side(text: bytes) -> Side:
         return Side(text, store, rel, cfg.store_rel)
 
-    def lines(text: bytes) -> list[bytes]:
-        return [ln.rstrip(b"\r") for ln in text.split(b"\n")]
-
     base, ours, theirs = data
-    new, merged_lines = side(merged), lines(merged)
-    merged_doc = _doc(cfg, merged)
-    refused: list[str] = []
-    judged = {parent: [] if parent == merged else  # (the merge took this parent whole: nothing changed)
-              [f for f in judge_change(cfg, side(parent), new, merge_parents=(side(ours), side(theirs))) if f.is_error]
-              for parent in (ours, theirs)}
-    for parent, other in ((ours, theirs), (theirs, ours)):
-        lost_against_other = {claim_loss_name(f) for f in judged[other]}
-        errors = [f for f in judged[parent]
-                  if (name := claim_loss_name(f)) is None or not holds_as_merged(cfg, name, side(other),
-                                                                                 lost_against_other)]
-        if not errors:
-            continue
-        carried = {(f.code, f.message) for f in judge_change(cfg, side(base) if base else None, side(parent))
-                   if f.is_error}
-        other_lines, parent_lines, other_doc = set(lines(other)), set(lines(parent)), _doc(cfg, other)
-        for f in errors:
-            text = merged_lines[f.line - 1] if f.line and f.line <= len(merged_lines) else None
-            from_other = text is not None and text in other_lines and text not in parent_lines
-            if not from_other and f.line:
-                from_other = _section_as_other(merged_doc, other_doc, f.line - 1)
-            if (f.code, f.message) not in carried and not from_other:
-                refused.append(f.format())
-    return list(dict.fromkeys(refused))
-
-
-def _doc(cfg: Config, data: bytes):
-    from flowgit.repo import document_from_bytes
-
-    return document_from_bytes(cfg, data, "merge")
-
-
-def _section_as_other(merged, other, index: int) -> bool:
-    """Whether the section holding line ``index`` says exactly what the other parent's does (notes aside)."""
-    from flowgit.continuity.document import is_structural
-
-    section = merged.section_at(index)
-    theirs = other.find(section.label) if section is not None else None
-    if section is None or theirs is None:
-        return False
-
-    def content(doc, sec) -> list[str]:
-        return [ln.rstrip("\r\n") for ln in doc.lines[sec.body_start:sec.body_end] if not is_structural(ln)]
-
-    return content(merged, section) == content(other, theirs)
+    found = judge_merge(cfg, [side(ours), side(theirs)], side(merged), base=side(base) if base else None)
+    return list(dict.fromkeys(f.format() for f in found if f.is_error))
 
 
 def _text_merge(cfg: Config, base: str, ours: str, theirs: str, rel: str, why: str) -> DriverResult:

@@ -389,3 +389,46 @@ def test_sync_judges_what_it_pushes_under_the_committed_configuration_not_an_unt
     assert res.code == 1, res.out
     assert "G204" in json.loads(res.out)["error"]["message"] and head(a) == before
     assert git(remote, "rev-parse", "main").strip() != before  # nothing went out
+
+
+def test_two_raises_of_one_pattern_one_reworded_as_it_rose_merge_through_the_driver(tmp_path, run):
+    """Both raises were valid commits; the driver judged its own union with a rule the gate no longer used
+    (G209 against the plain raise) and sync failed on a merge the hook and the audit accept. The driver now
+    reaches its verdict with the gate's own merge engine."""
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    git(seed, "init", "-q")
+    (seed / "CONTINUITY.md").write_text(BASE.replace("## Developing Knowledge\n", "## Developing Knowledge\n"
+                                                     "! cache_warmup: warm the cache before switching traffic to "
+                                                     "a new node | 1x\n", 1))
+    (seed / ".flow").mkdir()
+    (seed / ".flow" / "episodes.jsonl").write_bytes(STORE)
+    assert run(seed, "init", "--commit", "--no-hooks").code == 0
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(seed), str(remote))
+    c1, c2 = clone(tmp_path, remote, "c1", run), clone(tmp_path, remote, "c2", run)
+
+    def raise_in(repo: Path, facts: list[tuple[str, str, str]], words: str) -> None:
+        ids = []
+        for s, a, text in facts:  # each recorded in a commit of its own, before the raise cites it
+            ids.append(json.loads(run(repo, "episode", "add", "--json", "--type", "finding", "--session", s,
+                                      "--agent", a, text).out)["added"][0]["id"])
+            git(repo, "add", "-A")
+            commit(repo, f"record {ids[-1]}")
+        text = (repo / "CONTINUITY.md").read_text()
+        old = next(ln for ln in text.splitlines() if ln.startswith("! cache_warmup:"))
+        (repo / "CONTINUITY.md").write_text(text.replace(old, f"!! cache_warmup: {words} | 2x (PERF) "
+                                                              f"[evidence: {', '.join(ids)}]"))
+        git(repo, "add", "-A")
+        commit(repo, "raise cache_warmup")
+
+    raise_in(c1, [("s1", "a1", "cold cache after switching traffic to a new node caused a latency spike"),
+                  ("s2", "a2", "warming the cache before switching traffic removed the latency spike")],
+             "warm the cache before switching traffic to a new node")
+    raise_in(c2, [("s3", "a3", "node switch with a cold cache doubled p99 latency"),
+                  ("s4", "a4", "cache warmup script before traffic switch kept p99 flat on the new node")],
+             "warm the cache before switching traffic to a new node and every replica")
+    assert run(c2, "sync").code == 0
+    res = run(c1, "sync")
+    assert res.code == 0, res.out + res.err
+    assert run(c1, "audit").code == 0

@@ -243,3 +243,4 @@ def test_two_wraps_graduating_one_pattern_in_their_own_words_merge_and_audit_cle
     assert "!! retry_budget: cap retries per request so outages cannot multiply | 3x" in merged  # the newer's words
     res = run(team_repo, "audit")
     assert res.code == 0, res.out + res.err
+
