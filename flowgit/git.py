@@ -24,6 +24,27 @@ MAX_SAID_CHARS = 2000
 INDENT = "    "  # under the failure, deeper than its "  fix:" line
 
 
+def run_until_done(argv: list[str], cwd: str | Path, *, env: dict[str, str] | None = None,
+                   text: bool = False) -> subprocess.CompletedProcess:
+    """Run a git command to its end; if this process is interrupted meanwhile (Ctrl-C, or a SIGTERM made an
+    exception), git is asked to stop and waited for, never killed outright (it would leave ``index.lock``):
+    a rollback that follows never races a commit or a merge still landing."""
+    import signal
+
+    proc = subprocess.Popen(argv, cwd=os.fspath(cwd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            text=text)
+    try:
+        out, err = proc.communicate()
+    except BaseException:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pass
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
 def git_said(*outputs: str) -> str:
     """Everything git said, one indented line each: blank lines dropped, padding trimmed, bounded in length.
 

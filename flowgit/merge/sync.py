@@ -27,7 +27,7 @@ from pathlib import Path
 
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
-from flowgit.git import git, git_dir, git_said, operation_in_progress, require_repo
+from flowgit.git import git, git_dir, git_said, operation_in_progress, require_repo, run_until_done
 from flowgit.lock import RepoLock
 
 RETRYABLE = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref", "failed to update ref",
@@ -69,22 +69,8 @@ class Target:
 
 
 def _run(root: Path, *args: str):
-    """git with ``args``; if this process is interrupted meanwhile, git is asked to stop and waited for (never
-    killed outright: it would leave ``index.lock``), so the rollback never races a merge still landing."""
-    import signal
-    import subprocess
-
-    proc = subprocess.Popen(["git", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        out, err = proc.communicate()
-    except BaseException:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            pass
-        raise
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    """git with ``args``, run to its end even when sync is interrupted (:func:`flowgit.git.run_until_done`)."""
+    return run_until_done(["git", *args], root, text=True)
 
 
 class _TerminatedAsInterrupt:

@@ -34,7 +34,7 @@ from flowgit.errors import FlowgitError
 from flowgit.evidence import assess
 from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
-from flowgit.git import blob_oid, blobs, git, git_dir, head_entries, head_sha, require_repo
+from flowgit.git import blob_oid, blobs, git, git_dir, head_entries, head_sha, require_repo, run_until_done
 from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import Outcome, Refusal, apply_plan, verdict_codes
 from flowgit.wrap.candidates import Candidates, find_candidates
@@ -277,9 +277,6 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
     patterns) then stays with the repository until recovery, not in a
     temporary directory other users share.
     """
-    import signal
-    import subprocess
-
     if message_path is None:
         fd, msg_path = tempfile.mkstemp(prefix="flowgit-wrap-msg-", suffix=".txt")
     else:  # one wrap at a time holds the lock: a file of this name is a killed wrap's, replaced (never followed)
@@ -293,17 +290,8 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         env = {**os.environ, WRAP_COMMIT_VARIABLE: str(os.getpid())}  # the gate's G807: this commit is the wrap's
-        proc = subprocess.Popen(["git", "commit", "-q", "-F", msg_path, "--", *paths], cwd=os.fspath(root),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        try:
-            out, err = proc.communicate()
-        except BaseException:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                pass  # never SIGKILL git: it would leave index.lock behind
-            raise
+        proc = run_until_done(["git", "commit", "-q", "-F", msg_path, "--", *paths], root, env=env)
+        out, err = proc.stdout, proc.stderr
     finally:
         os.unlink(msg_path)
     if proc.returncode != 0:
