@@ -456,10 +456,11 @@ def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: st
     if recover:
         from flowgit.wrap.transaction import recover as do_recover
 
-        done = do_recover(cfg) or "no interrupted wrap"
+        done = do_recover(cfg)
         from flowgit.output import emit
 
-        emit({"recovered": done}, as_json, lambda d: d["recovered"])
+        emit({"recovered": done is not None, "message": done or "no interrupted wrap"}, as_json,
+             lambda d: d["message"])
         return
     from flowgit import api
     from flowgit.output import emit

@@ -131,3 +131,11 @@ def test_a_wrap_commits_through_the_installed_hooks_while_its_journal_exists(wra
     assert res.returncode == 0, res.stderr
     assert git(wrap_repo, "rev-parse", "HEAD~1") == head
     assert not (wrap_repo / ".git" / "flowgit-wrap.journal").exists()
+
+
+def test_recover_under_json_says_whether_it_recovered_as_a_boolean(wrap_repo, tmp_path):
+    res = flowgit(wrap_repo, "--json", "wrap", "--recover")
+    assert res.returncode == 0 and json.loads(res.stdout) == {"recovered": False, "message": "no interrupted wrap"}
+    killed_at(wrap_repo, tmp_path, "6-stage")
+    data = json.loads(flowgit(wrap_repo, "--json", "wrap", "--recover").stdout)
+    assert data["recovered"] is True and data["message"].startswith("rolled back an interrupted wrap")
