@@ -22,6 +22,7 @@ long history is judged in slices on every core (:mod:`flowgit.history.parallel`)
 
 from __future__ import annotations
 
+import re
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -142,9 +143,23 @@ class Version:
 def _as_audit_findings(errors: list[Finding], sha: str, date: str) -> list[AuditFinding]:
     """The gate's errors on a commit as audit findings; one its ``Flow-Override:`` let through is a notice
     that says what the override let through (it is on record, so it does not fail the audit)."""
-    return [AuditFinding(f.code, sha, date, "", f"let through by the override: {f.message}" if f.overridden
-                         else f.message, rule=f.rule, path=f.path, line=f.line, fix=f.fix,
+    return [AuditFinding(f.code, sha, date, _pattern_named(f), f"let through by the override: {f.message}"
+                         if f.overridden else f.message, rule=f.rule, path=f.path, line=f.line, fix=f.fix,
                          severity="notice" if f.overridden else "error") for f in errors]
+
+
+# The rules about one pattern name it first, in backticks (`retry_budget` …): the audit's `pattern` field.
+PATTERN_RULES = ("names", "new-pattern", "proven-exit", "proven-claim", "claim-kept", "ungrounded-graduation",
+                 "evidence", "evidence-reuse", "level-jump", "protected-evidence")
+_NAMED_RE = re.compile(r"`([A-Za-z0-9][A-Za-z0-9_.\-/]*)`")
+
+
+def _pattern_named(f: Finding) -> str:
+    """The pattern a finding of a pattern rule is about, so `audit --json` can be filtered by pattern."""
+    if f.rule not in PATTERN_RULES:
+        return ""
+    found = _NAMED_RE.search(f.message)
+    return found.group(1) if found else ""
 
 
 class Auditor:

@@ -62,6 +62,7 @@ def test_no_verify_is_caught(run, based):
     code, data = audit(run, based, "--range", "base..HEAD")
     assert code == 1 and found(data) == [("G101", bad)]
     assert data["findings"][0]["path"] == "CONTINUITY.md" and data["findings"][0]["line"]
+    assert data["findings"][0]["pattern"] == "p01"  # a pattern rule's finding names its pattern, to filter by
     human = run(based, "audit", "--range", "base..HEAD")
     assert human.code == 1 and f"{bad[:12]}" in human.out and "G101 [ungrounded-graduation]" in human.out
 
