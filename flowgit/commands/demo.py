@@ -85,8 +85,11 @@ class Demo:
                     buf = io.StringIO()
                     with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
                         code = main(argv)
-                else:
-                    code = main(argv)
+                else:  # the walkthrough is read as one text: a refusal a command writes to stderr shows in it
+                    import contextlib
+
+                    with contextlib.redirect_stderr(sys.stdout):
+                        code = main(argv)
         finally:
             sys.stdin = old_stdin
         self.record.append({"scene": title, "command": ["flowgit", *argv], "exit": code, "expected": expect})
