@@ -421,11 +421,19 @@ DEMOTED_DATE_RE = re.compile(r"^demoted\s+([^:]+?)\s*(?::|$)", re.IGNORECASE)  #
 
 
 def about(p: Pattern, ep: Episode) -> bool:
-    """Whether an episode is about a pattern: tagged with its name, or sharing two meaningful words."""
-    if p.name.casefold() in {t.casefold() for t in ep.tags}:
-        return True
-    shared = content_words(p.words) & content_words(ep.content + " " + " ".join(ep.tags))
+    """Whether an episode is about a pattern: what it says shares two meaningful words with the pattern.
+
+    Its tags file it; they do not say what happened (as for G104's relevance): an unrelated episode tagged
+    with the pattern's name would otherwise demote a Proven pattern.
+    """
+    shared = content_words(p.words) & content_words(ep.content)
     return len(shared) >= ABOUT_MIN_SHARED
+
+
+def _one_source(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Whether two (session, agent) keys are one source, as G103 counts them (:func:`sources_of`): the same
+    session and agent, or the same session where one names no agent."""
+    return a[0] == b[0] and (a[1] == b[1] or not a[1] or not b[1])
 
 
 def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapping[str, Episode],
@@ -449,7 +457,7 @@ def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapp
                 f"{', '.join(unsound)}"]
     chain = {source_key(e) for i in p.evidence if (e := episodes.get(i)) is not None}
     usable = [i for i in ids if i not in p.evidence and i not in unsound and about(p, episodes[i])
-              and source_key(episodes[i]) not in chain]
+              and not any(_one_source(source_key(episodes[i]), key) for key in chain)]
     if usable:
         return []
     return [f"no cited episode is both about `{p.name}` and independent of its own evidence (not cited by it, "
@@ -490,15 +498,20 @@ def recorded_on(ep: Episode | None) -> date | None:
         return date.min if when.year == 1 else date.max
 
 
-def last_recorded(p: Pattern, episodes: Mapping[str, Episode], reference: date | None = None) -> date | None:
+def last_recorded(p: Pattern, episodes: Mapping[str, Episode], reference: date | None = None, *,
+                  until: date | None = None) -> date | None:
     """The newest of the date written on a pattern and its evidence's recording dates (None: neither known).
 
     What a pattern rests on as of then: the gate's staleness (G205) and the
     floor under a demotion's date (G206) read it, and the wrap's cleanup reads
     it with the last commit to the line, so the gate never refuses what the
-    cleanup archives.
+    cleanup archives. An episode dated after ``until`` (the change's day) is
+    no evidence yet, so it is not what the pattern rests on either: cited once,
+    an episode dated 2035 would otherwise keep the pattern "seen" until then,
+    beyond demotion and archival.
     """
-    days = [day for i in p.evidence if (day := recorded_on(episodes.get(i))) is not None]
+    days = [day for i in p.evidence if (day := recorded_on(episodes.get(i))) is not None
+            and (until is None or day <= until)]
     written = parse_date(p.date, reference=reference) if p.date else None
     if written is not None:
         days.append(written)

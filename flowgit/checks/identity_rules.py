@@ -54,7 +54,8 @@ def _age_days(ctx: CheckContext, at: PatternAt, now: datetime) -> int | None:
     """Whole days since the pattern was last seen (:func:`flowgit.evidence.last_recorded`; None: unknown)."""
     from flowgit.evidence import last_recorded
 
-    seen = last_recorded(at.pattern, ctx.episodes(at.pattern.evidence) if at.pattern.evidence else {})
+    seen = last_recorded(at.pattern, ctx.episodes(at.pattern.evidence) if at.pattern.evidence else {},
+                         until=now.date())
     return None if seen is None else (now.date() - seen).days
 
 
@@ -152,7 +153,7 @@ def _demotion_misdated(day, today, pattern, against: list[str], episodes) -> str
 
     if (day - today).days > DATE_SLACK_DAYS:
         return f"after this change ({today.isoformat()}): no evidence could ever be recorded after it"
-    floor = last_recorded(pattern, episodes)  # a demotion cannot come before what it demotes
+    floor = last_recorded(pattern, episodes, until=today)  # a demotion cannot come before what it demotes
     if floor is not None and day < floor:
         return (f"before what it rests on ({floor.isoformat()}: its graduation or its evidence): a promotion "
                 "would count the discredited chain as recorded since")

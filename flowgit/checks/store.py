@@ -22,6 +22,13 @@ def append_only(ctx: CheckContext) -> Iterator[Finding]:
                       f"restore it (`git checkout HEAD -- {ctx.store_path}`) and append instead")
         return
     added = ctx.appended_store
+    start = len(ctx.new_store) - len(added)
+    if added and start > 0 and ctx.new_store[start - 1:start] != b"\n" and added[:1] != b"\n":
+        yield Finding("G701", "store-append-only", "error", ctx.store_path,
+                      ctx.new_store[:start].count(b"\n") + 1,
+                      "the appended bytes continue the store's last line (it had no final newline), so that "
+                      "recorded episode no longer reads as one line of JSON: every reader splits lines at \\n",
+                      "start what is appended on a new line (`flowgit episode add` does)")
     for ident in sorted(ctx.repeated_ids):
         yield Finding("G703", "store-append-only", "error", ctx.store_path, _line_of(ctx, ident),
                       f"an appended line repeats episode {ident}, which the store already holds: a recorded "

@@ -60,7 +60,7 @@ def blame_dates(root: Path, rel: str) -> dict[str, date]:
 
 def last_seen(at: PatternAt, episodes: Mapping[str, Episode], blamed: Mapping[str, date], today: date) -> date:
     changed = blamed.get(at.pattern.render(), today)  # a line HEAD does not have was changed by this wrap
-    recorded = last_recorded(at.pattern, episodes, reference=today)  # what the gate's G205 reads too
+    recorded = last_recorded(at.pattern, episodes, reference=today, until=today)  # what the gate's G205 reads too
     return changed if recorded is None else max(changed, recorded)
 
 

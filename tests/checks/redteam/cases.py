@@ -3079,3 +3079,58 @@ def a_merge_into_a_branch_that_moved_the_memory_drops_the_other_sides_graduation
     lab.sub(graduated + "\n", "", "MEM.md")
     lab.add()
     return lab.attempt("commit", "-q", "-m", "merge main")
+
+
+# ------------------------------------------------------------------ round 17: demotion, the store's last line
+@case(V, "G206")
+def demotion_on_an_unrelated_episode_tagged_with_the_patterns_name(lab):
+    """Its tags file an episode; they do not say what happened (as for G104)."""
+    ids = lab.episodes(ep("lunch was good and the team met the new intern", "c9", "agent-c", "tension",
+                          tags=["retry_budget"]))
+    return _demote_retry_budget(lab, f"demoted {TODAY}: it stopped holding ({ids[0]})")
+
+
+@case(V, "G206")
+def demotion_on_an_agentless_episode_of_the_chains_own_session(lab):
+    """An episode naming no agent is one source with every episode of its session (G103 counts it so)."""
+    ids = lab.episodes(raw_episode("the retry budget per request did not hold: batch traffic multiplied "
+                                   "provider load anyway", session="s1", agent="", ts=f"{TODAY}T00:00:01Z"))
+    return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget ({ids[0]})")
+
+
+@case(L)
+def demotion_of_a_pattern_citing_a_future_dated_episode(lab):
+    """An episode dated 2035 is no evidence yet, so it is not what the pattern rests on: it cannot hold the
+    pattern "seen" until then, beyond demotion."""
+    future = raw_episode("the retry budget per request will hold in the 2035 outage", session="f1",
+                         agent="agent-f", ts="2035-01-01T00:00:00Z")
+    ids = lab.episodes(future)
+    line = lab.line("!! retry_budget:")
+    lab.sub(line, line.replace("[evidence: ", f"[evidence: {ids[0]}, "))
+    lab.setup_commit("cite a future-dated episode")
+    ids = lab.episodes(CONTRADICTION)
+    return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget ({ids[0]})")
+
+
+@case(V, "G701")
+def an_append_glued_onto_a_store_line_without_its_final_newline(lab):
+    """`\\r{…}` after a last line with no newline passed the byte-prefix check, but every reader splits lines
+    at \\n: the recorded episode on that line stopped reading."""
+    store = lab.path(STORE)
+    store.write_bytes(store.read_bytes().rstrip(b"\n"))
+    lab.setup_commit("the store's last line lost its newline")
+    fresh = ep("a later fact about the queue", "g1", "agent-g")
+    store.write_bytes(store.read_bytes() + b"\r" + fresh.to_json().encode() + b"\n")
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "append")
+
+
+@case(L)
+def an_append_after_a_store_line_without_its_final_newline_starts_a_new_line(lab):
+    store = lab.path(STORE)
+    store.write_bytes(store.read_bytes().rstrip(b"\n"))
+    lab.setup_commit("the store's last line lost its newline")
+    fresh = ep("a later fact about the queue", "g1", "agent-g")
+    store.write_bytes(store.read_bytes() + b"\n" + fresh.to_json().encode() + b"\n")
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "append")
