@@ -474,14 +474,22 @@ def demoted_on(p: Pattern, reference: date | None = None) -> date | None:
     return found
 
 
+DEMOTION_SKEW_DAYS = 2  # a yearless demotion date a day or two after the change it is read against (time zones)
+
+
 def _demotion_day(note: str, reference: date | None) -> date | None:
     """The date a demotion note gives: the text before its colon (``Dec 2``, ``2 Dec 2026``), else its first
-    word (``2026-12-02``)."""
+    word (``2026-12-02``). A yearless date is the latest one not after the day it is read against (a
+    demotion is written about the past; read as the nearest one, ``Jan 5`` in December was next January,
+    and a chain recorded since then was refused), allowing a day or two of clock and time-zone skew."""
+    from flowgit import dates
+
+    ref = (reference or dates.today()) + timedelta(days=DEMOTION_SKEW_DAYS)
     whole = DEMOTED_DATE_RE.match(note)
-    day = parse_date(whole.group(1), reference=reference, nearest=True) if whole else None
-    if day is None:  # (a yearless date: the one nearest the day it is read against, as it was written then)
+    day = parse_date(whole.group(1), reference=ref) if whole else None
+    if day is None:
         first = DEMOTED_ON_RE.match(note)
-        day = parse_date(first.group(1), reference=reference, nearest=True) if first else None
+        day = parse_date(first.group(1), reference=ref) if first else None
     return day
 
 

@@ -249,3 +249,17 @@ def test_a_stem_is_counted_in_the_store_in_every_form_it_stands_for():
     weight = store_weight(("\n".join(lines) + "\n").encode())
     assert weight("retry") == COMMON_WEIGHT
     assert weight("budget") > COMMON_WEIGHT  # a word the store does not say stays rare
+
+
+def test_a_yearless_demotion_date_is_never_read_as_next_year():
+    """`[demoted Jan 5: …]` read on a December day is the January before it, not the next one: a chain
+    recorded since then counts, as it should."""
+    from datetime import date
+
+    from flowgit.continuity.patterns import parse_pattern
+    from flowgit.evidence import demoted_on
+
+    p = parse_pattern("!! retry_budget: cap retries | 2x (RELIABILITY) [evidence: ep-1] "
+                      "[demoted Jan 5: the cap did not hold (ep-2)]")
+    assert demoted_on(p, date(2026, 12, 2)) == date(2026, 1, 5)
+    assert demoted_on(p, date(2027, 1, 4)) == date(2027, 1, 5)  # a day or two ahead: time zones, not a year back
