@@ -229,6 +229,8 @@ def _answered_by_the_changers(cfg: Config, parents: list[Side], base: Side, new:
     parent's error about it stands. When no parent changed the thing, every parent holding the memory
     votes (the rule of :func:`merge_answers`).
     """
+    if not where:
+        return set()  # (no error against any parent: nothing to decide)
     docs = _merge_documents(cfg, parents, base, new)
     if docs is None:
         return set()
@@ -239,9 +241,21 @@ def _answered_by_the_changers(cfg: Config, parents: list[Side], base: Side, new:
             thing = _thing_at(new_doc, finding.line - 1)
             if thing is not None:
                 about.setdefault(thing, set()).add(key)
-    out = set()
+    holding = [(found, doc) for found, held, doc in zip(shown, holds, parent_docs) if held]
+    out, contested = _by_the_changers(about, holding, base_docs, new_doc)
+    if contested:  # a changer's dissent dropped an error: another best base (criss-cross) may make it stale
+        more = _other_bases(cfg, base)
+        if more:
+            out, _ = _by_the_changers(about, holding, base_docs + more, new_doc)
+    return out
+
+
+def _by_the_changers(about: dict, holding: list, base_docs: list, new_doc) -> tuple[set, bool]:
+    """The verdict of :func:`_answered_by_the_changers` from these bases, and whether an error was dropped
+    because a parent that changed the thing did not show it (another base could make that parent stale)."""
+    out: set = set()
+    contested = False
     for thing, keys in about.items():
-        holding = [(found, doc) for found, held, doc in zip(shown, holds, parent_docs) if held]
         states = [_as_of(doc, thing) for _, doc in holding]
         if thing[0] == "pattern" and all(state is None for state in states):
             if any(found & keys for found, _ in holding):
@@ -259,10 +273,22 @@ def _answered_by_the_changers(cfg: Config, parents: list[Side], base: Side, new:
             # the same code is the merge's own, however each words it ("added 1" against one parent, "word
             # for word inside the new ones" against the other)
             where_shown = [{(k[0], k[1]) for k in found} for found in voters]
-            out |= {key for key in keys if all((key[0], key[1]) in shown for shown in where_shown)}
-        elif all(found & keys for found in voters):
-            out |= keys  # a claim no parent makes: the merge's own edit, however each parent names it
-    return out
+            kept = {key for key in keys if all((key[0], key[1]) in shown for shown in where_shown)}
+        else:
+            kept = keys if all(found & keys for found in voters) else set()  # a claim no parent makes
+        out |= kept
+        contested = contested or (len(voters) > 1 and kept != keys)
+    return out, contested
+
+
+def _other_bases(cfg: Config, base: Side) -> list:
+    """The documents of a merge's other best bases (``Side.extra["other_bases"]``: a list, or a function
+    giving one when first needed, for a caller that finds them by starting git)."""
+    others = base.extra.get("other_bases") or []
+    if callable(others):
+        others = base.extra["other_bases"] = others()
+    return [document_from_bytes(b.config or cfg, b.continuity, f"base:{b.continuity_path}") if b.continuity
+            is not None else None for b in others]
 
 
 def _merge_documents(cfg: Config, parents: list[Side], base: Side, new: Side):
@@ -274,9 +300,8 @@ def _merge_documents(cfg: Config, parents: list[Side], base: Side, new: Side):
             return None
         return document_from_bytes(side.config or cfg, side.continuity, f"{label}:{side.continuity_path}")
 
-    bases = [base, *(base.extra.get("other_bases") or [])]
     try:
-        return ([read(p, "parent") for p in parents], [read(b, "base") for b in bases], read(new, "merge"))
+        return ([read(p, "parent") for p in parents], [read(base, "base")], read(new, "merge"))
     except FlowgitError:
         return None
 

@@ -268,8 +268,9 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
         staged.update(index_blobs(root, more, links))
     bases = {base: reads.entries(base, names)} if base else {}
     paths_at: dict[str, tuple[str, str]] = {}  # a merge's other parent: its memory where its own configuration puts it
+    configs: dict[str, Config] = {}  # each parent's committed configuration, read once
     for parent in merge_heads:
-        own = _committed_config(root, reads, parent)
+        own = configs[parent] = _committed_config(root, reads, parent)
         paths_at[parent] = (continuity or own.continuity_rel, store or own.store_rel)
         bases[parent] = reads.entries(parent, list(dict.fromkeys([*names, *paths_at[parent]])))
     texts = reads.objects([staged.get(n, "") for n in CONFIG_FILES]
@@ -328,8 +329,8 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                     store_ref=(oid, int(entries[s + "\0size"])) if oid else None,
                     store_loader=(lambda oid=oid: read_objects(root, [oid])[oid]) if oid else None, config=config)
 
-    sides = [side_at(rev, entries, cont_texts, _committed_config(root, reads, rev) if merge_heads else None)
-             for rev, entries in bases.items()]
+    sides = [side_at(rev, entries, cont_texts, (configs.get(rev) or _committed_config(root, reads, rev))
+                     if merge_heads else None) for rev, entries in bases.items()]
     holding = [rev for rev, side in zip(bases, sides) if side.continuity is not None]  # (dict order: base first)
     def base_side(rev: str) -> Side:  # a merge base: its memory where its own configuration puts it
         own = _committed_config(root, reads, rev)

@@ -470,11 +470,13 @@ class Auditor:
             return None
         commit = self.repo[found]
         primary = self.side(commit, self.version(commit))
-        # a criss-cross merge has several best bases (libgit2 names one): all of them (set afresh each time:
-        # the Side is shared, read as this merge's base only)
-        primary.extra["other_bases"] = [self.side(self.repo[rev], self.version(self.repo[rev]))
-                                        for rev in (self._all_merge_bases(parents) if len(parents) == 2 else ())
-                                        if rev != str(found)]
+        # a criss-cross merge has several best bases (libgit2 names one): the others, found by starting git
+        # only when a verdict could turn on them (set afresh each time: the Side is shared, read as this
+        # merge's base only)
+        primary.extra["other_bases"] = (
+            (lambda: [self.side(self.repo[rev], self.version(self.repo[rev]))
+                      for rev in self._all_merge_bases(parents) if rev != str(found)])
+            if len(parents) == 2 else [])
         return primary
 
     def _all_merge_bases(self, parents: list) -> list[str]:

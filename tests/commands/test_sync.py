@@ -18,18 +18,27 @@ def commit(repo: Path, message: str, *extra: str) -> None:
     subprocess.run(["git", "commit", "-qam", message, *extra], cwd=repo, check=True, capture_output=True)
 
 
-@pytest.fixture
-def remote(tmp_path: Path, run) -> Path:
-    seed = tmp_path / "seed"
+def seeded(tmp_path: Path, run, text: str = BASE, name: str = "seed") -> Path:
+    """A repository set up with ``text`` as its continuity file and the fixtures' store, committed."""
+    seed = tmp_path / name
     seed.mkdir()
     git(seed, "init", "-q")
-    (seed / "CONTINUITY.md").write_text(BASE)
+    (seed / "CONTINUITY.md").write_text(text)
     (seed / ".flow").mkdir()
     (seed / ".flow" / "episodes.jsonl").write_bytes(STORE)
     assert run(seed, "init", "--commit", "--no-hooks").code == 0
+    return seed
+
+
+def bare_of(tmp_path: Path, seed: Path) -> Path:
     bare = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(seed), str(bare))
     return bare
+
+
+@pytest.fixture
+def remote(tmp_path: Path, run) -> Path:
+    return bare_of(tmp_path, seeded(tmp_path, run))
 
 
 def clone(tmp_path: Path, remote: Path, name: str, run, *init_args: str) -> Path:
@@ -355,13 +364,7 @@ def test_sync_names_a_running_or_interrupted_wrap_instead_of_calling_its_files_u
 
 
 def test_wrap_push_that_cannot_sync_still_reports_the_commit_it_made(tmp_path, run):
-    repo = tmp_path / "solo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    (repo / "CONTINUITY.md").write_text(BASE)
-    (repo / ".flow").mkdir()
-    (repo / ".flow" / "episodes.jsonl").write_bytes(STORE)
-    assert run(repo, "init", "--commit", "--no-hooks").code == 0
+    repo = seeded(tmp_path, run, name="solo")
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({"session": "s-solo", "state": "Focus: pushing nowhere.",
                                 "episodes": [{"type": "finding", "content": "a wrap with no remote"}]}))
@@ -395,17 +398,9 @@ def test_two_raises_of_one_pattern_one_reworded_as_it_rose_merge_through_the_dri
     """Both raises were valid commits; the driver judged its own union with a rule the gate no longer used
     (G209 against the plain raise) and sync failed on a merge the hook and the audit accept. The driver now
     reaches its verdict with the gate's own merge engine."""
-    seed = tmp_path / "seed"
-    seed.mkdir()
-    git(seed, "init", "-q")
-    (seed / "CONTINUITY.md").write_text(BASE.replace("## Developing Knowledge\n", "## Developing Knowledge\n"
-                                                     "! cache_warmup: warm the cache before switching traffic to "
-                                                     "a new node | 1x\n", 1))
-    (seed / ".flow").mkdir()
-    (seed / ".flow" / "episodes.jsonl").write_bytes(STORE)
-    assert run(seed, "init", "--commit", "--no-hooks").code == 0
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(seed), str(remote))
+    remote = bare_of(tmp_path, seeded(tmp_path, run, BASE.replace(
+        "## Developing Knowledge\n", "## Developing Knowledge\n"
+        "! cache_warmup: warm the cache before switching traffic to a new node | 1x\n", 1)))
     c1, c2 = clone(tmp_path, remote, "c1", run), clone(tmp_path, remote, "c2", run)
 
     def raise_in(repo: Path, facts: list[tuple[str, str, str]], words: str) -> None:
