@@ -96,6 +96,14 @@ def _cfg(ctx: click.Context) -> Any:
     return load_config(continuity=obj.get("continuity"), store=obj.get("store"))
 
 
+def _judging_cfg(ctx: click.Context) -> Any:
+    """The configuration for check, check-msg and audit (:func:`flowgit.config.load_judging_config`)."""
+    from flowgit.config import load_judging_config
+
+    obj = _root_obj(ctx)
+    return load_judging_config(continuity=obj.get("continuity"), store=obj.get("store"))
+
+
 @click.group(cls=FlowGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="flowgit")
@@ -402,7 +410,7 @@ def check(ctx: click.Context, as_json: bool) -> None:
     """Gate the staged continuity file and store against HEAD (the pre-commit hook)."""
     from flowgit.commands import check as cmd
 
-    ctx.exit(cmd.main(_cfg(ctx), as_json))
+    ctx.exit(cmd.main(_judging_cfg(ctx), as_json))
 
 
 @cli.command("check-msg", short_help="Wrap trailers must agree with the change.")
@@ -414,7 +422,7 @@ def check_msg(ctx: click.Context, message_file: str, as_json: bool) -> None:
     from flowgit.commands import check_msg as cmd
     from flowgit.output import emit
 
-    report = cmd.run_check_msg(_cfg(ctx), message_file)
+    report = cmd.run_check_msg(_judging_cfg(ctx), message_file)
     emit(report, as_json, cmd.render)
     if report.problems:
         ctx.exit(EXIT_FINDINGS)
@@ -532,7 +540,7 @@ def audit(ctx: click.Context, range_text: str | None, since_ref: str | None, exc
 
     if pushed:
         range_text, exclude = cmd.pushed_range(range_text, exclude)
-    report = cmd.audit(_cfg(ctx), range_text, since_ref, exclude, ctx.find_root().obj or {}, jobs=jobs)
+    report = cmd.audit(_judging_cfg(ctx), range_text, since_ref, exclude, ctx.find_root().obj or {}, jobs=jobs)
     emit(report, as_json, cmd.render_audit)
     if not report.ok:
         ctx.exit(EXIT_FINDINGS)

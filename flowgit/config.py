@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -252,6 +253,25 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
         claude_dir=Path(claude).expanduser() if claude else None,
         source=source,
     )
+
+
+def load_judging_config(*, continuity: str | None = None, store: str | None = None) -> Config:
+    """The configuration for a command that judges under *committed* configuration (check, check-msg, audit).
+
+    The working tree's configuration judges nothing there, so an invalid one
+    (committed past the gate, or being repaired) must not stop the hook from
+    judging the commit that repairs it: the defaults stand in, with a warning
+    on stderr. Paths given on the command line are the user's own: an error
+    with them stands.
+    """
+    try:
+        return load_config(continuity=continuity, store=store)
+    except FlowgitError as exc:
+        if continuity or store or exc.path is None:
+            raise
+        sys.stderr.write(f"flowgit: warning: {exc.render()} — the working tree's configuration is not read here "
+                         "(the configuration committed at each commit judges it)\n")
+        return default_config(find_root() or Path(os.getcwd()).resolve())
 
 
 def contained(root: Path, value: Any, key: str, where: str) -> Path:

@@ -30,13 +30,13 @@ def _fast_check(args: list[str]) -> int | None:
         from flowgit import storeread
 
         storeread.start(os.getcwd())  # read and hashed while the imports below run
-    from flowgit.config import load_config
+    from flowgit.config import load_judging_config
     from flowgit.errors import EXIT_USAGE, FlowgitError
 
     try:
         from flowgit.commands import check
 
-        cfg = load_config(continuity=options.get("file"), store=options.get("store"))
+        cfg = load_judging_config(continuity=options.get("file"), store=options.get("store"))
         return check.main(cfg, "--json" in rest)
     except FlowgitError as exc:
         if "--json" in rest:

@@ -32,8 +32,10 @@ class StagedChange:
 
     def __init__(self, cfg: Config, new_cfg: Config, old: Side | None, new: Side, other_parents: list[Side] | None = None,
                  base: str | None = None, amend: bool = False, config_changed: bool = False,
-                 merge_base: Side | None = None) -> None:
+                 merge_base: Side | None = None, config_problem: str | None = None) -> None:
         self.cfg = cfg                  # the base's committed configuration (what judges)
+        self.config_problem = config_problem  # why the base's committed configuration could not be read (then
+        #                                       the defaults judge, as the audit does)
         self.new_cfg = new_cfg          # the configuration as staged (compared, never applied)
         self.old = old                  # the first base; None for a root commit
         self.new = new
@@ -253,8 +255,7 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
         base, merge_heads = (parents[0] if parents else None), parents[1:]
     else:
         base, merge_heads = head, _merge_heads(root)
-    cfg = (load_config_from_blobs(root, dict(zip(CONFIG_FILES, reads.specs([f"{base}:{n}" for n in CONFIG_FILES]))),
-                                  base) if base else None)
+    cfg, problem = _committed_config_or_defaults(root, reads, base) if base else (None, None)
     names = list(CONFIG_FILES)
     if cfg is not None:
         cont = continuity or cfg.continuity_rel
@@ -276,7 +277,11 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     texts = reads.objects([staged.get(n, "") for n in CONFIG_FILES]
                           + [bases[base].get(n, "") for n in CONFIG_FILES] if base else
                           [staged.get(n, "") for n in CONFIG_FILES])
-    new_cfg = _config_of(root, staged, texts, "index")
+    base_entries = bases.get(base, {}) if base else {}
+    if problem is not None and all(staged.get(n) == base_entries.get(n) for n in CONFIG_FILES):
+        new_cfg = cfg  # the same invalid configuration, staged as committed: the defaults, as for the base
+    else:
+        new_cfg = _config_of(root, staged, texts, "index")  # an invalid edit of one's own is refused here
     if cfg is None:  # a root commit: nothing was in force, the staged configuration judges
         cfg = new_cfg
         cont, st = continuity or cfg.continuity_rel, store or cfg.store_rel
@@ -287,7 +292,6 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     new_cont, new_st = continuity or new_cfg.continuity_rel, store or new_cfg.store_rel
     if (new_cont, new_st) != (cont, st):
         staged.update(index_blobs(root, [n for n in with_parents([new_cont, new_st]) if n not in staged], links))
-    base_entries = bases.get(base, {}) if base else {}
     # A first commit's configuration is held to the defaults (an orphan root could otherwise set its own)
     config_changed = (any(staged.get(n) != base_entries.get(n) for n in CONFIG_FILES) if base
                       else new_cfg.source is not None)
@@ -342,13 +346,31 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                   if merge_heads and base else None)
     return StagedChange(cfg=cfg, new_cfg=new_cfg, old=sides[0] if sides else None, new=new,
                         other_parents=sides[1:], base=base, amend=amend, config_changed=config_changed,
-                        merge_base=merge_base)
+                        merge_base=merge_base, config_problem=problem)
 
 
 def _committed_config(root: Path, reads, rev: str) -> Config:
     """The configuration committed at ``rev``: each parent of a merge judges under its own."""
-    return load_config_from_blobs(root, dict(zip(CONFIG_FILES, reads.specs([f"{rev}:{n}" for n in CONFIG_FILES]))),
-                                  rev)
+    return _committed_config_or_defaults(root, reads, rev)[0]
+
+
+def _committed_config_or_defaults(root: Path, reads, rev: str) -> tuple[Config, str | None]:
+    """(the configuration committed at ``rev``, None), or (the defaults, why it cannot be read).
+
+    An invalid configuration can only have been committed past the gate; the
+    audit reports it at that commit (A402) and judges under the defaults from
+    then on. The hook does the same, so a later commit, the one that repairs
+    the configuration included, is judged rather than refused for what it did
+    not write (the strictest settings apply meanwhile).
+    """
+    from flowgit.errors import FlowgitError
+
+    files = dict(zip(CONFIG_FILES, reads.specs([f"{rev}:{n}" for n in CONFIG_FILES])))
+    try:
+        return load_config_from_blobs(root, files, rev), None
+    except FlowgitError as exc:
+        where = f"{exc.path}:{exc.line}" if exc.line else str(exc.path or rev)
+        return load_config_from_blobs(root, {}, rev), f"{where}: {exc.message}"
 
 
 def _merge_base_side(root: Path, heads: list[str], side) -> Side | None:

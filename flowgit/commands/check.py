@@ -65,6 +65,12 @@ def run_check(cfg: Config, *, amend: bool | None = None) -> CheckReport:
                                store=_explicit(cfg, "store"), verified=True)
         findings = _judge(change, reason)
     findings.extend(pending)
+    if change.config_problem:
+        where, problem = change.config_problem.split(": ", 1)
+        findings.append(Finding("G808", "config", "warning", where, None,
+                                f"the configuration committed at the base is invalid ({problem}); "
+                                "the defaults judge this commit, as the audit judges every commit after it",
+                                "repair or remove it in a commit of its own"))
     if reason and any(f.overridden for f in findings):
         findings.extend(_override_unrecorded(root))
     return CheckReport(change.new.continuity_path, checked=True, findings=findings, override=reason)
