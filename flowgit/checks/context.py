@@ -110,6 +110,7 @@ class CheckContext:
     old_store_in_memory: bool = False  # HEAD's store bytes are already read: compare them instead of hashing
     new_raw: bytes | None = None  # the staged continuity file's bytes, when the caller has them (``new``'s text)
     merge_parents: tuple = ()  # a merge result judged against one parent: every parent's Document
+    base_unreadable: str | None = None  # why HEAD's file could not be read as text (then read leniently)
 
     def __init__(self, cfg: Config, new: Document, old: Document | None, new_store: bytes, path: str,
                  store_path: str, **optional: Any) -> None:

@@ -94,6 +94,11 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     if new.continuity is None and old is not None and old.continuity is not None:
         return _overridden(findings, override)  # nothing left to judge the rules on
     ctx = context_for(cfg, old, new, merge_parents=merge_parents)
+    if ctx.base_unreadable:
+        findings.append(Finding("G002", "structure", "warning", f"base:{old.continuity_path}", None,  # type: ignore
+                                f"the base's continuity file cannot be read as text ({ctx.base_unreadable}); it "
+                                "was judged as read with replacement characters, so lines holding them read as "
+                                "changed", "commit the file re-saved as UTF-8"))
     if new.continuity is not None and not ctx.new.sections:
         findings.append(Finding("G001", "structure", "error", new.continuity_path, 1,
                                 "the file has no `## ` sections, so it is not a continuity file",
@@ -109,8 +114,8 @@ def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequ
     of them (the rules that read a merge note ask what each parent held).
     """
     new_doc = document_from_bytes(cfg, new.continuity if new.continuity is not None else b"", new.continuity_path)
-    old_doc = (document_from_bytes(cfg, old.continuity, f"base:{old.continuity_path}")
-               if old is not None and old.continuity is not None else None)
+    old_doc, unreadable = (_base_document(cfg, old.continuity, f"base:{old.continuity_path}")
+                           if old is not None and old.continuity is not None else (None, None))
     old_entry = old.store_entry() if old is not None else None
     return CheckContext(cfg=cfg, new=new_doc, old=old_doc, new_store=new.store or b"",
                         new_store_oid=new.store_ref[0] if new.store_ref else None,
@@ -122,7 +127,28 @@ def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequ
                         merge_parents=tuple(document_from_bytes(cfg, p.continuity, f"parent:{p.continuity_path}")
                                             for p in merge_parents if p is not None and p.continuity is not None),
                         appended_check=new.extra.get("appended_check") if old is not None and old.commit and
-                        old.commit == new.extra.get("base") else None)
+                        old.commit == new.extra.get("base") else None, base_unreadable=unreadable)
+
+
+def _base_document(cfg: Config, data: bytes, label: str) -> tuple["Document | None", str | None]:
+    """(the base's document, None), or (it read leniently, why it could not be read as it is).
+
+    A base that is not text (not UTF-8, a NUL byte, over the size limit) got
+    past the gate (``--no-verify``, a hookless clone) and the audit reports it
+    at that commit; refusing every later change for it would also refuse the
+    commit that repairs it. So it is read with replacement characters, and
+    what the change does is judged against that.
+    """
+    from flowgit.errors import FlowgitError
+
+    try:
+        return document_from_bytes(cfg, data, label), None
+    except FlowgitError as exc:
+        from flowgit.continuity.document import Document
+
+        where = f"line {exc.line}: " if exc.line else ""
+        text = data.decode("utf-8", "replace").replace("\x00", "\ufffd")
+        return Document.parse(text, aliases=cfg.aliases, path=label), where + exc.message
 
 
 NO_BASE = object()  # judge_merge: the merge base was not looked up (callers that cannot tell)

@@ -427,7 +427,12 @@ class Auditor:
             out.extend(AuditFinding("A201", sha, date, "", problem) for problem in
                        (mismatches(trailers, []) if claims and len(before) <= 1 else ()))
             return False, out
-        out.extend(self._judge(commit, version, parents, before, override, sha, date))
+        try:
+            out.extend(self._judge(commit, version, parents, before, override, sha, date))
+        except FlowgitError as exc:  # what the hook refuses as unreadable (exit 2): reported here, and on
+            out.append(AuditFinding("A403", sha, date, "", f"the commit's continuity file cannot be read: "
+                                    f"{exc.message}", path=version.continuity_path, line=exc.line,
+                                    fix=exc.fix or ""))  # (later commits are judged against it read leniently)
         events = None  # against the first parent
         if claims:
             events = diff_pattern_maps(self.patterns(before[0]) if before else {}, self.patterns(version))
