@@ -46,16 +46,21 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     except UnicodeDecodeError as exc:
         raise FlowgitError(f"cannot read the commit message ({exc})", path=path, fix=fix) from None
     report = MsgReport()
-    texts = as_git_may_record(message, lambda: _comment_char(cfg.root))
+    reason = override_reason()
+    comment_char = _remembered(lambda: _comment_char(cfg.root))
+    ask = bool(reason) or _looks_like_a_wrap([message])  # the trailers matter: git's comment character too
+    texts = as_git_may_record(message, comment_char, ask=ask)
     readings = [parse_trailers(text) for text in texts]
     trailers = readings[0]
     if _looks_like_a_wrap(texts):
         readings += _as_this_clone_reads(cfg.root, texts)
-    reason = override_reason()
     if reason and not values(trailers, "Flow-Override"):
         git(cfg.root, "interpret-trailers", "--in-place", "--no-divider", "--trailer", f"Flow-Override: {reason}",
             str(path))  # (--no-divider: git commit records a `---` line as text, so the trailer goes at the end)
         report.override_recorded = reason
+    if reason and (lost := _override_kept(path, comment_char)):
+        report.problems.extend(lost)
+        report.override_recorded = None  # written into the message, but not what git would record
     from flowgit.checks.staged import amend_in_progress, staged_change
     from flowgit.git import require_repo
 
@@ -92,6 +97,30 @@ def _context(change):
     return context_for(change.cfg, change.old, change.new)
 
 
+def _remembered(ask: Callable[[], str]) -> Callable[[], str]:
+    """``ask``, called at most once."""
+    found: list[str] = []
+
+    def once() -> str:
+        if not found:
+            found.append(ask())
+        return found[0]
+    return once
+
+
+def _override_kept(path: Path, comment_char: Callable[[], str]) -> list[str]:
+    """A problem when some cleanup git may apply drops the ``Flow-Override`` trailer from the message: the
+    errors would then be committed with no override on record (the audit would report them as errors)."""
+    text = path.read_bytes().decode("utf-8", "replace")
+    for reading in as_git_may_record(text, comment_char, ask=True):
+        if not values(parse_trailers(reading), "Flow-Override"):
+            return [f"git may record this message without its Flow-Override trailer (core.commentChar is "
+                    f"{comment_char()!r}, and git's cleanup drops the lines starting with it), so the override "
+                    "would not be on record: set another comment character (`git config core.commentChar "
+                    "\"#\"`) for this commit"]
+    return []
+
+
 def _amend_verdict(cfg: Config) -> list[str]:
     """An amend replaces HEAD: the whole gate again, against HEAD's parent (pre-commit judged against HEAD)."""
     from flowgit.commands.check import run_check
@@ -106,26 +135,27 @@ COMMENT_CHOICES = "#;@!$%^&|:"
 SCISSORS_RE = re.compile(r"^(\S) -{24} >8 -{24}$", re.MULTILINE)
 
 
-def as_git_may_record(message: str, comment_char: Callable[[], str]) -> list[str]:
+def as_git_may_record(message: str, comment_char: Callable[[], str], *, ask: bool = False) -> list[str]:
     """The message as git may record it: the hook sees it before git's cleanup, which the hook cannot ask.
 
     The first reading drops ``#`` lines (git's default cleanup of an edited message). Others follow where
     the message shows another cleanup may apply: cut at a scissors line (``commit -v``: the staged diff
     below it would otherwise read as the last paragraph, hiding every trailer above it), and without the
-    lines of another comment character (``core.commentChar``, asked of git only when some line starts with
-    one). Each reading's trailers are checked: whichever git applies, what it records must agree.
+    lines of another comment character (``core.commentChar``: any character, even a letter, so it is asked
+    of git whenever ``ask`` says the trailers matter, else only when some line starts with one of ``auto``'s
+    choices). Each reading's trailers are checked: whichever git applies, what it records must agree.
     """
     lines = message.split("\n")  # lines end at ``\n`` alone, as git's
-    readings = [_without(lines, "#")]
+    readings = [_without(lines, ("#",))]
     cut = SCISSORS_RE.search(message)
     if cut is not None:
         above = message[:cut.start()].split("\n")
-        readings.append(_without(above, cut.group(1) + "#"))
-    if any(ln[:1] in COMMENT_CHOICES[1:] for ln in lines if ln):
+        readings.append(_without(above, (cut.group(1), "#")))
+    if ask or any(ln[:1] in COMMENT_CHOICES[1:] for ln in lines if ln):
         char = comment_char()
-        chars = COMMENT_CHOICES if char == "auto" else char
-        if chars and chars != "#":
-            readings.append(_without(lines, chars))
+        prefixes = tuple(COMMENT_CHOICES) if char == "auto" else (char,)
+        if char and char != "#":
+            readings.append(_without(lines, prefixes))
     return list(dict.fromkeys(readings))
 
 
@@ -151,15 +181,15 @@ def _as_this_clone_reads(root, texts: list[str]) -> list:
     return out
 
 
-def _without(lines: list[str], chars: str) -> str:
-    """The lines that do not start with one of ``chars`` (git's comment lines), joined."""
-    return "\n".join(ln for ln in lines if not (ln and ln[0] in chars))
+def _without(lines: list[str], prefixes: tuple[str, ...]) -> str:
+    """The lines that do not start with one of ``prefixes`` (git's comment lines), joined."""
+    return "\n".join(ln for ln in lines if not ln.startswith(prefixes))
 
 
 def _comment_char(root) -> str:
-    """``core.commentChar`` (``#`` when unset; ``auto`` as it is)."""
-    value = git(root, "config", "--get", "core.commentChar", check=False).decode("utf-8", "replace").strip()
-    return value[:1] if value and value != "auto" else (value or "#")
+    """``core.commentChar`` (``#`` when unset; ``auto`` as it is; newer git takes a string of several)."""
+    value = git(root, "config", "--get", "core.commentChar", check=False).decode("utf-8", "replace").strip("\n")
+    return value or "#"
 
 
 def render(report: MsgReport) -> str:

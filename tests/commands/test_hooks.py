@@ -375,6 +375,36 @@ def test_an_override_is_recorded_at_the_end_of_a_message_holding_a_divider_line(
     assert git(repo, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly)").strip() == "reviewed by hand"
 
 
+@pytest.mark.parametrize("char,refused", [("F", True), (";", False), ("auto", False)])
+def test_an_override_git_would_strip_as_a_comment_is_refused(run, repo, char, refused):
+    """core.commentChar may be any character (a string, in newer git): with `F`, git's cleanup drops the
+    `Flow-Override:` line, so the errors would be committed with no override on record."""
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "config", "core.commentChar", char)
+    res = subprocess.run(["git", "commit", "-q", "--cleanup=strip", "-m", "Raise p01"], cwd=repo,
+                         capture_output=True, text=True, env={**os.environ, "FLOWGIT_OVERRIDE": "seeded by hand"})
+    if refused:
+        assert res.returncode != 0 and "without its Flow-Override trailer" in res.stdout + res.stderr
+        assert git(repo, "rev-parse", "HEAD") == head
+        assert "recorded trailer Flow-Override" not in res.stdout + res.stderr
+    else:
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert git(repo, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly)").strip() == "seeded by hand"
+
+
+def test_a_letter_as_comment_character_is_read_for_wrap_trailers_too():
+    """`Graduated:` under core.commentChar=G is a comment git drops: the reading without it is checked."""
+    from flowgit.commands.check_msg import as_git_may_record
+
+    message = "subject\n\nGraduated: x\n"
+    assert as_git_may_record(message, lambda: "G", ask=True) == [message, "subject\n\n"]
+    assert as_git_may_record(message, lambda: "G") == [message]  # not asked: no line starts with auto's choices
+
+
 def test_a_clones_own_trailer_configuration_is_how_its_trailers_are_checked(run, repo, tmp_path):
     """With trailer.separators = ":=", git reads `Graduated= p02` as a trailer (and `git log %(trailers)` in
     that clone reports it): the commit-msg hook must check it too."""
