@@ -103,6 +103,29 @@ def mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
     return problems
 
 
+def episode_ids(readings: list[list[tuple[str, str]]]) -> list[str]:
+    """The episode ids ``Episodes:`` trailers name, over every reading of the message, in order, once each."""
+    return list(dict.fromkeys(i.strip() for t in readings for v in values(t, "Episodes") for i in v.split(",")
+                              if i.strip()))
+
+
+def episode_mismatches(ids: list[str], store: bytes, appended: bytes) -> list[str]:
+    """Where ``Episodes:`` claims disagree with the store: each id must be in the commit's ``store`` and among
+    the episodes the commit itself ``appended`` (its trailer says this wrap recorded them)."""
+    if not ids:
+        return []
+    from flowgit.episodes import lookup
+
+    held, fresh = lookup(store, ids), lookup(appended, ids)
+    problems = []
+    for ident in ids:
+        if ident not in held:
+            problems.append(f"trailer `Episodes` names {ident}, which is not in the store the commit records")
+        elif ident not in fresh:
+            problems.append(f"trailer `Episodes` names {ident}, which was already committed before")
+    return problems
+
+
 _KINDS: dict[str, str] | None = None
 
 

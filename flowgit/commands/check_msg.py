@@ -15,10 +15,10 @@ from typing import Callable
 from flowgit.changes import diff_patterns
 from flowgit.checks.registry import override_reason
 from flowgit.config import Config
-from flowgit.episodes import lookup
 from flowgit.errors import FlowgitError
 from flowgit.git import git
-from flowgit.trailers import mismatches, parse_trailers, speaks_for_a_wrap, values
+from flowgit.trailers import (episode_ids, episode_mismatches, mismatches, parse_trailers, speaks_for_a_wrap,
+                              values)
 
 
 @dataclass
@@ -75,16 +75,8 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     events = diff_patterns(ctx.old, ctx.new) if ctx else []
     for reading in readings:  # whichever cleanup git applies, the trailers it records must agree
         report.problems.extend(p for p in mismatches(reading, events) if p not in report.problems)
-    ids = list(dict.fromkeys(i.strip() for t in readings for v in values(t, "Episodes") for i in v.split(",")
-                             if i.strip()))
-    if ids and ctx is not None:
-        staged = lookup(ctx.new_store, ids)
-        fresh = lookup(ctx.appended_store, ids)
-        for ident in ids:
-            if ident not in staged:
-                report.problems.append(f"trailer `Episodes` names {ident}, which is not in the staged store")
-            elif ident not in fresh:
-                report.problems.append(f"trailer `Episodes` names {ident}, which was already committed before")
+    if ctx is not None:
+        report.problems.extend(episode_mismatches(episode_ids(readings), ctx.new_store, ctx.appended_store))
     return report
 
 

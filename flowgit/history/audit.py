@@ -44,7 +44,7 @@ from flowgit.history.notes import VersionNotes
 from flowgit.history.walk import open_repo
 from flowgit.output import Progress
 from flowgit.repo import document_from_bytes, reusing_documents
-from flowgit.trailers import mismatches, parse_trailers, speaks_for_a_wrap, values
+from flowgit.trailers import episode_ids, episode_mismatches, mismatches, parse_trailers, speaks_for_a_wrap, values
 
 
 @dataclass(frozen=True)
@@ -426,6 +426,7 @@ class Auditor:
         if unchanged or untouched:  # a trailer that claims a change this commit does not make is still false
             out.extend(AuditFinding("A201", sha, date, "", problem) for problem in
                        (mismatches(trailers, []) if claims and len(before) <= 1 else ()))
+            out.extend(self._episode_claims(trailers, sha, date, version, before))
             return False, out
         try:
             out.extend(self._judge(commit, version, parents, before, override, sha, date))
@@ -437,9 +438,22 @@ class Auditor:
         if claims:
             events = diff_pattern_maps(self.patterns(before[0]) if before else {}, self.patterns(version))
             out.extend(AuditFinding("A201", sha, date, "", problem) for problem in mismatches(trailers, events))
+        out.extend(self._episode_claims(trailers, sha, date, version, before))
         if self.notes is not None:
             self._note(sha, version, before, events if len(before) <= 1 else None)
         return True, out
+
+    def _episode_claims(self, trailers, sha: str, date: str, version: Version,
+                        before: list[Version]) -> list[AuditFinding]:
+        """A201 for an ``Episodes:`` id the commit's store lacks, or that it did not append (check-msg's
+        question, asked of what was committed: against the first parent)."""
+        ids = episode_ids([trailers])
+        if not ids:
+            return []
+        store = self.data(version.store) or b""
+        old = (self.data(before[0].store) or b"") if before else b""
+        appended = store[len(old):] if store.startswith(old) else store
+        return [AuditFinding("A201", sha, date, "", problem) for problem in episode_mismatches(ids, store, appended)]
 
     def _judge(self, commit, version: Version, parents, before: list[Version], override: str | None, sha: str,
                date: str) -> list[AuditFinding]:

@@ -301,3 +301,32 @@ def test_a_commit_dated_in_the_future_is_judged_as_of_now(run, based):
     dropped = git(based, "rev-parse", "HEAD").strip()
     code, data = audit(run, based, "--range", "base..HEAD")
     assert code == 1 and ("G205", dropped) in found(data)
+
+
+E_NEW = ep("a budget of two retries per request held provider load in the fifth outage", "s9", "outcome",
+           agent="reviewer", tags=["retries"])
+
+
+@pytest.mark.parametrize("named,problem", [
+    ("ep-000000000000", "not in the store the commit records"),
+    (E_RETRY[0].id, "already committed before"),
+    (E_NEW.id, None),
+])
+def test_an_episodes_trailer_is_held_to_the_store_as_check_msg_holds_it(run, based, named, problem):
+    """`Episodes:` says this commit recorded those episodes: an id the store lacks, or one an earlier commit
+    recorded, is a false claim whichever way the commit got in (here --no-verify)."""
+    sha = commit_text(based, base_text(state="Focus: the breaker. Critical path: its probe."),
+                      f"Session wrap\n\nFlow-Session: s9\nEpisodes: {named}", "--no-verify", episodes=[E_NEW])
+    code, data = audit(run, based, "--range", "base..HEAD")
+    if problem is None:
+        assert code == 0 and data["findings"] == []
+    else:
+        assert code == 1 and found(data) == [("A201", sha)] and problem in data["findings"][0]["message"]
+
+
+def test_an_episodes_trailer_on_a_commit_that_changes_nothing_judged_is_false(run, based):
+    (based / "notes.txt").write_text("unrelated\n")
+    git(based, "add", "-A")
+    git(based, "commit", "-qm", f"notes\n\nEpisodes: {E_RETRY[0].id}", "--no-verify")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and [f["code"] for f in data["findings"]] == ["A201"]
