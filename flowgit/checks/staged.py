@@ -73,7 +73,60 @@ def _says_amend(pid: int | None) -> bool | None:
         args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if pid else None
     except OSError:
         args = None
-    return None if args is None else any(len(a) >= 4 and b"--amend".startswith(a) for a in args)  # or a prefix
+    return None if args is None else amends(args[:-1] if args and args[-1] == b"" else args)
+
+
+# git's own options before the command that take a value as the next argument
+_GIT_VALUE_OPTIONS = {b"-c", b"-C", b"--git-dir", b"--work-tree", b"--namespace", b"--config-env"}
+# `git commit`'s long options, and whether each takes a value (given as the next argument or after `=`);
+# git accepts any unambiguous prefix of one
+_COMMIT_LONG = {"amend": False, "message": True, "file": True, "reuse-message": True, "reedit-message": True,
+                "fixup": True, "squash": True, "author": True, "date": True, "template": True, "cleanup": True,
+                "trailer": True, "pathspec-from-file": True, "all": False, "patch": False, "interactive": False,
+                "include": False, "only": False, "no-verify": False, "verify": False, "dry-run": False,
+                "signoff": False, "no-signoff": False, "edit": False, "no-edit": False, "allow-empty": False,
+                "allow-empty-message": False, "reset-author": False, "quiet": False, "verbose": False,
+                "status": False, "no-status": False, "no-post-rewrite": False, "untracked-files": False,
+                "gpg-sign": False, "no-gpg-sign": False, "pathspec-file-nul": False, "short": False,
+                "branch": False, "porcelain": False, "long": False, "null": False}
+_COMMIT_SHORT_VALUES = b"mFcCt"  # short options whose value is the rest of the cluster, or the next argument
+
+
+def amends(argv: list[bytes]) -> bool:
+    """Whether a ``git … commit …`` command line amends, read as git parses it.
+
+    A word that is an option's value (``-m --amend``, ``--message --amend``,
+    ``-am --amend``) or a pathspec after ``--`` is not the option. Where the
+    command is not ``commit`` (an alias), its options cannot be told apart:
+    any word that abbreviates ``--amend`` counts (judging against the parent
+    is the stricter reading).
+    """
+    i = 1
+    while i < len(argv) and argv[i].startswith(b"-"):
+        i += 2 if argv[i] in _GIT_VALUE_OPTIONS else 1
+    if i >= len(argv) or argv[i] != b"commit":
+        return any(len(a) >= 4 and b"--amend".startswith(a) for a in argv)
+    args = iter(argv[i + 1:])
+    for arg in args:
+        if arg == b"--":
+            return False
+        if arg.startswith(b"--"):
+            name, has_value, _ = arg[2:].decode("utf-8", "replace").partition("=")
+            known = [n for n in _COMMIT_LONG if n.startswith(name)] if name else []
+            option = name if name in _COMMIT_LONG else (known[0] if len(known) == 1 else None)
+            if option == "amend":
+                return True
+            if option is not None and _COMMIT_LONG[option] and not has_value:
+                next(args, None)  # its value
+        elif arg.startswith(b"-") and len(arg) > 1:
+            for at in range(1, len(arg)):
+                if arg[at:at + 1] in (b"S", b"u"):
+                    break  # an optional value, only ever attached: the rest of the cluster
+                if arg[at] in _COMMIT_SHORT_VALUES:
+                    if at == len(arg) - 1:
+                        next(args, None)  # the value is the next argument
+                    break
+    return False
 
 
 def amend_in_progress(root: Path) -> bool:
