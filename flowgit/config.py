@@ -380,3 +380,20 @@ def load_config_at(root: Path, rev: str | None) -> Config:
 
     found = blobs(root, [f"{rev}:{name}" for name in CONFIG_FILES])
     return load_config_from_blobs(root, dict(zip(CONFIG_FILES, found)), rev)
+
+
+def judging_config_at(cfg: Config, rev: str | None) -> Config:
+    """The configuration committed at ``rev`` that judges a change on top of it, at ``cfg``'s paths.
+
+    What the gate applies (the wrap, its dry run and ``candidates`` must
+    propose what the gate will accept): an uncommitted configuration never
+    changes a threshold, and an invalid committed one gives the defaults, as
+    the hook and the audit read it.
+    """
+    if rev is None:
+        return cfg
+    try:
+        committed = load_config_at(cfg.root, rev)
+    except FlowgitError:
+        committed = default_config(cfg.root)
+    return committed._replace(continuity=cfg.continuity, store=cfg.store)

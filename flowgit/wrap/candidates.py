@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Mapping
 
-from flowgit.config import Config, Thresholds
+from flowgit.config import Config, Thresholds, judging_config_at
 from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import DEVELOPING, PROVEN
@@ -131,7 +131,7 @@ def gather_candidates(cfg: Config, session: str | None, when: date) -> Candidate
     """Step 2 for the repository at ``cfg``: the session's episodes (or, without a session, those the
     working store appends to HEAD's) against the working continuity file."""
     from flowgit.episodes import EpisodeStore, lookup, parse_store
-    from flowgit.git import blobs, require_repo
+    from flowgit.git import blobs, head_sha, require_repo
     from flowgit.repo import load_document
     from flowgit.wrap.cleanup import blame_dates
 
@@ -148,5 +148,5 @@ def gather_candidates(cfg: Config, session: str | None, when: date) -> Candidate
     cited = {e.id for e in episodes} | {i for at in iter_patterns(doc) for i in at.pattern.evidence}
     store = {**lookup(raw, cited), **{e.id: e for e in episodes}}
     batch = frozenset(appended) if head_store else frozenset()  # not yet committed: the next commit's batch
-    return find_candidates(doc, episodes, store, cfg.thresholds, when, blame_dates(root, cfg.continuity_rel),
+    return find_candidates(doc, episodes, store, judging_config_at(cfg, head_sha(root)).thresholds, when, blame_dates(root, cfg.continuity_rel),
                            batch)

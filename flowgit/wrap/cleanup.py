@@ -18,6 +18,7 @@ from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import DEVELOPING, PROVEN
+from flowgit.dates import today as utc_today
 from flowgit.episodes import Episode
 from flowgit.evidence import last_recorded
 from flowgit.git import git
@@ -66,15 +67,21 @@ def last_seen(at: PatternAt, episodes: Mapping[str, Episode], blamed: Mapping[st
 
 def find_stale(doc: Document, episodes: Mapping[str, Episode], blamed: Mapping[str, date], today: date,
                thresholds: Thresholds, keep: set[str] | frozenset[str] = frozenset()) -> list[Stale]:
-    """Patterns past their staleness window; never one named in ``keep`` (it fired this session)."""
+    """Patterns past their staleness window; never one named in ``keep`` (it fired this session).
+
+    A Proven pattern's exit is judged by the gate as of the commit, which is
+    now: a wrap dated later (``today``) must not archive one the gate would
+    find still fresh, so its window is measured up to today at the latest.
+    """
     limits = {DEVELOPING: thresholds.stale_developing_days, PROVEN: thresholds.stale_proven_days}
     out = []
     for at in iter_patterns(doc):
         limit = limits.get(at.section)
         if limit is None or at.pattern.name in keep:
             continue
-        seen = last_seen(at, episodes, blamed, today)
-        days = (today - seen).days
+        day = min(today, utc_today()) if at.section == PROVEN else today  # see below
+        seen = last_seen(at, episodes, blamed, day)
+        days = (day - seen).days
         if days > limit:
             out.append(Stale(at.pattern.name, at.section, seen, days, at.lineno))
     return out

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from flowgit.changes import ADDED, DEMOTED, GRADUATED, INCREMENTED, RENAMED, PatternEvent, diff_patterns
 from flowgit.checks.registry import override_reason
-from flowgit.config import Config
+from flowgit.config import Config, judging_config_at
 from flowgit.continuity.document import Document, is_structural
 from flowgit.continuity.patterns import iter_patterns, parse_pattern, pattern_map
 from flowgit.continuity.sections import DEVELOPING, PROVEN, STATE
@@ -121,6 +121,7 @@ class Inputs:
     session: str
     agent: str
     day: date
+    judging: Config  # the configuration committed at HEAD: its thresholds decide, as the gate's do
     blamed: dict = field(default_factory=dict)
 
     @property
@@ -161,7 +162,8 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
                   session=chosen_session,
                   agent=require_plain((plan.agent if plan else "") or resolve_agent(None), "agent",
                                       plan.source if plan and plan.agent else "agent"),
-                  day=when, blamed=blame_dates(root, cfg.continuity_rel) if head_doc_raw else {})
+                  day=when, judging=judging_config_at(cfg, head_sha(root)),
+                  blamed=blame_dates(root, cfg.continuity_rel) if head_doc_raw else {})
 
 
 def plan_episodes(plan: Plan, inputs: Inputs) -> list[Episode]:
@@ -195,9 +197,9 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
         if jump:
             problems.append("graduation goes 2x -> 3x; increment it to 2x first")
         if old is not None:
-            problems += post_demotion(old.pattern, p.evidence, episodes, level=p.level, thresholds=inputs.cfg.thresholds,
+            problems += post_demotion(old.pattern, p.evidence, episodes, level=p.level, thresholds=inputs.judging.thresholds,
                                       in_proven=proven)
-        verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.cfg.thresholds, in_proven=proven,
+        verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.judging.thresholds, in_proven=proven,
                          batch=batch)
         codes = verdict_codes(verdict, demoted=len(problems) > int(jump), jump=jump)
         problems += verdict.problems()
@@ -334,12 +336,12 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     batch = frozenset(appended) | {e.id for e in new_eps} if inputs.head_store is not None else frozenset()
 
     checkpoint("2-candidates")
-    candidates = find_candidates(inputs.doc, session_eps, episodes, cfg.thresholds, inputs.day, inputs.blamed,
+    candidates = find_candidates(inputs.doc, session_eps, episodes, inputs.judging.thresholds, inputs.day, inputs.blamed,
                                  batch)
 
     checkpoint("3-validate")
     if plan:
-        outcome = apply_plan(inputs.doc, plan, episodes, cfg.thresholds, date=inputs.day.isoformat(),
+        outcome = apply_plan(inputs.doc, plan, episodes, inputs.judging.thresholds, date=inputs.day.isoformat(),
                              plan_ids=[e.id for e in recorded],
                              archived_before=lambda name: _archived_before(inputs, name), batch=batch,
                              starts=starts)
@@ -356,7 +358,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
                                     "contradicting episode, or drop --strict once you have judged it holds")
 
     keep = fired(outcome.doc, session_eps, cited)
-    stale = find_stale(outcome.doc, episodes, inputs.blamed, inputs.day, cfg.thresholds, keep) if cleanup else []
+    stale = find_stale(outcome.doc, episodes, inputs.blamed, inputs.day, inputs.judging.thresholds, keep) if cleanup else []
     final = archive(outcome.doc, stale)
 
     events = diff_patterns(inputs.head_doc, final)
@@ -421,7 +423,7 @@ def judge_wrap(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Episo
         store = store + prefix + b"".join(e.to_json().encode("utf-8") + b"\n" for e in new_eps)
     new = Side(continuity=final.text.encode("utf-8"), store=store if (store or head_store is not None) else None,
                continuity_path=cfg.continuity_rel, store_path=cfg.store_rel, when=datetime.now(timezone.utc))
-    return judge_change(_head_config(cfg, root, head_sha_), old, new, message=msg, override=override_reason())
+    return judge_change(inputs.judging, old, new, message=msg, override=override_reason())
 
 
 def _head_store_bytes(inputs: Inputs) -> bytes | None:
@@ -436,14 +438,6 @@ def _head_store_bytes(inputs: Inputs) -> bytes | None:
     return data
 
 
-def _head_config(cfg: Config, root: Path, head: str | None) -> Config:
-    """The configuration committed at HEAD (an uncommitted config never softens the gate)."""
-    if head is None:
-        return cfg
-    from flowgit.config import load_config_at
-
-    committed = load_config_at(root, head)  # through git itself: SHA-1 and SHA-256 repositories alike
-    return committed._replace(continuity=cfg.continuity, store=cfg.store)
 
 
 def _archived_before(inputs: Inputs, name: str) -> bool:

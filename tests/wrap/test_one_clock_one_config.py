@@ -1,0 +1,39 @@
+"""The wrap proposes what the gate accepts: the same configuration (committed at HEAD) and the same clock."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from flowgit.dates import today
+from tests.wrap.test_wrap import A2, graduate_plan, snapshot, wrap, wrap_repo  # noqa: F401 (fixture)
+
+
+def test_an_uncommitted_stricter_configuration_does_not_refuse_what_the_gate_accepts(run, wrap_repo):
+    (wrap_repo / ".flowgit.toml").write_text("[thresholds]\nevidence_3x = 6\n")  # untracked: judges nothing
+    res = wrap(run, wrap_repo, graduate_plan([A2.id]), "--json")
+    assert res.code == 0, res.out + res.err
+    assert json.loads(res.out)["committed"]
+
+
+def test_an_uncommitted_looser_configuration_does_not_let_the_wrap_propose_what_the_gate_refuses(run, wrap_repo):
+    """evidence_3x = 2 in an untracked file: the wrap's own judgement still asks for three, so the graduation
+    stays (exit 3, refused by the immune system) instead of being written and then refused by the gate."""
+    (wrap_repo / ".flowgit.toml").write_text("[thresholds]\nevidence_3x = 2\n")
+    plan = {"session": "sess-c", "patterns": [{"op": "graduate", "name": "retry_budget", "evidence": []}]}
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, plan, "--json")
+    data = json.loads(res.out)
+    assert res.code == 3, res.out + res.err
+    assert data["refused"] and data["refused"][0]["name"] == "retry_budget"
+    assert snapshot(wrap_repo) == before
+
+
+def test_a_wrap_dated_ahead_does_not_archive_a_proven_pattern_the_gate_finds_fresh(run, wrap_repo):
+    """The cleanup measured a Proven pattern's window up to the plan's date, the gate up to now: dated a
+    month ahead, the wrap archived a pattern and then refused its own commit (G205)."""
+    ahead = (today() + timedelta(days=31)).isoformat()
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", ahead, "--json")
+    assert res.code == 0, res.out + res.err
+    gate = json.loads(res.out)
+    assert not any(f.get("code") == "G205" for f in gate.get("findings", []))
