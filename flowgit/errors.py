@@ -37,6 +37,11 @@ class FlowgitError(Exception):
         return error_dict(self.message, fix=self.fix, path=self.path, line=self.line)
 
 
+class UnreadableText(FlowgitError):
+    """Bytes that are not text flowgit reads (not UTF-8, binary, over the size limit): a mistake in the
+    file itself, which a history reader reports at the commit that holds it rather than stopping."""
+
+
 def error_dict(message: str, *, fix: str | None = None, path: str | None = None, line: int | None = None) -> dict:
     """``{"error": {"message", "fix", "file", "line"}}``: one shape for every error an agent reads."""
     return {"error": {"message": message, "fix": fix, "file": path, "line": line}}

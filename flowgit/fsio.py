@@ -11,7 +11,7 @@ import os
 import stat
 from pathlib import Path
 
-from flowgit.errors import FlowgitError
+from flowgit.errors import FlowgitError, UnreadableText
 
 MAX_TEXT_BYTES = 8 * 1024 * 1024
 
@@ -19,17 +19,17 @@ MAX_TEXT_BYTES = 8 * 1024 * 1024
 def decode_text(data: bytes, path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> str:
     """Decode bytes read from ``path`` as UTF-8 text or raise a FlowgitError naming why."""
     if len(data) > max_bytes:
-        raise FlowgitError(
+        raise UnreadableText(
             f"file is {len(data):,} bytes, over the {max_bytes:,}-byte limit for a continuity file",
             path=path, fix="archive old sections, or raise the limit with max_file_bytes in config")
     if b"\x00" in data[:8192]:
-        raise FlowgitError("looks like a binary file, not markdown text", path=path,
+        raise UnreadableText("looks like a binary file, not markdown text", path=path,
                            fix="point flowgit at the continuity markdown file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise FlowgitError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", path=path, line=line,
+        raise UnreadableText(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", path=path, line=line,
                            fix="re-save the file as UTF-8") from None
 
 

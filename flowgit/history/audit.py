@@ -36,7 +36,7 @@ from flowgit.checks.finding import Finding
 from flowgit.checks.judge import Side, judge_change, judge_merge, merge_answers
 from flowgit.config import Config, default_config
 from flowgit.continuity.patterns import PatternAt, pattern_map
-from flowgit.errors import FlowgitError
+from flowgit.errors import FlowgitError, UnreadableText
 from flowgit.history.blobstream import PlannedReads, planned_reads
 from flowgit.checks.paths import weakenings
 from flowgit.history.config_at import ConfigAt, ConfigReader
@@ -430,7 +430,7 @@ class Auditor:
             return False, out
         try:
             out.extend(self._judge(commit, version, parents, before, override, sha, date))
-        except FlowgitError as exc:  # what the hook refuses as unreadable (exit 2): reported here, and on
+        except UnreadableText as exc:  # what the hook refuses as unreadable (exit 2): reported here, and on
             out.append(AuditFinding("A403", sha, date, "", f"the commit's continuity file cannot be read: "
                                     f"{exc.message}", path=version.continuity_path, line=exc.line,
                                     fix=exc.fix or ""))  # (later commits are judged against it read leniently)

@@ -48,18 +48,40 @@ def test_workers_report_a_range_exactly_as_one_process(mixed_history):
     assert run_audit(cfg, spec, jobs=2).to_dict() == run_audit(cfg, spec, jobs=1).to_dict()
 
 
-def test_an_error_in_a_worker_is_the_same_clear_error(repo):
+def _partial_clone(tmp_path: Path) -> Path:
+    """A blobless clone of a short history: judging it needs blobs it does not have (a real FlowgitError)."""
+    from tests.history.test_blobstream import wraps
+
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    git(origin, "init", "-q")
+    wraps(origin, 3)
+    git(origin, "config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", "--no-checkout", origin.as_uri(), str(clone))
+    return clone
+
+
+def test_an_error_in_a_worker_is_the_same_clear_error(tmp_path):
+    cfg = load_config(_partial_clone(tmp_path))
+    with pytest.raises(FlowgitError) as alone:
+        run_audit(cfg, jobs=1)
+    with pytest.raises(FlowgitError) as workers:
+        run_audit(cfg, jobs=2)
+    assert "not in this clone" in alone.value.render()
+    assert workers.value.render() == alone.value.render()
+
+
+def test_an_unreadable_version_is_the_same_finding_in_workers(repo):
+    """Bytes that are not text are a finding at their commit (A403), however many processes judge."""
     committed_base(repo)
     (repo / "CONTINUITY.md").write_bytes(base_text().encode() + b"\n\xff\xfe not text\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "binary junk", "--no-verify")
     cfg = load_config(repo)
-    with pytest.raises(FlowgitError) as alone:
-        run_audit(cfg, jobs=1)
-    with pytest.raises(FlowgitError) as workers:
-        run_audit(cfg, jobs=2)
-    assert "UTF-8" in alone.value.render()
-    assert workers.value.render() == alone.value.render()
+    alone, workers = run_audit(cfg, jobs=1), run_audit(cfg, jobs=2)
+    assert [f.code for f in alone.findings] == ["A403"] and "UTF-8" in alone.findings[0].message
+    assert [f.to_dict() for f in workers.findings] == [f.to_dict() for f in alone.findings]
 
 
 def test_slices_cover_every_commit_once_in_order():
@@ -101,13 +123,10 @@ def test_a_pending_audit_left_unread_leaves_no_worker_behind(mixed_history):
     assert not multiprocessing.active_children()
 
 
-def test_an_error_in_a_pending_audit_is_raised_when_its_report_is_asked_for(repo):
+def test_an_error_in_a_pending_audit_is_raised_when_its_report_is_asked_for(tmp_path):
     from flowgit.history.audit import PendingAudit
 
-    committed_base(repo)
-    (repo / "CONTINUITY.md").write_bytes(base_text().encode() + b"\n\xff\xfe not text\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "binary junk", "--no-verify")
-    with PendingAudit(load_config(repo), jobs=2) as pending, pytest.raises(FlowgitError) as raised:
+    with PendingAudit(load_config(_partial_clone(tmp_path)), jobs=2) as pending, \
+            pytest.raises(FlowgitError) as raised:
         pending.report()
-    assert "UTF-8" in raised.value.render()
+    assert "not in this clone" in raised.value.render()
