@@ -51,7 +51,8 @@ class StagedChange:
 
 
 def git_ancestor_pid() -> int | None:
-    """The pid of the nearest ``git`` process above this one (hooks run under it), if /proc tells."""
+    """The pid of the nearest ``git`` process above this one (hooks run under it), if /proc tells: ``git``, or
+    a command run by its own name (``$(git --exec-path)/git-commit``)."""
     pid = os.getppid()
     for _ in range(8):
         try:
@@ -59,7 +60,7 @@ def git_ancestor_pid() -> int | None:
         except OSError:
             return None
         name = stat[stat.find("(") + 1:stat.rfind(")")]
-        if name == "git":
+        if name == "git" or name.startswith("git-"):
             return pid
         pid = int(stat[stat.rfind(")") + 2:].split()[1])
         if pid <= 1:
@@ -101,6 +102,8 @@ def amends(argv: list[bytes]) -> bool:
     any word that abbreviates ``--amend`` counts (judging against the parent
     is the stricter reading).
     """
+    if argv and argv[0].rsplit(b"/", 1)[-1] == b"git-commit":
+        argv = [b"git", b"commit", *argv[1:]]  # the command run by its own name
     i = 1
     while i < len(argv) and argv[i].startswith(b"-"):
         i += 2 if argv[i] in _GIT_VALUE_OPTIONS else 1

@@ -29,6 +29,8 @@ from tests.conftest import git
     ("git commit --author --amend", False),
     ("git ci --amend", True),  # an alias: its options cannot be told apart, the stricter reading
     ("git ci -m x", False),
+    ("/usr/lib/git-core/git-commit --amend --no-edit", True),
+    ("/usr/lib/git-core/git-commit -m --amend", False),
 ])
 def test_amend_is_read_as_git_parses_the_command_line(argv, amending):
     assert amends([a.encode() for a in argv.split(" ")]) is amending
@@ -44,3 +46,26 @@ def test_a_new_commit_whose_message_is_the_word_amend_is_judged_against_head(run
     res = commit(repo, "--amend")
     assert res.returncode == 0, res.stdout + res.stderr
     assert git(repo, "log", "-1", "--format=%s").strip() == "--amend"
+
+
+def test_an_amend_run_by_the_commands_own_name_is_judged_against_the_parent(run, repo):
+    """`$(git --exec-path)/git-commit --amend` runs as a process named git-commit: turning a 1x -> 2x commit
+    into 1x -> 3x by amending it is still a jump (G201)."""
+    import subprocess
+
+    from tests.checks.gate_fixtures import DEVELOPING, E_RETRY, base_text, developing_lines
+
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    assert commit(repo, "raise p01").returncode == 0
+    lines = developing_lines().splitlines()
+    ids = ", ".join(e.id for e in E_RETRY[:3])
+    proven = f"!! p01: {DEVELOPING[0][1]} | 3x (RELIABILITY — 2026-11-30) [evidence: {ids}]\n"
+    (repo / "CONTINUITY.md").write_text(base_text(developing="\n".join(lines[1:]), proven_extra=proven))
+    git(repo, "add", "-A")
+    exec_path = git(repo, "--exec-path").strip()
+    res = subprocess.run([f"{exec_path}/git-commit", "--amend", "--no-edit"], cwd=repo, capture_output=True,
+                         text=True)
+    assert res.returncode != 0 and "G201" in res.stdout + res.stderr
