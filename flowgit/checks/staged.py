@@ -15,6 +15,7 @@ import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from flowgit.checks.judge import Side
 from flowgit.config import CONFIG_FILES, Config, load_config_from_blobs
@@ -32,9 +33,10 @@ class StagedChange:
 
     def __init__(self, cfg: Config, new_cfg: Config, old: Side | None, new: Side, other_parents: list[Side] | None = None,
                  base: str | None = None, amend: bool = False, config_changed: bool = False,
-                 merge_base: Side | None = None, config_problem: str | None = None) -> None:
+                 merge_base: Side | None = None, config_problem: Any = None) -> None:
         self.cfg = cfg                  # the base's committed configuration (what judges)
-        self.config_problem = config_problem  # why the base's committed configuration could not be read (then
+        self.config_problem = config_problem  # the FlowgitError that says why the base's committed configuration
+        #                                       could not be read (then
         #                                       the defaults judge, as the audit does)
         self.new_cfg = new_cfg          # the configuration as staged (compared, never applied)
         self.old = old                  # the first base; None for a root commit
@@ -334,10 +336,7 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                           + [bases[base].get(n, "") for n in CONFIG_FILES] if base else
                           [staged.get(n, "") for n in CONFIG_FILES])
     base_entries = bases.get(base, {}) if base else {}
-    if problem is not None and all(staged.get(n) == base_entries.get(n) for n in CONFIG_FILES):
-        new_cfg = cfg  # the same invalid configuration, staged as committed: the defaults, as for the base
-    else:
-        new_cfg = _config_of(root, staged, texts, "index")  # an invalid edit of one's own is refused here
+    new_cfg = _staged_config(root, staged, texts, problem, cfg)
     if cfg is None:  # a root commit: nothing was in force, the staged configuration judges
         cfg = new_cfg
         cont, st = continuity or cfg.continuity_rel, store or cfg.store_rel
@@ -405,13 +404,34 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                         merge_base=merge_base, config_problem=problem)
 
 
+def _staged_config(root: Path, staged: dict[str, str], texts: dict[str, bytes], problem: "FlowgitError | None",
+                   defaults: Config) -> Config:
+    """The configuration as staged. Invalid, it is refused (exit 2), unless it is invalid for the very reason
+    the base's is (``problem``: the file committed past the gate, still staged as it was, whatever else
+    changed, a ``pyproject.toml`` version bump say): then the defaults, as for the base."""
+    from flowgit.errors import FlowgitError
+
+    try:
+        return _config_of(root, staged, texts, "index")
+    except FlowgitError as exc:
+        if problem is None or _problem_key(problem) != _problem_key(exc):
+            raise
+        return defaults
+
+
+def _problem_key(exc) -> tuple:
+    """An invalid configuration's file (whichever revision or the index it was read from), line and message."""
+    return (str(exc.path or "").split(":", 1)[-1], exc.line, exc.message)
+
+
 def _committed_config(root: Path, reads, rev: str) -> Config:
     """The configuration committed at ``rev``: each parent of a merge judges under its own."""
     return _committed_config_or_defaults(root, reads, rev)[0]
 
 
-def _committed_config_or_defaults(root: Path, reads, rev: str) -> tuple[Config, str | None]:
-    """(the configuration committed at ``rev``, None), or (the defaults, why it cannot be read).
+def _committed_config_or_defaults(root: Path, reads, rev: str) -> tuple[Config, "FlowgitError | None"]:
+    """(the configuration committed at ``rev``, None), or (the defaults, the error that says why it cannot
+    be read).
 
     An invalid configuration can only have been committed past the gate; the
     audit reports it at that commit (A402) and judges under the defaults from
@@ -425,8 +445,7 @@ def _committed_config_or_defaults(root: Path, reads, rev: str) -> tuple[Config, 
     try:
         return load_config_from_blobs(root, files, rev), None
     except FlowgitError as exc:
-        where = f"{exc.path}:{exc.line}" if exc.line else str(exc.path or rev)
-        return load_config_from_blobs(root, {}, rev), f"{where}: {exc.message}"
+        return load_config_from_blobs(root, {}, rev), exc
 
 
 def _merge_base_side(root: Path, heads: list[str], side) -> Side | None:

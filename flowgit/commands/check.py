@@ -66,9 +66,9 @@ def run_check(cfg: Config, *, amend: bool | None = None) -> CheckReport:
         findings = _judge(change, reason)
     findings.extend(pending)
     if change.config_problem:
-        where, problem = change.config_problem.split(": ", 1)
-        findings.append(Finding("G808", "config", "warning", where, None,
-                                f"the configuration committed at the base is invalid ({problem}); "
+        problem = change.config_problem
+        findings.append(Finding("G808", "config", "warning", problem.path, problem.line,
+                                f"the configuration committed at the base is invalid ({problem.message}); "
                                 "the defaults judge this commit, as the audit judges every commit after it",
                                 "repair or remove it in a commit of its own"))
     if reason and any(f.overridden for f in findings):

@@ -97,3 +97,13 @@ def test_the_hook_and_the_audit_agree_on_the_commits_after_it(run, wedged):
     assert commit(wedged, "repair").returncode == 0
     res = run(wedged, "audit", "--json", "--range", "HEAD~2..HEAD")
     assert res.code == 0 and json.loads(res.out)["findings"] == []
+
+
+def test_another_configuration_file_edited_meanwhile_is_judged_under_the_defaults(run, wedged):
+    """A pyproject.toml version bump re-reads the unchanged invalid `.flowgit.toml` from the index: it is the
+    base's own invalidity, not one of the commit's, so the defaults judge (G808), as for the base."""
+    (wedged / "pyproject.toml").write_text("[project]\nname = \"x\"\nversion = \"1.1\"\n")
+    git(wedged, "add", "-A")
+    res = commit(wedged, "bump the version")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "G808" in res.stdout + res.stderr and "index:.flowgit.toml" not in res.stdout + res.stderr
