@@ -33,6 +33,22 @@ def decode_text(data: bytes, path: str | Path, *, max_bytes: int = MAX_TEXT_BYTE
                            fix="re-save the file as UTF-8") from None
 
 
+def as_text(data: bytes) -> str:
+    """Bytes that :func:`decode_text` refuses, read as they were most likely meant (for judging a file that
+    got past the gate, never for writing): each line that is not UTF-8 as Windows-1252 (Latin-1 where that
+    has no character), which is what re-saving it as UTF-8 turns it into; a NUL as a replacement character."""
+    out = []
+    for line in data.splitlines(keepends=True):
+        try:
+            out.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            try:
+                out.append(line.decode("cp1252"))
+            except UnicodeDecodeError:
+                out.append(line.decode("latin-1"))
+    return "".join(out).replace("\x00", "\ufffd")
+
+
 def read_text(path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> str:
     """Read a UTF-8 text file exactly (no newline translation)."""
     p = Path(path)

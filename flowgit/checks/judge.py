@@ -53,6 +53,11 @@ class Side:
     def __repr__(self) -> str:
         return f"Side({self.continuity_path!r}, {self.store_path!r}, commit={self.commit!r})"
 
+    def with_continuity(self, continuity: bytes | None) -> "Side":
+        """This side with other continuity bytes (the audit's reading of a file that is not text)."""
+        return Side(continuity, self.store, self.continuity_path, self.store_path, self.commit, self.when,
+                    self.extra, self.store_ref, self.store_loader, self.config)
+
     @property
     def has_store(self) -> bool:
         return self.store is not None or self.store_ref is not None
@@ -97,8 +102,8 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     if ctx.base_unreadable:
         findings.append(Finding("G002", "structure", "warning", f"base:{old.continuity_path}", None,  # type: ignore
                                 f"the base's continuity file cannot be read as text ({ctx.base_unreadable}); it "
-                                "was judged as read with replacement characters, so lines holding them read as "
-                                "changed", "commit the file re-saved as UTF-8"))
+                                "was judged as read as Windows-1252 where it is not UTF-8 (what re-saving it as "
+                                "UTF-8 writes)", "commit the file re-saved as UTF-8"))
     if new.continuity is not None and not ctx.new.sections:
         findings.append(Finding("G001", "structure", "error", new.continuity_path, 1,
                                 "the file has no `## ` sections, so it is not a continuity file",
@@ -136,19 +141,20 @@ def _base_document(cfg: Config, data: bytes, label: str) -> tuple["Document | No
     A base that is not text (not UTF-8, a NUL byte, over the size limit) got
     past the gate (``--no-verify``, a hookless clone) and the audit reports it
     at that commit; refusing every later change for it would also refuse the
-    commit that repairs it. So it is read with replacement characters, and
-    what the change does is judged against that.
+    commit that repairs it. So it is read as it was most likely meant
+    (:func:`flowgit.fsio.as_text`: a Latin-1 ``é`` is the ``é`` a re-save
+    writes), and what the change does is judged against that.
     """
-    from flowgit.errors import FlowgitError
+    from flowgit.errors import UnreadableText
 
     try:
         return document_from_bytes(cfg, data, label), None
-    except FlowgitError as exc:
+    except UnreadableText as exc:
         from flowgit.continuity.document import Document
+        from flowgit.fsio import as_text
 
         where = f"line {exc.line}: " if exc.line else ""
-        text = data.decode("utf-8", "replace").replace("\x00", "\ufffd")
-        return Document.parse(text, aliases=cfg.aliases, path=label), where + exc.message
+        return Document.parse(as_text(data), aliases=cfg.aliases, path=label), where + exc.message
 
 
 NO_BASE = object()  # judge_merge: the merge base was not looked up (callers that cannot tell)

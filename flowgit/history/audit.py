@@ -430,10 +430,11 @@ class Auditor:
             return False, out
         try:
             out.extend(self._judge(commit, version, parents, before, override, sha, date))
-        except UnreadableText as exc:  # what the hook refuses as unreadable (exit 2): reported here, and on
+        except UnreadableText as exc:  # what the hook refuses (exit 2): reported, and the change still judged,
             out.append(AuditFinding("A403", sha, date, "", f"the commit's continuity file cannot be read: "
                                     f"{exc.message}", path=version.continuity_path, line=exc.line,
-                                    fix=exc.fix or ""))  # (later commits are judged against it read leniently)
+                                    fix=exc.fix or ""))  # read as it was most likely meant (as later commits
+            out.extend(self._judge(commit, version, parents, before, override, sha, date, as_text=True))  # read it)
         events = None  # against the first parent
         if claims:
             events = diff_pattern_maps(self.patterns(before[0]) if before else {}, self.patterns(version))
@@ -456,8 +457,12 @@ class Auditor:
         return [AuditFinding("A201", sha, date, "", problem) for problem in episode_mismatches(ids, store, appended)]
 
     def _judge(self, commit, version: Version, parents, before: list[Version], override: str | None, sha: str,
-               date: str) -> list[AuditFinding]:
+               date: str, as_text: bool = False) -> list[AuditFinding]:
         new = self.side(commit, version)
+        if as_text:  # a file that is not text, judged as it was most likely meant (see flowgit.fsio.as_text)
+            from flowgit.fsio import as_text as read_as_text
+
+            new = new.with_continuity(read_as_text(new.continuity).encode("utf-8"))
         if len(parents) > 1:  # the hook's own merge verdict: an error stands if every parent shows it,
             olds = [self.side(p, was) for p, was in zip(parents, before)]  # and no parent's episode is lost
             for side, was in zip(olds, before):

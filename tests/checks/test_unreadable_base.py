@@ -73,3 +73,48 @@ def test_an_unreadable_staged_file_is_still_refused(run, repo):
     git(repo, "add", "-A")
     res = run(repo, "check")
     assert res.code == 2 and "not valid UTF-8" in res.err and "CONTINUITY.md" in res.err
+
+
+PARTNER = "We decide in writing at the cafe and keep the reasons next to the decision."
+
+
+def test_the_repair_of_a_protected_line_is_no_change_to_it(run, repo):
+    """The Latin-1 `é` read as the `é` a re-save writes: a Partnership line re-saved as UTF-8 is the same
+    line (no G402), where a replacement character made it look reworded."""
+    committed_base(repo, base_text(partnership=PARTNER.replace("cafe", "café")))
+    assert run(repo, "install-hook").code == 0
+    path = repo / "CONTINUITY.md"
+    path.write_bytes(path.read_bytes().replace("café".encode(), b"caf\xe9"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "latin-1 slipped in", "--no-verify")
+    path.write_text(base_text(partnership=PARTNER.replace("cafe", "café")))
+    git(repo, "add", "-A")
+    res = run(repo, "check", "--json")
+    assert res.code == 0, res.out
+    assert [f["code"] for f in json.loads(res.out)["findings"]] == ["G002"]
+
+
+def test_an_unreadable_commit_is_still_judged_for_what_it_did(run, repo):
+    """A stray byte must not hide the commit's own violation: the audit reports A403 and the rules' findings
+    on the commit read as text (here G402: a Partnership line deleted)."""
+    committed_base(repo, base_text(state=STATE))
+    path = repo / "CONTINUITY.md"
+    text = base_text(state=STATE, partnership="").encode().replace(b"cafe", b"caf\xe9")
+    path.write_bytes(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "drop the partnership line, and a stray byte", "--no-verify")
+    bad = git(repo, "rev-parse", "HEAD").strip()
+    res = run(repo, "audit", "--json")
+    assert res.code == 1, res.err
+    found = {(f["code"], f["commit"]) for f in json.loads(res.out)["findings"]}
+    assert found == {("A403", bad), ("G402", bad)}
+
+
+def test_bytes_that_are_not_utf8_are_read_as_meant():
+    from flowgit.fsio import as_text
+
+    assert as_text(b"caf\xe9\n") == "café\n"
+    assert as_text(b"it\x92s\r\n") == "it’s\r\n"  # Windows-1252's right quote, the line ending kept
+    assert as_text(b"odd \x81 byte\n") == "odd \x81 byte\n"  # no Windows-1252 character: Latin-1
+    assert as_text("naïve ✓\n".encode() + b"caf\xe9") == "naïve ✓\ncafé"  # UTF-8 lines as they are
+    assert as_text(b"a\x00b\n") == "a\ufffdb\n"

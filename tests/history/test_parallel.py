@@ -73,14 +73,15 @@ def test_an_error_in_a_worker_is_the_same_clear_error(tmp_path):
 
 
 def test_an_unreadable_version_is_the_same_finding_in_workers(repo):
-    """Bytes that are not text are a finding at their commit (A403), however many processes judge."""
+    """Bytes that are not text are a finding at their commit (A403), and the change read as text is judged
+    too (the junk line lands in Partnership: G402), however many processes judge."""
     committed_base(repo)
     (repo / "CONTINUITY.md").write_bytes(base_text().encode() + b"\n\xff\xfe not text\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "binary junk", "--no-verify")
     cfg = load_config(repo)
     alone, workers = run_audit(cfg, jobs=1), run_audit(cfg, jobs=2)
-    assert [f.code for f in alone.findings] == ["A403"] and "UTF-8" in alone.findings[0].message
+    assert [f.code for f in alone.findings] == ["A403", "G402"] and "UTF-8" in alone.findings[0].message
     assert [f.to_dict() for f in workers.findings] == [f.to_dict() for f in alone.findings]
 
 
