@@ -384,14 +384,35 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
                         recovered=recovered, mode="plan" if plan else "working tree", episode_ids=episode_ids,
                         session_episodes=own, ignored=outcome.ignored, warnings=warnings, attention=attention)
     head_text = inputs.head_doc.text if inputs.head_doc else None
-    if final.text == head_text and not episode_ids:
+    if final.text == head_text and not episode_ids and _store_as_head_has_it(inputs):
         result.nothing_to_do = True
+        result.warnings.extend(_staged_apart(cfg, inputs.root))
         return result
     result.gate = judge_wrap(cfg, inputs, final, new_eps, msg)
     if dry_run or result.gate_refused:
         return result  # refused: nothing was written, exactly as the hook would have left it
     result.committed = _transaction(cfg, inputs, final, new_eps, msg)
     return result
+
+
+def _store_as_head_has_it(inputs: Inputs) -> bool:
+    """Whether the working tree's store is HEAD's, byte for byte (one that is not HEAD's plus appended lines,
+    a byte-order mark put at its start, say, is a change the gate judges: not "nothing to wrap")."""
+    if inputs.head_store is None:
+        return not inputs.store_raw
+    oid, size = inputs.head_store
+    return len(inputs.store_raw) == size and blob_oid(inputs.store_raw, len(oid)) == oid
+
+
+def _staged_apart(cfg: Config, root: Path) -> list[str]:
+    """Warnings for staged changes to the continuity file or the store that differ from the working tree the
+    wrap read (a staged deletion, say): the wrap leaves them, and a plain `git commit` would record them."""
+    out = git(root, "diff", "--cached", "--name-status", "-z", "--", cfg.continuity_rel, cfg.store_rel,
+              check=False).decode("utf-8", "replace").split("\0")
+    changes = {"D": "deleted", "A": "added", "M": "changed", "T": "changed in type"}
+    return [f"the index holds a staged change to {path} ({changes.get(status[:1], status)}) that this wrap "
+            f"leaves as it is: a plain `git commit` would record it (`git restore --staged {path}` drops it)"
+            for status, path in zip(out[::2], out[1::2]) if status and path]
 
 
 def _attention(a: dict) -> str:

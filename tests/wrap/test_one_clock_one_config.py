@@ -37,3 +37,24 @@ def test_a_wrap_dated_ahead_does_not_archive_a_proven_pattern_the_gate_finds_fre
     assert res.code == 0, res.out + res.err
     gate = json.loads(res.out)
     assert not any(f.get("code") == "G205" for f in gate.get("findings", []))
+
+
+def test_a_store_rewritten_without_an_append_is_judged_not_nothing_to_wrap(run, wrap_repo):
+    """A byte-order mark put at the store's start appends nothing, but the store is not HEAD's: the gate's
+    verdict (G701), not "nothing to wrap" with exit 0 and the rewrite left for a later commit."""
+    store = wrap_repo / ".flow" / "episodes.jsonl"
+    store.write_bytes(b"\xef\xbb\xbf" + store.read_bytes())
+    before = snapshot(wrap_repo)
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--no-cleanup", "--json")
+    assert res.code == 1, res.out + res.err
+    assert any(f["code"] == "G701" for f in json.loads(res.out)["gate"])
+    assert snapshot(wrap_repo) == before
+
+
+def test_nothing_to_wrap_names_a_staged_change_it_leaves(run, wrap_repo):
+    from tests.conftest import git
+
+    git(wrap_repo, "rm", "-q", "--cached", ".flow/episodes.jsonl")
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--no-cleanup")
+    assert res.code == 0 and "nothing to wrap" in res.out
+    assert "staged change to .flow/episodes.jsonl (deleted)" in res.err + res.out
