@@ -247,7 +247,9 @@ def planted_quotes(ctx: CheckContext, semantics: Semantics) -> Iterator[Finding]
     A quote of new text is no note: planted beside unchanged content, then
     unquoted a commit later, it would append to State or Recent Context in
     two steps that each look harmless. So a quote the change brings must be
-    held as content by HEAD's section or, in a merge, by a parent's.
+    held as content by HEAD's section or, in a merge, by a parent's; and
+    only a merge brings one: a quote of HEAD's own text in a plain commit
+    would be absorbed by the next wrap as the other wrap's text.
     """
     for before, section in ctx.changed_pairs(semantics):
         planted = [(offset, text[2:]) for offset, line, text in _worded_scaffolding(ctx.new.facts(section))
@@ -261,7 +263,17 @@ def planted_quotes(ctx: CheckContext, semantics: Semantics) -> Iterator[Finding]
             if theirs is not None:
                 held.update(_held_with_heading(parent, theirs))
         for offset, quoted in planted:
-            if ctx.new.facts(section).body[offset] in had or quoted in held:
+            if ctx.new.facts(section).body[offset] in had:
+                continue
+            if not ctx.merge_parents and quoted in held:
+                yield Finding("G304", "append-not-replace" if semantics == Semantics.REPLACE else
+                              "append-not-rewrite", "error", ctx.path, section.body_start + offset + 1,
+                              f"{section.label}: a merge-note quote added outside a merge: \"{quoted[:60]}\" (a "
+                              "note records what a merge brought; HEAD's own text quoted would be absorbed by the "
+                              "next wrap as the other wrap's, and the section appended to in two steps)",
+                              "remove the `# | ` line: only the merge driver writes merge notes, in a merge")
+                continue
+            if quoted in held:
                 continue
             yield Finding("G304", "append-not-replace" if semantics == Semantics.REPLACE else "append-not-rewrite",
                           "error", ctx.path, section.body_start + offset + 1,
