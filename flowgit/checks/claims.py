@@ -10,7 +10,9 @@ its ``[…]`` notes, a link that is prose rather than names, a category that is
 a phrase rather than a label, and a name that turns negative.
 
 Words are compared as a reader reads them (:func:`as_read`): entities
-decoded, tags and comments dropped, a link as its text, an image or autolink
+decoded, tags and comments dropped (and a tag other than plain formatting read
+as a word of its own, as an agent given the raw line reads it), a link as its
+text, an image or autolink
 as the words of its address; case, stems, spacing, emphasis and a few filler
 words aside. Negation is read in every form (``never``, ``n't``, ``avoid``,
 ``!=``, ``¬``, ``👎``, a ``~~strike~~``) and counts both ways: a compression
@@ -72,7 +74,14 @@ NEGATING_LABEL_PREFIXES = ("no", "non", "un", "dis", "anti")
 NEGATING_RE = LazyPattern(r"[¬❌✗✘✖≠🚫⛔👎🙅🛑]|!=|!(?=\w)")
 STRUCK_RE = LazyPattern(r"~~[^~]+~~|(?<![~\w])~(?![~\s])[^~]*?(?<!\s)~(?![~\w])"
                        r"|<(s|del|strike)\b[^>]*>.*?</\1\s*>|(?:\w?[\u0335\u0336\u0338])+\w?", re.IGNORECASE)
-HIDDEN_RE = LazyPattern(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # a comment, a tag: a reader sees neither
+HIDDEN_RE = LazyPattern(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # a comment, a tag: a person reading it rendered
+# sees neither. But an agent is given the raw line: a tag other than plain formatting (a made-up `<never>`)
+# reads as words to it, and one with attributes may hide or strike for the person (`<span hidden>`,
+# `<template>`, `style="display:none"`, `line-through`). Each such tag is a word of the claim of its own
+# (:func:`claim_tokens`), so writing one in says something new, as both readers read it.
+PLAIN_TAGS = frozenset("b strong i em u ins mark code kbd samp var sup sub small big tt cite q span br wbr "
+                       "s del strike img image".split())  # (strikes and images are read elsewhere)
+OPEN_TAG_RE = LazyPattern(r"<([A-Za-z][\w-]*)(\s[^<>]*?)?\s*/?>")
 SHOWN_TAG_RE = LazyPattern(r"<(?:img|image)\b([^<>]*)>|<((?:https?|mailto|ftp):[^<>\s]*)>", re.IGNORECASE)
 IMAGE_RE = LazyPattern(r"!\[([^\]]*)\]\(([^)\s]*)[^)]*\)")  # an image shows what its address names
 LINK_RE = LazyPattern(r"\[([^\]]*)\]\([^)]*\)")  # a link reads as its text
@@ -145,7 +154,23 @@ def claim_tokens(text: str) -> tuple[tuple[str, str], ...]:
             out.append((stem(low), low))
     out += [(NOT, m.group()) for m in NEGATING_RE.finditer(read)]
     out += [(UNSURE, m.group()) for m in UNSURE_RE.finditer(read)]
+    if "<" in text:
+        out += _tag_tokens(text)
     return tuple(out)
+
+
+def _tag_tokens(text: str) -> list[tuple[str, str]]:
+    """A word for each tag that is not plain formatting (see :data:`HIDDEN_RE`): ``<never>``, ``<span
+    hidden>``, ``<b style="…">``, read as the tag's name and attributes."""
+    out = []
+    for match in OPEN_TAG_RE.finditer(text):
+        name, attributes = match[1].lower(), (match[2] or "").strip()
+        if name in PLAIN_TAGS and not attributes:
+            continue
+        if name in ("img", "image") or match.group().startswith(("<http", "<mailto", "<ftp")):
+            continue  # an image or an autolink is read as the words of its address
+        out.append(("<" + " ".join([name, *re.findall(r"\w+", attributes.lower())]) + ">", match.group()))
+    return out
 
 
 def claim_words(text: str) -> Counter[str]:

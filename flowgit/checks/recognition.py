@@ -239,6 +239,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     yield from _repeated_sections(ctx)
     yield from _vanished_sections(ctx)
     yield from _carriage_returns_inside_lines(ctx)
+    yield from _bidi_controls(ctx)
     yield from _headings_carrying_content(ctx)
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
@@ -322,6 +323,24 @@ def _repeated_sections(ctx: CheckContext) -> Iterator[Finding]:
                       f"a second `{section.label}` section: the rules read the first one, so what this one "
                       "holds is judged by none of them",
                       f"merge it into the first `{section.label}` section, or give it a heading of its own")
+
+
+# Bidirectional embeddings, overrides and isolates: they reorder how a line is shown, not what it holds
+BIDI_CONTROL_RE = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def _bidi_controls(ctx: CheckContext) -> Iterator[Finding]:
+    """G111 for a bidirectional control character in a line the change brings: a viewer that applies the
+    Unicode bidi rules shows the words in another order (``deploy before drain`` for ``drain before deploy``)
+    while every rule reads them as stored, so a claim reordered for its reader is judged unchanged."""
+    lines = ctx.new.lines
+    for index in ctx.candidate_lines:
+        line = lines[index]
+        if BIDI_CONTROL_RE.search(line) and ctx.line_is_new(index):
+            shown = BIDI_CONTROL_RE.sub(lambda m: f"<U+{ord(m.group()):04X}>", line.strip())
+            yield Finding("G111", "recognition", "error", ctx.path, index + 1,
+                          f"a bidirectional control character reorders what a reader is shown, not what the "
+                          f"rules read: \"{shown[:70]}\"", "remove it; write the words in the order they mean")
 
 
 def _carriage_returns_inside_lines(ctx: CheckContext) -> Iterator[Finding]:

@@ -29,6 +29,9 @@ OLD = "retries without any budget multiply the load on the provider during every
     ("retries without any budjet multiply the lod on the provider", []),  # typos: one letter each
     ("retries without any budget multiply the lode on the provider", ["lode"]),  # a short word: only add/drop
     ("retries without any budget multiply the load on the provider during every outage outage", ["outage"]),
+    ("<never> retries without any budget multiply the load on the provider", ["<never>"]),  # a made-up tag
+    ("retries <span hidden>without any budget</span> multiply the load", ["<span hidden>"]),
+    ("<b>retries</b> without any <em>budget</em> multiply the <span>load</span>", []),  # plain formatting
 ])
 def test_new_words(after, added):
     assert new_words(OLD, after) == added

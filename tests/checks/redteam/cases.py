@@ -1058,6 +1058,20 @@ def new_recent_context_planted_as_a_merge_quote(lab):
     return edit_commit(lab, recent, recent + "\n# | Later we also rebuilt the search index and planned the cache.")
 
 
+@case(V, "G304")
+def heads_own_state_quoted_as_a_merge_note_outside_a_merge(lab):
+    """Step one of a two-step append with nothing new in it: HEAD's own State line quoted beside itself. The
+    next wrap would absorb the quote as the other wrap's text and keep the old line while adding a new one."""
+    state = "Focus: ship the gate. Critical path: the compression rule, then the benchmark."
+    return edit_commit(lab, state, state + "\n# | " + state)
+
+
+@case(V, "G304")
+def heads_own_recent_context_quoted_as_a_merge_note_outside_a_merge(lab):
+    recent = "We spent the week on the document model. The round trip held on every fixture."
+    return edit_commit(lab, recent, recent + "\n# | " + recent)
+
+
 FOUNDATION = "Always write the episode before the pattern."
 
 
@@ -1407,6 +1421,46 @@ def proven_claim_reversed(lab):
     line = lab.line("!! retry_budget:")
     return edit_commit(lab, line, line.replace("cap retries per request so an outage cannot multiply load",
                                                "never cap retries per request; outages do not multiply load"))
+
+
+@case(V, "G404")
+def proven_claim_negated_by_a_made_up_tag(lab):
+    """`<never>` is no HTML element a renderer knows, and an agent given the raw line reads "never"."""
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("cap retries per request", "<never> cap retries per request"))
+
+
+@case(V, "G404")
+def proven_negation_hidden_in_a_hidden_span(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("cannot", "<span hidden>cannot</span>"))
+
+
+@case(V, "G404")
+def proven_negation_hidden_in_a_template(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("cannot", "<template>cannot</template>"))
+
+
+@case(V, "G404")
+def proven_claim_struck_by_a_style(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace(
+        "cap retries", '<span style="text-decoration:line-through">cap retries</span>'))
+
+
+@case(L)
+def proven_claim_restyled_with_plain_formatting_tags(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("cap retries per request", "<b>cap</b> retries per <em>request</em>"))
+
+
+@case(V, "G111")
+def proven_claim_reordered_for_its_reader_by_bidi_controls(lab):
+    """Stored in order, shown reversed: a viewer applying the bidi rules shows the segments right to left."""
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace(
+        "cap retries per request", "\u202e\u202dcap retries\u202c \u202dper request\u202c\u202c"))
 
 
 @case(L)
