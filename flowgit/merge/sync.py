@@ -234,7 +234,7 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
     args = ["rebase", upstream] if mode == "rebase" else ["merge", "--no-edit", "-m", subject, upstream]
     done = _run(root, *args)
     if done.returncode == 0 and mode == "rebase" and _rebase_left_a_merge_note(root, cfg, upstream):
-        _run(root, "reset", "--hard", "--quiet", original)  # our commits as they were: merge instead
+        _back_to(root, original)  # our commits as they were: merge instead
         done = _run(root, "merge", "--no-edit", "-m", subject, upstream)
         if done.returncode == 0:
             return "merged the remote (both wraps replaced a section: merged rather than rebased)"
@@ -262,7 +262,23 @@ def _restore(root: Path, original: str) -> None:
         _run(root, "merge", "--abort")
     left = _one(root, "status", "--porcelain", "--untracked-files=no")  # a merge stopped before MERGE_HEAD
     if _one(root, "rev-parse", "HEAD") != original or left:  # (the tree was clean when sync began: checked)
-        _run(root, "reset", "--hard", "--quiet", original)
+        _back_to(root, original)
+
+
+def _back_to(root: Path, original: str) -> None:
+    """Put the branch back on ``original``, keeping every edit made since sync checked the tree was clean.
+
+    The repository lock holds off flowgit's writers, not a person or an agent
+    editing files meanwhile: ``reset --merge`` (what ``git merge --abort``
+    runs) puts back the index and the files sync's integration wrote, keeps
+    every edit not added to the index, and refuses rather than overwrite one.
+    """
+    done = _run(root, "reset", "--merge", "--quiet", original)
+    if done.returncode != 0:
+        raise SyncFailed("could not put the branch back without overwriting a file edited while sync ran; "
+                         f"nothing was pushed, and the branch is at the integrated commit:\n{git_said(done.stderr)}",
+                         path=root, fix=f"save your edits (`git stash`), then `git reset --merge {original[:12]}` "
+                                        "and `git stash pop`")
 
 
 def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
@@ -282,7 +298,7 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
     report = run_audit(cfg, spec, jobs=1)
     problems = [f.format() for f in report.findings if f.severity == "error"]
     if problems:
-        git(root, "reset", "--hard", "--quiet", original)
+        _back_to(root, original)
         raise SyncFailed("the gate refuses the integrated result; nothing was pushed and the branch is back "
                          "as it was:\n" + "\n".join(dict.fromkeys(problems)), path=root,
                          fix="integrate by hand (`git pull`), fix the findings, commit, then sync")

@@ -427,3 +427,39 @@ def test_two_raises_of_one_pattern_one_reworded_as_it_rose_merge_through_the_dri
     res = run(c1, "sync")
     assert res.code == 0, res.out + res.err
     assert run(c1, "audit").code == 0
+
+
+def _two_commits(repo: Path) -> tuple[str, str]:
+    (repo / "notes.txt").write_text("notes\n")
+    (repo / "code.txt").write_text("v1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first", "--no-verify")
+    original = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "code.txt").write_text("v2 (what the integration brought)\n")
+    git(repo, "commit", "-qam", "integrated", "--no-verify")
+    return original, git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_putting_the_branch_back_keeps_an_edit_made_while_sync_ran(repo):
+    """The lock holds off flowgit's writers, not a person editing a file meanwhile: sync's rollback moves the
+    branch back and leaves that edit where it is (a `reset --hard` wiped it)."""
+    from flowgit.merge.sync import _back_to
+
+    original, _ = _two_commits(repo)
+    (repo / "notes.txt").write_text("notes\nan edit made while sync ran\n")
+    _back_to(repo, original)
+    assert git(repo, "rev-parse", "HEAD").strip() == original
+    assert (repo / "code.txt").read_text() == "v1\n"
+    assert (repo / "notes.txt").read_text() == "notes\nan edit made while sync ran\n"
+
+
+def test_putting_the_branch_back_refuses_rather_than_overwrite_an_edit(repo):
+    from flowgit.merge.sync import SyncFailed, _back_to
+
+    original, integrated = _two_commits(repo)
+    (repo / "code.txt").write_text("v2, edited by hand meanwhile\n")
+    with pytest.raises(SyncFailed) as refused:
+        _back_to(repo, original)
+    assert "git stash" in refused.value.fix and original[:12] in refused.value.fix
+    assert git(repo, "rev-parse", "HEAD").strip() == integrated
+    assert (repo / "code.txt").read_text() == "v2, edited by hand meanwhile\n"
