@@ -33,13 +33,35 @@ def merge_store(ours: bytes, theirs: bytes) -> bytes:
     """Our lines, then theirs we lack; each episode once; every kept line ends with a newline.
 
     The base is not needed: nothing is ever removed from a store, so a line
-    either side holds belongs in the result.
+    either side holds belongs in the result. Where two lines name one id and
+    one of them is not a readable episode (a line torn by a crash, the same
+    episode appended whole after it), the torn one is identified by its bytes:
+    both stay, so neither the torn bytes nor the readable episode is lost.
     """
-    seen: set[bytes] = set()
+    kept: dict[bytes, int] = {}  # key -> where the line that holds it is in ``out``
     out: list[bytes] = []
     for line in (*_lines(ours), *_lines(theirs)):
         key = line_key(line)
-        if key not in seen:
-            seen.add(key)
+        if key in kept and key.startswith(b"id:"):
+            held = out[kept[key]]
+            if held.rstrip(b"\r\n") == line.rstrip(b"\r\n"):
+                continue  # the very same line (a union merge's duplicate, or both sides hold it)
+            if not _readable(line, key):
+                key = b"raw:" + line.rstrip(b"\r\n")  # this one is torn: by its bytes
+            elif not _readable(held, key):
+                kept[b"raw:" + held.rstrip(b"\r\n")] = kept.pop(key)  # the kept one was torn: by its bytes
+        if key not in kept:
+            kept[key] = len(out)
             out.append(line)
     return b"".join(ln + b"\n" for ln in out)
+
+
+def _readable(line: bytes, key: bytes) -> bool:
+    """Whether ``line`` is a JSON object whose id is the one ``key`` names (asked only of lines sharing an id)."""
+    import json
+
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get("id"), str) and data["id"].encode() == key[3:]

@@ -39,3 +39,26 @@ def test_any_two_sides_merge_to_every_episode_exactly_once(base, ours_extra, the
     assert len(ids) == len(set(ids))
     assert set(parse_store(merged)[0]) == set(parse_store(ours)[0]) | set(parse_store(theirs)[0])
     assert merge_store(merged, merged) == merged
+
+
+def test_a_torn_line_and_the_whole_episode_after_it_both_stay():
+    """A crash tore the last line; the same episode was then appended whole. Keyed by the first id found,
+    the merge kept the torn copy and dropped the readable one (and sync pushed that store)."""
+    whole = b'{"id": "ep-59bf8f52f3f9", "ts": "2026-11-30T10:00:00Z", "type": "finding", "content": "noon"}'
+    torn = whole[:40]
+    ours = b"A\n" + torn + b"\n" + whole + b"\n"
+    theirs = b"A\n" + b'{"id": "ep-a1178e42806f", "content": "theirs"}\n'
+    merged = merge_store(ours, theirs)
+    assert merged.startswith(ours)  # ours stays a prefix: nothing of it is dropped
+    assert merged.count(whole) == 1 and merged.count(torn + b"\n") == 1 and b"ep-a1178e42806f" in merged
+
+
+def test_the_whole_episode_is_kept_when_the_torn_copy_comes_first_from_theirs():
+    whole = b'{"id": "ep-1", "content": "noon"}'
+    merged = merge_store(b'{"id": "ep-1", "cont\n', whole + b"\n")
+    assert merged == b'{"id": "ep-1", "cont\n' + whole + b"\n"
+
+
+def test_two_readable_copies_of_one_episode_still_collapse():
+    line = b'{"id": "ep-1", "content": "noon"}'
+    assert merge_store(line + b"\n" + line + b"\n", line + b"\n") == line + b"\n"
