@@ -457,11 +457,12 @@ def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapp
                 f"{', '.join(unsound)}"]
     chain = {source_key(e) for i in p.evidence if (e := episodes.get(i)) is not None}
     usable = [i for i in ids if i not in p.evidence and i not in unsound and about(p, episodes[i])
+              and episodes[i].session.strip()  # a source G103 would not count vouches for no demotion either
               and not any(_one_source(source_key(episodes[i]), key) for key in chain)]
     if usable:
         return []
     return [f"no cited episode is both about `{p.name}` and independent of its own evidence (not cited by it, "
-            f"from another session or agent than its chain): {', '.join(ids)}"]
+            f"recorded in a session, from another session or agent than its chain): {', '.join(ids)}"]
 
 
 def demoted_on(p: Pattern, reference: date | None = None) -> date | None:
@@ -545,13 +546,17 @@ def contradictions(p: Pattern) -> set[str]:
 
 def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode], *, level: int | None = None,
                   thresholds: Thresholds | None = None, in_proven: bool = False,
-                  reference: date | None = None) -> list[str]:
+                  reference: date | None = None, now: datetime | None = None, batch: Collection[str] = (),
+                  weight: Weight = everyday_weight) -> list[str]:
     """Why a demoted pattern may not be promoted on ``evidence`` ([] when it may, or was never demoted).
 
     Its earlier chain did not survive scrutiny (Step 5), so only evidence
     recorded after the demotion counts, never the episode that contradicted it
     (the demotion's own citation), and that evidence alone must carry the
-    ``level`` it is promoted to (when given, with ``thresholds``).
+    ``level`` it is promoted to (when given, with ``thresholds``), counted as
+    G103 counts it: ``now``, ``batch`` and ``weight`` as :func:`assess` reads
+    them (an episode dated after the change is not counted; what the change
+    appends counts once per agent).
     """
     since = demoted_on(p, reference)
     if since is None:
@@ -564,7 +569,8 @@ def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Ep
                 f"episode of {since.isoformat()} cannot be told from the chain it discredited)"]
     if level is None or thresholds is None:
         return []
-    verdict = assess(p.name, p.text, level, fresh, episodes, thresholds, in_proven=in_proven)
+    verdict = assess(p.name, p.text, level, fresh, episodes, thresholds, in_proven=in_proven, now=now, batch=batch,
+                     weight=weight)
     if verdict.enough:
         return []
     return [f"`{p.name}` was demoted on {since.isoformat()}: only the evidence recorded since counts, and it "

@@ -263,3 +263,66 @@ def test_a_yearless_demotion_date_is_never_read_as_next_year():
                       "[demoted Jan 5: the cap did not hold (ep-2)]")
     assert demoted_on(p, date(2026, 12, 2)) == date(2026, 1, 5)
     assert demoted_on(p, date(2027, 1, 4)) == date(2027, 1, 5)  # a day or two ahead: time zones, not a year back
+
+
+def _dated(content: str, session: str, agent: str, ts: str):
+    return make_episode({"type": "finding", "content": content, "session": session, "agent": agent, "tags": [],
+                         "ts": ts})
+
+
+def test_evidence_since_a_demotion_is_counted_as_g103_counts_it():
+    """G208 counted a batch of this change's episodes as three sessions, and episodes dated after the change
+    as recorded since: both carried a re-graduation G103 alone would not let through."""
+    from datetime import datetime, timezone
+
+    from flowgit.continuity.patterns import parse_pattern
+    from flowgit.evidence import post_demotion
+
+    th = Thresholds()
+    demoted = parse_pattern("!! p: retries multiply provider load | 2x (R) [evidence: ep-0123456789ab] "
+                            "[demoted 2026-11-20: it did not hold (ep-0123456789ac)]")
+    now = datetime(2026, 12, 2, 12, tzinfo=timezone.utc)
+    batch = [_dated(text, f"x{n}", "agent-a", "2026-12-02T10:00:00Z") for n, text in enumerate(RETRIES)]
+    store = {e.id: e for e in batch}
+    ids = [e.id for e in batch]
+    assert post_demotion(demoted, ids, store, level=3, thresholds=th, in_proven=True, now=now) == []
+    one_source = post_demotion(demoted, ids, store, level=3, thresholds=th, in_proven=True, now=now, batch=set(ids))
+    assert one_source and "from 1 source(s)" in one_source[0]
+    future = [_dated(text, f"f{n}", f"agent-{n}", "2027-06-01T10:00:00Z") for n, text in enumerate(RETRIES)]
+    store.update({e.id: e for e in future})
+    later = post_demotion(demoted, [e.id for e in future], store, level=3, thresholds=th, in_proven=True, now=now)
+    assert later and "0 independent" in later[0]
+
+
+def test_a_contradiction_recorded_without_a_session_demotes_nothing():
+    from flowgit.continuity.patterns import parse_pattern
+    from flowgit.evidence import independent_contradiction
+
+    chain = _episode(RETRIES[0], "s1", "agent-a")
+    proven = parse_pattern(f"!! retry: retries multiply provider load | 3x (R) [evidence: {chain.id}]")
+    from flowgit.episodes import Episode, episode_id
+
+    said = "retries multiply provider load broke down after all"  # written by hand: `episode add` refuses it
+    nobody = Episode(episode_id("finding", said, ""), "2026-12-01T10:00:00Z", "finding", said, "", "agent-z")
+    somebody = _episode("retries multiply provider load broke down after all", "s7", "agent-z")
+    store = {e.id: e for e in (chain, nobody, somebody)}
+    assert independent_contradiction(proven, [nobody.id], store)
+    assert independent_contradiction(proven, [somebody.id], store) == []
+
+
+def test_a_demotion_dated_days_before_its_change_is_refused_when_evidence_was_recorded_in_between():
+    """A backdated note made the episodes recorded between its date and the demoting commit count as
+    recorded since the demotion; a late wrap's note (its session's day) with nothing in between stands."""
+    from datetime import date
+
+    from flowgit.checks.identity_rules import _demotion_misdated
+    from flowgit.continuity.patterns import parse_pattern
+
+    proven = parse_pattern("!! retry: retries multiply provider load | 3x (R — 2026-11-01) [evidence: ep-0123456789ab]")
+    today, day = date(2026, 12, 2), date(2026, 11, 23)
+    between = _demotion_misdated(day, today, proven, [], {}, lambda: ["ep-4", "ep-5"])
+    assert between and "ep-4, ep-5" in between and "recorded since the demotion" in between
+    assert _demotion_misdated(day, today, proven, [], {}, lambda: []) is None
+    asked = []
+    assert _demotion_misdated(date(2026, 12, 1), today, proven, [], {}, lambda: asked.append(1) or ["ep-4"]) is None
+    assert not asked  # within a day of the change: the store is not read

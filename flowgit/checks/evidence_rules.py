@@ -146,7 +146,8 @@ def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt, twin_of
     all its evidence, under another name), which the demotion binds as well."""
     problems = post_demotion(before.pattern, at.pattern.evidence, ctx.episodes(at.pattern.evidence),
                              level=at.pattern.level, thresholds=ctx.cfg.thresholds, in_proven=at.section == PROVEN,
-                             reference=ctx.when.date() if ctx.when else None)
+                             reference=ctx.when.date() if ctx.when else None, now=ctx.when, batch=_batch(ctx),
+                             weight=ctx.word_weight)
     if problems:
         message = problems[0] if not twin_of else (f"`{at.pattern.name}` is the claim of `{before.pattern.name}` "
                                                     f"(the same description or evidence) — {problems[0]}")

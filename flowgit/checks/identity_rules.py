@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import Iterator
+from typing import Callable, Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
@@ -127,7 +127,8 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
         return
     against = [i for n in now_at.pattern.notes if DEMOTED_RE.search(n) for i in EPISODE_REF_RE.findall(n)]
     episodes = ctx.episodes([*against, *before.pattern.evidence]) if against else {}
-    misdated = _demotion_misdated(day, now.date(), before.pattern, against, episodes)
+    misdated = _demotion_misdated(day, now.date(), before.pattern, against, episodes,
+                                  lambda: _recorded_about(ctx, before.pattern, day, now.date(), against))
     if misdated:
         yield Finding("G206", "proven-exit", "error", ctx.path, now_at.lineno,
                       f"`{before.pattern.name}` is demoted as of {day.isoformat()}, {misdated}",
@@ -145,14 +146,20 @@ def _contradiction_holds(ctx: CheckContext, before: PatternAt, now_at: PatternAt
 DATE_SLACK_DAYS = 1  # a date written in one time zone and committed in another
 
 
-def _demotion_misdated(day, today, pattern, against: list[str], episodes) -> str | None:
+def _demotion_misdated(day, today, pattern, against: list[str], episodes,
+                       recorded_between: Callable[[], list[str]] = lambda: []) -> str | None:
     """Why a demotion's date cannot be true (None when it can): after the change (no evidence could ever come
     after it), before what the pattern rests on, or before the episode that contradicted it (either would
-    make the discredited chain, or what was recorded in between, count as recorded since)."""
+    make the discredited chain, or what was recorded in between, count as recorded since); or, dated before
+    the change itself (a late wrap writes its session's day), with episodes about the pattern recorded in
+    between (``recorded_between``): they would count as recorded since the demotion."""
     from flowgit.evidence import last_recorded, recorded_on
 
     if (day - today).days > DATE_SLACK_DAYS:
         return f"after this change ({today.isoformat()}): no evidence could ever be recorded after it"
+    if (today - day).days > DATE_SLACK_DAYS and (since := recorded_between()):
+        return (f"before this change ({today.isoformat()}), and episode(s) about it were recorded in between "
+                f"({', '.join(since[:3])}): they would count as recorded since the demotion")
     floor = last_recorded(pattern, episodes, until=today)  # a demotion cannot come before what it demotes
     if floor is not None and day < floor:
         return (f"before what it rests on ({floor.isoformat()}: its graduation or its evidence): a promotion "
@@ -162,6 +169,17 @@ def _demotion_misdated(day, today, pattern, against: list[str], episodes) -> str
         return (f"before the episode that contradicted it was recorded ({min(caused).isoformat()}): evidence "
                 "recorded in between would count as recorded since the demotion")
     return None
+
+
+def _recorded_about(ctx: CheckContext, pattern, day, today, against: list[str]) -> list[str]:
+    """Ids of the staged store's episodes about ``pattern`` recorded after ``day`` and up to ``today`` (but the
+    demotion's own cause). Read only for a demotion dated days before its change: the whole store is parsed."""
+    from flowgit.episodes import parse_store
+    from flowgit.evidence import about, recorded_on
+
+    found, _ = parse_store(bytes(ctx.new_store))
+    return [i for i, ep in found.items() if i not in against and (d := recorded_on(ep)) is not None
+            and day < d <= today and about(pattern, ep)]
 
 
 def graduations_dated(ctx: CheckContext) -> Iterator[Finding]:

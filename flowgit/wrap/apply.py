@@ -200,7 +200,8 @@ class Editor:
         self.doc = self.doc.move_line(at.line, section, pattern.changed(indent="", bullet="").render())
 
     def _validate(self, op: PatternOp, p: Pattern, level: int, evidence: tuple[str, ...], proven: bool) -> bool:
-        problems = post_demotion(p, evidence, self.episodes, level=level, thresholds=self.thresholds, in_proven=proven)
+        problems = post_demotion(p, evidence, self.episodes, level=level, thresholds=self.thresholds, in_proven=proven,
+                                 now=_now(), batch=self.batch)
         verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven,
                          batch=self.batch)
         codes = verdict_codes(verdict, demoted=bool(problems))
@@ -258,7 +259,7 @@ class Editor:
             self.outcome.ignored.append(f"demote `{op.name}`: it is not Proven ({p.level}x in {at.section})")
             return
         against = self._cited(op)
-        problems = independent_contradiction(p, against, self.episodes, self.thresholds)
+        problems = independent_contradiction(p, against, self.episodes, self.thresholds, now=_now())
         if problems:
             if not against:
                 problems = problems + self._plan_contradictions(p)
@@ -366,3 +367,10 @@ def _items_fix(items) -> str:
     shown = "; ".join(f"\"{t}\"" for t in texts) + (" …" if len(items) > 5 else "")
     return ("quote part of an item's text exactly, as the file or this plan's `add` has it"
             + (f" (items now: {shown})" if texts else " (the section has no items yet)"))
+
+
+def _now():
+    """When the wrap's commit is made, as the gate will judge it (an episode dated later does not count)."""
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc)

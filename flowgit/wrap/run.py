@@ -19,7 +19,7 @@ import difflib
 import os
 import tempfile
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 from flowgit.changes import ADDED, DEMOTED, GRADUATED, INCREMENTED, RENAMED, PatternEvent, diff_patterns
@@ -198,7 +198,7 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
             problems.append("graduation goes 2x -> 3x; increment it to 2x first")
         if old is not None:
             problems += post_demotion(old.pattern, p.evidence, episodes, level=p.level, thresholds=inputs.judging.thresholds,
-                                      in_proven=proven)
+                                      in_proven=proven, now=datetime.now(timezone.utc), batch=batch)
         verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.judging.thresholds, in_proven=proven,
                          batch=batch)
         codes = verdict_codes(verdict, demoted=len(problems) > int(jump), jump=jump)
@@ -216,7 +216,7 @@ def _check_hand_demotion(outcome: Outcome, old, event: PatternEvent, episodes: d
     if old.section != PROVEN:
         return
     against = [i for n in event.notes if n.lower().startswith("demoted") for i in EPISODE_REF_RE.findall(n)]
-    problems = independent_contradiction(old.pattern, against, episodes)
+    problems = independent_contradiction(old.pattern, against, episodes, now=datetime.now(timezone.utc))
     at = pattern_map(outcome.doc).get(event.name)
     if not problems or at is None:
         return
