@@ -140,6 +140,7 @@ class Inputs:
 
 def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | None) -> Inputs:
     root = require_repo(cfg.root)
+    _refuse_links(root, cfg)
     (head_doc_raw,) = blobs(root, [f"HEAD:{cfg.continuity_rel}"])
     head_store = head_entries(root, [cfg.store_rel]).get(cfg.store_rel)
     from flowgit.session import require_plain, resolve_agent, resolve_session
@@ -164,6 +165,22 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
                                       plan.source if plan and plan.agent else "agent"),
                   day=when, judging=judging_config_at(cfg, head_sha(root)),
                   blamed=blame_dates(root, cfg.continuity_rel) if head_doc_raw else {})
+
+
+def _refuse_links(root: Path, cfg: Config) -> None:
+    """A continuity file or store reached through a symbolic link is refused before anything is read: git
+    records the link's text, not the memory behind it, so the gate refuses to commit it (G806) and HEAD's
+    version of the file is only a path (read as one, every section would look new)."""
+    for rel in (cfg.continuity_rel, cfg.store_rel):
+        parts = Path(rel).parts
+        for n in range(1, len(parts) + 1):
+            step = root.joinpath(*parts[:n])
+            if step.is_symlink():
+                shown = "/".join(parts[:n])
+                raise FlowgitError(f"{shown} is a symbolic link (to {os.readlink(step)}): git records the link, "
+                                   "not the memory behind it, so the gate refuses to commit it (G806)",
+                                   path=step, fix=f"keep the file itself at {rel}, or point the configuration "
+                                                  f"at where it really is (`continuity`/`store` in .flowgit.toml)")
 
 
 def plan_episodes(plan: Plan, inputs: Inputs) -> list[Episode]:

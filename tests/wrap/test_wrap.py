@@ -478,3 +478,17 @@ def test_an_id_with_a_bidirectional_control_is_refused(run, wrap_repo):
     """U+202E in a `Flow-Session:` trailer makes one id display as another."""
     res = wrap(run, wrap_repo, {"session": "sess-\u202e1-noitcudorp", "state": "Focus: now."})
     assert res.code == 2 and "control character (\\u202e)" in res.err
+
+
+def test_a_continuity_file_behind_a_symbolic_link_is_refused_up_front(run, wrap_repo):
+    """git records the link's text: HEAD's "file" is a path, so every section looked new (three bogus G402s);
+    the gate refuses to commit a link (G806) anyway, so the wrap says so before reading anything."""
+    (wrap_repo / "notes").mkdir()
+    git(wrap_repo, "mv", "CONTINUITY.md", "notes/cont.md")
+    (wrap_repo / "CONTINUITY.md").symlink_to("notes/cont.md")
+    git(wrap_repo, "add", "CONTINUITY.md")
+    git(wrap_repo, "commit", "-qm", "linked", "--no-verify")
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-c", "state": "Focus: the link."})
+    assert res.code == 2 and "symbolic link (to notes/cont.md)" in res.err and "G806" in res.err
+    assert snapshot(wrap_repo) == before
