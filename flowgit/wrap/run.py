@@ -515,7 +515,10 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
                 sha = commit(inputs.root, msg, [cfg.continuity_rel, cfg.store_rel], message_path=gdir / MESSAGE)
                 checkpoint("7-committed")
             except BaseException as exc:
-                undo_after(journal, exc)
-                raise
+                landed = undo_after(journal, exc)
+                if landed is None or not isinstance(exc, KeyboardInterrupt):
+                    raise
+                # Stopped (Ctrl-C, SIGTERM) after git had made the commit: the wrap is done, and says so
+                return git(inputs.root, "rev-parse", "HEAD").decode().strip()
         journal.finish()
     return sha

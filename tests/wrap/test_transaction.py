@@ -196,6 +196,30 @@ def test_sigterm_during_the_hook_stops_git_and_rolls_back_exactly(wrap_repo, tmp
     assert not (wrap_repo / JOURNAL).exists()
 
 
+def test_sigterm_once_the_commit_has_landed_reports_the_wrap_committed(wrap_repo, tmp_path):
+    """Stopped while git runs its post-commit hook: the commit is made, so the wrap is done. It said
+    "aborted" (exit 130, a JSON error, no commit id) though its commit stood and its journal was cleared."""
+    gate = tmp_path / "in-post-commit"
+    hook = wrap_repo / ".git" / "hooks" / "post-commit"
+    hook.write_text(f"#!/bin/sh\ntouch '{gate}'\nsleep 3\n")
+    hook.chmod(0o755)
+    base = git(wrap_repo, "rev-parse", "HEAD").strip()
+    proc = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--json", "--plan", str(write_plan(tmp_path)),
+                             "--date", "2026-11-26"], cwd=wrap_repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    for _ in range(500):
+        if gate.exists():
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    head = git(wrap_repo, "rev-parse", "HEAD").strip()
+    assert head != base and git(wrap_repo, "rev-parse", "HEAD~1").strip() == base
+    assert proc.returncode == 0, err
+    assert json.loads(out)["committed"] == head and "already committed" in err
+    assert not (wrap_repo / JOURNAL).exists()
+
+
 @pytest.mark.parametrize("hook_exit", [0, 1])
 def test_kill9_during_the_hook_refuses_while_git_runs_then_settles(wrap_repo, tmp_path, hook_exit):
     before = full_state(wrap_repo)
