@@ -383,21 +383,49 @@ def enclosing_git_dir(path: str | Path) -> Path | None:
 
 
 def index_tree(root: str | Path, index: str | Path) -> str | None:
-    """The tree an index file describes, computed on a copy so the index itself is never rewritten.
+    """The tree an index file describes, computed from its entries in memory: the index is never rewritten
+    (``git write-tree`` would store a cache-tree in it; a recovery must prove state without changing it) and
+    nothing is written anywhere (a rollback on a full disk must still be able to prove what it undoes).
+    None when the index has unmerged entries (git could not write a tree of it either)."""
+    out = git(root, "ls-files", "--stage", "-z", env={"GIT_INDEX_FILE": os.fspath(index)})
+    entries: list[tuple[str, str, bytes]] = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, oid, stage = meta.split(b" ")
+        if stage != b"0":
+            return None
+        entries.append((mode.decode(), oid.decode(), path))
+    if not entries:  # git reads a missing or empty index as the empty tree
+        return git(root, "hash-object", "-t", "tree", "--stdin", input=b"").decode().strip()
+    return tree_id(entries)
 
-    (``git write-tree`` stores a cache-tree in the index it reads; a recovery
-    must prove state without changing it.) None when the index has unmerged entries.
-    """
-    import shutil
-    import tempfile
 
-    src = Path(index)
-    if not src.exists():
-        return write_tree(root, src)  # git reads a missing index as empty: the empty tree
-    fd, tmp = tempfile.mkstemp(prefix="flowgit-index-", dir=src.parent)
-    os.close(fd)
-    try:
-        shutil.copyfile(src, tmp)
-        return write_tree(root, tmp)
-    finally:
-        os.unlink(tmp)
+def tree_id(entries: list[tuple[str, str, bytes]]) -> str:
+    """The id git gives the tree of ``entries`` (mode, object id, path), hashed as git hashes it (SHA-1 or
+    SHA-256, by the length of the ids)."""
+    import hashlib
+
+    algorithm = "sha1" if len(entries[0][1]) == 40 else "sha256"
+    top: dict = {}
+    for mode, oid, path in entries:
+        *dirs, name = path.split(b"/")
+        node = top
+        for part in dirs:
+            node = node.setdefault(part + b"/", {})
+        node[name] = (mode, oid)
+
+    def hashed(node: dict) -> str:
+        body = []
+        for key in sorted(node):  # a directory sorts as its name followed by "/", as git sorts it
+            value = node[key]
+            if isinstance(value, dict):
+                body.append(b"40000 " + key[:-1] + b"\0" + bytes.fromhex(hashed(value)))
+            else:
+                mode, oid = value
+                body.append(mode.lstrip("0").encode() + b" " + key + b"\0" + bytes.fromhex(oid))
+        data = b"".join(body)
+        return hashlib.new(algorithm, b"tree %d\0" % len(data) + data).hexdigest()
+
+    return hashed(top)

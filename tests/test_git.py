@@ -95,3 +95,35 @@ def test_a_directory_that_no_longer_exists_is_named_not_taken_for_a_missing_git(
     with pytest.raises(FlowgitError, match="no longer exists") as info:
         run_git(gone, "status")
     assert str(gone) in str(info.value) and "not installed" not in str(info.value)
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_an_index_tree_is_computed_in_memory_as_git_writes_it(tmp_path, object_format):
+    """Recovery proves the index's tree without writing anything (a copy of the index failed on a full disk,
+    and the rollback with it): the id must be git's own, whatever the index holds."""
+    import subprocess
+
+    from flowgit.git import index_tree, write_tree
+
+    root = tmp_path / "r"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", f"--object-format={object_format}"], cwd=root, check=True)
+    assert index_tree(root, root / ".git" / "index") == write_tree(root)  # no index yet: the empty tree
+    for rel, text in (("a/b/x", "1"), ("a.txt", "2"), ("a-b", "3"), ("a.d/f", "4"), ("c/y", "5"), ("exe", "6")):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "exe").chmod(0o755)
+    (root / "link").symlink_to("a.txt")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    gitlink = "1" * (40 if object_format == "sha1" else 64)
+    subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"160000,{gitlink},sub"], cwd=root, check=True)
+    index = root / ".git" / "index"
+    before = index.read_bytes()
+    tree = index_tree(root, index)
+    assert index.read_bytes() == before  # read, never rewritten
+    assert tree == write_tree(root)
+    blob = subprocess.run(["git", "hash-object", "-w", "a.txt"], cwd=root, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    subprocess.run(["git", "update-index", "--index-info"], cwd=root, check=True,
+                   input=f"100644 {blob} 1\tconflicted\n100644 {blob} 2\tconflicted\n", text=True)
+    assert index_tree(root, index) is None and write_tree(root) is None  # unmerged: no tree
