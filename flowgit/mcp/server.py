@@ -175,6 +175,7 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
         return schema_text()
 
     _refuse_unknown_arguments(server)
+    _argument_errors_as_cli_errors(server)
     return server
 
 
@@ -195,6 +196,40 @@ def _refuse_unknown_arguments(server: MCPServer) -> None:
         model.model_config["extra"] = "forbid"
         model.model_rebuild(force=True)
         tool.parameters["additionalProperties"] = False
+
+
+def _argument_errors_as_cli_errors(server: MCPServer) -> None:
+    """Arguments the tool's model refuses (missing, mistyped, unknown) come back as every other mistake does:
+    a tool error whose text is the CLI's JSON error, naming the argument and the fix (the SDK returns
+    pydantic's own text, which is not JSON and names no fix)."""
+    from mcp.server.mcpserver.exceptions import ToolError
+    from pydantic import ValidationError
+
+    call_tool = server.call_tool
+
+    async def checked(name: str, arguments: dict, context: Any = None) -> Any:
+        try:
+            return await call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            return _error(_argument_error(server, name, exc.__cause__))
+
+    server.call_tool = checked  # type: ignore[method-assign]
+
+
+def _argument_error(server: MCPServer, name: str, error: Any) -> FlowgitError:
+    """The first refused argument of a tool call, as a FlowgitError: what was wrong and what the tool takes."""
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "arguments"
+    what = {"missing": "is missing", "extra_forbidden": "is not an argument of this tool"}.get(
+        first["type"], f"is not valid: {first['msg'].lower()}")
+    tool = server._tool_manager.get_tool(name)  # (no public accessor for a registered tool)
+    takes = sorted(tool.parameters.get("properties", {})) if tool is not None else []
+    required = tool.parameters.get("required", []) if tool is not None else []
+    takes_text = f"{name} takes: {', '.join(takes)}" if takes else f"{name} takes no arguments"
+    return FlowgitError(f"`{name}`: argument `{field}` {what}",
+                        fix=takes_text + (f" (required: {', '.join(required)})" if required else ""))
 
 
 def serve(start: Path, continuity: Optional[str] = None, store: Optional[str] = None) -> None:

@@ -54,6 +54,9 @@ async def drive(project: Path, env: dict) -> dict:
             seen["by_content"] = payload(await session.call_tool("episode_add", {
                 "content": "the breaker opened after five failures", "type": "observation", "session": "sess-c"}))
             seen["unknown_search"] = await session.call_tool("episode_search", {"query": "zzz"})
+            seen["missing_type"] = await session.call_tool("episode_add", {"content": "x"})
+            seen["mistyped_tags"] = await session.call_tool("episode_add", {"type": "finding", "content": "x",
+                                                                             "tags": "retries"})
             head = git(project, "rev-parse", "HEAD").strip()
             seen["unknown_wrap"] = await session.call_tool("wrap", {"plan": {"session": "sess-c"}, "dryrun": True})
             seen["head_unmoved"] = git(project, "rev-parse", "HEAD").strip() == head
@@ -103,9 +106,14 @@ def test_an_agent_session_over_mcp(run, repo, tmp_path):
     assert all(p.get("description") for p in seen["tools"]["episode_search"].input_schema["properties"].values())
     assert seen["by_content"]["added"][0]["content"] == "the breaker opened after five failures"
     for refused, name in ((seen["unknown_search"], "query"), (seen["unknown_wrap"], "dryrun")):
-        assert refused.is_error and name in refused.content[0].text and "Extra inputs are not permitted" in \
-            refused.content[0].text  # an argument the tool does not take is refused, never dropped
+        error = json.loads(refused.content[0].text)["error"]  # the CLI's JSON error, with what the tool takes
+        assert refused.is_error and error["message"].endswith(f"argument `{name}` is not an argument of this tool")
+        assert " takes: " in error["fix"]  # an argument the tool does not take is refused, never dropped
     assert seen["head_unmoved"]  # `dryrun` did not turn the rehearsal into a commit
+    missing = json.loads(seen["missing_type"].content[0].text)["error"]
+    assert missing["message"] == "`episode_add`: argument `type` is missing" and "(required: type)" in missing["fix"]
+    mistyped = json.loads(seen["mistyped_tags"].content[0].text)["error"]
+    assert seen["mistyped_tags"].is_error and "argument `tags` is not valid" in mistyped["message"]
 
     first, second = seen["added"]
     assert first["added"][0]["session"] == "sess-c" and first["added"][0]["agent"] == "agent-mcp"
