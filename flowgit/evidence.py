@@ -128,6 +128,10 @@ def everyday_weight(word: str) -> float:
     return COMMON_WEIGHT if word in EVERYDAY_STEMS else 1.0
 
 
+_FIELD_NAMES = frozenset(b"id ts type content session agent tags".split())
+_TYPE_NAMES = frozenset(b"finding decision observation connection outcome tension".split())
+
+
 class StoreWeight:
     """Rarity from a store: a word in most of a sample's lines weighs like an everyday one.
 
@@ -153,12 +157,21 @@ class StoreWeight:
         found = self.cache.get(word)
         if found is None:
             needle = word.encode("utf-8")
-            seen = self._count(needle)
+            seen = self._count(needle) - self._structural(needle)
             if needle.endswith(b"y"):  # the stem of "retries"/"retried" is "retry": count the lines saying so too
                 seen += self._count(needle[:-1] + b"i")
             common = self.lines >= 20 and seen > self.lines / 2
             found = self.cache[word] = COMMON_WEIGHT if common else everyday_weight(word)
         return found
+
+    def _structural(self, needle: bytes) -> int:
+        """Occurrences of ``needle`` that are the store's own structure, not what its episodes say: a field's
+        name (``"session": …``, on every line) or an episode's type (``"type": "finding"``)."""
+        if needle in _FIELD_NAMES:
+            return self._count(b'"' + needle + b'":')
+        if needle in _TYPE_NAMES:
+            return self._count(b'"type": "' + needle + b'"')
+        return 0
 
     def _count(self, needle: bytes) -> int:
         if self._counts is None or b"\n" in needle:

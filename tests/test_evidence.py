@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import random
 
 from flowgit.config import Thresholds
@@ -326,3 +328,17 @@ def test_a_demotion_dated_days_before_its_change_is_refused_when_evidence_was_re
     asked = []
     assert _demotion_misdated(date(2026, 12, 1), today, proven, [], {}, lambda: asked.append(1) or ["ep-4"]) is None
     assert not asked  # within a day of the change: the store is not read
+
+
+def test_the_stores_own_field_names_and_types_are_not_what_its_episodes_say():
+    """Every line says `"session":` and `"type": "finding"`: counted as words, a pattern about sessions lost its
+    evidence's relevance (G104) once the store held twenty lines. What the episodes say is still counted."""
+    from flowgit.evidence import COMMON_WEIGHT, store_weight
+
+    lines = [json.dumps({"id": f"ep-{n:012x}", "ts": "2026-11-30T10:00:00Z", "type": "finding",
+                         "content": f"the cache warmed in run {n}", "session": f"s{n}", "agent": "a",
+                         "tags": []}) for n in range(30)]
+    weight = store_weight(("\n".join(lines) + "\n").encode())
+    for word in ("session", "agent", "type", "tags", "finding", "content"):
+        assert weight(word) > COMMON_WEIGHT, word
+    assert weight("cache") == COMMON_WEIGHT  # said by every episode: an everyday word here
