@@ -278,7 +278,8 @@ def test_a_slice_from_the_middle_of_the_history_reads_every_blob_from_git(repo, 
                                                       if f.commit in shas[4:]]
 
 
-def test_a_partial_clone_is_read_as_before_and_nothing_is_fetched(tmp_path, monkeypatch):
+def partial_clone(tmp_path: Path) -> Path:
+    """A blobless clone of three wraps: reading their versions needs blobs this clone does not have."""
     origin = tmp_path / "origin"
     origin.mkdir()
     git(origin, "init", "-q")
@@ -286,6 +287,11 @@ def test_a_partial_clone_is_read_as_before_and_nothing_is_fetched(tmp_path, monk
     git(origin, "config", "uploadpack.allowFilter", "true")
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", "--filter=blob:none", "--no-checkout", origin.as_uri(), str(clone))
+    return clone
+
+
+def test_a_partial_clone_is_read_as_before_and_nothing_is_fetched(tmp_path, monkeypatch):
+    clone = partial_clone(tmp_path)
     missing = {line[1:] for line in git(clone, "rev-list", "--objects", "--missing=print", "HEAD").split()
                if line.startswith("?")}
     assert missing  # the blobs are not here

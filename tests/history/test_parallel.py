@@ -49,17 +49,9 @@ def test_workers_report_a_range_exactly_as_one_process(mixed_history):
 
 
 def _partial_clone(tmp_path: Path) -> Path:
-    """A blobless clone of a short history: judging it needs blobs it does not have (a real FlowgitError)."""
-    from tests.history.test_blobstream import wraps
+    from tests.history.test_blobstream import partial_clone
 
-    origin = tmp_path / "origin"
-    origin.mkdir()
-    git(origin, "init", "-q")
-    wraps(origin, 3)
-    git(origin, "config", "uploadpack.allowFilter", "true")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "-q", "--filter=blob:none", "--no-checkout", origin.as_uri(), str(clone))
-    return clone
+    return partial_clone(tmp_path)
 
 
 def test_an_error_in_a_worker_is_the_same_clear_error(tmp_path):
