@@ -19,7 +19,7 @@ from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import DEVELOPING, PROVEN
 from flowgit.episodes import Episode
-from flowgit.evidence import assess
+from flowgit.evidence import assess, post_demotion
 from flowgit.wrap.cleanup import Stale, find_stale
 from flowgit.wrap.judgement import about, after_demotion, demoted_on, fired, overdue_actions
 from flowgit.words import as_written, content_words, jaccard, overlap
@@ -82,9 +82,10 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
             entry = {"name": p.name, "line": at.lineno, "evidence": list(evidence),
                      "independent": verdict.independent, "sources": verdict.sources}
             since = demoted_on(p)
-            if since is not None and not after_demotion(p, evidence, store):
-                found.not_yet.append({**entry, "lacks": [f"demoted on {since.isoformat()}: needs evidence "
-                                                         f"recorded after the demotion"]})
+            lacks = post_demotion(p, evidence, store, level=3, thresholds=thresholds, in_proven=True,
+                                  batch=batch) if since is not None else []  # the gate's G208, as it asks it
+            if lacks:
+                found.not_yet.append({**entry, "lacks": lacks})
             elif len(evidence) == len(p.evidence):  # the gate's G202: a level is raised on new evidence
                 found.not_yet.append({**entry, "lacks": ["new evidence: no episode of this session is about it "
                                                          "that the 2x line does not already cite (a level is "

@@ -53,6 +53,10 @@ def test_a_demoted_pattern_needs_evidence_recorded_after_its_demotion(run, wrap_
     assert "| 2x" in next(ln for ln in (wrap_repo / "CONTINUITY.md").read_text().splitlines() if "backoff_jitter" in ln)
     first = next(json.loads(ln)["id"] for ln in (wrap_repo / ".flow" / "episodes.jsonl").read_text().splitlines()
                  if "batch jobs fixed" in ln)
+    # candidates say what the gate says (G208): one source since the demotion is not enough, not "none yet"
+    cands = data_of(run(wrap_repo, "candidates", "--session", "sess-e", "--date", "2026-11-27", "--json"))
+    (entry,) = [x for x in cands["not_yet"] if x["name"] == "backoff_jitter"]
+    assert "only the evidence recorded since counts" in entry["lacks"][0], entry
     # a fresh chain, recorded after the demotion by other sessions and agents: now it may come back
     more = []
     for what in ("pool", "queue"):
