@@ -179,16 +179,62 @@ def drop_hooks(settings: dict, ours: list[tuple[str, str]]) -> None:
 
 
 def _load_manifest(path: Path) -> dict | None:
+    """The manifest of what setup added, held to what setup can add.
+
+    It lives in ``.claude/``, which a project may commit: a manifest someone
+    else wrote must not make ``--remove`` delete a file outside what setup
+    writes (``../../x``, an absolute path), take down a directory it did not
+    make, or drop a hook of the user's own. Anything else is refused, whole.
+    """
     data = _read(path)
     if data is None:
         return None
     try:
         value = json.loads(data)
         assert isinstance(value, dict) and value.get("version") == 1
-        return value
     except (ValueError, AssertionError):
         raise FlowgitError("is not a flowgit setup manifest", path=path,
                            fix="restore it from version control, or delete it and remove the hooks by hand") from None
+    problem = _manifest_problem(value, path.parent.name)
+    if problem:
+        raise FlowgitError(f"names what flowgit setup never adds ({problem}): nothing was changed", path=path,
+                           fix="delete it (and remove flowgit's files and hooks by hand), then run setup again")
+    return value
+
+
+def _manifest_problem(value: dict, base_name: str) -> str | None:
+    """What in a manifest setup could not have written (None: nothing)."""
+    value.setdefault("files", {})
+    value.setdefault("dirs", [])
+    value.setdefault("hooks", [])
+    files, dirs, hooks = value["files"], value["dirs"], value["hooks"]
+    if not isinstance(files, dict) or not isinstance(dirs, list) or not isinstance(hooks, list):
+        return "`files`, `dirs` or `hooks` of the wrong kind"
+    for rel in files:
+        if rel not in FILES:
+            return f"the file {rel!r}"
+    made = {base_name} | {f"{base_name}/{parent}" for rel in FILES for parent in _parents(rel)}
+    for d in dirs:
+        if d not in made:
+            return f"the directory {d!r}"
+    for pair in hooks:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+                and _is_flowgit_hook(pair[0], pair[1])):
+            return f"the hook {pair!r}"
+    return None
+
+
+def _parents(rel: str) -> list[str]:
+    """``a/b/c.md`` -> ``["a", "a/b"]``: the directories writing it may create."""
+    parts = rel.split("/")[:-1]
+    return ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
+
+
+def _is_flowgit_hook(event: str, command: str) -> bool:
+    """Whether (event, command) is one of the hooks setup installs, with any executable (``--exe``)."""
+    return any(event == e and command.endswith(" " + tail) and command[:-len(tail) - 1].strip()
+               for e, tail in (("SessionStart", "prime --hook"), ("PreCompact", "remind --hook"),
+                               ("Stop", "remind --hook")))
 
 
 def _missing_dirs(base: Path, rels: list[str]) -> list[str]:

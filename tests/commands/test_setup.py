@@ -321,3 +321,31 @@ def test_a_settings_file_the_user_deleted_does_not_come_back_on_remove(run, proj
 def test_a_relative_exe_is_refused_since_the_hooks_run_elsewhere(run, project):
     res = run(project, "setup", "claude", "--exe", ".venv/bin/flowgit")
     assert res.code == 2 and "is a relative path" in res.err and not (project / ".claude").exists()
+
+
+@pytest.mark.parametrize("key, entry", [
+    ("files", ("../../victim/empty-marker", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")),
+    ("files", ("/tmp/flowgit-setup-victim", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")),
+    ("dirs", "../victim"),
+    ("hooks", ["Stop", "my-own-stop-hook.sh"]),
+])
+def test_a_manifest_naming_what_setup_never_adds_is_refused_whole(run, project, key, entry):
+    """`.claude/` may be committed: a manifest someone else wrote must not make --remove delete a file or a
+    directory outside what setup writes (an empty file's hash is well known), nor drop the user's own hook."""
+    victim = project.parent / "victim"
+    victim.mkdir()
+    (victim / "empty-marker").write_bytes(b"")
+    assert run(project, "setup", "claude").code == 0
+    base = project / ".claude"
+    manifest = json.loads((base / ".flowgit-setup.json").read_text())
+    if key == "files":
+        manifest["files"][entry[0]] = entry[1]
+    else:
+        manifest[key].append(entry)
+    (base / ".flowgit-setup.json").write_text(json.dumps(manifest))
+    before = {p: p.read_bytes() for p in base.rglob("*") if p.is_file()}
+    for args in (("--remove",), ("--remove", "--dry-run"), ()):
+        res = run(project, "setup", "claude", *args)
+        assert res.code == 2 and "names what flowgit setup never adds" in res.err, (args, res.err)
+    assert (victim / "empty-marker").exists() and victim.is_dir()
+    assert {p: p.read_bytes() for p in base.rglob("*") if p.is_file()} == before
