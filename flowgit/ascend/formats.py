@@ -270,6 +270,12 @@ def as_text(value: Any) -> str:
     return str(value).strip()
 
 
+def as_path(value: Any) -> str | None:
+    """A path a deposit records (a working directory): a string, or nothing. A list or a number is no
+    directory to resume in (read as text, a list became its Python spelling inside a `cd` command)."""
+    return value.strip() or None if isinstance(value, str) else None
+
+
 def day_of(value: Any) -> str | None:
     text = as_text(value)
     m = re.match(r"(\d{4}-\d{2}-\d{2})", text)

@@ -102,7 +102,14 @@ class Deposit:
         return list(dict.fromkeys(d.partition for d in self.parts))
 
     def own_resume(self) -> str | None:
-        """The command that re-enters what this one partition's deposit records, or None."""
+        """The command that re-enters what this one partition's deposit records, or None.
+
+        Only from plain text: a working directory or id holding a line break or
+        another control character would print a line of its own that reads as a
+        whole command (``cd x && curl … | sh && … #``), quoted or not.
+        """
+        if not _plain(self.cwd) or not _plain(self.sid) or not _plain(self.source_ref):
+            return None
         if self.partition in ("claude", "transcripts"):
             if not self.cwd or not self.has_record():
                 return None
@@ -132,6 +139,9 @@ class Deposit:
     def why_not_resumable(self) -> str | None:
         if self.resumes():
             return None
+        if any(not (_plain(d.cwd) and _plain(d.sid) and _plain(d.source_ref)) for d in self.parts):
+            return ("this deposit's working directory or session id is not plain text (a line break or another "
+                    "control character, or not a string): no command is printed for it")
         if any(d.partition in ("claude", "transcripts") for d in self.parts):
             if not any(d.cwd for d in self.parts if d.partition in ("claude", "transcripts")):
                 return "this session recorded no working directory, so it cannot be resumed from here"
@@ -191,3 +201,13 @@ class Claim:
     def to_dict(self) -> dict[str, Any]:
         return {"deposit": self.deposit, "kind": self.kind, "statement": self.statement, "index_value": self.value,
                 "verdict": self.verdict, "shown": self.shown, "detail": self.detail}
+
+
+def _plain(value: Any) -> bool:
+    """Whether a deposit's value may go into a printed command: absent, or a string without control,
+    format or separator characters (a line break would start a line of its own)."""
+    import unicodedata
+
+    if value is None or value == "":
+        return True
+    return isinstance(value, str) and not any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value)

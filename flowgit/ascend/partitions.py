@@ -118,7 +118,7 @@ class ClaudePartition:
             return None
         anchors, anchor_notes = formats.anchors_from(fm, data)
         notes.legacy_anchors += len(anchor_notes)
-        cwd = formats.as_text(data.get("cwd")) or None
+        cwd = formats.as_path(data.get("cwd"))
         deposit = Deposit(partition=self.name, slug=slug, sid=sid, cwd=cwd,
                           date=formats.day_of(data.get("date")) or formats.day_of(data.get("started_at")),
                           started_at=formats.as_text(data.get("started_at")),
@@ -163,7 +163,7 @@ class ClaudePartition:
             if not deposit.topics:
                 deposit.topics = formats.as_list(data.get("topics"))
             if not deposit.cwd and "cwd" in data:
-                deposit.cwd = formats.as_text(data.get("cwd")) or None
+                deposit.cwd = formats.as_path(data.get("cwd"))
         vector = formats.read_text(entry / "vector.md", self.tree)
         if vector is not None:
             fm, body = formats.split_blocks(vector)[0]

@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
 
+from flowgit.ascend import formats
 from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
 from flowgit.ascend.safeio import Tree
 from flowgit.words import STOP, stem
@@ -163,7 +164,7 @@ def derive(slug: str, sid: str, path: str, tree: Tree) -> Deposit | None:
                     predecessors.append(other)
                 continue
             started = started or str(obj.get("timestamp") or "")
-            cwd = cwd or str(obj.get("cwd") or "")
+            cwd = cwd or (formats.as_path(obj.get("cwd")) or "")
             if len(turns) < MAX_TURNS:
                 text = person_text(obj)
                 if text is not None:
