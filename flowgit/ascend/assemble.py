@@ -42,7 +42,9 @@ class Scope:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Scope":
-        return cls(**data)
+        from flowgit.ascend.typed import checked
+
+        return checked(cls, data)
 
 
 @dataclass

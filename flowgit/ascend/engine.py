@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from flowgit.ascend.assemble import (ROLES_OF, Scope, Traversal, _internal_edges, fold_subsets, lone_coiner,
                                      named_terms, traverse)
@@ -73,7 +73,7 @@ class State:
             return cls(recall=str(data["recall"]), trace=RecallTrace.from_dict(data["trace"]),
                        unit_type=data["unit_type"] if data["unit_type"] in UNIT_TYPES else CLUSTER,
                        scope=Scope.from_dict(data["scope"]), attempts=int(data["attempts"]),
-                       presented=list(data["presented"]), rescopes=list(data.get("rescopes", [])),
+                       presented=_presented(data["presented"]), rescopes=list(data.get("rescopes", [])),
                        history=list(data.get("history", [])), status=str(data.get("status", "")),
                        recognized=data.get("recognized"), from_sid=data.get("from_sid"),
                        ambiguity=str(data.get("ambiguity", "low")), noted=[str(x) for x in data.get("noted", [])],
@@ -113,6 +113,23 @@ class Response:
 
 def _deposit_dict(d: Deposit) -> dict:
     return {**d.locator(), "topic": d.topic, "initial_request": d.initial_request, "cwd": d.cwd}
+
+
+SUMMARY_TYPES = {"type": str, "label": str, "confidence": str, "score": float, "members": list[str],
+                 "node": Optional[str], "attempt": int}
+
+
+def _presented(value: Any) -> list[dict]:
+    """The units a state says were presented, each a summary :func:`_unit_summary` wrote (ValueError if not)."""
+    from flowgit.ascend.typed import conforms
+
+    if not isinstance(value, list):
+        raise ValueError("`presented` is not a list")
+    for item in value:
+        if not isinstance(item, dict) or item.get("type") not in UNIT_TYPES or not all(
+                conforms(item[k], hint) for k, hint in SUMMARY_TYPES.items() if k in item) or "label" not in item:
+            raise ValueError("a presented unit is not one ascend summarised")
+    return list(value)
 
 
 def _unit_summary(u: Unit) -> dict:

@@ -65,9 +65,12 @@ class RecallTrace:
 
     @classmethod
     def from_dict(cls, data: dict) -> "RecallTrace":
+        from flowgit.ascend.typed import checked
+
         data = dict(data)
-        data["window"] = tuple(data["window"]) if data.get("window") else None
-        return cls(**data)
+        found = checked(cls, data)
+        found.window = tuple(data["window"]) if data.get("window") else None  # type: ignore[assignment]
+        return found
 
 
 def temporal_window(text: str, now: date | None = None) -> tuple[str | None, tuple[str, str] | None]:

@@ -32,3 +32,35 @@ def test_a_session_id_with_a_line_break_gives_no_command(tmp_path):
                                          ("", None), (None, None)])
 def test_a_recorded_working_directory_is_a_string_or_nothing(value, read):
     assert as_path(value) == read
+
+
+def _state() -> dict:
+    from flowgit.ascend.assemble import Scope
+    from flowgit.ascend.engine import State
+    from flowgit.ascend.trace import RecallTrace
+
+    return State(recall="the retry work", trace=RecallTrace(text="the retry work", keywords=["retry"]),
+                 unit_type="chain", scope=Scope(), presented=[{"type": "chain", "label": "retry", "confidence":
+                                                              "high", "score": 1.5, "members": ["a", "b"],
+                                                              "node": None, "attempt": 1}]).to_dict()
+
+
+@pytest.mark.parametrize("path, value", [
+    (("presented",), [1, 2]), (("presented", 0, "members"), 7), (("trace", "entry"), 5),
+    (("trace", "keywords"), [1]), (("trace", "alternates"), ["x"]), (("scope", "dropped"), 3),
+    (("scope", "min_weight"), "high"), (("scope", "hops"), True), (("trace", "unknown_field"), 1),
+])
+def test_a_state_with_a_value_of_the_wrong_type_inside_is_refused_at_the_door(path, value):
+    """An edited state crashed a later step with a traceback (exit 1, no JSON error): it is refused as read."""
+    from flowgit.ascend.engine import State
+    from flowgit.errors import FlowgitError
+
+    assert State.from_dict(_state()).to_dict() == _state()  # what ascend returns reads back as it was
+    data = _state()
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    with pytest.raises(FlowgitError) as refused:
+        State.from_dict(data)
+    assert "the state is not one ascend returned" in refused.value.message
