@@ -76,6 +76,13 @@ def _wants_json(argv: list[str]) -> bool:
     return "--json" in args
 
 
+def terminal_safe(text: str) -> str:
+    """:func:`flowgit.output.terminal_safe` (imported when output is written: the hook starts without it)."""
+    from flowgit.output import terminal_safe as safe
+
+    return safe(text)
+
+
 def _fail(exc_dict: dict, text: str, code: int, as_json: bool) -> int:
     """Report an error: JSON on stdout under ``--json``, else one line on stderr."""
     if as_json:
@@ -85,7 +92,7 @@ def _fail(exc_dict: dict, text: str, code: int, as_json: bool) -> int:
     else:
         from flowgit.output import style
 
-        click.echo(f"flowgit: {style('error', 'red', sys.stderr)}: {text}", err=True)
+        click.echo(f"flowgit: {style('error', 'red', sys.stderr)}: {terminal_safe(text)}", err=True)
     return code
 
 
@@ -280,7 +287,7 @@ def lint(ctx: click.Context, path: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(cmd.to_json(shown, findings))
     else:
-        click.echo(cmd.render(shown, findings))
+        click.echo(terminal_safe(cmd.render(shown, findings)))
     if any(f.is_error for f in findings):
         ctx.exit(EXIT_FINDINGS)
 
@@ -300,7 +307,7 @@ def patterns(ctx: click.Context, path: str | None, section: str | None, level: i
     if as_json:
         emit_json(cmd.to_json(found))
     else:
-        click.echo(cmd.render(found))
+        click.echo(terminal_safe(cmd.render(found)))
 
 
 @cli.group()
@@ -598,9 +605,10 @@ def ascend(ctx: click.Context, recall: str, unit_type: str | None, from_sid: str
         return
     attached = sys.stdin.isatty() and sys.stdout.isatty()
     if interactive or (interactive is None and attached):
-        cmd.interactive(engine, response, lambda q: click.prompt(q, default="", show_default=False), click.echo)
+        cmd.interactive(engine, response, lambda q: click.prompt(q, default="", show_default=False),
+                        lambda text: click.echo(terminal_safe(text)))
     else:
-        click.echo(cmd.render(response, "text"))
+        click.echo(terminal_safe(cmd.render(response, "text")))
 
 
 @cli.command(short_help="Walk through flowgit in a throwaway repository.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from typing import Any, Callable, TextIO
 
@@ -39,9 +40,34 @@ def emit(data: Any, as_json: bool, human: Callable[[Any], str]) -> None:
     if as_json:
         emit_json(data)
     else:
-        text = human(data)
+        text = terminal_safe(human(data))
         if text:
             sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+# What a terminal acts on rather than shows: C0 and C1 controls (but the line break and the tab), DEL, and the
+# bidirectional and line-separator marks. The only escape sequences a human rendering writes are flowgit's own
+# colours (SGR, ``ESC[…m``): every other one came from the repository's text (a title set, a screen cleared).
+_ACTING_RE = re.compile("\x1b\\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                        "\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character that came from the repository shown as an escape (``\\x1b``,
+    ``\\u202e``): a State, an episode, a session id or a deposit's text must not set a terminal's title,
+    clear its screen or reorder a line. Colours flowgit added are kept."""
+    if not text:
+        return text
+    colours = sys.stdout.isatty()  # (flowgit colours only a terminal: elsewhere every escape is the text's)
+    return _ACTING_RE.sub(lambda m: _shown_control(m, colours), text)
+
+
+def _shown_control(match: "re.Match[str]", colours: bool) -> str:
+    found = match.group()
+    if len(found) > 1:
+        return found if colours else found.replace("\x1b", "\\x1b")  # flowgit's own colour, on a terminal
+    code = ord(found)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 class Progress:

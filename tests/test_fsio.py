@@ -32,3 +32,4 @@ def test_atomic_write_writes_through_a_symlink(tmp_path):
     link.symlink_to(real)
     atomic_write(link, "new\n")
     assert link.is_symlink() and real.read_text() == "new\n"
+

@@ -160,7 +160,9 @@ def main(cfg: Config, as_json: bool, *, amend: bool | None = None) -> int:
 
         emit_json(report.to_dict())
     else:
+        from flowgit.output import terminal_safe
+
         stream = sys.stderr if report.errors else sys.stdout
-        stream.write(render(report) + "\n")
+        stream.write(terminal_safe(render(report)) + "\n")
     announce_override(report)
     return 1 if report.errors else 0

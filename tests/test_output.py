@@ -1,0 +1,35 @@
+"""Human output: what the repository's text holds is shown, never acted on by the terminal."""
+
+from __future__ import annotations
+
+from tests.checks.gate_fixtures import base_text, committed_base
+
+
+def test_human_output_shows_the_repositorys_control_characters_as_escapes(monkeypatch):
+    """A State, an episode or a deposit carrying ESC/BEL/bidi must not set a terminal's title, clear its screen
+    or reorder a line; a colour flowgit adds on a terminal is kept, and elsewhere every escape is the text's."""
+    import io
+    import sys
+
+    from flowgit.output import terminal_safe
+
+    text = "Focus \x1b]0;PWN\x07 \x1b[2J \u202eevil \x1b[31mred\x1b[0m\ttab\nnext \r\x08"
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert terminal_safe(text) == ("Focus \\x1b]0;PWN\\x07 \\x1b[2J \\u202eevil \\x1b[31mred\\x1b[0m\ttab\n"
+                                   "next \\x0d\\x08")
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    assert "\x1b[31mred\x1b[0m" in terminal_safe(text) and "\\x1b]0;PWN" in terminal_safe(text)
+
+
+def test_prime_and_status_show_a_states_escape_sequences_as_text(run, repo):
+    committed_base(repo, base_text(state="Focus \x1b]0;PWN\x07 the breaker \x1b[2J"))
+    for args in (("prime",), ("status",), ("log",)):
+        res = run(repo, *args)
+        assert res.code == 0, res.err
+        assert "\x1b" not in res.out and "\x07" not in res.out, args
+    assert "\\x1b]0;PWN\\x07" in run(repo, "prime").out
