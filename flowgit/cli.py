@@ -76,11 +76,11 @@ def _wants_json(argv: list[str]) -> bool:
     return "--json" in args
 
 
-def terminal_safe(text: str) -> str:
+def terminal_safe(text: str, stream: Any = None) -> str:
     """:func:`flowgit.output.terminal_safe` (imported when output is written: the hook starts without it)."""
     from flowgit.output import terminal_safe as safe
 
-    return safe(text)
+    return safe(text, stream)
 
 
 def _fail(exc_dict: dict, text: str, code: int, as_json: bool) -> int:
@@ -92,7 +92,7 @@ def _fail(exc_dict: dict, text: str, code: int, as_json: bool) -> int:
     else:
         from flowgit.output import style
 
-        click.echo(f"flowgit: {style('error', 'red', sys.stderr)}: {terminal_safe(text)}", err=True)
+        click.echo(f"flowgit: {style('error', 'red', sys.stderr)}: {terminal_safe(text, sys.stderr)}", err=True)
     return code
 
 

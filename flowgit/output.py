@@ -52,13 +52,13 @@ _ACTING_RE = re.compile("\x1b\\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200
                         "\u202a-\u202e\u2066-\u2069]")
 
 
-def terminal_safe(text: str) -> str:
+def terminal_safe(text: str, stream: "TextIO | None" = None) -> str:
     """``text`` with every control character that came from the repository shown as an escape (``\\x1b``,
     ``\\u202e``): a State, an episode, a session id or a deposit's text must not set a terminal's title,
-    clear its screen or reorder a line. Colours flowgit added are kept."""
+    clear its screen or reorder a line. Colours flowgit added for ``stream`` (default stdout) are kept."""
     if not text:
         return text
-    colours = sys.stdout.isatty()  # (flowgit colours only a terminal: elsewhere every escape is the text's)
+    colours = colour_enabled(stream)  # (flowgit colours only a terminal: elsewhere every escape is the text's)
     return _ACTING_RE.sub(lambda m: _shown_control(m, colours), text)
 
 

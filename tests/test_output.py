@@ -23,7 +23,10 @@ def test_human_output_shows_the_repositorys_control_characters_as_escapes(monkey
             return True
 
     monkeypatch.setattr(sys, "stdout", Terminal())
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
     assert "\x1b[31mred\x1b[0m" in terminal_safe(text) and "\\x1b]0;PWN" in terminal_safe(text)
+    assert "\\x1b[31mred" in terminal_safe(text, io.StringIO())  # written elsewhere: the text's own escape
 
 
 def test_prime_and_status_show_a_states_escape_sequences_as_text(run, repo):

@@ -163,6 +163,6 @@ def main(cfg: Config, as_json: bool, *, amend: bool | None = None) -> int:
         from flowgit.output import terminal_safe
 
         stream = sys.stderr if report.errors else sys.stdout
-        stream.write(terminal_safe(render(report)) + "\n")
+        stream.write(terminal_safe(render(report), stream) + "\n")
     announce_override(report)
     return 1 if report.errors else 0
