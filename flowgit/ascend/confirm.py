@@ -87,6 +87,16 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .!?\"'“”")
 
 
+def _negated_before(said: str, at: int, quoted: str) -> bool:
+    """Whether the sentence ``said`` holds before offset ``at`` turns the quote around: a negation the quote
+    itself does not carry ("please do not delete the production database" does not say "delete the
+    production database")."""
+    from flowgit.checks.claims import NOT, claim_words
+
+    start = max(said.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "\n")) + 1
+    return claim_words(said[start:at])[NOT] > 0 and claim_words(quoted)[NOT] == 0
+
+
 class Confirmer:
     """Checks claims, each against the record of the deposit it came from."""
 
@@ -99,9 +109,10 @@ class Confirmer:
         first = next((t for t in turns or () if t.role == "person"), None)
         if first is None:
             return _unattested(claim, "no session record to check against")
-        if d.initial_request and (_norm(first.text).startswith(_norm(d.initial_request)[:80])
-                                  or _norm(d.initial_request).startswith(_norm(first.text)[:80])):
-            return _settle(claim, "confirmed", d.initial_request, "matches the first request in the session record")
+        claimed = _norm(d.initial_request)
+        if claimed and _norm(first.text).startswith(claimed[:80]):  # the record says it (the index may cut it
+            return _settle(claim, "confirmed", d.initial_request,  # short); never the other way round: a first
+                           "matches the first request in the session record")  # turn of "Delete" confirms nothing
         return _settle(claim, "corrected", first.text.strip()[:300],
                        "the session record's first request differs from the index")
 
@@ -123,7 +134,9 @@ class Confirmer:
         pool = [t for t in turns if kind == "decision" or t.role == "person"]
         target = _norm(text)
         for t in pool:
-            if target and target in _norm(t.text):
+            said = _norm(t.text)
+            at = said.find(target) if target else -1
+            if at != -1 and not _negated_before(said, at, target):
                 return _settle(claim, "confirmed", text, f"said on {t.ts[:10] or 'record'}")
         best, best_ratio = "", 0.0
         for t in pool:
