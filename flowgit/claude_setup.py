@@ -332,12 +332,31 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupRe
     new_dirs = _missing_dirs(base, [str(p.relative_to(base)) for p in writes] + [MANIFEST])
     manifest["dirs"] += [d for d in new_dirs if d not in manifest["dirs"]]
     if not dry_run:
+        _refuse_read_only(writes)
         for d in new_dirs:
             (base.parent / d).mkdir(exist_ok=True)
         for path, data in writes.items():
             atomic_write(path, data)
         atomic_write(manifest_path, json.dumps(manifest, indent=2) + "\n")
     return report
+
+
+def _refuse_read_only(paths) -> None:
+    """A file the user made read-only is not replaced: writing a new file and renaming it over the old one
+    needs only a writable directory, so the file's own mode would otherwise be ignored (root ignores it
+    too). Refused before anything is written."""
+    import stat
+
+    for path in paths:
+        try:
+            mode = path.lstat().st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(mode) and not mode & 0o222:
+            raise FlowgitError(f"is read-only (mode {stat.S_IMODE(mode):o}): flowgit does not replace a file you "
+                               "made read-only; nothing was written", path=path,
+                               fix="make it writable (`chmod u+w`) and run setup again, or add flowgit's hooks "
+                                   "by hand (`--dry-run` shows them)")
 
 
 def remove(base: Path, scope: str, *, dry_run: bool = False) -> SetupReport:
@@ -360,6 +379,7 @@ def remove(base: Path, scope: str, *, dry_run: bool = False) -> SetupReport:
             report.changes.append(Change(rel, "kept", note="edited since setup: left in place"))
     _undo_settings(base / "settings.json", manifest, report, actions)
     if not dry_run:
+        _refuse_read_only([path for kind, path, _ in actions if kind == "write"])
         for kind, path, data in actions:
             if kind == "delete":
                 path.unlink()

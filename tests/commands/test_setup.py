@@ -349,3 +349,19 @@ def test_a_manifest_naming_what_setup_never_adds_is_refused_whole(run, project, 
         assert res.code == 2 and "names what flowgit setup never adds" in res.err, (args, res.err)
     assert (victim / "empty-marker").exists() and victim.is_dir()
     assert {p: p.read_bytes() for p in base.rglob("*") if p.is_file()} == before
+
+
+def test_a_settings_file_the_user_made_read_only_is_not_replaced(run, project):
+    """Writing a new file and renaming it over the old one needs only a writable directory: the file's own
+    mode was ignored (and copied onto the new file). It is refused, and nothing is written."""
+    base = project / ".claude"
+    base.mkdir()
+    settings = base / "settings.json"
+    settings.write_text('{"permissions": {"allow": []}}\n')
+    settings.chmod(0o444)
+    res = run(project, "setup", "claude")
+    assert res.code == 2 and "is read-only (mode 444)" in res.err and "chmod u+w" in res.err
+    assert settings.read_text() == '{"permissions": {"allow": []}}\n'
+    assert sorted(p.name for p in base.iterdir()) == ["settings.json"]
+    settings.chmod(0o644)
+    assert run(project, "setup", "claude").code == 0
