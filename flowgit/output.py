@@ -48,8 +48,8 @@ def emit(data: Any, as_json: bool, human: Callable[[Any], str]) -> None:
 # What a terminal acts on rather than shows: C0 and C1 controls (but the line break and the tab), DEL, and the
 # bidirectional and line-separator marks. The only escape sequences a human rendering writes are flowgit's own
 # colours (SGR, ``ESC[…m``): every other one came from the repository's text (a title set, a screen cleared).
-_ACTING_RE = re.compile("\x1b\\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
-                        "\u202a-\u202e\u2066-\u2069]")
+_ACTING_RE = re.compile("\x1b\\[[0-9;]*m|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f"
+                        "\u2028\u2029\u202a-\u202e\u2066-\u2069]")  # (a CRLF line ending is shown as it is)
 
 
 def terminal_safe(text: str, stream: "TextIO | None" = None) -> str:

@@ -22,6 +22,8 @@ def test_human_output_shows_the_repositorys_control_characters_as_escapes(monkey
         def isatty(self) -> bool:
             return True
 
+    assert terminal_safe("a line\r\nthe next\r\n") == "a line\r\nthe next\r\n"  # CRLF endings as they are
+
     monkeypatch.setattr(sys, "stdout", Terminal())
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm")

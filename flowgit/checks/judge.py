@@ -129,7 +129,7 @@ def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequ
                         path=new.continuity_path, store_path=new.store_path, old_store_entry=old_entry,
                         old_store_loader=old.store_bytes if old is not None and old.has_store else None,
                         when=new.when,
-                        merge_parents=tuple(document_from_bytes(cfg, p.continuity, f"parent:{p.continuity_path}")
+                        merge_parents=tuple(_base_document(cfg, p.continuity, f"parent:{p.continuity_path}")[0]
                                             for p in merge_parents if p is not None and p.continuity is not None),
                         appended_check=new.extra.get("appended_check") if old is not None and old.commit and
                         old.commit == new.extra.get("base") else None, base_unreadable=unreadable)

@@ -118,3 +118,22 @@ def test_bytes_that_are_not_utf8_are_read_as_meant():
     assert as_text(b"odd \x81 byte\n") == "odd \x81 byte\n"  # no Windows-1252 character: Latin-1
     assert as_text("naïve ✓\n".encode() + b"caf\xe9") == "naïve ✓\ncafé"  # UTF-8 lines as they are
     assert as_text(b"a\x00b\n") == "a\ufffdb\n"
+
+
+def test_a_merge_with_a_parent_that_is_not_text_is_judged_not_stopped_on(run, repo):
+    """Every parent of a merge is read for the rules that ask what each held: one that is not text is read as
+    the base is (as text), so the audit reports the parent's own commit (A403) and goes on."""
+    committed_base(repo, base_text(state=STATE))
+    git(repo, "checkout", "-q", "-b", "side")
+    path = repo / "CONTINUITY.md"
+    path.write_bytes(path.read_bytes().replace(b"cafe", b"caf\xe9"))
+    git(repo, "commit", "-qam", "latin-1 on a branch", "--no-verify")
+    bad = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "-")
+    (repo / "notes.txt").write_text("elsewhere\n")
+    git(repo, "add", "notes.txt")
+    git(repo, "commit", "-qm", "meanwhile", "--no-verify")
+    git(repo, "merge", "-q", "--no-edit", "--no-verify", "side")
+    res = run(repo, "audit", "--json")
+    assert res.code == 1, res.err
+    assert ("A403", bad) in {(f["code"], f["commit"]) for f in json.loads(res.out)["findings"]}
