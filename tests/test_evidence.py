@@ -320,7 +320,8 @@ def test_a_demotion_dated_days_before_its_change_is_refused_when_evidence_was_re
     from flowgit.checks.identity_rules import _demotion_misdated
     from flowgit.continuity.patterns import parse_pattern
 
-    proven = parse_pattern("!! retry: retries multiply provider load | 3x (R — 2026-11-01) [evidence: ep-0123456789ab]")
+    proven = parse_pattern("!! retry: retries multiply provider load | 3x (R — 2026-11-01) "
+                           "[evidence: ep-0123456789ab]")
     today, day = date(2026, 12, 2), date(2026, 11, 23)
     between = _demotion_misdated(day, today, proven, [], {}, lambda: ["ep-4", "ep-5"])
     assert between and "ep-4, ep-5" in between and "recorded since the demotion" in between

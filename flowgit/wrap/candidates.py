@@ -149,5 +149,6 @@ def gather_candidates(cfg: Config, session: str | None, when: date) -> Candidate
     cited = {e.id for e in episodes} | {i for at in iter_patterns(doc) for i in at.pattern.evidence}
     store = {**lookup(raw, cited), **{e.id: e for e in episodes}}
     batch = frozenset(appended) if head_store else frozenset()  # not yet committed: the next commit's batch
-    return find_candidates(doc, episodes, store, judging_config_at(cfg, head_sha(root)).thresholds, when, blame_dates(root, cfg.continuity_rel),
+    thresholds = judging_config_at(cfg, head_sha(root)).thresholds
+    return find_candidates(doc, episodes, store, thresholds, when, blame_dates(root, cfg.continuity_rel),
                            batch)

@@ -214,8 +214,9 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
         if jump:
             problems.append("graduation goes 2x -> 3x; increment it to 2x first")
         if old is not None:
-            problems += post_demotion(old.pattern, p.evidence, episodes, level=p.level, thresholds=inputs.judging.thresholds,
-                                      in_proven=proven, now=datetime.now(timezone.utc), batch=batch)
+            problems += post_demotion(old.pattern, p.evidence, episodes, level=p.level,
+                                      thresholds=inputs.judging.thresholds, in_proven=proven,
+                                      now=datetime.now(timezone.utc), batch=batch)
         verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.judging.thresholds, in_proven=proven,
                          batch=batch)
         codes = verdict_codes(verdict, demoted=len(problems) > int(jump), jump=jump)
@@ -353,12 +354,12 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     batch = frozenset(appended) | {e.id for e in new_eps} if inputs.head_store is not None else frozenset()
 
     checkpoint("2-candidates")
-    candidates = find_candidates(inputs.doc, session_eps, episodes, inputs.judging.thresholds, inputs.day, inputs.blamed,
-                                 batch)
+    thresholds = inputs.judging.thresholds
+    candidates = find_candidates(inputs.doc, session_eps, episodes, thresholds, inputs.day, inputs.blamed, batch)
 
     checkpoint("3-validate")
     if plan:
-        outcome = apply_plan(inputs.doc, plan, episodes, inputs.judging.thresholds, date=inputs.day.isoformat(),
+        outcome = apply_plan(inputs.doc, plan, episodes, thresholds, date=inputs.day.isoformat(),
                              plan_ids=[e.id for e in recorded],
                              archived_before=lambda name: _archived_before(inputs, name), batch=batch,
                              starts=starts)
@@ -375,7 +376,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
                                     "contradicting episode, or drop --strict once you have judged it holds")
 
     keep = fired(outcome.doc, session_eps, cited)
-    stale = find_stale(outcome.doc, episodes, inputs.blamed, inputs.day, inputs.judging.thresholds, keep) if cleanup else []
+    stale = find_stale(outcome.doc, episodes, inputs.blamed, inputs.day, thresholds, keep) if cleanup else []
     final = archive(outcome.doc, stale)
 
     events = diff_patterns(inputs.head_doc, final)
@@ -516,7 +517,7 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
                 checkpoint("7-committed")
             except BaseException as exc:
                 landed = undo_after(journal, exc)
-                if landed is None or not isinstance(exc, KeyboardInterrupt):
+                if not landed or not isinstance(exc, KeyboardInterrupt):
                     raise
                 # Stopped (Ctrl-C, SIGTERM) after git had made the commit: the wrap is done, and says so
                 return git(inputs.root, "rev-parse", "HEAD").decode().strip()

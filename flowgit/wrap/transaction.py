@@ -545,9 +545,9 @@ def _changed_since_read(cfg: Config, inputs: Any) -> str:
 HOOK_EDITED = "flowgit-wrap.hook-edited"  # the continuity file as a hook left it when git refused the wrap's commit
 
 
-def undo_after(journal: Journal, exc: BaseException) -> str | None:
-    """Roll back after a failure in this process; the wrap's commit when it had already landed (then there is
-    nothing to undo, and the caller reports the wrap as done).
+def undo_after(journal: Journal, exc: BaseException) -> bool:
+    """Roll back after a failure in this process; True when the wrap's own commit had already landed (then
+    there is nothing to undo, and the caller reports the wrap as done).
 
     A rollback that cannot be proven safe leaves everything and says why; a
     failed write (disk full, a file-size limit) becomes a FlowgitError (exit 2)
@@ -565,20 +565,20 @@ def undo_after(journal: Journal, exc: BaseException) -> str | None:
             raise FlowgitError(f"git refused the wrap commit, and the wrap could not be rolled back safely: "
                                f"{refused.message}", path=refused.path, fix=refused.fix) from exc
         sys.stderr.write(f"flowgit: error: {refused.render()}\n")
-        return None
+        return False
     if refused_commit and kept.exists() and kept.stat().st_mtime_ns != before:
         sys.stderr.write(f"flowgit: note: a hook rewrote {journal.continuity_rel} while git ran the wrap's commit; "
                          f"the wrap was rolled back and the hook's version is kept at {kept}\n")
     if "already committed" in done:
         sys.stderr.write(f"flowgit: note: {done}\n")
-        return done.split("already committed ", 1)[1].split(";")[0].split(",")[0].strip()
+        return True
     if isinstance(exc, OSError):
         raise FlowgitError(f"the wrap could not write ({exc.strerror or exc}); it was rolled back and the "
                            "repository is as it was before", path=getattr(exc, "filename", None),
                            fix="free disk space (or raise the file-size limit) and run the wrap again") from None
     if isinstance(exc, FlowgitError) and "could not append" in exc.message:
         raise FlowgitError(exc.message + "; the wrap was rolled back", path=exc.path, fix=exc.fix) from None
-    return None
+    return False
 
 
 # ---------------------------------------------------------------- helpers
