@@ -436,15 +436,24 @@ def check_msg(ctx: click.Context, message_file: str, as_json: bool) -> None:
 
 
 @cli.command("install-hook", short_help="Install the plain-git hooks (chains old ones).")
+@click.option("--server", "server", metavar="BARE_REPO",
+              help="Install the server-side pre-receive hook into this bare repository instead.")
 @json_option
 @click.pass_context
-def install_hook(ctx: click.Context, as_json: bool) -> None:
+def install_hook(ctx: click.Context, server: str | None, as_json: bool) -> None:
     """Install flowgit's git hooks for plain git: pre-commit and pre-merge-commit (the gate), commit-msg
-    (trailers, overrides), pre-push (the audit of what is pushed); an existing hook is chained, run first."""
+    (trailers, overrides), pre-push (the audit of what is pushed); an existing hook is chained, run first.
+    With --server, the pre-receive hook of a self-hosted bare repository, with this interpreter baked in."""
     from flowgit.commands import install_hook as cmd
     from flowgit.output import emit
 
-    emit(cmd.run_install(_cfg(ctx)), as_json, cmd.render)
+    if server is not None:
+        from pathlib import Path
+
+        result = cmd.run_install_server(Path(server))
+    else:
+        result = cmd.run_install(_cfg(ctx))
+    emit(result, as_json, cmd.render)
 
 
 @cli.command(short_help="The six-step wrap, committed.")
@@ -549,8 +558,10 @@ def audit(ctx: click.Context, range_text: str | None, since_ref: str | None, exc
         range_text, exclude = cmd.pushed_range(range_text, exclude)
     report = cmd.audit(_judging_cfg(ctx), range_text, since_ref, exclude, ctx.find_root().obj or {}, jobs=jobs)
     emit(report, as_json, cmd.render_audit)
-    if not report.ok:
+    if report.errors:
         ctx.exit(EXIT_FINDINGS)
+    if report.incomplete:
+        ctx.exit(EXIT_USAGE)  # not a finding, not a pass: fetch the history the range sits on
 
 
 @cli.command("show-archived", short_help="The last text of an archived pattern.")

@@ -306,8 +306,17 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
                     if kept_all else "kept the old text (near word for word) and added to it")
             yield Finding("G302", "append-not-replace", "error", ctx.path, section.heading + 1,
                           f"{section.label} {what}: it is REPLACED each wrap, not appended to",
-                          f"rewrite {section.label} as what is true now (an old item wrapped in new words is the "
-                          "old item kept); move what still matters from the old text into Recent Context")
+                          _replace_fix(section.label))
+
+
+def _replace_fix(label: str) -> str:
+    """How to replace State or Top of Mind: each holds what is true, or salient, now."""
+    if label == "Top of Mind":
+        return ("write Top of Mind as what should be in view at the next session start: drop the items completed "
+                "or absorbed into Proven Knowledge (an old item wrapped in new words is the old item kept); a fact "
+                "that must stay in view every session belongs in Proven Knowledge or Foundation, not carried here")
+    return (f"rewrite {label} as what is true now (an old item wrapped in new words is the old item kept); move "
+            "what still matters from the old text into Recent Context")
 
 
 def _says_more(old: tuple[str, ...], new: tuple[str, ...], quoted: tuple[str, ...] = ()) -> bool:
@@ -379,8 +388,9 @@ def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding("G303", "append-not-rewrite", "error", ctx.path, section.heading + 1,
                           f"{section.label} contains the old narrative word for word plus new text: "
                           "it is REWRITTEN each wrap as one shape, never appended to",
-                          "rewrite it as compressed prose: fold the old narrative into a short momentum "
-                          "pointer, or drop what was absorbed elsewhere")
+                          "rewrite it as compressed prose: fold the old narrative into a momentum pointer in "
+                          "fewer words than it had (a one-line narrative kept whole is the narrative, not a "
+                          "pointer), or drop what was absorbed elsewhere")
 
 
 def protected_evidence(ctx: CheckContext) -> Iterator[Finding]:

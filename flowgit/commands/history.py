@@ -165,7 +165,7 @@ def render_audit(report: AuditReport) -> str:
     lines = [f.format() for f in report.findings]
     overrides = sum(1 for f in report.findings if f.code == "A301")
     let_through = sum(1 for f in report.findings if f.severity == "notice" and f.code != "A301")
-    verdict = "clean" if report.ok else f"{len(report.errors)} finding(s)"
+    verdict = "clean" if report.ok else f"{len(report.errors)} finding(s)" if report.errors else "incomplete"
     if overrides:
         verdict += f", {overrides} override(s) recorded" + (
             f" ({let_through} finding(s) they let through, listed above)" if let_through else "")
@@ -174,7 +174,9 @@ def render_audit(report: AuditReport) -> str:
                  f"({report.commits} read) — {verdict}" + _shallow_note(report.shallow, report.oldest_visible))
     if report.unjudged:
         lines.append(f"  not judged: {len(report.unjudged)} commit(s) whose parent is beyond the shallow boundary "
-                     f"({', '.join(c[:12] for c in report.unjudged[:3])}); fetch more history to judge them")
+                     f"({', '.join(c[:12] for c in report.unjudged[:3])}); fetch more history to judge them"
+                     + (" (`git fetch --unshallow`; in CI, check out the whole history): the range is not passed "
+                        "until every commit in it is judged" if report.incomplete else ""))
     return "\n".join(lines)
 
 

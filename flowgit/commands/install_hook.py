@@ -96,28 +96,56 @@ def run_install(cfg: Config, *, proc_visible: bool | None = None) -> InstallResu
     result = InstallResult()
     visible = proc_shows_command_lines() if proc_visible is None else proc_visible
     for name in hooks_to_write(target, visible):
-        path = target / name
-        script = hook_script(name)
-        if path.exists():
-            current = path.read_text(encoding="utf-8", errors="replace")
-            if current == script and path.stat().st_mode & 0o111 == 0o111:
-                result.unchanged.append(str(path))  # already this flowgit's hook: nothing to write
-                continue
-            if MARKER in current:
-                result.updated.append(str(path))
-            else:
-                chained = path.with_name(f"{name}.flowgit-chained")
-                if chained.exists():
-                    raise FlowgitError(f"{chained} already exists; refusing to overwrite a chained hook",
-                                       path=path, fix=f"merge {chained.name} into {name} by hand, then re-run")
-                path.rename(chained)
-                chained.chmod(chained.stat().st_mode | 0o111)
-                result.chained.append(str(chained))
-        else:
-            result.installed.append(str(path))
-        atomic_write(path, script)
-        path.chmod(0o755)
+        _write_hook(target / name, hook_script(name), result)
     return result
+
+
+SERVER_HOOK = "pre-receive"
+
+
+def run_install_server(repository: Path) -> InstallResult:
+    """The server-side ``pre-receive`` hook in a bare repository (or a clone's git directory), with this
+    interpreter baked in: nothing a pusher's environment holds (a local or ``file://`` push passes it on)
+    chooses what judges the push."""
+    gdir = _git_dir_of(repository)
+    target = gdir / "hooks"
+    target.mkdir(parents=True, exist_ok=True)
+    result = InstallResult()
+    _write_hook(target / SERVER_HOOK, hook_script(SERVER_HOOK), result)
+    return result
+
+
+def _git_dir_of(repository: Path) -> Path:
+    """The git directory of ``repository``: a bare repository itself, or a clone's ``.git``."""
+    for candidate in (repository, repository / ".git"):
+        if (candidate / "objects").is_dir() and (candidate / "refs").is_dir() and (candidate / "HEAD").is_file():
+            return candidate
+    raise FlowgitError(f"{repository} is not a git repository", path=repository,
+                       fix="name the server's bare repository (the directory holding HEAD, objects/ and refs/)")
+
+
+def _write_hook(path: Path, script: str, result: InstallResult) -> None:
+    """Write one hook; a hook of someone else's already there is kept beside it and run first."""
+    name = path.name
+    if path.exists():
+        current = path.read_text(encoding="utf-8", errors="replace")
+        if current == script and path.stat().st_mode & 0o111 == 0o111:
+            result.unchanged.append(str(path))  # already this flowgit's hook: nothing to write
+            return
+        if MARKER in current:
+            result.updated.append(str(path))
+        else:
+            chained = path.with_name(f"{name}.flowgit-chained")
+            if chained.exists():
+                raise FlowgitError(f"{chained} already exists; refusing to overwrite a chained hook",
+                                   path=path, fix=f"merge {chained.name} into {name} by hand, then re-run")
+            path.rename(chained)
+            chained.chmod(chained.stat().st_mode | 0o111)
+            result.chained.append(str(chained))
+    else:
+        result.installed.append(str(path))
+    atomic_write(path, script)
+    path.chmod(0o755)
 
 
 def render(result: InstallResult) -> str:

@@ -48,18 +48,40 @@ def is_rename(old, new) -> bool:
     return bool(old.evidence) and set(old.evidence) <= set(new.evidence)
 
 
+# The first word of a letter's Unicode name that is not its script's own: what it is read as instead.
+SCRIPT_OF_NAME_WORD = {"CJK": "HAN", "IDEOGRAPHIC": "HAN", "KATAKANA-HIRAGANA": "KANA"}
+# Letters whose script is Common (used by every script): the micro sign, which NFKC turns into a Greek mu.
+COMMON_LETTERS = frozenset("\u00b5")
+# Scripts written together in one language, none a look-alike of another's letters (UTS #39's "highly
+# restrictive" sets): Japanese mixes Han, Hiragana and Katakana; Chinese Han and Bopomofo; Korean Han and
+# Hangul; each may also hold Latin (``API呼び出し``). KANA is the prolonged sound mark shared by both kana.
+SCRIPTS_WRITTEN_TOGETHER = (
+    frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA", "KANA"}),
+    frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+    frozenset({"LATIN", "HAN", "HANGUL"}),
+)
+
+
 def scripts(name: str) -> set[str]:
-    """The writing systems of a name's letters (LATIN, CYRILLIC, GREEK, …)."""
+    """The writing systems of a name's letters (LATIN, CYRILLIC, GREEK, HAN, …), each letter read as NFKC
+    reads it (a full-width ``ａ`` is Latin)."""
     found = set()
-    for ch in unicodedata.normalize("NFKC", name):
-        if ch.isalpha():
-            found.add(unicodedata.name(ch, "UNKNOWN").split(" ")[0])
+    for raw in name:
+        if raw in COMMON_LETTERS:
+            continue
+        for ch in unicodedata.normalize("NFKC", raw):
+            if ch.isalpha():
+                word = unicodedata.name(ch, "UNKNOWN").split(" ")[0]
+                found.add(SCRIPT_OF_NAME_WORD.get(word, word))
     return found
 
 
 @lru_cache(maxsize=8192)
 def is_mixed_script(name: str) -> bool:
-    return len(scripts(name)) > 1
+    """Whether a name's letters come from scripts no one language writes together (``rеtry`` with a
+    Cyrillic ``е``); Japanese (``再試行の予算``) and Korean or Chinese with Han are one writing system."""
+    found = scripts(name)
+    return len(found) > 1 and not any(found <= together for together in SCRIPTS_WRITTEN_TOGETHER)
 
 
 SUFFIX_RE = re.compile(r"\s*(?:\(.*\)|\[.*\]|[—–]\s*.*|\s-\s.*|:\s.*|,\s.*|\|.*)$")

@@ -89,11 +89,19 @@ class AuditReport:
         return [f for f in self.findings if f.severity == "error"]
 
     @property
+    def incomplete(self) -> bool:
+        """A range asked for (CI, a push) holds commits that could not be judged (their parents lie beyond a
+        shallow boundary): what was asked is not answered, so it is no pass. A whole shallow history's oldest
+        commit is its baseline, not a question left open."""
+        return bool(self.range and self.unjudged)
+
+    @property
     def ok(self) -> bool:
-        return not self.errors
+        return not self.errors and not self.incomplete
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "range": self.range, "commits_read": self.commits, "commits_judged": self.judged,
+                "incomplete": self.incomplete,
                 "shallow": self.shallow, "oldest_visible": self.oldest_visible, "unjudged": self.unjudged,
                 "findings": [f.to_dict() for f in self.findings]}
 
@@ -105,6 +113,7 @@ class RangeSpec:
     include: tuple[str, ...] = ("HEAD",)
     exclude: tuple[str, ...] = ()
     label: str | None = None
+    base: str | None = None  # A of ``A..B`` (or ``--since-ref A``): what the tip's branch held before
 
     @classmethod
     def parse(cls, range_text: str | None = None, since_ref: str | None = None,
@@ -112,7 +121,7 @@ class RangeSpec:
         if range_text and since_ref:
             raise FlowgitError("give --range or --since-ref, not both", fix="--range A..B, or --since-ref REF")
         if since_ref:
-            return cls(("HEAD",), (since_ref, *exclude), f"{since_ref}..HEAD")
+            return cls(("HEAD",), (since_ref, *exclude), f"{since_ref}..HEAD", since_ref)
         if not range_text:
             return cls(("HEAD",), tuple(exclude), None)
         if "..." in range_text:
@@ -120,7 +129,7 @@ class RangeSpec:
                                fix="use A..B (the commits B has that A does not)")
         if ".." in range_text:
             base, _, tip = range_text.partition("..")
-            return cls((tip or "HEAD",), ((base,) if base else ()) + tuple(exclude), range_text)
+            return cls((tip or "HEAD",), ((base,) if base else ()) + tuple(exclude), range_text, base or None)
         return cls((range_text,), tuple(exclude), range_text)
 
 
@@ -165,8 +174,10 @@ def _pattern_named(f: Finding) -> str:
 class Auditor:
     """Judges commits one by one, reading every blob and configuration at most once."""
 
-    def __init__(self, cfg: Config, repo, overrides: dict | None = None, notes: VersionNotes | None = None) -> None:
+    def __init__(self, cfg: Config, repo, overrides: dict | None = None, notes: VersionNotes | None = None,
+                 stand_ins: Mapping[str, str] | None = None) -> None:
         self.cfg, self.repo = cfg, repo
+        self.stand_ins = dict(stand_ins or {})  # a commit without a parent -> what it is judged against
         self.notes = notes  # the report's events and sizes, noted from the documents the rules parse
         self.configs = ConfigReader(cfg.root, repo, overrides)
         self._blobs: OrderedDict = OrderedDict()
@@ -514,6 +525,8 @@ class Auditor:
         if str(commit.id) in self.shallow_commits:
             return None
         parents = []
+        if not commit.parent_ids and str(commit.id) in self.stand_ins:
+            return [self.repo[self.stand_ins[str(commit.id)]]]  # a history put in place of the range's base
         for pid in commit.parent_ids:
             found = self._known.get(pid)
             if found is None:
@@ -569,21 +582,54 @@ def select_commits(repo, spec: RangeSpec) -> list:
     if repo.head_is_unborn and spec.include == ("HEAD",):
         return []
     walker = repo.walk(None, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_REVERSE)
-    for rev in spec.include:
-        walker.push(_resolve(repo, rev))
+    pushed = [commit for commit in (_resolve(repo, rev) for rev in spec.include) if commit is not None]
+    if not pushed:
+        return []  # a tag of a blob or a tree (a published key): no commit, nothing to judge
+    for commit in pushed:
+        walker.push(commit)
     for rev in spec.exclude:
-        walker.hide(_resolve(repo, rev))
+        hidden = _resolve(repo, rev)
+        if hidden is not None:  # a blob or tree hides no commit
+            walker.hide(hidden)
     return list(walker)
 
 
 def _resolve(repo, rev: str):
+    """The commit ``rev`` names (a tag peeled), or None when it names an object that is no commit and
+    holds none (a tag of a blob or a tree)."""
     import pygit2
 
     try:
-        return repo.revparse_single(rev).peel(pygit2.Commit).id
+        found = repo.revparse_single(rev)
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
         raise FlowgitError(f"unknown revision {rev!r}", fix="name a commit, branch or tag this repository has "
                                                            "(in CI, fetch enough history first)") from None
+    try:
+        return found.peel(pygit2.Commit).id
+    except (ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+
+
+def replaced_roots(repo, spec: RangeSpec, commits: list) -> dict[str, str]:
+    """{commit without a parent: the range's base} where the tip of ``A..B`` descends, first parent by first
+    parent, from a commit without one inside the range.
+
+    That is a history put in place of A's (a force-push of an orphan commit,
+    an amend in a one-commit-deep clone): judged as a memory's first commit
+    it would be judged against nothing, so a store rewritten or a Foundation
+    changed would pass. It is judged against A, what the branch held. An
+    unrelated history merged in (``--allow-unrelated-histories``) is not on
+    the tip's first-parent line, and is judged as it is.
+    """
+    if spec.base is None or not commits:
+        return {}
+    base = _resolve(repo, spec.base)
+    tip = _resolve(repo, spec.include[0])
+    inside = {commit.id: commit for commit in commits}
+    at = inside.get(tip) if base is not None else None
+    while at is not None and at.parent_ids:
+        at = inside.get(at.parent_ids[0])
+    return {str(at.id): str(base)} if at is not None else {}
 
 
 def open_any(root: Path):
@@ -634,7 +680,8 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
     progress = Progress("auditing commits", len(commits))
     workers = jobs_for(len(commits), jobs)
     with small_object_cache():  # each commit and tree is met once or twice: libgit2's 256 MB cache buys nothing
-        result = _judge_all(cfg, repo, commits, overrides, workers, progress)
+        result = _judge_all(cfg, repo, commits, overrides, workers, progress,
+                            stand_ins=replaced_roots(repo, spec, commits))
     progress.done()
     return _report(repo, commits, spec, result)
 
@@ -663,12 +710,13 @@ class PendingAudit:
         self.cfg, self.spec, self.overrides, self.notes = cfg, spec or RangeSpec(), overrides, notes
         self.repo = open_any(cfg.root)
         self.commits = select_commits(self.repo, self.spec)
+        self.stand_ins = replaced_roots(self.repo, self.spec, self.commits)
         workers = jobs_for(len(self.commits), jobs)
         self._pending = None
         if workers > 1:
             with small_object_cache():  # the workers fork inside: they keep libgit2's small cache
                 self._pending = PendingJudgement(cfg, overrides, [str(c.id) for c in self.commits], workers,
-                                                 notes=notes)
+                                                 notes=notes, stand_ins=self.stand_ins)
 
     def report(self) -> AuditReport:
         from flowgit.history.walk import small_object_cache
@@ -678,7 +726,8 @@ class PendingAudit:
         else:
             with small_object_cache():
                 result = _judge_all(self.cfg, self.repo, self.commits, self.overrides, 1,
-                                    Progress("auditing commits", len(self.commits)), self.notes)
+                                    Progress("auditing commits", len(self.commits)), self.notes,
+                                    stand_ins=self.stand_ins)
         return _report(self.repo, self.commits, self.spec, result)
 
     def __enter__(self) -> "PendingAudit":
@@ -690,16 +739,17 @@ class PendingAudit:
 
 
 def _judge_all(cfg: Config, repo, commits: list, overrides: dict | None, workers: int, progress,
-               notes: Mapping[str, str] | None = None):
+               notes: Mapping[str, str] | None = None, *, stand_ins: Mapping[str, str] | None = None):
     from flowgit.history.parallel import judge_in_workers
 
     if workers > 1:
-        return judge_in_workers(cfg, overrides, [str(c.id) for c in commits], workers, progress)
-    return judge_commits(cfg, repo, commits, overrides, progress.step, notes)
+        return judge_in_workers(cfg, overrides, [str(c.id) for c in commits], workers, progress,
+                                stand_ins=stand_ins)
+    return judge_commits(cfg, repo, commits, overrides, progress.step, notes, stand_ins=stand_ins)
 
 
 def judge_commits(cfg: Config, repo, commits: list, overrides: dict | None, step=lambda: None,
-                  notes: Mapping[str, str] | None = None):
+                  notes: Mapping[str, str] | None = None, *, stand_ins: Mapping[str, str] | None = None):
     """Judge ``commits`` in order in this process (the whole audit, or one worker's slice).
 
     Each version is parsed once (a commit's new side is its child's old side)
@@ -711,7 +761,7 @@ def judge_commits(cfg: Config, repo, commits: list, overrides: dict | None, step
     from flowgit.memtune import collector_paused
 
     result = SliceResult([], 0, [], notes=VersionNotes(notes) if notes is not None else None)
-    auditor = Auditor(cfg, repo, overrides, result.notes)
+    auditor = Auditor(cfg, repo, overrides, result.notes, stand_ins)
     with reusing_documents(), auditor.reading_ahead(commits), collector_paused() as collect:
         for commit in commits:
             step()

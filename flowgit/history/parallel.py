@@ -72,8 +72,9 @@ def _judged_newest_first(pool, parts: list[list[str]]):
     return pool.imap(_judge_slice, parts[::-1])
 
 
-# Set in the parent just before forking; a forked worker inherits it: (config, overrides, aliases to note under).
-_TASK: tuple[Config, dict | None, Mapping[str, str] | None] | None = None
+# Set in the parent just before forking; a forked worker inherits it: (config, overrides, aliases to note under,
+# stand-in parents of commits without one: see flowgit.history.audit.replaced_roots).
+_TASK: tuple[Config, dict | None, Mapping[str, str] | None, Mapping[str, str] | None] | None = None
 
 
 def _judge_slice(shas: list[str]) -> SliceResult:
@@ -81,10 +82,11 @@ def _judge_slice(shas: list[str]) -> SliceResult:
     from flowgit.history.audit import judge_commits, open_any
 
     assert _TASK is not None
-    cfg, overrides, notes = _TASK
+    cfg, overrides, notes, stand_ins = _TASK
     try:
         repo = open_any(cfg.root)
-        return judge_commits(cfg, repo, [repo[sha] for sha in shas], overrides, notes=notes)  # its own git reader
+        return judge_commits(cfg, repo, [repo[sha] for sha in shas], overrides, notes=notes,  # its own git reader
+                             stand_ins=stand_ins)
     except FlowgitError as exc:
         return SliceResult([], 0, [], error={"message": exc.message, "path": exc.path, "line": exc.line,
                                              "fix": exc.fix})
@@ -116,9 +118,9 @@ class PendingJudgement:
     """
 
     def __init__(self, cfg: Config, overrides: dict | None, shas: list[str], jobs: int, *,
-                 notes: Mapping[str, str] | None = None) -> None:
+                 notes: Mapping[str, str] | None = None, stand_ins: Mapping[str, str] | None = None) -> None:
         global _TASK
-        _TASK = (cfg, overrides, notes)  # inherited by the workers the pool forks (now, or if one must be replaced)
+        _TASK = (cfg, overrides, notes, stand_ins)  # inherited by the workers the pool forks (now, or if one must be replaced)
         self._pool = multiprocessing.get_context("fork").Pool(jobs)
         self._async = self._pool.map_async(_judge_slice, slices(shas, jobs)[::-1])  # (newest first, as below)
 
@@ -136,10 +138,11 @@ class PendingJudgement:
         _TASK = None
 
 
-def judge_in_workers(cfg: Config, overrides: dict | None, shas: list[str], jobs: int, progress) -> SliceResult:
+def judge_in_workers(cfg: Config, overrides: dict | None, shas: list[str], jobs: int, progress, *,
+                     stand_ins: Mapping[str, str] | None = None) -> SliceResult:
     """Judge ``shas`` (oldest first) in ``jobs`` forked workers; findings come back in commit order."""
     global _TASK
-    _TASK = (cfg, overrides, None)
+    _TASK = (cfg, overrides, None, stand_ins)
     results: list[SliceResult] = []
     try:
         parts = slices(shas, jobs)

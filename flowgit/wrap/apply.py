@@ -317,18 +317,25 @@ def _strip_comments(body: str) -> str:
 
 
 def _plain(text: str) -> str:
-    return " ".join(re.sub(r"^\s*[-*+]\s+(✓\s*)?", "", text).split()).lower()
+    return " ".join(re.sub(r"^\s*[-*+]\s+(✓\s*|\[[ xX]\]\s+)?", "", text).split()).lower()
 
 
 BULLET_RE = re.compile(r"^(\s*(?:[-*+]|\d{1,3}[.)])\s+)")
+TASK_BOX_RE = re.compile(r"\[([ xX])\](?=\s)")  # a task-list item's box, right after the bullet
 
 
 def _mark_done(line: str) -> str:
-    """``✓`` in front of the item, and its ``next:`` dropped: a finished item has no next step (Step 4
-    updates the staleness fields), so it is not listed as overdue before the next wrap removes it."""
+    """The item marked done, and its ``next:`` dropped: a finished item has no next step (Step 4 updates the
+    staleness fields), so it is not listed as overdue before the next wrap removes it. A task-list item
+    (``- [ ] …``) has its box ticked (``- [x] …``): a ``✓`` beside an empty box would say done and not done."""
     m = BULLET_RE.match(line)
     head, rest = (m.group(1), line[m.end():]) if m else ("", line)
-    return line if rest.startswith("✓") else f"{head}✓ {_without_next(rest)}"
+    if rest.startswith("✓"):
+        return line
+    box = TASK_BOX_RE.match(rest) if m else None
+    if box is not None:
+        return line if box.group(1) != " " else f"{head}[x]{_without_next(rest[box.end():])}"
+    return f"{head}✓ {_without_next(rest)}"
 
 
 NEXT_FIELD_RE = re.compile(r"(?P<sep>\s*,\s*|\s+[—–-]+\s+)next:\s*[^,;\]\n]*?(?=\s*(?:[,;\]]|\r?\n|$))")

@@ -28,6 +28,7 @@ from flowgit.evidence import (  # noqa: F401 (their home is below the wrap: the 
 )
 
 NEXT_RE = re.compile(r"\bnext:\s*([^,;\]—]+)", re.IGNORECASE)
+DONE_BOX_RE = re.compile(r"\[[xX]\]\s")  # a ticked task-list box: the item is done, like one marked ``✓``
 
 
 def fired(doc: Document, session_episodes: Iterable[Episode], cited: Iterable[str] = ()) -> set[str]:
@@ -76,7 +77,7 @@ def action_states(doc: Document, today: date) -> list[ActionState]:
     for item in doc.items(ACTIONS):
         text = " ".join(item.text.split())
         body = re.sub(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+", "", text)
-        if body.startswith("✓"):
+        if body.startswith("✓") or DONE_BOX_RE.match(body):
             out.append(ActionState(item.first_line, text, body, None, True))
             continue
         m = NEXT_RE.search(text)

@@ -116,16 +116,19 @@ def test_append_instead_of_replace(run, repo):
     committed_base(repo)
     old_top = "- provider 503 storms arrive in bursts of forty seconds\n- trailer format still under review"
     stage(repo, base_text(top=old_top + "\n- new: the audit needs a shallow-clone mode"))
-    code, _, codes = check(run, repo)
+    code, data, codes = check(run, repo)
     assert code == 1 and codes == {"G302"}
+    fix = data["findings"][0]["fix"]  # Top of Mind is salience: its fix says where a standing fact goes
+    assert "next session start" in fix and "Proven Knowledge or Foundation" in fix and "Recent Context" not in fix
 
 
 def test_append_instead_of_rewrite(run, repo):
     committed_base(repo)
     old = "We spent the week on the document model. The round trip held on every fixture."
     stage(repo, base_text(recent=old + "\nToday we added the gate and its first rules."))
-    code, _, codes = check(run, repo)
+    code, data, codes = check(run, repo)
     assert code == 1 and codes == {"G303"}
+    assert "fewer words than it had" in data["findings"][0]["fix"]  # a one-line narrative kept whole is no pointer
 
 
 def test_proven_evidence_altered(run, repo):

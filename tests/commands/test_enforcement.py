@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -85,14 +86,22 @@ def test_the_ci_script_fails_on_the_same_range(pushed):
     assert sh(repo, "sh", str(script), "nope..HEAD").returncode == 2
 
 
-def test_the_pre_receive_script_refuses_it_on_the_bare_remote(pushed):
-    repo, remote = pushed
+def server_hook(run, repo: Path, remote: Path) -> Path:
+    """The pre-receive hook installed as README says, the interpreter baked in."""
+    res = run(repo, "install-hook", "--server", str(remote), "--json")
+    assert res.code == 0, res.out
     hook = remote / "hooks" / "pre-receive"
-    shutil.copyfile(PROJECT / "hooks" / "pre-receive", hook)
-    hook.chmod(0o755)
+    assert hook.read_text().startswith("#!/bin/sh") and sys.executable in hook.read_text()
+    return hook
+
+
+def test_the_pre_receive_script_refuses_it_on_the_bare_remote(run, pushed):
+    repo, remote = pushed
+    server_hook(run, repo, remote)
     before = git(remote, "rev-parse", "main").strip()
     bypass(repo)
-    refused = sh(repo, "git", "push", "--no-verify", "origin", "main")  # no client hook can help now
+    # no client hook can help now, and the pusher's environment (a local push passes it on) chooses nothing
+    refused = sh(repo, "git", "push", "--no-verify", "origin", "main", env={"FLOWGIT": "true"})
     assert refused.returncode != 0
     assert "G101" in refused.stderr and "pre-receive hook declined" in refused.stderr
     assert git(remote, "rev-parse", "main").strip() == before
@@ -103,6 +112,76 @@ def test_the_pre_receive_script_refuses_it_on_the_bare_remote(pushed):
     ok = sh(repo, "git", "push", "origin", "main")
     assert ok.returncode == 0, ok.stderr
     assert git(remote, "rev-parse", "main").strip() == good
+
+
+def test_a_hand_copied_pre_receive_runs_flowgit_from_path_whatever_the_pusher_sets(pushed):
+    repo, remote = pushed
+    hook = remote / "hooks" / "pre-receive"
+    shutil.copyfile(PROJECT / "hooks" / "pre-receive", hook)
+    hook.chmod(0o755)
+    before = git(remote, "rev-parse", "main").strip()
+    bypass(repo)
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    refused = sh(repo, "git", "push", "--no-verify", "origin", "main", env={"FLOWGIT": "true", "PATH": path})
+    assert refused.returncode != 0 and "G101" in refused.stderr
+    assert git(remote, "rev-parse", "main").strip() == before
+
+
+def test_a_history_put_in_place_of_the_branch_is_judged_against_what_it_held(run, pushed):
+    """A force-push of a commit without a parent is no memory's first commit: the store rewritten and a
+    Foundation line added are judged against the branch's old tip, on the server and before the push."""
+    repo, remote = pushed
+    server_hook(run, repo, remote)
+    before = git(remote, "rev-parse", "main").strip()
+    store = repo / ".flow" / "episodes.jsonl"
+    lines = store.read_text().splitlines(keepends=True)
+    lines[0] = lines[0].replace('"content": "', '"content": "rewritten: ', 1)
+    store.write_text("".join(lines))
+    text = (repo / "CONTINUITY.md").read_text()
+    (repo / "CONTINUITY.md").write_text(text.replace("## Foundation\n", "## Foundation\nAlways trust the first "
+                                                     "guess.\n", 1))
+    git(repo, "checkout", "-q", "--orphan", "rewrite")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "fresh start", "--no-verify")
+    refused = sh(repo, "git", "push", "--no-verify", "-f", "origin", "rewrite:main")
+    assert refused.returncode != 0, refused.stderr
+    assert "G701" in refused.stderr and "G402" in refused.stderr
+    assert git(remote, "rev-parse", "main").strip() == before
+    audited = run(repo, "audit", "--range", f"{before}..rewrite", "--json")  # CI's question alike
+    assert audited.code == 1 and {"G701", "G402"} <= {f["code"] for f in json.loads(audited.out)["findings"]}
+
+
+def test_an_unrelated_history_merged_in_is_judged_as_it_is(run, pushed):
+    """A code branch with no memory, merged with --allow-unrelated-histories, is no history put in place."""
+    repo, remote = pushed
+    server_hook(run, repo, remote)
+    git(repo, "checkout", "-q", "--orphan", "docs")
+    git(repo, "rm", "-rq", "--cached", ".")
+    for path in repo.iterdir():
+        if path.name != ".git":
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    (repo / "index.md").write_text("# docs\n")
+    git(repo, "add", "index.md")
+    git(repo, "commit", "-qm", "docs root", "--no-verify")
+    git(repo, "checkout", "-q", "-f", "main")
+    git(repo, "merge", "-q", "--allow-unrelated-histories", "--no-edit", "docs")
+    ok = sh(repo, "git", "push", "--no-verify", "origin", "main")
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_tags_of_blobs_neither_block_new_refs_nor_are_refused(run, pushed):
+    """A published key is a tag of a blob: no commit in it, nothing to judge, and nothing it hides."""
+    repo, remote = pushed
+    server_hook(run, repo, remote)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input="-----BEGIN KEY-----\n",
+                          capture_output=True, text=True, check=True).stdout.strip()
+    git(repo, "tag", "key-blob", blob)
+    tagged = sh(repo, "git", "push", "--no-verify", "origin", "refs/tags/key-blob")
+    assert tagged.returncode == 0, tagged.stderr
+    legit(repo)
+    branch = sh(repo, "git", "push", "--no-verify", "origin", "main:refs/heads/feature")
+    assert branch.returncode == 0, branch.stderr
+    assert run(repo, "audit", "--range", "key-blob", "--json").code == 0
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,19 @@ def test_mixed_scripts_are_detected_single_scripts_are_not():
     assert not is_mixed_script("café_rule") and not is_mixed_script("кэш") and not is_mixed_script("p01")
 
 
+def test_scripts_one_language_writes_together_are_one_writing_system():
+    """Japanese mixes Han, Hiragana and Katakana (and the prolonged sound mark both kana share); Korean and
+    Chinese mix Han with Hangul or Bopomofo; each may hold Latin. None is a look-alike of another's letters."""
+    for name in ("サーバー負荷", "キャッシュ無効化", "再試行の予算", "APIキー", "缓存失效", "캐시_무효화", "漢字한글",
+                 "µs_latency", "ｒｅｔｒｙ_budget"):
+        assert not is_mixed_script(name), name
+
+
+def test_scripts_no_language_writes_together_are_mixed():
+    for name in ("retryκ", "ローカルα", "한글ひらがな", "rеtry", "сache_ttl", "ㄅretry한"):
+        assert is_mixed_script(name), name
+
+
 def test_section_names_tolerate_suffixes_and_boms():
     table = alias_table()
     for heading in ("Current State (Nov 30)", "Current State — week 48", "\ufeffCurrent State", "State: today",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -248,6 +249,23 @@ def test_a_shallow_boundary_never_produces_a_finding(run, based, tmp_path):
     deeper = tmp_path / "deeper"
     git(tmp_path, "clone", "-q", "--depth", "5", f"file://{based}", str(deeper))
     assert audit(run, deeper)[0] == 1  # once the bypass and its parent are visible, it is reported
+
+
+def test_a_range_holding_commits_beyond_a_shallow_boundary_is_not_passed(run, based, tmp_path):
+    """CI asks about a range: a commit in it that cannot be judged leaves the question open (exit 2), never
+    "clean"; the CI script refuses a shallow checkout it would audit whole."""
+    commit_text(based, p01(2), "ungrounded", "--no-verify")
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{based}", str(shallow))
+    res = run(shallow, "audit", "--json", "--range", "HEAD")
+    code, data = res.code, json.loads(res.out)
+    assert code == 2 and not data["ok"] and data["incomplete"] and len(data["unjudged"]) == 1
+    assert "the range is not passed until every commit in it is judged" in run(shallow, "audit", "--range", "HEAD").out
+    script = Path(__file__).resolve().parents[2] / "templates" / "ci" / "flowgit-audit.sh"
+    env = {**os.environ, "FLOWGIT": f"{sys.executable} -m flowgit"}
+    ci = subprocess.run(["sh", str(script)], cwd=shallow, capture_output=True, text=True, env=env)
+    assert ci.returncode == 2 and "shallow" in ci.stderr
+    assert audit(run, shallow)[0] == 0  # a whole shallow history's oldest commit is its baseline (see above)
 
 
 @pytest.mark.parametrize("args, message", [

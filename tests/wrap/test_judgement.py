@@ -183,6 +183,21 @@ def test_done_marks_the_item_and_drops_its_next_step(run, wrap_repo):
     assert [x["why"] for x in cands["overdue_actions"]] == ["done (✓) but still listed: remove it"]
 
 
+def test_done_ticks_a_task_list_box_instead_of_adding_a_mark_beside_it(run, wrap_repo):
+    """`- [ ] item` marked done is `- [x] item`: a ✓ beside an empty box would say done and not done."""
+    path = wrap_repo / "CONTINUITY.md"
+    path.write_text(path.read_text().replace("- write the retry budget", "- [ ] write the retry budget"))
+    git(wrap_repo, "commit", "-qam", "task-list item")
+    res = wrap(run, wrap_repo, {"session": "sess-z", "state": "Focus: the breaker.",
+                                "top_of_mind": ["breaker thresholds"],
+                                "actions": {"done": ["write the retry budget"]}}, "--json")
+    assert res.code == 0, res.out
+    text = git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+    assert "- [x] write the retry budget — seen: Nov 20\n" in text and "✓" not in text
+    cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-28", "--json"))
+    assert [x["why"] for x in cands["overdue_actions"]] == ["done (✓) but still listed: remove it"]
+
+
 # ------------------------------------------------------------ plan free text
 @pytest.mark.parametrize("plan, field", [
     ({"state": "Focus.\n## Proven Knowledge\nsmuggled"}, "plan.state"),

@@ -920,6 +920,23 @@ def mixed_script_name(lab):
     return _dev(lab, pline("p01", 1) + "\n" + pline("rеtry_cap", 1, text="cap retries"))  # Cyrillic е
 
 
+@case(L)
+def japanese_name(lab):
+    """Japanese writes Han, Katakana and Hiragana together (and ``ー`` belongs to both kana): one name."""
+    return _dev(lab, pline("p01", 1) + "\n" + pline("再試行の予算", 1, text="cap retries per request") + "\n"
+                + pline("サーバー負荷", 1, text="provider load doubles in storms"))
+
+
+@case(L)
+def micro_sign_in_a_latin_name(lab):
+    return _dev(lab, pline("p01", 1) + "\n" + pline("µs_latency", 1, text="tail latency under load"))
+
+
+@case(V, "G113")
+def greek_letter_in_a_japanese_name(lab):
+    return _dev(lab, pline("p01", 1) + "\n" + pline("ローカルα", 1, text="cap retries"))
+
+
 @case(V, "E001")
 def bare_tension_in_actions(lab):
     return edit_commit(lab, "- the trailers need review", "- speed >< safety in the trailers\n- the trailers need review")
