@@ -207,11 +207,18 @@ def prime(ctx: click.Context, max_tokens: int, session: str | None, hook: bool, 
         from flowgit.commands.hookio import read_payload
 
         payload = read_payload()
+        from flowgit.git import require_repo
+
         try:
             cfg = _hook_cfg(ctx, payload)
-            primer = build(gather(cfg, session=resolve_session(session, payload), when=_day(day)), max_tokens)
+            require_repo(cfg.root)
         except FlowgitError:
             return  # not a flowgit project (or not a repository): a hook must not break the session
+        try:
+            primer = build(gather(cfg, session=resolve_session(session, payload), when=_day(day)), max_tokens)
+        except FlowgitError as exc:  # a memory that cannot be read: the session is told why it starts without it
+            emit_json(cmd.hook_problem(exc))
+            return
         emit_json(cmd.hook_answer(primer))
         return
     primer = build(gather(_cfg(ctx), session=resolve_session(session), when=_day(day)), max_tokens)
@@ -713,7 +720,7 @@ def main(argv: list[str] | None = None) -> int:
         rv = cli.main(args=args, prog_name="flowgit", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except FlowgitError as exc:
-        from flowgit.wrap.run import CommitRejected
+        from flowgit.errors import CommitRejected
 
         return _fail(exc.to_dict(), exc.render(), EXIT_FINDINGS if isinstance(exc, CommitRejected) else EXIT_USAGE,
                      as_json)

@@ -37,6 +37,10 @@ class FlowgitError(Exception):
         return error_dict(self.message, fix=self.fix, path=self.path, line=self.line)
 
 
+class CommitRejected(FlowgitError):
+    """git refused a commit flowgit made (usually a hook: the gate): findings, exit 1, not bad input."""
+
+
 class UnreadableText(FlowgitError):
     """Bytes that are not text flowgit reads (not UTF-8, binary, over the size limit): a mistake in the
     file itself, which a history reader reports at the commit that holds it rather than stopping."""

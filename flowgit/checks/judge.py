@@ -96,6 +96,7 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     findings.extend(paths.removed(old, new))
     findings.extend(paths.unmerged(new))
     findings.extend(paths.symlinked(new))
+    findings.extend(paths.case_collisions(old, new))
     if new.continuity is None and old is not None and old.continuity is not None:
         return _overridden(findings, override)  # nothing left to judge the rules on
     ctx = context_for(cfg, old, new, merge_parents=merge_parents)

@@ -111,6 +111,33 @@ def symlinked(new: "Side") -> Iterator[Finding]:
                       "`git add` it), or configure `continuity`/`store` to where the file really is")
 
 
+def case_variants_of(judged: list[str], present: dict[str, str]) -> dict[str, str]:
+    """{path: blob id} of the ``present`` paths that differ from a ``judged`` one only in letter case."""
+    folded = {path.casefold(): path for path in judged}
+    return {path: oid for path, oid in present.items()
+            if path not in folded.values() and folded.get(path.casefold()) is not None}
+
+
+def case_collisions(old: "Side | None", new: "Side") -> Iterator[Finding]:
+    """G809: a file whose path differs from the continuity file's or the store's only in letter case.
+
+    On a case-insensitive filesystem (macOS, Windows) the two are one file, and
+    a checkout writes whichever comes last: the memory an agent reads there
+    would be one no rule judged. A variant the base held as it is was judged
+    when it came in; one the change brings or changes is refused.
+    """
+    held = old.extra.get("case_variants") or {} if old is not None else {}
+    for path, oid in sorted((new.extra.get("case_variants") or {}).items()):
+        if held.get(path) == oid:
+            continue
+        judged = new.continuity_path if path.casefold() == new.continuity_path.casefold() else new.store_path
+        yield Finding("G809", "removed", "error", path, None,
+                      f"differs from `{judged}` only in letter case: on a case-insensitive filesystem (macOS, "
+                      "Windows) the two are one file, and the one a checkout writes last is what the agent "
+                      "reads, judged by no rule",
+                      f"remove it (`git rm --cached -- {path}`), or give it a name of its own")
+
+
 ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]+)"')
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from flowgit.checks.judge import Side
+from flowgit.checks.paths import case_variants_of
 from flowgit.config import CONFIG_FILES, Config, load_config_from_blobs
 from flowgit.git import git, git_dir
 from flowgit.storeread import Reading, read_regular, take
@@ -171,12 +172,20 @@ def tree_entries(root: Path, rev: str | None, paths: list[str]) -> dict[str, str
     return ProcessReads(root).entries(rev, paths)
 
 
-def index_blobs(root: Path, paths: list[str], links: set[str] | None = None) -> dict[str, str]:
+def index_blobs(root: Path, paths: list[str], links: set[str] | None = None, *,
+                icase: tuple[str, ...] = ()) -> dict[str, str]:
     """Stage-0 blob ids of ``paths`` in the index; a conflicted path maps to "" (unmerged).
 
     Symbolic links among the entries are added to ``links`` when it is given.
+    Paths that equal one of ``icase`` but for letter case are listed too (see
+    :func:`flowgit.checks.paths.case_collisions`).
     """
-    return _index_records(git(root, "ls-files", "-s", "-z", "--", *paths, check=False), links)
+    return _index_records(git(root, "ls-files", "-s", "-z", "--", *paths, *_icase(icase), check=False), links)
+
+
+def _icase(paths: tuple[str, ...]) -> list[str]:
+    """Pathspecs that match ``paths`` whatever their letter case (git's ``:(icase)`` magic)."""
+    return [f":(icase){path}" for path in paths]
 
 
 def _index_records(out: bytes, links: set[str] | None = None) -> dict[str, str]:
@@ -204,11 +213,12 @@ def with_parents(paths: list[str]) -> list[str]:
 class IndexQuery:
     """``git ls-files -s`` for some paths, started now and read when needed (it runs while git answers the rest)."""
 
-    def __init__(self, root: Path, paths: list[str]) -> None:
+    def __init__(self, root: Path, paths: list[str], *, icase: tuple[str, ...] = ()) -> None:
         import subprocess
 
         self.paths = list(paths)
-        self._proc = subprocess.Popen(["git", "ls-files", "-s", "-z", "--", *self.paths], cwd=root,
+        self.icase = icase
+        self._proc = subprocess.Popen(["git", "ls-files", "-s", "-z", "--", *self.paths, *_icase(icase)], cwd=root,
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def result(self, links: set[str] | None = None) -> dict[str, str]:
@@ -295,8 +305,9 @@ def staged_change(root: Path, *, amend: bool | None = None, continuity: str | No
     from flowgit.config import DEFAULT_CONTINUITY, DEFAULT_STORE
 
     amend = amend_in_progress(root) if amend is None else amend
-    guess = with_parents([continuity or DEFAULT_CONTINUITY, store or DEFAULT_STORE])  # parents: symlinked dirs
-    index = IndexQuery(root, list(CONFIG_FILES) + guess)  # the usual paths; answered while cat-file runs
+    files = (continuity or DEFAULT_CONTINUITY, store or DEFAULT_STORE)
+    guess = with_parents(list(files))  # parents: symlinked dirs
+    index = IndexQuery(root, list(CONFIG_FILES) + guess, icase=files)  # the usual paths; answered while cat-file runs
     try:
         with Reads(root) as reads:
             return _staged_change(root, reads, index, amend=amend, continuity=continuity, store=store,
@@ -323,8 +334,9 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     staged = index.result(links)
     more = [n for n in (names[:len(CONFIG_FILES)] + with_parents(names[len(CONFIG_FILES):]))
             if n not in index.paths]
-    if more:
-        staged.update(index_blobs(root, more, links))
+    unasked = tuple(n for n in names[len(CONFIG_FILES):] if n not in index.icase)
+    if more or unasked:
+        staged.update(index_blobs(root, more, links, icase=unasked))
     bases = {base: reads.entries(base, names)} if base else {}
     paths_at: dict[str, tuple[str, str]] = {}  # a merge's other parent: its memory where its own configuration puts it
     configs: dict[str, Config] = {}  # each parent's committed configuration, read once
@@ -346,14 +358,18 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     # content the memory's first commit, not an unchanged file.
     new_cont, new_st = continuity or new_cfg.continuity_rel, store or new_cfg.store_rel
     if (new_cont, new_st) != (cont, st):
-        staged.update(index_blobs(root, [n for n in with_parents([new_cont, new_st]) if n not in staged], links))
+        staged.update(index_blobs(root, [n for n in with_parents([new_cont, new_st]) if n not in staged], links,
+                                  icase=(new_cont, new_st)))
     # A first commit's configuration is held to the defaults (an orphan root could otherwise set its own)
     config_changed = (any(staged.get(n) != base_entries.get(n) for n in CONFIG_FILES) if base
                       else new_cfg.source is not None)
     judged = [cont, st]
     symlinked = [p for p in [*with_parents(list(dict.fromkeys([*judged, new_cont, new_st]))), *CONFIG_FILES]
                  if p in links]  # a linked config too
-    if (not config_changed and not merge_heads and not symlinked
+    variants = case_variants_of([cont, st, new_cont, new_st], staged)
+    held_variants = ({k: v for k, v in reads.entries(base, list(variants)).items() if "\0" not in k}
+                     if variants and base else {})
+    if (not config_changed and not merge_heads and not symlinked and variants == held_variants
             and all(staged.get(p) == base_entries.get(p) for p in judged)):
         return None
     from flowgit.background import Background
@@ -378,7 +394,7 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                                      else None),
                       "unmerged": [p for p in dict.fromkeys([*judged, new_cont, new_st]) if staged.get(p) == ""],
                       "appended_check": appended,
-                      "symlinked": symlinked,
+                      "symlinked": symlinked, "case_variants": variants,
                       "base": base, "proof": proof})
     def side_at(rev: str, entries: dict[str, str], texts: dict[str, bytes], config: Config | None = None) -> Side:
         c, s = paths_at.get(rev, (cont, st))
@@ -390,6 +406,8 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
 
     sides = [side_at(rev, entries, cont_texts, (configs.get(rev) or _committed_config(root, reads, rev))
                      if merge_heads else None) for rev, entries in bases.items()]
+    if sides:
+        sides[0].extra["case_variants"] = held_variants
     holding = [rev for rev, side in zip(bases, sides) if side.continuity is not None]  # (dict order: base first)
     def base_side(rev: str) -> Side:  # a merge base: its memory where its own configuration puts it
         own = _committed_config(root, reads, rev)

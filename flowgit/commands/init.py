@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flowgit.config import DEFAULT_CONTINUITY, Config, load_config
-from flowgit.errors import FlowgitError
+from flowgit.errors import CommitRejected, FlowgitError
 from flowgit.fsio import atomic_write
 from flowgit.git import git, require_repo
 from flowgit.merge import setup
@@ -62,10 +62,15 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
         result.hooks = ([f"installed {p}" for p in installed.installed] + [f"updated {p}" for p in installed.updated]
                         + [f"chained {p} (runs first)" for p in installed.chained]
                         + [f"unchanged {p}" for p in installed.unchanged])
-    paths = [".gitattributes", *([config_file] if config_file else []),
-             *(p for p in (cfg.continuity_rel, cfg.store_rel) if not _tracked(root, p))]
+    # what the set-up commits: its own files, and the memory's and configuration's when HEAD lacks them (an
+    # earlier run refused by the gate left them staged, and a retry must commit them too)
+    remembered = [".flowgit.toml"] if _remembered(cfg) else []
+    paths = list(dict.fromkeys([".gitattributes", *([config_file] if config_file else []),
+                                *(p for p in (*remembered, cfg.continuity_rel, cfg.store_rel)
+                                  if not _committed(root, p))]))
     git(root, "add", "--", *paths)
-    result.staged = _staged(root, paths)
+    # a memory HEAD holds goes in with what its owner staged of it (grounded after a refusal, say)
+    result.staged = _staged(root, list(dict.fromkeys([*paths, cfg.continuity_rel, cfg.store_rel])))
     if commit and result.staged:
         _commit(root, result.staged, adopted=adopted)
         result.committed = git(root, "rev-parse", "HEAD").decode().strip()
@@ -87,6 +92,10 @@ def _require_committed_paths(cfg: Config, root: Path) -> None:
     committed = load_config_from_blobs(root, dict(zip(CONFIG_FILES, found)), "HEAD")
     if (committed.continuity_rel, committed.store_rel) == (cfg.continuity_rel, cfg.store_rel):
         return
+    if _remembered(cfg):  # the .flowgit.toml an earlier run wrote to adopt a file: committed with the memory,
+        held = blobs(root, [f"HEAD:{committed.continuity_rel}", f"HEAD:{committed.store_rel}"]) if head else []
+        if not any(held):  # where HEAD holds no memory to move away from, it judges that commit as the
+            return  # memory's first (see G801)
     where = Path(cfg.source).name if cfg.source else "the command line"
     raise FlowgitError(f"{where} names {cfg.continuity_rel} and {cfg.store_rel}, but the committed configuration "
                        f"names {committed.continuity_rel} and {committed.store_rel}: the hooks and the audit judge "
@@ -110,7 +119,7 @@ def _commit(root: Path, staged: list[str], *, adopted: str | None = None) -> Non
                           capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         said = (proc.stderr.strip() or proc.stdout.strip() or f"git exited {proc.returncode}")
-        raise FlowgitError(f"the set-up is staged but not committed; the commit was refused:\n{said}", path=root,
+        raise CommitRejected(f"the set-up is staged but not committed; the commit was refused:\n{said}", path=root,
                            fix=ADOPTION_FIX if adopted else
                            "fix what it names (`flowgit check` shows it again), then `git commit`")
 
@@ -130,6 +139,17 @@ def _require_not_ignored(root: Path, rels: list[str]) -> None:
                            line=int(number) if number.isdigit() else None,
                            fix=f"take `{rule}` out of {ignore_file or '.gitignore'} (a file under an ignored "
                                "directory cannot be re-included), then run `flowgit init` again")
+
+
+def _remembered(cfg: Config) -> bool:
+    """Whether the configuration in force is a ``.flowgit.toml`` (init writes one to remember an adopted
+    file, and commits it with the memory)."""
+    return bool(cfg.source) and Path(cfg.source).name == ".flowgit.toml"
+
+
+def _committed(root: Path, rel: str) -> bool:
+    """Whether HEAD holds ``rel`` (False before a first commit)."""
+    return bool(git(root, "ls-tree", "--name-only", "HEAD", "--", rel, check=False).strip())
 
 
 def _tracked(root: Path, rel: str) -> bool:

@@ -143,6 +143,7 @@ class Version:
     store_path: str
     store: object | None
     symlinked: tuple[str, ...] = ()  # the judged paths (or directories on their way) committed as links
+    case_variants: tuple[tuple[str, str], ...] = ()  # (path, blob id) differing from a judged path only in case
 
     @property
     def blobs(self) -> tuple:
@@ -189,6 +190,7 @@ class Auditor:
         self._judged_paths: dict[tuple, tuple[str, str, tuple[str, ...]]] = {}
         self._sides: dict = {}  # the last few commits as sides of a change
         self._same_aliases: dict[tuple, bool] = {}  # per configuration: read under the notes' aliases?
+        self._tree_names: dict = {}  # a few trees' entries by case-folded name (see _case_variants)
         self._weaker: dict[tuple, list[str]] = {}  # G801's answer per (parent config, config, parent holds)
         # A commit is judged as of its committer date, which its committer chooses: one dated after this
         # audit started is judged as of now (a Proven pattern is not stale yet because the date says 2027).
@@ -248,10 +250,48 @@ class Auditor:
             tree = commit.tree
             conf = self.configs.at(tree)
             cont, store, judged = self._paths(conf)
-            found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store), _links(tree, judged))
+            found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store), _links(tree, judged),
+                            self._case_variants(tree, (cont, store)))
             self._versions[sha] = found
             if len(self._versions) > 256:
                 self._versions.popitem(last=False)
+        return found
+
+    def _case_variants(self, tree, judged: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+        """(path, blob id) of the tree's files that differ from a judged path only in letter case (G809).
+
+        Read level by level, each directory's names remembered by its tree id:
+        most commits change the root tree only, and it holds a few dozen names.
+        """
+        from flowgit.checks.paths import case_variants_of
+
+        present: dict[str, str] = {}
+        for path in judged:
+            level = [("", tree)]
+            parts = path.split("/")
+            for depth, part in enumerate(parts):
+                folded, below = part.casefold(), []
+                for prefix, at in level:
+                    for name, oid, is_tree in self._names(at).get(folded, ()):
+                        if depth == len(parts) - 1:
+                            if not is_tree:
+                                present[prefix + name] = oid
+                        elif is_tree:
+                            below.append((f"{prefix}{name}/", self.repo[oid]))
+                level = below
+        return tuple(sorted(case_variants_of(list(judged), present).items()))
+
+    def _names(self, tree) -> dict[str, list[tuple[str, str, bool]]]:
+        """A tree's entries by case-folded name: (name, id, whether a tree), remembered by the tree's id."""
+        found = self._tree_names.get(tree.id)
+        if found is None:
+            found = {}
+            for entry in tree:
+                found.setdefault(entry.name.casefold(), []).append((entry.name, str(entry.id),
+                                                                    entry.type_str == "tree"))
+            self._tree_names[tree.id] = found
+            if len(self._tree_names) > 64:
+                del self._tree_names[next(iter(self._tree_names))]
         return found
 
     def _paths(self, conf: ConfigAt) -> tuple[str, str, tuple[str, ...]]:
@@ -330,7 +370,7 @@ class Auditor:
         store = self.data(version.store)
         ref = (str(version.store), len(store)) if store is not None else None  # git's own id: no re-hashing
         return Side(continuity=self.data(version.continuity), store=store, store_ref=ref,
-                    extra={"symlinked": list(version.symlinked)},
+                    extra={"symlinked": list(version.symlinked), "case_variants": dict(version.case_variants)},
                     continuity_path=version.continuity_path, store_path=version.store_path, commit=str(commit.id),
                     when=datetime.fromtimestamp(min(commit.commit_time, self._now), tz=timezone.utc))
 
@@ -431,7 +471,8 @@ class Auditor:
                                     f"({version.config.problem}); the defaults judged this commit"))
         # A merge that took one side's files whole may still have dropped the other side's episodes: it is
         # judged unless it equals every parent.
-        unchanged = (all if len(before) > 1 else any)(p.blobs == version.blobs for p in before)
+        unchanged = (all if len(before) > 1 else any)(p.blobs == version.blobs and
+                                                      p.case_variants == version.case_variants for p in before)
         untouched = version.blobs == (None, None) and all(p.blobs == (None, None) for p in before)
         claims = speaks_for_a_wrap(trailers)
         if unchanged or untouched:  # a trailer that claims a change this commit does not make is still false

@@ -30,7 +30,7 @@ from flowgit.continuity.patterns import iter_patterns, parse_pattern, pattern_ma
 from flowgit.continuity.sections import DEVELOPING, PROVEN, STATE
 from flowgit.dates import parse_date, today as utc_today
 from flowgit.episodes import Episode, EpisodeStore, lookup, make_episode, parse_store, whole_ids
-from flowgit.errors import FlowgitError
+from flowgit.errors import CommitRejected, FlowgitError  # noqa: F401 (CommitRejected: raised here, named by callers)
 from flowgit.evidence import assess
 from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
@@ -46,10 +46,6 @@ from flowgit.wrap.plan import Plan
 from flowgit.journal import WRAP_COMMIT_VARIABLE
 from flowgit.lock import refuse_if_wrap_pending
 from flowgit.wrap.transaction import Journal, recover, refuse_in_progress
-
-
-class CommitRejected(FlowgitError):
-    """git refused the commit (usually a hook: the gate)."""
 
 
 class PromotionsRefused(FlowgitError):
@@ -349,7 +345,9 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     new_eps = [e for e in recorded if e.id not in stored]
     appended, _ = parse_store(inputs.appended_raw)
     session_eps = list({**appended, **{e.id: e for e in recorded}}.values())
-    episodes = {**stored, **{e.id: e for e in recorded}}
+    # the store the commit will hold: what is cited, the plan's episodes, and every episode the working store
+    # appends to HEAD's (the session's, which candidates weigh as new evidence, as `flowgit candidates` does)
+    episodes = {**stored, **appended, **{e.id: e for e in recorded}}
     # The gate's batch (G103): episodes this commit appends count once per agent, when HEAD held a store.
     batch = frozenset(appended) | {e.id for e in new_eps} if inputs.head_store is not None else frozenset()
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import git, tree_digest
 
 
@@ -116,7 +118,7 @@ def test_a_refused_set_up_commit_says_what_the_gate_said(run, repo):
     and nothing is committed."""
     _adoptable(repo, proven_sources=[("s1", "agent-a"), ("s1", "agent-a"), ("s1", "agent-a")])
     res = run(repo, "init", "--commit")
-    assert res.code == 2 and "G103" in res.err and "staged but not committed" in res.err
+    assert res.code == 1 and "G103" in res.err and "staged but not committed" in res.err
     assert "Traceback" not in res.err
     import subprocess
 
@@ -174,7 +176,7 @@ def test_adopting_a_committed_file_is_its_first_commit_for_the_gate_as_for_the_a
     _committed_before_flowgit(repo, UNGROUNDED)
     head = git(repo, "rev-parse", "HEAD")
     res = run(repo, "init", "--commit")
-    assert res.code == 2 and "Traceback" not in res.err
+    assert res.code == 1 and "Traceback" not in res.err  # the gate's findings, not bad input
     assert "G102" in res.err and "G103" in res.err and "staged but not committed" in res.err
     assert 'FLOWGIT_OVERRIDE="adopting an existing memory" flowgit init --commit' in res.err
     assert git(repo, "rev-parse", "HEAD") == head
@@ -193,6 +195,29 @@ def test_a_committed_file_adopted_on_the_record_passes_the_gate_and_the_audit(ru
     assert audit.code == 0, audit.out
     notices = json.loads(audit.out)["findings"]
     assert {f["code"] for f in notices} >= {"A301", "G103"} and all(f["severity"] == "notice" for f in notices)
+
+
+@pytest.mark.parametrize("committed_before", [False, True], ids=["new-file", "committed-before-flowgit"])
+@pytest.mark.parametrize("remedy", ["override", "grounded"])
+def test_init_refused_by_the_gate_can_be_run_again_as_its_fix_says(run, repo, monkeypatch, committed_before, remedy):
+    """The refused run left its set-up staged (its own .flowgit.toml naming the adopted file among it): the
+    run its fix names commits all of it, the memory included, never only what the retry itself wrote."""
+    if committed_before:
+        _committed_before_flowgit(repo, UNGROUNDED)
+    else:
+        (repo / "continuity.md").write_text(UNGROUNDED)
+    assert run(repo, "init", "--commit").code == 1
+    if remedy == "override":
+        monkeypatch.setenv("FLOWGIT_OVERRIDE", "adopting an existing memory")
+    else:
+        grounded = "\n".join(line for line in UNGROUNDED.splitlines() if "| 2x" not in line and "| 3x" not in line)
+        (repo / "continuity.md").write_text(grounded + "\n")
+        git(repo, "add", "continuity.md")
+    res = run(repo, "init", "--commit")
+    assert res.code == 0, res.err + res.out
+    assert git(repo, "status", "--porcelain") == ""  # everything it set up is committed
+    committed = git(repo, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert {"continuity.md", ".flowgit.toml", ".gitattributes", ".flow/episodes.jsonl"} <= set(committed)
 
 
 def test_adopting_a_committed_file_that_claims_nothing_unproven_commits(run, repo):

@@ -232,6 +232,18 @@ def test_hooks_stay_silent_outside_a_flowgit_project(tmp_path):
         assert res.returncode == 0 and res.stdout == "", (command, res.stdout, res.stderr)
 
 
+def test_the_session_start_hook_says_why_a_memory_it_cannot_read_is_missing(project):
+    """Conflict markers in the continuity file: the session is told it starts without its memory, and the fix,
+    rather than starting as if there were none."""
+    path = project / "CONTINUITY.md"
+    path.write_text(path.read_text().replace("## Current State\n", "## Current State\n<<<<<<< HEAD\nmine\n=======\n"
+                                             "theirs\n>>>>>>> other\n", 1))
+    res = run_hook("flowgit prime --hook", project, payload("SessionStart", project))
+    assert res.returncode == 0, res.stderr
+    context = json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "starts without it" in context and "CONTINUITY.md" in context and "conflict" in context
+
+
 def test_remind_by_hand_reports_without_using_up_the_hooks_reminder(run, project, monkeypatch):
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", SESSION)
     assert run(project, "episode", "add", "--type", "finding", "retry budget held the load flat again").code == 0

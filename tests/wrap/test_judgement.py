@@ -300,6 +300,20 @@ def test_a_hand_edited_demotion_needs_the_same_independent_episode(run, wrap_rep
 
 
 # ------------------------------------------------------------ candidates agree with the gate
+def test_the_wrap_dry_run_weighs_the_sessions_uncommitted_episodes_as_candidates_does(run, wrap_repo):
+    """An episode recorded this session and not yet committed is in the store the wrap commits: its dry run's
+    candidates call the pattern ready, as `flowgit candidates` does, not "not in the store"."""
+    fresh = ep("the retry budget per request held provider load flat again in the third outage", "sess-z",
+               ts="2026-11-26T09:00:00Z")
+    with (wrap_repo / ".flow" / "episodes.jsonl").open("a") as out:
+        out.write(fresh.to_json() + "\n")
+    cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-26", "--json"))
+    assert "retry_budget" in [x["name"] for x in cands["ready_to_graduate"]]
+    dry = data_of(wrap(run, wrap_repo, {"session": "sess-z", "state": "Focus: the breaker."}, "--dry-run", "--json"))
+    assert [x["name"] for x in dry["candidates"]["ready_to_graduate"]] == ["retry_budget"]
+    assert not any("not in the store" in why for x in dry["candidates"]["not_yet"] for why in x["lacks"])
+
+
 def test_a_2x_line_already_citing_enough_is_not_ready_without_new_evidence(run, wrap_repo):
     """Step 2 must not propose what the gate refuses: a 2x line that already cites three independent episodes
     is not raised on them (G202); a new episode of this session about it makes it ready, and the wrap takes it."""
