@@ -28,6 +28,7 @@ from pathlib import Path
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 from flowgit.git import git, git_dir, git_said, operation_in_progress, require_repo, run_until_done
+from flowgit.fsio import atomic_write
 from flowgit.lock import RepoLock
 
 RETRYABLE = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref", "failed to update ref",
@@ -101,7 +102,12 @@ def _one(root: Path, *args: str) -> str:
     return git(root, *args, check=False).decode().strip()
 
 
-def preflight(root: Path) -> None:
+PENDING = "flowgit-sync.pending"  # in the git directory while a sync integrates: the HEAD it started from
+
+
+def preflight(root: Path, *, locked: bool = False) -> None:
+    """Refuse to start where integrating would take in or lose something. ``locked``: under the repository
+    lock, where a sync's pending mark can only be one a killed sync left."""
     from flowgit.lock import refuse_if_wrap_pending
 
     refuse_if_wrap_pending(git_dir(root), probe=True)  # a wrap's files are not "uncommitted changes" to commit
@@ -109,10 +115,42 @@ def preflight(root: Path) -> None:
     if found is not None:
         what, how = found
         raise FlowgitError(f"{what} is in progress in this repository", path=root, fix=f"{how}, then sync")
+    if (git_dir(root) / PENDING).exists():
+        if not locked:
+            return  # another sync may be integrating now: asked again under the lock
+        settle_interrupted_sync(root)
     dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
     if dirty.strip():
         raise FlowgitError("uncommitted changes: " + ", ".join(ln[3:] for ln in dirty.splitlines()[:5]),
                            path=root, fix="wrap or commit them first (`flowgit wrap`), or stash them")
+
+
+def settle_interrupted_sync(root: Path) -> None:
+    """Asked under the repository lock (by sync, and by the wrap before it writes): a sync was killed while it
+    integrated when its mark is left. Where its merge was committed (HEAD
+    descends from where it started), or the working tree holds nothing (HEAD unmoved), there is nothing to
+    undo: the mark goes and this sync goes on. Otherwise its files may sit
+    half-merged in the tree, the other clone's episodes among them: refused, with how to put the branch back,
+    never committed as if this clone had written them."""
+    pending = git_dir(root) / PENDING
+    try:
+        started = pending.read_text(encoding="utf-8", errors="replace").strip()
+    except FileNotFoundError:
+        return
+    dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
+    descends = _run(root, "merge-base", "--is-ancestor", started, "HEAD").returncode == 0 if started else False
+    moved = descends and _one(root, "rev-parse", "HEAD") != started  # its merge committed: the tree is yours
+    if moved or (descends and not dirty.strip()):
+        pending.unlink(missing_ok=True)
+        return
+    paths = " ".join(line[3:] for line in dirty.splitlines()) or "."
+    back = "" if descends else f"`git reset --keep {started[:12]}`, then "
+    raise FlowgitError("an earlier `flowgit sync` was stopped while it merged the remote: the working tree may "
+                       "hold its half-merged files (another clone's episodes among them), which must not be "
+                       "committed as this clone's", path=root,
+                       fix=f"see what is left (`git status`, `git diff`), put it back as committed ({back}"
+                           f"`git restore --staged --worktree -- {paths}`; save first any edit of your own in "
+                           "them), then run `flowgit sync` again")
 
 
 def require_driver(root: Path) -> None:
@@ -166,16 +204,20 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
         # The repository lock, from integration to push: a wrap cannot commit in between, so a failed
         # integration's reset never takes a commit with it (the fetch, which may be slow, holds nothing).
         with RepoLock(git_dir(root), "flowgit sync"), _TerminatedAsInterrupt():
-            preflight(root)  # (again, under the lock: a wrap may have finished or started meanwhile)
+            preflight(root, locked=True)  # (again, under the lock: a wrap may have finished or started meanwhile)
             original = _one(root, "rev-parse", "HEAD")
+            pending = git_dir(root) / PENDING
+            atomic_write(pending, original + "\n")  # (left behind only if this process is killed outright)
             try:
-                result.steps.append(_integrate(root, cfg, tgt, result.mode, original, upstream or None))
-                _gate(root, cfg, original, upstream or None)
+                result.steps.append(_integrated_and_judged(root, cfg, tgt, result.mode, original, upstream or None,
+                                                           result.notes))
             except SyncFailed:
                 raise
             except BaseException:  # interrupted, or a file the gate cannot read: never leave it half-merged
                 _restore(root, original)
                 raise
+            finally:
+                pending.unlink(missing_ok=True)
             if upstream and _one(root, "rev-parse", "HEAD") == upstream:
                 result.steps.append("nothing to push: the remote has every commit")
                 result.head = upstream
@@ -195,6 +237,32 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
     raise SyncFailed(f"the push was rejected {retries + 1} times (the remote keeps moving)", path=root,
                      fix="nothing was lost: the branch holds your commits integrated with the last fetch; "
                          "run `flowgit sync` again")
+
+
+def _integrated_and_judged(root: Path, cfg: Config, tgt: Target, mode: str, original: str,
+                           upstream: str | None, notes: list[str]) -> str:
+    """Integrate the upstream and judge what would be pushed; a rebase the gate refuses is merged instead.
+
+    A wrap replayed onto the remote's is judged against a parent it was not
+    written on: two agents that each raised one pattern to 2x leave the
+    replayed wrap saying `Incremented:` of a pattern already at 2x (A201),
+    though both wraps were right where they were made. Merged, each commit is
+    judged against its own parent and the merge as a merge, so a violation in
+    our wraps is refused either way and only the replay's artefact is not.
+    """
+    said: list[str] = []
+    step = _integrate(root, cfg, tgt, mode, original, upstream, said)
+    try:
+        _gate(root, cfg, original, upstream)
+    except SyncFailed:
+        if not step.startswith("rebased"):
+            raise
+        said.clear()
+        step = _integrate(root, cfg, tgt, "merge", original, upstream, said)  # (the gate put the branch back)
+        _gate(root, cfg, original, upstream)
+        step += " (the gate refused our wraps replayed onto the remote's: merged rather than rebased)"
+    notes.extend(dict.fromkeys(said))
+    return step
 
 
 def _refused_refs(porcelain: str) -> str:
@@ -220,7 +288,18 @@ def _rebase_left_a_merge_note(root: Path, cfg: Config, upstream: str) -> bool:
     return any(line.startswith("+" + NOTE_HEAD) for line in diff.splitlines())
 
 
-def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, upstream: str | None) -> str:
+DRIVER_SAYS = "flowgit merge-driver: "
+
+
+def _driver_notes(done) -> list[str]:
+    """What the merge driver told git while it merged (which wording it kept, what it kept lower): git shows
+    it to a person merging by hand; sync passes it on rather than let a choice go unsaid."""
+    return [line.removeprefix(DRIVER_SAYS) for line in (done.stdout + done.stderr).splitlines()
+            if line.startswith(DRIVER_SAYS)]
+
+
+def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, upstream: str | None,
+               notes: list[str] | None = None) -> str:
     if upstream is None:
         return "the remote has no such branch yet"
     if _run(root, "merge-base", "--is-ancestor", upstream, "HEAD").returncode == 0:
@@ -232,14 +311,17 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
         return "fast-forwarded"
     subject = f"Merge {tgt.remote}/{tgt.merge_ref.removeprefix('refs/heads/')} into {tgt.branch} (flowgit sync)"
     args = ["rebase", upstream] if mode == "rebase" else ["merge", "--no-edit", "-m", subject, upstream]
+    notes = [] if notes is None else notes
     done = _run(root, *args)
     if done.returncode == 0 and mode == "rebase" and _rebase_left_a_merge_note(root, cfg, upstream):
         _back_to(root, original)  # our commits as they were: merge instead
         done = _run(root, "merge", "--no-edit", "-m", subject, upstream)
         if done.returncode == 0:
+            notes.extend(_driver_notes(done))
             return "merged the remote (both wraps replaced a section: merged rather than rebased)"
         mode = "merge"
     if done.returncode == 0:
+        notes.extend(_driver_notes(done))
         return "rebased onto the remote" if mode == "rebase" else "merged the remote"
     conflicted = _one(root, "diff", "--name-only", "--diff-filter=U")
     _run(root, mode, "--abort")

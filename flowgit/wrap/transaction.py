@@ -509,9 +509,12 @@ def check_unchanged(cfg: Config, inputs: Any) -> None:
 
     ``inputs`` is the wrap's :class:`flowgit.wrap.run.Inputs`.
     """
+    from flowgit.merge.sync import settle_interrupted_sync
+
     gdir = git_dir(cfg.root)
     refuse_if_wrap_pending(gdir)  # the lock refused it already unless taken with pending_ok
     refuse_in_progress(cfg.root)
+    settle_interrupted_sync(cfg.root)  # a killed sync's half-merged files are not this session's to commit
     changed = _changed_since_read(cfg, inputs)
     if changed:
         raise FlowgitError(f"the repository changed while this wrap was deciding ({changed}); nothing was "

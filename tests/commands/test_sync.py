@@ -104,6 +104,75 @@ def test_rebase_mode_merges_when_both_wraps_replaced_a_section(tmp_path, remote,
     assert git(b, "rev-list", "--merges", "HEAD").strip() != ""
     assert "# flowgit merge:" in (b / "CONTINUITY.md").read_text()
     assert run(b, "audit").code == 0
+    notes = json.loads(res.out)["notes"]  # the driver's choice is said, as git shows it to a person merging
+    assert any("Current State" in note for note in notes), notes
+
+
+def test_rebase_mode_merges_when_the_gate_refuses_a_replayed_wrap(tmp_path, remote, run):
+    """Two agents each raise one pattern 1x -> 2x on their own evidence: both right where they were made. b's
+    wrap replayed onto a's would say `Incremented:` of a pattern already at 2x (A201); merged, each wrap is
+    judged against its own parent, so sync merges, says so, and the result audits clean."""
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+
+    def wrap(repo: Path, plan: dict) -> None:
+        path = repo.parent / f"plan-{repo.name}.json"
+        path.write_text(json.dumps(plan))
+        res = run(repo, "wrap", "--plan", str(path))
+        assert res.code == 0, res.out + res.err
+
+    wrap(a, {"session": "s1", "agent": "agent-a", "state": "Focus: retry budget.",
+             "episodes": [{"type": "finding", "content": "the retry budget capped retries per request and kept "
+                                                         "provider load flat"}],
+             "patterns": [{"op": "add", "name": "retry_cap", "text": "cap retries per request so an outage "
+                                                                       "cannot multiply load"}]})
+    assert run(a, "sync").code == 0 and run(b, "sync").code == 0
+    git(b, "config", "pull.rebase", "true")
+    first = json.loads(git(a, "show", "HEAD:.flow/episodes.jsonl").splitlines()[-1])["id"]
+    for repo, session, agent, words in ((a, "s2", "agent-a", "during the outage the retry budget capped retries "
+                                                             "per request; provider load stayed flat"),
+                                        (b, "s3", "agent-b", "load tests confirm the retry budget caps retries "
+                                                             "per request and keeps load flat")):
+        wrap(repo, {"session": session, "agent": agent,  # (State left alone: no merge note to merge for)
+                    "episodes": [{"type": "outcome", "content": words}],
+                    "patterns": [{"op": "increment", "name": "retry_cap", "evidence": [first, "#0"]}]})
+    assert run(a, "sync").code == 0
+    res = run(b, "sync", "--json")
+    assert res.code == 0, res.out + res.err
+    assert any("merged rather than rebased" in step for step in json.loads(res.out)["steps"])
+    assert git(b, "rev-list", "--merges", "HEAD").strip() != ""
+    assert head(b) == git(remote, "rev-parse", "main").strip()
+    assert run(b, "audit").code == 0
+
+
+def test_a_sync_killed_while_it_merged_is_put_back_before_anything_commits_its_files(tmp_path, remote, run):
+    """kill -9 in the middle of the merge leaves the other clone's episodes in our store, uncommitted, and
+    the sync's mark: neither a sync nor a wrap commits them as ours; once the branch is put back as the
+    refusal says, sync goes on (and a mark with nothing left behind is cleared without a word)."""
+    from flowgit.merge.sync import PENDING
+
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    assert run(a, "episode", "add", "--type", "finding", "--session", "sa", "a's fact about retries").code == 0
+    git(a, "add", "-A")
+    commit(a, "a records")
+    assert run(a, "sync").code == 0
+    started = head(b)
+    git(b, "fetch", "-q")
+    theirs = git(b, "show", "origin/main:.flow/episodes.jsonl")
+    (b / ".flow" / "episodes.jsonl").write_text(theirs)  # what the driver had written when the kill came
+    mark = Path(git(b, "rev-parse", "--git-dir").strip())
+    mark = (mark if mark.is_absolute() else b / mark) / PENDING
+    mark.write_text(started + "\n")
+    for argv in (("sync",), ("wrap", "--plan", "-")):
+        res = run(b, *argv, stdin='{"session": "sb", "state": "Focus: b."}')
+        assert res.code == 2 and "stopped while it merged" in res.err, res.err
+        assert "git restore --staged --worktree -- .flow/episodes.jsonl" in res.err
+        assert head(b) == started and mark.exists()
+    git(b, "restore", "--staged", "--worktree", "--", ".flow/episodes.jsonl")  # as the refusal says
+    res = run(b, "sync")
+    assert res.code == 0, res.err
+    assert not mark.exists() and head(b) == git(remote, "rev-parse", "main").strip()
+    mark.write_text(head(b) + "\n")  # killed before it wrote anything: nothing to put back
+    assert run(b, "sync").code == 0 and not mark.exists()
 
 
 def test_a_real_conflict_aborts_and_leaves_the_branch_as_it_was(tmp_path, remote, run, monkeypatch):
