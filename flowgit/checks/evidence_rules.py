@@ -65,9 +65,14 @@ def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
                           f"edited): {', '.join(verdict.forged)}",
                           "write episodes with `flowgit episode add`, which derives the id, and cite those ids")
         if verdict.unknown:
+            starts = _whole_ids_of(ctx, verdict.unknown)
             yield Finding("G102", "evidence", "error", ctx.path, at.lineno,
                           f"`{p.name}` cites episode(s) not in the staged store {ctx.store_path}: "
-                          f"{', '.join(verdict.unknown)}",
+                          f"{', '.join(verdict.unknown)}" + (
+                              f" ({'; '.join(f'`{s}` is the start of `{w}`' for s, w in starts.items())}: the "
+                              "file cites whole ids; a plan may name a start, and the wrap writes the id whole)"
+                              if starts else ""),
+                          "write each id whole" if starts else
                           f"stage the store (`git add {ctx.store_path}`) or fix the ids")
         if verdict.unrelated and swapped:
             yield Finding("G104", "evidence", "error", ctx.path, at.lineno,
@@ -87,6 +92,18 @@ def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
                           f"`{p.name}`: {verdict.problems()[-1]}",
                           f"cite more independent episodes, or keep `{p.name}` at "
                           f"{max(1, verdict.level - 1)}x")
+
+
+def _whole_ids_of(ctx: CheckContext, unknown) -> dict[str, str]:
+    """{cited: the one stored id it is the start of}, for a refusal to name (a person copies a short id from a
+    listing; only the wrap's plan resolves one)."""
+    from flowgit.episodes import whole_ids
+    from flowgit.errors import FlowgitError
+
+    try:
+        return whole_ids(ctx.new_store, unknown)
+    except FlowgitError:  # the start of several ids: "fix the ids" says enough
+        return {}
 
 
 def evidence_reuse(ctx: CheckContext) -> Iterator[Finding]:

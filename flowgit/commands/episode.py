@@ -110,7 +110,7 @@ def episodes_from_stdin(stream: TextIO, *, session: str | None = None, agent: st
             raise FlowgitError(f"line is {len(line):,} characters, over the {MAX_STDIN_LINE:,} limit",
                                path="<stdin>", line=number, fix="one episode per line, a few sentences each")
         try:
-            data = json.loads(line)
+            data = json.loads(line.rstrip("\r\n"))  # (with its line ending, a cut-off line errs at "column 1")
         except json.JSONDecodeError as exc:
             raise FlowgitError(f"invalid JSON at column {exc.colno}: {exc.msg}", path="<stdin>", line=number,
                                fix="one JSON object per line, e.g. "

@@ -31,7 +31,12 @@ def render_wrap(result: WrapResult) -> str:
     for warning in result.warnings:
         out.append(f"warning: {warning}")
     if result.nothing_to_do:
-        out.append("nothing to wrap: the continuity file and the store are as HEAD has them")
+        if result.refused and result.mode == "working tree":
+            out.append("nothing to wrap once the refused edits are set aside: they are left in the working tree "
+                       "as you wrote them (fix them as the refusals say and wrap again, or drop them with "
+                       "`git restore` of the file)")
+        else:
+            out.append("nothing to wrap: the continuity file and the store are as HEAD has them")
         if result.refused or result.ignored:
             out.append("nothing was committed: every requested change was refused or ignored (exit 3)")
         return "\n".join(out)

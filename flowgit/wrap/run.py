@@ -25,7 +25,7 @@ from pathlib import Path
 from flowgit.changes import ADDED, DEMOTED, GRADUATED, INCREMENTED, RENAMED, PatternEvent, diff_patterns
 from flowgit.checks.registry import override_reason
 from flowgit.config import Config, judging_config_at
-from flowgit.continuity.document import Document, is_structural
+from flowgit.continuity.document import Document, is_structural, strip_eol
 from flowgit.continuity.patterns import iter_patterns, parse_pattern, pattern_map
 from flowgit.continuity.sections import DEVELOPING, PROVEN, STATE
 from flowgit.dates import parse_date, today as utc_today
@@ -194,7 +194,7 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
     before = pattern_map(inputs.head_doc) if inputs.head_doc else {}
     for event in diff_patterns(inputs.head_doc, doc):
         if event.kind == DEMOTED and before.get(event.name) is not None:
-            _check_hand_demotion(outcome, before[event.name], event, episodes)
+            _check_hand_demotion(outcome, before[event.name], event, episodes, inputs.head_doc)
             continue
         if event.kind not in (INCREMENTED, GRADUATED, ADDED, RENAMED):
             continue
@@ -217,15 +217,27 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
                          batch=batch)
         codes = verdict_codes(verdict, demoted=len(problems) > int(jump), jump=jump)
         problems += verdict.problems()
+        if verdict.unknown:  # a short id copied from a listing: a plan may name a start, a file cites it whole
+            problems += [f"`{start}` is the start of `{whole}`: write it whole in the file"
+                         for start, whole in _whole_or_none(inputs.store_raw, verdict.unknown).items()]
         if not problems:
             continue
         outcome.refused.append(Refusal(p.name, AS_OPERATION.get(event.kind, event.kind),
                                        old.pattern.level if old else 1, tuple(problems), codes))
-        outcome.doc = _revert(outcome.doc, at.line, old)
+        outcome.doc = _revert(outcome.doc, at.line, old, inputs.head_doc)
     return outcome
 
 
-def _check_hand_demotion(outcome: Outcome, old, event: PatternEvent, episodes: dict[str, Episode]) -> None:
+def _whole_or_none(store: bytes, starts) -> dict[str, str]:
+    """:func:`flowgit.episodes.whole_ids`, or nothing where a start begins several ids."""
+    try:
+        return whole_ids(store, starts)
+    except FlowgitError:
+        return {}
+
+
+def _check_hand_demotion(outcome: Outcome, old, event: PatternEvent, episodes: dict[str, Episode],
+                         head: Document | None) -> None:
     """A demotion edited by hand needs what a planned one needs: an independent contradicting episode."""
     if old.section != PROVEN:
         return
@@ -235,17 +247,22 @@ def _check_hand_demotion(outcome: Outcome, old, event: PatternEvent, episodes: d
     if not problems or at is None:
         return
     outcome.refused.append(Refusal(event.name, "demote", old.pattern.level, tuple(problems)))
-    outcome.doc = _revert(outcome.doc, at.line, old)
+    outcome.doc = _revert(outcome.doc, at.line, old, head)
 
 
-def _revert(doc: Document, line: int, old) -> Document:
-    """Put a refused pattern back as HEAD had it (or at 1x if it is new)."""
+def _revert(doc: Document, line: int, old, head: Document | None = None) -> Document:
+    """Put a refused pattern back as HEAD had it (or at 1x if it is new): in its place when it was refused
+    where it stands (a refusal that moves a line commits a reordering nobody asked for)."""
     if old is None:
         p = parse_pattern(doc.lines[line])
-        restored, section = p.changed(level=1, evidence=(), category="", date=""), DEVELOPING
+        text, section = p.changed(level=1, evidence=(), category="", date="").render(), DEVELOPING
     else:
-        restored, section = old.pattern, old.section
-    return doc.move_line(line, section, restored.render())
+        section = old.section
+        text = strip_eol(head.lines[old.line]) if head is not None else old.pattern.render()
+    here = doc.section_at(line)
+    if here is not None and here.label == section:
+        return doc.splice(line, line + 1, [text])
+    return doc.move_line(line, section, text)
 
 
 def _summary(head: Document | None, final: Document, events: list[PatternEvent]) -> dict:

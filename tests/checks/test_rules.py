@@ -45,6 +45,17 @@ def test_unknown_evidence_id(run, repo):
     assert code == 1 and "G102" in codes
 
 
+def test_an_id_cited_by_its_start_is_named_with_the_whole_id(run, repo):
+    """A short id copied from a listing: the refusal says which whole id it starts, and to write it whole."""
+    committed_base(repo)
+    short = E_RETRY[1].id[:7]
+    stage(repo, with_developing_line("p01", promote("p01", DEVELOPING[0][1], 2, [E_RETRY[0].id, short])))
+    code, data, codes = check(run, repo)
+    g102 = next(f for f in data["findings"] if f["code"] == "G102")
+    assert code == 1 and f"`{short}` is the start of `{E_RETRY[1].id}`" in g102["message"]
+    assert g102["fix"] == "write each id whole"
+
+
 def test_three_episodes_from_one_session_do_not_make_3x(run, repo):
     committed_base(repo)
     line = promote("p03", DEVELOPING[2][1], 2, [e.id for e in E_SAME_SESSION[:2]])

@@ -43,6 +43,14 @@ def test_a_lone_surrogate_escape_on_stdin_names_the_line(initialised):
     assert _store(initialised) == before  # one bad line rejects the batch
 
 
+def test_a_cut_off_json_line_is_named_at_the_column_where_it_ends(initialised):
+    before = _store(initialised)
+    result = _flowgit(initialised, "episode", "add", input=b'{"type":"finding","content":"a"}\n'
+                                                          b'{"type":"finding","content":"b"\n')
+    assert result.returncode == 2 and b"<stdin>:2: invalid JSON at column 32" in result.stderr, result.stderr
+    assert _store(initialised) == before
+
+
 def test_stdin_without_end_is_cut_off(initialised):
     before = _store(initialised)
     with open("/dev/zero", "rb") as zero:

@@ -275,6 +275,24 @@ def test_episodes_recorded_counts_every_new_episode_and_the_command_line_session
     assert stored[-1]["session"] == "sess-cli"
 
 
+def test_a_hand_edit_citing_the_start_of_an_id_is_told_the_whole_id(run, wrap_repo):
+    """A plan may name an episode by the start of its id; a file cites it whole, and the refusal says which."""
+    from tests.wrap.test_wrap import A1, B1
+
+    text = base_text().replace(f"[evidence: {A1.id}, {B1.id}]", f"[evidence: {A1.id}, {B1.id}, {A2.id[:8]}]")
+    (wrap_repo / "CONTINUITY.md").write_text(text.replace("| 2x (RELIABILITY) [evidence:",
+                                                          "| 3x (RELIABILITY) [evidence:"))
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    reasons = [why for refusal in data_of(res)["refused"] for why in refusal["reasons"]]
+    assert res.code == 3, res.out
+    assert f"`{A2.id[:8]}` is the start of `{A2.id}`: write it whole in the file" in reasons
+    assert git(wrap_repo, "log", "--oneline").count("\n") == 1  # the refused line went back where it stood:
+    # nothing was left to commit (it was put back at the section's end once: a reordering nobody asked for)
+    human = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26")
+    assert human.code == 3 and "they are left in the working tree as you wrote them" in human.out
+    assert "as HEAD has them" not in human.out  # (the file still holds the refused edit)
+
+
 def test_a_hand_edited_demotion_needs_the_same_independent_episode(run, wrap_repo):
     text = base_text()
     line = next(ln for ln in text.splitlines() if ln.startswith("!! backoff_jitter:"))
