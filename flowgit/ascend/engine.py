@@ -202,7 +202,16 @@ class Ascend:
 
     # ------------------------------------------------------------- sources
     def record_of(self, d: Deposit) -> tuple[Turn, ...] | None:
-        """The authoritative record a deposit's claims are checked against."""
+        """The authoritative record a deposit's claims are checked against: its own, then those of the same
+        session's deposits folded into it (a claim the node shows may come from any of them: an episode's
+        words quoted beside a wrap commit are checked against the store, not only the commit)."""
+        records = [r for r in (self._own_record(part) for part in (d, *d.also)) if r is not None]
+        if not records:
+            return None
+        return tuple(turn for record in records for turn in record)
+
+    def _own_record(self, d: Deposit) -> tuple[Turn, ...] | None:
+        """One deposit's own authoritative record (a transcript, a commit's blob, the store's episodes)."""
         if d.partition in ("claude", "transcripts"):
             return read_transcript(str(d.source), str(self.claude_dir)) if d.source else None
         if d.partition == "git":

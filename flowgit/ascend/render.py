@@ -59,10 +59,15 @@ def _when(d: Deposit, claims: list[Claim]) -> str:
 
 PLACES = {"claude": "project {slug}", "transcripts": "project {slug} (transcript)",
           "git": "continuity file history", "episodes": "episodic store"}
+NAMED = {**PLACES, "git": "continuity file history of {name}"}  # where several repositories may be read
 
 
-def _where(d: Deposit) -> str:
-    places = [PLACES.get(p.partition, p.partition).format(slug=p.slug) for p in d.parts]
+def _where(d: Deposit, *, named: bool = False) -> str:
+    """Where a node's records are, in words (``continuity file history + episodic store``); ``named`` adds
+    which repository a history is of (a source list names each place)."""
+    table = NAMED if named else PLACES
+    places = [table.get(p.partition, p.partition).format(slug=p.slug, name=p.slug.removeprefix("git:"))
+              for p in d.parts]
     return " + ".join(dict.fromkeys(places))
 
 
@@ -125,8 +130,7 @@ def sources(unit: Unit, claims: list[Claim] | None = None) -> list[str]:
     out = ["", "Sources, and how to go back into each session"]
     for i, d in enumerate(unit.members, 1):
         day = record_date(d, claims or []) or "undated"
-        refs = " + ".join(dict.fromkeys(f"{p.partition} · {p.slug}" for p in d.parts))
-        out.append(f"  {i}. {refs} · {d.sid} · {day}")
+        out.append(f"  {i}. {_where(d, named=True)} · {d.sid} · {day}")
         resumes = d.resumes()
         out += [f"     {r}" for r in resumes] or [f"     not resumable: {d.why_not_resumable()}"]
     return out

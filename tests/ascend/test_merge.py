@@ -61,3 +61,30 @@ def test_merging_keeps_the_deposit_as_the_face_and_unions_what_the_others_know()
     assert {a.key for a in face.anchors} == {"ref:#412", "pattern:retry_budget", "evidence:ep-1"}
     assert face.date == "2026-11-02" and face.started_at == "2026-11-02T09:00:00Z"
     assert face.last_turn_at == "2026-11-03T18:00:00Z"
+
+
+def test_an_episodes_words_quoted_beside_its_sessions_wrap_are_confirmed_by_the_store(run, repo):
+    """A node made of a wrap commit and the same session's episodes: a decision quoted from an episode is
+    checked against every record the node holds, so the store confirms it (it was shown as provisional)."""
+    run(repo, "init", "--no-hooks")
+
+    def episode(session: str, kind: str, words: str) -> str:
+        res = run(repo, "episode", "add", "--json", "--type", kind, "--session", session, "--agent", session, words)
+        return json.loads(res.out)["added"][0]["id"]
+
+    def wrap(plan: dict) -> None:
+        res = run(repo, "wrap", "--plan", "-", stdin=json.dumps(plan))
+        assert res.code == 0, res.out + res.err
+
+    episode("s1", "decision", "cap retries per request with a retry budget of 3")
+    first = episode("s1", "outcome", "capping retries per request at a budget of 3 kept provider load flat")
+    wrap({"session": "s1", "patterns": [{"op": "add", "name": "retry_budget",
+                                         "text": "cap retries per request so an outage cannot multiply load"}]})
+    second = episode("s2", "outcome", "the retry budget of 3 per request held provider load flat in the outage")
+    wrap({"session": "s2", "patterns": [{"op": "increment", "name": "retry_budget", "evidence": [first, second]}]})
+    data = json.loads(run(repo, "ascend", "that whole line of work on the retry budget", "--partition", "git",
+                          "--partition", "episodes", "--no-interactive", "--json").out)
+    assert "“cap retries per request with a retry budget of 3” — s1" in data["text"], data["text"]
+    assert "not found in the session record" not in data["text"]
+    sources = data["text"].split("Sources, and how to go back into each session", 1)[1]
+    assert f"continuity file history of {repo.name} + episodic store · s1" in sources
