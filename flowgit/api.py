@@ -19,7 +19,27 @@ def add_episodes(cfg: Config, episodes: list[Episode]) -> dict:
     from flowgit.episodes import EpisodeStore
 
     added, already = EpisodeStore(cfg.store).append(episodes)
-    return {"added": added, "already_present": already}
+    return {"added": added, "already_present": already, "warnings": future_dated(added)}
+
+
+FUTURE_SKEW_SECONDS = 3600  # clocks disagree a little; an hour ahead is a date, not a skew
+
+
+def future_dated(episodes: list) -> list[str]:
+    """A warning per episode dated ahead of now: no change made before that time can cite it (G103 counts
+    only episodes dated up to the change), so it is recorded but cannot ground anything yet."""
+    from datetime import datetime, timedelta, timezone
+
+    from flowgit.episodes import parse_ts
+
+    ahead = datetime.now(timezone.utc) + timedelta(seconds=FUTURE_SKEW_SECONDS)
+    out = []
+    for e in episodes:
+        when = parse_ts(e.ts)
+        if when is not None and when > ahead:
+            out.append(f"{e.id} is dated {e.ts}, in the future: it is recorded, but no change before then can "
+                       "cite it as evidence")
+    return out
 
 
 def episode_from(text: str | None, type_: str | None, *, content: str | None = None, tags: Iterable[str] = (),

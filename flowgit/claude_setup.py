@@ -269,9 +269,27 @@ def unreachable(exe: str) -> list[str]:
     if "/" in program and not Path(program).is_absolute():  # the agent runs hooks from another directory
         return [f"`{program}` is a relative path, found from here only: the hooks run in other directories "
                 f"and would not find it; give its full path ({fix})"]
-    if shutil.which(program) is not None:
+    found = shutil.which(program)
+    if found is None:
+        return [f"`{program}` is not on PATH, so the hooks written would not run: give its full path ({fix})"]
+    return _not_flowgit(exe, fix)
+
+
+def _not_flowgit(exe: str, fix: str) -> list[str]:
+    """Why ``exe`` is not flowgit ([] when ``exe --version`` says it is): a hook running another program
+    (`--exe /usr/bin/true`) would prime no session and remind nobody, and say nothing about it."""
+    import shlex
+    import subprocess
+
+    try:
+        said = subprocess.run([*shlex.split(exe), "--version"], capture_output=True, text=True, timeout=30,
+                              errors="replace").stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        return [f"`{exe} --version` could not run ({exc}): the hooks written would not run: {fix}"]
+    if said.strip().lower().startswith("flowgit"):
         return []
-    return [f"`{program}` is not on PATH, so the hooks written would not run: give its full path ({fix})"]
+    return [f"`{exe}` is not flowgit (`{exe} --version` said {said.strip()[:60]!r}): the hooks would run another "
+            f"program; give flowgit's path ({fix})"]
 
 
 def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupReport:
@@ -364,9 +382,10 @@ def remove(base: Path, scope: str, *, dry_run: bool = False) -> SetupReport:
     report = SetupReport(scope, str(base), dry_run, removed=True)
     manifest_path = base / MANIFEST
     manifest = _load_manifest(manifest_path)
-    if manifest is None:
-        raise FlowgitError(f"flowgit setup claude has not been run here (no {MANIFEST})", path=base,
-                           fix="nothing to remove; check --user/--project")
+    if manifest is None:  # never set up here, or removed already: nothing of flowgit's is left (exit 0)
+        report.warnings.append(f"no {MANIFEST} in {base}: flowgit's set-up is not here (removed already, or "
+                               "made with the other of --user/--project)")
+        return report
     actions: list[tuple[str, Path, bytes | None]] = []  # ("write" | "delete", path, data)
     for rel, sha in manifest["files"].items():
         have = _read(base / rel)

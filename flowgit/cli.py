@@ -103,6 +103,24 @@ def _cfg(ctx: click.Context) -> Any:
     return load_config(continuity=obj.get("continuity"), store=obj.get("store"))
 
 
+def _reading_cfg(ctx: click.Context) -> Any:
+    """The configuration for a command that only reads the memory: a ``--file`` or ``--store`` given on the
+    command line must name an existing file (a typo would otherwise read as "no memory", exit 0)."""
+    from pathlib import Path
+
+    obj = _root_obj(ctx)
+    cfg = _cfg(ctx)
+    for option, given, path in (("--file", obj.get("continuity"), cfg.continuity),
+                                ("--store", obj.get("store"), cfg.store)):
+        if given and not Path(path).exists():
+            raise FlowgitError(f"{option} {given}: no such file", path=path,
+                               fix="check the path (`flowgit init` creates the continuity file and the store)")
+        if given and Path(path).is_dir():
+            raise FlowgitError(f"{option} {given}: is a directory, not a file", path=path,
+                               fix=f"name the file itself in {option}")
+    return cfg
+
+
 def _judging_cfg(ctx: click.Context) -> Any:
     """The configuration for check, check-msg and audit (:func:`flowgit.config.load_judging_config`)."""
     from flowgit.config import load_judging_config
@@ -221,7 +239,7 @@ def prime(ctx: click.Context, max_tokens: int, session: str | None, hook: bool, 
             return
         emit_json(cmd.hook_answer(primer))
         return
-    primer = build(gather(_cfg(ctx), session=resolve_session(session), when=_day(day)), max_tokens)
+    primer = build(gather(_reading_cfg(ctx), session=resolve_session(session), when=_day(day)), max_tokens)
     emit(primer, as_json, cmd.render)
 
 
@@ -237,7 +255,7 @@ def status(ctx: click.Context, session: str | None, day: str | None, as_json: bo
     from flowgit.overview import gather
     from flowgit.session import resolve_session
 
-    emit(gather(_cfg(ctx), session=resolve_session(session), when=_day(day)), as_json, cmd.render)
+    emit(gather(_reading_cfg(ctx), session=resolve_session(session), when=_day(day)), as_json, cmd.render)
 
 
 @cli.command(short_help="Claude Code's Stop/PreCompact hook: remind once to wrap.")
@@ -273,7 +291,7 @@ def mcp(ctx: click.Context, as_json: bool) -> None:
     """A stdio MCP server: episodes, candidates, wrap, check, log, audit, ascend; the continuity file as a resource.
 
     Tools answer with the JSON the CLI prints under --json (so --json changes nothing here but error output
-    before the server starts). Needs the optional extra: pip install 'flowgit[mcp]'.
+    before the server starts). Needs the optional extra: pip install '/path/to/flowgit[mcp]'.
     """
     from flowgit.commands import mcp as cmd
 
@@ -354,7 +372,7 @@ def episode_add(ctx: click.Context, text: str | None, type_: str | None, content
 
         require_repo(cfg.root)
     emit(api.add_episodes(cfg, episodes), as_json,
-         lambda d: cmd.render_added(d["added"], d["already_present"]))
+         lambda d: cmd.render_added(d["added"], d["already_present"], d["warnings"]))
 
 
 def _search_options(f: Any) -> Any:
@@ -380,7 +398,7 @@ def _search(ctx: click.Context, text: str | None, type_: str | None, tags: tuple
         from flowgit.suggest import unknown
 
         raise unknown("episode type", type_, EPISODE_TYPES, path="--type")
-    cmd.stream_search(EpisodeStore(_cfg(ctx).store), limit=limit, as_json=as_json, type_=type_, tags=tags,
+    cmd.stream_search(EpisodeStore(_reading_cfg(ctx).store), limit=limit, as_json=as_json, type_=type_, tags=tags,
                       session=session, since=cmd.parse_when(since, "--since"),
                       until=cmd.parse_when(until, "--until"), text=text)
 
@@ -412,7 +430,7 @@ def episode_show(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> Non
     from flowgit.episodes import EpisodeStore
     from flowgit.output import emit
 
-    store = EpisodeStore(_cfg(ctx).store)
+    store = EpisodeStore(_reading_cfg(ctx).store)
     cmd.refuse_bare_store(store)
     emit(store.show(ids), as_json, cmd.render_list)
 
@@ -522,7 +540,7 @@ def candidates(ctx: click.Context, session: str | None, day: str | None, as_json
     from flowgit.commands import wrap as cmd
     from flowgit.output import emit
 
-    emit(cmd.run_candidates(_cfg(ctx), session, day), as_json, cmd.render_candidates)
+    emit(cmd.run_candidates(_reading_cfg(ctx), session, day), as_json, cmd.render_candidates)
 
 
 @cli.command("log", short_help="Each pattern's timeline through git history.")

@@ -168,9 +168,10 @@ def render_list(episodes: list[Episode]) -> str:
     return "\n".join([*(render_episode(ep) for ep in episodes), f"{len(episodes)} episode(s)"])
 
 
-def render_added(added: list[Episode], already: list[Episode]) -> str:
+def render_added(added: list[Episode], already: list[Episode], warnings: list[str] = ()) -> str:
     lines = [f"added   {e.id}  {e.type}: {safe(e.content)}" for e in added]
     lines += [f"present {e.id}  (already in the store)" for e in already]
+    lines += [f"warning: {w}" for w in warnings]
     return "\n".join(lines)
 
 

@@ -15,5 +15,7 @@ def serve(*, continuity: str | None, store: str | None) -> None:
         if missing != "mcp" and not missing.startswith("mcp."):
             raise  # a broken flowgit install is not a missing extra
         raise FlowgitError("the MCP server needs the official MCP SDK, which is not installed",
-                           fix="pip install 'flowgit[mcp]'") from None
+                           fix="install the `mcp` extra where flowgit is installed: "
+                               "pip install '/path/to/flowgit[mcp]' (a clone of flowgit), "
+                               "or `.venv/bin/pip install -e '.[mcp]'` inside one") from None
     run(Path.cwd(), continuity, store)

@@ -183,3 +183,22 @@ def test_the_demo_shows_the_gates_refusal_in_its_walkthrough(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "flowgit", "demo"], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "G101 error [ungrounded-graduation]" in proc.stdout and "commit rejected" in proc.stdout
+
+
+@pytest.mark.parametrize("argv", [("--store", ".flow/episode.jsonl", "episode", "list"),
+                                  ("--store", ".flow/episode.jsonl", "episode", "search", "retry"),
+                                  ("--file", "CONTINUTY.md", "status"),
+                                  ("--file", "CONTINUTY.md", "prime"),
+                                  ("--file", "CONTINUTY.md", "candidates")])
+def test_a_mistyped_path_given_to_a_reading_command_is_named_not_read_as_empty(run, repo, argv):
+    """A typo in --file or --store read as "no memory" (exit 0) says nothing is wrong when everything is."""
+    assert run(repo, "init", "--no-hooks").code == 0
+    res = run(repo, *argv)
+    assert res.code == 2 and "no such file" in res.err and argv[1] in res.err, res.err
+
+
+def test_a_directory_given_as_the_continuity_file_is_named_as_one(run, repo):
+    assert run(repo, "init", "--no-hooks").code == 0
+    (repo / "notes").mkdir()
+    res = run(repo, "--file", "notes", "status")
+    assert res.code == 2 and "is a directory, not a file" in res.err and "inside the other" not in res.err

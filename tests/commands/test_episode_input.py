@@ -57,3 +57,12 @@ def test_stdin_without_end_is_cut_off(initialised):
         result = _flowgit(initialised, "episode", "add", stdin=zero)
     assert result.returncode == 2 and b"the line goes on past" in result.stderr
     assert b"Traceback" not in result.stderr and _store(initialised) == before
+
+
+def test_an_episode_dated_in_the_future_is_recorded_with_a_warning(initialised):
+    """It cannot ground anything before its date (G103 counts episodes dated up to the change): said, not hidden."""
+    result = _flowgit(initialised, "episode", "add", "--type", "finding", "--ts", "2030-01-01T00:00:00Z",
+                      "the budget held")
+    assert result.returncode == 0 and b"in the future" in result.stdout and b"added" in result.stdout
+    data = json.loads(_flowgit(initialised, "episode", "add", "--json", "--type", "finding", "now it held").stdout)
+    assert data["warnings"] == []

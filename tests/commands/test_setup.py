@@ -189,9 +189,13 @@ def test_broken_settings_name_file_and_line(run, project):
     assert res.code == 2 and "list of matcher groups" in json.loads(res.out)["error"]["message"]
 
 
-def test_remove_without_setup_is_a_clear_error(run, project):
-    res = run(project, "setup", "claude", "--remove")
-    assert res.code == 2 and "has not been run here" in res.err
+def test_remove_where_nothing_is_set_up_is_done_already(run, project):
+    """Removing twice (or where setup never ran) leaves nothing of flowgit's, as asked: exit 0, saying why."""
+    assert run(project, "setup", "claude").code == 0
+    assert run(project, "setup", "claude", "--remove").code == 0
+    again = run(project, "setup", "claude", "--remove")
+    assert again.code == 0 and "nothing flowgit added is left" in again.out and "removed already" in again.out
+    assert not (project / ".claude" / ".flowgit-setup.json").exists()
 
 
 def test_stop_hook_reminds_once_and_never_after_the_session_wrapped(run, project):
@@ -282,6 +286,15 @@ def test_setup_refuses_to_write_hooks_that_could_not_find_flowgit(run, project, 
     res = run(project, "setup", "claude")
     assert res.code == 2 and "Traceback" not in res.err
     assert f"--exe {here}" in res.err and "nothing was written" in res.err
+    assert not (project / ".claude").exists()
+
+
+def test_setup_refuses_an_exe_that_is_not_flowgit(run, project):
+    """`--exe /usr/bin/true` would be written into every hook, prime no session and say nothing: refused."""
+    import shutil
+
+    res = run(project, "setup", "claude", "--exe", shutil.which("true"))
+    assert res.code == 2 and "is not flowgit" in res.err and "nothing was written" in res.err
     assert not (project / ".claude").exists()
 
 
