@@ -39,14 +39,17 @@ def _claim_changed(ctx: CheckContext, at: PatternAt) -> bool:
 
 
 def _batch(ctx: CheckContext) -> frozenset[str]:
-    """The episodes this change appends, which count as one source per agent; none when HEAD held no store.
+    """The episodes this change appends, which count as one source; none in the memory's first commit.
 
-    A store committed for the first time (a memory adopted with ``flowgit
-    init --commit``, or a first commit) holds episodes recorded over many
+    A memory's first commit (adopted with ``flowgit init --commit``, or the
+    first commit of all) brings a store of episodes recorded over many
     sessions before git saw them: they count by session and agent, as the
-    protocol says, not as one batch. Every later change only appends.
+    protocol says, not as one batch. Once HEAD holds the memory (the
+    continuity file or the store), a store committed later only appends to
+    what it held (nothing): a commit that adds the store after the file, or
+    brings a deleted one back, cannot mint sessions either.
     """
-    return ctx.appended_ids if ctx.old_store_entry is not None else frozenset()
+    return ctx.appended_ids if ctx.old_store_entry is not None or ctx.old is not None else frozenset()
 
 
 def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:

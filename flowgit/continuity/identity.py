@@ -32,9 +32,13 @@ def name_key(name: str) -> str:
     return folded.translate(CONFUSABLES).replace("-", "_")
 
 
+GIST_DROPPED_RE = re.compile(r"[`*_~]|[^\w\s]")  # markup, then every mark that is not a letter, digit or space
+
+
 def description_gist(text: str) -> str:
-    """A description without markup, case or spacing: what a rename keeps."""
-    return " ".join(re.sub(r"[`*_~]", "", text).casefold().split())
+    """A description's words: without markup, punctuation, case or spacing (what a rename keeps; a full
+    stop added to a demoted pattern's description does not make another claim of it)."""
+    return " ".join(GIST_DROPPED_RE.sub(" ", unicodedata.normalize("NFKC", text)).casefold().split())
 
 
 def is_rename(old, new) -> bool:

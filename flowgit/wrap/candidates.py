@@ -139,7 +139,8 @@ def gather_candidates(cfg: Config, session: str | None, when: date) -> Candidate
     root = require_repo(cfg.root)
     doc = load_document(cfg)
     raw = EpisodeStore(cfg.store).raw()
-    (head_store,) = blobs(root, [f"HEAD:{cfg.store_rel}"])
+    head_store, head_file = blobs(root, [f"HEAD:{cfg.store_rel}", f"HEAD:{cfg.continuity_rel}"])
+    held = head_store is not None or head_file is not None  # HEAD holds the memory: the gate batches appends
     head_store = head_store or b""
     appended = parse_store(raw[len(head_store):] if raw.startswith(head_store) else b"")[0]
     if session:
@@ -148,7 +149,7 @@ def gather_candidates(cfg: Config, session: str | None, when: date) -> Candidate
         episodes = list(appended.values())
     cited = {e.id for e in episodes} | {i for at in iter_patterns(doc) for i in at.pattern.evidence}
     store = {**lookup(raw, cited), **{e.id: e for e in episodes}}
-    batch = frozenset(appended) if head_store else frozenset()  # not yet committed: the next commit's batch
+    batch = frozenset(appended) if held else frozenset()  # not yet committed: the next commit's batch
     thresholds = judging_config_at(cfg, head_sha(root)).thresholds
     return find_candidates(doc, episodes, store, thresholds, when, blame_dates(root, cfg.continuity_rel),
                            batch)

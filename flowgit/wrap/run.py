@@ -366,7 +366,8 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     # appends to HEAD's (the session's, which candidates weigh as new evidence, as `flowgit candidates` does)
     episodes = {**stored, **appended, **{e.id: e for e in recorded}}
     # The gate's batch (G103): episodes this commit appends count once per agent, when HEAD held a store.
-    batch = frozenset(appended) | {e.id for e in new_eps} if inputs.head_store is not None else frozenset()
+    held = inputs.head_store is not None or inputs.head_doc_raw is not None  # (the gate's: see checks._batch)
+    batch = frozenset(appended) | {e.id for e in new_eps} if held else frozenset()
 
     checkpoint("2-candidates")
     thresholds = inputs.judging.thresholds

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.checks.gate_fixtures import (
+    write_store,
     DEVELOPING, E_BACKOFF, E_RETRY, E_SAME_SESSION, E_UNRELATED, GRADUATED, SHORTER, base_text, check,
     committed_base,
     developing_lines, ep, stage,
@@ -54,6 +55,20 @@ def test_an_id_cited_by_its_start_is_named_with_the_whole_id(run, repo):
     g102 = next(f for f in data["findings"] if f["code"] == "G102")
     assert code == 1 and f"`{short}` is the start of `{E_RETRY[1].id}`" in g102["message"]
     assert g102["fix"] == "write each id whole"
+
+
+def test_a_store_committed_after_the_memory_cannot_mint_sessions(run, repo):
+    """HEAD holds the continuity file but no store: the commit that adds the store only appends (to nothing),
+    so episodes naming two sessions count once, as in any other commit; only the memory's first commit
+    brings episodes recorded before git saw them."""
+    (repo / "CONTINUITY.md").write_text(base_text(proven_extra=""))
+    git(repo, "add", "CONTINUITY.md")
+    git(repo, "commit", "-qm", "the memory, without its store", "--no-verify")
+    write_store(repo, E_RETRY[:2])  # s1 and s2, one agent, both appended now
+    stage(repo, with_developing_line("p01", promote("p01", DEVELOPING[0][1], 2, [E_RETRY[0].id, E_RETRY[1].id])))
+    git(repo, "add", "-A")
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G103" in codes, data
 
 
 def test_three_episodes_from_one_session_do_not_make_3x(run, repo):

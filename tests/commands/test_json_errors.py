@@ -31,7 +31,7 @@ CASES = [
     ("repo", ["show-archived", "nothing_like_it"], 2, "archival"),
     ("repo", ["ascend", "retries", "--claude-dir", "no-such-dir"], 2, "no such directory"),
     ("repo", ["demo", "--no-such-option"], 2, "--no-such-option"),
-    ("repo", ["setup", "claude", "--remove"], 2, "has not been run"),
+    ("repo", ["setup", "claude", "--exe", "/bin/true"], 2, "is not flowgit"),
     ("repo", ["prime", "--date", "someday"], 2, "--date"),
     ("bare", ["status"], 2, "git repository"),
     ("bare", ["remind"], 2, "git repository"),

@@ -1304,6 +1304,19 @@ def demoted_claim_raised_again_under_a_new_name(lab):
                        f"!! retry_cap: {claim} | 2x (RELIABILITY) [evidence: {ids}]")
 
 
+@case(V, "G208")
+def demoted_claim_raised_again_under_a_new_name_with_a_full_stop(lab):
+    """A full stop (or a comma) added to the description is the same claim: punctuation is no new wording.
+    (Cited on all but one of the chain's episodes: not "all its evidence", so only the words bind it.)"""
+    line = _demoted(lab)
+    claim = line.split(": ", 1)[1].split(" | ")[0]
+    ids = ", ".join(line.split("[evidence: ")[1].split("]")[0].split(", ")[:2])
+    lab.sub(line, line + f"\n! retry_cap: {claim}. | 1x")
+    lab.setup_commit("the same claim and a full stop, new name")
+    return edit_commit(lab, f"! retry_cap: {claim}. | 1x",
+                       f"!! retry_cap: {claim}. | 2x (RELIABILITY) [evidence: {ids}]")
+
+
 @case(V, "G207")
 def demotion_note_dropped_later(lab):
     """The note is what a later promotion reads: taking it off would make the chain look fresh again."""
