@@ -569,19 +569,23 @@ def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until
 @click.option("--since-ref", metavar="REF", help="Only the commits HEAD has that REF does not (REF..HEAD).")
 @click.option("--not", "exclude", metavar="REV", multiple=True, help="Also leave out what REV reaches (repeatable).")
 @click.option("--pushed", is_flag=True, help="The commits being pushed (the pre-commit framework's pre-push stage).")
+@click.option("--root-base", metavar="REV", help="A range without a base (a new branch): judge a commit without a "
+                                                 "parent at the root of its tip's first-parent line against REV.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Worker processes (default: one per core once each gets 500 commits; 1: judge in-process).")
 @json_option
 @click.pass_context
 def audit(ctx: click.Context, range_text: str | None, since_ref: str | None, exclude: tuple[str, ...],
-          pushed: bool, jobs: int | None, as_json: bool) -> None:
+          pushed: bool, root_base: str | None, jobs: int | None, as_json: bool) -> None:
     """Judge every commit of the continuity file and store against each parent with every gate rule."""
     from flowgit.commands import history as cmd
     from flowgit.output import emit
 
     if pushed:
-        range_text, exclude = cmd.pushed_range(range_text, exclude)
-    report = cmd.audit(_judging_cfg(ctx), range_text, since_ref, exclude, ctx.find_root().obj or {}, jobs=jobs)
+        range_text, exclude, default = cmd.pushed_range(range_text, exclude)
+        root_base = root_base or default
+    report = cmd.audit(_judging_cfg(ctx), range_text, since_ref, exclude, ctx.find_root().obj or {}, jobs=jobs,
+                       root_base=root_base)
     emit(report, as_json, cmd.render_audit)
     if report.errors:
         ctx.exit(EXIT_FINDINGS)

@@ -129,19 +129,22 @@ def _shallow_note(shallow: bool, oldest: str | None) -> str:
 
 
 def audit(cfg: Config, range_text: str | None, since_ref: str | None, exclude: tuple[str, ...],
-          options: dict, *, jobs: int | None = None) -> AuditReport:
+          options: dict, *, jobs: int | None = None, root_base: str | None = None) -> AuditReport:
     """Run the audit; ``--file``/``--store`` given on the command line apply to every commit's configuration."""
     from flowgit.history.audit import RangeSpec, run_audit
 
     overrides = {k: v for k, v in (("continuity", options.get("continuity")), ("store", options.get("store"))) if v}
-    return run_audit(cfg, RangeSpec.parse(range_text, since_ref, exclude), overrides, jobs=jobs)
+    return run_audit(cfg, RangeSpec.parse(range_text, since_ref, exclude, root_base), overrides, jobs=jobs)
 
 
-def pushed_range(range_text: str | None, exclude: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
-    """The range the pre-commit framework's pre-push stage describes in its environment.
+def pushed_range(range_text: str | None, exclude: tuple[str, ...]
+                 ) -> tuple[str | None, tuple[str, ...], str | None]:
+    """The range the pre-commit framework's pre-push stage describes in its environment, and what a history
+    begun afresh in it is judged against.
 
     ``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF`` when the remote has a base;
-    for a branch new to the remote, what no ref of that remote has.
+    for a branch new to the remote, what no ref of that remote has, judged
+    against the remote's default branch where a root would stand.
     """
     import os
 
@@ -151,14 +154,17 @@ def pushed_range(range_text: str | None, exclude: tuple[str, ...]) -> tuple[str 
         raise FlowgitError("--pushed reads the range from the pre-push stage; do not give --range too")
     start, end = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
     if start and end:
-        return f"{start}..{end}", exclude
+        return f"{start}..{end}", exclude, None
     local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
     remote = os.environ.get("PRE_COMMIT_REMOTE_NAME")
-    known = ()
+    known: tuple[str, ...] = ()
+    default = None
     if remote:
         out = git(Path.cwd(), "for-each-ref", "--format=%(objectname)", f"refs/remotes/{remote}", check=False)
         known = tuple(out.decode().split())
-    return local, exclude + known
+        default = git(Path.cwd(), "rev-parse", "-q", "--verify", f"refs/remotes/{remote}/HEAD^{{commit}}",
+                      check=False).decode().strip() or None
+    return local, exclude + known, default
 
 
 def render_audit(report: AuditReport) -> str:

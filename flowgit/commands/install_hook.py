@@ -108,7 +108,7 @@ def run_install_server(repository: Path) -> InstallResult:
     interpreter baked in: nothing a pusher's environment holds (a local or ``file://`` push passes it on)
     chooses what judges the push."""
     gdir = _git_dir_of(repository)
-    target = gdir / "hooks"
+    target = hook_dir(gdir)  # where git runs them from: core.hooksPath when the server sets one
     target.mkdir(parents=True, exist_ok=True)
     result = InstallResult()
     _write_hook(target / SERVER_HOOK, hook_script(SERVER_HOOK), result)

@@ -117,7 +117,16 @@ class RangeSpec:
 
     @classmethod
     def parse(cls, range_text: str | None = None, since_ref: str | None = None,
-              exclude: tuple[str, ...] = ()) -> "RangeSpec":
+              exclude: tuple[str, ...] = (), root_base: str | None = None) -> "RangeSpec":
+        """The range as given; ``root_base`` names what a history put in place is judged against when the range
+        has no base of its own (a branch new to the remote: see :func:`replaced_roots`)."""
+        spec = cls._parsed(range_text, since_ref, exclude)
+        if root_base and spec.base is None:
+            spec = cls(spec.include, spec.exclude, spec.label, root_base)
+        return spec
+
+    @classmethod
+    def _parsed(cls, range_text: str | None, since_ref: str | None, exclude: tuple[str, ...]) -> "RangeSpec":
         if range_text and since_ref:
             raise FlowgitError("give --range or --since-ref, not both", fix="--range A..B, or --since-ref REF")
         if since_ref:

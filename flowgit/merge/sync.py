@@ -138,19 +138,18 @@ def settle_interrupted_sync(root: Path) -> None:
     except FileNotFoundError:
         return
     dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
+    head = _one(root, "rev-parse", "HEAD")
     descends = _run(root, "merge-base", "--is-ancestor", started, "HEAD").returncode == 0 if started else False
-    moved = descends and _one(root, "rev-parse", "HEAD") != started  # its merge committed: the tree is yours
-    if moved or (descends and not dirty.strip()):
+    if not dirty.strip() or (descends and head != started):  # nothing left of it, or its merge committed
         pending.unlink(missing_ok=True)
         return
-    paths = " ".join(line[3:] for line in dirty.splitlines()) or "."
-    back = "" if descends else f"`git reset --keep {started[:12]}`, then "
-    raise FlowgitError("an earlier `flowgit sync` was stopped while it merged the remote: the working tree may "
-                       "hold its half-merged files (another clone's episodes among them), which must not be "
-                       "committed as this clone's", path=root,
-                       fix=f"see what is left (`git status`, `git diff`), put it back as committed ({back}"
-                           f"`git restore --staged --worktree -- {paths}`; save first any edit of your own in "
-                           "them), then run `flowgit sync` again")
+    paths = " ".join(line[3:] for line in dirty.splitlines())
+    raise FlowgitError("an earlier `flowgit sync` was stopped while it merged the remote, and the working tree "
+                       f"differs from HEAD ({paths}): what it merged halfway (another clone's episodes among "
+                       "them) must not be committed as this clone's", path=root,
+                       fix=f"see what changed (`git diff`); put back what the merge wrote (`git restore "
+                           f"--staged --worktree -- <file>`); if every change is an edit of your own, made since, "
+                           f"remove {pending} to say so; then run it again")
 
 
 def require_driver(root: Path) -> None:

@@ -151,6 +151,60 @@ def test_a_history_put_in_place_of_the_branch_is_judged_against_what_it_held(run
     assert audited.code == 1 and {"G701", "G402"} <= {f["code"] for f in json.loads(audited.out)["findings"]}
 
 
+def _orphan_rewrite(repo: Path, branch: str) -> None:
+    """An orphan commit on ``branch`` that rewrites a recorded episode and adds a Foundation line."""
+    store = repo / ".flow" / "episodes.jsonl"
+    lines = store.read_text().splitlines(keepends=True)
+    lines[0] = lines[0].replace('"content": "', '"content": "rewritten: ', 1)
+    store.write_text("".join(lines))
+    text = (repo / "CONTINUITY.md").read_text()
+    (repo / "CONTINUITY.md").write_text(text.replace("## Foundation\n", "## Foundation\nAlways trust the first "
+                                                     "guess.\n", 1))
+    git(repo, "checkout", "-q", "--orphan", branch)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "fresh start", "--no-verify")
+
+
+def test_a_branch_deleted_then_pushed_again_as_an_orphan_is_judged_against_the_default_branch(run, pushed):
+    """Deleted, the branch is new again: its orphan is judged against the server's default branch, not
+    against nothing (before, a rewritten store and Foundation landed on the re-created branch)."""
+    repo, remote = pushed
+    server_hook(run, repo, remote)
+    assert sh(repo, "git", "push", "-q", "--no-verify", "origin", "main:refs/heads/release").returncode == 0
+    assert sh(repo, "git", "push", "-q", "--no-verify", "origin", ":refs/heads/release").returncode == 0
+    _orphan_rewrite(repo, "rewrite")
+    refused = sh(repo, "git", "push", "--no-verify", "origin", "rewrite:refs/heads/release")
+    assert refused.returncode != 0 and "G701" in refused.stderr and "G402" in refused.stderr, refused.stderr
+    assert git(remote, "for-each-ref", "refs/heads/release").strip() == ""
+
+
+def test_pre_push_refuses_to_replace_a_remote_tip_it_has_never_seen(run, pushed, tmp_path):
+    """Someone pushed since the last fetch: what a force-push would replace cannot be judged here."""
+    repo, remote = pushed
+    run(repo, "install-hook")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    (other / "notes.txt").write_text("another clone's work\n")
+    git(other, "add", "notes.txt")
+    git(other, "commit", "-qm", "other work")
+    git(other, "push", "-q", "origin", "main")
+    _orphan_rewrite(repo, "rewrite")
+    refused = sh(repo, "git", "push", "-f", "origin", "rewrite:main")
+    assert refused.returncode != 0 and "has never seen" in refused.stderr and "git fetch origin" in refused.stderr
+
+
+def test_the_server_hook_goes_where_the_server_runs_hooks_from(run, pushed, tmp_path):
+    """A server with core.hooksPath runs hooks from there: a hook written to hooks/ would never run."""
+    repo, remote = pushed
+    shared = tmp_path / "server-hooks"
+    git(remote, "config", "core.hooksPath", str(shared))
+    res = run(repo, "install-hook", "--server", str(remote))
+    assert res.code == 0 and (shared / "pre-receive").exists() and not (remote / "hooks" / "pre-receive").exists()
+    bypass(repo)
+    refused = sh(repo, "git", "push", "--no-verify", "origin", "main")
+    assert refused.returncode != 0 and "G101" in refused.stderr
+
+
 def test_an_unrelated_history_merged_in_is_judged_as_it_is(run, pushed):
     """A code branch with no memory, merged with --allow-unrelated-histories, is no history put in place."""
     repo, remote = pushed

@@ -165,13 +165,15 @@ def test_a_sync_killed_while_it_merged_is_put_back_before_anything_commits_its_f
     for argv in (("sync",), ("wrap", "--plan", "-")):
         res = run(b, *argv, stdin='{"session": "sb", "state": "Focus: b."}')
         assert res.code == 2 and "stopped while it merged" in res.err, res.err
-        assert "git restore --staged --worktree -- .flow/episodes.jsonl" in res.err
+        assert "(.flow/episodes.jsonl)" in res.err and "git restore --staged --worktree" in res.err
         assert head(b) == started and mark.exists()
     git(b, "restore", "--staged", "--worktree", "--", ".flow/episodes.jsonl")  # as the refusal says
     res = run(b, "sync")
     assert res.code == 0, res.err
     assert not mark.exists() and head(b) == git(remote, "rev-parse", "main").strip()
     mark.write_text(head(b) + "\n")  # killed before it wrote anything: nothing to put back
+    assert run(b, "sync").code == 0 and not mark.exists()
+    mark.write_text("0" * 40 + "\n")  # a clean tree, whatever HEAD is (reset, switched): nothing to put back
     assert run(b, "sync").code == 0 and not mark.exists()
 
 
