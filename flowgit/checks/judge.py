@@ -80,13 +80,15 @@ class Side:
 
 def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | None = None,
                  override: str | None = None, new_config: Config | None = None,
-                 merge_parents: Sequence[Side] = ()) -> list[Finding]:
+                 merge_parents: Sequence[Side] = (), held_twins: dict | None = None) -> list[Finding]:
     """Every enabled rule's findings for ``old`` -> ``new`` under ``cfg`` (the base's configuration).
 
     ``old`` is None for a first commit. ``override`` is the reason given with
     FLOWGIT_OVERRIDE: errors are kept but marked overridden, so callers can
     record them. ``new_config`` is the configuration the change itself carries:
     it never judges, but anything in it that weakens ``cfg`` is an error.
+    ``held_twins``: the letter-case twins the base commit holds when it holds
+    no memory (``old`` is None): a memory's first commit keeps what was there.
     """
     findings: list[Finding] = []
     if new_config is not None:
@@ -96,7 +98,7 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     findings.extend(paths.removed(old, new))
     findings.extend(paths.unmerged(new))
     findings.extend(paths.symlinked(new))
-    findings.extend(paths.case_collisions(old, new))
+    findings.extend(paths.case_collisions(old, new, held_twins))
     if new.continuity is None and old is not None and old.continuity is not None:
         return _overridden(findings, override)  # nothing left to judge the rules on
     ctx = context_for(cfg, old, new, merge_parents=merge_parents)

@@ -10,6 +10,7 @@ episodes either parent had.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING, Iterator
 
 from flowgit.checks.finding import Finding
@@ -111,14 +112,28 @@ def symlinked(new: "Side") -> Iterator[Finding]:
                       "`git add` it), or configure `continuity`/`store` to where the file really is")
 
 
+# Code points HFS+ ignores in a name (joiners, direction marks, byte-order mark): `CONTI\u200cNUITY.md` is one
+# file with CONTINUITY.md there, as git itself found (core.protectHFS)
+FS_IGNORED_RE = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
+
+
+def path_fold(path: str) -> str:
+    """A path as a case-insensitive filesystem compares it (macOS, Windows): letter case by simple mapping (not
+    full folding: `ß` and `ss`, a ligature and its letters, stay apart), composed and decomposed accents alike,
+    the code points HFS+ ignores dropped."""
+    if path.isascii():  # (almost every name: nothing to compose or drop)
+        return path.lower()
+    return unicodedata.normalize("NFC", FS_IGNORED_RE.sub("", path)).lower()
+
+
 def case_variants_of(judged: list[str], present: dict[str, str]) -> dict[str, str]:
-    """{path: blob id} of the ``present`` paths that differ from a ``judged`` one only in letter case."""
-    folded = {path.casefold(): path for path in judged}
+    """{path: blob id} of the ``present`` paths that a case-insensitive filesystem takes for a ``judged`` one."""
+    folded = {path_fold(path): path for path in judged}
     return {path: oid for path, oid in present.items()
-            if path not in folded.values() and folded.get(path.casefold()) is not None}
+            if path not in folded.values() and folded.get(path_fold(path)) is not None}
 
 
-def case_collisions(old: "Side | None", new: "Side") -> Iterator[Finding]:
+def case_collisions(old: "Side | None", new: "Side", held_twins: dict | None = None) -> Iterator[Finding]:
     """G809: a file whose path differs from the continuity file's or the store's only in letter case.
 
     On a case-insensitive filesystem (macOS, Windows) the two are one file, and
@@ -126,7 +141,7 @@ def case_collisions(old: "Side | None", new: "Side") -> Iterator[Finding]:
     would be one no rule judged. A variant the base held as it is was judged
     when it came in; one the change brings or changes is refused.
     """
-    held = old.extra.get("case_variants") or {} if old is not None else {}
+    held = (old.extra.get("case_variants") or {}) if old is not None else (held_twins or {})
     for path, oid in sorted((new.extra.get("case_variants") or {}).items()):
         if held.get(path) == oid:
             continue

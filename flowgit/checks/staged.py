@@ -201,6 +201,17 @@ def _index_records(out: bytes, links: set[str] | None = None) -> dict[str, str]:
     return found
 
 
+def _listed_twins(root: Path, judged: list[str]) -> dict[str, str]:
+    """The index's files that :func:`~flowgit.checks.paths.path_fold` takes for a judged path (G809), found
+    among the files as deep as the judged ones: git's ``:(icase)`` folds ASCII letters only, and a twin spelt
+    with an accent decomposed, a code point HFS+ ignores or a non-ASCII capital is one file on macOS too.
+    Asked only of a change the gate judges anyway (one git process, once a wrap)."""
+    depths = sorted({path.count("/") + 1 for path in judged})
+    specs = [":(glob)" + "/".join(["*"] * depth) for depth in depths]
+    found = _index_records(git(root, "ls-files", "-s", "-z", "--", *specs, check=False))
+    return case_variants_of(judged, {path: oid for path, oid in found.items() if oid})
+
+
 def with_parents(paths: list[str]) -> list[str]:
     """``paths`` and every directory leading to them (``.flow/episodes.jsonl`` -> ``.flow`` too)."""
     out: list[str] = []
@@ -372,6 +383,10 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     if (not config_changed and not merge_heads and not symlinked and variants == held_variants
             and all(staged.get(p) == base_entries.get(p) for p in judged)):
         return None
+    # judged now: every twin a case-insensitive filesystem would take for a judged file, not only ASCII ones
+    variants = {**variants, **_listed_twins(root, [cont, st, new_cont, new_st])}
+    if variants and base and set(variants) - set(held_variants):
+        held_variants = {k: v for k, v in reads.entries(base, list(variants)).items() if "\0" not in k}
     from flowgit.background import Background
 
     preread = None

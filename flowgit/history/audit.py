@@ -272,14 +272,14 @@ class Auditor:
         Read level by level, each directory's names remembered by its tree id:
         most commits change the root tree only, and it holds a few dozen names.
         """
-        from flowgit.checks.paths import case_variants_of
+        from flowgit.checks.paths import case_variants_of, path_fold
 
         present: dict[str, str] = {}
         for path in judged:
             level = [("", tree)]
             parts = path.split("/")
             for depth, part in enumerate(parts):
-                folded, below = part.casefold(), []
+                folded, below = path_fold(part), []
                 for prefix, at in level:
                     for name, oid, is_tree in self._names(at).get(folded, ()):
                         if depth == len(parts) - 1:
@@ -291,12 +291,15 @@ class Auditor:
         return tuple(sorted(case_variants_of(list(judged), present).items()))
 
     def _names(self, tree) -> dict[str, list[tuple[str, str, bool]]]:
-        """A tree's entries by case-folded name: (name, id, whether a tree), remembered by the tree's id."""
+        """A tree's entries by folded name (:func:`~flowgit.checks.paths.path_fold`): (name, id, whether a
+        tree), remembered by the tree's id."""
+        from flowgit.checks.paths import path_fold
+
         found = self._tree_names.get(tree.id)
         if found is None:
             found = {}
             for entry in tree:
-                found.setdefault(entry.name.casefold(), []).append((entry.name, str(entry.id),
+                found.setdefault(path_fold(entry.name), []).append((entry.name, str(entry.id),
                                                                     entry.type_str == "tree"))
             self._tree_names[tree.id] = found
             if len(self._tree_names) > 64:
@@ -534,7 +537,8 @@ class Auditor:
         per_parent: list[list[Finding]] = []
         for parent, was in zip(parents, before):
             old = self.side(parent, was) if was.blobs != (None, None) else None
-            found = judge_change(was.config.cfg, old, new, message=commit.message, override=override)
+            found = judge_change(was.config.cfg, old, new, message=commit.message, override=override,
+                                 held_twins=dict(was.case_variants))
             per_parent.append([f for f in found if f.severity == "error"])
         if not per_parent:  # a root commit: judged as a first commit, under its own configuration
             found = judge_change(version.config.cfg, None, new, message=commit.message, override=override)

@@ -250,3 +250,16 @@ def test_init_from_a_subdirectory_says_which_repository_it_set_up(run, repo):
     res = run(sub, "init", "--no-hooks")
     assert res.code == 0 and res.out.splitlines()[0] == f"flowgit init: {repo}"
     assert json.loads(run(sub, "init", "--no-hooks", "--json").out)["root"] == str(repo)
+
+
+def test_a_twin_held_before_flowgit_passes_the_set_up_commit_in_the_hook_and_the_audit(run, repo):
+    """`.FLOW/episodes.jsonl` committed before flowgit came: the memory's first commit keeps what its base held
+    (G809 judges what a change brings), at commit and in the audit alike, so the set-up can be pushed."""
+    (repo / ".FLOW").mkdir()
+    (repo / ".FLOW" / "episodes.jsonl").write_text("")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a directory from before")
+    res = run(repo, "init", "--commit")
+    assert res.code == 0, res.err
+    audit = run(repo, "audit", "--json")
+    assert audit.code == 0, audit.out
