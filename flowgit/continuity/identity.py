@@ -21,6 +21,12 @@ CONFUSABLES = str.maketrans({
     "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "һ": "h", "ԁ": "d", "ԛ": "q",
     "ԝ": "w", "ɡ": "g", "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
     "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ω": "w", "ѵ": "v", "ӏ": "l",
+    # Han, kana and Hangul letters that render like Latin ones or a hyphen: a script written with Latin (see
+    # SCRIPTS_WRITTEN_TOGETHER) must not pose as another name by one of them
+    "丨": "l", "ㅣ": "l", "亅": "j", "工": "i", "エ": "i", "口": "o", "ロ": "o", "〇": "o", "ㅇ": "o", "ㅁ": "o",
+    "一": "-", "ー": "-", "ㅡ": "-", "ㄧ": "-", "卜": "t", "ト": "t", "乙": "z",
+    # (NFKC turns Hangul compatibility letters into conjoining ones before the table is read)
+    "\u1175": "l", "\u110b": "o", "\u11bc": "o", "\u1106": "o", "\u11b7": "o", "\u1173": "-",
 })
 INVISIBLE_RE = re.compile("[\u200b-\u200f\u2060\ufeff\u00ad]")
 
@@ -83,9 +89,22 @@ def scripts(name: str) -> set[str]:
 @lru_cache(maxsize=8192)
 def is_mixed_script(name: str) -> bool:
     """Whether a name's letters come from scripts no one language writes together (``rеtry`` with a
-    Cyrillic ``е``); Japanese (``再試行の予算``) and Korean or Chinese with Han are one writing system."""
+    Cyrillic ``е``), or one letter of Han, kana or Hangul sits between Latin letters (``CACHE_F工RST``: a
+    look-alike inside a Latin word, where ``APIキー`` writes two words); Japanese (``再試行の予算``) and
+    Korean or Chinese with Han are one writing system."""
     found = scripts(name)
-    return len(found) > 1 and not any(found <= together for together in SCRIPTS_WRITTEN_TOGETHER)
+    if len(found) <= 1:
+        return False
+    if not any(found <= together for together in SCRIPTS_WRITTEN_TOGETHER):
+        return True
+    return "LATIN" in found and _letter_inside_a_latin_word(unicodedata.normalize("NFKC", name))
+
+
+def _letter_inside_a_latin_word(text: str) -> bool:
+    """Whether a letter that is not Latin has a Latin letter right before and right after it."""
+    latin = [ch.isalpha() and unicodedata.name(ch, "").startswith("LATIN") for ch in text]
+    return any(ch.isalpha() and not latin[i] and 0 < i < len(text) - 1 and latin[i - 1] and latin[i + 1]
+               for i, ch in enumerate(text))
 
 
 SUFFIX_RE = re.compile(r"\s*(?:\(.*\)|\[.*\]|[—–]\s*.*|\s-\s.*|:\s.*|,\s.*|\|.*)$")

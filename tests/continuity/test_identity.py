@@ -34,6 +34,18 @@ def test_scripts_no_language_writes_together_are_mixed():
         assert is_mixed_script(name), name
 
 
+def test_a_han_kana_or_hangul_letter_inside_a_latin_word_is_mixed_and_folds_to_what_it_mimics():
+    """Latin may be written beside Han or kana (`APIキー`, `API鍵`), but one such letter between Latin letters is
+    a look-alike posing in a Latin word; and the look-alikes fold to what they mimic, so a twin is a twin."""
+    for name in ("CACHE_F工RST", "CACHE_FㅣRST", "retryーbudget", "retry一budget"):
+        assert is_mixed_script(name), name
+    for name in ("APIキー", "API鍵", "サーバー負荷"):
+        assert not is_mixed_script(name), name
+    assert name_key("tt丨_limit") == name_key("ttl_limit") and name_key("CACHE_F工RST") == name_key("cache_first")
+    assert name_key("retryーbudget") == name_key("retry-budget") == name_key("retry一budget")
+    assert name_key("CACHE_FㅣRST") == name_key("cache_flrst")  # (NFKC's conjoining jamo folded too)
+
+
 def test_section_names_tolerate_suffixes_and_boms():
     table = alias_table()
     for heading in ("Current State (Nov 30)", "Current State — week 48", "\ufeffCurrent State", "State: today",

@@ -972,6 +972,12 @@ def micro_sign_in_a_latin_name(lab):
     return _dev(lab, pline("p01", 1) + "\n" + pline("µs_latency", 1, text="tail latency under load"))
 
 
+@case(V, "G112")
+def han_look_alike_twin_of_an_existing_name(lab):
+    """`p0丨` (U+4E28, a Han stroke that looks like `l`) beside `p0l`: one name to a reader, one to the gate."""
+    return _dev(lab, pline("p0l", 1, text="cap retries") + "\n" + pline("p0丨", 1, text="shadow retries load"))
+
+
 @case(V, "G113")
 def greek_letter_in_a_japanese_name(lab):
     return _dev(lab, pline("p01", 1) + "\n" + pline("ローカルα", 1, text="cap retries"))
