@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import Document, is_structural_line
+from flowgit.continuity.sections import ACTIONS
 
 
 def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
@@ -15,7 +17,7 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
     old_chars = len(ctx.old.text)
     staged = ctx.new_patterns  # a pattern gone from the staged file is one that changed
     archived = sum(len(ctx.old.lines[at.line]) for name, at, _ in ctx.old_pattern_changes if name not in staged)
-    base = old_chars - archived
+    base = old_chars - archived - _done_items_removed(ctx)
     new_chars = len(ctx.new.text)
     limit = ctx.cfg.budgets.shrink_max
     if base > 0 and (base - new_chars) / base > limit:
@@ -23,6 +25,26 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
                       f"the file shrank {100 * (base - new_chars) / base:.0f}% (from {base:,} to {new_chars:,} "
                       f"characters, archived patterns aside); more than {limit:.0%} is over-compression",
                       "compress for density, not size: restore what was lost (git show HEAD:" + ctx.path + ")")
+
+
+DONE_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:✓|\[[xX]\]\s)")  # an Action Item marked done
+
+
+def _done_items_removed(ctx: CheckContext) -> int:
+    """Characters of the Action Items HEAD held marked done (``✓``, ``[x]``) that the change removes: the
+    lifecycle's "remove what resolved", set aside as archived patterns are (twelve finished items taken out of
+    a short file are no over-compression)."""
+    before = ctx.old.find(ACTIONS)
+    section = ctx.new.find(ACTIONS)
+    if before is None or (section is not None and ctx.same_body(before, section)):
+        return 0
+    kept = set(ctx.new.facts(section).columns.texts) if section is not None else set()
+    facts = ctx.old.facts(before)
+    removed = 0
+    for item in facts.items:
+        if item.text not in kept and DONE_RE.match(item.text):
+            removed += sum(len(ctx.old.lines[before.body_start + n]) for n in range(item.start, item.end))
+    return removed
 
 
 def state_chars(doc: Document) -> int | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.checks.gate_fixtures import (
     write_store,
     DEVELOPING, E_BACKOFF, E_RETRY, E_SAME_SESSION, E_UNRELATED, GRADUATED, SHORTER, base_text, check,
@@ -381,3 +383,27 @@ def test_a_regular_store_beside_an_unrelated_link_passes(run, repo):
     git(repo, "add", "-A")
     code, data, codes = check(run, repo)
     assert "G806" not in codes, data["findings"]
+
+
+SMALL = """## Current State
+Focus: the migration.
+
+## Action Items
+{items}
+- write the runbook — next: Dec 9
+
+## Developing Knowledge
+! p01: retries without any budget multiply the load | 1x
+"""
+
+
+@pytest.mark.parametrize("mark, refused", [("✓ ", False), ("[x] ", False), ("", True)])
+def test_removing_finished_action_items_is_no_over_compression(run, repo, mark, refused):
+    """The lifecycle removes what resolved: twelve finished items taken out of a short file are set aside as
+    archived patterns are; the same items unfinished, dropped, are still over-compression (G501)."""
+    items = "\n".join(f"- {mark}deliver the provider migration step {i} with the retry budget — seen: Nov {10 + i}"
+                      for i in range(12))
+    committed_base(repo, SMALL.format(items=items))
+    stage(repo, SMALL.format(items="").replace("\n\n- write", "\n- write"))
+    code, data, codes = check(run, repo)
+    assert ("G501" in codes) is refused, data
