@@ -21,7 +21,7 @@ from flowgit.errors import EXIT_FINDINGS, EXIT_USAGE, FlowgitError
 EXIT_CODES = """Exit codes: 0 ok; 1 findings (lint/gate errors, audit findings, refused
 promotions with --strict, a wrap the gate refuses); 2 bad input or usage; 3 wrap: nothing
 committed because every requested change was refused or ignored; 130 interrupted. Under --json
-every error is JSON on stdout: {"error": {"message", "fix", "file", "line"}}, with the same exit code."""
+every error is JSON on stdout: {"error": {"message", "fix", "file", "line", "option"}}, with the same exit code."""
 
 
 def _root_obj(ctx: click.Context) -> dict:

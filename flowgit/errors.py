@@ -46,6 +46,15 @@ class UnreadableText(FlowgitError):
     file itself, which a history reader reports at the commit that holds it rather than stopping."""
 
 
+INPUTS_NOT_FILES = ("options", "plan")  # where an error is when it is in what was typed, not in a file
+
+
 def error_dict(message: str, *, fix: str | None = None, path: str | None = None, line: int | None = None) -> dict:
-    """``{"error": {"message", "fix", "file", "line"}}``: one shape for every error an agent reads."""
-    return {"error": {"message": message, "fix": fix, "file": path, "line": line}}
+    """``{"error": {"message", "fix", "file", "line", "option"}}``: one shape for every error an agent reads.
+
+    ``file`` is a file (or ``<stdin>``) an agent may open; an error in a
+    command-line option or an inline plan names it under ``option`` instead,
+    with ``file`` null (and ``option`` is null otherwise)."""
+    option = path if path is not None and (path.startswith("-") or path in INPUTS_NOT_FILES) else None
+    return {"error": {"message": message, "fix": fix, "file": None if option else path, "line": line,
+                      "option": option}}

@@ -3,7 +3,7 @@
 Every tool calls the function the CLI calls (:mod:`flowgit.api` and the command
 modules' core functions) and returns its ``--json`` text; a user error comes
 back as a tool error (``isError``) whose text is the CLI's JSON error,
-``{"error": {"message", "fix", "file", "line"}}``, so the agent can correct
+``{"error": {"message", "fix", "file", "line", "option"}}``, so the agent can correct
 itself from the fix. Configuration is read afresh on every call, from the
 directory the server was started in.
 """

@@ -50,7 +50,8 @@ def test_a_bare_repository_is_refused_by_name(bare: Path, run, argv: list[str]) 
     assert res.err == f"flowgit: error: {bare}: {MESSAGE} (fix: {FIX})\n"
     as_json = run(bare, *argv, "--json")
     assert as_json.code == 2 and as_json.err == ""
-    assert json.loads(as_json.out) == {"error": {"message": MESSAGE, "fix": FIX, "file": str(bare), "line": None}}
+    assert json.loads(as_json.out) == {"error": {"message": MESSAGE, "fix": FIX, "file": str(bare), "line": None,
+                                                  "option": None}}
     assert everything(bare) == before
     assert not (bare / ".flow").exists() and not (bare / ".claude").exists() and not (bare / "CONTINUITY.md").exists()
 

@@ -50,7 +50,7 @@ def places(repo: Path, tmp_path: Path, run) -> dict[str, Path]:
 
 def assert_json_error(out: str, err: str, word: str) -> dict:
     body = json.loads(out)
-    assert set(body) == {"error"} and set(body["error"]) == {"message", "fix", "file", "line"}
+    assert set(body) == {"error"} and set(body["error"]) == {"message", "fix", "file", "line", "option"}
     assert body["error"]["message"]  # (a few errors raised outside these modules carry no fix yet)
     assert word.lower() in json.dumps(body).lower(), body
     assert "Traceback" not in err
@@ -108,3 +108,11 @@ def test_human_errors_stay_one_line_on_stderr(run, places):
     res = run(places["repo"], "episode", "add", "what happened")
     assert res.code == 2 and res.out == ""
     assert res.err.startswith("flowgit: error: --type is required (fix: add --type with one of: finding")
+
+
+def test_an_error_in_an_option_names_the_option_not_a_file(run, repo):
+    """`file` is something to open: an option is named under `option`, with `file` null."""
+    run(repo, "init", "--no-hooks")
+    res = run(repo, "--json", "episode", "add", "--type", "findng", "--session", "s1", "a fact")
+    error = json.loads(res.out)["error"]
+    assert res.code == 2 and error["file"] is None and error["option"] == "--type" and "finding" in error["fix"]

@@ -41,7 +41,7 @@ def test_a_missing_remote_is_named_with_gits_own_words(wrapped: Path, tmp_path: 
     data = json.loads(res.out)
     assert res.code == 1 and data["ok"] is False
     error = data["error"]
-    assert set(error) == {"message", "fix", "file", "line"}  # the one error shape every command gives
+    assert set(error) == {"message", "fix", "file", "line", "option"}  # the one error shape every command gives
     assert "does not appear to be a git repository" in error["message"]
     assert "and the repository exists." in error["message"] and error["fix"] == "check the remote and the network, then sync again"
 

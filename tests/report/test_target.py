@@ -57,7 +57,7 @@ def test_the_memory_is_never_replaced(busy: Path, run, output: str, says: str) -
     shown = str(Path(output))
     assert err == f"flowgit: error: {shown}: {says} {ELSEWHERE}\n"
     assert data == {"message": says, "fix": "write the report elsewhere, e.g. -o report.html", "file": shown,
-                    "line": None}
+                    "line": None, "option": None}
     assert (busy / ".flow" / "episodes.jsonl").read_bytes() == store and store.count(b"uncommitted finding") == 2
     assert (busy / "CONTINUITY.md").read_bytes() == memory and memory.endswith(b"- hand edit not yet wrapped\n")
 
@@ -102,7 +102,7 @@ def test_an_existing_file_flowgit_did_not_draw_is_kept(busy: Path, run) -> None:
     assert err == f"flowgit: error: notes.txt: exists and is not a report flowgit wrote, so flowgit will not " \
                   f"replace it (fix: {fix})\n"
     assert data == {"message": "exists and is not a report flowgit wrote, so flowgit will not replace it",
-                    "fix": fix, "file": "notes.txt", "line": None}
+                    "fix": fix, "file": "notes.txt", "line": None, "option": None}
     assert (busy / "notes.txt").read_bytes() == b"my notes\r\nnot a report\n"
 
 
@@ -132,7 +132,8 @@ def test_dash_writes_the_page_to_standard_output(busy: Path, run) -> None:
     res = run(busy, "report", "-o", "-", "--json")
     assert res.code == 2 and json.loads(res.out) == {"error": {
         "message": "the page and the --json summary would both go to standard output",
-        "fix": "write the page to a file with --json (-o report.html), or drop --json", "file": "-o", "line": None}}
+        "fix": "write the page to a file with --json (-o report.html), or drop --json", "file": None, "line": None,
+        "option": "-o"}}
     assert everything(busy) == before
 
 
