@@ -67,11 +67,18 @@ class Demo:
         self.root, self.as_json = root, as_json
         self.record: list[dict] = []
 
-    def scene(self, title: str, says: str, argv: list[str], *, expect: int = 0, stdin: str | None = None) -> int:
+    def scene(self, title: str, says: str, argv: list[str], *, expect: int = 0, stdin: str | None = None,
+              stdin_from: str | None = None) -> int:
+        """Run one command as the walk-through shows it; ``stdin_from`` names the file its input comes from."""
         from flowgit.cli import main
 
         if not self.as_json:
-            print(f"\n== {title}\n{says}\n$ flowgit {shlex.join(argv)}")
+            fed = f" < {stdin_from}" if stdin_from else ""
+            print(f"\n== {title}\n{says}\n$ flowgit {shlex.join(argv)}{fed}")
+            if stdin_from and stdin:
+                first = stdin.splitlines()[0]
+                print(f"  ({len(stdin.splitlines())} JSON lines, the first: {first[:100]}"
+                      f"{' …' if len(first) > 100 else ''})")
             sys.stdout.flush()
         old_stdin = sys.stdin
         if stdin is not None:
@@ -110,12 +117,12 @@ def scene(fn: Callable[[Demo], None]) -> Callable[[Demo], None]:
 @scene
 def foundation(demo: Demo) -> None:
     samples = sample_dir()
-    demo.scene("A fresh repository", "flowgit init writes the continuity skeleton and an empty episodic store.",
-               ["init"])
+    demo.scene("A fresh repository", "flowgit init writes the continuity skeleton and an empty episodic store "
+               "(the gate comes a few steps on).", ["init", "--no-hooks"])
     shutil.copy(samples / "continuity.md", demo.root / "CONTINUITY.md")
     lines = (samples / "episodes.jsonl").read_text(encoding="utf-8")
     demo.scene("Facts first", "A session's facts go to the append-only episodic store before anything else.",
-               ["episode", "add"], stdin=lines)
+               ["episode", "add"], stdin=lines, stdin_from="episodes.jsonl")
     _commit_past_sessions(demo.root)
     demo.scene("What the store holds", "Episodes are searchable by text, type, tag, session and time.",
                ["episode", "search", "retries"])
@@ -148,7 +155,7 @@ def gate_and_wrap(demo: Demo) -> None:
     session_facts = "".join(json.dumps({**e, "session": plan["session"], "agent": plan["agent"]}) + "\n"
                             for e in plan["episodes"])
     demo.scene("A new session's facts", "Saturday's session records what happened before deciding anything.",
-               ["episode", "add"], stdin=session_facts)
+               ["episode", "add"], stdin=session_facts, stdin_from="saturday.jsonl")
     demo.scene("What the session suggests", "Step 2 on its own: which patterns fired again, which are ready.",
                ["candidates", "--session", "sess-sat"])
     demo.scene("The wrap",
