@@ -63,9 +63,11 @@ def remind(cfg: Config, payload: dict, session: str, *, once: bool = True) -> di
         return None
     if once and not _claim(_marker(cfg.root, session)):
         return None
-    what = f"{sum(1 for x in left if x.startswith('ep-'))} episode(s) of this session are not wrapped"
+    episodes = sum(1 for x in left if x.startswith("ep-"))
+    parts = [f"{episodes} episode(s) of this session are not wrapped"] if episodes else []
     if cfg.continuity_rel in left:
-        what += f" and {cfg.continuity_rel} has uncommitted edits"
+        parts.append(f"{cfg.continuity_rel} has uncommitted edits")
+    what = " and ".join(parts)
     message = (f"flowgit: {what}. Wrap the session before it ends: run /wrap (the flowgit-wrap skill). "
                "If this session was trivial, say so and stop; this reminder is shown once.")
     if event == "Stop":

@@ -137,6 +137,18 @@ def audit(cfg: Config, range_text: str | None, since_ref: str | None, exclude: t
     return run_audit(cfg, RangeSpec.parse(range_text, since_ref, exclude, root_base), overrides, jobs=jobs)
 
 
+def _live_line(cfg: Config, name: str) -> int | None:
+    """The line of the pattern ``name`` in the working continuity file, when it is there (None otherwise)."""
+    from flowgit.continuity.patterns import pattern_map
+    from flowgit.repo import load_document
+
+    try:
+        at = pattern_map(load_document(cfg)).get(name)
+    except FlowgitError:
+        return None
+    return at.lineno if at is not None else None
+
+
 def pushed_range(range_text: str | None, exclude: tuple[str, ...]
                  ) -> tuple[str | None, tuple[str, ...], str | None]:
     """The range the pre-commit framework's pre-push stage describes in its environment, and what a history
@@ -197,7 +209,9 @@ def show_archived(cfg: Config, name: str) -> dict:
 
         archived = {i.event.name for i in history.events if i.event.kind == ARCHIVED}
         near = close_matches(name, archived)
-        raise FlowgitError(f"no archival of `{name}` in the history of {cfg.continuity_rel}",
+        live = _live_line(cfg, name)
+        raise FlowgitError(f"no archival of `{name}` in the history of {cfg.continuity_rel}"
+                           + (f": it is live, at line {live}" if live else ""),
                            fix=("did you mean " + " or ".join(f"`{n}`" for n in near) + "?") if near
                            else "`flowgit log` lists every pattern's events")
     return {"name": name, "text": last.event.text, "commit": last.commit.sha, "date": last.commit.date,

@@ -100,7 +100,8 @@ def parse_plan_text(text: str, source: str) -> Any:
             raise FlowgitError("nested too deeply", path=source, fix="a plan is a flat object of lists") from None
         except json.JSONDecodeError as exc:
             raise FlowgitError(f"malformed JSON: {exc.msg} (column {exc.colno})", path=source,
-                               line=exc.lineno, fix="fix the JSON syntax") from None
+                               line=exc.lineno, fix="correct the JSON at that line and column (a plan is one JSON object: "
+                                                     "`flowgit wrap --schema` prints its shape)") from None
     import yaml
 
     try:
@@ -114,7 +115,9 @@ def parse_plan_text(text: str, source: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise FlowgitError(f"malformed YAML: {problem}", path=source,
-                           line=(mark.line + 1) if mark else None, fix="fix the YAML syntax") from None
+                           line=(mark.line + 1) if mark else None,
+                           fix="correct the YAML at that line (a plan is one mapping: `flowgit wrap --schema` prints "
+                               "its shape; JSON is YAML too)") from None
 
 
 class _RepeatedKey(Exception):

@@ -105,7 +105,9 @@ def validate(value: Any, schema: dict[str, Any] = SCHEMA, path: str = "plan") ->
         allowed = types if isinstance(types, list) else [types]
         if not any(isinstance(value, TYPES[t]) and not (t == "integer" and isinstance(value, bool))
                    for t in allowed):
-            raise SchemaError(path, f"must be {' or '.join(allowed)}, got {type(value).__name__}")
+            whole = "" if "." in path or "[" in path else " (the whole plan is one JSON or YAML object: "\
+                "`{\"session\": …, \"state\": …}`)"
+            raise SchemaError(path, f"must be {' or '.join(allowed)}, got {type(value).__name__}{whole}")
     if isinstance(value, str) and not is_text(value):
         raise SchemaError(path, "holds a character that is not text (a lone surrogate, `\\ud800`–`\\udfff`); "
                                 "write it in UTF-8")

@@ -281,7 +281,10 @@ def test_show_archived(story):
     assert res.code == 0 and data["commit"] == story.at["delta archived"]
     assert data["text"] == "! delta: deploy schema migrations before the code | 1x"
     missing = story.run(story.repo, "show-archived", "nope")
-    assert missing.code == 2 and "no archival of `nope`" in missing.err
+    assert missing.code == 2 and "no archival of `nope`" in missing.err and "live" not in missing.err
+    live = json.loads(story.run(story.repo, "patterns", "--json").out)[0]["name"]
+    said = story.run(story.repo, "show-archived", live)
+    assert said.code == 2 and f"no archival of `{live}`" in said.err and "it is live, at line" in said.err
 
 
 def test_shallow_clone_says_how_far_back_it_sees(story, tmp_path):

@@ -33,7 +33,7 @@ def test_a_dry_run_under_json_gives_the_fix(wrap_repo, tmp_path):
     killed_at(wrap_repo, tmp_path, "4-sections")
     res = flowgit(wrap_repo, "--json", "wrap", "--dry-run")
     assert res.returncode == 2
-    assert json.loads(res.stdout)["error"] == {"message": PENDING, "fix": FIX, "line": None,
+    assert json.loads(res.stdout)["error"] == {"message": PENDING, "fix": FIX, "line": None, "option": None,
                                                "file": str(wrap_repo / ".git" / "flowgit-wrap.journal")}
 
 
