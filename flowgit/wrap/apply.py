@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
@@ -89,8 +89,10 @@ class Editor:
 
     def __init__(self, doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds,
                  date: str, plan_ids: list[str], archived_before: Callable[[str], bool],
-                 batch: frozenset[str] = frozenset(), starts: Mapping[str, str] | None = None) -> None:
+                 batch: frozenset[str] = frozenset(), starts: Mapping[str, str] | None = None,
+                 weight: Any = None) -> None:
         self.doc, self.plan, self.episodes = doc, plan, episodes
+        self.weight = weight  # how rare a word is in the store the commit holds (the gate's G104 weighs so)
         self.starts = starts  # a start of an id the plan cites -> the stored id
         self.thresholds, self.date, self.plan_ids = thresholds, date, plan_ids
         self.batch = batch  # what this commit appends to the store: one source per agent (G103)
@@ -203,7 +205,7 @@ class Editor:
         problems = post_demotion(p, evidence, self.episodes, level=level, thresholds=self.thresholds, in_proven=proven,
                                  now=_now(), batch=self.batch)
         verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven,
-                         batch=self.batch)
+                         batch=self.batch, now=_now(), **({"weight": self.weight} if self.weight else {}))
         codes = verdict_codes(verdict, demoted=bool(problems))
         problems += verdict.problems()
         if not problems:
@@ -302,10 +304,11 @@ class Editor:
 
 def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds, *, date: str,
                plan_ids: list[str], archived_before: Callable[[str], bool],
-               batch: frozenset[str] = frozenset(), starts: Mapping[str, str] | None = None) -> Outcome:
+               batch: frozenset[str] = frozenset(), starts: Mapping[str, str] | None = None,
+               weight: Any = None) -> Outcome:
     """Apply the plan's edits; ``batch`` is what this commit appends to the store (the gate's G103 batch),
-    ``starts`` the stored ids the plan names by a start of theirs."""
-    editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before, batch, starts)
+    ``starts`` the stored ids the plan names by a start of theirs, ``weight`` the store's word rarity."""
+    editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before, batch, starts, weight)
     editor.apply_sections()
     editor.apply_patterns()
     editor.outcome.doc = editor.doc

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Mapping
+from typing import Any, Mapping
 
 from flowgit.config import Config, Thresholds, judging_config_at
 from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import DEVELOPING, PROVEN
 from flowgit.episodes import Episode
-from flowgit.evidence import assess, post_demotion
+from flowgit.evidence import assess, post_demotion, store_weight
 from flowgit.wrap.cleanup import Stale, find_stale
 from flowgit.wrap.judgement import about, after_demotion, demoted_on, fired, overdue_actions
 from flowgit.words import as_written, content_words, jaccard, overlap
@@ -59,9 +59,14 @@ def _related(at: PatternAt, episodes: list[Episode], minimum: int) -> list[tuple
 
 def find_candidates(doc: Document, session_episodes: list[Episode], store: Mapping[str, Episode],
                     thresholds: Thresholds, today: date, blamed: Mapping,
-                    batch: frozenset[str] = frozenset()) -> Candidates:
+                    batch: frozenset[str] = frozenset(), weight: Any = None) -> Candidates:
     """Step 2. ``batch``: the episodes the wrap's commit will append (the gate counts them as one source,
-    G103), so nothing is called ready that the gate would then refuse."""
+    G103), ``weight`` how rare each word is in the store (G104), and episodes dated after now count for
+    nothing: nothing is called ready that the gate would then refuse."""
+    from datetime import datetime, timezone
+
+    now = datetime.now(timezone.utc)
+    weighed = {"weight": weight} if weight else {}
     found = Candidates(session_episodes=session_episodes)
     patterns = list(iter_patterns(doc))
     for at in patterns:
@@ -78,12 +83,13 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
                                                                      {w for _, s in related for w in s})})
         if at.section == DEVELOPING and p.level == 2:
             evidence = tuple(dict.fromkeys(p.evidence + tuple(e.id for e, _ in related)))
-            verdict = assess(p.name, p.text, 3, evidence, store, thresholds, in_proven=True, batch=batch)
+            verdict = assess(p.name, p.text, 3, evidence, store, thresholds, in_proven=True, batch=batch, now=now,
+                             **weighed)
             entry = {"name": p.name, "line": at.lineno, "evidence": list(evidence),
                      "independent": verdict.independent, "sources": verdict.sources}
             since = demoted_on(p)
             lacks = post_demotion(p, evidence, store, level=3, thresholds=thresholds, in_proven=True,
-                                  batch=batch) if since is not None else []  # the gate's G208, as it asks it
+                                  batch=batch, now=now) if since is not None else []  # the gate's G208, as asked
             if lacks:
                 found.not_yet.append({**entry, "lacks": lacks})
             elif len(evidence) == len(p.evidence):  # the gate's G202: a level is raised on new evidence
@@ -152,4 +158,4 @@ def gather_candidates(cfg: Config, session: str | None, when: date) -> Candidate
     batch = frozenset(appended) if held else frozenset()  # not yet committed: the next commit's batch
     thresholds = judging_config_at(cfg, head_sha(root)).thresholds
     return find_candidates(doc, episodes, store, thresholds, when, blame_dates(root, cfg.continuity_rel),
-                           batch)
+                           batch, store_weight(raw))

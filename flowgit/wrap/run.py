@@ -31,7 +31,7 @@ from flowgit.continuity.sections import DEVELOPING, PROVEN, STATE
 from flowgit.dates import parse_date, today as utc_today
 from flowgit.episodes import Episode, EpisodeStore, lookup, make_episode, parse_store, whole_ids
 from flowgit.errors import CommitRejected, FlowgitError  # noqa: F401 (CommitRejected: raised here, named by callers)
-from flowgit.evidence import assess
+from flowgit.evidence import assess, store_weight
 from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
 from flowgit.git import blob_oid, blobs, git, git_dir, head_entries, head_sha, require_repo, run_until_done
@@ -184,7 +184,8 @@ def plan_episodes(plan: Plan, inputs: Inputs) -> list[Episode]:
                          default_agent=inputs.agent) for i, data in enumerate(plan.episodes)]
 
 
-def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozenset[str] = frozenset()) -> Outcome:
+def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozenset[str] = frozenset(),
+                   weight: Any = None) -> Outcome:
     """No-plan mode: validate every promotion the working-tree edit made; refused ones go back.
 
     ``batch``: the episodes this commit appends (one source per agent, as the gate counts them).
@@ -214,7 +215,7 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
                                       thresholds=inputs.judging.thresholds, in_proven=proven,
                                       now=datetime.now(timezone.utc), batch=batch)
         verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.judging.thresholds, in_proven=proven,
-                         batch=batch)
+                         batch=batch, now=datetime.now(timezone.utc), **({"weight": weight} if weight else {}))
         codes = verdict_codes(verdict, demoted=len(problems) > int(jump), jump=jump)
         problems += verdict.problems()
         if verdict.unknown:  # a short id copied from a listing: a plan may name a start, a file cites it whole
@@ -371,16 +372,18 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
 
     checkpoint("2-candidates")
     thresholds = inputs.judging.thresholds
-    candidates = find_candidates(inputs.doc, session_eps, episodes, thresholds, inputs.day, inputs.blamed, batch)
+    weight = store_weight(inputs.store_raw + b"".join((e.to_json() + "\n").encode("utf-8") for e in new_eps))
+    candidates = find_candidates(inputs.doc, session_eps, episodes, thresholds, inputs.day, inputs.blamed, batch,
+                                 weight)
 
     checkpoint("3-validate")
     if plan:
         outcome = apply_plan(inputs.doc, plan, episodes, thresholds, date=inputs.day.isoformat(),
                              plan_ids=[e.id for e in recorded],
                              archived_before=lambda name: _archived_before(inputs, name), batch=batch,
-                             starts=starts)
+                             starts=starts, weight=weight)
     else:
-        outcome = validate_edits(inputs, episodes, batch)
+        outcome = validate_edits(inputs, episodes, batch, weight)
     checkpoint("5-demotion")
     if strict and outcome.refused:
         raise PromotionsRefused("--strict: " + "; ".join(r.sentence() for r in outcome.refused),

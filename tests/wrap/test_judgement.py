@@ -318,6 +318,22 @@ def test_a_hand_edited_demotion_needs_the_same_independent_episode(run, wrap_rep
 
 
 # ------------------------------------------------------------ candidates agree with the gate
+def test_candidates_never_count_an_episode_dated_after_now(run, wrap_repo):
+    """The gate counts episodes dated up to the change (G103): one dated in 2030 makes nothing ready today,
+    in candidates and in the wrap's own check alike."""
+    future = ep("the retry budget per request held provider load flat again in the third outage", "sess-z",
+                ts="2030-01-01T09:00:00Z")
+    with (wrap_repo / ".flow" / "episodes.jsonl").open("a") as out:
+        out.write(future.to_json() + "\n")
+    cands = data_of(run(wrap_repo, "candidates", "--json"))
+    assert "retry_budget" not in [x["name"] for x in cands["ready_to_graduate"]]
+    res = wrap(run, wrap_repo, {"session": "sess-z", "patterns": [
+        {"op": "graduate", "name": "retry_budget", "evidence": [future.id]}]}, "--json")
+    data = data_of(res)  # refused by the wrap itself (the episode it appends is still committed), not exit 1
+    assert res.code == 0 and [r["name"] for r in data["refused"]] == ["retry_budget"], res.out
+    assert not data["gate"] and "G103" in data["refused"][0]["codes"]
+
+
 def test_the_wrap_dry_run_weighs_the_sessions_uncommitted_episodes_as_candidates_does(run, wrap_repo):
     """An episode recorded this session and not yet committed is in the store the wrap commits: its dry run's
     candidates call the pattern ready, as `flowgit candidates` does, not "not in the store"."""
