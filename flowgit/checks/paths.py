@@ -118,12 +118,20 @@ FS_IGNORED_RE = re.compile("[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]")
 
 
 def path_fold(path: str) -> str:
-    """A path as a case-insensitive filesystem compares it (macOS, Windows): letter case by simple mapping (not
+    """A path as a case-insensitive filesystem compares it (macOS, Windows): letter case by simple folding (not
     full folding: `ß` and `ss`, a ligature and its letters, stay apart), composed and decomposed accents alike,
     the code points HFS+ ignores dropped."""
     if path.isascii():  # (almost every name: nothing to compose or drop)
         return path.lower()
-    return unicodedata.normalize("NFC", FS_IGNORED_RE.sub("", path)).lower()
+    composed = unicodedata.normalize("NFC", FS_IGNORED_RE.sub("", path))
+    return "".join(_simple_fold(ch) for ch in composed)
+
+
+def _simple_fold(ch: str) -> str:
+    """One character's simple case folding: ``casefold`` where it gives one character (`ſ` is `s`, `ς` is
+    `σ`, `K` the Kelvin sign is `k`), ``lower`` where full folding would expand it (`ß`, a ligature)."""
+    folded = ch.casefold()
+    return folded if len(folded) == 1 else ch.lower()
 
 
 def case_variants_of(judged: list[str], present: dict[str, str]) -> dict[str, str]:

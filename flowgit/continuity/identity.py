@@ -24,7 +24,9 @@ CONFUSABLES = str.maketrans({
     # Han, kana and Hangul letters that render like Latin ones or a hyphen: a script written with Latin (see
     # SCRIPTS_WRITTEN_TOGETHER) must not pose as another name by one of them
     "丨": "l", "ㅣ": "l", "亅": "j", "工": "i", "エ": "i", "口": "o", "ロ": "o", "〇": "o", "ㅇ": "o", "ㅁ": "o",
-    "一": "-", "ー": "-", "ㅡ": "-", "ㄧ": "-", "卜": "t", "ト": "t", "乙": "z",
+    "一": "-", "ー": "-", "ㅡ": "-", "ㄧ": "-", "卜": "t", "ト": "t", "乙": "z", "〡": "l", "乚": "l", "ㄥ": "l",
+    # Latin letters of other alphabets that render like the basic ones
+    "ᴄ": "c", "ı": "i", "ɑ": "a", "ᴏ": "o", "ᴠ": "v", "ᴡ": "w", "ᴢ": "z", "ꜱ": "s", "ʀ": "r",
     # (NFKC turns Hangul compatibility letters into conjoining ones before the table is read)
     "\u1175": "l", "\u110b": "o", "\u11bc": "o", "\u1106": "o", "\u11b7": "o", "\u1173": "-",
 })
@@ -42,9 +44,11 @@ GIST_DROPPED_RE = re.compile(r"[`*_~]|[^\w\s]")  # markup, then every mark that 
 
 
 def description_gist(text: str) -> str:
-    """A description's words: without markup, punctuation, case or spacing (what a rename keeps; a full
-    stop added to a demoted pattern's description does not make another claim of it)."""
-    return " ".join(GIST_DROPPED_RE.sub(" ", unicodedata.normalize("NFKC", text)).casefold().split())
+    """A description's words: without markup, punctuation, case, spacing, invisible characters or look-alike
+    letters (what a rename keeps; a full stop added to a demoted pattern's description, or a Cyrillic `е` in
+    it, does not make another claim of it)."""
+    folded = unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", text)).casefold().translate(CONFUSABLES)
+    return " ".join(GIST_DROPPED_RE.sub(" ", folded).split())
 
 
 def is_rename(old, new) -> bool:
@@ -74,13 +78,14 @@ SCRIPTS_WRITTEN_TOGETHER = (
 
 def scripts(name: str) -> set[str]:
     """The writing systems of a name's letters (LATIN, CYRILLIC, GREEK, HAN, …), each letter read as NFKC
-    reads it (a full-width ``ａ`` is Latin)."""
+    reads it (a full-width ``ａ`` is Latin); a digit of another script counts as a letter of it (an Oriya
+    ``୦`` in ``time୦ut`` is no ASCII ``0``)."""
     found = set()
     for raw in name:
         if raw in COMMON_LETTERS:
             continue
         for ch in unicodedata.normalize("NFKC", raw):
-            if ch.isalpha():
+            if ch.isalpha() or (ch.isdigit() and not ch.isascii()):
                 word = unicodedata.name(ch, "UNKNOWN").split(" ")[0]
                 found.add(SCRIPT_OF_NAME_WORD.get(word, word))
     return found
@@ -101,9 +106,10 @@ def is_mixed_script(name: str) -> bool:
 
 
 def _letter_inside_a_latin_word(text: str) -> bool:
-    """Whether a letter that is not Latin has a Latin letter right before and right after it."""
+    """Whether a look-alike of a Latin letter (:data:`CONFUSABLES`) from another script has Latin letters
+    right before and right after it (``CACHE_F工RST``); a word of its own there is a word (``iOS和Android``)."""
     latin = [ch.isalpha() and unicodedata.name(ch, "").startswith("LATIN") for ch in text]
-    return any(ch.isalpha() and not latin[i] and 0 < i < len(text) - 1 and latin[i - 1] and latin[i + 1]
+    return any(not latin[i] and ord(ch) in CONFUSABLES and 0 < i < len(text) - 1 and latin[i - 1] and latin[i + 1]
                for i, ch in enumerate(text))
 
 

@@ -575,12 +575,24 @@ class Auditor:
         out = git(self.cfg.root, "merge-base", "--all", *(str(p.id) for p in parents), check=False)
         return out.decode().split()
 
+    def _begins_a_memory(self, commit) -> bool:
+        """Whether ``commit`` holds a memory its first parent (if any) does not: where a history put in place
+        of a branch begins its memory (an orphan carrying one, or a commit from before ``flowgit init``
+        rewound to). A history without a memory (a gh-pages orphan) begins none, and is judged as it is."""
+        if self.version(commit).blobs == (None, None):
+            return False
+        if not commit.parent_ids:
+            return True
+        parent = self._lookup(commit.parent_ids[0])
+        return parent is not None and self.version(parent).blobs == (None, None)
+
     def _parents(self, commit) -> list | None:
         if str(commit.id) in self.shallow_commits:
             return None
         parents = []
-        if not commit.parent_ids and str(commit.id) in self.stand_ins:
-            return [self.repo[self.stand_ins[str(commit.id)]]]  # a history put in place of the range's base
+        stand_in = self.stand_ins.get(str(commit.id))
+        if stand_in is not None and self._begins_a_memory(commit):
+            return [self.repo[stand_in]]  # a history put in place of the range's base: judged against it
         for pid in commit.parent_ids:
             found = self._known.get(pid)
             if found is None:
@@ -665,15 +677,18 @@ def _resolve(repo, rev: str):
 
 
 def replaced_roots(repo, spec: RangeSpec, commits: list) -> dict[str, str]:
-    """{commit without a parent: the range's base} where the tip of ``A..B`` descends, first parent by first
-    parent, from a commit without one inside the range.
+    """{where a history put in place of the range's base begins: that base} for ``A..B``.
 
-    That is a history put in place of A's (a force-push of an orphan commit,
-    an amend in a one-commit-deep clone): judged as a memory's first commit
-    it would be judged against nothing, so a store rewritten or a Foundation
-    changed would pass. It is judged against A, what the branch held. An
-    unrelated history merged in (``--allow-unrelated-histories``) is not on
-    the tip's first-parent line, and is judged as it is.
+    Followed first parent by first parent from B inside the range, the line
+    ends at a commit without a parent (a force-push of an orphan, an amend in
+    a one-commit-deep clone), or, where B does not descend from A (history
+    rewritten), at a commit whose parent lies outside the range. Judged as a
+    memory's first commit that commit would be judged against nothing, so a
+    store rewritten or a Foundation changed would pass: where it begins a
+    memory (:meth:`Auditor._begins_a_memory`) it is judged against A, what
+    the branch held. An unrelated history merged in (``--allow-unrelated-
+    histories``) is not on the tip's first-parent line; a fast-forward's line
+    reaches A itself.
     """
     if spec.base is None or not commits:
         return {}
@@ -681,9 +696,13 @@ def replaced_roots(repo, spec: RangeSpec, commits: list) -> dict[str, str]:
     tip = _resolve(repo, spec.include[0])
     inside = {commit.id: commit for commit in commits}
     at = inside.get(tip) if base is not None else None
-    while at is not None and at.parent_ids:
-        at = inside.get(at.parent_ids[0])
-    return {str(at.id): str(base)} if at is not None else {}
+    while at is not None and at.parent_ids and at.parent_ids[0] in inside:
+        at = inside[at.parent_ids[0]]
+    if at is None:
+        return {}
+    if at.parent_ids and (tip == base or repo.descendant_of(tip, base)):
+        return {}  # B holds A: nothing was put in place of it
+    return {str(at.id): str(base)}
 
 
 def open_any(root: Path):

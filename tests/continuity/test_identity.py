@@ -39,8 +39,12 @@ def test_a_han_kana_or_hangul_letter_inside_a_latin_word_is_mixed_and_folds_to_w
     a look-alike posing in a Latin word; and the look-alikes fold to what they mimic, so a twin is a twin."""
     for name in ("CACHE_F工RST", "CACHE_FㅣRST", "retryーbudget", "retry一budget"):
         assert is_mixed_script(name), name
-    for name in ("APIキー", "API鍵", "サーバー負荷"):
-        assert not is_mixed_script(name), name
+    for name in ("APIキー", "API鍵", "サーバー負荷", "iOS和Android兼容", "JavaとPython比較", "iOS와Android호환"):
+        assert not is_mixed_script(name), name  # a word of its own between Latin words is a word
+    assert is_mixed_script("time୦ut_policy")  # an Oriya zero in a Latin name is no ASCII digit
+    for twin, name in (("tt〡_limit", "ttl_limit"), ("ᴄache_first", "cache_first"), ("cache_fırst", "cache_first"),
+                       ("cɑche_first", "cache_first")):
+        assert name_key(twin) == name_key(name), twin
     assert name_key("tt丨_limit") == name_key("ttl_limit") and name_key("CACHE_F工RST") == name_key("cache_first")
     assert name_key("retryーbudget") == name_key("retry-budget") == name_key("retry一budget")
     assert name_key("CACHE_FㅣRST") == name_key("cache_flrst")  # (NFKC's conjoining jamo folded too)

@@ -1363,6 +1363,24 @@ def raise_dated_after_its_evidence(lab):
     return lab.commit(env={"GIT_COMMITTER_DATE": "2026-11-30T10:00:00Z"})
 
 
+@case(V, "G208")
+def demoted_claim_raised_again_under_a_new_name_with_a_look_alike_letter(lab):
+    """A Cyrillic `е` and a soft hyphen in the description: the same claim to a reader, so to the gate."""
+    line = _demoted(lab)
+    claim = line.split(": ", 1)[1].split(" | ")[0].replace("e", "\u0435", 1).replace("re", "re\u00ad", 1)
+    ids = ", ".join(line.split("[evidence: ")[1].split("]")[0].split(", ")[:2])
+    lab.sub(line, line + f"\n! retry_cap: {claim} | 1x")
+    lab.setup_commit("the same claim, look-alike letters, new name")
+    return edit_commit(lab, f"! retry_cap: {claim} | 1x", f"!! retry_cap: {claim} | 2x (RELIABILITY) [evidence: {ids}]")
+
+
+@case(V, "G809")
+def store_twin_spelt_with_a_long_s(lab):
+    """`ſ` folds to `s` as a case-insensitive filesystem folds it: `.flow/epiſodes.jsonl` is the store there."""
+    lab.write(lab.text(".flow/episodes.jsonl").replace("retries", "rewritten", 1), ".flow/epi\u017fodes.jsonl")
+    return edit_commit(lab, "Focus: ship the gate.", "Focus: the audit of every past graduation.")
+
+
 @case(V, "G207")
 def demotion_note_dropped_later(lab):
     """The note is what a later promotion reads: taking it off would make the chain look fresh again."""
