@@ -205,6 +205,51 @@ def test_the_server_hook_goes_where_the_server_runs_hooks_from(run, pushed, tmp_
     assert refused.returncode != 0 and "G101" in refused.stderr
 
 
+def test_a_branch_without_a_memory_begun_afresh_is_judged_as_it_is(run, pushed):
+    """A gh-pages orphan holds no memory: nothing of the default branch's is deleted by it."""
+    repo, remote = pushed
+    run(repo, "install-hook")
+    server_hook(run, repo, remote)
+    git(repo, "checkout", "-q", "--orphan", "gh-pages")
+    git(repo, "rm", "-rq", "--cached", ".")
+    (repo / "index.html").write_text("<p>docs</p>\n")
+    git(repo, "add", "index.html")
+    git(repo, "commit", "-qm", "pages", "--no-verify")
+    ok = sh(repo, "git", "push", "origin", "gh-pages")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+def test_a_history_rewound_to_before_the_memory_is_judged_against_what_it_replaces(run, tmp_path):
+    """Not an orphan: main reset to the commit before `flowgit init`, and a memory begun again on it (a
+    rewritten store, a new Foundation line) is judged against the main it replaces, not against nothing."""
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README").write_text("a project\n")
+    git(repo, "add", "README")
+    git(repo, "commit", "-qm", "before the memory")
+    committed_base(repo)
+    remote = tmp_path / "rewound.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "origin", "main")
+    server_hook(run, repo, remote)
+    before = git(remote, "rev-parse", "main").strip()
+    kept = {name: (repo / name).read_bytes() for name in ("CONTINUITY.md", ".flow/episodes.jsonl")}
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    (repo / ".flow").mkdir()
+    (repo / ".flow" / "episodes.jsonl").write_bytes(kept[".flow/episodes.jsonl"].replace(b'"content": "',
+                                                                                      b'"content": "rewritten: ', 1))
+    (repo / "CONTINUITY.md").write_bytes(kept["CONTINUITY.md"].replace(b"## Foundation\n",
+                                                                      b"## Foundation\nAlways trust the first "
+                                                                      b"guess.\n", 1))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "memory again", "--no-verify")
+    refused = sh(repo, "git", "push", "--no-verify", "-f", "origin", "main")
+    assert refused.returncode != 0 and "G701" in refused.stderr and "G402" in refused.stderr, refused.stderr
+    assert git(remote, "rev-parse", "main").strip() == before
+
+
 def test_an_unrelated_history_merged_in_is_judged_as_it_is(run, pushed):
     """A code branch with no memory, merged with --allow-unrelated-histories, is no history put in place."""
     repo, remote = pushed
