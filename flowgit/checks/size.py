@@ -27,6 +27,7 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
                       "compress for density, not size: restore what was lost (git show HEAD:" + ctx.path + ")")
 
 
+KEPT_OVERLAP = 0.5  # content words a new item shares with a done one for it to be that item, kept
 DONE_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:✓|\[[xX]\]\s)")  # an Action Item marked done
 
 
@@ -38,12 +39,22 @@ def _done_items_removed(ctx: CheckContext) -> int:
     section = ctx.new.find(ACTIONS)
     if before is None or (section is not None and ctx.same_body(before, section)):
         return 0
-    kept = set(ctx.new.facts(section).columns.texts) if section is not None else set()
+    from flowgit.checks.compression import normalise
+    from flowgit.words import content_words, overlap
+
+    texts = ctx.new.facts(section).columns.texts if section is not None else ()
+    kept = {normalise(text) for text in texts}
+    kept_words = [content_words(text) for text in kept]
     facts = ctx.old.facts(before)
     removed = 0
     for item in facts.items:
-        if item.text not in kept and DONE_RE.match(item.text):
-            removed += sum(len(ctx.old.lines[before.body_start + n]) for n in range(item.start, item.end))
+        if not DONE_RE.match(item.text):
+            continue
+        said = normalise(item.text)  # (bullet, marks and lifecycle fields aside: re-bulleted is kept)
+        words = content_words(said)
+        if said in kept or any(overlap(words, other) >= KEPT_OVERLAP for other in kept_words):
+            continue  # still there, moved or reworded: only what is gone is set aside
+        removed += sum(len(ctx.old.lines[before.body_start + n]) for n in range(item.start, item.end))
     return removed
 
 
