@@ -140,6 +140,13 @@ def settle_interrupted_sync(root: Path) -> None:
     dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
     head = _one(root, "rev-parse", "HEAD")
     descends = _run(root, "merge-base", "--is-ancestor", started, "HEAD").returncode == 0 if started else False
+    if not dirty.strip() and not descends and started and _replayed(root, started):
+        raise FlowgitError("an earlier `flowgit sync` was stopped after it rebased this branch onto the remote and "
+                           f"before it judged the result: HEAD holds copies of the commits it started from "
+                           f"({started[:12]}), never judged as replayed", path=root,
+                           fix=f"put them back as they were (`git reset --keep {started[:12]}`), then run "
+                               f"`flowgit sync` again (it merges when the gate refuses a rebase); if you rebased "
+                               f"yourself since, remove {pending} instead")
     if not dirty.strip() or (descends and head != started):  # nothing left of it, or its merge committed
         pending.unlink(missing_ok=True)
         return
@@ -150,6 +157,16 @@ def settle_interrupted_sync(root: Path) -> None:
                        fix=f"see what changed (`git diff`); put back what the merge wrote (`git restore "
                            f"--staged --worktree -- <file>`); if every change is an edit of your own, made since, "
                            f"remove {pending} to say so; then run it again")
+
+
+def _replayed(root: Path, started: str) -> bool:
+    """Whether HEAD holds a copy of every commit ``started`` has that HEAD lacks (what a rebase leaves): the
+    same author, author date and subject (a rebase keeps them; the patch itself may differ where the merge
+    driver joined it with the remote's)."""
+    form = "--format=%ae%x00%ad%x00%s"
+    ours = set(_one(root, "log", form, "--date=raw", started, "--not", "HEAD").splitlines())
+    theirs = set(_one(root, "log", form, "--date=raw", "HEAD", "--not", started).splitlines())
+    return bool(ours) and ours <= theirs
 
 
 def require_driver(root: Path) -> None:

@@ -177,6 +177,32 @@ def test_a_sync_killed_while_it_merged_is_put_back_before_anything_commits_its_f
     assert run(b, "sync").code == 0 and not mark.exists()
 
 
+def test_a_sync_killed_after_its_rebase_names_the_commits_it_started_from(tmp_path, remote, run):
+    """Killed between its rebase and its gate: the tree is clean, HEAD holds unjudged copies of our commits.
+    The next sync names where they were (a clean tree alone no longer clears the mark); put back, it syncs."""
+    from flowgit.merge.sync import PENDING
+
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    (a / "a.txt").write_text("a\n")
+    git(a, "add", "a.txt")
+    commit(a, "a's work")
+    assert run(a, "sync").code == 0
+    (b / "b.txt").write_text("b\n")
+    git(b, "add", "b.txt")
+    commit(b, "b's work")
+    started = head(b)
+    mark = b / ".git" / PENDING
+    mark.write_text(started + "\n")
+    git(b, "fetch", "-q")
+    git(b, "rebase", "-q", "origin/main")  # what the killed sync had done
+    res = run(b, "sync")
+    assert res.code == 2 and "stopped after it rebased" in res.err and f"git reset --keep {started[:12]}" in res.err
+    git(b, "reset", "-q", "--keep", started)
+    res = run(b, "sync")
+    assert res.code == 0, res.err
+    assert not mark.exists() and head(b) == git(remote, "rev-parse", "main").strip()
+
+
 def test_a_real_conflict_aborts_and_leaves_the_branch_as_it_was(tmp_path, remote, run, monkeypatch):
     a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
     ours, _, _ = CASES["protected_conflict"]
