@@ -315,7 +315,7 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupRe
         manifest["files"][rel] = _sha(want)
     report.warnings += unreachable(exe)
     if report.warnings and not dry_run:  # hooks that cannot run would fail at every session start: write none
-        raise FlowgitError(report.warnings[0] + "; nothing was written", path=base / "settings.json",
+        raise FlowgitError(report.warnings[0] + "; nothing was written", path="--exe",  # (what to change)
                            fix="run it again with the full path, or with flowgit on the PATH the agent runs "
                                "hooks with (`--dry-run` shows what would be written)")
     before = _read(settings_path)

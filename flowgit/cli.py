@@ -121,6 +121,24 @@ def _reading_cfg(ctx: click.Context) -> Any:
     return cfg
 
 
+def _history_cfg(ctx: click.Context, judging: bool = False) -> Any:
+    """The configuration for a command that reads the memory's history (audit, log, report): a ``--file``
+    or ``--store`` given on the command line must name a path the working tree or some commit holds (a typo
+    would otherwise audit nothing and call it clean)."""
+    from flowgit.git import git
+
+    obj = _root_obj(ctx)
+    cfg = _judging_cfg(ctx) if judging else _cfg(ctx)
+    for option, given, path, rel in (("--file", obj.get("continuity"), cfg.continuity, cfg.continuity_rel),
+                                     ("--store", obj.get("store"), cfg.store, cfg.store_rel)):
+        if given and not path.exists() and not git(cfg.root, "log", "-1", "--format=%H", "--all", "--", rel,
+                                                   check=False).strip():
+            raise FlowgitError(f"{option} {given}: no such file, here or in any commit", path=option,
+                               fix="check the path (the continuity file and store as the configuration names "
+                                   "them are the default)")
+    return cfg
+
+
 def _judging_cfg(ctx: click.Context) -> Any:
     """The configuration for check, check-msg and audit (:func:`flowgit.config.load_judging_config`)."""
     from flowgit.config import load_judging_config
@@ -560,7 +578,7 @@ def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until
     from flowgit.commands import history as cmd
     from flowgit.output import emit
 
-    timeline = cmd.build_timeline(_cfg(ctx), names, since, until, section, graduated_only, limit)
+    timeline = cmd.build_timeline(_history_cfg(ctx), names, since, until, section, graduated_only, limit)
     emit(timeline, as_json, cmd.render_mermaid if fmt == "mermaid" else cmd.render_timeline)
 
 
@@ -569,6 +587,8 @@ def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until
 @click.option("--since-ref", metavar="REF", help="Only the commits HEAD has that REF does not (REF..HEAD).")
 @click.option("--not", "exclude", metavar="REV", multiple=True, help="Also leave out what REV reaches (repeatable).")
 @click.option("--pushed", is_flag=True, help="The commits being pushed (the pre-commit framework's pre-push stage).")
+@click.option("--replaces", is_flag=True, help="The range A..B is a branch's update (a push): B may not drop "
+                                               "episodes A's store held (A501).")
 @click.option("--root-base", metavar="REV", help="A range without a base (a new branch): judge a commit without a "
                                                  "parent at the root of its tip's first-parent line against REV.")
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
@@ -576,7 +596,7 @@ def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until
 @json_option
 @click.pass_context
 def audit(ctx: click.Context, range_text: str | None, since_ref: str | None, exclude: tuple[str, ...],
-          pushed: bool, root_base: str | None, jobs: int | None, as_json: bool) -> None:
+          pushed: bool, replaces: bool, root_base: str | None, jobs: int | None, as_json: bool) -> None:
     """Judge every commit of the continuity file and store against each parent with every gate rule."""
     from flowgit.commands import history as cmd
     from flowgit.output import emit
@@ -584,8 +604,8 @@ def audit(ctx: click.Context, range_text: str | None, since_ref: str | None, exc
     if pushed:
         range_text, exclude, default = cmd.pushed_range(range_text, exclude)
         root_base = root_base or default
-    report = cmd.audit(_judging_cfg(ctx), range_text, since_ref, exclude, ctx.find_root().obj or {}, jobs=jobs,
-                       root_base=root_base)
+    report = cmd.audit(_history_cfg(ctx, judging=True), range_text, since_ref, exclude, ctx.find_root().obj or {},
+                       jobs=jobs, root_base=root_base, replaces=replaces)
     emit(report, as_json, cmd.render_audit)
     if report.errors:
         ctx.exit(EXIT_FINDINGS)
@@ -680,7 +700,7 @@ def report(ctx: click.Context, output: str, since: str | None, until: str | None
     from flowgit.commands import report as cmd
     from flowgit.output import emit
 
-    emit(cmd.run_report(_cfg(ctx), output=output, since=since, until=until, patterns=patterns, as_json=as_json),
+    emit(cmd.run_report(_history_cfg(ctx), output=output, since=since, until=until, patterns=patterns, as_json=as_json),
          as_json, cmd.render)
 
 
@@ -755,7 +775,10 @@ def main(argv: list[str] | None = None) -> int:
             exc.show()
             click.echo(f"  fix: {fix}", err=True)
             return EXIT_USAGE
-        return _fail(error_dict(exc.format_message(), fix=fix), exc.format_message(), EXIT_USAGE, as_json)
+        param = getattr(exc, "param", None)  # a bad option value: named, so an agent knows what to change
+        option = max(param.opts, key=len) if param is not None and getattr(param, "opts", None) else None
+        return _fail(error_dict(exc.format_message(), fix=fix, path=option if option and option.startswith("-")
+                                else None), exc.format_message(), EXIT_USAGE, as_json)
     except click.Abort:
         if as_json:
             return _fail(error_dict("aborted"), "aborted", 130, as_json)

@@ -59,4 +59,4 @@ def section_filter(name: str, table: Mapping[str, str], present: Iterable[str] =
     near = close_matches(name, [*names, *table])  # aliases match too, and are shown as their section
     shown = list(dict.fromkeys(table.get(n.lower(), n) for n in near))
     fix = ("did you mean " + " or ".join(f"`{c}`" for c in shown) + "?") if shown else "one of: " + ", ".join(names)
-    raise FlowgitError(f"no section {name!r}", fix=fix)
+    raise FlowgitError(f"no section {name!r}", path="--section", fix=fix)

@@ -40,11 +40,11 @@ def _done_items_removed(ctx: CheckContext) -> int:
     if before is None or (section is not None and ctx.same_body(before, section)):
         return 0
     from flowgit.checks.compression import normalise
-    from flowgit.words import content_words, overlap
+    from flowgit.words import content_words
 
     texts = ctx.new.facts(section).columns.texts if section is not None else ()
     kept = {normalise(text) for text in texts}
-    kept_words = [content_words(text) for text in kept]
+    kept_words = [content_words(text) for text in kept]  # (a done item is kept where most of its words are)
     facts = ctx.old.facts(before)
     removed = 0
     for item in facts.items:
@@ -52,7 +52,7 @@ def _done_items_removed(ctx: CheckContext) -> int:
             continue
         said = normalise(item.text)  # (bullet, marks and lifecycle fields aside: re-bulleted is kept)
         words = content_words(said)
-        if said in kept or any(overlap(words, other) >= KEPT_OVERLAP for other in kept_words):
+        if said in kept or (words and any(len(words & other) / len(words) >= KEPT_OVERLAP for other in kept_words)):
             continue  # still there, moved or reworded: only what is gone is set aside
         removed += sum(len(ctx.old.lines[before.body_start + n]) for n in range(item.start, item.end))
     return removed

@@ -212,31 +212,19 @@ def _listed_twins(root: Path, judged: list[str]) -> dict[str, str]:
     return case_variants_of(judged, {path: oid for path, oid in found.items() if oid})
 
 
-def commit_time(now: datetime | None = None) -> datetime:
-    """When the commit being made will say it was made: ``GIT_COMMITTER_DATE`` where git was given one (the
-    audit judges a commit as of its committer date), never later than now (a date in the future is the
-    audit's now too); the clock otherwise, or where the date is not one flowgit reads."""
+def commit_time(root: Path | None = None, now: datetime | None = None) -> datetime:
+    """When the commit being made will say it was made: where ``GIT_COMMITTER_DATE`` is set, the date git
+    itself reads from it (``git var GIT_COMMITTER_IDENT``: every format git takes, local time as git reads
+    it), as the audit judges a commit as of its committer date; never later than now (a date in the future
+    is the audit's now too); the clock otherwise."""
     now = now or datetime.now(timezone.utc)
-    given = os.environ.get("GIT_COMMITTER_DATE", "").strip()
-    stated = _git_date(given) if given else None
-    return min(stated, now) if stated is not None else now
-
-
-def _git_date(text: str) -> datetime | None:
-    """A date as git takes it: ``@<epoch> [tz]``, ISO 8601, or RFC 2822; None for anything else."""
-    from email.utils import parsedate_to_datetime
-
-    epoch = re.fullmatch(r"@?(\d{9,11})(?:\s+[+-]\d{4})?", text)
-    if epoch:
-        return datetime.fromtimestamp(int(epoch.group(1)), tz=timezone.utc)
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        try:
-            parsed = parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
-            return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    if not os.environ.get("GIT_COMMITTER_DATE", "").strip():
+        return now
+    ident = git(root or Path.cwd(), "var", "GIT_COMMITTER_IDENT", check=False).decode("utf-8", "replace")
+    stamp = re.search(r">\s+(\d+)\s+[+-]\d{4}\s*$", ident)
+    if stamp is None:  # git could not read it either: the commit will not be made with it
+        return now
+    return min(datetime.fromtimestamp(int(stamp.group(1)), tz=timezone.utc), now)
 
 
 def with_parents(paths: list[str]) -> list[str]:
@@ -419,7 +407,7 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     preread = None
     if staged.get(new_st) and not verified:
         preread = take(root / new_st) or Background(_read_file, root / new_st)
-    when = commit_time()
+    when = commit_time(root)
     cont_texts = reads.objects([staged.get(new_cont, "")] + [b.get(paths_at.get(rev, (cont, st))[0], "")
                                                               for rev, b in bases.items()])
     old_ref = (base_entries[st], int(base_entries[st + "\0size"])) if base_entries.get(st) else None

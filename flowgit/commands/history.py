@@ -129,12 +129,14 @@ def _shallow_note(shallow: bool, oldest: str | None) -> str:
 
 
 def audit(cfg: Config, range_text: str | None, since_ref: str | None, exclude: tuple[str, ...],
-          options: dict, *, jobs: int | None = None, root_base: str | None = None) -> AuditReport:
+          options: dict, *, jobs: int | None = None, root_base: str | None = None,
+          replaces: bool = False) -> AuditReport:
     """Run the audit; ``--file``/``--store`` given on the command line apply to every commit's configuration."""
     from flowgit.history.audit import RangeSpec, run_audit
 
     overrides = {k: v for k, v in (("continuity", options.get("continuity")), ("store", options.get("store"))) if v}
-    return run_audit(cfg, RangeSpec.parse(range_text, since_ref, exclude, root_base), overrides, jobs=jobs)
+    return run_audit(cfg, RangeSpec.parse(range_text, since_ref, exclude, root_base, replaces), overrides,
+                     jobs=jobs)
 
 
 def _live_line(cfg: Config, name: str) -> int | None:

@@ -26,7 +26,10 @@ CONFUSABLES = str.maketrans({
     "丨": "l", "ㅣ": "l", "亅": "j", "工": "i", "エ": "i", "口": "o", "ロ": "o", "〇": "o", "ㅇ": "o", "ㅁ": "o",
     "一": "-", "ー": "-", "ㅡ": "-", "ㄧ": "-", "卜": "t", "ト": "t", "乙": "z", "〡": "l", "乚": "l", "ㄥ": "l",
     # Latin letters of other alphabets that render like the basic ones
-    "ᴄ": "c", "ı": "i", "ɑ": "a", "ᴏ": "o", "ᴠ": "v", "ᴡ": "w", "ᴢ": "z", "ꜱ": "s", "ʀ": "r",
+    "ᴄ": "c", "ı": "i", "ɑ": "a", "ᴏ": "o", "ᴠ": "v", "ᴡ": "w", "ᴢ": "z", "ꜱ": "s", "ʀ": "r", "ǀ": "l", "ȷ": "j",
+    "ㄨ": "x",
+    # Han letters that render like the kana a Japanese name is written with (both fold to the kana)
+    "力": "カ", "夕": "タ", "八": "ハ", "二": "ニ",
     # (NFKC turns Hangul compatibility letters into conjoining ones before the table is read)
     "\u1175": "l", "\u110b": "o", "\u11bc": "o", "\u1106": "o", "\u11b7": "o", "\u1173": "-",
 })
@@ -63,7 +66,8 @@ def is_rename(old, new) -> bool:
 
 
 # The first word of a letter's Unicode name that is not its script's own: what it is read as instead.
-SCRIPT_OF_NAME_WORD = {"CJK": "HAN", "IDEOGRAPHIC": "HAN", "KATAKANA-HIRAGANA": "KANA"}
+SCRIPT_OF_NAME_WORD = {"CJK": "HAN", "IDEOGRAPHIC": "HAN", "KATAKANA-HIRAGANA": "KANA",
+                       "ARABIC-INDIC": "ARABIC", "EXTENDED": "ARABIC"}  # (the Arabic-Indic digits, Persian's too)
 # Letters whose script is Common (used by every script): the micro sign, which NFKC turns into a Greek mu.
 COMMON_LETTERS = frozenset("\u00b5")
 # Scripts written together in one language, none a look-alike of another's letters (UTS #39's "highly

@@ -114,15 +114,22 @@ class RangeSpec:
     exclude: tuple[str, ...] = ()
     label: str | None = None
     base: str | None = None  # A of ``A..B`` (or ``--since-ref A``): what the tip's branch held before
+    replaces: bool = False  # B replaces A on a branch (a push's update): B may not drop what A's store held
 
     @classmethod
     def parse(cls, range_text: str | None = None, since_ref: str | None = None,
-              exclude: tuple[str, ...] = (), root_base: str | None = None) -> "RangeSpec":
+              exclude: tuple[str, ...] = (), root_base: str | None = None, replaces: bool = False) -> "RangeSpec":
         """The range as given; ``root_base`` names what a history put in place is judged against when the range
-        has no base of its own (a branch new to the remote: see :func:`replaced_roots`)."""
+        has no base of its own (a branch new to the remote: see :func:`replaced_roots`); ``replaces``: the
+        range is a branch's update from A to B (see :func:`dropped_episodes`)."""
         spec = cls._parsed(range_text, since_ref, exclude)
         if root_base and spec.base is None:
             spec = cls(spec.include, spec.exclude, spec.label, root_base)
+        if replaces:
+            if spec.base is None or root_base == spec.base:
+                raise FlowgitError("--replaces needs a range A..B: the branch's old tip and its new one",
+                                   fix="flowgit audit --range OLD..NEW --replaces")
+            spec = cls(spec.include, spec.exclude, spec.label, spec.base, True)
         return spec
 
     @classmethod
@@ -676,6 +683,37 @@ def _resolve(repo, rev: str):
         return None
 
 
+def dropped_episodes(cfg: Config, repo, spec: RangeSpec, overrides: dict | None) -> list[AuditFinding]:
+    """A501 where a branch's update (``--replaces``) rewrote its history and the new tip's store lacks
+    episodes the old tip's held: the store is append-only for the branch too, and a force-push that drops
+    commits would otherwise take their episodes with it, each commit of the new history judged clean.
+    A ``Flow-Override:`` on the new tip records it as a notice."""
+    from flowgit.checks.paths import ID_RE
+
+    if not spec.replaces or spec.base is None:
+        return []
+    base, tip = _resolve(repo, spec.base), _resolve(repo, spec.include[0])
+    if base is None or tip is None or tip == base or repo.descendant_of(tip, base):
+        return []
+    auditor = Auditor(cfg, repo, overrides)
+    old, new = auditor.version(repo[base]), auditor.version(repo[tip])
+    held = dict.fromkeys(ID_RE.findall(auditor.data(old.store) or b"") if old.store is not None else [])
+    kept = set(ID_RE.findall(auditor.data(new.store) or b"") if new.store is not None else [])
+    lost = [i.decode("utf-8", "replace") for i in held if i not in kept]
+    if not lost:
+        return []
+    commit = repo[tip]
+    override = values(parse_trailers(commit.message), "Flow-Override")
+    date = time.strftime("%Y-%m-%d", time.gmtime(commit.commit_time))
+    sample = ", ".join(lost[:5]) + (" …" if len(lost) > 5 else "")
+    return [AuditFinding("A501", str(tip), date, "",
+                         f"this update replaces {str(base)[:12]}, whose store held {len(lost)} episode(s) the new "
+                         f"history lacks: {sample}", rule="store-append-only", path=new.store_path,
+                         fix="push a history that keeps every episode (rebase keeps them; dropping a commit drops "
+                             "its episodes), or record why with FLOWGIT_OVERRIDE on the new tip",
+                         severity="notice" if override else "error")]
+
+
 def replaced_roots(repo, spec: RangeSpec, commits: list) -> dict[str, str]:
     """{where a history put in place of the range's base begins: that base} for ``A..B``.
 
@@ -756,6 +794,7 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
         result = _judge_all(cfg, repo, commits, overrides, workers, progress,
                             stand_ins=replaced_roots(repo, spec, commits))
     progress.done()
+    result.findings.extend(dropped_episodes(cfg, repo, spec, overrides))
     return _report(repo, commits, spec, result)
 
 

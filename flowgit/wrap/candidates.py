@@ -85,6 +85,11 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
             evidence = tuple(dict.fromkeys(p.evidence + tuple(e.id for e, _ in related)))
             verdict = assess(p.name, p.text, 3, evidence, store, thresholds, in_proven=True, batch=batch, now=now,
                              **weighed)
+            stray = set(verdict.unrelated) - set(p.evidence)  # related by a tag only, not by what it says:
+            if stray:  # proposed without it, as the gate would judge the graduation
+                evidence = tuple(i for i in evidence if i not in stray)
+                verdict = assess(p.name, p.text, 3, evidence, store, thresholds, in_proven=True, batch=batch,
+                                 now=now, **weighed)
             entry = {"name": p.name, "line": at.lineno, "evidence": list(evidence),
                      "independent": verdict.independent, "sources": verdict.sources}
             since = demoted_on(p)

@@ -418,3 +418,14 @@ def test_finished_items_kept_under_another_bullet_are_not_set_aside(run, repo):
     stage(repo, SMALL.format(items=items.replace("- ✓", "* ✓")).replace("Focus: the migration.", "Focus: x."))
     code, data, codes = check(run, repo)
     assert "G501" in codes, data
+
+
+
+def test_an_open_item_sharing_words_does_not_keep_the_finished_ones(run, repo):
+    """`- ship the retry budget` (open) is not twelve finished retry-budget items kept: they are gone."""
+    items = "\n".join(f"- ✓ deliver the provider migration step {i} with the retry budget — seen: Nov {10 + i}"
+                      for i in range(12))
+    committed_base(repo, SMALL.format(items=items).replace("- write the runbook", "- ship the retry budget"))
+    stage(repo, SMALL.format(items="").replace("\n\n- write the runbook", "\n- ship the retry budget"))
+    code, data, codes = check(run, repo)
+    assert "G501" not in codes, data

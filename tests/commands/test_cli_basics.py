@@ -202,3 +202,12 @@ def test_a_directory_given_as_the_continuity_file_is_named_as_one(run, repo):
     (repo / "notes").mkdir()
     res = run(repo, "--file", "notes", "status")
     assert res.code == 2 and "is a directory, not a file" in res.err and "inside the other" not in res.err
+
+
+
+@pytest.mark.parametrize("command", ["audit", "log", "report"])
+def test_a_mistyped_path_given_to_a_history_command_is_named(run, repo, command):
+    """No commit ever held `CONTINUTY.md`: audited as it stands it would be "clean", whatever history holds."""
+    assert run(repo, "init", "--commit", "--no-hooks").code == 0
+    res = run(repo, "--file", "CONTINUTY.md", command)
+    assert res.code == 2 and "no such file, here or in any commit" in res.err, res.err

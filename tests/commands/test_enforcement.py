@@ -250,6 +250,24 @@ def test_a_history_rewound_to_before_the_memory_is_judged_against_what_it_replac
     assert git(remote, "rev-parse", "main").strip() == before
 
 
+def test_a_push_that_rewinds_the_branch_and_drops_episodes_is_refused(run, pushed):
+    """A force-push back to an older commit, or onto a rewritten history, drops the episodes the old tip's
+    store held: each commit of the new history may be clean, the update is not (A501)."""
+    repo, remote = pushed
+    server_hook(run, repo, remote)
+    base = git(repo, "rev-parse", "HEAD").strip()
+    with (repo / ".flow" / "episodes.jsonl").open("a") as store:
+        store.write(json.dumps({"id": "ep-000000000001", "ts": "2026-11-30T10:00:00Z", "type": "finding",
+                                "content": "one more fact", "session": "s9", "agent": "a9", "tags": []}) + "\n")
+    git(repo, "commit", "-qam", "record", "--no-verify")
+    assert sh(repo, "git", "push", "-q", "--no-verify", "origin", "main").returncode == 0
+    git(repo, "reset", "-q", "--hard", base)
+    refused = sh(repo, "git", "push", "--no-verify", "-f", "origin", "main")
+    assert refused.returncode != 0 and "A501" in refused.stderr, refused.stderr
+    audited = run(repo, "audit", "--range", f"origin/main..{base}", "--replaces", "--json")
+    assert audited.code == 1 and [f["code"] for f in json.loads(audited.out)["findings"]] == ["A501"]
+
+
 def test_an_unrelated_history_merged_in_is_judged_as_it_is(run, pushed):
     """A code branch with no memory, merged with --allow-unrelated-histories, is no history put in place."""
     repo, remote = pushed

@@ -116,3 +116,14 @@ def test_an_error_in_an_option_names_the_option_not_a_file(run, repo):
     res = run(repo, "--json", "episode", "add", "--type", "findng", "--session", "s1", "a fact")
     error = json.loads(res.out)["error"]
     assert res.code == 2 and error["file"] is None and error["option"] == "--type" and "finding" in error["fix"]
+
+
+
+@pytest.mark.parametrize("argv, option", [(["log", "--since", "notadate"], "--since"),
+                                          (["log", "--limit", "abc"], "--limit"),
+                                          (["patterns", "--section", "Nope"], "--section"),
+                                          (["audit", "--jobs", "0"], "--jobs")])
+def test_every_option_error_names_its_option(run, places, argv, option):
+    res = run(places["repo"], "--json", *argv)
+    error = json.loads(res.out)["error"]
+    assert res.code == 2 and error["option"] == option and error["file"] is None, error

@@ -42,6 +42,11 @@ def test_a_han_kana_or_hangul_letter_inside_a_latin_word_is_mixed_and_folds_to_w
     for name in ("APIキー", "API鍵", "サーバー負荷", "iOS和Android兼容", "JavaとPython比較", "iOS와Android호환"):
         assert not is_mixed_script(name), name  # a word of its own between Latin words is a word
     assert is_mixed_script("time୦ut_policy")  # an Oriya zero in a Latin name is no ASCII digit
+    for name in ("حد_الإعادة_٣", "مهلة_۵_ثانیه"):  # Arabic and Persian digits belong with Arabic letters
+        assert not is_mixed_script(name), name
+    for twin, name in (("ttǀ_limit", "ttl_limit"), ("reȷect", "reject"), ("proㄨy_cache", "proxy_cache"),
+                       ("力ード", "カード")):
+        assert name_key(twin) == name_key(name), twin
     for twin, name in (("tt〡_limit", "ttl_limit"), ("ᴄache_first", "cache_first"), ("cache_fırst", "cache_first"),
                        ("cɑche_first", "cache_first")):
         assert name_key(twin) == name_key(name), twin

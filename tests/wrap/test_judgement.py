@@ -318,6 +318,21 @@ def test_a_hand_edited_demotion_needs_the_same_independent_episode(run, wrap_rep
 
 
 # ------------------------------------------------------------ candidates agree with the gate
+def test_an_episode_tied_to_a_pattern_by_its_tags_alone_does_not_hold_back_its_graduation(run, wrap_repo):
+    """The gate reads what an episode says; one tagged `retry budget` about the coffee machine is no evidence,
+    and candidates propose the graduation without it rather than call it "not yet"."""
+    real = ep("the retry budget per request held provider load flat again in the third outage", "sess-z",
+              ts="2026-11-26T09:00:00Z")
+    tagged = ep("the coffee machine on floor two was repaired again", "sess-z", ts="2026-11-26T09:30:00Z",
+                tags=("retry", "budget", "load", "request"))
+    with (wrap_repo / ".flow" / "episodes.jsonl").open("a") as out:
+        out.write(real.to_json() + "\n" + tagged.to_json() + "\n")
+    git(wrap_repo, "commit", "-qam", "the session's episodes")
+    cands = data_of(run(wrap_repo, "candidates", "--session", "sess-z", "--date", "2026-11-26", "--json"))
+    ready = next(x for x in cands["ready_to_graduate"] if x["name"] == "retry_budget")
+    assert real.id in ready["evidence"] and tagged.id not in ready["evidence"]
+
+
 def test_candidates_never_count_an_episode_dated_after_now(run, wrap_repo):
     """The gate counts episodes dated up to the change (G103): one dated in 2030 makes nothing ready today,
     in candidates and in the wrap's own check alike."""

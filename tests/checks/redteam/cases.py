@@ -1352,6 +1352,18 @@ def raise_backdated_before_its_evidence(lab):
     return lab.commit(env={"GIT_COMMITTER_DATE": "2026-11-28T10:00:00Z"})
 
 
+@case(V, "G103")
+def raise_backdated_in_a_date_format_only_git_reads(lab):
+    """`2026-11-28 10:00 UTC`: flowgit asks git for the date it will record, whatever the format."""
+    ids = lab.episodes(ep("the retry budget per request held provider load flat in the outage", "b1",
+                          ts="2026-11-29T10:00:00Z", tags=["retries"]),
+                       ep("capping retries per request kept the provider's load flat again", "b2", "agent-b",
+                          ts="2026-11-29T11:00:00Z", tags=["retries"]))
+    lab.setup_commit("the episodes")
+    lab.sub(pline("p01", 1), pline("p01", 2, ids))
+    return lab.commit(env={"GIT_COMMITTER_DATE": "2026-11-28 10:00 UTC"})
+
+
 @case(L)
 def raise_dated_after_its_evidence(lab):
     ids = lab.episodes(ep("the retry budget per request held provider load flat in the outage", "b1",
