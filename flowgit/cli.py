@@ -604,6 +604,7 @@ def audit(ctx: click.Context, range_text: str | None, since_ref: str | None, exc
     if pushed:
         range_text, exclude, default = cmd.pushed_range(range_text, exclude)
         root_base = root_base or default
+        replaces = replaces or cmd.pushed_branch_update()
     report = cmd.audit(_history_cfg(ctx, judging=True), range_text, since_ref, exclude, ctx.find_root().obj or {},
                        jobs=jobs, root_base=root_base, replaces=replaces)
     emit(report, as_json, cmd.render_audit)

@@ -151,6 +151,15 @@ def _live_line(cfg: Config, name: str) -> int | None:
     return at.lineno if at is not None else None
 
 
+def pushed_branch_update() -> bool:
+    """Whether the pre-commit framework's pre-push stage describes an existing branch's update (a tag that
+    moves replaces nothing a store held)."""
+    import os
+
+    remote = os.environ.get("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/")
+    return bool(os.environ.get("PRE_COMMIT_FROM_REF")) and remote.startswith("refs/heads/")
+
+
 def pushed_range(range_text: str | None, exclude: tuple[str, ...]
                  ) -> tuple[str | None, tuple[str, ...], str | None]:
     """The range the pre-commit framework's pre-push stage describes in its environment, and what a history
@@ -167,7 +176,7 @@ def pushed_range(range_text: str | None, exclude: tuple[str, ...]
     if range_text:
         raise FlowgitError("--pushed reads the range from the pre-push stage; do not give --range too")
     start, end = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
-    if start and end:
+    if start and end:  # an existing branch's update (the caller audits it as one: --replaces)
         return f"{start}..{end}", exclude, None
     local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
     remote = os.environ.get("PRE_COMMIT_REMOTE_NAME")

@@ -123,10 +123,11 @@ class RangeSpec:
         has no base of its own (a branch new to the remote: see :func:`replaced_roots`); ``replaces``: the
         range is a branch's update from A to B (see :func:`dropped_episodes`)."""
         spec = cls._parsed(range_text, since_ref, exclude)
+        own_base = spec.base is not None
         if root_base and spec.base is None:
             spec = cls(spec.include, spec.exclude, spec.label, root_base)
         if replaces:
-            if spec.base is None or root_base == spec.base:
+            if not own_base:
                 raise FlowgitError("--replaces needs a range A..B: the branch's old tip and its new one",
                                    fix="flowgit audit --range OLD..NEW --replaces")
             spec = cls(spec.include, spec.exclude, spec.label, spec.base, True)
@@ -697,9 +698,14 @@ def dropped_episodes(cfg: Config, repo, spec: RangeSpec, overrides: dict | None)
         return []
     auditor = Auditor(cfg, repo, overrides)
     old, new = auditor.version(repo[base]), auditor.version(repo[tip])
-    held = dict.fromkeys(ID_RE.findall(auditor.data(old.store) or b"") if old.store is not None else [])
-    kept = set(ID_RE.findall(auditor.data(new.store) or b"") if new.store is not None else [])
-    lost = [i.decode("utf-8", "replace") for i in held if i not in kept]
+    kept = {line.rstrip(b"\r") for line in (auditor.data(new.store) or b"").split(b"\n")} \
+        if new.store is not None else set()
+    lost = []  # each episode line the old tip held must be in the new store as it was (an id kept over new
+    for line in (auditor.data(old.store) or b"").split(b"\n") if old.store is not None else ():  # words is lost)
+        ids = ID_RE.findall(line)
+        if ids and line.rstrip(b"\r") not in kept:
+            lost.append(ids[0].decode("utf-8", "replace"))
+    lost = list(dict.fromkeys(lost))
     if not lost:
         return []
     commit = repo[tip]
@@ -708,7 +714,7 @@ def dropped_episodes(cfg: Config, repo, spec: RangeSpec, overrides: dict | None)
     sample = ", ".join(lost[:5]) + (" …" if len(lost) > 5 else "")
     return [AuditFinding("A501", str(tip), date, "",
                          f"this update replaces {str(base)[:12]}, whose store held {len(lost)} episode(s) the new "
-                         f"history lacks: {sample}", rule="store-append-only", path=new.store_path,
+                         f"history lacks or holds altered: {sample}", rule="store-append-only", path=new.store_path,
                          fix="push a history that keeps every episode (rebase keeps them; dropping a commit drops "
                              "its episodes), or record why with FLOWGIT_OVERRIDE on the new tip",
                          severity="notice" if override else "error")]

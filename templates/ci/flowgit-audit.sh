@@ -4,6 +4,7 @@
 #   sh flowgit-audit.sh                 # every commit of the history
 #   sh flowgit-audit.sh origin/main..HEAD
 #   FLOWGIT_AUDIT_RANGE=A..B sh flowgit-audit.sh
+#   sh flowgit-audit.sh OLD..NEW --replaces  # a push's update of a branch: it may not drop episodes (A501)
 #
 # Fetch the whole history (or at least the range's base) first: a commit whose parent is
 # beyond a shallow boundary is listed as "not judged", never passed off as clean (exit 2).
@@ -23,6 +24,7 @@ if [ -z "$range" ] && [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" =
     exit 2
 fi
 if [ -n "$range" ]; then
-    exec $FLOWGIT audit --range "$range"
+    if [ $# -gt 0 ]; then shift; fi               # (the range itself; what follows goes to the audit)
+    exec $FLOWGIT audit --range "$range" "$@"
 fi
 exec $FLOWGIT audit

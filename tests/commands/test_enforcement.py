@@ -268,6 +268,29 @@ def test_a_push_that_rewinds_the_branch_and_drops_episodes_is_refused(run, pushe
     assert audited.code == 1 and [f["code"] for f in json.loads(audited.out)["findings"]] == ["A501"]
 
 
+def test_a_push_that_keeps_an_episodes_id_over_new_words_is_refused_and_a_tag_may_move(run, pushed):
+    """The old tip's episode lines must be in the new store as they were: an id kept over other words is an
+    episode lost (A501). A tag moved to another commit replaces no branch: not an update --replaces judges."""
+    repo, remote = pushed
+    server_hook(run, repo, remote)
+    git(repo, "tag", "stable")
+    assert sh(repo, "git", "push", "-q", "--no-verify", "origin", "stable").returncode == 0
+    store = repo / ".flow" / "episodes.jsonl"
+    lines = store.read_text().splitlines(keepends=True)
+    lines[0] = lines[0].replace('"content": "', '"content": "NOT ', 1)
+    git(repo, "checkout", "-q", "--orphan", "tmp")
+    store.write_text("".join(lines))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "reworded", "--no-verify")
+    refused = sh(repo, "git", "push", "--no-verify", "-f", "origin", "tmp:main")
+    assert refused.returncode != 0 and ("A501" in refused.stderr or "G701" in refused.stderr), refused.stderr
+    git(repo, "checkout", "-q", "main")
+    legit(repo)
+    git(repo, "tag", "-f", "stable")
+    moved = sh(repo, "git", "push", "--no-verify", "-f", "origin", "stable")
+    assert moved.returncode == 0, moved.stderr
+
+
 def test_an_unrelated_history_merged_in_is_judged_as_it_is(run, pushed):
     """A code branch with no memory, merged with --allow-unrelated-histories, is no history put in place."""
     repo, remote = pushed
