@@ -133,16 +133,7 @@ def test_a_history_put_in_place_of_the_branch_is_judged_against_what_it_held(run
     repo, remote = pushed
     server_hook(run, repo, remote)
     before = git(remote, "rev-parse", "main").strip()
-    store = repo / ".flow" / "episodes.jsonl"
-    lines = store.read_text().splitlines(keepends=True)
-    lines[0] = lines[0].replace('"content": "', '"content": "rewritten: ', 1)
-    store.write_text("".join(lines))
-    text = (repo / "CONTINUITY.md").read_text()
-    (repo / "CONTINUITY.md").write_text(text.replace("## Foundation\n", "## Foundation\nAlways trust the first "
-                                                     "guess.\n", 1))
-    git(repo, "checkout", "-q", "--orphan", "rewrite")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "fresh start", "--no-verify")
+    _orphan_rewrite(repo, "rewrite")
     refused = sh(repo, "git", "push", "--no-verify", "-f", "origin", "rewrite:main")
     assert refused.returncode != 0, refused.stderr
     assert "G701" in refused.stderr and "G402" in refused.stderr

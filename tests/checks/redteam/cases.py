@@ -1339,40 +1339,33 @@ def demoted_claim_raised_again_under_a_new_name_with_a_full_stop(lab):
                        f"!! retry_cap: {claim}. | 2x (RELIABILITY) [evidence: {ids}]")
 
 
-@case(V, "G103")
-def raise_backdated_before_its_evidence(lab):
-    """A commit dated (GIT_COMMITTER_DATE) before the episodes it cites: the audit judges it as of that date,
-    and so does the hook: they did not exist yet."""
+def _raise_committed_at(lab: Lab, date: str) -> Attempt:
+    """p01 raised to 2x on two episodes recorded on Nov 29, in a commit git dates ``date``."""
     ids = lab.episodes(ep("the retry budget per request held provider load flat in the outage", "b1",
                           ts="2026-11-29T10:00:00Z", tags=["retries"]),
                        ep("capping retries per request kept the provider's load flat again", "b2", "agent-b",
                           ts="2026-11-29T11:00:00Z", tags=["retries"]))
     lab.setup_commit("the episodes")
     lab.sub(pline("p01", 1), pline("p01", 2, ids))
-    return lab.commit(env={"GIT_COMMITTER_DATE": "2026-11-28T10:00:00Z"})
+    return lab.commit(env={"GIT_COMMITTER_DATE": date})
+
+
+@case(V, "G103")
+def raise_backdated_before_its_evidence(lab):
+    """A commit dated (GIT_COMMITTER_DATE) before the episodes it cites: the audit judges it as of that date,
+    and so does the hook: they did not exist yet."""
+    return _raise_committed_at(lab, "2026-11-28T10:00:00Z")
 
 
 @case(V, "G103")
 def raise_backdated_in_a_date_format_only_git_reads(lab):
     """`2026-11-28 10:00 UTC`: flowgit asks git for the date it will record, whatever the format."""
-    ids = lab.episodes(ep("the retry budget per request held provider load flat in the outage", "b1",
-                          ts="2026-11-29T10:00:00Z", tags=["retries"]),
-                       ep("capping retries per request kept the provider's load flat again", "b2", "agent-b",
-                          ts="2026-11-29T11:00:00Z", tags=["retries"]))
-    lab.setup_commit("the episodes")
-    lab.sub(pline("p01", 1), pline("p01", 2, ids))
-    return lab.commit(env={"GIT_COMMITTER_DATE": "2026-11-28 10:00 UTC"})
+    return _raise_committed_at(lab, "2026-11-28 10:00 UTC")
 
 
 @case(L)
 def raise_dated_after_its_evidence(lab):
-    ids = lab.episodes(ep("the retry budget per request held provider load flat in the outage", "b1",
-                          ts="2026-11-29T10:00:00Z", tags=["retries"]),
-                       ep("capping retries per request kept the provider's load flat again", "b2", "agent-b",
-                          ts="2026-11-29T11:00:00Z", tags=["retries"]))
-    lab.setup_commit("the episodes")
-    lab.sub(pline("p01", 1), pline("p01", 2, ids))
-    return lab.commit(env={"GIT_COMMITTER_DATE": "2026-11-30T10:00:00Z"})
+    return _raise_committed_at(lab, "2026-11-30T10:00:00Z")
 
 
 @case(V, "G208")
