@@ -179,6 +179,28 @@ def _raw_settings(root: Path) -> tuple[dict[str, Any], str | None]:
 TOP_LEVEL_KEYS = ("continuity", "store", "aliases", "rules", "budgets", "thresholds", "claude_dir")
 
 
+def _line_of(where: str, key: str) -> int | None:
+    """The line of ``where`` (a configuration file) that sets ``key``, for the error to name; None when
+    ``where`` is no file here (a committed blob's label) or no line sets it plainly."""
+    try:
+        text = Path(where).read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+    pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+    return next((n for n, line in enumerate(text.splitlines(), 1) if pattern.match(line)), None)
+
+
+def _unknown_setting(key: str, choices, where: str, fix: str | None = None) -> FlowgitError:
+    """The error for a setting flowgit does not know: its line, and the nearest known names."""
+    from flowgit.suggest import close_matches
+
+    near = close_matches(key, list(choices))
+    hint = ("did you mean " + " or ".join(f"`{n}`" for n in near) + "?") if near else None
+    return FlowgitError(f"unknown setting `{key}`", path=where, line=_line_of(where, key),
+                        fix=fix or hint or "one of: " + ", ".join(sorted(choices) if isinstance(choices, dict)
+                                                                 else choices))
+
+
 def _known_keys(raw: dict[str, Any], where: str) -> None:
     """Refuse a setting flowgit does not know: a threshold written above its table is otherwise silently
     not in force, while its author believes it is."""
@@ -186,8 +208,7 @@ def _known_keys(raw: dict[str, Any], where: str) -> None:
         if key in TOP_LEVEL_KEYS:
             continue
         table = next((cls.__name__.lower() for cls in (Budgets, Thresholds) if key in cls._field_defaults), None)
-        raise FlowgitError(f"unknown setting `{key}`", path=where,
-                           fix=f"put it under [{table}]" if table else "one of: " + ", ".join(TOP_LEVEL_KEYS))
+        raise _unknown_setting(key, TOP_LEVEL_KEYS, where, f"put it under [{table}]" if table else None)
 
 
 def _coerce(cls: type, raw: Any, where: str) -> Any:
@@ -200,8 +221,7 @@ def _coerce(cls: type, raw: Any, where: str) -> Any:
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in known:
-            raise FlowgitError(f"unknown setting `{key}`", path=where,
-                               fix="one of: " + ", ".join(sorted(known)))
+            raise _unknown_setting(key, known, where)
         default = known[key]
         if isinstance(default, bool) or not isinstance(value, (int, float)) or isinstance(value, bool) or \
                 not math.isfinite(value):  # (`nan` compares false with everything: no threshold at all)

@@ -51,6 +51,13 @@ def test_bad_configuration_is_named(repo, text, message):
     assert ".flowgit.toml" in str(info.value)
 
 
+def test_an_unknown_setting_is_named_at_its_line_with_the_nearest_names(repo):
+    (repo / ".flowgit.toml").write_text("[thresholds]\nevidence_2x = 2\nstale_developing_day = 3\n")
+    with pytest.raises(FlowgitError) as info:
+        load_config(repo)
+    assert info.value.line == 3 and "stale_developing_days" in info.value.fix
+
+
 def test_a_broken_pyproject_that_holds_nothing_of_flowgits_is_not_read(repo):
     """The project's own file: a syntax error in it neither stops the gate nor blocks the commit fixing it."""
     (repo / "pyproject.toml").write_text("[project\nname = 'app'\n")
