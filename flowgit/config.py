@@ -328,10 +328,11 @@ def _apart(continuity: Path, store: Path, where: str) -> None:
     """Refuse a continuity file and a store that are one file, or one inside the other: an episode appended
     to the continuity file (or a wrap's REPLACE of the store) would destroy what the other holds."""
     a, b = Path(os.path.realpath(continuity)), Path(os.path.realpath(store))
-    for name, path in (("continuity file", continuity), ("episode store", store)):
+    for name, path, example in (("continuity file", continuity, DEFAULT_CONTINUITY),
+                                ("episode store", store, DEFAULT_STORE)):
         if path.is_dir():
             raise FlowgitError(f"the {name} ({path}) is a directory, not a file", path=where,
-                               fix=f"name the file itself (e.g. {'CONTINUITY.md' if name[0] == 'c' else '.flow/episodes.jsonl'})")
+                               fix=f"name the file itself (e.g. {example})")
     if a == b or a in b.parents or b in a.parents:
         raise FlowgitError(f"the continuity file ({continuity}) and the episode store ({store}) are the same file, "
                            "or one is inside the other", path=where,

@@ -153,11 +153,10 @@ def case_collisions(old: "Side | None", new: "Side", held_twins: dict | None = N
     for path, oid in sorted((new.extra.get("case_variants") or {}).items()):
         if held.get(path) == oid:
             continue
-        judged = new.continuity_path if path.casefold() == new.continuity_path.casefold() else new.store_path
+        judged = new.continuity_path if path_fold(path) == path_fold(new.continuity_path) else new.store_path
         yield Finding("G809", "removed", "error", path, None,
-                      f"differs from `{judged}` only in letter case: on a case-insensitive filesystem (macOS, "
-                      "Windows) the two are one file, and the one a checkout writes last is what the agent "
-                      "reads, judged by no rule",
+                      f"is `{judged}` to a case-insensitive filesystem (macOS, Windows): there the two are one "
+                      "file, and the one a checkout writes last is what the agent reads, judged by no rule",
                       f"remove it (`git rm --cached -- {path}`), or give it a name of its own")
 
 

@@ -120,7 +120,7 @@ class PendingJudgement:
     def __init__(self, cfg: Config, overrides: dict | None, shas: list[str], jobs: int, *,
                  notes: Mapping[str, str] | None = None, stand_ins: Mapping[str, str] | None = None) -> None:
         global _TASK
-        _TASK = (cfg, overrides, notes, stand_ins)  # inherited by the workers the pool forks (now, or if one must be replaced)
+        _TASK = (cfg, overrides, notes, stand_ins)  # inherited by the workers the pool forks (now, or on replacing one)
         self._pool = multiprocessing.get_context("fork").Pool(jobs)
         self._async = self._pool.map_async(_judge_slice, slices(shas, jobs)[::-1])  # (newest first, as below)
 

@@ -100,7 +100,7 @@ def parse_plan_text(text: str, source: str) -> Any:
             raise FlowgitError("nested too deeply", path=source, fix="a plan is a flat object of lists") from None
         except json.JSONDecodeError as exc:
             raise FlowgitError(f"malformed JSON: {exc.msg} (column {exc.colno})", path=source,
-                               line=exc.lineno, fix="correct the JSON at that line and column (a plan is one JSON object: "
+                               line=exc.lineno, fix="correct the JSON there (a plan is one JSON object: "
                                                      "`flowgit wrap --schema` prints its shape)") from None
     import yaml
 

@@ -140,3 +140,15 @@ def test_a_merge_that_keeps_both_states_is_refused_however_each_parent_words_its
     merged = side(base_text(state=a_items + "; " + b_item[2:]))
     found = judge_merge(default_config(tmp_path), [main, other], merged, base=base)
     assert "G302" in codes(found)
+
+
+def test_a_case_twin_is_named_with_the_file_it_is_a_twin_of():
+    """`Me\u0301moire.md` (an accent decomposed) is `Mémoire.md` on macOS: named so, not as the store's twin."""
+    from flowgit.checks.judge import Side
+    from flowgit.checks.paths import case_collisions
+
+    twin = "Me\u0301moire.md"
+    new = Side(b"", b"", "Mémoire.md", ".flow/episodes.jsonl", extra={"case_variants": {twin: "0" * 40}})
+    [finding] = case_collisions(None, new)
+    assert finding.code == "G809" and finding.path == twin
+    assert "is `Mémoire.md` to a case-insensitive" in finding.message
