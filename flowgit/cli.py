@@ -182,17 +182,21 @@ def setup() -> None:
 
 
 @setup.command("claude", short_help="Skills, /wrap, /ascend and hooks for Claude Code.")
-@click.option("--user", "scope", flag_value="user", help="Into $CLAUDE_CONFIG_DIR or ~/.claude (every project).")
-@click.option("--project", "scope", flag_value="project", default=True,
-              help="Into this repository's .claude/ (the default).")
+@click.option("--user", "user", is_flag=True, help="Into $CLAUDE_CONFIG_DIR or ~/.claude (every project).")
+@click.option("--project", "project", is_flag=True, help="Into this repository's .claude/ (the default).")
 @click.option("--dry-run", is_flag=True, help="Show the diff; write nothing.")
 @click.option("--remove", is_flag=True, help="Undo exactly what setup added.")
 @click.option("--exe", default="flowgit", show_default=True, metavar="CMD",
               help="How the hooks call flowgit (an absolute path when it is not on PATH).")
 @json_option
 @click.pass_context
-def setup_claude(ctx: click.Context, scope: str, dry_run: bool, remove: bool, exe: str, as_json: bool) -> None:
+def setup_claude(ctx: click.Context, user: bool, project: bool, dry_run: bool, remove: bool, exe: str,
+                 as_json: bool) -> None:
     """Install the wrap and ascend skills, /wrap and /ascend, and the SessionStart/PreCompact/Stop hooks."""
+    if user and project:  # two places: the last one given would silently win
+        raise click.UsageError("--user and --project name two places to set up: give one (--project is the "
+                               "default)", ctx=ctx)
+    scope = "user" if user else "project"
     from flowgit import claude_setup
     from flowgit.commands import setup as cmd
     from flowgit.output import emit

@@ -289,6 +289,20 @@ def test_setup_refuses_to_write_hooks_that_could_not_find_flowgit(run, project, 
     assert not (project / ".claude").exists()
 
 
+def test_user_and_project_together_are_refused_before_anything_is_written(run, project, tmp_path, monkeypatch):
+    """Two places named at once: the last one given used to win silently; now neither is written."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    for args in (("--user", "--project"), ("--project", "--user")):
+        res = run(project, "setup", "claude", *args)
+        assert res.code == 2 and "Traceback" not in res.err
+        assert "--user and --project" in res.err and "give one" in res.err
+        answer = json.loads(run(project, "setup", "claude", *args, "--json").out)
+        assert "--user and --project" in answer["error"]["message"]
+    assert not (project / ".claude").exists() and not (tmp_path / "cfg").exists()
+    assert run(project, "setup", "claude", "--project").code == 0  # either alone still works
+    validate_claude_dir(project / ".claude")
+
+
 def test_setup_refuses_an_exe_that_is_not_flowgit(run, project):
     """`--exe /usr/bin/true` would be written into every hook, prime no session and say nothing: refused."""
     import shutil
