@@ -68,6 +68,11 @@ def search_episodes(cfg: Config, text: str | None = None, *, type_: str | None =
         from flowgit.suggest import unknown
 
         raise unknown("episode type", type_, EPISODE_TYPES, path="--type")
+    if limit < 0:  # found[-limit:] would silently drop the oldest matches instead
+        from flowgit.errors import FlowgitError
+
+        raise FlowgitError(f"limit must be 0 (all) or more, not {limit}", path="--limit",
+                           fix="give the number of newest matches wanted, or 0 for all")
     store = EpisodeStore(cfg.store)
     found, problems = store.search(type_=type_, tags=tuple(tags), session=session,
                                    since=cmd.parse_when(since, "--since"), until=cmd.parse_when(until, "--until"),

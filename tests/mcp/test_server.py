@@ -61,6 +61,7 @@ async def drive(project: Path, env: dict) -> dict:
             seen["unknown_wrap"] = await session.call_tool("wrap", {"plan": {"session": "sess-c"}, "dryrun": True})
             seen["head_unmoved"] = git(project, "rev-parse", "HEAD").strip() == head
             seen["search"] = payload(await session.call_tool("episode_search", {"text": "third outage"}))
+            seen["negative_limit"] = await session.call_tool("episode_search", {"text": "outage", "limit": -1})
             seen["candidates"] = payload(await session.call_tool("candidates", {"date": "2026-11-26"}))
             plan = {"session": "sess-c", "recent": "Three outages; the retry budget held each time.",
                     "patterns": [{"op": "graduate", "name": "retry_budget", "evidence": [A2.id]}]}
@@ -122,6 +123,8 @@ def test_an_agent_session_over_mcp(run, repo, tmp_path):
     err = json.loads(seen["bad_type"].content[0].text)["error"]
     assert err["message"] == "no episode type 'findng'" and err["fix"] == "did you mean `finding`?"
     assert [e["id"] for e in seen["search"]] == [first["added"][0]["id"]]
+    negative = json.loads(seen["negative_limit"].content[0].text)["error"]  # (it used to drop the oldest match)
+    assert seen["negative_limit"].is_error and "limit must be 0 (all) or more" in negative["message"]
 
     ready = {r["name"] for r in seen["candidates"]["ready_to_graduate"]}
     assert "retry_budget" in ready
