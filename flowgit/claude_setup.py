@@ -119,6 +119,9 @@ def parse_settings(path: Path, data: bytes | None) -> dict:
     except json.JSONDecodeError as exc:
         raise FlowgitError(f"is not valid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno,
                            fix="repair the JSON, then run setup again") from None
+    except RecursionError:
+        raise FlowgitError("is nested too deeply to read as settings", path=path, line=1,
+                           fix="repair the JSON (settings are a few levels deep), then run setup again") from None
     if not isinstance(value, dict):
         raise FlowgitError("must hold a JSON object", path=path, line=1, fix='start it with "{"')
     hooks = value.get("hooks", {})
@@ -192,7 +195,7 @@ def _load_manifest(path: Path) -> dict | None:
     try:
         value = json.loads(data)
         assert isinstance(value, dict) and value.get("version") == 1
-    except (ValueError, AssertionError):
+    except (ValueError, AssertionError, RecursionError):
         raise FlowgitError("is not a flowgit setup manifest", path=path,
                            fix="restore it from version control, or delete it and remove the hooks by hand") from None
     problem = _manifest_problem(value, path.parent.name)

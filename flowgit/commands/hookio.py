@@ -22,6 +22,6 @@ def read_payload(stream: TextIO | None = None) -> dict:
         return {}
     try:
         value = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # (nested deeper than the parser's stack: not a payload)
         return {}
     return value if isinstance(value, dict) else {}

@@ -189,6 +189,23 @@ def test_broken_settings_name_file_and_line(run, project):
     assert res.code == 2 and "list of matcher groups" in json.loads(res.out)["error"]["message"]
 
 
+def test_settings_and_payloads_nested_past_the_parsers_stack_are_refused_or_ignored_without_a_traceback(
+        run, project):
+    """JSON nested deeper than the parser's stack raised RecursionError (a traceback) in setup and the hooks."""
+    deep = "[" * 100_000 + "]" * 100_000
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"hooks": {}, "x": ' + deep + "}")
+    res = run(project, "setup", "claude")
+    assert res.code == 2 and "Traceback" not in res.err
+    assert "settings.json:1:" in res.err and "nested too deeply" in res.err
+    path.unlink()
+    assert run(project, "setup", "claude").code == 0
+    for hook in ("flowgit prime --hook", "flowgit remind --hook"):  # a payload it cannot read is no payload
+        answer = run_hook(hook, project, '{"a": ' + deep + "}")
+        assert answer.returncode == 0 and "Traceback" not in answer.stderr, answer.stderr
+
+
 def test_remove_where_nothing_is_set_up_is_done_already(run, project):
     """Removing twice (or where setup never ran) leaves nothing of flowgit's, as asked: exit 0, saying why."""
     assert run(project, "setup", "claude").code == 0
