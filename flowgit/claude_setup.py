@@ -108,6 +108,26 @@ def _diff(rel: str, old: bytes | None, new: bytes | None) -> str:
                                         tofile=f"b/{rel}" if new is not None else "/dev/null"))
 
 
+def _deep_line(data: bytes, depth: int = 100) -> int | None:
+    """The line where the JSON's brackets first nest ``depth`` deep (outside strings): where a settings file
+    that only the parser's stack refused goes wrong. Asked only on that error path."""
+    level, line, in_string, escaped = 0, 1, False, False
+    for byte in data:
+        if byte == 0x0A:
+            line += 1
+        elif in_string:
+            escaped, in_string = (not escaped and byte == 0x5C), in_string and (escaped or byte != 0x22)
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            level += 1
+            if level >= depth:
+                return line
+        elif byte in (0x5D, 0x7D):
+            level -= 1
+    return None
+
+
 def parse_settings(path: Path, data: bytes | None) -> dict:
     """The settings object, refusing what Claude Code would not read either (with file and line)."""
     if data is None or not data.strip():
@@ -120,7 +140,7 @@ def parse_settings(path: Path, data: bytes | None) -> dict:
         raise FlowgitError(f"is not valid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno,
                            fix="repair the JSON, then run setup again") from None
     except RecursionError:
-        raise FlowgitError("is nested too deeply to read as settings", path=path, line=1,
+        raise FlowgitError("is nested too deeply to read as settings", path=path, line=_deep_line(data),
                            fix="repair the JSON (settings are a few levels deep), then run setup again") from None
     if not isinstance(value, dict):
         raise FlowgitError("must hold a JSON object", path=path, line=1, fix='start it with "{"')

@@ -82,7 +82,8 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
                        session: Annotated[Optional[str], Field(description="this session's episodes only")] = None,
                        since: Annotated[Optional[str], Field(description="recorded on or after (ISO date)")] = None,
                        until: Annotated[Optional[str], Field(description="recorded on or before (ISO date)")] = None,
-                       limit: Annotated[int, Field(description="at most this many, the newest, listed in store order (oldest first; 0: all)")] = 0
+                       limit: Annotated[int, Field(description="at most this many, the newest, listed in store "
+                                                               "order (oldest first; 0: all)")] = 0
                        ) -> CallToolResult:
         from flowgit import api
 

@@ -195,10 +195,10 @@ def test_settings_and_payloads_nested_past_the_parsers_stack_are_refused_or_igno
     deep = "[" * 100_000 + "]" * 100_000
     path = project / ".claude" / "settings.json"
     path.parent.mkdir()
-    path.write_text('{"hooks": {}, "x": ' + deep + "}")
+    path.write_text('{"hooks": {},\n "note": "' + "[" * 150 + ' \\" ' + "{" * 150 + '",\n "x": ' + deep + "}")
     res = run(project, "setup", "claude")
     assert res.code == 2 and "Traceback" not in res.err
-    assert "settings.json:1:" in res.err and "nested too deeply" in res.err
+    assert "settings.json:3:" in res.err and "nested too deeply" in res.err  # (brackets in a string don't count)
     path.unlink()
     assert run(project, "setup", "claude").code == 0
     for hook in ("flowgit prime --hook", "flowgit remind --hook"):  # a payload it cannot read is no payload
