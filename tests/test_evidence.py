@@ -326,9 +326,11 @@ def test_a_demotion_dated_days_before_its_change_is_refused_when_evidence_was_re
     between = _demotion_misdated(day, today, proven, [], {}, lambda: ["ep-4", "ep-5"])
     assert between and "ep-4, ep-5" in between and "recorded since the demotion" in between
     assert _demotion_misdated(day, today, proven, [], {}, lambda: []) is None
+    # a day back (inside the time-zone slack) too: today's episodes would count as recorded since
+    assert "ep-4" in _demotion_misdated(date(2026, 12, 1), today, proven, [], {}, lambda: ["ep-4"])
     asked = []
-    assert _demotion_misdated(date(2026, 12, 1), today, proven, [], {}, lambda: asked.append(1) or ["ep-4"]) is None
-    assert not asked  # within a day of the change: the store is not read
+    assert _demotion_misdated(today, today, proven, [], {}, lambda: asked.append(1) or ["ep-4"]) is None
+    assert not asked  # dated the day of the change: the store is not read
 
 
 def test_the_stores_own_field_names_and_types_are_not_what_its_episodes_say():

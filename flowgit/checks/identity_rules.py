@@ -150,14 +150,15 @@ def _demotion_misdated(day, today, pattern, against: list[str], episodes,
                        recorded_between: Callable[[], list[str]] = lambda: []) -> str | None:
     """Why a demotion's date cannot be true (None when it can): after the change (no evidence could ever come
     after it), before what the pattern rests on, or before the episode that contradicted it (either would
-    make the discredited chain, or what was recorded in between, count as recorded since); or, dated before
-    the change itself (a late wrap writes its session's day), with episodes about the pattern recorded in
-    between (``recorded_between``): they would count as recorded since the demotion."""
+    make the discredited chain, or what was recorded in between, count as recorded since); or, dated any day
+    before the change itself (a late wrap writes its session's day; a time zone a day behind), with episodes
+    about the pattern recorded in between (``recorded_between``): they would count as recorded since the
+    demotion, and re-graduate it on what came before it."""
     from flowgit.evidence import last_recorded, recorded_on
 
     if (day - today).days > DATE_SLACK_DAYS:
         return f"after this change ({today.isoformat()}): no evidence could ever be recorded after it"
-    if (today - day).days > DATE_SLACK_DAYS and (since := recorded_between()):
+    if day < today and (since := recorded_between()):  # (within the slack too: a day back would count a day)
         return (f"before this change ({today.isoformat()}), and episode(s) about it were recorded in between "
                 f"({', '.join(since[:3])}): they would count as recorded since the demotion")
     floor = last_recorded(pattern, episodes, until=today)  # a demotion cannot come before what it demotes
@@ -173,7 +174,7 @@ def _demotion_misdated(day, today, pattern, against: list[str], episodes,
 
 def _recorded_about(ctx: CheckContext, pattern, day, today, against: list[str]) -> list[str]:
     """Ids of the staged store's episodes about ``pattern`` recorded after ``day`` and up to ``today`` (but the
-    demotion's own cause). Read only for a demotion dated days before its change: the whole store is parsed."""
+    demotion's own cause). Read only for a demotion dated before its change: the whole store is parsed."""
     from flowgit.episodes import parse_store
     from flowgit.evidence import about, recorded_on
 

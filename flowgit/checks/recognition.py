@@ -283,7 +283,8 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                                   f"\"{line.strip()[:60]}\"",
                                   "write it as a plain pattern line, or delete it")
                 continue
-            if looks_like_pattern_loose(shown) and parse_pattern(line) is None:
+            if looks_like_pattern_loose(shown) and parse_pattern(line) is None \
+                    and not _urgent_flowscript(shown, section.semantics):
                 yield Finding("G110", "recognition", "error", ctx.path, index + 1,
                               f"{section.label}: this line looks like a pattern but does not parse, so the "
                               f"gate cannot judge it: \"{line.strip()[:70]}\"",
@@ -294,6 +295,26 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                               f"{section.label}: this pattern line shows {levels} levels; the gate "
                               f"judges the last, a reader reads the first: \"{line.strip()[:70]}\"",
                               "keep one `| Nx` on the line: the pattern's level")
+
+
+# FlowScript's words a line may open with after its urgent `!` (`! thought: …`): a marker, not a pattern name
+FLOWSCRIPT_WORDS = frozenset("thought question idea note todo urgent decided decision blocked parking exploring "
+                             "tension risk".split())
+URGENT_LABEL_RE = re.compile(r"^\s*(?:[-*+]\s+)?!\s*([^\W\d_]+)\s*:\s")
+EVIDENCE_MARK_RE = re.compile(r"\[\s*evidence\s*:", re.IGNORECASE)
+
+
+def _urgent_flowscript(line: str, semantics: Semantics) -> bool:
+    """Whether a ``! word: …`` line is FlowScript's urgent modifier, not a pattern missing its level: it shows
+    no level and no evidence anywhere, opens with one `!`, and is an Action Item (`- ! deploy: … — next: Dec 4`)
+    or opens with a FlowScript word (`! thought: …`) outside Proven Knowledge, where a reader takes every
+    `!` line for a claim."""
+    if semantics == Semantics.PROVEN or level_marks(line) or EVIDENCE_MARK_RE.search(line):
+        return False
+    label = URGENT_LABEL_RE.match(line)
+    if label is None:
+        return False
+    return semantics == Semantics.LIFECYCLE or label[1].casefold() in FLOWSCRIPT_WORDS
 
 
 def _pattern_starts(ctx: CheckContext) -> list[int]:
@@ -388,15 +409,17 @@ def _headings_carrying_content(ctx: CheckContext) -> Iterator[Finding]:
 
 def _named_otherwise(ctx: CheckContext, section, text: str) -> Iterator[Finding]:
     """G111 for a heading the gate reads as a section of its own that a reader reads as a protocol section's
-    (`## Pr&#111;ven Knowledge`, a zero-width character inside): its lines would be judged as free notes."""
-    from flowgit.continuity.document import section_named
+    (`## Pr&#111;ven Knowledge`, a zero-width character or a look-alike letter inside, `## ✅ Proven Knowledge`,
+    `## 1. Proven Knowledge`): its lines would be judged as free notes."""
+    from flowgit.continuity.document import section_seen_in
 
-    named = section_named(text)
+    named = section_seen_in(text)
     if named is not None:
         yield Finding("G111", "recognition", "error", ctx.path, section.heading + 1,
                       f"a reader sees `{named}` in the heading `{text[:60]}`, which the gate reads as a section of "
                       "another name: the lines under it would be judged by no rule of that section",
-                      f"write the heading as `## {named}` in plain letters")
+                      f"write the heading as `## {named}` in plain letters, with no number or symbol before it "
+                      "(or name a section of your own with other words)")
 
 
 def _vanished_sections(ctx: CheckContext) -> Iterator[Finding]:

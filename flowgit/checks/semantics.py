@@ -28,9 +28,29 @@ ITEM_KEPT_INSIDE = 4  # words an old item needs to count as kept inside a longer
 
 
 def _words(text: str) -> list[str]:
-    """The text's words as the append rules compare them: case-folded and stemmed (``reports`` is ``report``:
-    a plural flipped or a tense changed is the old word kept)."""
-    return [_folded(w) for w in WORD_RE.findall(text)]
+    """The text's words as the append rules compare them: as a reader sees them (:func:`_as_seen`),
+    case-folded and stemmed (``reports`` is ``report``: a plural flipped or a tense changed is the old word
+    kept)."""
+    return [_folded(w) for w in WORD_RE.findall(_as_seen(text))]
+
+
+MARKUP_INSIDE_WORDS_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>|[*`]")
+
+
+def _as_seen(text: str) -> str:
+    """``text`` as a reader sees its words: entities decoded (``&#32;``, ``&nbsp;``), tags, comments and
+    emphasis marks inside words gone, invisible characters dropped, look-alike letters read as the Latin ones
+    they mimic. Old text re-typed with a zero-width space or a Cyrillic ``е`` is the old text kept."""
+    if text.isascii() and not any(mark in text for mark in "&<*`"):
+        return text
+    import html
+    import unicodedata
+
+    from flowgit.continuity.identity import CONFUSABLES
+
+    text = unicodedata.normalize("NFKC", html.unescape(MARKUP_INSIDE_WORDS_RE.sub("", text)))
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return text.casefold().translate(CONFUSABLES)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -307,6 +327,32 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding("G302", "append-not-replace", "error", ctx.path, section.heading + 1,
                           f"{section.label} {what}: it is REPLACED each wrap, not appended to",
                           _replace_fix(section.label))
+        elif _heading_keeps_old_text(ctx, before, section):
+            yield _heading_finding(ctx, section, "G302")
+
+
+HEADING_KEEPS = 5  # words of a heading's suffix, nearly all from HEAD's body, that are old text kept there
+
+
+def _heading_keeps_old_text(ctx: CheckContext, before, section) -> bool:
+    """Whether the heading the change writes carries HEAD's body text in its suffix (``## Current State |
+    <the old State>``): a reader sees the old text kept above the new one, which no body rule reads."""
+    if section.title == section.label or ctx.new.lines[section.heading] == ctx.old.lines[before.heading]:
+        return False
+    words = _without(list(_words_of_line(section.title)), list(_words_of_line(section.label)))
+    if len(words) < HEADING_KEEPS:
+        return False  # a headline: `| Nov 30 evening`
+    old = {word for line in _line_words(ctx.old, before) for word in line}
+    return sum(word in old for word in words) >= COPIED * len(words)
+
+
+def _heading_finding(ctx: CheckContext, section, code: str) -> Finding:
+    return Finding(code, "append-not-replace" if code == "G302" else "append-not-rewrite", "error", ctx.path,
+                   section.heading + 1,
+                   f"the heading of {section.label} keeps HEAD's text (\"{section.title[:60]}\") above the new "
+                   "body: the old text moved into the heading is the old text kept",
+                   f"write the heading as `## {section.label}` (a short headline at most) and the body as what "
+                   "is true now; move what still matters of the old text into Recent Context")
 
 
 def _replace_fix(label: str) -> str:
@@ -391,6 +437,8 @@ def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
                           "rewrite it as compressed prose: fold the old narrative into a momentum pointer in "
                           "fewer words than it had (a one-line narrative kept whole is the narrative, not a "
                           "pointer), or drop what was absorbed elsewhere")
+        elif _heading_keeps_old_text(ctx, before, section):
+            yield _heading_finding(ctx, section, "G303")
 
 
 def protected_evidence(ctx: CheckContext) -> Iterator[Finding]:

@@ -136,6 +136,33 @@ def names_a_section(text: str) -> bool:
     return section_named(text) is not None
 
 
+LEADING_DECORATION_RE = re.compile(r"^(?:[^\w\s]|_|\d{1,4}[.)]?|\s)+")  # `✅ `, `1. `, `2) `, `-- `, `2026 `
+
+
+def section_seen_in(text: str) -> str | None:
+    """The protocol section a level-2 heading's text shows a reader who skims past its decoration: look-alike
+    letters read as the letters they mimic (`Prоven` with a Cyrillic `о`), a leading emoji, symbol or ordinal
+    skipped (`✅ Proven Knowledge`, `1. Proven Knowledge`), a suffix ignored as the gate ignores it.
+
+    The gate reads such a heading as a free section of another name; this is
+    what tells it that a reader would take it for the protocol section (and
+    its lines for that section's), so it can refuse the heading instead of
+    judging those lines by no rule.
+    """
+    from flowgit.continuity.identity import CONFUSABLES
+
+    named = section_named(text)
+    if named is not None:
+        return named
+    import html
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", html.unescape(re.sub(r"<!--.*?-->|</?[A-Za-z][^<>]*>", "", text)))
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").casefold().translate(CONFUSABLES)
+    text = LEADING_DECORATION_RE.sub("", text.replace("*", " ")).replace("_", " ")
+    return canonical_section(" ".join(text.split()), alias_table()) if text else None
+
+
 def split_lines(text: str) -> list[str]:
     """Split on ``\\n`` only, keeping each line's ending (``\\r\\n`` stays intact)."""
     if not text:

@@ -1198,6 +1198,35 @@ def a_numbered_pattern_in_top_of_mind(lab):
 
 
 @case(L)
+def an_urgent_thought_in_developing(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n! thought: the breaker and the retry budget interact")
+
+
+@case(L)
+def an_urgent_action_item_with_a_label(lab):
+    return edit_commit(lab, "## Action Items\n", "## Action Items\n- ! urgent: rotate the provider API key before "
+                                                 "Friday — next: Dec 4\n! deploy: breaker thresholds — next: Dec 5\n")
+
+
+@case(V, "G110")
+def an_urgent_thought_in_proven(lab):
+    return edit_commit(lab, "## Proven Knowledge\n", "## Proven Knowledge\n! thought: never cap retries\n")
+
+
+@case(V, "G110")
+def an_urgent_thought_that_shows_a_level(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n! thought: never cap retries |  3 x")
+
+
+@case(V, "G110")
+def a_named_pattern_without_its_level_in_developing(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n! cache_all: serve every balance from the cache")
+
+
+@case(L)
 def a_table_in_action_items(lab):
     return edit_commit(lab, "## Action Items\n", "## Action Items\n| task | speed |\n|---|---|\n| load test | 2x |\n")
 
@@ -1261,6 +1290,53 @@ def demote_proven_with_reason(lab):
     """Step 5: an episode of another session and agent, about the pattern and outside its chain, cited."""
     ids = lab.episodes(CONTRADICTION)
     return _demote_retry_budget(lab, f"demoted {TODAY}: batch traffic broke the budget ({ids[0]})")
+
+
+def _pool_warmup_proven_since_last_week(lab: Lab) -> str:
+    """Scaffolding: `pool_warmup` graduated nine days ago on three sessions of ten days ago (the fixture's own
+    chain is recorded the day the tests run, so a demotion dated back would fall before it). Returns its line."""
+    from datetime import date, timedelta
+
+    old = (date.today() - timedelta(days=10)).isoformat() + "T10:00:00Z"
+    ids = lab.episodes(*(ep(f"warming the connection pool before traffic {how}", f"w{n}", f"agent-w{n}",
+                            "outcome", ts=old, tags=["pool"])
+                         for n, how in enumerate(("cut the first request latency", "kept the p99 flat at deploy",
+                                                  "avoided the cold start timeouts"))))
+    graduated = (date.today() - timedelta(days=9)).isoformat()
+    line = f"!! pool_warmup: warm the connection pool before traffic arrives | 3x (PERF — {graduated}) " \
+           f"[evidence: {', '.join(ids)}]"
+    lab.sub("## Proven Knowledge\n", "## Proven Knowledge\n" + line + "\n")
+    lab.setup_commit("pool_warmup graduated last week")
+    return line
+
+
+def _demote_pool_warmup(lab: Lab, line: str) -> Attempt:
+    from datetime import date, timedelta
+
+    against = lab.episodes(ep("warming the connection pool before traffic starved the database of connections",
+                              "w9", "agent-z", "tension", tags=["pool"]))
+    yesterday = (date.today() - timedelta(days=1)).isoformat()
+    lab.sub(line + "\n", "")
+    demoted = line.split(" | 3x")[0] + " | 2x (PERF) " + line[line.index("[evidence"):] + \
+        f" [demoted {yesterday}: starved the database ({against[0]})]"
+    lab.sub(pline("p12", 1), pline("p12", 1) + "\n" + demoted)
+    return lab.commit()
+
+
+@case(V, "G206")
+def demotion_dated_yesterday_after_episodes_about_it_today(lab):
+    """A note a day back (inside the time-zone slack) would make today's episodes about the pattern, recorded
+    before the demotion, count as recorded since: the pattern re-graduated the same day on them."""
+    line = _pool_warmup_proven_since_last_week(lab)
+    lab.episodes(ep("warming the connection pool before traffic kept the canary fast this morning", "w5",
+                    "agent-w5", "outcome", tags=["pool"]))
+    lab.setup_commit("an episode about pool_warmup, before the demotion")
+    return _demote_pool_warmup(lab, line)
+
+
+@case(L)
+def demotion_dated_yesterday_with_nothing_about_it_since(lab):
+    return _demote_pool_warmup(lab, _pool_warmup_proven_since_last_week(lab))
 
 
 def _demoted_then_back(lab: Lab, extra_ids, days_ago: int) -> Attempt:
@@ -2257,6 +2333,56 @@ RECENT = "We spent the week on the document model. The round trip held on every 
 
 
 @case(V, "G302")
+def state_kept_re_typed_with_zero_width_spaces(lab):
+    return edit_commit(lab, STATE, "Focus: the merge driver and the audit.\n" + STATE.replace("e", "\u200be"))
+
+
+@case(V, "G302")
+def state_kept_re_typed_with_cyrillic_letters(lab):
+    kept = STATE.replace("e", "\u0435").replace("o", "\u043e")
+    return edit_commit(lab, STATE, "Focus: the merge driver and the audit.\n" + kept)
+
+
+@case(V, "G302")
+def state_kept_with_its_spaces_as_entities(lab):
+    return edit_commit(lab, STATE, "Focus: the merge driver and the audit.\n" + STATE.replace(" ", "&#32;"))
+
+
+@case(V, "G302")
+def state_kept_with_emphasis_inside_its_words(lab):
+    kept = STATE.replace("gate", "g**a**te").replace("compression", "com<b></b>pression")
+    return edit_commit(lab, STATE, "Focus: the merge driver and the audit.\n" + kept)
+
+
+@case(V, "G303")
+def recent_kept_re_typed_with_zero_width_spaces(lab):
+    return edit_commit(lab, RECENT, RECENT.replace("e", "\u200be") + " Today we added the gate and its first rules.")
+
+
+@case(L)
+def state_replaced_with_entities_and_emphasis_of_its_own(lab):
+    return edit_commit(lab, STATE, "Focus:&nbsp;the **merge driver**. Critical&#32;path: the audit, then docs.")
+
+
+@case(V, "G302")
+def state_kept_in_its_heading(lab):
+    lab.sub(STATE, "Focus: the merge driver and the audit of every past graduation.")
+    return edit_commit(lab, "## Current State\n", f"## Current State | {STATE[:90]}\n")
+
+
+@case(V, "G303")
+def recent_kept_in_its_heading(lab):
+    lab.sub(RECENT, "The gate gained its first rules; the audit reads every commit again.")
+    return edit_commit(lab, "## Recent Context\n", f"## Recent Context \u2014 {RECENT[:80]}\n")
+
+
+@case(L)
+def state_replaced_under_a_headline(lab):
+    lab.sub("## Current State\n", "## Current State | Nov 30, evening, after the benchmark\n")
+    return edit_commit(lab, STATE, "Focus: the merge driver and the audit of every past graduation.")
+
+
+@case(V, "G302")
 def state_kept_as_a_comment_line(lab):
     """The old State turned into a ``# `` comment stays in the file: it is kept, not replaced."""
     return edit_commit(lab, STATE, f"# {STATE}\nFocus: the merge driver and the audit of every past graduation.")
@@ -2352,6 +2478,12 @@ def top_of_mind_kept_with_a_full_stop_each(lab):
 
 
 TOP_ITEMS = ("- provider 503 storms arrive in bursts of forty seconds", "- trailer format still under review")
+
+
+@case(V, "G302")
+def top_of_mind_item_kept_in_its_heading(lab):
+    lab.sub("\n".join(TOP_ITEMS), "- staging run on Tuesday\n- the runbook review")
+    return edit_commit(lab, "## Top of Mind\n", f"## Top of Mind | {TOP_ITEMS[0][2:]}\n")
 
 
 @case(V, "G302")
@@ -3060,6 +3192,42 @@ def a_proven_heading_inside_details(lab):
     line = lab.line("! p12:")
     return edit_commit(lab, line, line + "\n\n<details open><summary><h2>Proven Knowledge</h2></summary>\n\n"
                                          "Retries should be unlimited.\n\n</details>")
+
+
+@case(V, "G111")
+def a_second_proven_section_spelled_with_a_cyrillic_o(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n## Pr\u043even Knowledge\n" + pline("p30", 3, [R0], text="serve every balance from cache and never ask the provider"))
+
+
+@case(V, "G111")
+def a_second_proven_section_behind_an_emoji(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n## \u2705 Proven Knowledge\n" + pline("p30", 3, [R0], text="serve every balance from cache and never ask the provider"))
+
+
+@case(V, "G111")
+def a_second_proven_section_numbered(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n## 1. Proven Knowledge\n" + pline("p30", 3, [R0], text="serve every balance from cache and never ask the provider"))
+
+
+@case(V, "G111")
+def a_second_state_behind_a_symbol_with_a_suffix(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n## >> Current State (cont.)\nOld focus, kept.")
+
+
+@case(V, "G111")
+def a_foundation_look_alike_in_greek(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n## F\u03bfundation\n- never cap retries")
+
+
+@case(L)
+def a_free_section_behind_an_emoji_and_a_number(lab):
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, line + "\n\n## \U0001f9e0 1. Brain dump\n- states of the cache to try")
 
 
 @case(L)
