@@ -18,8 +18,26 @@ def add_episodes(cfg: Config, episodes: list[Episode]) -> dict:
     """Append ``episodes`` to the store: ``{"added": [...], "already_present": [...]}``."""
     from flowgit.episodes import EpisodeStore
 
-    added, already = EpisodeStore(cfg.store).append(episodes)
+    added, already = EpisodeStore(cfg.store).append(episodes, guard=lambda: refuse_where_git_would_drop(cfg.root))
     return {"added": added, "already_present": already, "warnings": future_dated(added)}
+
+
+def refuse_where_git_would_drop(root) -> None:
+    """Refuse an append (asked under the repository lock) where the next ordinary git step would drop it: a
+    stopped rebase, whose ``--abort`` resets the tree hard, or a killed sync's half-merged store, whose way
+    out puts back what the merge wrote. (A merge's, cherry-pick's or revert's abort keeps a line the tree
+    adds: it refuses to overwrite it.)"""
+    from flowgit.git import enclosing_git_dir, operation_in_progress
+    from flowgit.merge.sync import settle_interrupted_sync
+
+    if root is None or enclosing_git_dir(root) is None:
+        return  # a store outside any repository: no git operation owns it
+    found = operation_in_progress(root)
+    if found is not None and found[0].startswith("a rebase"):
+        raise FlowgitError(f"{found[0]} is in progress in this repository: `git rebase --abort` resets the working "
+                           "tree and would drop the episode with it, so nothing was written", path=root,
+                           fix=f"{found[1]}, then record the episode")
+    settle_interrupted_sync(root)
 
 
 FUTURE_SKEW_SECONDS = 3600  # clocks disagree a little; an hour ahead is a date, not a skew

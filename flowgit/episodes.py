@@ -547,14 +547,16 @@ class EpisodeStore:
         prefix = b"\n" if len(data) and data[len(data) - 1:] != b"\n" else b""
         return prefix + b"".join(e.to_json().encode("utf-8") + b"\n" for e in added), added, already
 
-    def append(self, episodes: Iterable[Episode], *, lock_wait: float | None = None
-               ) -> tuple[list[Episode], list[Episode]]:
+    def append(self, episodes: Iterable[Episode], *, lock_wait: float | None = None,
+               guard: Callable[[], None] | None = None) -> tuple[list[Episode], list[Episode]]:
         """Append episodes not already stored; returns (added, already_present).
 
         Holds the repository lock for the duplicate check and the write, writes
         all new lines with one ``write`` and fsyncs. If the write fails or is
         short (disk full, a file-size limit), the store is cut back to its
         previous length, verified, and a FlowgitError (exit 2) says so.
+        ``guard`` runs under the lock before anything is written, and refuses
+        by raising (a repository state in which git would drop the line).
         """
         from flowgit.git import refuse_git_internals
         from flowgit.lock import RepoLock
@@ -569,6 +571,8 @@ class EpisodeStore:
         except OSError as exc:
             raise FlowgitError(f"cannot create its directory ({exc.strerror})", path=self.path) from None
         with RepoLock(self.lock_dir(), "episode append", wait=lock_wait):
+            if guard is not None:
+                guard()
             fd = self._open_for_append()
             try:
                 if not stat.S_ISREG(os.fstat(fd).st_mode):

@@ -133,7 +133,8 @@ def parse_when(text: str | None, option: str) -> datetime | None:
     if when is None:
         day = parse_date(text)
         if day is None:
-            raise FlowgitError(f"{option} {text!r} is not a date", fix="use 2026-11-30 or 2026-11-30T17:00:00Z")
+            raise FlowgitError(f"{option} {text!r} is not a date", path=option,
+                               fix="use 2026-11-30 or 2026-11-30T17:00:00Z")
         when = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
         if option == "--until":
             when = when.replace(hour=23, minute=59, second=59)
@@ -316,7 +317,7 @@ def stream_search(store: EpisodeStore, *, limit: int, as_json: bool, out: TextIO
 
     refuse_bare_store(store)
     query = Query(**filters)
-    write, encode, fileno = _byte_sink(out or sys.stdout)
+    write, encode, fileno = _byte_sink(out or sys.stdout, as_json=as_json)
     printer = _Printer(write, encode, as_json, fileno=fileno)
 
     def on_problem(problem: Problem) -> None:
@@ -445,7 +446,8 @@ class _Printer:
         return self.count
 
 
-def _byte_sink(out: TextIO) -> tuple[Callable[[bytes], None], Callable[[str], bytes], int | None]:
+def _byte_sink(out: TextIO, *, as_json: bool = False
+               ) -> tuple[Callable[[bytes], None], Callable[[str], bytes], int | None]:
     """(write, encode, fileno): rendered bytes straight to the stream's buffer when it writes UTF-8 text
     unchanged (each write flushed, so that the file descriptor, when there is one, has it all).
 
@@ -473,7 +475,21 @@ def _byte_sink(out: TextIO) -> tuple[Callable[[bytes], None], Callable[[str], by
             fileno = None
         return write, lambda text: text.encode("utf-8", errors), fileno
 
+    narrow = as_json and bool(encoding) and codecs.lookup(encoding).name not in ("utf-8", "utf-8-sig")
+
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")  # (a block may end inside a character)
+
     def write_text(data: bytes) -> None:
-        out.write(data.decode("utf-8", "surrogatepass"))
+        text = decoder.decode(data)
+        out.write(json_in_ascii(text) if narrow else text)  # (JSON a Latin-1 stream cannot spell, escaped)
 
     return write_text, lambda text: text.encode("utf-8", "surrogatepass"), None
+
+
+NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
+
+
+def json_in_ascii(text: str) -> str:
+    """JSON text with every non-ASCII character as its ``\\u`` escape (a pair past the BMP): the same
+    document, spelled in any encoding. (Outside strings JSON holds only ASCII, so each one is inside one.)"""
+    return NON_ASCII_RE.sub(lambda m: json.dumps(m[0]).strip('"'), text)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 from flowgit.config import Config
-from flowgit.dates import parse_date, today
+from flowgit.dates import option_date, today
 from flowgit.output import counted
-from flowgit.errors import FlowgitError
 from flowgit.wrap.candidates import Candidates, gather_candidates
 from flowgit.wrap.run import WrapResult
 from flowgit.wrap.schema import SCHEMA
@@ -80,9 +79,7 @@ def _attention(result: WrapResult) -> list[str]:
 
 def run_candidates(cfg: Config, session: str | None, day: str | None) -> Candidates:
     """``flowgit candidates [--session S] [--date D]``: the options read, the work done by the wrap package."""
-    when = parse_date(day) if day else today()
-    if when is None:
-        raise FlowgitError(f"--date {day!r} is not a date", fix="use 2026-11-30")
+    when = option_date(day, "--date") or today()
     return gather_candidates(cfg, session, when)
 
 

@@ -90,8 +90,9 @@ class Editor:
     def __init__(self, doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds,
                  date: str, plan_ids: list[str], archived_before: Callable[[str], bool],
                  batch: frozenset[str] = frozenset(), starts: Mapping[str, str] | None = None,
-                 weight: Any = None) -> None:
+                 weight: Any = None, stored: Callable[[], Mapping[str, Episode]] | None = None) -> None:
         self.doc, self.plan, self.episodes = doc, plan, episodes
+        self.stored = stored or (lambda: episodes)  # every episode the commit's store holds, read on demand
         self.weight = weight  # how rare a word is in the store the commit holds (the gate's G104 weighs so)
         self.starts = starts  # a start of an id the plan cites -> the stored id
         self.thresholds, self.date, self.plan_ids = thresholds, date, plan_ids
@@ -267,11 +268,20 @@ class Editor:
                 problems = problems + self._plan_contradictions(p)
             self.outcome.refused.append(Refusal(p.name, "demote", p.level, tuple(problems)))
             return
-        day = max([self.date, *(d.isoformat() for i in against if (d := recorded_on(self.episodes.get(i))))])
-        note = f"demoted {day}: {op.reason}" + (f" ({', '.join(against)})" if against else "")  # not before its cause
+        note = f"demoted {self._demotion_day(p, against)}: {op.reason}" + \
+            (f" ({', '.join(against)})" if against else "")
         demoted = p.changed(level=2, date="", notes=p.notes + (note,))
         self._move(at, demoted, DEVELOPING)
         self._annotate_dependants(op.name)
+
+    def _demotion_day(self, p: Pattern, against: list[str]) -> str:
+        """The wrap's day, or a later one: never before the episode that contradicted the pattern, nor before
+        an episode about it already recorded (a promotion counts only what is recorded after the day, and the
+        gate refuses a day that would count what came before the demotion)."""
+        today = _now().date()
+        later = [d.isoformat() for i, e in self.stored().items()
+                 if (d := recorded_on(e)) is not None and d <= today and (i in against or about(p, e))]
+        return max([self.date, *later])
 
     def _plan_contradictions(self, p: Pattern) -> list[str]:
         """A demotion that cites nothing, where this plan records an episode about the pattern: name it."""
@@ -305,10 +315,12 @@ class Editor:
 def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds, *, date: str,
                plan_ids: list[str], archived_before: Callable[[str], bool],
                batch: frozenset[str] = frozenset(), starts: Mapping[str, str] | None = None,
-               weight: Any = None) -> Outcome:
+               weight: Any = None, stored: Callable[[], Mapping[str, Episode]] | None = None) -> Outcome:
     """Apply the plan's edits; ``batch`` is what this commit appends to the store (the gate's G103 batch),
-    ``starts`` the stored ids the plan names by a start of theirs, ``weight`` the store's word rarity."""
-    editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before, batch, starts, weight)
+    ``starts`` the stored ids the plan names by a start of theirs, ``weight`` the store's word rarity,
+    ``stored`` every episode of the store the commit holds (read only when a demotion needs its day)."""
+    editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before, batch, starts, weight,
+                    stored)
     editor.apply_sections()
     editor.apply_patterns()
     editor.outcome.doc = editor.doc

@@ -147,11 +147,11 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
     if not chosen_session:
         raise FlowgitError("a wrap needs the session id", fix="pass --session, set plan.session, "
                                                              "or export FLOWGIT_SESSION")
-    when_text = (plan.date if plan else "") or day or ""
+    # the command line wins over the plan here too; a bad date is named where it was written
+    when_text, written = (day, "--date") if day else ((plan.date, plan.source) if plan and plan.date else ("", None))
     when = parse_date(when_text) if when_text else utc_today()
     if when is None:
-        raise FlowgitError(f"`{when_text}` is not a date", path=plan.source if plan else None,
-                           fix="use 2026-11-30")
+        raise FlowgitError(f"`{when_text}` is not a date", path=written, fix="use 2026-11-30")
     return Inputs(cfg=cfg, root=root,
                   head_doc=document_from_bytes(cfg, head_doc_raw, f"HEAD:{cfg.continuity_rel}"),
                   head_doc_raw=head_doc_raw,
@@ -344,6 +344,19 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
 AS_OPERATION = {"incremented": "increment", "graduated": "graduate", "demoted": "demote", "added": "add"}
 
 
+def settle_sync_first(root: Path) -> None:
+    """Where a killed sync left its mark, settle it under the lock before reading anything (see
+    :func:`flowgit.merge.sync.settle_interrupted_sync`): a hand edit's gate would otherwise judge the
+    half-merged file as this wrap's edits and report the merge's lines instead of what happened."""
+    from flowgit.lock import RepoLock
+    from flowgit.merge.sync import PENDING, settle_interrupted_sync
+
+    gdir = git_dir(root)
+    if (gdir / PENDING).exists():
+        with RepoLock(gdir, "flowgit wrap"):
+            settle_interrupted_sync(root)
+
+
 def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day: str | None = None,
              strict: bool = False, dry_run: bool = False, cleanup: bool = True) -> WrapResult:
     root = require_repo(cfg.root)
@@ -351,6 +364,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     if dry_run:  # a half-applied file is no base for a diff, and a dry run recovers nothing
         refuse_if_wrap_pending(git_dir(root), probe=True)
     recovered = None if dry_run else recover(cfg)
+    settle_sync_first(root)  # a killed sync's half-merged files: said as such, not judged as this wrap's edits
     inputs = read_inputs(cfg, plan, session, day)
     recorded = plan_episodes(plan, inputs) if plan else []
     cited = {i for at in iter_patterns(inputs.doc) for i in at.pattern.evidence}
@@ -381,7 +395,8 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
         outcome = apply_plan(inputs.doc, plan, episodes, thresholds, date=inputs.day.isoformat(),
                              plan_ids=[e.id for e in recorded],
                              archived_before=lambda name: _archived_before(inputs, name), batch=batch,
-                             starts=starts, weight=weight)
+                             starts=starts, weight=weight,
+                             stored=lambda: {**parse_store(inputs.store_raw)[0], **episodes})
     else:
         outcome = validate_edits(inputs, episodes, batch, weight)
     checkpoint("5-demotion")

@@ -253,3 +253,61 @@ def test_both_layouts_are_pinned_byte_for_byte(run, repo):
                      encoding="utf-8")
     assert run(repo, "episode", "search", "retry", "--json").out == GOLDEN_JSON
     assert run(repo, "episode", "search", "retry").out == GOLDEN_HUMAN
+
+
+def test_an_episode_is_refused_while_a_rebase_stands_whose_abort_would_drop_it(run, repo):
+    """`git rebase --abort` resets the tree hard: an append acknowledged during the stopped rebase would be
+    gone by the next ordinary step. A stopped merge keeps it (its abort refuses to overwrite the line)."""
+    from tests.conftest import git
+
+    assert run(repo, "init", "--commit").code == 0
+    (repo / "notes.txt").write_text("base\n")
+    git(repo, "add", "notes.txt")
+    git(repo, "commit", "-qm", "base")
+    main = git(repo, "branch", "--show-current").strip()
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "notes.txt").write_text("feature wording\n")
+    git(repo, "commit", "-qam", "feature")
+    git(repo, "checkout", "-q", main)
+    (repo / "notes.txt").write_text("main wording\n")
+    git(repo, "commit", "-qam", "main")
+    store = repo / ".flow" / "episodes.jsonl"
+    for stop in (["checkout", "-q", "feature"], ["rebase", main]):
+        __import__("subprocess").run(["git", *stop], cwd=repo, capture_output=True)
+    held = store.read_bytes()
+    for argv in (("episode", "add", "--type", "decision", "--session", "s1", "keep the feature wording"),
+                 ("episode", "add")):
+        res = run(repo, *argv, stdin='{"type": "decision", "content": "keep it", "session": "s1"}\n')
+        assert res.code == 2 and "a rebase is in progress" in res.err and "git rebase --abort" in res.err, res.err
+        assert store.read_bytes() == held
+    git(repo, "rebase", "--abort")
+    git(repo, "checkout", "-q", main)
+    __import__("subprocess").run(["git", "merge", "feature"], cwd=repo, capture_output=True)  # stops: conflict
+    assert (repo / ".git" / "MERGE_HEAD").exists()
+    res = run(repo, "episode", "add", "--type", "decision", "--session", "s1", "keep the main wording")
+    assert res.code == 0, res.err
+    git(repo, "merge", "--abort")
+    assert b"keep the main wording" in store.read_bytes()
+
+
+def test_a_stream_that_cannot_spell_every_character_gets_json_escaped_and_blocks_split_anywhere():
+    """JSON to a Latin-1 stream stays the same document (ASCII escapes, never `?`), and rendered bytes handed
+    over in blocks that end inside a character (the worker's output is copied a megabyte at a time) decode."""
+    from flowgit.commands.episode import _byte_sink
+
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="latin-1", errors="replace")
+    write, _, _ = _byte_sink(out, as_json=True)
+    data = json.dumps([{"content": "caf\u00e9 \u2192 \U0001f9e0"}], ensure_ascii=False).encode("utf-8")
+    cut = data.index("\u2192".encode("utf-8")) + 1
+    write(data[:cut])
+    write(data[cut:])
+    out.flush()
+    assert raw.getvalue().isascii() and json.loads(raw.getvalue()) == [{"content": "caf\u00e9 \u2192 \U0001f9e0"}]
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="latin-1", errors="replace")
+    write, _, _ = _byte_sink(out)
+    write(data[:cut])
+    write(data[cut:])
+    out.flush()
+    assert raw.getvalue().decode("latin-1") == '[{"content": "caf\u00e9 ? ?"}]'

@@ -122,8 +122,19 @@ def test_an_error_in_an_option_names_the_option_not_a_file(run, repo):
 @pytest.mark.parametrize("argv, option", [(["log", "--since", "notadate"], "--since"),
                                           (["log", "--limit", "abc"], "--limit"),
                                           (["patterns", "--section", "Nope"], "--section"),
-                                          (["audit", "--jobs", "0"], "--jobs")])
+                                          (["audit", "--jobs", "0"], "--jobs"),
+                                          (["episode", "list", "--since", "2026-13-45"], "--since"),
+                                          (["episode", "search", "x", "--until", "notadate"], "--until"),
+                                          (["candidates", "--date", "2026-13-45"], "--date"),
+                                          (["wrap", "--plan", "-", "--date", "2026-13-45"], "--date")])
 def test_every_option_error_names_its_option(run, places, argv, option):
-    res = run(places["repo"], "--json", *argv)
+    res = run(places["repo"], "--json", *argv, stdin='{"session": "s1", "state": "Focus: x."}')
     error = json.loads(res.out)["error"]
     assert res.code == 2 and error["option"] == option and error["file"] is None, error
+
+
+def test_a_bad_date_in_the_plan_names_the_plan(run, places, tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"session": "s1", "date": "2026-13-45", "state": "Focus: x."}')
+    error = json.loads(run(places["repo"], "--json", "wrap", "--plan", str(plan)).out)["error"]
+    assert error["file"] == str(plan) and error["option"] is None and "2026-13-45" in error["message"], error

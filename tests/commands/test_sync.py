@@ -162,11 +162,14 @@ def test_a_sync_killed_while_it_merged_is_put_back_before_anything_commits_its_f
     mark = Path(git(b, "rev-parse", "--git-dir").strip())
     mark = (mark if mark.is_absolute() else b / mark) / PENDING
     mark.write_text(started + "\n")
-    for argv in (("sync",), ("wrap", "--plan", "-")):
+    held = (b / ".flow" / "episodes.jsonl").read_bytes()
+    for argv in (("sync",), ("wrap", "--plan", "-"), ("wrap",),  # a hand edit's wrap: no gate verdict on it
+                 ("episode", "add", "--type", "decision", "--session", "sb", "b ships on Friday")):
         res = run(b, *argv, stdin='{"session": "sb", "state": "Focus: b."}')
-        assert res.code == 2 and "stopped while it merged" in res.err, res.err
+        assert res.code == 2 and "stopped while it merged" in res.err, (argv, res.err)
         assert "(.flow/episodes.jsonl)" in res.err and "git restore --staged --worktree" in res.err
         assert head(b) == started and mark.exists()
+        assert (b / ".flow" / "episodes.jsonl").read_bytes() == held  # the fix would drop what it appended
     git(b, "restore", "--staged", "--worktree", "--", ".flow/episodes.jsonl")  # as the refusal says
     res = run(b, "sync")
     assert res.code == 0, res.err

@@ -103,6 +103,20 @@ def test_demote_requires_an_independent_contradicting_episode(run, wrap_repo, ev
     assert "backoff_jitter" in (wrap_repo / "CONTINUITY.md").read_text().split("## Proven Knowledge")[1]
 
 
+def test_a_demotion_is_dated_no_earlier_than_what_was_recorded_about_the_pattern(run, wrap_repo):
+    """A late wrap dated its session's day: an episode about the pattern recorded since would count as
+    recorded after the demotion (the gate refuses that day), so the note takes the later day."""
+    later = {"type": "finding", "content": "jittered backoff spread the retry waves in the canary",
+             "tags": ["backoff"], "ts": "2026-11-28T09:00:00Z", "session": "sess-x", "agent": "agent-x"}
+    assert run(wrap_repo, "episode", "add", stdin=json.dumps(later) + "\n").code == 0
+    git(wrap_repo, "add", "-A")
+    git(wrap_repo, "commit", "-qm", "an episode about backoff_jitter")
+    res = wrap(run, wrap_repo, demote_plan(), "--json")
+    assert res.code == 0 and data_of(res)["committed"], res.out
+    line = next(ln for ln in (wrap_repo / "CONTINUITY.md").read_text().splitlines() if "backoff_jitter:" in ln)
+    assert "[demoted 2026-11-28: batch jobs got worse" in line
+
+
 def test_derivations_of_a_demoted_pattern_are_annotated(run, wrap_repo):
     text = base_text().replace("! cache_first: serve balances from cache before the provider | 1x",
                                "! cache_first: serve balances from cache before the provider | 1x\n"
