@@ -65,7 +65,23 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+def _tolerate_narrow_output() -> None:
+    """Where the output's encoding cannot spell every character (a Latin-1 locale, a cp1252 pipe), print what
+    it cannot as ``?`` instead of failing: the gate's verdict, and a wrap that committed, must not turn into a
+    traceback over the em dash of a summary line. (JSON is written in ASCII there: see
+    :func:`flowgit.output.emit_json`.)"""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+        if encoding not in ("utf8", "utf8sig") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="replace")
+            except (ValueError, OSError):
+                pass
+
+
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:  # a process of its own (the console script, the hook): its streams are the terminal's
+        _tolerate_narrow_output()
     args = sys.argv[1:] if argv is None else list(argv)
     fast = _fast_check(args)
     if fast is not None:

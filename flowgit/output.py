@@ -20,7 +20,13 @@ def to_jsonable(data: Any) -> Any:
 
 
 def emit_json(data: Any) -> None:
-    sys.stdout.write(dumps(data) + "\n")
+    """Write ``data`` as JSON; in ASCII escapes where stdout's encoding cannot spell every character (the
+    same document to a JSON reader, where a replaced character would change it)."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+    if encoding in ("utf8", "utf8sig"):
+        sys.stdout.write(dumps(data) + "\n")
+    else:
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=True, default=_default) + "\n")
 
 
 def _default(obj: Any) -> Any:

@@ -211,3 +211,50 @@ def test_a_mistyped_path_given_to_a_history_command_is_named(run, repo, command)
     assert run(repo, "init", "--commit", "--no-hooks").code == 0
     res = run(repo, "--file", "CONTINUTY.md", command)
     assert res.code == 2 and "no such file, here or in any commit" in res.err, res.err
+
+
+def _latin1_locale(tmp_path) -> dict[str, str] | None:
+    """An environment whose locale writes ISO-8859-1 (built with localedef), or None where none can be made."""
+    import shutil
+
+    if shutil.which("localedef") is None:
+        return None
+    where = tmp_path / "locales"
+    where.mkdir()
+    subprocess.run(["localedef", "-i", "en_US", "-f", "ISO-8859-1", str(where / "en_US.ISO-8859-1")],
+                   capture_output=True)
+    if not (where / "en_US.ISO-8859-1").is_dir():
+        return None
+    return {"LOCPATH": str(where), "LANG": "en_US.ISO-8859-1", "LC_ALL": "en_US.ISO-8859-1"}
+
+
+def test_an_output_that_cannot_spell_every_character_degrades_instead_of_failing(run, repo, tmp_path):
+    """Latin-1 output: the gate's verdict, a wrap that commits and an episode add end as they did (exit 0),
+    with `?` for what the encoding lacks; --json stays the same document, in ASCII escapes."""
+    assert run(repo, "init", "--commit").code == 0
+    git(repo, "config", "user.name", "t")
+    git(repo, "config", "user.email", "t@example.com")
+    envs = [{"PYTHONIOENCODING": "latin-1"}]
+    locale = _latin1_locale(tmp_path)
+    if locale is not None:  # the hook runs `python -I`: only the locale reaches it
+        envs.append(locale)
+    for n, extra in enumerate(envs):
+        env = {**os.environ, **extra}
+        env.pop("PYTHONIOENCODING", None) if "LANG" in extra else None
+        flowgit = [sys.executable, "-m", "flowgit"]
+        added = subprocess.run([*flowgit, "episode", "add", "--type", "finding", "--session", f"s{n}",
+                                f"the cache \u2192 origin path doubled ({n})"], cwd=repo, env=env,
+                               capture_output=True)
+        assert added.returncode == 0 and b"Traceback" not in added.stderr, added.stderr
+        plan = json.dumps({"session": f"s{n}", "state": f"Focus: the retry budget, round {n}."})
+        wrapped = subprocess.run([*flowgit, "wrap", "--plan", "-"], input=plan.encode(), cwd=repo, env=env,
+                                 capture_output=True)
+        assert wrapped.returncode == 0 and b"Traceback" not in wrapped.stderr + wrapped.stdout, wrapped.stderr
+        assert b"\xe2\x80" not in wrapped.stdout  # (the summary's dash, replaced: no UTF-8 in a Latin-1 stream)
+        listed = subprocess.run([*flowgit, "--json", "episode", "list"], cwd=repo, env=env, capture_output=True)
+        assert listed.returncode == 0 and listed.stdout.isascii(), listed.stderr
+        assert any("\u2192" in e["content"] for e in json.loads(listed.stdout))
+        (repo / "notes.txt").write_text(f"note {n}\n")
+        assert subprocess.run(["git", "add", "-A"], cwd=repo, env=env).returncode == 0
+        committed = subprocess.run(["git", "commit", "-qm", f"notes {n}"], cwd=repo, env=env, capture_output=True)
+        assert committed.returncode == 0 and b"Traceback" not in committed.stderr, committed.stderr
