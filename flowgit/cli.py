@@ -163,15 +163,19 @@ def cli(ctx: click.Context, continuity: str | None, store: str | None, as_json: 
 @click.option("--no-hooks", is_flag=True, help="Do not install flowgit's git hooks (pre-commit, pre-merge-commit, "
                                                 "commit-msg, pre-push; use this beside the pre-commit framework).")
 @click.option("--commit", "commit_", is_flag=True, help="Commit the set-up files.")
+@click.option("--shared-hooks", is_flag=True, help="Install the hooks even where core.hooksPath is shared (global or "
+                                                    "system config, or outside the repository): they will gate "
+                                                    "every repository that uses it.")
 @json_option
 @click.pass_context
-def init(ctx: click.Context, no_hooks: bool, commit_: bool, as_json: bool) -> None:
+def init(ctx: click.Context, no_hooks: bool, commit_: bool, shared_hooks: bool, as_json: bool) -> None:
     """Write (or adopt) the continuity file and the store, register the merge driver, install the hooks."""
     from flowgit.commands import init as cmd
     from flowgit.output import emit
 
     explicit = bool((ctx.find_root().obj or {}).get("continuity"))
-    emit(cmd.run_init(_cfg(ctx), hooks=not no_hooks, commit=commit_, explicit=explicit), as_json, cmd.render)
+    emit(cmd.run_init(_cfg(ctx), hooks=not no_hooks, commit=commit_, explicit=explicit, shared_hooks=shared_hooks),
+         as_json, cmd.render)
 
 
 # --- Wired into the agent's life: setup claude, prime, status, remind, mcp -------------------------------
@@ -485,9 +489,11 @@ def check_msg(ctx: click.Context, message_file: str, as_json: bool) -> None:
 @cli.command("install-hook", short_help="Install the plain-git hooks (chains old ones).")
 @click.option("--server", "server", metavar="BARE_REPO",
               help="Install the server-side pre-receive hook into this bare repository instead.")
+@click.option("--shared-hooks", is_flag=True, help="Install even where core.hooksPath is shared (global or system "
+                                                    "config, or outside the repository).")
 @json_option
 @click.pass_context
-def install_hook(ctx: click.Context, server: str | None, as_json: bool) -> None:
+def install_hook(ctx: click.Context, server: str | None, shared_hooks: bool, as_json: bool) -> None:
     """Install flowgit's git hooks for plain git: pre-commit and pre-merge-commit (the gate), commit-msg
     (trailers, overrides), pre-push (the audit of what is pushed); an existing hook is chained, run first.
     With --server, the pre-receive hook of a self-hosted bare repository, with this interpreter baked in."""
@@ -499,7 +505,7 @@ def install_hook(ctx: click.Context, server: str | None, as_json: bool) -> None:
 
         result = cmd.run_install_server(Path(server))
     else:
-        result = cmd.run_install(_cfg(ctx))
+        result = cmd.run_install(_cfg(ctx), shared=shared_hooks)
     emit(result, as_json, cmd.render)
 
 

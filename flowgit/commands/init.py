@@ -33,14 +33,22 @@ class InitResult:
     root: str = ""  # the repository set up (the top of the checkout, wherever init was run from)
     hooks: list[str] = field(default_factory=list)
     committed: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
 
-def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit: bool = False) -> InitResult:
-    """Set the repository up; every step is skipped, and reported as kept, when already done."""
+def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit: bool = False,
+             shared_hooks: bool = False) -> InitResult:
+    """Set the repository up; every step is skipped, and reported as kept, when already done. Whatever it
+    refuses (a shared hooks directory, an unreadable ``.gitattributes``) is refused before anything is written."""
     root = require_repo(cfg.root)  # a bare repository is named as one, not as "not a repository"
     if commit:
         _require_committed_paths(cfg, root)
     _require_not_ignored(root, [_adoptable(cfg, root, explicit) or cfg.continuity_rel, cfg.store_rel])
+    if hooks:
+        from flowgit.commands.install_hook import refuse_shared_hooks
+
+        refuse_shared_hooks(root, allowed=shared_hooks)
+    setup.read_attributes(root)  # refused here, not after the files below exist
     cfg, adopted, config_file = _adopt(cfg, root, explicit)
     result = InitResult(cfg.continuity_rel, cfg.store_rel, adopted=adopted, root=str(root))
     if config_file:
@@ -55,10 +63,11 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
     changed = setup.ensure_attributes(root, [cfg.continuity_rel, cfg.store_rel])
     (result.created if changed else result.kept).append(".gitattributes (merge=flowgit)")
     (result.created if setup.ensure_config(root) else result.kept).append("git config merge.flowgit")
+    result.warnings += setup.shadowed_attributes(root, [cfg.continuity_rel, cfg.store_rel])
     if hooks:
         from flowgit.commands.install_hook import run_install
 
-        installed = run_install(cfg)
+        installed = run_install(cfg, shared=shared_hooks)
         result.hooks = ([f"installed {p}" for p in installed.installed] + [f"updated {p}" for p in installed.updated]
                         + [f"chained {p} (runs first)" for p in installed.chained]
                         + [f"unchanged {p}" for p in installed.unchanged])
@@ -212,6 +221,7 @@ def render(result: InitResult) -> str:
     lines += [f"created {c}" for c in result.created]
     lines += [f"kept    {k} (already there)" for k in result.kept]
     lines += [f"hook    {h}" for h in result.hooks]
+    lines += [f"warning: {w}" for w in result.warnings]
     if result.staged:
         lines.append(f"staged  {', '.join(result.staged)}")
     if result.committed:

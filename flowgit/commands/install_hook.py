@@ -89,8 +89,42 @@ def records_overrides(root: Path) -> bool:
     return False
 
 
-def run_install(cfg: Config, *, proc_visible: bool | None = None) -> InstallResult:
+def shared_hooks_dir(root: Path) -> str | None:
+    """Why the hooks directory git runs from is not this repository's own (None when it is): a
+    ``core.hooksPath`` set in the global or system configuration, or one that points outside the repository.
+    Hooks written there gate every repository that shares it, projects that never ran flowgit among them."""
+    from flowgit.git import git_dir
+
+    said = git(root, "config", "--show-scope", "--show-origin", "--get", "core.hooksPath", check=False)
+    said = said.decode("utf-8", "replace").strip()
+    if not said:
+        return None
+    scope, origin, _ = (said.split("\t", 2) + ["", ""])[:3]
+    target = hook_dir(root).resolve()
+    inside = any(target == top or top in target.parents for top in (root.resolve(), git_dir(root).resolve()))
+    if scope in ("global", "system"):
+        return f"core.hooksPath is set in the {scope} configuration ({origin.removeprefix('file:')}) to {target}"
+    if not inside:
+        return f"core.hooksPath points outside this repository, to {target}"
+    return None
+
+
+def refuse_shared_hooks(root: Path, *, allowed: bool = False) -> None:
+    """Refuse (before anything is written) to install hooks where every repository sharing them would run
+    them, unless asked to (``--shared-hooks``)."""
+    why = None if allowed else shared_hooks_dir(root)
+    if why is not None:
+        raise FlowgitError(f"{why}: flowgit's hooks written there would gate every repository that uses it, "
+                           "projects that never ran flowgit among them; nothing was written", path=root,
+                           fix="run `flowgit init --no-hooks` and add the hooks through the pre-commit framework "
+                               "(see the README); or give this repository its own hooks directory (`git config "
+                               "--local core.hooksPath .git/hooks`); or install into the shared directory anyway "
+                               "with `--shared-hooks`")
+
+
+def run_install(cfg: Config, *, proc_visible: bool | None = None, shared: bool = False) -> InstallResult:
     root = require_repo(cfg.root)
+    refuse_shared_hooks(root, allowed=shared)
     target = hook_dir(root)
     target.mkdir(parents=True, exist_ok=True)
     result = InstallResult()

@@ -24,11 +24,24 @@ def driver_command() -> str:
     return f"{shlex.quote(sys.executable)} -m flowgit.commands.merge_driver %O %A %B %P"
 
 
-def ensure_attributes(root: Path, paths: list[str]) -> list[str]:
-    """``<path> merge=flowgit`` for each path (an old ``merge=union`` for it is replaced); returns what changed."""
+def read_attributes(root: Path) -> str:
+    """The top ``.gitattributes`` as text ('' when there is none), refused with its line when it is not UTF-8
+    text, and refused when it is not a regular file (a FIFO would hang the read)."""
+    from flowgit.fsio import read_text
+
     target = root / ".gitattributes"
-    text = target.read_text(encoding="utf-8") if target.exists() else ""
-    lines = text.splitlines()
+    if not target.exists() and not target.is_symlink():
+        return ""
+    return read_text(target)
+
+
+def ensure_attributes(root: Path, paths: list[str]) -> list[str]:
+    """``<path> merge=flowgit`` for each path (an old ``merge=union`` for it is replaced); returns what changed.
+    Every other line is kept as it was, its line ending (CRLF) included."""
+    from flowgit.continuity.document import split_lines
+
+    lines = split_lines(read_attributes(root))
+    ending = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     changed: list[str] = []
     for path in paths:
         rule = f"{_quoted(path)} merge={DRIVER}"
@@ -36,15 +49,34 @@ def ensure_attributes(root: Path, paths: list[str]) -> list[str]:
         if any(lines[i].split() == rule.split() for i in hits):
             continue
         if hits:
-            lines[hits[0]] = rule
+            lines[hits[0]] = rule + (ending if lines[hits[0]].endswith("\n") else "")
             for i in reversed(hits[1:]):
                 del lines[i]
         else:
-            lines.append(rule)
+            if lines and not lines[-1].endswith("\n"):
+                lines[-1] += ending
+            lines.append(rule + ending)
         changed.append(path)
     if changed:
-        atomic_write(target, "\n".join(lines) + "\n")
+        text = "".join(lines)
+        atomic_write(root / ".gitattributes", text if text.endswith("\n") else text + ending)
     return changed
+
+
+def shadowed_attributes(root: Path, paths: list[str]) -> list[str]:
+    """A warning per path whose merge attribute, as git reads it (``git check-attr``), is not flowgit's: a
+    deeper ``.gitattributes`` (``*.jsonl binary``) or ``info/attributes`` overrides the top one, and a merge
+    of it would conflict line by line instead."""
+    out = git(root, "check-attr", "-z", "merge", "--", *paths, check=False).split(b"\0")
+    found = {out[i].decode("utf-8", "surrogateescape"): out[i + 2].decode("utf-8", "replace")
+             for i in range(0, len(out) - 2, 3)}
+    read = {"unset": "unset (`-merge`, as `binary` sets it)", "unspecified": "unspecified"}
+    return [f"git reads the merge attribute of {path} as {read.get(found.get(path, 'unspecified'), found.get(path))}"
+            f", not `merge={DRIVER}`: a deeper "
+            ".gitattributes (or .git/info/attributes) overrides the top one's line, so two clones' wraps would "
+            f"conflict; add `merge={DRIVER}` to the line there that matches {path} (`git check-attr merge -- "
+            f"{path}` shows what git reads)"
+            for path in paths if found.get(path) != DRIVER]
 
 
 def _quoted(path: str) -> str:

@@ -263,3 +263,64 @@ def test_a_twin_held_before_flowgit_passes_the_set_up_commit_in_the_hook_and_the
     assert res.code == 0, res.err
     audit = run(repo, "audit", "--json")
     assert audit.code == 0, audit.out
+
+
+def test_hooks_are_not_written_into_a_hooks_directory_other_repositories_share(run, repo, tmp_path):
+    """A global core.hooksPath (or a local one outside the repository) is shared: flowgit's hooks there would
+    gate projects that never ran it. Refused before anything is written, unless asked with --shared-hooks."""
+    import os
+
+    shared = tmp_path / "shared-hooks"
+    shared.mkdir()
+    git(repo, "config", "--global", "core.hooksPath", str(shared))
+    before = tree_digest(repo)
+    res = run(repo, "init")
+    assert res.code == 2 and "global configuration" in res.err and "--no-hooks" in res.err, res.err
+    assert list(shared.iterdir()) == [] and tree_digest(repo) == before
+    assert run(repo, "install-hook").code == 2 and list(shared.iterdir()) == []
+    git(repo, "config", "--global", "--unset", "core.hooksPath")
+    git(repo, "config", "--local", "core.hooksPath", str(shared))  # local, but outside the repository
+    res = run(repo, "init")
+    assert res.code == 2 and "outside this repository" in res.err and list(shared.iterdir()) == []
+    assert run(repo, "init", "--no-hooks").code == 0 and list(shared.iterdir()) == []
+    assert run(repo, "init", "--shared-hooks").code == 0 and (shared / "pre-commit").exists()
+    git(repo, "config", "--local", "core.hooksPath", ".githooks")  # the repository's own: installed as asked
+    assert run(repo, "install-hook").code == 0 and (repo / ".githooks" / "pre-commit").exists()
+    assert os.access(repo / ".githooks" / "pre-commit", os.X_OK)
+
+
+def test_a_deeper_gitattributes_that_overrides_the_driver_is_warned_about(run, repo):
+    (repo / ".flow").mkdir()
+    (repo / ".flow" / ".gitattributes").write_text("*.jsonl binary\n")
+    res = run(repo, "init", "--json")
+    assert res.code == 0
+    (warning,) = json.loads(res.out)["warnings"]
+    assert ".flow/episodes.jsonl" in warning and "unset" in warning and "merge=flowgit" in warning
+    (repo / ".flow" / ".gitattributes").write_text("*.jsonl binary merge=flowgit\n")
+    res = run(repo, "init", "--json")
+    assert res.code == 0 and json.loads(res.out)["warnings"] == []
+
+
+def test_a_gitattributes_it_cannot_read_is_refused_before_anything_is_written(run, repo):
+    import os
+
+    before = tree_digest(repo)
+    (repo / ".gitattributes").write_bytes(b"*.md text\n*.caf\xe9 binary\n")
+    res = run(repo, "init")
+    assert res.code == 2 and ".gitattributes" in res.err and "UTF-8" in res.err and ":2" in res.err, res.err
+    assert not (repo / "CONTINUITY.md").exists() and not (repo / ".flow").exists()
+    assert "merge.flowgit" not in git(repo, "config", "--local", "--list")
+    (repo / ".gitattributes").unlink()
+    os.mkfifo(repo / ".gitattributes")
+    res = run(repo, "init")  # a FIFO would block the read forever
+    assert res.code == 2 and "not a regular file" in res.err and not (repo / "CONTINUITY.md").exists()
+    (repo / ".gitattributes").unlink()
+    assert tree_digest(repo) == before
+
+
+def test_a_crlf_gitattributes_keeps_its_line_endings(run, repo):
+    (repo / ".gitattributes").write_bytes(b"*.png binary\r\n*.sh text eol=lf\r\n")
+    assert run(repo, "init").code == 0
+    data = (repo / ".gitattributes").read_bytes()
+    assert data.startswith(b"*.png binary\r\n*.sh text eol=lf\r\n")
+    assert b"CONTINUITY.md merge=flowgit\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
