@@ -374,12 +374,53 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupRe
     manifest["dirs"] += [d for d in new_dirs if d not in manifest["dirs"]]
     if not dry_run:
         _refuse_read_only(writes)
-        for d in new_dirs:
-            (base.parent / d).mkdir(exist_ok=True)
-        for path, data in writes.items():
-            atomic_write(path, data)
-        atomic_write(manifest_path, json.dumps(manifest, indent=2) + "\n")
+        _write_all(base, new_dirs, {**writes, manifest_path: (json.dumps(manifest, indent=2) + "\n").encode()})
     return report
+
+
+def _write_all(base: Path, new_dirs: list[str], writes: dict[Path, bytes]) -> None:
+    """Write every file (the record last) or none: a write that fails (a full disk, a file-size limit) puts
+    back each file written before it and removes the directories made for them, so no hook or skill is left
+    that no record knows of (a later setup would call it set up, and ``--remove`` would leave it)."""
+    made: list[Path] = []
+    done: list[tuple[Path, bytes | None]] = []  # (path, what it held before: None for a file it created)
+    current = base
+    try:
+        for d in new_dirs:
+            current = base.parent / d
+            current.mkdir(exist_ok=True)
+            made.append(current)
+        for current, data in writes.items():
+            before = _read(current)
+            atomic_write(current, data)
+            done.append((current, before))
+    except (OSError, FlowgitError) as exc:
+        left = _put_back(done, made)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        failed = current
+        raise FlowgitError(f"could not be written ({why}); " + (
+            "everything setup had written was put back, nothing changed" if not left else
+            "and these could not be put back: " + ", ".join(map(str, left))), path=failed,
+            fix="free space (or raise the file-size limit), then run setup again") from None
+
+
+def _put_back(done: list[tuple[Path, bytes | None]], made: list[Path]) -> list[Path]:
+    """Undo :func:`_write_all`'s writes, newest first; returns the paths it could not put back."""
+    left = []
+    for path, before in reversed(done):
+        try:
+            if before is None:
+                path.unlink(missing_ok=True)
+            else:
+                atomic_write(path, before)
+        except (OSError, FlowgitError):
+            left.append(path)
+    for d in reversed(made):
+        try:
+            d.rmdir()
+        except OSError:
+            pass  # not empty: something else lives there
+    return left
 
 
 def _refuse_read_only(paths) -> None:

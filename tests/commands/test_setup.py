@@ -421,3 +421,29 @@ def test_a_settings_file_the_user_made_read_only_is_not_replaced(run, project):
     assert sorted(p.name for p in base.iterdir()) == ["settings.json"]
     settings.chmod(0o644)
     assert run(project, "setup", "claude").code == 0
+
+
+def test_a_write_that_fails_halfway_puts_back_everything_setup_wrote(project):
+    """Under a file-size limit the record (which keeps the original settings) cannot be written: every file
+    written before it is put back, so no hook is left that no record knows of; exit 2, one line, no traceback."""
+    import os
+    import resource
+    import shutil
+    import sys
+
+    base = project / ".claude"
+    base.mkdir()
+    settings = {"permissions": {"allow": ["Bash(ls:*)"]}, "env": {f"K{i}": "v" * 200 for i in range(100)}}
+    (base / "settings.json").write_text(json.dumps(settings, indent=2))
+    before = tree_digest(project)
+    limit = 26 * 1024  # the settings (about 22 KB) fit; the record holding them as base64 does not
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    exe = shutil.which("flowgit") or "flowgit"
+    proc = subprocess.run([sys.executable, "-m", "flowgit", "setup", "claude", "--exe", exe], cwd=project,
+                          capture_output=True, text=True, preexec_fn=limited, env=os.environ.copy())
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert ".flowgit-setup.json" in proc.stderr and "put back" in proc.stderr
+    assert tree_digest(project) == before
