@@ -160,6 +160,11 @@ def _raw_settings(root: Path) -> tuple[dict[str, Any], str | None]:
             raise FlowgitError("is a symbolic link: flowgit reads its configuration as git records it, so the "
                                "file it points to would configure this command but not the gate", path=path,
                                fix="commit the configuration itself at this path (replace the link with the file)")
+    for path in (dot, root / "pyproject.toml"):  # a FIFO would hang the read; taken as absent, configure nothing
+        if path.exists() and not path.is_file() and (path is dot or not path.is_dir()):
+            raise FlowgitError("is not a regular file (a FIFO, a socket, a device or a directory), so its "
+                               "settings cannot be read", path=path,
+                               fix="make it an ordinary TOML file (or remove it, if nothing is configured)")
     if dot.is_file():
         return _load_toml(dot), str(dot)
     py = root / "pyproject.toml"

@@ -150,3 +150,18 @@ def test_a_pyproject_with_a_byte_order_mark_is_named_not_silently_ignored(tmp_pa
     with pytest.raises(FlowgitError) as caught:
         load_config(tmp_path)
     assert "byte order mark" in caught.value.message and caught.value.line == 1
+
+
+@pytest.mark.parametrize("name", [".flowgit.toml", "pyproject.toml"])
+def test_a_configuration_that_is_no_regular_file_is_refused_not_taken_as_absent(repo, name):
+    """A FIFO would hang the read; taken as absent it would configure nothing, silently."""
+    import os
+
+    os.mkfifo(repo / name)
+    with pytest.raises(FlowgitError, match="not a regular file") as caught:
+        load_config(repo)
+    assert caught.value.path == str(repo / name)
+    os.unlink(repo / name)
+    (repo / ".flowgit.toml").mkdir()
+    with pytest.raises(FlowgitError, match="not a regular file"):
+        load_config(repo)
