@@ -52,6 +52,7 @@ from flowgit.journal import WRAP_JOURNAL as JOURNAL
 from flowgit.lock import RepoLock, refuse_if_wrap_pending
 
 MESSAGE = "flowgit-wrap.message"  # the commit message git reads (one wrap at a time holds the lock)
+NEXT_INDEX = "flowgit-wrap.index.next"  # the index the wrap predicts its commit's tree with (beside git's own)
 FORMAT = 3  # 3: paths relative to the repository the journal lives in (2 held absolute paths)
 # The backups, by role: always these names in the journal's own git directory, never a path.
 BACKUPS = {"continuity": "flowgit-wrap.continuity.bak", "index": "flowgit-wrap.index.bak",
@@ -153,7 +154,7 @@ class Journal:
         """The files are written: record the index tree ``git add`` will make, before running it."""
         root = self.root
         index = self.index
-        tmp = index.parent / "flowgit-wrap.index.next"
+        tmp = index.parent / NEXT_INDEX
         try:
             if index.exists():
                 shutil.copyfile(index, tmp)
@@ -413,7 +414,21 @@ class Journal:
             if extra is not None:
                 _unlink(extra)
         _unlink(self.path.parent / MESSAGE)  # left behind only by a wrap killed while git committed
+        self._sweep_temporaries()
         _unlink(self.path)
+
+    def _sweep_temporaries(self) -> None:
+        """The wrap's own temporary files a kill left behind (under the lock no writer of flowgit's has one
+        open): the index it predicts the commit's tree with, and a file written beside the continuity file or
+        the store before its rename (``.CONTINUITY.md.<random>.tmp``)."""
+        import glob
+
+        _unlink(self.index.parent / NEXT_INDEX)
+        for rel in (self.continuity_rel, self.store_rel):
+            target = self.root / rel
+            for left in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+                if left.is_file() and not left.is_symlink():
+                    _unlink(left)
 
 
 def recover(cfg: Config, *, lock_wait: float | None = None) -> str | None:

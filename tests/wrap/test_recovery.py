@@ -205,3 +205,20 @@ def test_a_wrap_meeting_a_stale_index_lock_names_the_same_fix_and_writes_nothing
     assert ("if no git command is running, the lock is stale — remove .git/index.lock (as git itself advises) "
             "and run the wrap again") in res.stderr
     assert state(wrap_repo) == before and (wrap_repo / ".git" / "index.lock").exists()
+
+
+def test_recover_sweeps_the_temporaries_a_kill_left_and_nothing_else(wrap_repo, tmp_path):
+    """A kill inside a write (before its rename) or while the commit's tree was predicted leaves the wrap's
+    own temporaries: the recovery takes them away with the journal; a user's look-alike file stays."""
+    before = killed_at(wrap_repo, tmp_path, "6-stage")
+    left = [wrap_repo / ".CONTINUITY.md.k3y9x2q1.tmp", wrap_repo / ".flow" / ".episodes.jsonl.a8b7c6d5.tmp",
+            wrap_repo / ".git" / "flowgit-wrap.index.next"]
+    for path in left:
+        path.write_bytes(b"half written")
+    mine = wrap_repo / ".CONTINUITY.md.tmp.notes"
+    mine.write_text("a user's file\n")
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0, res.stderr
+    assert not any(path.exists() for path in left) and mine.read_text() == "a user's file\n"
+    mine.unlink()
+    assert state(wrap_repo) == before
