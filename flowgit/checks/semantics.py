@@ -34,23 +34,15 @@ def _words(text: str) -> list[str]:
     return [_folded(w) for w in WORD_RE.findall(_as_seen(text))]
 
 
-MARKUP_INSIDE_WORDS_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>|[*`]")
-
-
 def _as_seen(text: str) -> str:
-    """``text`` as a reader sees its words: entities decoded (``&#32;``, ``&nbsp;``), tags, comments and
-    emphasis marks inside words gone, invisible characters dropped, look-alike letters read as the Latin ones
-    they mimic. Old text re-typed with a zero-width space or a Cyrillic ``е`` is the old text kept."""
+    """``text`` as a reader sees its words (:func:`~flowgit.continuity.identity.as_seen`; emphasis marks inside
+    words gone too), look-alike letters read as the Latin ones they mimic: old text re-typed with a zero-width
+    space, a Cyrillic ``е`` or ``&#32;`` for its spaces is the old text kept."""
     if text.isascii() and not any(mark in text for mark in "&<*`"):
         return text
-    import html
-    import unicodedata
+    from flowgit.continuity.identity import CONFUSABLES, as_seen
 
-    from flowgit.continuity.identity import CONFUSABLES
-
-    text = unicodedata.normalize("NFKC", html.unescape(MARKUP_INSIDE_WORDS_RE.sub("", text)))
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
-    return text.casefold().translate(CONFUSABLES)
+    return as_seen(text.replace("*", "").replace("`", "")).casefold().translate(CONFUSABLES)
 
 
 @lru_cache(maxsize=1 << 14)

@@ -27,7 +27,7 @@ from collections import OrderedDict
 from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
-from flowgit.continuity.identity import canonical_section
+from flowgit.continuity.identity import as_seen, canonical_section
 from flowgit.continuity.sections import CANONICAL_ORDER, Semantics, alias_table, semantics_of
 from flowgit.errors import FlowgitError
 
@@ -124,11 +124,7 @@ HTML_HEADING_RE = re.compile(r"\s*<h[1-6]\b[^>]*>(?P<text>.*?)</h[1-6]\s*>", re.
 def section_named(text: str) -> str | None:
     """The protocol section a heading's text names (by its name or a built-in alias) as a reader takes it:
     entities decoded, comments, emphasis and invisible characters dropped; None when it names none."""
-    import html
-    import unicodedata
-
-    text = unicodedata.normalize("NFKC", html.unescape(re.sub(r"<!--.*?-->|</?[A-Za-z][^<>]*>", "", text)))
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").replace("*", "").replace("_", " ")
+    text = as_seen(text).replace("*", "").replace("_", " ")
     return alias_table().get(" ".join(text.split()).rstrip(":").strip().lower())
 
 
@@ -154,11 +150,7 @@ def section_seen_in(text: str) -> str | None:
     named = section_named(text)
     if named is not None:
         return named
-    import html
-    import unicodedata
-
-    text = unicodedata.normalize("NFKC", html.unescape(re.sub(r"<!--.*?-->|</?[A-Za-z][^<>]*>", "", text)))
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").casefold().translate(CONFUSABLES)
+    text = as_seen(text).casefold().translate(CONFUSABLES)
     text = LEADING_DECORATION_RE.sub("", text.replace("*", " ")).replace("_", " ")
     return canonical_section(" ".join(text.split()), alias_table()) if text else None
 

@@ -43,6 +43,27 @@ def name_key(name: str) -> str:
     return folded.translate(CONFUSABLES).replace("-", "_")
 
 
+TAGS_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # HTML a renderer shows nothing of
+
+
+def as_seen(text: str) -> str:
+    """``text`` as a reader sees its characters: tags and comments gone, entities decoded (``&#32;``,
+    ``&nbsp;``), NFKC, invisible (format) characters dropped. One reading for a heading's name and for the
+    words the append rules compare."""
+    if "<" in text:
+        text = TAGS_RE.sub("", text)
+    if "&" in text:
+        import html
+
+        text = html.unescape(text)
+    if text.isascii():
+        return text
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    hidden = [ch for ch in set(text) if ch > "\x7f" and unicodedata.category(ch) == "Cf"]  # (each once)
+    return text.translate(dict.fromkeys(map(ord, hidden))) if hidden else text
+
+
 GIST_DROPPED_RE = re.compile(r"[`*_~]|[^\w\s]")  # markup, then every mark that is not a letter, digit or space
 
 
