@@ -300,21 +300,23 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
 # FlowScript's words a line may open with after its urgent `!` (`! thought: …`): a marker, not a pattern name
 FLOWSCRIPT_WORDS = frozenset("thought question idea note todo urgent decided decision blocked parking exploring "
                              "tension risk".split())
-URGENT_LABEL_RE = re.compile(r"^\s*(?:[-*+]\s+)?!\s*([^\W\d_]+)\s*:\s")
-EVIDENCE_MARK_RE = re.compile(r"\[\s*evidence\s*:", re.IGNORECASE)
+URGENT_LABEL_RE = re.compile(r"^\s*(?:(?:[-*+]|\d{1,3}[.)])\s+)?(?:\[[ xX]\]\s+)?!\s*([^\s:|!]+)\s*:\s")
 
 
 def _urgent_flowscript(line: str, semantics: Semantics) -> bool:
-    """Whether a ``! word: …`` line is FlowScript's urgent modifier, not a pattern missing its level: it shows
-    no level and no evidence anywhere, opens with one `!`, and is an Action Item (`- ! deploy: … — next: Dec 4`)
-    or opens with a FlowScript word (`! thought: …`) outside Proven Knowledge, where a reader takes every
-    `!` line for a claim."""
-    if semantics == Semantics.PROVEN or level_marks(line) or EVIDENCE_MARK_RE.search(line):
+    """Whether a ``! label: …`` line is FlowScript's urgent modifier, not a pattern missing its level: one
+    `!`, then an Action Item's label (`- [ ] ! CVE-2026-1234: … — next: Dec 4`) or, outside Proven Knowledge,
+    where a reader takes every `!` line for a claim, a FlowScript word (`! thought: …`); and, read as a reader
+    sees it (markup, entities and characters that draw nothing aside), no bar, level or evidence anywhere."""
+    from flowgit.continuity.identity import CONFUSABLES, as_seen
+
+    if semantics == Semantics.PROVEN:
         return False
     label = URGENT_LABEL_RE.match(line)
-    if label is None:
+    if label is None or (semantics != Semantics.LIFECYCLE and label[1].casefold() not in FLOWSCRIPT_WORDS):
         return False
-    return semantics == Semantics.LIFECYCLE or label[1].casefold() in FLOWSCRIPT_WORDS
+    seen = as_seen(line.replace("`", "").replace("*", "")).casefold().translate(CONFUSABLES)
+    return "|" not in seen and "evidence" not in seen and not level_marks(line) and not level_marks(seen)
 
 
 def _pattern_starts(ctx: CheckContext) -> list[int]:
@@ -420,6 +422,11 @@ def _named_otherwise(ctx: CheckContext, section, text: str) -> Iterator[Finding]
                       "another name: the lines under it would be judged by no rule of that section",
                       f"write the heading as `## {named}` in plain letters, with no number or symbol before it "
                       "(or name a section of your own with other words)")
+    elif any(is_mixed_script(word) for word in re.findall(r"[^\W\d_]+", text)):
+        yield Finding("G111", "recognition", "error", ctx.path, section.heading + 1,
+                      f"a word of the heading `{text[:60]}` mixes scripts (a letter of another alphabet that "
+                      "looks Latin): a reader may take it for a protocol section the gate does not read it as",
+                      "type the heading's words in one script each")
 
 
 def _vanished_sections(ctx: CheckContext) -> Iterator[Finding]:

@@ -34,15 +34,35 @@ def _words(text: str) -> list[str]:
     return [_folded(w) for w in WORD_RE.findall(_as_seen(text))]
 
 
+MARKUP_RE = re.compile(r"<!--(.*?)-->|<[A-Za-z/][^<>]*>", re.DOTALL)
+ATTRIBUTE_VALUE_RE = re.compile(r"=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))")
+EDGE_UNDERSCORES_RE = re.compile(r"(?:(?<=\W)|^)_+|_+(?=\W|$)")  # `_italic_`, `__bold__`; not `snake_case`
+
+
 def _as_seen(text: str) -> str:
-    """``text`` as a reader sees its words (:func:`~flowgit.continuity.identity.as_seen`; emphasis marks inside
-    words gone too), look-alike letters read as the Latin ones they mimic: old text re-typed with a zero-width
-    space, a Cyrillic ``е`` or ``&#32;`` for its spaces is the old text kept."""
-    if text.isascii() and not any(mark in text for mark in "&<*`"):
+    """``text`` as a reader of the file sees its words: what a comment or a tag's attribute says is text
+    kept like any other (an agent reads the raw file), an empty tag or comment inside a word joins it
+    (``fo<b></b>cus``), emphasis marks are no part of a word, and then
+    :func:`~flowgit.continuity.identity.as_seen`, with look-alike letters read as the Latin ones they mimic:
+    old text re-typed with a zero-width space, a Cyrillic ``е`` or ``&#32;`` for its spaces is the old text
+    kept."""
+    if text.isascii() and not any(mark in text for mark in "&<*`_"):
         return text
     from flowgit.continuity.identity import CONFUSABLES, as_seen
 
-    return as_seen(text.replace("*", "").replace("`", "")).casefold().translate(CONFUSABLES)
+    if "<" in text:
+        text = MARKUP_RE.sub(_markup_words, text)
+    text = EDGE_UNDERSCORES_RE.sub("", text.replace("*", "").replace("`", "")) if "_" in text else \
+        text.replace("*", "").replace("`", "")
+    return as_seen(text).casefold().translate(CONFUSABLES)
+
+
+def _markup_words(found: re.Match) -> str:
+    """A comment as its text, a tag as its attributes' values: words, set apart by spaces; nothing where
+    there are none (an empty tag or comment inside a word draws nothing there)."""
+    inner = found[1] if found[1] is not None else " ".join(
+        "".join(value) for value in ATTRIBUTE_VALUE_RE.findall(found[0]))
+    return f" {inner} " if inner.strip() else ""
 
 
 @lru_cache(maxsize=1 << 14)
@@ -321,6 +341,8 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
                           _replace_fix(section.label))
         elif _heading_keeps_old_text(ctx, before, section):
             yield _heading_finding(ctx, section, "G302")
+        else:
+            yield from _kept_in_a_new_section(ctx, before, section, "G302")
 
 
 HEADING_KEEPS = 5  # words of a heading's suffix, nearly all from HEAD's body, that are old text kept there
@@ -336,6 +358,29 @@ def _heading_keeps_old_text(ctx: CheckContext, before, section) -> bool:
         return False  # a headline: `| Nov 30 evening`
     old = {word for line in _line_words(ctx.old, before) for word in line}
     return sum(word in old for word in words) >= COPIED * len(words)
+
+
+def _kept_in_a_new_section(ctx: CheckContext, before, section, code: str) -> Iterator[Finding]:
+    """The old text of a section REPLACED or REWRITTEN, kept in a section the change adds (``## Previous
+    State`` with the old State under it, or the old State written as the next heading): a log of past
+    states under another name, which a reader reads right below the new one."""
+    old = [w for line in _line_words(ctx.old, before) for w in line]
+    if len(old) < HEADING_KEEPS:
+        return
+    held = {ctx.old.lines[s.heading] for s in ctx.old.sections}
+    for other in ctx.new.sections:
+        if other is section or ctx.new.lines[other.heading] in held or (
+                code == "G302" and other.semantics == Semantics.REWRITE):  # (what Recent Context is for)
+            continue
+        kept = list(_words_of_line(other.title)) + [w for line in _line_words(ctx.new, other) for w in line]
+        if retained(old, kept) >= RETAINED:
+            yield Finding(code, "append-not-replace" if code == "G302" else "append-not-rewrite", "error",
+                          ctx.path, other.heading + 1,
+                          f"the section `{other.title[:50]}` this change adds keeps {section.label}'s old text: "
+                          f"{section.label} is {'REPLACED' if code == 'G302' else 'REWRITTEN'} each wrap, not "
+                          "logged under another heading",
+                          f"take the old text out; move what still matters of it into Recent Context"
+                          + (" (as part of its one narrative)" if code == "G303" else ""))
 
 
 def _heading_finding(ctx: CheckContext, section, code: str) -> Finding:
@@ -431,6 +476,8 @@ def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
                           "pointer), or drop what was absorbed elsewhere")
         elif _heading_keeps_old_text(ctx, before, section):
             yield _heading_finding(ctx, section, "G303")
+        else:
+            yield from _kept_in_a_new_section(ctx, before, section, "G303")
 
 
 def protected_evidence(ctx: CheckContext) -> Iterator[Finding]:

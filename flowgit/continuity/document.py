@@ -123,36 +123,48 @@ HTML_HEADING_RE = re.compile(r"\s*<h[1-6]\b[^>]*>(?P<text>.*?)</h[1-6]\s*>", re.
 
 def section_named(text: str) -> str | None:
     """The protocol section a heading's text names (by its name or a built-in alias) as a reader takes it:
-    entities decoded, comments, emphasis and invisible characters dropped; None when it names none."""
-    text = as_seen(text).replace("*", "").replace("_", " ")
-    return alias_table().get(" ".join(text.split()).rstrip(":").strip().lower())
+    entities decoded, comments, emphasis and characters that draw nothing dropped, look-alike letters read as
+    the letters they mimic (`Prоven` with a Cyrillic `о`), a leading emoji, symbol or ordinal skipped
+    (`✅ Proven Knowledge`, `1. Proven Knowledge`), hyphens read as spaces (`Top-of-Mind`), a suffix the gate
+    ignores ignored; None when it names none. The name whole: see :func:`section_seen_in` for a prefix."""
+    from flowgit.continuity.identity import SUFFIX_RE
+
+    key = _heading_key(text)
+    table = _folded_aliases()
+    return table.get(key) or table.get(SUFFIX_RE.sub("", key).strip())
 
 
-def names_a_section(text: str) -> bool:
-    return section_named(text) is not None
+def section_seen_in(text: str) -> str | None:
+    """:func:`section_named`, or the section a ``## `` heading's folded text begins with as the gate reads
+    one (`## Prоven Knowledge 2026`): the gate reads that heading as a free section of another name, so this
+    tells it that a reader would take it (and its lines) for the protocol section's."""
+    named = section_named(text)
+    if named is not None:
+        return named
+    key = _heading_key(text)
+    return canonical_section(key, _folded_aliases()) if key else None
 
 
 LEADING_DECORATION_RE = re.compile(r"^(?:[^\w\s]|_|\d{1,4}[.)]?|\s)+")  # `✅ `, `1. `, `2) `, `-- `, `2026 `
 
 
-def section_seen_in(text: str) -> str | None:
-    """The protocol section a level-2 heading's text shows a reader who skims past its decoration: look-alike
-    letters read as the letters they mimic (`Prоven` with a Cyrillic `о`), a leading emoji, symbol or ordinal
-    skipped (`✅ Proven Knowledge`, `1. Proven Knowledge`), a suffix ignored as the gate ignores it.
-
-    The gate reads such a heading as a free section of another name; this is
-    what tells it that a reader would take it for the protocol section (and
-    its lines for that section's), so it can refuse the heading instead of
-    judging those lines by no rule.
-    """
+@lru_cache(maxsize=1 << 12)
+def _heading_key(text: str) -> str:
+    """A heading's text folded as :func:`section_named` reads it (remembered: headings repeat)."""
     from flowgit.continuity.identity import CONFUSABLES
 
-    named = section_named(text)
-    if named is not None:
-        return named
-    text = as_seen(text).casefold().translate(CONFUSABLES)
-    text = LEADING_DECORATION_RE.sub("", text.replace("*", " ")).replace("_", " ")
-    return canonical_section(" ".join(text.split()), alias_table()) if text else None
+    text = as_seen(text).casefold().translate(CONFUSABLES).replace("*", " ").replace("_", " ").replace("-", " ")
+    return " ".join(LEADING_DECORATION_RE.sub("", text).split()).rstrip(":").strip()
+
+
+@lru_cache(maxsize=1)
+def _folded_aliases() -> dict[str, str]:
+    """The built-in names and aliases with hyphens read as spaces, as :func:`_heading_key` folds a heading."""
+    return {" ".join(name.replace("-", " ").split()): canonical for name, canonical in alias_table().items()}
+
+
+def names_a_section(text: str) -> bool:
+    return section_named(text) is not None
 
 
 def split_lines(text: str) -> list[str]:

@@ -28,12 +28,21 @@ CONFUSABLES = str.maketrans({
     # Latin letters of other alphabets that render like the basic ones
     "ᴄ": "c", "ı": "i", "ɑ": "a", "ᴏ": "o", "ᴠ": "v", "ᴡ": "w", "ᴢ": "z", "ꜱ": "s", "ʀ": "r", "ǀ": "l", "ȷ": "j",
     "ㄨ": "x",
+    # Armenian and Coptic letters drawn as Latin ones
+    "օ": "o", "ս": "u", "հ": "h", "ո": "n", "զ": "q", "ց": "g", "ⲟ": "o", "ⲣ": "p", "ⲥ": "c", "ⲭ": "x",
+    # Cherokee letters drawn as Latin capitals (case folding keeps Cherokee capitals; their small forms too)
+    **{cherokee: latin for capital, latin in zip("ᎪᏴᏟᎬᏀᎻᎫᏦᏞᎷᏢᏚᎢᏙᎳᏃᏒᎠᏫ", "abcegh jklmpstvwzrdo".replace(" ", ""))
+       for cherokee in (capital, capital.lower())},
     # Han letters that render like the kana a Japanese name is written with (both fold to the kana)
     "力": "カ", "夕": "タ", "八": "ハ", "二": "ニ",
     # (NFKC turns Hangul compatibility letters into conjoining ones before the table is read)
     "\u1175": "l", "\u110b": "o", "\u11bc": "o", "\u1106": "o", "\u11b7": "o", "\u1173": "-",
 })
-INVISIBLE_RE = re.compile("[\u200b-\u200f\u2060\ufeff\u00ad]")
+# Characters that draw nothing: zero-width and format characters, and the combining marks and fillers that
+# render as nothing (the grapheme joiner, variation selectors, Mongolian free variation selectors, Hangul
+# fillers, Khmer inherent vowels): a name typed with one reads as the name without it.
+INVISIBLE_RE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u034f\u115f\u1160\u17b4\u17b5"
+                          "\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]")
 
 
 @lru_cache(maxsize=8192)
@@ -48,7 +57,7 @@ TAGS_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # HTML a renderer shows 
 
 def as_seen(text: str) -> str:
     """``text`` as a reader sees its characters: tags and comments gone, entities decoded (``&#32;``,
-    ``&nbsp;``), NFKC, invisible (format) characters dropped. One reading for a heading's name and for the
+    ``&nbsp;``), NFKC, characters that draw nothing dropped (format characters, :data:`INVISIBLE_RE`). One reading for a heading's name and for the
     words the append rules compare."""
     if "<" in text:
         text = TAGS_RE.sub("", text)
@@ -60,7 +69,8 @@ def as_seen(text: str) -> str:
         return text
     if not unicodedata.is_normalized("NFKC", text):
         text = unicodedata.normalize("NFKC", text)
-    hidden = [ch for ch in set(text) if ch > "\x7f" and unicodedata.category(ch) == "Cf"]  # (each once)
+    hidden = [ch for ch in set(text)  # (each distinct character once)
+              if ch > "\x7f" and (unicodedata.category(ch) == "Cf" or INVISIBLE_RE.match(ch))]
     return text.translate(dict.fromkeys(map(ord, hidden))) if hidden else text
 
 
@@ -155,6 +165,15 @@ def canonical_section(name: str, table: dict[str, str]) -> str | None:
     if stripped in table:
         return table[stripped]
     for alias in sorted(table, key=len, reverse=True):  # `Proven Knowledge 2026` -> Proven Knowledge
-        if key.startswith(alias) and not key[len(alias):len(alias) + 1].isalnum():
+        rest = key[len(alias):]
+        if key.startswith(alias) and not rest[:1].isalnum() and (alias not in WORD_ALIASES
+                                                                 or NUMBER_OR_MARK_RE.fullmatch(rest)):
             return table[alias]
     return None
+
+
+# Short aliases that begin many names of a user's own sections (`## State machine design`, `## Recent papers`,
+# `## Developing the plugin API`, `## Actions we rejected`): followed by more words they name another section;
+# only a number or a mark after them (`## State 2026`, `## Recent — week 48`) leaves them the protocol's.
+WORD_ALIASES = frozenset({"state", "recent", "developing", "actions"})
+NUMBER_OR_MARK_RE = re.compile(r"\s*(?:\d[\w./:-]*|[^\w\s].*)?")
