@@ -443,6 +443,13 @@ def about(p: Pattern, ep: Episode) -> bool:
     return len(shared) >= ABOUT_MIN_SHARED
 
 
+def bears_on(p: Pattern, ep: Episode, thresholds: Thresholds, weight: Weight = everyday_weight) -> bool:
+    """Whether an episode bears on a pattern in either direction: about it as a contradiction is read
+    (:func:`about`), or relevant to it as G104 reads evidence (one rare shared word may do). What a demotion
+    must come after: any such episode could otherwise be cited for its return as recorded since."""
+    return about(p, ep) or is_relevant(ep, meaningful_words(f"{p.name} {p.text}"), thresholds, weight)
+
+
 def _one_source(a: tuple[str, str], b: tuple[str, str]) -> bool:
     """Whether two (session, agent) keys are one source, as G103 counts them (:func:`sources_of`): the same
     session and agent, or the same session where one names no agent."""
@@ -560,26 +567,34 @@ def contradictions(p: Pattern) -> set[str]:
 def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode], *, level: int | None = None,
                   thresholds: Thresholds | None = None, in_proven: bool = False,
                   reference: date | None = None, now: datetime | None = None, batch: Collection[str] = (),
-                  weight: Weight = everyday_weight) -> list[str]:
+                  weight: Weight = everyday_weight, order: Callable[[str], int | None] | None = None) -> list[str]:
     """Why a demoted pattern may not be promoted on ``evidence`` ([] when it may, or was never demoted).
 
     Its earlier chain did not survive scrutiny (Step 5), so only evidence
-    recorded after the demotion counts, never the episode that contradicted it
-    (the demotion's own citation), and that evidence alone must carry the
-    ``level`` it is promoted to (when given, with ``thresholds``), counted as
-    G103 counts it: ``now``, ``batch`` and ``weight`` as :func:`assess` reads
-    them (an episode dated after the change is not counted; what the change
-    appends counts once per agent).
+    recorded after the demotion counts, never its earlier chain nor the
+    episode that contradicted it (the demotion's own citation), and that
+    evidence alone must carry the ``level`` it is promoted to (when given,
+    with ``thresholds``), counted as G103 counts it: ``now``, ``batch`` and
+    ``weight`` as :func:`assess` reads them (an episode dated after the
+    change is not counted; what the change appends counts once per agent).
+    ``order``, where the store is at hand, gives an id's place in it: the
+    store is append-only, so an episode appended before the one that
+    contradicted the pattern came before the demotion, whatever date its
+    ``ts`` claims (one set days ahead would otherwise read as recorded since).
     """
     since = demoted_on(p, reference)
     if since is None:
         return []
-    contradicting = contradictions(p)
-    fresh = [i for i in after_demotion(p, evidence, episodes, reference) if i not in contradicting]
+    discredited = contradictions(p) | set(p.evidence)
+    fresh = [i for i in after_demotion(p, evidence, episodes, reference) if i not in discredited]
+    cause = max((at for i in contradictions(p) if (at := order(i)) is not None), default=None) if order else None
+    if cause is not None:
+        fresh = [i for i in fresh if (at := order(i)) is not None and at > cause]
     if not fresh:
         return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so "
-                f"a promotion needs evidence recorded after the demotion's day (the note gives a day, not a time: an "
-                f"episode of {since.isoformat()} cannot be told from the chain it discredited)"]
+                f"a promotion needs evidence recorded after the demotion's day, and appended to the store after "
+                f"the episode that contradicted it (the note gives a day, not a time: an episode of "
+                f"{since.isoformat()} cannot be told from the chain it discredited)"]
     if level is None or thresholds is None:
         return []
     verdict = assess(p.name, p.text, level, fresh, episodes, thresholds, in_proven=in_proven, now=now, batch=batch,

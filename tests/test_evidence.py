@@ -330,7 +330,7 @@ def test_a_demotion_dated_days_before_its_change_is_refused_when_evidence_was_re
     assert "ep-4" in _demotion_misdated(date(2026, 12, 1), today, proven, [], {}, lambda: ["ep-4"])
     asked = []
     assert _demotion_misdated(today, today, proven, [], {}, lambda: asked.append(1) or ["ep-4"]) is None
-    assert not asked  # dated the day of the change: the store is not read
+    assert not asked  # dated the day of the change: the store is not read (a `ts` set ahead: see G208)
 
 
 def test_the_stores_own_field_names_and_types_are_not_what_its_episodes_say():

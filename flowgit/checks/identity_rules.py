@@ -151,16 +151,18 @@ def _demotion_misdated(day, today, pattern, against: list[str], episodes,
     """Why a demotion's date cannot be true (None when it can): after the change (no evidence could ever come
     after it), before what the pattern rests on, or before the episode that contradicted it (either would
     make the discredited chain, or what was recorded in between, count as recorded since); or, dated any day
-    before the change itself (a late wrap writes its session's day; a time zone a day behind), with episodes
-    about the pattern recorded in between (``recorded_between``): they would count as recorded since the
-    demotion, and re-graduate it on what came before it."""
+    before the change (a late wrap writes its session's day; a time zone a day behind), with episodes bearing
+    on the pattern recorded in between (``recorded_between``): they would count as recorded since the
+    demotion and re-graduate it on what came before it. (An episode whose ``ts`` is set ahead of its commit
+    is read by its place in the store when the pattern is promoted again: see G208.)"""
     from flowgit.evidence import last_recorded, recorded_on
 
     if (day - today).days > DATE_SLACK_DAYS:
         return f"after this change ({today.isoformat()}): no evidence could ever be recorded after it"
     if day < today and (since := recorded_between()):  # (within the slack too: a day back would count a day)
-        return (f"before this change ({today.isoformat()}), and episode(s) about it were recorded in between "
-                f"({', '.join(since[:3])}): they would count as recorded since the demotion")
+        return (f"before this change ({today.isoformat()}), and episode(s) bearing on it were recorded in "
+                f"between ({', '.join(since[:3])}): they would count as recorded since the demotion, though they "
+                "came before it")
     floor = last_recorded(pattern, episodes, until=today)  # a demotion cannot come before what it demotes
     if floor is not None and day < floor:
         return (f"before what it rests on ({floor.isoformat()}: its graduation or its evidence): a promotion "
@@ -173,14 +175,15 @@ def _demotion_misdated(day, today, pattern, against: list[str], episodes,
 
 
 def _recorded_about(ctx: CheckContext, pattern, day, today, against: list[str]) -> list[str]:
-    """Ids of the staged store's episodes about ``pattern`` recorded after ``day`` and up to ``today`` (but the
-    demotion's own cause). Read only for a demotion dated before its change: the whole store is parsed."""
+    """Ids of the staged store's episodes bearing on ``pattern`` dated after ``day`` and up to ``today`` (but
+    the demotion's own cause): about it as G206 reads a contradiction, or as G104 would accept one as its
+    evidence. Read only for a demotion dated before its change: the whole store is parsed."""
     from flowgit.episodes import parse_store
-    from flowgit.evidence import about, recorded_on
+    from flowgit.evidence import bears_on, recorded_on
 
     found, _ = parse_store(bytes(ctx.new_store))
     return [i for i, ep in found.items() if i not in against and (d := recorded_on(ep)) is not None
-            and day < d <= today and about(pattern, ep)]
+            and day < d <= today and bears_on(pattern, ep, ctx.cfg.thresholds, ctx.word_weight)]
 
 
 def graduations_dated(ctx: CheckContext) -> Iterator[Finding]:

@@ -16,7 +16,7 @@ from flowgit.continuity.patterns import DEFAULT_CATEGORY, Pattern, PatternAt, de
 from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STATE, TOP
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
-from flowgit.evidence import about, assess, recorded_on
+from flowgit.evidence import about, assess, bears_on, everyday_weight, recorded_on
 from flowgit.wrap.judgement import independent_contradiction, post_demotion
 from flowgit.wrap.plan import PatternOp, Plan
 
@@ -276,11 +276,11 @@ class Editor:
 
     def _demotion_day(self, p: Pattern, against: list[str]) -> str:
         """The wrap's day, or a later one: never before the episode that contradicted the pattern, nor before
-        an episode about it already recorded (a promotion counts only what is recorded after the day, and the
-        gate refuses a day that would count what came before the demotion)."""
+        an episode already recorded that bears on it (a promotion counts only what is recorded after the day,
+        and the gate refuses a day that would count what came before the demotion)."""
         today = _now().date()
-        later = [d.isoformat() for i, e in self.stored().items()
-                 if (d := recorded_on(e)) is not None and d <= today and (i in against or about(p, e))]
+        later = [d.isoformat() for i, e in self.stored().items() if (d := recorded_on(e)) is not None
+                 and d <= today and (i in against or bears_on(p, e, self.thresholds, self.weight or everyday_weight))]
         return max([self.date, *later])
 
     def _plan_contradictions(self, p: Pattern) -> list[str]:
