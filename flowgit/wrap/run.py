@@ -252,11 +252,18 @@ def _check_hand_demotion(outcome: Outcome, old, event: PatternEvent, episodes: d
 
 
 def _revert(doc: Document, line: int, old, head: Document | None = None) -> Document:
-    """Put a refused pattern back as HEAD had it (or at 1x if it is new): in its place when it was refused
-    where it stands (a refusal that moves a line commits a reordering nobody asked for)."""
+    """Put a refused pattern back at the level HEAD had it (or at 1x if it is new): in its place when it was
+    refused where it stands (a refusal that moves a line commits a reordering nobody asked for). A Developing
+    pattern keeps the name and words the edit gave it, with HEAD's level and evidence: a refused raise is no
+    reason to lose a rewording written nowhere else. A Proven one comes back as HEAD had it, word for word
+    (its claim is what the evidence stands behind)."""
+    mine = parse_pattern(doc.lines[line])
     if old is None:
-        p = parse_pattern(doc.lines[line])
-        text, section = p.changed(level=1, evidence=(), category="", date="").render(), DEVELOPING
+        text, section = mine.changed(level=1, evidence=(), category="", date="").render(), DEVELOPING
+    elif old.section != PROVEN and mine is not None:
+        section = old.section
+        text = mine.changed(level=old.pattern.level, evidence=old.pattern.evidence, category=old.pattern.category,
+                            date=old.pattern.date).render()
     else:
         section = old.section
         text = strip_eol(head.lines[old.line]) if head is not None else old.pattern.render()

@@ -462,3 +462,21 @@ def test_candidates_count_the_episodes_the_wrap_will_append_as_one_source(run, w
         {"op": "graduate", "name": "retry_budget", "evidence": [e.id for e in fresh]}]}, "--json")
     refusal = data_of(refused)["refused"]
     assert [r["name"] for r in refusal] == ["retry_budget"] and "G103" in refusal[0]["codes"]  # the gate agrees
+
+
+def test_a_refused_raise_by_hand_keeps_the_rewording_at_the_old_level(run, wrap_repo):
+    """The raise is refused (one episode is not 2x); the words the user typed are written nowhere else, so the
+    line stays at HEAD's level with them, not HEAD's line word for word."""
+    from tests.wrap.test_wrap import A1
+
+    text = base_text().replace("! cache_first: serve balances from cache before the provider | 1x",
+                               "! cache_first: serve balances from cache before the provider, and keep it warm "
+                               f"across deploys with a canary request loop | 2x (PERF) [evidence: {A1.id}]")
+    (wrap_repo / "CONTINUITY.md").write_text(text.replace("Focus: ", "Focus: canaries; "))
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    data = data_of(res)
+    assert data["refused"][0]["name"] == "cache_first" and data["committed"], res.out
+    line = next(ln for ln in (wrap_repo / "CONTINUITY.md").read_text().splitlines() if "cache_first:" in ln)
+    assert line == ("! cache_first: serve balances from cache before the provider, and keep it warm across deploys "
+                    "with a canary request loop | 1x")
+    assert "keep it warm across deploys" in git(wrap_repo, "show", "HEAD:CONTINUITY.md")
