@@ -9,8 +9,10 @@ host, process start time and purpose, written after the lock is taken, so a
 refusal can say who holds it; a record left by a dead holder is only ever
 reported as "previous holder", never trusted.
 
-Within one process the lock is re-entrant (a wrap holds it and appends to the
-store, which takes it again), counted per lock file.
+Within one thread the lock is re-entrant (a wrap holds it and appends to the
+store, which takes it again), counted per lock file. Another thread of the same
+process waits as another process does (the MCP server runs tool calls on worker
+threads): the OS lock is per open file, and that thread opens its own.
 
 While an interrupted wrap's journal is pending, the lock refuses every writer
 but the wrap and its recovery (``pending_ok``): the recovery proves what the wrap
@@ -37,7 +39,7 @@ LOCK_NAME = "flowgit.lock"
 DEFAULT_WAIT = 30.0
 _POLL = 0.05
 
-_held: dict[str, tuple[int, int]] = {}  # resolved lock path -> (fd, depth)
+_held: dict[str, tuple[int, int, int]] = {}  # resolved lock path -> (fd, depth, the holding thread's ident)
 _guard = threading.Lock()
 
 
@@ -177,12 +179,13 @@ class RepoLock:
         self.release()
 
     def acquire(self) -> None:
+        me = threading.get_ident()
         with _guard:
-            if self._key in _held:
-                fd, depth = _held[self._key]
-                _held[self._key] = (fd, depth + 1)
+            if self._key in _held and _held[self._key][2] == me:
+                fd, depth, _ = _held[self._key]
+                _held[self._key] = (fd, depth + 1, me)
                 return
-        fd = self._open()
+        fd = self._open()  # (held by another thread: its own file, so the OS lock makes it wait its turn)
         deadline = time.monotonic() + self.wait
         told = False
         while not self._try(fd):
@@ -209,7 +212,7 @@ class RepoLock:
                 os.close(fd)
                 raise
         with _guard:
-            _held[self._key] = (fd, 1)
+            _held[self._key] = (fd, 1, me)
 
     def _tell_waiting(self) -> None:
         """Say once, on a terminal, who holds the lock and how long this waits: a silent wait of up to
@@ -227,9 +230,11 @@ class RepoLock:
 
     def release(self) -> None:
         with _guard:
-            fd, depth = _held.get(self._key, (-1, 0))
+            fd, depth, owner = _held.get(self._key, (-1, 0, 0))
+            if owner != threading.get_ident():
+                return  # (not this thread's to release)
             if depth > 1:
-                _held[self._key] = (fd, depth - 1)
+                _held[self._key] = (fd, depth - 1, owner)
                 return
             _held.pop(self._key, None)
         if fd < 0:

@@ -253,3 +253,33 @@ def test_a_wait_on_a_terminal_says_who_holds_the_lock_once(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_another_thread_of_the_process_waits_its_turn(tmp_path):
+    """The MCP server runs tool calls on worker threads: an episode_add on one must not walk into the lock a
+    wrap holds on another (it used to share the holder's depth count and skip the pending-journal check)."""
+    import threading
+
+    outcome: dict[str, object] = {}
+
+    def second(wait: float) -> None:
+        try:
+            with RepoLock(tmp_path, "episode append", wait=wait):
+                outcome["got"] = time.monotonic()
+        except LockBusy as exc:
+            outcome["busy"] = str(exc)
+
+    with RepoLock(tmp_path, "flowgit wrap"):
+        with RepoLock(tmp_path, "episode append (the wrap's own)"):  # the holder's own thread: re-entrant
+            pass
+        worker = threading.Thread(target=second, args=(0.2,))
+        worker.start()
+        worker.join()
+        assert "busy" in outcome and "got" not in outcome
+        worker = threading.Thread(target=second, args=(5.0,))
+        worker.start()
+        time.sleep(0.3)
+        assert "got" not in outcome  # still waiting while the holder holds it
+        released = time.monotonic()
+    worker.join()
+    assert outcome["got"] >= released
