@@ -245,6 +245,21 @@ def busy(git_directory: Path) -> list[str]:
     return [name for name in ("index.lock", "HEAD.lock") if (git_directory / name).exists()]
 
 
+def stale_lock_fix(root: Path, gdir: Path, held: list[str], then: str) -> str:
+    """The fix for git's lock files found in place: wait for git, or remove a stale lock as git itself advises."""
+    shown = [_shown(root, gdir / name) for name in held]
+    return (f"wait for the running git command to finish; if no git command is running, the lock is stale — "
+            f"remove {' and '.join(shown)} (as git itself advises) and {then}")
+
+
+def _shown(root: Path, path: Path) -> str:
+    """``path`` as the user types it from the work tree's top (``.git/index.lock``), else absolute."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def blob_oid(data: bytes | memoryview, hex_len: int = 40) -> str:
     """The id git gives ``data`` as a blob (SHA-1, or SHA-256 for 64-digit repositories)."""
     import hashlib

@@ -27,7 +27,8 @@ from pathlib import Path
 
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
-from flowgit.git import git, git_dir, git_said, operation_in_progress, require_repo, run_until_done
+from flowgit.git import busy, git, git_dir, git_said, operation_in_progress, require_repo, run_until_done, \
+    stale_lock_fix
 from flowgit.fsio import atomic_write
 from flowgit.lock import RepoLock
 
@@ -111,6 +112,11 @@ def preflight(root: Path, *, locked: bool = False) -> None:
     from flowgit.lock import refuse_if_wrap_pending
 
     refuse_if_wrap_pending(git_dir(root), probe=True)  # a wrap's files are not "uncommitted changes" to commit
+    running = busy(git_dir(root))
+    if running:  # a merge would fail on git's lock and read as a conflict, leaving its state half-made
+        raise FlowgitError("git's lock is held here: a git command is running, or a killed one left "
+                           f"{' and '.join(running)} behind; nothing was fetched or merged", path=root,
+                           fix=stale_lock_fix(root, git_dir(root), running, "run `flowgit sync` again"))
     found = operation_in_progress(root)
     if found is not None:
         what, how = found

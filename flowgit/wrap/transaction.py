@@ -47,7 +47,7 @@ from flowgit.config import Config
 from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write
 from flowgit.git import blob_oid, busy, git, git_dir, git_path, hash_for_path, head_entries, head_sha, \
-    hex_len, index_tree, operation_in_progress, write_tree
+    hex_len, index_tree, operation_in_progress, stale_lock_fix, write_tree
 from flowgit.journal import WRAP_JOURNAL as JOURNAL
 from flowgit.lock import RepoLock, refuse_if_wrap_pending
 
@@ -467,21 +467,6 @@ def _current_format(data: dict) -> dict:
         if name is not None and name != BACKUPS.get(role):
             raise ValueError(f"backup `{role}` is not one the wrap writes")
     return data
-
-
-def stale_lock_fix(root: Path, gdir: Path, held: list[str], then: str) -> str:
-    """The fix for git's lock files found in place: wait for git, or remove a stale lock as git itself advises."""
-    shown = [_shown(root, gdir / name) for name in held]
-    return (f"wait for the running git command to finish; if no git command is running, the lock is stale — "
-            f"remove {' and '.join(shown)} (as git itself advises) and {then}")
-
-
-def _shown(root: Path, path: Path) -> str:
-    """``path`` as the user types it from the work tree's top (``.git/index.lock``), else absolute."""
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
 
 
 # What git keeps in its directory while an operation is stopped halfway, and how to end it.

@@ -291,6 +291,23 @@ def test_sync_refuses_to_start_on_uncommitted_changes_or_mid_merge(tmp_path, rem
     assert res.code == 2 and "a merge is in progress" in res.err
 
 
+def test_sync_over_a_stale_index_lock_refuses_before_it_merges_and_names_the_lock(tmp_path, remote, run):
+    """A merge meeting git's lock fails and read as a conflict "as it was", leaving MERGE_HEAD behind."""
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    assert run(a, "episode", "add", "--type", "finding", "--session", "sa", "a's fact about retries").code == 0
+    git(a, "add", "-A")
+    commit(a, "a records")
+    assert run(a, "sync").code == 0
+    gdir = Path(git(b, "rev-parse", "--absolute-git-dir").strip())
+    (gdir / "index.lock").write_text("")
+    before = head(b)
+    res = run(b, "sync")
+    assert res.code == 2 and ".git/index.lock" in res.err and "run `flowgit sync` again" in res.err, res.err
+    assert head(b) == before and not (gdir / "MERGE_HEAD").exists()
+    (gdir / "index.lock").unlink()
+    assert run(b, "sync").code == 0 and head(b) == git(remote, "rev-parse", "main").strip()
+
+
 def test_wrap_push_wraps_then_syncs(tmp_path, remote, run):
     a = clone(tmp_path, remote, "a", run)
     plan = tmp_path / "plan.json"
