@@ -50,6 +50,7 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
         refuse_shared_hooks(root, allowed=shared_hooks)
     setup.read_attributes(root)  # refused here, not after the files below exist
     cfg, adopted, config_file = _adopt(cfg, root, explicit)
+    _require_room(root, [cfg.continuity, cfg.store])
     result = InitResult(cfg.continuity_rel, cfg.store_rel, adopted=adopted, root=str(root))
     if config_file:
         result.created.append(f"{config_file} (continuity = {cfg.continuity_rel!r})")
@@ -84,6 +85,19 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
         _commit(root, result.staged, adopted=adopted)
         result.committed = git(root, "rev-parse", "HEAD").decode().strip()
     return result
+
+
+def _require_room(root: Path, paths: list[Path]) -> None:
+    """Refuse, before anything is written, where a file could not be made: a file in the place of one of its
+    directories (`.flow` a file). (A directory in the place of the file itself is refused with the paths.)"""
+    for path in paths:
+        for parent in reversed(path.parents):
+            if parent == root or root not in parent.parents:
+                continue
+            if parent.exists() and not parent.is_dir():
+                raise FlowgitError(f"is a file where a directory must be (to hold {path.relative_to(root)}); "
+                                   "nothing was written", path=parent,
+                                   fix="move it away, or name other paths (`continuity`, `store`) in .flowgit.toml")
 
 
 def _require_committed_paths(cfg: Config, root: Path) -> None:

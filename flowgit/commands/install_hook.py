@@ -91,8 +91,9 @@ def records_overrides(root: Path) -> bool:
 
 def shared_hooks_dir(root: Path) -> str | None:
     """Why the hooks directory git runs from is not this repository's own (None when it is): a
-    ``core.hooksPath`` set in the global or system configuration, or one that points outside the repository.
-    Hooks written there gate every repository that shares it, projects that never ran flowgit among them."""
+    ``core.hooksPath`` set in the global or system configuration, or one that points outside the repository
+    (hooks written there gate every repository that shares it, projects that never ran flowgit among them),
+    or a directory of the working tree whose hooks are committed (the team's, shared by commit)."""
     from flowgit.git import git_dir
 
     said = git(root, "config", "--show-scope", "--show-origin", "--get", "core.hooksPath", check=False)
@@ -106,6 +107,9 @@ def shared_hooks_dir(root: Path) -> str | None:
         return f"core.hooksPath is set in the {scope} configuration ({origin.removeprefix('file:')}) to {target}"
     if not inside:
         return f"core.hooksPath points outside this repository, to {target}"
+    if root.resolve() in target.parents and git(root, "ls-files", "--", str(target), check=False).strip():
+        return (f"core.hooksPath points to {target.relative_to(root.resolve()).as_posix()}, whose hooks are "
+                "committed: the team shares them, and this machine's interpreter would be written into them")
     return None
 
 

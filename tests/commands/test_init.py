@@ -287,6 +287,12 @@ def test_hooks_are_not_written_into_a_hooks_directory_other_repositories_share(r
     git(repo, "config", "--local", "core.hooksPath", ".githooks")  # the repository's own: installed as asked
     assert run(repo, "install-hook").code == 0 and (repo / ".githooks" / "pre-commit").exists()
     assert os.access(repo / ".githooks" / "pre-commit", os.X_OK)
+    (repo / ".githooks" / "pre-commit").unlink()
+    (repo / ".githooks" / "pre-commit").write_text("#!/bin/sh\nexec ./scripts/lint\n")  # the team's, committed
+    git(repo, "add", ".githooks/pre-commit")
+    git(repo, "commit", "-qm", "team hooks", "--no-verify")
+    res = run(repo, "install-hook")
+    assert res.code == 2 and "committed" in res.err and "./scripts/lint" in (repo / ".githooks" / "pre-commit").read_text()
 
 
 def test_a_deeper_gitattributes_that_overrides_the_driver_is_warned_about(run, repo):
@@ -324,3 +330,17 @@ def test_a_crlf_gitattributes_keeps_its_line_endings(run, repo):
     data = (repo / ".gitattributes").read_bytes()
     assert data.startswith(b"*.png binary\r\n*.sh text eol=lf\r\n")
     assert b"CONTINUITY.md merge=flowgit\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
+
+
+def test_a_file_where_the_store_directory_must_be_is_refused_before_anything_is_written(run, repo):
+    (repo / ".flow").write_text("not a directory\n")
+    before = tree_digest(repo)
+    res = run(repo, "--json", "init")
+    error = json.loads(res.out)["error"]
+    assert res.code == 2 and error["file"].endswith(".flow") and "directory" in error["message"], error
+    assert tree_digest(repo) == before and not (repo / "CONTINUITY.md").exists()
+    (repo / ".flow").unlink()
+    (repo / ".flow" / "episodes.jsonl").mkdir(parents=True)
+    res = run(repo, "init")
+    assert res.code == 2 and "is a directory, not a file" in res.err, res.err
+    assert not (repo / "CONTINUITY.md").exists()
