@@ -315,9 +315,19 @@ def _not_flowgit(exe: str, fix: str) -> list[str]:
             f"program; give flowgit's path ({fix})"]
 
 
+def command_of(exe: str) -> str:
+    """``--exe`` as the hooks' command line: a path to a file as it stands, quoted (`…/my venv/bin/flowgit`
+    is one program, not `…/my` with an argument); anything else is a command line already."""
+    import shlex
+
+    return shlex.quote(exe) if exe.strip() == exe and Path(exe).is_file() else exe
+
+
 def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupReport:
     """Install (or bring up to date) flowgit's skills, commands and hooks under ``base``."""
     from flowgit.resources import template
+
+    exe = command_of(exe)
 
     report = SetupReport(scope, str(base), dry_run)
     manifest_path, settings_path = base / MANIFEST, base / "settings.json"
@@ -358,7 +368,8 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupRe
         if record is None:
             record = manifest["settings"] = {"existed": before is not None, "original": (
                 base64.b64encode(before).decode() if before is not None else None)}
-        elif _sha(before) != record.get("written_sha"):
+        elif _sha(before) != record.get("written_sha") and before != _original(record):  # (a setup killed
+            # after its record and before the settings leaves them as they were: still the file to come back)
             # edited (or deleted) since setup last wrote it: the bytes from before the first setup are no
             # longer the file to come back; removal takes out flowgit's hooks only, keeping what the user wrote
             record["restore"] = False
@@ -374,14 +385,34 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupRe
     manifest["dirs"] += [d for d in new_dirs if d not in manifest["dirs"]]
     if not dry_run:
         _refuse_read_only(writes)
-        _write_all(base, new_dirs, {**writes, manifest_path: (json.dumps(manifest, indent=2) + "\n").encode()})
+        _sweep_temporaries(base)
+        _write_all(base, new_dirs, {manifest_path: (json.dumps(manifest, indent=2) + "\n").encode(), **writes})
     return report
 
 
+def _sweep_temporaries(base: Path) -> None:
+    """Remove what a setup killed mid-write left of its own files: ``.<name>.<random>.tmp`` beside each one
+    it writes (a file of that shape is written only by flowgit's atomic writes)."""
+    import glob
+
+    for rel in (*FILES, "settings.json", MANIFEST):
+        target = base / rel
+        for left in target.parent.glob(f".{glob.escape(target.name)}.*.tmp"):
+            if left.is_file() and not left.is_symlink():
+                left.unlink(missing_ok=True)
+
+
+def _original(record: dict) -> bytes | None:
+    """The settings file's bytes from before the first setup, as its record keeps them (None: there was none)."""
+    kept = record.get("original")
+    return base64.b64decode(kept) if kept else (b"" if record.get("existed") else None)
+
+
 def _write_all(base: Path, new_dirs: list[str], writes: dict[Path, bytes]) -> None:
-    """Write every file (the record last) or none: a write that fails (a full disk, a file-size limit) puts
-    back each file written before it and removes the directories made for them, so no hook or skill is left
-    that no record knows of (a later setup would call it set up, and ``--remove`` would leave it)."""
+    """Write every file (the record first) or none: a write that fails (a full disk, a file-size limit) puts
+    back each file written before it and removes the directories made for them, and a kill between two writes
+    leaves a record of everything it was about to write, so no hook or skill is left that no record knows of
+    (a later setup would call it set up, and ``--remove`` would leave it)."""
     made: list[Path] = []
     done: list[tuple[Path, bytes | None]] = []  # (path, what it held before: None for a file it created)
     current = base
@@ -463,6 +494,7 @@ def remove(base: Path, scope: str, *, dry_run: bool = False) -> SetupReport:
     _undo_settings(base / "settings.json", manifest, report, actions)
     if not dry_run:
         _refuse_read_only([path for kind, path, _ in actions if kind == "write"])
+        _sweep_temporaries(base)
         for kind, path, data in actions:
             if kind == "delete":
                 path.unlink()

@@ -447,3 +447,63 @@ def test_a_write_that_fails_halfway_puts_back_everything_setup_wrote(project):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert ".flowgit-setup.json" in proc.stderr and "put back" in proc.stderr
     assert tree_digest(project) == before
+
+
+def test_an_exe_path_with_a_space_is_one_program_quoted_into_the_hooks(run, project, tmp_path):
+    """`--exe "/Users/me/My Projects/venv/bin/flowgit"` names a file: it is quoted into the hook commands
+    instead of being split at the space (refused as "`/Users/me/My` is not on PATH", with a fix that failed
+    the same way)."""
+    import os
+    import shutil
+
+    tools = tmp_path / "my tools"
+    tools.mkdir()
+    exe = tools / "flowgit"
+    exe.write_text(f"#!/bin/sh\nexec {shutil.which('flowgit') or 'flowgit'} \"$@\"\n")
+    exe.chmod(0o755)
+    res = run(project, "setup", "claude", "--exe", str(exe))
+    assert res.code == 0, res.err
+    hooks = validate_claude_dir(project / ".claude")
+    (start,) = hooks["SessionStart"]
+    assert start.startswith(f"'{exe}' ") and start.endswith("prime --hook")
+    answer = subprocess.run(start, shell=True, cwd=project, capture_output=True, text=True,
+                            input=payload("SessionStart", project, source="startup"),
+                            env={**os.environ, "PATH": "/usr/bin:/bin"})
+    assert answer.returncode == 0 and "hookSpecificOutput" in answer.stdout, answer.stderr
+
+
+def test_a_setup_killed_between_two_writes_is_finished_or_removed_completely(run, project, monkeypatch):
+    """The record is written first: a kill after it (simulated by an exception no rollback catches, as a
+    SIGKILL allows none) leaves a record of everything setup was about to write, so a second setup completes
+    it and --remove takes all of it out; and the temporary a killed write left is swept."""
+    import shutil
+
+    from flowgit import claude_setup
+
+    base = project / ".claude"
+    base.mkdir()
+    (base / "settings.json").write_text('{"model": "opus"}\n')
+    before = tree_digest(project)
+    real, calls = claude_setup.atomic_write, []
+
+    class Killed(BaseException):
+        pass
+
+    def dies_on_the_second_write(path, data):
+        calls.append(path)
+        if len(calls) == 2:
+            (path.parent / f".{path.name}.k1ll3d.tmp").write_bytes(b"half")  # what a kill mid-write leaves
+            raise Killed()
+        real(path, data)
+
+    monkeypatch.setattr(claude_setup, "atomic_write", dies_on_the_second_write)
+    exe = shutil.which("flowgit") or "flowgit"
+    with pytest.raises(Killed):
+        claude_setup.setup(base, "project", exe)
+    assert calls[0].name == claude_setup.MANIFEST
+    monkeypatch.setattr(claude_setup, "atomic_write", real)
+    assert run(project, "setup", "claude", "--exe", exe).code == 0
+    validate_claude_dir(base)
+    assert not list(base.rglob("*.tmp"))
+    assert run(project, "setup", "claude", "--remove").code == 0
+    assert tree_digest(project) == before
