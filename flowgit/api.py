@@ -7,6 +7,7 @@ so an agent reads the same JSON whichever door it used.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Iterable
 
 from flowgit.config import Config
@@ -18,20 +19,29 @@ def add_episodes(cfg: Config, episodes: list[Episode]) -> dict:
     """Append ``episodes`` to the store: ``{"added": [...], "already_present": [...]}``."""
     from flowgit.episodes import EpisodeStore
 
-    added, already = EpisodeStore(cfg.store).append(episodes, guard=lambda: refuse_where_git_would_drop(cfg.root))
+    added, already = EpisodeStore(cfg.store).append(episodes, guard=lambda: refuse_where_git_would_drop(cfg))
     return {"added": added, "already_present": already, "warnings": future_dated(added)}
 
 
-def refuse_where_git_would_drop(root) -> None:
+def refuse_where_git_would_drop(cfg: Config) -> None:
     """Refuse an append (asked under the repository lock) where the next ordinary git step would drop it: a
     stopped rebase, whose ``--abort`` resets the tree hard, or a killed sync's half-merged store, whose way
-    out puts back what the merge wrote. (A merge's, cherry-pick's or revert's abort keeps a line the tree
-    adds: it refuses to overwrite it.)"""
-    from flowgit.git import enclosing_git_dir, operation_in_progress
+    out puts back what the merge wrote (a merge's, cherry-pick's or revert's abort keeps a line the tree
+    adds: it refuses to overwrite it); or where the store lies outside a sparse checkout (a store of one new
+    line would replace HEAD's)."""
+    from flowgit.git import enclosing_git_dir, operation_in_progress, refuse_outside_sparse_checkout
     from flowgit.merge.sync import settle_interrupted_sync
 
+    root = cfg.root
     if root is None or enclosing_git_dir(root) is None:
         return  # a store outside any repository: no git operation owns it
+    if not cfg.store.exists():
+        try:
+            rel = cfg.store.resolve().relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            rel = None  # a store named outside the repository: no checkout of it to be sparse
+        if rel is not None:
+            refuse_outside_sparse_checkout(root, [rel])
     found = operation_in_progress(root)
     if found is not None and found[0].startswith("a rebase"):
         raise FlowgitError(f"{found[0]} is in progress in this repository: `git rebase --abort` resets the working "

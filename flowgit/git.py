@@ -169,6 +169,11 @@ def require_repo(root: Path | None) -> Path:
         if root is not None and inside_git_dir(root):
             raise FlowgitError("this is a bare repository (or a git directory): flowgit needs a working tree",
                                path=root, fix="run it in a clone with a working tree")
+        if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):  # (git finds one; `git init` would nest)
+            raise FlowgitError("the repository is named by GIT_DIR/GIT_WORK_TREE, a layout flowgit does not "
+                               "support: it keeps its memory in a working tree with its own .git", path=root,
+                               fix="keep the memory in a repository cloned the usual way (with a .git in its "
+                                   "working tree); do not run `git init` here")
         raise FlowgitError("not inside a git repository", fix="run `git init` first, or cd into your repository")
     return root
 
@@ -258,6 +263,26 @@ def _shown(root: Path, path: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return str(path)
+
+
+def outside_sparse_checkout(root: str | Path, paths: Sequence[str]) -> list[str]:
+    """Which of ``paths`` git keeps out of this working tree (skip-worktree: a sparse checkout without them).
+    There, a file that looks missing is not: writing one would replace what HEAD holds (a store of one line
+    shows every earlier episode as deleted)."""
+    out = git(root, "ls-files", "-t", "-z", "--", *paths, check=False).decode("utf-8", "surrogateescape")
+    return [entry[2:] for entry in out.split("\0") if entry.startswith("S ")]
+
+
+def refuse_outside_sparse_checkout(root: str | Path, paths: Sequence[str]) -> None:
+    """Refuse (before anything is written) where the memory lies outside a sparse checkout."""
+    hidden = outside_sparse_checkout(root, paths)
+    if hidden:
+        dirs = sorted({str(Path(p).parent) if str(Path(p).parent) != "." else p for p in hidden})
+        raise FlowgitError(f"{', '.join(hidden)} {'lies' if len(hidden) == 1 else 'lie'} outside this sparse "
+                           "checkout: in HEAD, only not here, and writing it would replace what HEAD holds; nothing "
+                           "was written", path=root,
+                           fix=f"bring it into the checkout (`git sparse-checkout add {' '.join(dirs)}`, or "
+                               "`git sparse-checkout disable`), then run the command again")
 
 
 def blob_oid(data: bytes | memoryview, hex_len: int = 40) -> str:

@@ -55,6 +55,7 @@ class Overview:
     session: str = ""
     session_wrapped: bool = False
     interrupted_wrap: dict | None = None
+    outside_sparse: list[str] = field(default_factory=list)  # memory files a sparse checkout leaves out
 
     @property
     def unwrapped_sessions(self) -> dict[str, int]:
@@ -72,7 +73,7 @@ class Overview:
                 "last_wrap": self.last_wrap.to_dict() if self.last_wrap else None,
                 "continuity_modified": self.continuity_modified,
                 "session": self.session or None, "session_wrapped": self.session_wrapped,
-                "interrupted_wrap": self.interrupted_wrap}
+                "interrupted_wrap": self.interrupted_wrap, "outside_sparse_checkout": self.outside_sparse}
 
 
 RECOVER = "run `flowgit wrap --recover`"
@@ -191,6 +192,9 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
     view.unwrapped = unwrapped_episodes(root, cfg, head.get(cfg.store_rel), EpisodeStore(cfg.store).raw())
     view.last_wrap, view.session_wrapped = last_wrap(root, cfg.continuity_rel, session)
     if not view.exists:
+        from flowgit.git import outside_sparse_checkout
+
+        view.outside_sparse = outside_sparse_checkout(root, [cfg.continuity_rel, cfg.store_rel])
         return view
     data = cfg.continuity.read_bytes()
     view.continuity_modified = not _same_as_head(data, head.get(cfg.continuity_rel))

@@ -127,3 +127,20 @@ def test_an_index_tree_is_computed_in_memory_as_git_writes_it(tmp_path, object_f
     subprocess.run(["git", "update-index", "--index-info"], cwd=root, check=True,
                    input=f"100644 {blob} 1\tconflicted\n100644 {blob} 2\tconflicted\n", text=True)
     assert index_tree(root, index) is None and write_tree(root) is None  # unmerged: no tree
+
+
+def test_a_repository_named_by_git_dir_is_said_unsupported_never_told_to_git_init(tmp_path, monkeypatch):
+    """The dotfiles layout: git finds the repository through GIT_DIR/GIT_WORK_TREE; `git init` there would
+    nest a second repository in a working tree that has one."""
+    import subprocess
+
+    from flowgit.errors import FlowgitError
+    from flowgit.git import require_repo
+
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "cfg.git")], check=True)
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "cfg.git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(tmp_path / "home"))
+    with pytest.raises(FlowgitError) as caught:
+        require_repo(tmp_path / "home")
+    assert "GIT_DIR/GIT_WORK_TREE" in caught.value.message and "do not run `git init`" in caught.value.fix

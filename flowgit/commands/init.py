@@ -51,6 +51,10 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
     setup.read_attributes(root)  # refused here, not after the files below exist
     cfg, adopted, config_file = _adopt(cfg, root, explicit)
     _require_room(root, [cfg.continuity, cfg.store])
+    if not (cfg.continuity.exists() and cfg.store.exists() and (root / ".gitattributes").exists()):
+        from flowgit.git import refuse_outside_sparse_checkout
+
+        refuse_outside_sparse_checkout(root, [cfg.continuity_rel, cfg.store_rel, ".gitattributes"])
     result = InitResult(cfg.continuity_rel, cfg.store_rel, adopted=adopted, root=str(root))
     if config_file:
         result.created.append(f"{config_file} (continuity = {cfg.continuity_rel!r})")

@@ -14,8 +14,9 @@ def _block(title: str, rows: list[str], colour: str) -> list[str]:
 
 def render(view: Overview) -> str:
     pending = view.interrupted_wrap
-    lines = [f"continuity file: {view.continuity}" + ("" if view.exists else style("  (missing: run `flowgit init`)",
-                                                                                  "red"))]
+    missing = ("  (outside this sparse checkout: `git sparse-checkout add` its directory)" if view.outside_sparse
+               else "  (missing: run `flowgit init`)")
+    lines = [f"continuity file: {view.continuity}" + ("" if view.exists else style(missing, "red"))]
     if view.last_wrap:
         w = view.last_wrap
         lines.append(f"last wrap: {w.date} {w.commit[:10]} {w.subject}" + (f" (session {w.session})"
