@@ -10,6 +10,7 @@ file, the line and the fix); 130 interrupted.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -20,7 +21,8 @@ from flowgit.errors import EXIT_FINDINGS, EXIT_USAGE, FlowgitError
 
 EXIT_CODES = """Exit codes: 0 ok; 1 findings (lint/gate errors, audit findings, refused
 promotions with --strict, a wrap the gate refuses); 2 bad input or usage; 3 wrap: nothing
-committed because every requested change was refused or ignored; 130 interrupted. Under --json
+committed because every requested change was refused or ignored; 4 the work is done but its
+output could not be written (a full disk): what it did stands; 130 interrupted. Under --json
 every error is JSON on stdout: {"error": {"message", "fix", "file", "line", "option"}}, with the same exit code."""
 
 
@@ -799,6 +801,45 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        if not _raised_writing_output(exc):
+            raise
+        return _output_failed(exc)
+
+
+OUTPUT_WRITERS = {"emit", "emit_json", "echo", "write", "write_text", "flush", "splice", "close"}
+
+
+def _raised_writing_output(exc: OSError) -> bool:
+    """Whether the error came from writing the command's output (the innermost frame is one of the output
+    layer's writers: flowgit's own, or click's echo), not from the work, which must still be a traceback."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    where = code.co_filename.replace(os.sep, "/")
+    return code.co_name in OUTPUT_WRITERS and where.endswith(
+        ("flowgit/output.py", "flowgit/commands/episode.py", "click/utils.py", "click/_compat.py"))
+
+
+def _output_failed(exc: OSError) -> int:
+    """Say (on stderr, if it can take it) that the output was lost, not the work: exit 4, not a traceback
+    and not 1, which would read as a wrap the gate refused."""
+    from flowgit.errors import EXIT_OUTPUT
+
+    try:
+        sys.stderr.write(f"flowgit: error: could not write the output ({exc.strerror or exc}); what the command "
+                         "did stands (see `flowgit status`, `git log -1`)\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    try:  # nothing more can reach the stream: drop what it holds, so the interpreter's exit does not retry it
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+    except OSError:
+        pass
+    return EXIT_OUTPUT
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+EXIT_OUTPUT = 4  # the command did its work; what it had to say could not be written (a full disk, a closed stream)
 
 
 class FlowgitError(Exception):
@@ -46,7 +47,7 @@ class UnreadableText(FlowgitError):
     file itself, which a history reader reports at the commit that holds it rather than stopping."""
 
 
-INPUTS_NOT_FILES = ("options", "plan")  # where an error is when it is in what was typed, not in a file
+INPUTS_NOT_FILES = ("options", "plan", "TEXT")  # in what was typed (TEXT: the argument), not in a file
 
 
 def error_dict(message: str, *, fix: str | None = None, path: str | None = None, line: int | None = None) -> dict:

@@ -258,3 +258,24 @@ def test_an_output_that_cannot_spell_every_character_degrades_instead_of_failing
         assert subprocess.run(["git", "add", "-A"], cwd=repo, env=env).returncode == 0
         committed = subprocess.run(["git", "commit", "-qm", f"notes {n}"], cwd=repo, env=env, capture_output=True)
         assert committed.returncode == 0 and b"Traceback" not in committed.stderr, committed.stderr
+
+
+def test_output_that_cannot_be_written_is_exit_4_after_the_work_not_a_traceback(run, repo):
+    """stdout on a full disk: the episode is stored and the wrap committed; the exit code says the output was
+    lost (4), not that the gate refused (1)."""
+    assert run(repo, "init", "--commit").code == 0
+    full = open("/dev/full", "w")  # noqa: SIM115
+    try:
+        added = subprocess.run([sys.executable, "-m", "flowgit", "episode", "add", "--type", "finding",
+                                "--session", "s1", "stored though unsaid"], cwd=repo, stdout=full,
+                               stderr=subprocess.PIPE, text=True)
+        head = git(repo, "rev-parse", "HEAD")
+        wrapped = subprocess.run([sys.executable, "-m", "flowgit", "--json", "wrap", "--plan", "-"], cwd=repo,
+                                 input=json.dumps({"session": "s1", "state": "Focus: the cache."}), stdout=full,
+                                 stderr=subprocess.PIPE, text=True)
+    finally:
+        full.close()
+    assert added.returncode == 4 and "Traceback" not in added.stderr and "could not write the output" in added.stderr
+    assert "stored though unsaid" in (repo / ".flow" / "episodes.jsonl").read_text()
+    assert wrapped.returncode == 4 and "Traceback" not in wrapped.stderr, wrapped.stderr
+    assert git(repo, "rev-parse", "HEAD") != head  # committed: the work stands

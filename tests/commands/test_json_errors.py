@@ -138,3 +138,8 @@ def test_a_bad_date_in_the_plan_names_the_plan(run, places, tmp_path):
     plan.write_text('{"session": "s1", "date": "2026-13-45", "state": "Focus: x."}')
     error = json.loads(run(places["repo"], "--json", "wrap", "--plan", str(plan)).out)["error"]
     assert error["file"] == str(plan) and error["option"] is None and "2026-13-45" in error["message"], error
+
+
+def test_an_episode_without_its_text_names_the_argument_not_a_file(run, places):
+    error = json.loads(run(places["repo"], "--json", "episode", "add", "--type", "finding").out)["error"]
+    assert error["option"] == "TEXT" and error["file"] is None, error
