@@ -65,8 +65,8 @@ def future_dated(episodes: list) -> list[str]:
     for e in episodes:
         when = parse_ts(e.ts)
         if when is not None and when > ahead:
-            out.append(f"{e.id} is dated {e.ts}, in the future: it is recorded, but no change before then can "
-                       "cite it as evidence")
+            out.append(f"{e.id} is dated {e.ts}, in the future: it is recorded, but the gate refuses to commit it "
+                       "before then (G705), and no change before then can cite it as evidence")
     return out
 
 

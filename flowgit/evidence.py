@@ -559,15 +559,19 @@ def after_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, E
     return [i for i in ids if (recorded_on(episodes.get(i)) or date.min) > since]
 
 
+DEMOTION_MENTION_RE = re.compile(r"demot\w*\b", re.IGNORECASE)  # a note about the demotion, as G206/G207 read one
+
+
 def contradictions(p: Pattern) -> set[str]:
-    """The episode ids the pattern's demotion notes cite: what contradicted it."""
-    return {i for note in p.notes if DEMOTED_ON_RE.match(note.strip()) for i in EPISODE_REF_RE.findall(note)}
+    """The episode ids the pattern's demotion notes cite: what contradicted it. Every note that speaks of
+    the demotion (`[demoted-by: ep-…]` as well as `[demoted DATE: why (ep-…)]`), as G206 reads the cause."""
+    return {i for note in p.notes if DEMOTION_MENTION_RE.search(note) for i in EPISODE_REF_RE.findall(note)}
 
 
 def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode], *, level: int | None = None,
                   thresholds: Thresholds | None = None, in_proven: bool = False,
                   reference: date | None = None, now: datetime | None = None, batch: Collection[str] = (),
-                  weight: Weight = everyday_weight, order: Callable[[str], int | None] | None = None) -> list[str]:
+                  weight: Weight = everyday_weight) -> list[str]:
     """Why a demoted pattern may not be promoted on ``evidence`` ([] when it may, or was never demoted).
 
     Its earlier chain did not survive scrutiny (Step 5), so only evidence
@@ -577,24 +581,18 @@ def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Ep
     with ``thresholds``), counted as G103 counts it: ``now``, ``batch`` and
     ``weight`` as :func:`assess` reads them (an episode dated after the
     change is not counted; what the change appends counts once per agent).
-    ``order``, where the store is at hand, gives an id's place in it: the
-    store is append-only, so an episode appended before the one that
-    contradicted the pattern came before the demotion, whatever date its
-    ``ts`` claims (one set days ahead would otherwise read as recorded since).
+    (An episode's date is what it was committed with: G705 refuses one set
+    ahead of its commit, which would pass for one recorded after a demotion.)
     """
     since = demoted_on(p, reference)
     if since is None:
         return []
     discredited = contradictions(p) | set(p.evidence)
     fresh = [i for i in after_demotion(p, evidence, episodes, reference) if i not in discredited]
-    cause = max((at for i in contradictions(p) if (at := order(i)) is not None), default=None) if order else None
-    if cause is not None:
-        fresh = [i for i in fresh if (at := order(i)) is not None and at > cause]
     if not fresh:
         return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so "
-                f"a promotion needs evidence recorded after the demotion's day, and appended to the store after "
-                f"the episode that contradicted it (the note gives a day, not a time: an episode of "
-                f"{since.isoformat()} cannot be told from the chain it discredited)"]
+                f"a promotion needs evidence recorded after the demotion's day (the note gives a day, not a time: an "
+                f"episode of {since.isoformat()} cannot be told from the chain it discredited)"]
     if level is None or thresholds is None:
         return []
     verdict = assess(p.name, p.text, level, fresh, episodes, thresholds, in_proven=in_proven, now=now, batch=batch,

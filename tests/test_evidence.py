@@ -345,3 +345,14 @@ def test_the_stores_own_field_names_and_types_are_not_what_its_episodes_say():
     for word in ("session", "agent", "type", "tags", "finding", "content"):
         assert weight(word) > COMMON_WEIGHT, word
     assert weight("cache") == COMMON_WEIGHT  # said by every episode: an everyday word here
+
+
+def test_the_cause_of_a_demotion_is_read_from_every_note_that_speaks_of_it():
+    """G206 reads the contradicting episode from any note about the demotion: G208 must read the same cause
+    (a cause in a second note, `[demoted-by: ep-…]`, used to leave G208 none)."""
+    from flowgit.continuity.patterns import parse_pattern
+    from flowgit.evidence import contradictions
+
+    p = parse_pattern("! retry: retries multiply provider load | 2x (R) [evidence: ep-0123456789ab] "
+                      "[demoted 2026-10-07: batch traffic broke it] [demoted-by: ep-cccccccccccc]")
+    assert p is not None and contradictions(p) == {"ep-cccccccccccc"}

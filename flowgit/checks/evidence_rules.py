@@ -167,25 +167,12 @@ def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt, twin_of
     problems = post_demotion(before.pattern, at.pattern.evidence, ctx.episodes(at.pattern.evidence),
                              level=at.pattern.level, thresholds=ctx.cfg.thresholds, in_proven=at.section == PROVEN,
                              reference=ctx.when.date() if ctx.when else None, now=ctx.when, batch=_batch(ctx),
-                             weight=ctx.word_weight, order=_store_order(ctx))
+                             weight=ctx.word_weight)
     if problems:
         message = problems[0] if not twin_of else (f"`{at.pattern.name}` is the claim of `{before.pattern.name}` "
                                                     f"(the same description or evidence) — {problems[0]}")
         yield Finding("G208", "level-jump", "error", ctx.path, at.lineno, message,
                       "record what happened since the demotion (`flowgit episode add`) and cite that")
-
-
-def _store_order(ctx: CheckContext):
-    """An episode id -> where its line starts in the staged store (None when it holds none): the store is
-    append-only, so that place says what was recorded before what, whatever an episode's ``ts`` claims."""
-    import re
-
-    data = bytes(ctx.new_store) if ctx.new_store is not None else b""
-
-    def order(ident: str) -> int | None:
-        found = re.search(rb'"id"\s*:\s*"' + re.escape(ident.encode()) + rb'"', data)
-        return found.start() if found else None
-    return order
 
 
 def _demoted_twin(ctx: CheckContext, at: PatternAt) -> PatternAt | None:

@@ -35,11 +35,36 @@ def append_only(ctx: CheckContext) -> Iterator[Finding]:
                       "episode is never restated (its first line is the record)",
                       "remove the appended line; record something new with `flowgit episode add`")
     if added.strip():
-        _, problems = parse_store(added)
+        found, problems = parse_store(added)
         offset = ctx.new_store[: len(ctx.new_store) - len(added)].count(b"\n") if problems else 0
         for p in problems[:5]:
             yield Finding("G702", "store-append-only", "warning", ctx.store_path, offset + p.line, p.message,
                           "write episodes with `flowgit episode add`")
+        yield from _dated_ahead(ctx, found)
+
+
+AHEAD_SECONDS = 3600  # clocks disagree a little; an hour ahead of the commit is a date, not a skew
+
+
+def _dated_ahead(ctx: CheckContext, appended) -> Iterator[Finding]:
+    """G705 for an appended episode dated after the commit that records it: the store's dates are what
+    "recorded since" is read by (a demotion, staleness), so a `ts` set ahead would pass an episode recorded
+    before a demotion for one recorded after it."""
+    if ctx.when is None:
+        return
+    from datetime import timedelta
+
+    from flowgit.episodes import parse_ts
+
+    latest = ctx.when + timedelta(seconds=AHEAD_SECONDS)
+    ahead = [e for e in appended.values() if (ts := parse_ts(e.ts)) is not None and ts > latest]
+    for e in ahead[:5]:
+        yield Finding("G705", "store-append-only", "error", ctx.store_path, _line_of(ctx, e.id),
+                      f"episode {e.id} is dated {e.ts}, after this commit ({ctx.when:%Y-%m-%dT%H:%M:%SZ}): an "
+                      "episode is recorded when it is committed, and a date set ahead would let it pass for one "
+                      "recorded later (after a demotion, say)",
+                      "record it with the time it is recorded (`flowgit episode add` without --ts), or commit it "
+                      "once that time has come")
 
 
 def _line_of(ctx: CheckContext, ident: str) -> int | None:

@@ -358,9 +358,10 @@ def test_candidates_never_count_an_episode_dated_after_now(run, wrap_repo):
     assert "retry_budget" not in [x["name"] for x in cands["ready_to_graduate"]]
     res = wrap(run, wrap_repo, {"session": "sess-z", "patterns": [
         {"op": "graduate", "name": "retry_budget", "evidence": [future.id]}]}, "--json")
-    data = data_of(res)  # refused by the wrap itself (the episode it appends is still committed), not exit 1
-    assert res.code == 0 and [r["name"] for r in data["refused"]] == ["retry_budget"], res.out
-    assert not data["gate"] and "G103" in data["refused"][0]["codes"]
+    data = data_of(res)  # refused by the wrap itself (G103), and the episode it would append is dated years
+    assert [r["name"] for r in data["refused"]] == ["retry_budget"], res.out  # after the commit: the gate's G705
+    assert "G103" in data["refused"][0]["codes"]
+    assert res.code == 1 and data["committed"] is None and "G705" in [f["code"] for f in data["gate"]], res.out
 
 
 def test_the_wrap_dry_run_weighs_the_sessions_uncommitted_episodes_as_candidates_does(run, wrap_repo):
