@@ -23,7 +23,8 @@ from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import fence_step, has_fence_run
 from flowgit.continuity.identity import is_mixed_script, name_key, scripts
-from flowgit.continuity.patterns import grammar_fix, level_marks, looks_like_pattern_loose, parse_pattern
+from flowgit.continuity.patterns import (grammar_fix, level_marks, looks_like_pattern_loose, parse_pattern,
+                                         skeleton)
 from flowgit.continuity.sections import Semantics
 
 HOLDS_PATTERNS = (Semantics.PATTERNS, Semantics.PROVEN)
@@ -315,8 +316,13 @@ def _urgent_flowscript(line: str, semantics: Semantics) -> bool:
     label = URGENT_LABEL_RE.match(line)
     if label is None or (semantics != Semantics.LIFECYCLE and label[1].casefold() not in FLOWSCRIPT_WORDS):
         return False
-    seen = as_seen(line.replace("`", "").replace("*", "")).casefold().translate(CONFUSABLES)
-    return "|" not in seen and "evidence" not in seen and not level_marks(line) and not level_marks(seen)
+    seen = skeleton(as_seen(line.replace("`", "").replace("*", ""))).casefold().translate(CONFUSABLES)
+    return not (CLAIM_MARK_RE.search(seen) or level_marks(line) or level_marks(seen))
+
+
+# What shows a claim on a line, read as seen: a bar, a level with or without one (`3x`, `2 ×`), evidence, or
+# an episode id
+CLAIM_MARK_RE = re.compile(r"\||\b\d+\s*[x×]\b|evidence|\bep-[0-9a-f]{4,}")
 
 
 def _pattern_starts(ctx: CheckContext) -> list[int]:

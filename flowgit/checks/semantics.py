@@ -342,7 +342,7 @@ def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
         elif _heading_keeps_old_text(ctx, before, section):
             yield _heading_finding(ctx, section, "G302")
         else:
-            yield from _kept_in_a_new_section(ctx, before, section, "G302")
+            yield from _kept_in_another_section(ctx, before, section, "G302")
 
 
 HEADING_KEEPS = 5  # words of a heading's suffix, nearly all from HEAD's body, that are old text kept there
@@ -360,26 +360,34 @@ def _heading_keeps_old_text(ctx: CheckContext, before, section) -> bool:
     return sum(word in old for word in words) >= COPIED * len(words)
 
 
-def _kept_in_a_new_section(ctx: CheckContext, before, section, code: str) -> Iterator[Finding]:
-    """The old text of a section REPLACED or REWRITTEN, kept in a section the change adds (``## Previous
-    State`` with the old State under it, or the old State written as the next heading): a log of past
-    states under another name, which a reader reads right below the new one."""
+def _kept_in_another_section(ctx: CheckContext, before, section, code: str) -> Iterator[Finding]:
+    """The old text of a section REPLACED or REWRITTEN, moved by the change into another section (``## Previous
+    State`` added with the old State under it, the old State as the next heading, a `## State log` that grows
+    each wrap, State and Recent Context swapped): a log of past states under another name. Only what the
+    change brings to that section is read, and Recent Context may take up the old State (the protocol moves
+    what still matters there)."""
     old = [w for line in _line_words(ctx.old, before) for w in line]
     if len(old) < HEADING_KEEPS:
         return
     held = {ctx.old.lines[s.heading] for s in ctx.old.sections}
     for other in ctx.new.sections:
-        if other is section or ctx.new.lines[other.heading] in held or (
-                code == "G302" and other.semantics == Semantics.REWRITE):  # (what Recent Context is for)
+        if other is section or (code == "G302" and other.semantics == Semantics.REWRITE):
             continue
-        kept = list(_words_of_line(other.title)) + [w for line in _line_words(ctx.new, other) for w in line]
-        if retained(old, kept) >= RETAINED:
+        was = ctx.old.find(other.label) if ctx.new.lines[other.heading] in held else None
+        if was is not None and ctx.same_body(was, other):
+            continue
+        brought = [w for line in _line_words(ctx.new, other) for w in line]
+        if was is None:
+            brought = list(_words_of_line(other.title)) + brought
+        else:
+            brought = _without(brought, [w for line in _line_words(ctx.old, was) for w in line])
+        if len(brought) >= HEADING_KEEPS and retained(old, brought) >= RETAINED:
             yield Finding(code, "append-not-replace" if code == "G302" else "append-not-rewrite", "error",
                           ctx.path, other.heading + 1,
-                          f"the section `{other.title[:50]}` this change adds keeps {section.label}'s old text: "
+                          f"this change moves {section.label}'s old text into `{other.title[:50]}`: "
                           f"{section.label} is {'REPLACED' if code == 'G302' else 'REWRITTEN'} each wrap, not "
                           "logged under another heading",
-                          f"take the old text out; move what still matters of it into Recent Context"
+                          "take the old text out; move what still matters of it into Recent Context"
                           + (" (as part of its one narrative)" if code == "G303" else ""))
 
 
@@ -477,7 +485,7 @@ def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
         elif _heading_keeps_old_text(ctx, before, section):
             yield _heading_finding(ctx, section, "G303")
         else:
-            yield from _kept_in_a_new_section(ctx, before, section, "G303")
+            yield from _kept_in_another_section(ctx, before, section, "G303")
 
 
 def protected_evidence(ctx: CheckContext) -> Iterator[Finding]:

@@ -141,19 +141,24 @@ def section_seen_in(text: str) -> str | None:
     named = section_named(text)
     if named is not None:
         return named
-    key = _heading_key(text)
-    return canonical_section(key, _folded_aliases()) if key else None
+    key = _heading_key(text, hyphen="-")  # (a hyphen joins a word on: `State-machine design` is another name)
+    return canonical_section(key, alias_table()) if key else None
 
 
-LEADING_DECORATION_RE = re.compile(r"^(?:[^\w\s]|_|\d{1,4}[.)]?|\s)+")  # `✅ `, `1. `, `2) `, `-- `, `2026 `
+# What a heading may open with before the name a reader takes it by (read case-folded): a symbol or emoji, a
+# number (`1.`, `2)`, `2026`), a Roman numeral or a letter as an ordinal (`ii.`, `a)`), a part or section
+# number (`part 2:`)
+LEADING_DECORATION_RE = re.compile(r"^(?:[^\w\s]|_|\d{1,4}[.)]?|(?:[ivxlcdm]{1,6}|[a-z])[.)](?=\s)"
+                                   r"|(?:part|section|chapter|step|appendix)\s+\w{1,6}\b[:.)]?|\s)+")
 
 
 @lru_cache(maxsize=1 << 12)
-def _heading_key(text: str) -> str:
-    """A heading's text folded as :func:`section_named` reads it (remembered: headings repeat)."""
+def _heading_key(text: str, hyphen: str = " ") -> str:
+    """A heading's text folded as :func:`section_named` reads it, hyphens read as ``hyphen`` (remembered:
+    headings repeat)."""
     from flowgit.continuity.identity import CONFUSABLES
 
-    text = as_seen(text).casefold().translate(CONFUSABLES).replace("*", " ").replace("_", " ").replace("-", " ")
+    text = as_seen(text).casefold().translate(CONFUSABLES).replace("*", " ").replace("_", " ").replace("-", hyphen)
     return " ".join(LEADING_DECORATION_RE.sub("", text).split()).rstrip(":").strip()
 
 

@@ -166,8 +166,9 @@ def canonical_section(name: str, table: dict[str, str]) -> str | None:
         return table[stripped]
     for alias in sorted(table, key=len, reverse=True):  # `Proven Knowledge 2026` -> Proven Knowledge
         rest = key[len(alias):]
-        if key.startswith(alias) and not rest[:1].isalnum() and (alias not in WORD_ALIASES
-                                                                 or NUMBER_OR_MARK_RE.fullmatch(rest)):
+        joined = rest[:1] in "-/'’" and rest[1:2].isalpha()  # `state-machine`, `actions/reactions`, `state's`
+        if key.startswith(alias) and not rest[:1].isalnum() and not joined and (
+                alias not in WORD_ALIASES or NUMBER_OR_MARK_RE.fullmatch(rest)):
             return table[alias]
     return None
 
@@ -176,4 +177,4 @@ def canonical_section(name: str, table: dict[str, str]) -> str | None:
 # `## Developing the plugin API`, `## Actions we rejected`): followed by more words they name another section;
 # only a number or a mark after them (`## State 2026`, `## Recent — week 48`) leaves them the protocol's.
 WORD_ALIASES = frozenset({"state", "recent", "developing", "actions"})
-NUMBER_OR_MARK_RE = re.compile(r"\s*(?:\d[\w./:-]*|[^\w\s].*)?")
+NUMBER_OR_MARK_RE = re.compile(r"\s*(?:\d[\w./:-]*|[^\w\s\-/'’].*|\s-\s.*)?")
