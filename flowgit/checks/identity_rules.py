@@ -55,7 +55,7 @@ def _age_days(ctx: CheckContext, at: PatternAt, now: datetime) -> int | None:
     from flowgit.evidence import last_recorded
 
     seen = last_recorded(at.pattern, ctx.episodes(at.pattern.evidence) if at.pattern.evidence else {},
-                         until=now.date())
+                         reference=now.date(), until=now.date())  # (a yearless date: the change's year, not today's)
     return None if seen is None else (now.date() - seen).days
 
 
@@ -163,7 +163,7 @@ def _demotion_misdated(day, today, pattern, against: list[str], episodes,
         return (f"before this change ({today.isoformat()}), and episode(s) bearing on it were recorded in "
                 f"between ({', '.join(since[:3])}): they would count as recorded since the demotion, though they "
                 "came before it")
-    floor = last_recorded(pattern, episodes, until=today)  # a demotion cannot come before what it demotes
+    floor = last_recorded(pattern, episodes, reference=today, until=today)  # not before what it demotes
     if floor is not None and day < floor:
         return (f"before what it rests on ({floor.isoformat()}: its graduation or its evidence): a promotion "
                 "would count the discredited chain as recorded since")

@@ -1300,6 +1300,18 @@ def delete_fresh_proven(lab):
 
 
 @case(L)
+def archive_of_a_pattern_with_a_yearless_date_judged_as_of_its_commit(lab):
+    """`(PERF — Nov 1)` is read in the year of the change that judges it, not today's: archived on Dec 10 of
+    that year it is 39 days stale, whenever the hook or the audit reads it."""
+    line = "!! yearless_rule: cache the provider's answers for one minute | 3x (PERF — Nov 1)"
+    lab.sub("## Proven Knowledge\n", "## Proven Knowledge\n" + line + "\n")
+    lab.setup_commit("a Proven pattern dated without its year")
+    lab.sub(line + "\n", "")
+    when = "2025-12-10T12:00:00+00:00"
+    return lab.commit(env={"GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when})
+
+
+@case(L)
 def archive_stale_proven(lab):
     return edit_commit(lab, lab.line("!! old_rule:") + "\n", "")
 
