@@ -369,6 +369,7 @@ def _kept_in_another_section(ctx: CheckContext, before, section, code: str) -> I
     old = [w for line in _line_words(ctx.old, before) for w in line]
     if len(old) < HEADING_KEEPS:
         return
+    distinct = set(old)
     held = {ctx.old.lines[s.heading] for s in ctx.old.sections}
     for other in ctx.new.sections:
         if other is section or (code == "G302" and other.semantics == Semantics.REWRITE):
@@ -376,12 +377,10 @@ def _kept_in_another_section(ctx: CheckContext, before, section, code: str) -> I
         was = ctx.old.find(other.label) if ctx.new.lines[other.heading] in held else None
         if was is not None and ctx.same_body(was, other):
             continue
-        brought = [w for line in _line_words(ctx.new, other) for w in line]
-        if was is None:
-            brought = list(_words_of_line(other.title)) + brought
-        else:
-            brought = _without(brought, [w for line in _line_words(ctx.old, was) for w in line])
-        if len(brought) >= HEADING_KEEPS and retained(old, brought) >= RETAINED:
+        brought = _brought_words(ctx, was, other)
+        if len(brought) < HEADING_KEEPS or len(distinct & set(brought)) < RETAINED * len(distinct):
+            continue  # (most sections a change touches share little with the old text: no alignment needed)
+        if retained(old, brought) >= RETAINED:
             yield Finding(code, "append-not-replace" if code == "G302" else "append-not-rewrite", "error",
                           ctx.path, other.heading + 1,
                           f"this change moves {section.label}'s old text into `{other.title[:50]}`: "
@@ -389,6 +388,27 @@ def _kept_in_another_section(ctx: CheckContext, before, section, code: str) -> I
                           "logged under another heading",
                           "take the old text out; move what still matters of it into Recent Context"
                           + (" (as part of its one narrative)" if code == "G303" else ""))
+
+
+def _brought_words(ctx: CheckContext, was, other) -> list[str]:
+    """The words of the lines the change brings to section ``other`` (HEAD's ``was``; None: the change adds it,
+    heading and all): lines HEAD's body did not hold, each taken once, comments and subheadings included.
+    Read from the raw lines, so a large section a change touches costs what the change brings, not its
+    size."""
+    body = ctx.new.facts(other).body
+    if was is None:
+        brought, added = list(_words_of_line(other.title)), body
+    else:
+        left, brought, added = Counter(ctx.old.facts(was).body), [], []
+        for line in body:
+            if left[line] > 0:
+                left[line] -= 1
+            else:
+                added.append(line)
+    for line in added:  # (a comment or a heading holds kept text too: every line is read for its words)
+        if line.strip():
+            brought.extend(_words_of_line(" ".join(line.split())))
+    return brought
 
 
 def _heading_finding(ctx: CheckContext, section, code: str) -> Finding:

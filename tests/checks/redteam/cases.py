@@ -2505,6 +2505,14 @@ def state_logged_into_a_section_of_ones_own(lab):
     return edit_commit(lab, "- wrap 1: began\n", f"- wrap 1: began\n- {STATE}\n")
 
 
+@case(V, "G302")
+def state_logged_as_a_comment_into_a_section_of_ones_own(lab):
+    lab.sub("## Action Items\n", "## Notes\n- began\n\n## Action Items\n")
+    lab.setup_commit("notes of one's own")
+    lab.sub(STATE + "\n", "Focus: the merge driver and the audit of every past graduation.\n")
+    return edit_commit(lab, "- began\n", f"- began\n<!-- {STATE} -->\n")
+
+
 @case(V, "G303")
 def recent_swapped_into_state(lab):
     lab.sub(STATE + "\n", RECENT + "\n")
