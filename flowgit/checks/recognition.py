@@ -351,7 +351,10 @@ def _repeated_sections(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding("G114", "recognition", "error", ctx.path, section.heading + 1,
                       f"a second `{section.label}` section: the rules read the first one, so what this one "
                       "holds is judged by none of them",
-                      f"merge it into the first `{section.label}` section, or give it a heading of its own")
+                      f"merge it into the first `{section.label}` section if it belongs there; a section of "
+                      f"your own gets a heading that does not begin with `{section.label}` (a heading beginning "
+                      "with a protocol section's name reads as that section: `## Notes on foundation models`, "
+                      "not `## Foundation models`)")
 
 
 # Bidirectional embeddings, overrides and isolates: they reorder how a line is shown, not what it holds

@@ -321,9 +321,18 @@ def _held_with_heading(doc, section) -> tuple[str, ...]:
     return (" ".join(doc.lines[section.heading].split()),) + _body_lines(doc, section)
 
 
+def _copied_while_unchanged(ctx: CheckContext, semantics: Semantics, code: str) -> Iterator[Finding]:
+    """:func:`_kept_in_another_section` for a section this change leaves as it is: its text copied into a
+    log now would be the old text kept once the next change replaces it (split over two commits)."""
+    for before, section in ctx.section_pairs(semantics):
+        if ctx.same_body(before, section):
+            yield from _kept_in_another_section(ctx, before, section, code)
+
+
 def append_not_replace(ctx: CheckContext) -> Iterator[Finding]:
     """State / Top of Mind that keep every old item and add more were appended to, not replaced."""
     yield from planted_quotes(ctx, Semantics.REPLACE)
+    yield from _copied_while_unchanged(ctx, Semantics.REPLACE, "G302")
     for before, section in ctx.changed_pairs(Semantics.REPLACE):  # the same body adds nothing
         old = ctx.old.facts(before).columns.texts
         new = ctx.new.facts(section).columns.texts + tuple(_commented_in(ctx, before, section).values())
@@ -360,34 +369,53 @@ def _heading_keeps_old_text(ctx: CheckContext, before, section) -> bool:
     return sum(word in old for word in words) >= COPIED * len(words)
 
 
+# Sections the protocol moves old State or Top of Mind text into, judged by rules of their own: a Top of Mind
+# item taken into knowledge as a pattern, State's unfinished work carried on as an Action Item
+TAKES_UP_OLD_TEXT = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.LIFECYCLE)
+
+
 def _kept_in_another_section(ctx: CheckContext, before, section, code: str) -> Iterator[Finding]:
-    """The old text of a section REPLACED or REWRITTEN, moved by the change into another section (``## Previous
+    """The text of a section REPLACED or REWRITTEN, brought by the change into another section (``## Previous
     State`` added with the old State under it, the old State as the next heading, a `## State log` that grows
-    each wrap, State and Recent Context swapped): a log of past states under another name. Only what the
-    change brings to that section is read, and Recent Context may take up the old State (the protocol moves
-    what still matters there)."""
+    each wrap, filled before or as State is replaced, State and Recent Context swapped): a log of past states
+    under another name. Only what the change brings to that section is read; Recent Context may take up the
+    old State, and patterns and Action Items (:data:`TAKES_UP_OLD_TEXT`) what the protocol moves there."""
+    receiving = [(other, was) for other, was in _touched_sections(ctx) if other is not section
+                 and not (code == "G302" and other.semantics == Semantics.REWRITE)]
+    if not receiving:
+        return
     old = [w for line in _line_words(ctx.old, before) for w in line]
     if len(old) < HEADING_KEEPS:
         return
     distinct = set(old)
-    held = {ctx.old.lines[s.heading] for s in ctx.old.sections}
-    for other in ctx.new.sections:
-        if other is section or (code == "G302" and other.semantics == Semantics.REWRITE):
-            continue
-        was = ctx.old.find(other.label) if ctx.new.lines[other.heading] in held else None
-        if was is not None and ctx.same_body(was, other):
-            continue
+    for other, was in receiving:
         brought = _brought_words(ctx, was, other)
         if len(brought) < HEADING_KEEPS or len(distinct & set(brought)) < RETAINED * len(distinct):
             continue  # (most sections a change touches share little with the old text: no alignment needed)
         if retained(old, brought) >= RETAINED:
             yield Finding(code, "append-not-replace" if code == "G302" else "append-not-rewrite", "error",
                           ctx.path, other.heading + 1,
-                          f"this change moves {section.label}'s old text into `{other.title[:50]}`: "
+                          f"this change brings {section.label}'s text into `{other.title[:50]}`: "
                           f"{section.label} is {'REPLACED' if code == 'G302' else 'REWRITTEN'} each wrap, not "
                           "logged under another heading",
                           "take the old text out; move what still matters of it into Recent Context"
                           + (" (as part of its one narrative)" if code == "G303" else ""))
+
+
+def _touched_sections(ctx: CheckContext) -> list:
+    """(staged section, HEAD's or None) for each section the change adds or alters that old text could be
+    moved into (not :data:`TAKES_UP_OLD_TEXT`), worked out once per change."""
+    found = ctx.memo.get("semantics.touched")
+    if found is None:
+        held = {ctx.old.lines[s.heading] for s in ctx.old.sections}
+        found = ctx.memo["semantics.touched"] = []
+        for other in ctx.new.sections:
+            if other.semantics in TAKES_UP_OLD_TEXT:
+                continue
+            was = ctx.old.find(other.label) if ctx.new.lines[other.heading] in held else None
+            if was is None or not ctx.same_body(was, other):
+                found.append((other, was))
+    return found
 
 
 def _brought_words(ctx: CheckContext, was, other) -> list[str]:
@@ -491,6 +519,7 @@ def _new_prose(ctx: CheckContext, before, section) -> str:
 def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
     """Recent Context that keeps the old narrative (a word tweaked at most) plus new text was appended to."""
     yield from planted_quotes(ctx, Semantics.REWRITE)
+    yield from _copied_while_unchanged(ctx, Semantics.REWRITE, "G303")
     for before, section in ctx.changed_pairs(Semantics.REWRITE):  # the same body is the same prose
         old, new = _prose(ctx.old, before), _new_prose(ctx, before, section)
         for text in _quoted(ctx, before):  # the other wrap's narrative, absorbed as the merge note asks

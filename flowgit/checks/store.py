@@ -35,32 +35,50 @@ def append_only(ctx: CheckContext) -> Iterator[Finding]:
                       "episode is never restated (its first line is the record)",
                       "remove the appended line; record something new with `flowgit episode add`")
     if added.strip():
-        found, problems = parse_store(added)
+        _, problems = parse_store(added)
         offset = ctx.new_store[: len(ctx.new_store) - len(added)].count(b"\n") if problems else 0
         for p in problems[:5]:
             yield Finding("G702", "store-append-only", "warning", ctx.store_path, offset + p.line, p.message,
                           "write episodes with `flowgit episode add`")
-        yield from _dated_ahead(ctx, found)
+        yield from _appended_lines(ctx, added)
 
 
 AHEAD_SECONDS = 3600  # clocks disagree a little; an hour ahead of the commit is a date, not a skew
 
 
-def _dated_ahead(ctx: CheckContext, appended) -> Iterator[Finding]:
-    """G705 for an appended episode dated after the commit that records it: the store's dates are what
-    "recorded since" is read by (a demotion, staleness), so a `ts` set ahead would pass an episode recorded
-    before a demotion for one recorded after it."""
-    if ctx.when is None:
-        return
+def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
+    """Every appended line read on its own, as JSON reads it (an `id` key spelled with escapes included):
+    G703 for an id two appended lines carry (every lookup reads one of them, not always the one a rule
+    read), G705 for one dated more than an hour after the commit that records it (the store's dates are
+    what "recorded since" is read by, so a `ts` set ahead would pass an episode recorded before a demotion
+    for one recorded after it)."""
+    import json
+    from collections import Counter
     from datetime import timedelta
 
     from flowgit.episodes import parse_ts
 
-    latest = ctx.when + timedelta(seconds=AHEAD_SECONDS)
-    ahead = [e for e in appended.values() if (ts := parse_ts(e.ts)) is not None and ts > latest]
-    for e in ahead[:5]:
-        yield Finding("G705", "store-append-only", "error", ctx.store_path, _line_of(ctx, e.id),
-                      f"episode {e.id} is dated {e.ts}, after this commit ({ctx.when:%Y-%m-%dT%H:%M:%SZ}): an "
+    latest = ctx.when + timedelta(seconds=AHEAD_SECONDS) if ctx.when is not None else None
+    seen: Counter[str] = Counter()
+    ahead = []
+    for raw in added.split(b"\n"):
+        try:
+            data = json.loads(raw) if raw.strip() else None
+        except ValueError:
+            continue  # (not an episode: G702)
+        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+            continue
+        seen[data["id"]] += 1
+        ts = parse_ts(data["ts"]) if isinstance(data.get("ts"), str) else None
+        if latest is not None and ts is not None and ts > latest:
+            ahead.append((data["id"], data["ts"]))
+    for ident in sorted(i for i, n in seen.items() if n > 1 and i not in ctx.repeated_ids):
+        yield Finding("G703", "store-append-only", "error", ctx.store_path, _line_of(ctx, ident),
+                      f"two appended lines carry episode {ident}: one episode is recorded once (a reader may take "
+                      "either line for it)", "keep one line per episode; record something new with a new text")
+    for ident, ts in ahead[:5]:
+        yield Finding("G705", "store-append-only", "error", ctx.store_path, _line_of(ctx, ident),
+                      f"episode {ident} is dated {ts}, after this commit ({ctx.when:%Y-%m-%dT%H:%M:%SZ}): an "
                       "episode is recorded when it is committed, and a date set ahead would let it pass for one "
                       "recorded later (after a demotion, say)",
                       "record it with the time it is recorded (`flowgit episode add` without --ts), or commit it "
