@@ -146,8 +146,8 @@ def section_seen_in(text: str) -> str | None:
 
 
 # What a heading may open with before the name a reader takes it by (read case-folded): a symbol or emoji, a
-# number (`1.`, `2)`, `2026`), a Roman numeral or a letter as an ordinal (`ii.`, `a)`, `ii:`, `[ii]`, `ii –`), a part or section
-# number (`part 2:`)
+# number (`1.`, `2)`, `2026`), a Roman numeral or a letter as an ordinal (`ii.`, `a)`, `ii:`, `[ii]`,
+# `ii –`), a part or section number (`part 2:`)
 LEADING_DECORATION_RE = re.compile(r"^(?:[^\w\s]|_|\d{1,4}[.)]?|(?:[ivxlcdm]{1,6}|[a-z])\s*[.):\]\u2013\u2014-](?=\s)"
                                    r"|(?:part|section|chapter|step|appendix)\s+\w{1,6}\b[:.)]?|\s)+")
 

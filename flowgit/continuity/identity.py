@@ -31,7 +31,7 @@ CONFUSABLES = str.maketrans({
     # Armenian and Coptic letters drawn as Latin ones
     "օ": "o", "ս": "u", "հ": "h", "ո": "n", "զ": "q", "ց": "g", "ⲟ": "o", "ⲣ": "p", "ⲥ": "c", "ⲭ": "x",
     # Cherokee letters drawn as Latin capitals (case folding keeps Cherokee capitals; their small forms too)
-    **{cherokee: latin for capital, latin in zip("ᎪᏴᏟᎬᏀᎻᎫᏦᏞᎷᏢᏚᎢᏙᎳᏃᏒᎠᏫ", "abcegh jklmpstvwzrdo".replace(" ", ""))
+    **{cherokee: latin for capital, latin in zip("ᎪᏴᏟᎬᏀᎻᎫᏦᏞᎷᏢᏚᎢᏙᎳᏃᏒᎠᏫ", "abceghjklmpstvwzrdo")
        for cherokee in (capital, capital.lower())},
     # Han letters that render like the kana a Japanese name is written with (both fold to the kana)
     "力": "カ", "夕": "タ", "八": "ハ", "二": "ニ",
@@ -57,8 +57,8 @@ TAGS_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # HTML a renderer shows 
 
 def as_seen(text: str) -> str:
     """``text`` as a reader sees its characters: tags and comments gone, entities decoded (``&#32;``,
-    ``&nbsp;``), NFKC, characters that draw nothing dropped (format characters, :data:`INVISIBLE_RE`). One reading for a heading's name and for the
-    words the append rules compare."""
+    ``&nbsp;``), NFKC, characters that draw nothing dropped (format characters, :data:`INVISIBLE_RE`). One
+    reading for a heading's name and for the words the append rules compare."""
     if "<" in text:
         text = TAGS_RE.sub("", text)
     if "&" in text:
