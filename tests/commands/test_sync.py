@@ -441,8 +441,10 @@ def test_sync_stopped_while_it_merges_puts_the_branch_back_and_leaves_nothing_st
     hook = a / ".git" / "hooks" / "pre-merge-commit.flowgit-chained"  # the user's own slow hook, chained
     hook.write_text("#!/bin/sh\nsleep 3\n")
     hook.chmod(0o755)
+    # Ctrl-C as a terminal sends it, even where the suite itself runs in the background (SIGINT ignored there)
     proc = subprocess.Popen([sys.executable, "-m", "flowgit", "sync"], cwd=a, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(1.5)  # inside the merge: its hook sleeps
     os.killpg(proc.pid, getattr(signal, signal_name)) if signal_name == "SIGINT" else proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
