@@ -104,6 +104,8 @@ def episodes_from_stdin(stream: TextIO, *, session: str | None = None, agent: st
     fallback_session = session or default_session()
     fallback_agent = agent or default_agent()
     for number, line in _stdin_lines(stream):
+        if number == 1:
+            line = line.removeprefix("\ufeff")  # a byte order mark, as a Windows pipe writes one: no part of the JSON
         if not line.strip():
             continue
         if len(line) > MAX_STDIN_LINE:

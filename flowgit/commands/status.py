@@ -6,6 +6,9 @@ from flowgit.output import style
 from flowgit.overview import RECOVER, Overview
 
 
+UNWRAPPED_SHOWN = 20  # episodes listed by name in the human view (like `git status`, a page, not a log)
+
+
 def _block(title: str, rows: list[str], colour: str) -> list[str]:
     if not rows:
         return []
@@ -37,9 +40,12 @@ def render(view: Overview) -> str:
         hint = (f"  ({pending['fix']} first)" if pending and pending.get("running") else
                 f"  ({RECOVER} first)" if pending else "  (finish with `flowgit wrap`)")
         lines += ["", "Changes not wrapped:", f"  {style('modified: ' + view.continuity, 'red')}" + hint]
-    lines += _block(f"Episodes recorded but not wrapped ({len(view.unwrapped)})",
-                    [f"{e.id}  {e.type:<11} {e.content[:70]}" + (f"  (session {e.session})" if e.session else "")
-                     for e in view.unwrapped], "red")
+    shown = view.unwrapped[-UNWRAPPED_SHOWN:]  # the newest; --json lists every one
+    rows = [f"{e.id}  {e.type:<11} {e.content[:70]}" + (f"  (session {e.session})" if e.session else "")
+            for e in shown]
+    if len(view.unwrapped) > len(shown):
+        rows.insert(0, f"… {len(view.unwrapped) - len(shown)} earlier (`flowgit episode list` shows them all)")
+    lines += _block(f"Episodes recorded but not wrapped ({len(view.unwrapped)})", rows, "red")
     lines += _block("Ready to graduate (wrap to promote)",
                     [f"{r['name']}: {r['independent']} independent episodes from {r['sources']} sources"
                      for r in view.ready], "green")

@@ -26,11 +26,18 @@ def driver_command() -> str:
 
 def read_attributes(root: Path) -> str:
     """The top ``.gitattributes`` as text ('' when there is none), refused with its line when it is not UTF-8
-    text, and refused when it is not a regular file (a FIFO would hang the read)."""
+    text, refused when it is not a regular file (a FIFO would hang the read), and refused when it is a
+    symbolic link (git does not follow one there)."""
+    from flowgit.errors import FlowgitError
     from flowgit.fsio import read_text
 
     target = root / ".gitattributes"
-    if not target.exists() and not target.is_symlink():
+    if target.is_symlink():  # git does not follow it: a driver set up through it would never be used
+        raise FlowgitError("is a symbolic link, which git does not read as an attributes file: the merge driver "
+                           "set up in it would never be used; nothing was written", path=target,
+                           fix="replace the link with the file itself (`cp --remove-destination \"$(readlink "
+                               ".gitattributes)\" .gitattributes`), then run it again")
+    if not target.exists():
         return ""
     return read_text(target)
 

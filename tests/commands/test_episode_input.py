@@ -66,3 +66,14 @@ def test_an_episode_dated_in_the_future_is_recorded_with_a_warning(initialised):
     assert result.returncode == 0 and b"in the future" in result.stdout and b"added" in result.stdout
     data = json.loads(_flowgit(initialised, "episode", "add", "--json", "--type", "finding", "now it held").stdout)
     assert data["warnings"] == []
+
+
+def test_a_byte_order_mark_before_the_first_line_is_no_part_of_the_json(initialised):
+    """A Windows pipe starts with one; a mark anywhere else is still refused, with its line."""
+    piped = '\ufeff{"type": "finding", "content": "read past the mark"}\n'.encode("utf-8")
+    result = _flowgit(initialised, "episode", "add", input=piped)
+    assert result.returncode == 0 and b"read past the mark" in _store(initialised), result.stderr
+    before = _store(initialised)
+    later = '{"type": "finding", "content": "first"}\n\ufeff{"type": "finding", "content": "x"}\n'.encode("utf-8")
+    result = _flowgit(initialised, "episode", "add", input=later)
+    assert result.returncode == 2 and b"<stdin>:2" in result.stderr and _store(initialised) == before

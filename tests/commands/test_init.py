@@ -344,3 +344,15 @@ def test_a_file_where_the_store_directory_must_be_is_refused_before_anything_is_
     res = run(repo, "init")
     assert res.code == 2 and "is a directory, not a file" in res.err, res.err
     assert not (repo / "CONTINUITY.md").exists()
+
+
+def test_a_symlinked_gitattributes_is_refused_since_git_does_not_read_it(run, repo, tmp_path):
+    """git does not follow a `.gitattributes` that is a symbolic link: the driver set up through it (in a file
+    outside the repository) would never merge anything, while init reported it in place."""
+    outside = tmp_path / "shared-attributes"
+    outside.write_text("*.png binary\n")
+    (repo / ".gitattributes").symlink_to(outside)
+    before = tree_digest(repo)
+    res = run(repo, "init")
+    assert res.code == 2 and "symbolic link" in res.err, res.err
+    assert outside.read_text() == "*.png binary\n" and tree_digest(repo) == before

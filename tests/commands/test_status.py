@@ -1,0 +1,17 @@
+"""`flowgit status`: what a person reads before a session, a page and not a log."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_status_lists_the_newest_unwrapped_episodes_and_counts_the_rest(run, repo):
+    """A page, not a log: 25 unwrapped episodes show the newest 20 and a count; --json keeps every id."""
+    assert run(repo, "init", "--commit").code == 0
+    lines = "".join(json.dumps({"type": "finding", "content": f"unwrapped fact number {n}", "session": "s1"}) + "\n"
+                    for n in range(25))
+    assert run(repo, "episode", "add", stdin=lines).code == 0
+    out = run(repo, "status").out
+    assert "(25)" in out and "5 earlier" in out and "unwrapped fact number 24" in out
+    assert "unwrapped fact number 4\n" not in out and "unwrapped fact number 5" in out
+    assert len(json.loads(run(repo, "status", "--json").out)["unwrapped_episodes"]) == 25
