@@ -309,14 +309,14 @@ def _urgent_flowscript(line: str, semantics: Semantics) -> bool:
     `!`, then an Action Item's label (`- [ ] ! CVE-2026-1234: … — next: Dec 4`) or, outside Proven Knowledge,
     where a reader takes every `!` line for a claim, a FlowScript word (`! thought: …`); and, read as a reader
     sees it (markup, entities and characters that draw nothing aside), no bar, level or evidence anywhere."""
-    from flowgit.continuity.identity import CONFUSABLES, as_seen
+    from flowgit.continuity.identity import as_seen, fold_lookalikes
 
     if semantics == Semantics.PROVEN:
         return False
     label = URGENT_LABEL_RE.match(line)
     if label is None or (semantics != Semantics.LIFECYCLE and label[1].casefold() not in FLOWSCRIPT_WORDS):
         return False
-    seen = skeleton(as_seen(line.replace("`", "").replace("*", ""))).casefold().translate(CONFUSABLES)
+    seen = fold_lookalikes(skeleton(as_seen(line.replace("`", "").replace("*", ""))))
     return not (CLAIM_MARK_RE.search(seen) or level_marks(line) or level_marks(seen))
 
 

@@ -48,13 +48,13 @@ def _as_seen(text: str) -> str:
     kept."""
     if text.isascii() and not any(mark in text for mark in "&<*`_"):
         return text
-    from flowgit.continuity.identity import CONFUSABLES, as_seen
+    from flowgit.continuity.identity import as_seen, fold_lookalikes
 
     if "<" in text:
         text = MARKUP_RE.sub(_markup_words, text)
     text = EDGE_UNDERSCORES_RE.sub("", text.replace("*", "").replace("`", "")) if "_" in text else \
         text.replace("*", "").replace("`", "")
-    return as_seen(text).casefold().translate(CONFUSABLES)
+    return fold_lookalikes(as_seen(text))
 
 
 def _markup_words(found: re.Match) -> str:

@@ -156,9 +156,9 @@ LEADING_DECORATION_RE = re.compile(r"^(?:[^\w\s]|_|\d{1,4}[.)]?|(?:[ivxlcdm]{1,6
 def _heading_key(text: str, hyphen: str = " ") -> str:
     """A heading's text folded as :func:`section_named` reads it, hyphens read as ``hyphen`` (remembered:
     headings repeat)."""
-    from flowgit.continuity.identity import CONFUSABLES
+    from flowgit.continuity.identity import fold_lookalikes
 
-    text = as_seen(text).casefold().translate(CONFUSABLES).replace("*", " ").replace("_", " ").replace("-", hyphen)
+    text = fold_lookalikes(as_seen(text)).replace("*", " ").replace("_", " ").replace("-", hyphen)
     return " ".join(LEADING_DECORATION_RE.sub("", text).split()).rstrip(":").strip()
 
 

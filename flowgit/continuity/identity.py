@@ -38,6 +38,16 @@ CONFUSABLES = str.maketrans({
     # (NFKC turns Hangul compatibility letters into conjoining ones before the table is read)
     "\u1175": "l", "\u110b": "o", "\u11bc": "o", "\u1106": "o", "\u11b7": "o", "\u1173": "-",
 })
+# Greek and Cyrillic capitals drawn as a Latin capital whose small letter is drawn otherwise (`Η` is an H,
+# its small `η` an n; `Μ` an M, its small `μ` a u): read before case folding, or the fold hides them
+CAPITALS = str.maketrans({"Η": "h", "Ν": "n", "Μ": "m", "Ζ": "z", "Υ": "y", "Ү": "y"})
+
+
+def fold_lookalikes(text: str) -> str:
+    """``text`` case-folded with look-alike letters read as the Latin ones they mimic (capitals first)."""
+    return text.translate(CAPITALS).casefold().translate(CONFUSABLES)
+
+
 # Characters that draw nothing: zero-width and format characters, and the combining marks and fillers that
 # render as nothing (the grapheme joiner, variation selectors, Mongolian free variation selectors, Hangul
 # fillers, Khmer inherent vowels): a name typed with one reads as the name without it.
@@ -48,8 +58,7 @@ INVISIBLE_RE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u034f\u115f\u
 @lru_cache(maxsize=8192)
 def name_key(name: str) -> str:
     """The identity of a name: NFKC, case-folded, invisible characters dropped, look-alikes mapped."""
-    folded = unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", name)).casefold()
-    return folded.translate(CONFUSABLES).replace("-", "_")
+    return fold_lookalikes(unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", name))).replace("-", "_")
 
 
 TAGS_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # HTML a renderer shows nothing of
@@ -81,7 +90,7 @@ def description_gist(text: str) -> str:
     """A description's words: without markup, punctuation, case, spacing, invisible characters or look-alike
     letters (what a rename keeps; a full stop added to a demoted pattern's description, or a Cyrillic `е` in
     it, does not make another claim of it)."""
-    folded = unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", text)).casefold().translate(CONFUSABLES)
+    folded = fold_lookalikes(unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", text)))
     return " ".join(GIST_DROPPED_RE.sub(" ", folded).split())
 
 

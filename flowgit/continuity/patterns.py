@@ -383,13 +383,16 @@ def skeleton(text: str) -> str:
     import html
     import unicodedata
 
-    from flowgit.continuity.identity import CONFUSABLES
+    from flowgit.continuity.identity import CAPITALS, CONFUSABLES
 
     if "&" in text:
         text = html.unescape(text)
     if "\\" in text:
         text = ESCAPED_MARK_RE.sub(r"\1", text)
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = unicodedata.normalize("NFKC", text)
+    if not folded.isascii():
+        folded = folded.translate(CAPITALS)
+    folded = folded.casefold()
     if folded.isascii():
         return folded
     table: dict[int, str | None] = {}

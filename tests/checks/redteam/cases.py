@@ -1993,6 +1993,25 @@ def same_session_two_agents_make_2x(lab):
 
 
 @case(V, "G103")
+def one_session_spelled_in_greek_capitals(lab):
+    """``SESS-ΜΟΝ`` (Greek Mu, Omicron, Nu) is drawn as ``SESS-MON``: case folding alone reads Mu as ``μ`` and
+    Nu as ``ν`` (a v), so the look-alike capitals are read before the fold."""
+    first = lab.episodes(ep("idempotency keys stopped a double charge on a payment retry", "SESS-MON"))
+    lab.setup_commit("an episode of SESS-MON")
+    second = lab.episodes(ep("idempotency key reuse caught a duplicate payment call", "SESS-\u039c\u039f\u039d"))
+    return _dev(lab, pline("p03", 2, [first[0], second[0]]), "p03")
+
+
+@case(L)
+def sessions_differing_by_a_greek_capital_that_draws_otherwise(lab):
+    """``SESS-ΛΟΝ`` (Greek Lambda) is drawn differently from ``SESS-MON``: another session, two sources."""
+    first = lab.episodes(ep("idempotency keys stopped a double charge on a payment retry", "SESS-MON"))
+    lab.setup_commit("an episode of SESS-MON")
+    second = lab.episodes(ep("idempotency key reuse caught a duplicate payment call", "SESS-\u039b\u039f\u039d"))
+    return _dev(lab, pline("p03", 2, [first[0], second[0]]), "p03")
+
+
+@case(V, "G103")
 def repeated_id_line_re_attributes_a_held_episode(lab):
     """Two episodes of one session and agent count once; appending a copy of one of them under another agent
     (the id hashes type, content and session, so it stays valid) neither moves it into this change's batch
