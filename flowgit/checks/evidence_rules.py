@@ -136,17 +136,25 @@ def _effective_level(at: PatternAt) -> int:
     return max(at.pattern.level, 3) if at.section == PROVEN else at.pattern.level
 
 
+MAX_LEVEL = 3  # 1x -> 2x -> 3x: graduation is the last step
+
+
 def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
     for at in ctx.changed_patterns:
+        if at.pattern.level > MAX_LEVEL:
+            yield Finding("G203", "level-jump", "error", ctx.path, at.lineno,
+                          f"`{at.pattern.name}` is written at {at.pattern.level}x: the levels are 1x, 2x and 3x "
+                          "(a level above 3x claims more evidence than any graduation asks, and no rule reads it)",
+                          "write the level the evidence carries: 1x, 2x, or 3x in Proven Knowledge")
         before = ctx.old_for(at)
         if before is None:
             continue
         old, new = before.pattern, at.pattern
         was, now = _effective_level(before), _effective_level(at)
-        if was == 1 and now >= 3:
+        if now - was >= 2:
             where = f"{now}x" if at.section != PROVEN or new.level >= 3 else f"Proven (written {new.level}x)"
             yield Finding("G201", "level-jump", "error", ctx.path, at.lineno,
-                          f"`{new.name}` jumps from 1x to {where} in one commit",
+                          f"`{new.name}` jumps from {was}x to {where} in one commit",
                           "promote one level per wrap: 1x -> 2x now, 3x when new independent evidence arrives")
         elif (now > was or (at.section == PROVEN and before.section != PROVEN)) and old.notes \
                 and demoted_on(old) is not None:  # the more telling verdict for a demoted pattern (a merge's loss)

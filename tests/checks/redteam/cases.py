@@ -1992,6 +1992,27 @@ def same_session_two_agents_make_2x(lab):
     return _dev(lab, pline("p03", 2, [E_SAME_SESSION[0].id, ids[0]]), "p03")
 
 
+@case(V, "G203")
+def raised_from_2x_to_9x_on_one_new_episode(lab):
+    """A level above 3x exists in no protocol step; from 2x it is also more than one step."""
+    to_2x(lab)
+    return _dev(lab, pline("p01", 9, [R0, R1, R2]))
+
+
+@case(V, "G201")
+def raised_from_2x_to_4x(lab):
+    to_2x(lab)
+    return _dev(lab, pline("p01", 4, [R0, R1, R2]))
+
+
+@case(L)
+def a_level_above_3x_written_back_down(lab):
+    """A 9x line committed before the rule (scaffolding) is corrected to the 2x its evidence carries."""
+    set_pattern(lab, "p01", pline("p01", 9, [R0, R1]))
+    lab.setup_commit("p01 at 9x")
+    return _dev(lab, pline("p01", 2, [R0, R1]))
+
+
 @case(V, "G103")
 def one_session_spelled_in_greek_capitals(lab):
     """``SESS-ΜΟΝ`` (Greek Mu, Omicron, Nu) is drawn as ``SESS-MON``: case folding alone reads Mu as ``μ`` and
