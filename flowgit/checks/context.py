@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from typing import Any, Callable, Iterable, Iterator
 
 from flowgit.config import Config
@@ -300,6 +301,23 @@ class CheckContext:
                 top, bottom = shared_ends(by_label.get(span[0], ()), lines)
                 out.extend(range(start + top, start + len(lines) - bottom))
             start += len(lines)
+        return tuple(out)
+
+    @computed_once
+    def preamble_added(self) -> tuple[int, ...]:
+        """Lines above the first section that HEAD's preamble does not hold (each of HEAD's lines taken once),
+        in order: the preamble is no section, so the rules that read sections read none of it."""
+        new = self.new.spans()[0][1]
+        old = self.old.spans()[0][1] if self.old is not None else ()
+        if new == old:
+            return ()
+        left = Counter(old)
+        out = []
+        for index, line in enumerate(new):
+            if left[line] > 0:
+                left[line] -= 1
+            else:
+                out.append(index)
         return tuple(out)
 
     @computed_once

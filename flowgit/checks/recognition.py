@@ -242,6 +242,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     yield from _carriage_returns_inside_lines(ctx)
     yield from _bidi_controls(ctx)
     yield from _headings_carrying_content(ctx)
+    yield from _patterns_above_the_sections(ctx)
     hidden_at: dict[int, str] = {}
     for section in ctx.sections(ctx.new, *HIDES):
         if ctx.untouched(section):
@@ -296,6 +297,19 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                               f"{section.label}: this pattern line shows {levels} levels; the gate "
                               f"judges the last, a reader reads the first: \"{line.strip()[:70]}\"",
                               "keep one `| Nx` on the line: the pattern's level")
+
+
+def _patterns_above_the_sections(ctx: CheckContext) -> Iterator[Finding]:
+    """G111 for a pattern-like line the change brings above the first section: the preamble is the first
+    thing an agent reads, and no pattern rule reads it (a `| 3x` claim there, without evidence, would pass)."""
+    lines = ctx.new.lines
+    for index in ctx.preamble_added:
+        line = lines[index]
+        shown = CODE_SPAN_RE.sub(" ", line)  # `! name: … | 1x` quoted in guidance is an example, not a pattern
+        if looks_like_pattern_loose(shown) or parse_pattern(line) is not None:
+            yield Finding("G111", "recognition", "error", ctx.path, index + 1,
+                          f"a pattern above the first section is judged by no rule: \"{line.strip()[:60]}\"",
+                          "add it as `! name: … | 1x` under Developing Knowledge, or delete it")
 
 
 # FlowScript's words a line may open with after its urgent `!` (`! thought: …`): a marker, not a pattern name

@@ -382,17 +382,21 @@ def _kept_in_another_section(ctx: CheckContext, before, section, code: str) -> I
     old State, and patterns and Action Items (:data:`TAKES_UP_OLD_TEXT`) what the protocol moves there."""
     receiving = [(other, was) for other, was in _touched_sections(ctx) if other is not section
                  and not (code == "G302" and other.semantics == Semantics.REWRITE)]
-    if not receiving:
+    if not receiving and not ctx.preamble_added:
         return
     old = [w for line in _line_words(ctx.old, before) for w in line]
     if len(old) < HEADING_KEEPS:
         return
     distinct = set(old)
+    if _keeps(old, distinct, _preamble_words(ctx)):
+        yield Finding(code, "append-not-replace" if code == "G302" else "append-not-rewrite", "error", ctx.path,
+                      ctx.preamble_added[0] + 1,
+                      f"this change brings {section.label}'s text above the first section: {section.label} is "
+                      f"{'REPLACED' if code == 'G302' else 'REWRITTEN'} each wrap, not logged at the top of the file",
+                      "take the old text out; move what still matters of it into Recent Context")
     for other, was in receiving:
         brought = _brought_words(ctx, was, other)
-        if len(brought) < HEADING_KEEPS or len(distinct & set(brought)) < RETAINED * len(distinct):
-            continue  # (most sections a change touches share little with the old text: no alignment needed)
-        if retained(old, brought) >= RETAINED:
+        if _keeps(old, distinct, brought):
             yield Finding(code, "append-not-replace" if code == "G302" else "append-not-rewrite", "error",
                           ctx.path, other.heading + 1,
                           f"this change brings {section.label}'s text into `{other.title[:50]}`: "
@@ -400,6 +404,23 @@ def _kept_in_another_section(ctx: CheckContext, before, section, code: str) -> I
                           "logged under another heading",
                           "take the old text out; move what still matters of it into Recent Context"
                           + (" (as part of its one narrative)" if code == "G303" else ""))
+
+
+def _keeps(old: list[str], distinct: set[str], brought: list[str]) -> bool:
+    """Whether the words ``brought`` somewhere keep the old text ``old`` (its words, in order)."""
+    if len(brought) < HEADING_KEEPS or len(distinct & set(brought)) < RETAINED * len(distinct):
+        return False  # (most text a change brings shares little with the old text: no alignment needed)
+    return retained(old, brought) >= RETAINED
+
+
+def _preamble_words(ctx: CheckContext) -> list[str]:
+    """The words of the lines the change brings above the first section (worked out once per change)."""
+    found = ctx.memo.get("semantics.preamble")
+    if found is None:
+        lines = ctx.new.lines
+        found = ctx.memo["semantics.preamble"] = [
+            w for i in ctx.preamble_added if lines[i].strip() for w in _words_of_line(" ".join(lines[i].split()))]
+    return found
 
 
 def _touched_sections(ctx: CheckContext) -> list:

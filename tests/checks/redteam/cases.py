@@ -1992,6 +1992,29 @@ def same_session_two_agents_make_2x(lab):
     return _dev(lab, pline("p03", 2, [E_SAME_SESSION[0].id, ids[0]]), "p03")
 
 
+OLD_STATE = "Focus: ship the gate. Critical path: the compression rule, then the benchmark."
+
+
+@case(V, "G111")
+def graduated_pattern_above_the_first_section(lab):
+    """The preamble is the first thing an agent reads and no section: a `| 3x` claim there had no rule."""
+    return edit_commit(lab, "# Read at session start.", "# Read at session start.\n\n"
+                       "!! retry_forever: retry every failed payment until it succeeds | 3x (RELIABILITY)")
+
+
+@case(V, "G302")
+def old_state_kept_above_the_first_section(lab):
+    lab.sub(OLD_STATE, "Focus: the audit benchmark. Critical path: the range audit, then the report.")
+    return edit_commit(lab, "# Read at session start.", f"# Read at session start.\n\nEarlier state: {OLD_STATE}")
+
+
+@case(L)
+def preamble_reworded_with_a_pattern_example_in_code(lab):
+    """The preamble's own guidance: a pattern quoted in a code span is an example, and new words are fine."""
+    return edit_commit(lab, "# Read at session start.", "# Read at session start; rewritten by `flowgit wrap`.\n"
+                       "# A pattern reads `! name: description | 1x` and rises with evidence.")
+
+
 @case(V, "G203")
 def raised_from_2x_to_9x_on_one_new_episode(lab):
     """A level above 3x exists in no protocol step; from 2x it is also more than one step."""
