@@ -8,7 +8,7 @@ from typing import Iterator
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import Document, is_structural_line
-from flowgit.continuity.sections import ACTIONS
+from flowgit.continuity.sections import ACTIONS, Semantics
 
 
 def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
@@ -17,14 +17,29 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
     old_chars = len(ctx.old.text)
     staged = ctx.new_patterns  # a pattern gone from the staged file is one that changed
     archived = sum(len(ctx.old.lines[at.line]) for name, at, _ in ctx.old_pattern_changes if name not in staged)
-    base = old_chars - archived - _done_items_removed(ctx)
-    new_chars = len(ctx.new.text)
+    replaced_old, replaced_new = _replaced_text(ctx)
+    base = old_chars - archived - _done_items_removed(ctx) - replaced_old
+    new_chars = len(ctx.new.text) - replaced_new
     limit = ctx.cfg.budgets.shrink_max
     if base > 0 and (base - new_chars) / base > limit:
         yield Finding("G501", "catastrophic-shrink", "error", ctx.path, None,
                       f"the file shrank {100 * (base - new_chars) / base:.0f}% (from {base:,} to {new_chars:,} "
-                      f"characters, archived patterns aside); more than {limit:.0%} is over-compression",
-                      "compress for density, not size: restore what was lost (git show HEAD:" + ctx.path + ")")
+                      f"characters; archived patterns, removed done Action Items and the State and Top of Mind a "
+                      f"wrap replaces aside); more than {limit:.0%} is over-compression",
+                      "compress for density, not size: restore what was lost outside the replaced sections "
+                      "(git show HEAD:" + ctx.path + ")")
+
+
+def _replaced_text(ctx: CheckContext) -> tuple[int, int]:
+    """Characters of content in the sections a wrap replaces (State, Top of Mind) that the change alters, at
+    HEAD and staged: set aside on both sides, since a long State replaced by one line of today's focus is the
+    protocol working, and a State grown to offset a loss elsewhere must not hide it. (Recent Context is
+    rewritten into a compressed narrative, not dropped: cut to a line, it still counts.)"""
+    old = new = 0
+    for before, section in ctx.changed_pairs(Semantics.REPLACE):
+        old += ctx.old.facts(before).derived("size.content_chars", _content_chars)  # type: ignore[operator]
+        new += ctx.new.facts(section).derived("size.content_chars", _content_chars)  # type: ignore[operator]
+    return old, new
 
 
 KEPT_OVERLAP = 0.5  # content words a new item shares with a done one for it to be that item, kept
@@ -62,7 +77,7 @@ def state_chars(doc: Document) -> int | None:
     sec = doc.find("Current State")
     if sec is None:
         return None
-    return doc.facts(sec).derived("size.state_chars", _content_chars)  # type: ignore[return-value]
+    return doc.facts(sec).derived("size.content_chars", _content_chars)  # type: ignore[return-value]
 
 
 def _content_chars(facts) -> int:

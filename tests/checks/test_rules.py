@@ -410,12 +410,14 @@ def test_removing_finished_action_items_is_no_over_compression(run, repo, mark, 
 
 
 def test_finished_items_kept_under_another_bullet_are_not_set_aside(run, repo):
-    """Only what is gone is set aside: finished items re-bulleted (kept) do not make room for a wiped State."""
+    """Only what is gone is set aside: finished items re-bulleted (kept) do not make room for a wiped narrative
+    (Recent Context is rewritten into fewer words, not dropped: it still counts)."""
     items = "\n".join(f"- ✓ deliver the provider migration step {i} with the retry budget" for i in range(24))
-    state = "Focus: the migration. " + " ".join(f"Step {i} moved the payment client onto the new provider."
-                                                 for i in range(25))
-    committed_base(repo, SMALL.format(items=items).replace("Focus: the migration.", state))
-    stage(repo, SMALL.format(items=items.replace("- ✓", "* ✓")).replace("Focus: the migration.", "Focus: x."))
+    recent = "\n\n## Recent Context\n" + " ".join(f"Step {i} moved the payment client onto the new provider."
+                                                   for i in range(25))
+    committed_base(repo, SMALL.format(items=items).replace("Focus: the migration.", "Focus: the migration." + recent))
+    stage(repo, SMALL.format(items=items.replace("- ✓", "* ✓")).replace("Focus: the migration.",
+                                                                        "Focus: x.\n\n## Recent Context\nMoved."))
     code, data, codes = check(run, repo)
     assert "G501" in codes, data
 

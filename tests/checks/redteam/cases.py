@@ -1993,6 +1993,27 @@ def same_session_two_agents_make_2x(lab):
 
 
 OLD_STATE = "Focus: ship the gate. Critical path: the compression rule, then the benchmark."
+LONG_STATE = "\n".join(f"- rollout step {n} finished: the canary in region {n} held its error budget for a "
+                       "full day before the next one" for n in range(1, 25))
+
+
+@case(L)
+def long_state_replaced_by_one_line_of_todays_focus(lab):
+    """State is REPLACED each wrap: a long State gone in a small file is the protocol, not over-compression."""
+    lab.sub(OLD_STATE, LONG_STATE)
+    lab.setup_commit("a long State")
+    return edit_commit(lab, LONG_STATE, "Focus: the breaker thresholds. Critical path: the outage report.")
+
+
+@case(V, "G501")
+def notes_cut_while_state_grows_to_hide_it(lab):
+    """The State a wrap replaces is set aside on both sides: grown, it cannot pay for text cut elsewhere."""
+    notes = "\n".join(f"- decision {n}: the payment client keeps its own retry budget per provider and "
+                       "reports it to the dashboard" for n in range(1, 40))
+    lab.write(lab.text() + f"\n## Design notes\n{notes}\n")
+    lab.setup_commit("design notes")
+    lab.sub(f"\n## Design notes\n{notes}\n", "\n")
+    return edit_commit(lab, OLD_STATE, LONG_STATE)
 
 
 @case(V, "G111")
