@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from flowgit.report.assets import CSS
 from flowgit.report.html import CSP
 from flowgit.report.svg import esc
@@ -72,4 +74,21 @@ def render_unit(response: dict, fmt: str) -> str:
     from flowgit.report.unitgraph import unit_graph
 
     graph = unit_graph(response)
-    return {"html": unit_html, "mermaid": unit_flowchart, "dot": unit_dot}[fmt](graph)
+    return without_controls({"html": unit_html, "mermaid": unit_flowchart, "dot": unit_dot}[fmt](graph))
+
+
+# What a terminal acts on rather than shows (C0 controls but the line break and tab, DEL, C1 controls) and the
+# marks that reorder a line: a deposit's text must not set a title or write a clipboard when the graph is
+# printed or `cat` later, nor change what a viewer shows
+_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def without_controls(text: str) -> str:
+    """``text`` with each control character drawn as its Unicode control picture (``␛`` for ESC; ``�`` where
+    there is none): visible, and no escape that HTML, mermaid or DOT would read."""
+    return _CONTROL_RE.sub(_picture, text)
+
+
+def _picture(match: "re.Match[str]") -> str:
+    code = ord(match.group())
+    return chr(0x2400 + code) if code < 0x20 else ("\u2421" if code == 0x7f else "\ufffd")

@@ -163,3 +163,20 @@ def test_log_format_mermaid_on_the_demo_repository(demo_repo: Path, monkeypatch,
     assert main(["log", "--format", "mermaid", "retry_budget"]) == 0
     tasks = check_gantt(capsys.readouterr().out)
     assert [t["name"] for t in tasks] == ["2x added", "Proven 3x graduated", "graduated"]
+
+
+@pytest.mark.parametrize("fmt", ["html", "mermaid", "dot"])
+def test_graph_formats_carry_no_terminal_control(fmt: str) -> None:
+    """A deposit's topic with an OSC title and clipboard sequence is drawn visibly, never written raw: the
+    graph is printed to a terminal (or `cat` later), where ESC ] … BEL would act."""
+    from flowgit.report.unit_html import render_unit
+
+    hostile = "retry \x1b]0;PWNED\x07\x1b]52;c;ZWNobyBoaQ==\x07 storms \x9b2J \u202eevil"
+    response = {"status": "inline", "unit": {
+        "type": "chain", "label": hostile, "confidence": "high", "node": "claude:s:a",
+        "deposits": [{"partition": "claude", "slug": "s", "session_id": "a", "date": "2026-11-02", "topic": hostile},
+                     {"partition": "claude", "slug": "s", "session_id": "b", "date": "2026-11-01", "topic": hostile}],
+        "connections": [{"a": "claude:s:a", "b": "claude:s:b", "role": "chain", "weight": 1.0, "basis": hostile}]}}
+    text = render_unit(response, fmt)
+    assert not any(ch in text for ch in "\x1b\x07\x9b\u202e"), repr(text[:200])
+    assert "\u241b]0;PWNED\u2407" in text  # shown as control pictures
