@@ -33,6 +33,9 @@ def _day(text: str | None, option: str) -> date | None:
 
 def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until: str | None,
                    section: str | None, graduated_only: bool, limit: int | None = None) -> Timeline:
+    if limit is not None and limit < 1:  # (the CLI's option refuses it too; an agent's call reaches here)
+        raise FlowgitError(f"limit must be 1 or more (got {limit})", fix="leave it out for every event, or "
+                           "give how many of the newest to show")
     history = read_history(cfg)
     start, end = _day(since, "--since"), _day(until, "--until")
     renamed = identity_of(history)

@@ -75,6 +75,7 @@ async def drive(project: Path, env: dict) -> dict:
             content = await session.read_resource("flowgit://continuity")
             seen["continuity"] = content.contents[0].text
             seen["log"] = payload(await session.call_tool("log", {"names": ["retry_budget"]}))
+            seen["log_negative_limit"] = await session.call_tool("log", {"limit": -1})
             seen["check"] = payload(await session.call_tool("check", {}))
             seen["audit"] = payload(await session.call_tool("audit", {}))
             seen["audit_range"] = payload(await session.call_tool("audit", {"range": "HEAD~1..HEAD"}))
@@ -125,6 +126,8 @@ def test_an_agent_session_over_mcp(run, repo, tmp_path):
     assert [e["id"] for e in seen["search"]] == [first["added"][0]["id"]]
     negative = json.loads(seen["negative_limit"].content[0].text)["error"]  # (it used to drop the oldest match)
     assert seen["negative_limit"].is_error and "limit must be 0 (all) or more" in negative["message"]
+    log_negative = json.loads(seen["log_negative_limit"].content[0].text)["error"]  # (it dropped the oldest)
+    assert seen["log_negative_limit"].is_error and "limit must be 1 or more" in log_negative["message"]
 
     ready = {r["name"] for r in seen["candidates"]["ready_to_graduate"]}
     assert "retry_budget" in ready
