@@ -22,11 +22,12 @@ def line_key(line: bytes) -> bytes:
     return b"id:" + m.group(1) if m else b"raw:" + line.rstrip(b"\r\n")
 
 
-def _lines(data: bytes) -> list[bytes]:
+def _lines(data: bytes, *, blank: bool = False) -> list[bytes]:
+    """The lines of ``data`` without their ``\n``; blank ones only when ``blank`` (ours: see :func:`merge_store`)."""
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
-    return [ln for ln in lines if ln.strip()]
+    return lines if blank else [ln for ln in lines if ln.strip()]
 
 
 def merge_store(ours: bytes, theirs: bytes) -> bytes:
@@ -36,11 +37,15 @@ def merge_store(ours: bytes, theirs: bytes) -> bytes:
     either side holds belongs in the result. Where two lines name one id and
     one of them is not a readable episode (a line torn by a crash, the same
     episode appended whole after it), the torn one is identified by its bytes:
-    both stay, so neither the torn bytes nor the readable episode is lost.
+    both stay, so neither the torn bytes nor the readable episode is lost. A blank line of ours (an editor's)
+    stays in place; theirs add nothing.
     """
     kept: dict[bytes, int] = {}  # key -> where the line that holds it is in ``out``
     out: list[bytes] = []
-    for line in (*_lines(ours), *_lines(theirs)):
+    for line in (*_lines(ours, blank=True), *_lines(theirs)):
+        if not line.strip():
+            out.append(line)  # a blank line of ours stays where it is: ours is the result's first bytes, and a
+            continue  # line gone from them is a store rewritten (G701), which refuses the merge itself
         key = line_key(line)
         if key in kept and key.startswith(b"id:"):
             held = out[kept[key]]

@@ -62,3 +62,12 @@ def test_the_whole_episode_is_kept_when_the_torn_copy_comes_first_from_theirs():
 def test_two_readable_copies_of_one_episode_still_collapse():
     line = b'{"id": "ep-1", "content": "noon"}'
     assert merge_store(line + b"\n" + line + b"\n", line + b"\n") == line + b"\n"
+
+
+def test_a_blank_line_of_ours_stays_where_it_is():
+    """An editor left a blank line in the committed store (the gate accepts it): dropping it rewrote ours, the
+    gate refused the merged result (G701) and no sync could integrate the two clones again."""
+    ours = lines(EPISODES[0]) + b"\n" + lines(EPISODES[1]) + b"  \r\n"
+    theirs = lines(EPISODES[0]) + b"\n" + lines(EPISODES[2]) + b"\n"
+    merged = merge_store(ours, theirs)
+    assert merged == ours + lines(EPISODES[2])  # ours is the first bytes, theirs' blank line adds nothing
