@@ -12,6 +12,21 @@ SHORT_RE = re.compile(r"^([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?
 DAY_FIRST_RE = re.compile(r"^(\d{1,2})\s+([A-Za-z]{3})[a-z]*\.?(?:,?\s+(\d{4}))?$")
 
 
+# What a date can hold: a commit's time is whatever its author's clock (or a hand) wrote, year 0 or 10000
+_EARLIEST = datetime(1, 1, 1, tzinfo=timezone.utc)
+_LATEST = datetime(9999, 12, 30, 23, 59, 59, tzinfo=timezone.utc)  # (a day spare: a chart ends a day later)
+
+
+def utc_from_timestamp(seconds: int) -> datetime:
+    """The UTC moment of a git timestamp, held within the years a date can hold: a commit dated outside them
+    is shown at the nearest end (its date means nothing either way) instead of stopping the command."""
+    if seconds <= _EARLIEST.timestamp():
+        return _EARLIEST
+    if seconds >= _LATEST.timestamp():
+        return _LATEST
+    return datetime.fromtimestamp(seconds, tz=timezone.utc)
+
+
 def today() -> date:
     return datetime.now(timezone.utc).date()
 

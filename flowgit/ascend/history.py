@@ -17,9 +17,9 @@ compared with its first parent's), keeping only the deposits.
 from __future__ import annotations
 
 import unicodedata
-from datetime import datetime, timezone
 from typing import Iterator
 
+from flowgit.dates import utc_from_timestamp
 from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
 from flowgit.continuity.patterns import Pattern
 from flowgit.continuity.scan import scan_patterns
@@ -108,7 +108,7 @@ def wrap_deposit(commit, path: str, text: str, before_text: str | None, root, sl
     sha = str(commit.id)
     if session:
         anchors.append(Anchor("session", session))
-    when = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc)
+    when = utc_from_timestamp(commit.commit_time)
     subject = commit.message.splitlines()[0] if commit.message else ""
     described = " ".join(p.words for p in changed)
     written = written_words(described + " " + subject)

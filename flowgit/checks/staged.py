@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from flowgit.dates import utc_from_timestamp
 from flowgit.checks.judge import Side
 from flowgit.checks.paths import case_variants_of
 from flowgit.config import CONFIG_FILES, Config, load_config_from_blobs
@@ -224,7 +225,7 @@ def commit_time(root: Path | None = None, now: datetime | None = None) -> dateti
     stamp = re.search(r">\s+(\d+)\s+[+-]\d{4}\s*$", ident)
     if stamp is None:  # git could not read it either: the commit will not be made with it
         return now
-    return min(datetime.fromtimestamp(int(stamp.group(1)), tz=timezone.utc), now)
+    return min(utc_from_timestamp(int(stamp.group(1))), now)
 
 
 def with_parents(paths: list[str]) -> list[str]:

@@ -27,10 +27,10 @@ import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator, Mapping
 
+from flowgit.dates import utc_from_timestamp
 from flowgit.changes import diff_pattern_maps, events_against
 from flowgit.checks.finding import Finding
 from flowgit.checks.judge import Side, judge_change, judge_merge, merge_answers
@@ -392,7 +392,7 @@ class Auditor:
         return Side(continuity=self.data(version.continuity), store=store, store_ref=ref,
                     extra={"symlinked": list(version.symlinked), "case_variants": dict(version.case_variants)},
                     continuity_path=version.continuity_path, store_path=version.store_path, commit=str(commit.id),
-                    when=datetime.fromtimestamp(min(commit.commit_time, self._now), tz=timezone.utc))
+                    when=utc_from_timestamp(min(commit.commit_time, self._now)))
 
     def patterns(self, version: Version) -> Mapping[str, PatternAt]:
         """The version's patterns by name, for the trailer check.
@@ -475,7 +475,7 @@ class Auditor:
         if parents is None:
             return None
         version = self.version(commit)
-        date = time.strftime("%Y-%m-%d", time.gmtime(commit.commit_time))  # (UTC, as the walk dates it)
+        date = utc_from_timestamp(commit.commit_time).date().isoformat()  # (UTC, as the walk dates it)
         trailers = parse_trailers(commit.message)
         override = "; ".join(values(trailers, "Flow-Override")) or None
         out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}", severity="notice")
@@ -710,7 +710,7 @@ def dropped_episodes(cfg: Config, repo, spec: RangeSpec, overrides: dict | None)
         return []
     commit = repo[tip]
     override = values(parse_trailers(commit.message), "Flow-Override")
-    date = time.strftime("%Y-%m-%d", time.gmtime(commit.commit_time))
+    date = utc_from_timestamp(commit.commit_time).date().isoformat()
     sample = ", ".join(lost[:5]) + (" …" if len(lost) > 5 else "")
     return [AuditFinding("A501", str(tip), date, "",
                          f"this update replaces {str(base)[:12]}, whose store held {len(lost)} episode(s) the new "

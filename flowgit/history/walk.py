@@ -13,10 +13,10 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
+from flowgit.dates import utc_from_timestamp
 from flowgit.changes import RENAMED, PatternEvent, events_against
 from flowgit.config import Config
 from flowgit.continuity.patterns import PatternAt
@@ -43,7 +43,7 @@ class CommitInfo:
     # Read once each (a report asks every commit's date and session several times; the fields never change).
     @cached_property
     def date(self) -> str:
-        return datetime.fromtimestamp(self.time, tz=timezone.utc).strftime("%Y-%m-%d")
+        return utc_from_timestamp(self.time).date().isoformat()
 
     @property
     def trailers(self) -> list[tuple[str, str]]:

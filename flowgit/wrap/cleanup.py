@@ -10,7 +10,7 @@ history can bring their text back (``flowgit show-archived``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 from typing import Mapping
 
@@ -18,7 +18,7 @@ from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import DEVELOPING, PROVEN
-from flowgit.dates import today as utc_today
+from flowgit.dates import today as utc_today, utc_from_timestamp
 from flowgit.episodes import Episode
 from flowgit.evidence import last_recorded
 from flowgit.git import git
@@ -48,7 +48,7 @@ def blame_dates(root: Path, rel: str) -> dict[str, date]:
             text = line[1:]
             when = times.get(current)
             if when is not None:
-                day = datetime.fromtimestamp(when, tz=timezone.utc).date()
+                day = utc_from_timestamp(when).date()
                 dates[text] = max(day, dates.get(text, day))
         elif line.startswith("committer-time "):
             times[current] = int(line.split()[1])

@@ -104,3 +104,31 @@ def test_a_sha256_repository_is_refused_up_front_by_the_history_reader(tmp_path,
             continue
         assert res.code == 2 and "SHA-256 repository" in res.err and "Traceback" not in res.err
     assert (git(root, "rev-parse", "HEAD"), git(root, "status", "--porcelain")) == before
+
+
+def test_a_commit_dated_outside_the_calendar_is_shown_at_its_end(tmp_path, run):
+    """A commit written with year 10000 (or year 0) stopped log, report, status and ascend with a traceback;
+    its date is shown at the nearest end of the calendar, and every reader goes on."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    run(root, "init", "--no-hooks")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+    text = (root / "CONTINUITY.md").read_text()
+    at = text.index("\n", text.index("## Developing Knowledge")) + 1
+    (root / "CONTINUITY.md").write_text(text[:at] + "! far_future: a pattern dated far ahead | 1x\n" + text[at:])
+    git(root, "add", "-A")
+    tree, parent = git(root, "write-tree").strip(), git(root, "rev-parse", "HEAD").strip()
+    for stamp, shown in ((253402300800, "9999-12-30"), (-62198755200, "0001-01-01")):
+        body = (f"tree {tree}\nparent {parent}\nauthor F <f@x> {stamp} +0000\ncommitter F <f@x> {stamp} +0000\n"
+                "\nadd a pattern\n")
+        sha = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=root, input=body,
+                             text=True, capture_output=True, check=True).stdout.strip()
+        git(root, "update-ref", "HEAD", sha)
+        for args in (["log", "--json"], ["log", "--format", "mermaid"], ["status"], ["candidates"],
+                     ["report", "-o", str(tmp_path / "r.html")], ["audit"]):
+            res = run(root, *args)
+            assert res.code == 0 and "Traceback" not in res.err, (stamp, args, res.err)
+        events = json.loads(run(root, "log", "--json").out)["patterns"]["far_future"]
+        assert events[0]["date"] == shown
