@@ -23,6 +23,7 @@ LANES_PER_PAGE = 50
 ROWS_PER_PAGE = 200
 EVENT_ROWS_LIMIT = 2_000
 PATTERN_ROWS_LIMIT = 1_000
+PAGE_START = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"  # every page's first bytes
 GENERATOR_META = '<meta name="generator" content="flowgit report">'  # how `report -o` knows its own pages
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
@@ -40,7 +41,7 @@ def render_html(report: Report) -> str:
         _summary(report), _timeline(report, palette), _graph(report, palette), _sizes(report), _findings(report),
         _tables(report)])
     return "".join([
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+        PAGE_START,
         GENERATOR_META,
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',

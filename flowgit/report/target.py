@@ -90,9 +90,12 @@ def _refuse_foreign_file(target: Path) -> None:
 
 
 def written_by_flowgit(head: bytes) -> bool:
-    """Whether a file's first bytes are a page flowgit drew (now with the marker, before it with its title)."""
-    from flowgit.report.html import GENERATOR_META
+    """Whether a file's first bytes are a page flowgit drew: its first bytes exactly, then the marker (or, on
+    a page drawn before the marker, its title). The marker found anywhere is not enough: a note quoting it, or
+    flowgit's own source, is no page of ours."""
+    from flowgit.report.html import GENERATOR_META, PAGE_START
 
-    if GENERATOR_META.encode("utf-8") in head:
-        return True
-    return head.startswith(b"<!DOCTYPE html>") and LEGACY_TITLE.encode("utf-8") in head
+    start = PAGE_START.encode("utf-8")
+    if not head.startswith(start):
+        return False
+    return head[len(start):].startswith(GENERATOR_META.encode("utf-8")) or LEGACY_TITLE.encode("utf-8") in head

@@ -138,7 +138,12 @@ def test_dash_writes_the_page_to_standard_output(busy: Path, run) -> None:
 
 
 def test_a_page_is_recognised_by_its_marker_or_an_earlier_pages_title() -> None:
-    assert written_by_flowgit(f"<!DOCTYPE html>\n<html><head>{GENERATOR_META}".encode())
-    assert written_by_flowgit("<!DOCTYPE html>\n<html><head><title>flowgit report — repo</title>".encode())
+    start = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'  # every page flowgit ever drew
+    assert written_by_flowgit(f"{start}{GENERATOR_META}".encode())
+    assert written_by_flowgit(f'{start}<meta http-equiv="x"><title>flowgit report — repo</title>'.encode())
     assert not written_by_flowgit("<title>flowgit report — repo</title>".encode())
     assert not written_by_flowgit(b"## Current State\n")
+    # the marker quoted elsewhere is no page of ours: notes about the report, flowgit's own source
+    assert not written_by_flowgit(f"# notes\nour pages carry {GENERATOR_META}\n".encode())
+    assert not written_by_flowgit(f"<!DOCTYPE html>\n<p>{GENERATOR_META}</p>".encode())
+    assert not written_by_flowgit(f"GENERATOR_META = '{GENERATOR_META}'".encode())
