@@ -158,9 +158,20 @@ def _episodes(cfg: Config, lanes: list[Lane]) -> dict[str, EpisodeInfo]:
     out: dict[str, EpisodeInfo] = {}
     for ident in sorted(cited):
         ep = found.get(ident)
-        out[ident] = (EpisodeInfo(ep.id, ep.ts, ep.type, ep.content, ep.session, ep.agent) if ep
+        out[ident] = (EpisodeInfo(ep.id, ep.ts, ep.type, shown_content(ep.content), ep.session, ep.agent) if ep
                       else EpisodeInfo(ident, present=False))
     return out
+
+
+EPISODE_SHOWN = 4000  # characters of an episode the page carries: a dozen 1 MB episodes kept it no page to open
+
+
+def shown_content(content: str) -> str:
+    """An episode's text as the page carries it: whole up to :data:`EPISODE_SHOWN` characters, then cut with
+    a note of how much more the store holds (the page stays small whatever an episode holds)."""
+    if len(content) <= EPISODE_SHOWN:
+        return content
+    return content[:EPISODE_SHOWN] + f" … ({len(content) - EPISODE_SHOWN:,} more characters in the store)"
 
 
 def _ground(lane: Lane, episodes: dict[str, EpisodeInfo]) -> None:

@@ -135,3 +135,15 @@ def test_sizes_come_from_the_walks_reads_and_a_version_it_never_read_is_read_for
     assert [p.size.chars for p in report.sizes] == [len(text), len(text)]
     full = build_report(load_config(repo))  # the walk measures what it reads: the same figures as reading them
     assert [p.size for p in full.sizes][-2:] == [p.size for p in report.sizes]
+
+
+def test_a_huge_cited_episode_is_cut_on_the_page() -> None:
+    """Twelve 1 MB episodes cited by one pattern made a 12 MB page: each is carried up to a few thousand
+    characters, with how much more the store holds."""
+    from flowgit.report.build import EPISODE_SHOWN, shown_content
+
+    assert shown_content("short") == "short"
+    text = "x" * 1_000_000
+    shown = shown_content(text)
+    assert shown.startswith("x" * EPISODE_SHOWN) and len(shown) < EPISODE_SHOWN + 100
+    assert f"{1_000_000 - EPISODE_SHOWN:,} more characters in the store" in shown
