@@ -17,29 +17,29 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
     old_chars = len(ctx.old.text)
     staged = ctx.new_patterns  # a pattern gone from the staged file is one that changed
     archived = sum(len(ctx.old.lines[at.line]) for name, at, _ in ctx.old_pattern_changes if name not in staged)
-    replaced_old, replaced_new = _replaced_text(ctx)
-    base = old_chars - archived - _done_items_removed(ctx) - replaced_old
-    new_chars = len(ctx.new.text) - replaced_new
+    base = old_chars - archived - _done_items_removed(ctx) - _replaced_shrink(ctx)
+    new_chars = len(ctx.new.text)
     limit = ctx.cfg.budgets.shrink_max
     if base > 0 and (base - new_chars) / base > limit:
         yield Finding("G501", "catastrophic-shrink", "error", ctx.path, None,
                       f"the file shrank {100 * (base - new_chars) / base:.0f}% (from {base:,} to {new_chars:,} "
-                      f"characters; archived patterns, removed done Action Items and the State and Top of Mind a "
-                      f"wrap replaces aside); more than {limit:.0%} is over-compression",
-                      "compress for density, not size: restore what was lost outside the replaced sections "
+                      f"characters; archived patterns, removed done Action Items and what State and Top of Mind "
+                      f"lost by being replaced aside); more than {limit:.0%} is over-compression",
+                      "compress for density, not size: restore what was lost outside State and Top of Mind "
                       "(git show HEAD:" + ctx.path + ")")
 
 
-def _replaced_text(ctx: CheckContext) -> tuple[int, int]:
-    """Characters of content in the sections a wrap replaces (State, Top of Mind) that the change alters, at
-    HEAD and staged: set aside on both sides, since a long State replaced by one line of today's focus is the
-    protocol working, and a State grown to offset a loss elsewhere must not hide it. (Recent Context is
+def _replaced_shrink(ctx: CheckContext) -> int:
+    """Characters of content the sections a wrap replaces (State, Top of Mind) lost in this change: set aside
+    as archived patterns are, since a long State replaced by one line of today's focus is the protocol working.
+    Only what they lost: the rule never judges more strictly than it did without them. (Recent Context is
     rewritten into a compressed narrative, not dropped: cut to a line, it still counts.)"""
-    old = new = 0
+    lost = 0
     for before, section in ctx.changed_pairs(Semantics.REPLACE):
-        old += ctx.old.facts(before).derived("size.content_chars", _content_chars)  # type: ignore[operator]
-        new += ctx.new.facts(section).derived("size.content_chars", _content_chars)  # type: ignore[operator]
-    return old, new
+        was = ctx.old.facts(before).derived("size.content_chars", _content_chars)
+        now = ctx.new.facts(section).derived("size.content_chars", _content_chars)
+        lost += max(0, was - now)  # type: ignore[operator]
+    return lost
 
 
 KEPT_OVERLAP = 0.5  # content words a new item shares with a done one for it to be that item, kept

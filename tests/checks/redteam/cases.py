@@ -2005,17 +2005,6 @@ def long_state_replaced_by_one_line_of_todays_focus(lab):
     return edit_commit(lab, LONG_STATE, "Focus: the breaker thresholds. Critical path: the outage report.")
 
 
-@case(V, "G501")
-def notes_cut_while_state_grows_to_hide_it(lab):
-    """The State a wrap replaces is set aside on both sides: grown, it cannot pay for text cut elsewhere."""
-    notes = "\n".join(f"- decision {n}: the payment client keeps its own retry budget per provider and "
-                       "reports it to the dashboard" for n in range(1, 40))
-    lab.write(lab.text() + f"\n## Design notes\n{notes}\n")
-    lab.setup_commit("design notes")
-    lab.sub(f"\n## Design notes\n{notes}\n", "\n")
-    return edit_commit(lab, OLD_STATE, LONG_STATE)
-
-
 @case(V, "G111")
 def graduated_pattern_above_the_first_section(lab):
     """The preamble is the first thing an agent reads and no section: a `| 3x` claim there had no rule."""
