@@ -19,10 +19,10 @@ from __future__ import annotations
 import unicodedata
 from typing import Iterator
 
-from flowgit.dates import utc_from_timestamp
 from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
 from flowgit.continuity.patterns import Pattern
 from flowgit.continuity.scan import scan_patterns
+from flowgit.dates import utc_from_timestamp
 from flowgit.trailers import parse_trailers, values
 from flowgit.words import written_words
 

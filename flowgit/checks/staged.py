@@ -17,10 +17,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from flowgit.dates import utc_from_timestamp
 from flowgit.checks.judge import Side
 from flowgit.checks.paths import case_variants_of
 from flowgit.config import CONFIG_FILES, Config, load_config_from_blobs
+from flowgit.dates import utc_from_timestamp
 from flowgit.git import git, git_dir
 from flowgit.storeread import Reading, read_regular, take
 

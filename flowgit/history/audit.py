@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from flowgit.dates import utc_from_timestamp
 from flowgit.changes import diff_pattern_maps, events_against
 from flowgit.checks.finding import Finding
 from flowgit.checks.judge import Side, judge_change, judge_merge, merge_answers
 from flowgit.config import Config, default_config
 from flowgit.continuity.patterns import PatternAt, pattern_map
+from flowgit.dates import utc_from_timestamp
 from flowgit.errors import FlowgitError, UnreadableText
 from flowgit.history.blobstream import PlannedReads, planned_reads
 from flowgit.checks.paths import weakenings

@@ -16,12 +16,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
-from flowgit.dates import utc_from_timestamp
 from flowgit.changes import RENAMED, PatternEvent, events_against
 from flowgit.config import Config
 from flowgit.continuity.patterns import PatternAt
 from flowgit.continuity.scan import scan_pattern_bytes
 from flowgit.continuity.sections import alias_table
+from flowgit.dates import utc_from_timestamp
 from flowgit.errors import FlowgitError
 from flowgit.output import Progress
 from flowgit.trailers import parse_trailers, values

@@ -55,13 +55,18 @@ def test_memory_does_not_grow_with_the_number_of_versions(tmp_path):
     assert peak_large - peak_small < 900 * 2_000, (peak_small, peak_large)
 
 
+def memory_repo(root: Path, run) -> Path:
+    """A repository at ``root`` whose first commit holds a fresh memory (no hooks)."""
+    root.mkdir()
+    git(root, "init", "-q")
+    run(root, "init", "--no-hooks")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+    return root
+
+
 def test_a_shallow_boundary_that_is_a_wrap_gives_no_false_finding(tmp_path, run):
-    origin = tmp_path / "origin"
-    origin.mkdir()
-    git(origin, "init", "-q")
-    run(origin, "init", "--no-hooks")
-    git(origin, "add", "-A")
-    git(origin, "commit", "-qm", "init")
+    origin = memory_repo(tmp_path / "origin", run)
     steps = [("alpha", {"op": "add", "name": "alpha", "text": "alpha pattern text"}),
              ("beta", {"op": "add", "name": "beta", "text": "beta pattern text"}),
              ("archive", {"op": "archive", "name": "alpha"}),
@@ -109,12 +114,7 @@ def test_a_sha256_repository_is_refused_up_front_by_the_history_reader(tmp_path,
 def test_a_commit_dated_outside_the_calendar_is_shown_at_its_end(tmp_path, run):
     """A commit written with year 10000 (or year 0) stopped log, report, status and ascend with a traceback;
     its date is shown at the nearest end of the calendar, and every reader goes on."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    run(root, "init", "--no-hooks")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "init")
+    root = memory_repo(tmp_path / "repo", run)
     text = (root / "CONTINUITY.md").read_text()
     at = text.index("\n", text.index("## Developing Knowledge")) + 1
     (root / "CONTINUITY.md").write_text(text[:at] + "! far_future: a pattern dated far ahead | 1x\n" + text[at:])
