@@ -20,6 +20,7 @@ costs more than it saves, nothing is split.
 from __future__ import annotations
 
 import os
+import struct
 import sys
 from dataclasses import dataclass
 from typing import IO, Callable
@@ -29,6 +30,7 @@ from flowgit.episodes import Problem
 # Smaller stores: forking, handing back and joining (and, on a busy machine, waiting for a core)
 # cost more than the half saves. 64 MB is about 250,000 episodes; a common word there takes 0.3 s.
 MIN_BYTES = 64 << 20
+_FRAME = struct.Struct(">Q")  # the length of the result the worker hands back, before it
 
 
 def split_point(data) -> int | None:
@@ -94,6 +96,7 @@ class Worker:
 
         self.out = tempfile.TemporaryFile()
         self.pid: int | None = None
+        self.pipe: int | None = None
         for stream in (sys.stdout, sys.stderr):  # nothing buffered here may be written twice
             stream.flush()
         try:
@@ -115,7 +118,14 @@ class Worker:
         self.pid, self.pipe = pid, read_end
 
     def result(self) -> HalfResult | None:
-        """The worker's result once it has finished, or None when it failed (its output is then unusable)."""
+        """The worker's result once it has handed it back, or None when it failed (its output is then unusable).
+
+        The result arrives framed by its length and the worker closes the pipe
+        right after it: a complete frame is written only once the job and its
+        output are done, so it proves success without waiting for the worker's
+        exit (tearing down a forked copy of a large address space takes a
+        while). The worker is reaped in :meth:`close`, after the splice.
+        """
         parts = []
         while True:
             part = os.read(self.pipe, 1 << 20)
@@ -123,13 +133,13 @@ class Worker:
                 break
             parts.append(part)
         os.close(self.pipe)
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = None
-        if os.waitstatus_to_exitcode(status) != 0 or not parts:
-            return None
+        self.pipe = None
+        payload = b"".join(parts)
+        if len(payload) < _FRAME.size or _FRAME.unpack_from(payload)[0] != len(payload) - _FRAME.size:
+            return None  # the worker stopped before handing back all of it
         import pickle
 
-        return HalfResult(*pickle.loads(b"".join(parts)))
+        return HalfResult(*pickle.loads(memoryview(payload)[_FRAME.size:]))
 
     def copy_to(self, write: Callable[[bytes], object], fd: int | None = None) -> None:
         """The worker's output: by the kernel into ``fd`` where it can (what ``write`` feeds, already
@@ -152,17 +162,20 @@ class Worker:
             write(block)
 
     def close(self) -> None:
-        """End the worker if it still runs (this process stopped early), and drop its output."""
+        """End the worker if it still runs (this process stopped early), reap it, and drop its output."""
         if self.pid is not None:
             import signal
 
             try:
-                os.kill(self.pid, signal.SIGKILL)
+                if self.pipe is not None:  # its result was never taken: it may still be working
+                    os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
             except OSError:
                 pass
-            os.close(self.pipe)
             self.pid = None
+        if self.pipe is not None:
+            os.close(self.pipe)
+            self.pipe = None
         self.out.close()
 
 
@@ -178,9 +191,10 @@ def _run(job: Job, out: IO[bytes], pipe: int) -> None:
         plain = packed.count(b"\0") == len(ids)  # (an id decoded from JSON may hold a NUL)
         result = (count, packed if plain else b"", None if plain else ids, problems)
         payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-        view = memoryview(payload)
+        view = memoryview(_FRAME.pack(len(payload)) + payload)
         while view:
             view = view[os.write(pipe, view):]
+        os.close(pipe)  # the parent reads the end of the result now, not after this process is torn down
         code = 0
     except BaseException:  # any failure (an interrupt too) means: the parent does this half itself
         pass

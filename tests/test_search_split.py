@@ -175,3 +175,50 @@ def test_an_id_with_a_nul_matched_in_both_halves_is_still_shown_once(tmp_path, s
     out, count, err = run(path, capsys, limit=0, as_json=True, text="retry")
     assert count == 21 and split["spliced"] == 0
     assert (out, count, err) == one_scan(path, capsys, monkeypatch, limit=0, as_json=True, text="retry")
+
+
+def _exiting_slowly(monkeypatch, seconds: float = 0.5):
+    """The worker lingers before it exits, as a forked copy of a large address space does while torn down."""
+    import time
+
+    real_exit = os._exit
+
+    def slow_exit(code):
+        time.sleep(seconds)
+        real_exit(code)
+
+    monkeypatch.setattr(os, "_exit", slow_exit)  # (only the forked worker calls it)
+
+
+def test_the_result_is_taken_while_the_worker_is_still_exiting_and_it_is_reaped_on_close(monkeypatch):
+    _exiting_slowly(monkeypatch)
+    worker = search_split.Worker(lambda out: (out.write(b"half") and 1, {b"ep-1"}, []))
+    try:
+        half = worker.result()
+        assert half is not None and half.count == 1 and half.overlaps({b"ep-1"})
+        assert os.waitpid(worker.pid, os.WNOHANG) == (0, 0)  # handed back before it exited: not waited for
+        chunks: list[bytes] = []
+        worker.copy_to(chunks.append)
+        assert b"".join(chunks) == b"half"
+    finally:
+        pid = worker.pid
+        worker.close()
+    with pytest.raises(ChildProcessError):  # reaped by close: no zombie left behind
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_result_cut_short_is_no_result(monkeypatch):
+    real_write = os.write
+
+    def half_then_fail(fd, data):  # the worker's pipe takes half the frame, then breaks
+        written = real_write(fd, bytes(data[:max(1, len(data) // 2)]))
+        monkeypatch.setattr(os, "write", lambda *a: (_ for _ in ()).throw(BrokenPipeError(32, "Broken pipe")))
+        return written
+
+    monkeypatch.setattr(os, "write", half_then_fail)
+    worker = search_split.Worker(lambda out: (1, {b"ep-1"}, []))
+    monkeypatch.setattr(os, "write", real_write)
+    try:
+        assert worker.result() is None  # the parent then scans the second half itself
+    finally:
+        worker.close()
