@@ -202,7 +202,8 @@ def _refuse_unknown_arguments(server: MCPServer) -> None:
 def _argument_errors_as_cli_errors(server: MCPServer) -> None:
     """Arguments the tool's model refuses (missing, mistyped, unknown) come back as every other mistake does:
     a tool error whose text is the CLI's JSON error, naming the argument and the fix (the SDK returns
-    pydantic's own text, which is not JSON and names no fix)."""
+    pydantic's own text, which is not JSON and names no fix). So do an unknown tool and a failure inside a
+    tool that is no mistake of the call (the SDK's text for those is not JSON either)."""
     from mcp.server.mcpserver.exceptions import ToolError
     from pydantic import ValidationError
 
@@ -212,11 +213,22 @@ def _argument_errors_as_cli_errors(server: MCPServer) -> None:
         try:
             return await call_tool(name, arguments, context)
         except ToolError as exc:
-            if not isinstance(exc.__cause__, ValidationError):
-                raise
-            return _error(_argument_error(server, name, exc.__cause__))
+            if isinstance(exc.__cause__, ValidationError):
+                return _error(_argument_error(server, name, exc.__cause__))
+            if server._tool_manager.get_tool(name) is None:
+                return _error(FlowgitError(f"no tool `{name}`", fix="the tools are: " + ", ".join(
+                    sorted(t.name for t in server._tool_manager.list_tools()))))
+            return _error(_internal_error(name, exc.__cause__ or exc))
 
     server.call_tool = checked  # type: ignore[method-assign]
+
+
+def _internal_error(name: str, cause: BaseException) -> FlowgitError:
+    """A failure that is no mistake of the call (a bug, an unforeseen OS error), as the same JSON error every
+    other failure comes as: an agent parsing the tool's text gets JSON whatever went wrong."""
+    return FlowgitError(f"`{name}` failed inside flowgit: {type(cause).__name__}: {cause}",
+                        fix=f"this is not a mistake in the call: run the same operation with the command line "
+                            f"(`flowgit {name.replace('_', ' ')} --json`) to see the whole error, and report it")
 
 
 def _argument_error(server: MCPServer, name: str, error: Any) -> FlowgitError:

@@ -165,3 +165,28 @@ def test_without_the_sdk_the_command_says_how_to_install_it(run, tmp_path, monke
     res = run(tmp_path, "mcp", "--json")
     assert res.code == 2
     assert "pip install '/path/to/flowgit[mcp]'" in json.loads(res.out)["error"]["fix"]
+
+
+def _call_in_process(project: Path, name: str, arguments: dict):
+    """One tool call on the server object itself (no subprocess): a failure can be planted inside a tool."""
+    from flowgit.mcp.server import build_server
+
+    server = build_server(project)
+    return anyio.run(server.call_tool, name, arguments)
+
+
+def test_a_failure_inside_a_tool_and_an_unknown_tool_come_back_as_the_json_error(repo, run, monkeypatch):
+    assert run(repo, "init", "--commit").code == 0
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk gremlin")
+
+    monkeypatch.setattr("flowgit.overview.gather", broken)
+    failed = _call_in_process(repo, "status", {})
+    assert failed.is_error
+    error = payload(failed)["error"]
+    assert error["message"] == "`status` failed inside flowgit: RuntimeError: disk gremlin"
+    assert "flowgit status --json" in error["fix"]
+    unknown = _call_in_process(repo, "statsu", {})
+    assert unknown.is_error and payload(unknown)["error"]["message"] == "no tool `statsu`"
+    assert "status" in payload(unknown)["error"]["fix"].split(": ")[1].split(", ")
