@@ -807,7 +807,7 @@ def main(argv: list[str] | None = None) -> int:
         return _output_failed(exc)
 
 
-OUTPUT_WRITERS = {"emit", "emit_json", "echo", "write", "write_text", "flush", "splice", "close"}
+OUTPUT_WRITERS = {"emit", "emit_json", "emit_bytes", "echo", "write", "write_text", "flush", "splice", "close"}
 
 
 def _raised_writing_output(exc: OSError) -> bool:

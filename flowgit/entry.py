@@ -79,18 +79,56 @@ def _tolerate_narrow_output() -> None:
                 pass
 
 
+def _open_closed_standard_streams() -> frozenset[int]:
+    """Standard streams the process was started without (``<&-``, ``>&-``, a daemon's), each opened on the null
+    device; returns their descriptors.
+
+    A closed descriptor 0, 1 or 2 is the lowest one free: the next file
+    opened (the store, the lock, a temporary file) would take its number, and
+    a git process that inherits the stream would write its output into that
+    file. Python also leaves ``sys.stdin``/``sys.stdout`` as None, which
+    the commands would meet as a traceback. A closed input reads as empty.
+    """
+    import os
+
+    closed = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed.append(fd)
+    for fd in closed:  # (in order: each open takes the lowest free descriptor, this one)
+        null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        name = ("stdin", "stdout", "stderr")[fd]
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(fd, "r" if fd == 0 else "w", encoding="utf-8", closefd=False))  # noqa: SIM115
+    return frozenset(closed)
+
+
 def main(argv: list[str] | None = None) -> int:
+    closed: frozenset[int] = frozenset()
     if argv is None:  # a process of its own (the console script, the hook): its streams are the terminal's
+        closed = _open_closed_standard_streams()
         _tolerate_narrow_output()
     args = sys.argv[1:] if argv is None else list(argv)
     fast = _fast_check(args)
     if fast is not None:
         if argv is None:  # the hook's own process: nothing is left to do but exit
-            _exit_now(fast)
+            _exit_now(fast)  # (the verdict is its exit code, whether or not its report could be shown)
         return fast
     from flowgit.cli import main as cli_main
 
-    return cli_main(args)
+    code = cli_main(args)
+    if 1 in closed and code == 0:  # the work is done; what it had to say went nowhere
+        from flowgit.errors import EXIT_OUTPUT
+
+        sys.stderr.write("flowgit: error: could not write the output (standard output is closed); what the "
+                         "command did stands (see `flowgit status`, `git log -1`)\n")
+        return EXIT_OUTPUT
+    return code
 
 
 if __name__ == "__main__":

@@ -29,6 +29,18 @@ def emit_json(data: Any) -> None:
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=True, default=_default) + "\n")
 
 
+def emit_bytes(data: bytes) -> None:
+    """Write ``data`` to standard output as the bytes they are (a page that declares its own charset),
+    whatever the terminal's encoding; as text where the stream takes no bytes."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream
+        sys.stdout.write(data.decode("utf-8"))
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
 def _default(obj: Any) -> Any:
     if hasattr(obj, "to_dict"):
         return obj.to_dict()

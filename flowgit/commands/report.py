@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
+from flowgit.output import emit_bytes
 from flowgit.report.model import Report
 
 
@@ -42,7 +42,7 @@ def run_report(cfg: Config, *, output: str, since: str | None, until: str | None
     report = build_report(cfg, since=since, until=until, patterns=patterns)
     page = render_html(report).encode("utf-8")
     if output == STDOUT:
-        _to_stdout(page)
+        emit_bytes(page)  # (the page's UTF-8, its declared charset)
         return Written(None, len(page), report)
     return Written(_write(check_target(cfg, output), page), len(page), report)
 
@@ -55,17 +55,6 @@ def _write(target: Path, page: bytes) -> Path:
     except OSError as exc:
         raise FlowgitError(f"cannot write the report ({exc.strerror})", path=target) from None
     return target.resolve()
-
-
-def _to_stdout(page: bytes) -> None:
-    """The page's UTF-8 bytes (its declared charset) on standard output, whatever the terminal's encoding."""
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:  # a text-only stream
-        sys.stdout.write(page.decode("utf-8"))
-        return
-    sys.stdout.flush()
-    buffer.write(page)
-    buffer.flush()
 
 
 def render(written: Written) -> str:

@@ -279,3 +279,51 @@ def test_output_that_cannot_be_written_is_exit_4_after_the_work_not_a_traceback(
     assert "stored though unsaid" in (repo / ".flow" / "episodes.jsonl").read_text()
     assert wrapped.returncode == 4 and "Traceback" not in wrapped.stderr, wrapped.stderr
     assert git(repo, "rev-parse", "HEAD") != head  # committed: the work stands
+
+
+def _closed(stream: str, repo: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``flowgit ARGS`` started with a standard stream closed, as a daemon or a job runner starts it (``<&-``,
+    ``>&-``); what it says lands in files where it can."""
+    redirect = {"stdin": "<&-", "stdout": ">&-"}[stream]
+    script = f'exec "$0" -m flowgit "$@" {redirect}'
+    return subprocess.run(["sh", "-c", script, sys.executable, *args], cwd=repo, capture_output=stream != "stdout",
+                          stderr=subprocess.PIPE if stream == "stdout" else None, text=True, env=env)
+
+
+def test_a_closed_standard_input_reads_as_empty_not_a_traceback(run, repo):
+    assert run(repo, "init", "--commit").code == 0
+    head = git(repo, "rev-parse", "HEAD")
+    plan = _closed("stdin", repo, "--json", "wrap", "--plan", "-")
+    assert plan.returncode == 2 and json.loads(plan.stdout)["error"]["message"] == "the plan is empty", plan.stderr
+    added = _closed("stdin", repo, "episode", "add")
+    assert added.returncode == 2 and "no episodes given" in added.stderr and "Traceback" not in added.stderr
+    assert _closed("stdin", repo, "status").returncode == 0
+    assert git(repo, "rev-parse", "HEAD") == head and (repo / ".flow" / "episodes.jsonl").read_text() == ""
+
+
+def test_a_closed_standard_output_is_exit_4_after_the_work_and_never_lands_in_a_file(run, repo):
+    """With descriptor 1 closed, the next file opened takes its number: git's output (the commit summary the
+    wrap's commit prints) must not be written into the store, the lock or the continuity file."""
+    assert run(repo, "init", "--commit").code == 0
+    added = _closed("stdout", repo, "episode", "add", "--type", "finding", "--session", "s1", "kept though unsaid")
+    assert added.returncode == 4 and "standard output is closed" in added.stderr and "Traceback" not in added.stderr
+    stored = (repo / ".flow" / "episodes.jsonl").read_bytes()
+    assert stored.count(b"\n") == 1 and b"kept though unsaid" in stored
+    before = {p: (repo / p).read_bytes() for p in ("CONTINUITY.md", ".flow/episodes.jsonl")}
+    head = git(repo, "rev-parse", "HEAD")
+    plan = repo.parent / "plan.json"
+    plan.write_text(json.dumps({"session": "s1", "state": "Focus: the cache."}))
+    wrapped = _closed("stdout", repo, "wrap", "--plan", str(plan))
+    assert wrapped.returncode == 4 and "Traceback" not in wrapped.stderr, wrapped.stderr
+    assert git(repo, "rev-parse", "HEAD") != head
+    assert (repo / ".flow" / "episodes.jsonl").read_bytes() == before[".flow/episodes.jsonl"]
+    assert b"Focus: the cache." in (repo / "CONTINUITY.md").read_bytes()
+    assert git(repo, "status", "--porcelain").strip() == ""  # every file as committed: nothing written besides
+
+
+def test_a_report_page_that_cannot_be_written_to_standard_output_is_exit_4(run, repo):
+    assert run(repo, "init", "--commit").code == 0
+    with open("/dev/full", "w") as full:
+        page = subprocess.run([sys.executable, "-m", "flowgit", "report", "-o", "-"], cwd=repo, stdout=full,
+                              stderr=subprocess.PIPE, text=True)
+    assert page.returncode == 4 and "Traceback" not in page.stderr and "could not write the output" in page.stderr
