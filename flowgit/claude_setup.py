@@ -128,12 +128,65 @@ def _deep_line(data: bytes, depth: int = 100) -> int | None:
     return None
 
 
+class _Unfaithful(ValueError):
+    """A settings value that reading and writing back would change: setup refuses rather than alter it."""
+
+    def __init__(self, what: str, needle: str, fix: str, occurrence: int = 1) -> None:
+        super().__init__(what)
+        self.what, self.needle, self.fix, self.occurrence = what, needle, fix, occurrence
+
+    def line(self, text: str) -> int | None:
+        """The line of the ``occurrence``-th place ``needle`` (a regular expression) matches."""
+        found = list(re.finditer(self.needle, text))
+        if len(found) < self.occurrence:
+            return None
+        return text.count("\n", 0, found[self.occurrence - 1].start()) + 1
+
+
+def _unique_keys(pairs: list) -> dict:
+    """An object whose keys are each given once (a second one would silently win, and the first be lost)."""
+    seen: set = set()
+    for key, _ in pairs:
+        if key in seen:
+            shown = json.dumps(key, ensure_ascii=False)
+            raise _Unfaithful(f"gives the key {shown} twice in one object",
+                              re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:",
+                              "keep one of the two (the second is the one a reader takes), then run setup again",
+                              occurrence=2)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _finite(number: str) -> float:
+    """A JSON number as a float, refusing one beyond a double (it would be written back as ``Infinity``)."""
+    value = float(number)
+    if value in (float("inf"), float("-inf")):
+        raise _Unfaithful(f"holds the number {number}, too large for any JSON reader to keep",
+                          re.escape(number), "write a number within ±1.7e308, then run setup again")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    """``NaN``/``Infinity``: Python's reader takes them, JSON has no such values."""
+    raise _Unfaithful(f"holds {name}, which is not JSON", rf"(?<![\w\"]){name}",
+                      "write a number or null instead, then run setup again")
+
+
+# An escaped high surrogate not followed by an escaped low one, or a low one not after a high one.
+_LONE_SURROGATE = re.compile(r"(?<!\\)(?:\\\\)*\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+                             r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})(?<!\\)(?:\\\\)*\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
 def parse_settings(path: Path, data: bytes | None) -> dict:
     """The settings object, refusing what Claude Code would not read either (with file and line)."""
     if data is None or not data.strip():
         return {}
     try:
-        value = json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_float=_finite, parse_constant=_no_constant)
+    except _Unfaithful as exc:
+        raise FlowgitError(f"{exc.what}: setup would write it back altered", path=path, line=exc.line(text),
+                           fix=exc.fix) from None
     except UnicodeDecodeError:
         raise FlowgitError("is not UTF-8 text", path=path, fix="save it as UTF-8 JSON") from None
     except json.JSONDecodeError as exc:
@@ -144,6 +197,11 @@ def parse_settings(path: Path, data: bytes | None) -> dict:
                            fix="repair the JSON (settings are a few levels deep), then run setup again") from None
     if not isinstance(value, dict):
         raise FlowgitError("must hold a JSON object", path=path, line=1, fix='start it with "{"')
+    lone = _LONE_SURROGATE.search(text)
+    if lone is not None:
+        raise FlowgitError(f"holds {lone.group(0)}, half of a surrogate pair: setup would write it back altered",
+                           path=path, line=text.count("\n", 0, lone.start()) + 1,
+                           fix="write the character itself, or both halves of its pair, then run setup again")
     hooks = value.get("hooks", {})
     if not isinstance(hooks, dict) or not all(isinstance(v, list) for v in hooks.values()):
         raise FlowgitError('"hooks" must map each event name to a list of matcher groups', path=path,

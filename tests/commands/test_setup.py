@@ -189,6 +189,42 @@ def test_broken_settings_name_file_and_line(run, project):
     assert res.code == 2 and "list of matcher groups" in json.loads(res.out)["error"]["message"]
 
 
+@pytest.mark.parametrize("body, line, said", [
+    ('{\n  "env": {"TEAM_FILE": "/etc/team"},\n  "env": {"EDITOR": "vi"}\n}\n', 3, 'gives the key "env" twice'),
+    ('{\n  "env": {\n    "A": 1,\n    "A": 2\n  }\n}\n', 4, 'gives the key "A" twice'),
+    ('{\n  "cleanupPeriodDays": 1e999\n}\n', 2, "holds the number 1e999"),
+    ('{\n  "limit": -Infinity\n}\n', 2, "holds -Infinity, which is not JSON"),
+    ('{\n  "note": "ok",\n  "x": NaN\n}\n', 3, "holds NaN"),
+    ('{\n  "note": "\\ud800"\n}\n', 2, "holds \\ud800, half of a surrogate pair"),
+    ('{\n  "note": "\\ude00 after nothing"\n}\n', 2, "holds \\ude00"),
+], ids=["duplicate-key", "duplicate-nested-key", "overflowing-number", "infinity", "nan", "lone-high", "lone-low"])
+def test_settings_setup_would_write_back_altered_are_refused_with_file_and_line(run, project, body, line, said):
+    """Read and written back, a second key would drop the first, 1e999 would become `Infinity` (no JSON reader
+    takes it) and a lone surrogate could not be written at all (a traceback): refused, nothing written."""
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(body)
+    before = tree_digest(project)
+    res = run(project, "setup", "claude")
+    assert res.code == 2 and f"settings.json:{line}: {said}" in res.err and "Traceback" not in res.err, res.err
+    err = json.loads(run(project, "setup", "claude", "--json").out)["error"]
+    assert err["line"] == line and "run setup again" in err["fix"]
+    assert tree_digest(project) == before
+
+
+def test_settings_spelled_unusually_but_faithfully_are_merged(run, project):
+    """A surrogate pair, an escaped backslash before `u`, a key repeated in different objects and large
+    numbers within a double's range are all kept: only their spelling may change."""
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{\n  "note": "\\ud83d\\ude00 and \\\\ud800",\n  "a": {"x": 1}, "b": {"x": 2},\n'
+                    '  "big": 1.5e308, "huge": 123456789012345678901234567890\n}\n')
+    assert run(project, "setup", "claude").code == 0
+    kept = json.loads(path.read_text())
+    assert kept["note"] == "\U0001F600 and \\ud800" and kept["a"] == {"x": 1} and kept["b"] == {"x": 2}
+    assert kept["big"] == 1.5e308 and kept["huge"] == 123456789012345678901234567890 and "hooks" in kept
+
+
 def test_settings_and_payloads_nested_past_the_parsers_stack_are_refused_or_ignored_without_a_traceback(
         run, project):
     """JSON nested deeper than the parser's stack raised RecursionError (a traceback) in setup and the hooks."""
