@@ -45,9 +45,10 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
         _require_committed_paths(cfg, root)
     _require_not_ignored(root, [_adoptable(cfg, root, explicit) or cfg.continuity_rel, cfg.store_rel])
     if hooks:
-        from flowgit.commands.install_hook import refuse_shared_hooks
+        from flowgit.commands.install_hook import refuse_shared_hooks, refuse_unchainable_in
 
         refuse_shared_hooks(root, allowed=shared_hooks)
+        refuse_unchainable_in(root)
     setup.read_attributes(root)  # refused here, not after the files below exist
     cfg, adopted, config_file = _adopt(cfg, root, explicit)
     _require_room(root, [cfg.continuity, cfg.store])

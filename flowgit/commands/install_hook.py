@@ -36,9 +36,17 @@ def hooks_to_write(target: Path, proc_visible: bool) -> list[str]:
     return [name for name in HOOKS if name != AMEND_NOTE_HOOK or keep_note]
 
 
+def is_flowgit_hook_text(text: str, name: str) -> bool:
+    """Whether ``text`` is one of flowgit's shipped ``name`` hooks (this release's or an earlier one's): it
+    opens as every one of them does. A hook of the user's that merely mentions the gate (one that runs
+    ``flowgit check`` by hand, then its linters) is theirs: kept and chained, never replaced."""
+    lines = text.split("\n", 2)
+    return len(lines) >= 2 and lines[0].rstrip("\r") == "#!/bin/sh" and lines[1].startswith(f"# {MARKER} ({name}")
+
+
 def _is_flowgit_hook(path: Path) -> bool:
     try:
-        return MARKER in path.read_text(encoding="utf-8", errors="replace")
+        return is_flowgit_hook_text(path.read_text(encoding="utf-8", errors="replace"), path.name)
     except OSError:
         return False
 
@@ -78,7 +86,7 @@ def records_overrides(root: Path) -> bool:
         text = (hook_dir(root) / "commit-msg").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    if f"{MARKER} (commit-msg)" in text:
+    if is_flowgit_hook_text(text, "commit-msg"):
         return True
     if "pre-commit" in text and "hook-impl" in text:
         try:
@@ -133,9 +141,30 @@ def run_install(cfg: Config, *, proc_visible: bool | None = None, shared: bool =
     target.mkdir(parents=True, exist_ok=True)
     result = InstallResult()
     visible = proc_shows_command_lines() if proc_visible is None else proc_visible
-    for name in hooks_to_write(target, visible):
+    names = hooks_to_write(target, visible)
+    refuse_unchainable(target, names)
+    for name in names:
         _write_hook(target / name, hook_script(name), result)
     return result
+
+
+def refuse_unchainable(target: Path, names: list[str]) -> None:
+    """Refuse, before any hook (or any file of ``init``) is written, when a hook of the user's cannot be kept:
+    its ``<name>.flowgit-chained`` place is taken already."""
+    for name in names:
+        path, chained = target / name, target / f"{name}.flowgit-chained"
+        if path.exists() and chained.exists() and not _is_flowgit_hook(path):
+            raise FlowgitError(f"{chained} already exists, so the hook {name} cannot be kept beside it; nothing "
+                               "was written", path=path, fix=f"merge {chained.name} into {name} by hand (or move "
+                                                         f"{chained.name} away), then re-run")
+
+
+def refuse_unchainable_in(root: Path, proc_visible: bool | None = None) -> None:
+    """:func:`refuse_unchainable` for the hooks :func:`run_install` would write in ``root``."""
+    target = hook_dir(root)
+    if target.is_dir():
+        visible = proc_shows_command_lines() if proc_visible is None else proc_visible
+        refuse_unchainable(target, hooks_to_write(target, visible))
 
 
 SERVER_HOOK = "pre-receive"
@@ -149,6 +178,7 @@ def run_install_server(repository: Path) -> InstallResult:
     target = hook_dir(gdir)  # where git runs them from: core.hooksPath when the server sets one
     target.mkdir(parents=True, exist_ok=True)
     result = InstallResult()
+    refuse_unchainable(target, [SERVER_HOOK])
     _write_hook(target / SERVER_HOOK, hook_script(SERVER_HOOK), result)
     return result
 
@@ -170,7 +200,7 @@ def _write_hook(path: Path, script: str, result: InstallResult) -> None:
         if current == script and path.stat().st_mode & 0o111 == 0o111:
             result.unchanged.append(str(path))  # already this flowgit's hook: nothing to write
             return
-        if MARKER in current:
+        if is_flowgit_hook_text(current, name):
             result.updated.append(str(path))
         else:
             chained = path.with_name(f"{name}.flowgit-chained")

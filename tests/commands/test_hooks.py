@@ -56,6 +56,40 @@ def test_install_hook_chains_an_existing_hook(run, repo):
     assert again.code == 0 and "unchanged" in again.out and "updated" not in again.out
 
 
+def test_a_hook_of_the_users_that_mentions_the_gate_is_chained_not_replaced(run, repo):
+    """Only a hook that opens as flowgit's own do counts as flowgit's (updated in place); a team's hook that
+    runs the gate by hand, then its linters, is the user's: kept and run first."""
+    committed_base(repo)
+    hooks = repo / ".git" / "hooks"
+    mine = "#!/bin/sh\n# 1. the flowgit gate (pre-commit), by hand\nflowgit check || exit 1\nmake lint\n"
+    (hooks / "pre-commit").write_text(mine)
+    (hooks / "pre-commit").chmod(0o755)
+    (hooks / "commit-msg").write_text("#!/bin/sh\n# records nothing: the flowgit gate (commit-msg) is elsewhere\n")
+    (hooks / "commit-msg").chmod(0o755)
+    res = json.loads(run(repo, "install-hook", "--json").out)
+    assert str(hooks / "pre-commit.flowgit-chained") in res["chained"] and res["updated"] == []
+    assert (hooks / "pre-commit.flowgit-chained").read_text() == mine
+    assert (hooks / "commit-msg.flowgit-chained").exists()
+
+
+def test_a_hook_that_cannot_be_kept_is_refused_before_anything_is_written(run, repo):
+    """install-hook and init find the conflict before their first write, not after half the hooks (and the
+    continuity file, the store and the merge driver) are in place."""
+    hooks = repo / ".git" / "hooks"
+    for name in ("commit-msg", "commit-msg.flowgit-chained"):
+        (hooks / name).write_text(f"#!/bin/sh\necho {name}\n")
+        (hooks / name).chmod(0o755)
+    before = sorted(p.name for p in hooks.iterdir())
+    for args in (("install-hook",), ("init", "--commit")):
+        res = run(repo, *args, "--json")
+        error = json.loads(res.out)["error"]
+        assert res.code == 2 and "nothing was written" in error["message"] and error["file"].endswith("commit-msg")
+        assert sorted(p.name for p in hooks.iterdir()) == before
+        assert sorted(p.name for p in repo.iterdir()) == [".git"]
+        driver = subprocess.run(["git", "config", "--get", "merge.flowgit.driver"], cwd=repo, capture_output=True)
+        assert driver.stdout == b""
+
+
 def test_install_hook_says_what_it_changed(run, repo):
     """A repeat leaves current hooks untouched and says so; an older flowgit hook is updated; a hook that lost
     its execute bit is written again."""
@@ -68,7 +102,7 @@ def test_install_hook_says_what_it_changed(run, repo):
     assert again["installed"] == [] and again["updated"] == [] and str(hooks / "pre-commit") in again["unchanged"]
     assert (hooks / "pre-commit").stat().st_mtime_ns == stamp
     old = hooks / "commit-msg"
-    old.write_text(old.read_text().replace("#!/bin/sh", "#!/bin/sh\n# an older flowgit"))
+    old.write_text(old.read_text().replace("(commit-msg):", "(commit-msg): an older flowgit's hook;"))
     (hooks / "pre-push").chmod(0o644)
     third = run(repo, "install-hook")
     assert third.code == 0
