@@ -41,6 +41,7 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
     """Set the repository up; every step is skipped, and reported as kept, when already done. Whatever it
     refuses (a shared hooks directory, an unreadable ``.gitattributes``) is refused before anything is written."""
     root = require_repo(cfg.root)  # a bare repository is named as one, not as "not a repository"
+    _refuse_in_progress(root)
     if commit:
         _require_committed_paths(cfg, root)
     _require_not_ignored(root, [_adoptable(cfg, root, explicit) or cfg.continuity_rel, cfg.store_rel])
@@ -90,6 +91,20 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
         _commit(root, result.staged, adopted=adopted)
         result.committed = git(root, "rev-parse", "HEAD").decode().strip()
     return result
+
+
+def _refuse_in_progress(root: Path) -> None:
+    """Refuse (before any write) in the middle of a merge, rebase, cherry-pick or revert: the set-up stages
+    its files, so they would become part of that operation, and aborting it (``git merge --abort``) deletes
+    a staged file that HEAD does not hold, an adopted continuity file with it."""
+    from flowgit.git import operation_in_progress
+
+    found = operation_in_progress(root)
+    if found is not None:
+        what, how = found
+        raise FlowgitError(f"{what} is in progress in this repository; the set-up would be staged into it (and "
+                           "aborting it would delete what was staged), so nothing was written", path=root,
+                           fix=f"{how}, then run `flowgit init` again")
 
 
 def _require_room(root: Path, paths: list[Path]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -356,3 +357,26 @@ def test_a_symlinked_gitattributes_is_refused_since_git_does_not_read_it(run, re
     res = run(repo, "init")
     assert res.code == 2 and "symbolic link" in res.err, res.err
     assert outside.read_text() == "*.png binary\n" and tree_digest(repo) == before
+
+
+def test_init_in_the_middle_of_a_merge_writes_nothing_and_aborting_keeps_the_users_file(run, repo):
+    """Staged into a stopped merge, an adopted continuity file would be deleted by `git merge --abort`."""
+    (repo / "a.txt").write_text("base\n")
+    git(repo, "add", "a.txt")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "side")
+    (repo / "a.txt").write_text("side\n")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qam", "side")
+    git(repo, "checkout", "-q", "-")
+    (repo / "a.txt").write_text("main\n")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qam", "main")
+    subprocess.run(["git", "merge", "side"], cwd=repo, capture_output=True)  # stops on the conflict
+    memory = "# Continuity\n\n## Current State\nMonths of notes.\n"
+    (repo / "continuity.md").write_text(memory)
+    for args in (("init",), ("init", "--commit")):
+        res = run(repo, *args, "--json")
+        assert res.code == 2 and "a merge is in progress" in json.loads(res.out)["error"]["message"]
+        assert "git merge --abort" in json.loads(res.out)["error"]["fix"]
+    assert git(repo, "status", "--porcelain").splitlines() == ["UU a.txt", "?? continuity.md"]
+    git(repo, "merge", "--abort")
+    assert (repo / "continuity.md").read_text() == memory
