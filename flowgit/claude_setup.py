@@ -27,6 +27,7 @@ from pathlib import Path
 
 from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write
+from flowgit.jsonkeys import RepeatedKey, unique_object
 
 MANIFEST = ".flowgit-setup.json"
 FILES = {  # path under the .claude directory -> shipped template
@@ -143,20 +144,6 @@ class _Unfaithful(ValueError):
         return text.count("\n", 0, found[self.occurrence - 1].start()) + 1
 
 
-def _unique_keys(pairs: list) -> dict:
-    """An object whose keys are each given once (a second one would silently win, and the first be lost)."""
-    seen: set = set()
-    for key, _ in pairs:
-        if key in seen:
-            shown = json.dumps(key, ensure_ascii=False)
-            raise _Unfaithful(f"gives the key {shown} twice in one object",
-                              re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:",
-                              "keep one of the two (the second is the one a reader takes), then run setup again",
-                              occurrence=2)
-        seen.add(key)
-    return dict(pairs)
-
-
 def _finite(number: str) -> float:
     """A JSON number as a float, refusing one beyond a double (it would be written back as ``Infinity``)."""
     value = float(number)
@@ -183,7 +170,14 @@ def parse_settings(path: Path, data: bytes | None) -> dict:
         return {}
     try:
         text = data.decode("utf-8")
-        value = json.loads(text, object_pairs_hook=_unique_keys, parse_float=_finite, parse_constant=_no_constant)
+        value = json.loads(text, object_pairs_hook=unique_object, parse_float=_finite, parse_constant=_no_constant)
+    except RepeatedKey as exc:
+        shown = json.dumps(exc.key, ensure_ascii=False)
+        twice = _Unfaithful(f"gives the key {shown} twice in one object", re.escape(shown) + r"\s*:",
+                            "keep one of the two (the second is the one a reader takes), then run setup again",
+                            occurrence=2)
+        raise FlowgitError(f"{twice.what}: setup would write it back altered", path=path, line=twice.line(text),
+                           fix=twice.fix) from None
     except _Unfaithful as exc:
         raise FlowgitError(f"{exc.what}: setup would write it back altered", path=path, line=exc.line(text),
                            fix=exc.fix) from None

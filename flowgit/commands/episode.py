@@ -18,6 +18,7 @@ from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, Unio
 from flowgit.dates import parse_date
 from flowgit.episodes import EPISODE_TYPES, Episode, EpisodeStore, Problem, make_episode, parse_ts
 from flowgit.errors import FlowgitError
+from flowgit.jsonkeys import RepeatedKey, unique_object
 
 if TYPE_CHECKING:
     from flowgit.search import Query, Rows
@@ -112,7 +113,10 @@ def episodes_from_stdin(stream: TextIO, *, session: str | None = None, agent: st
             raise FlowgitError(f"line is {len(line):,} characters, over the {MAX_STDIN_LINE:,} limit",
                                path="<stdin>", line=number, fix="one episode per line, a few sentences each")
         try:
-            data = json.loads(line.rstrip("\r\n"))  # (with its line ending, a cut-off line errs at "column 1")
+            data = json.loads(line.rstrip("\r\n"), object_pairs_hook=unique_object)  # (with its line ending, a
+        except RepeatedKey as exc:                                                 # cut-off line errs at column 1)
+            raise FlowgitError(f"the key `{exc.key}` is given twice in one object", path="<stdin>", line=number,
+                               fix="give each field once (JSON keeps only the last, silently)") from None
         except json.JSONDecodeError as exc:
             raise FlowgitError(f"invalid JSON at column {exc.colno}: {exc.msg}", path="<stdin>", line=number,
                                fix="one JSON object per line, e.g. "

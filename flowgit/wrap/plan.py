@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowgit.errors import FlowgitError
+from flowgit.jsonkeys import RepeatedKey, unique_object
 from flowgit.wrap.schema import SchemaError, validate
 
 
@@ -92,8 +93,8 @@ def parse_plan_text(text: str, source: str) -> Any:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")) or source.endswith(".json"):
         try:
-            return json.loads(text, object_pairs_hook=_refuse_repeated_keys)
-        except _RepeatedKey as exc:
+            return json.loads(text, object_pairs_hook=unique_object)
+        except RepeatedKey as exc:
             raise FlowgitError(f"the key `{exc.key}` is given twice in one object", path=source,
                                fix="give each field once (JSON keeps only the last, silently)") from None
         except RecursionError:
@@ -106,7 +107,7 @@ def parse_plan_text(text: str, source: str) -> Any:
 
     try:
         return yaml.load(text, Loader=_strict_yaml_loader())
-    except _RepeatedKey as exc:
+    except RepeatedKey as exc:
         raise FlowgitError(f"the key `{exc.key}` is given twice in one mapping", path=source,
                            fix="give each field once (YAML keeps only the last, silently)") from None
     except RecursionError:
@@ -120,21 +121,6 @@ def parse_plan_text(text: str, source: str) -> Any:
                                "its shape; JSON is YAML too)") from None
 
 
-class _RepeatedKey(Exception):
-    def __init__(self, key: object) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _RepeatedKey(key)
-        out[key] = value
-    return out
-
-
 def _strict_yaml_loader():
     """YAML's safe loader, refusing a key given twice in one mapping (built when a YAML plan is read)."""
     import yaml
@@ -145,7 +131,7 @@ def _strict_yaml_loader():
             for key_node, _ in node.value:
                 key = self.construct_object(key_node, deep=deep)
                 if key in seen:
-                    raise _RepeatedKey(key)
+                    raise RepeatedKey(key)
                 seen.add(key)
             return super().construct_mapping(node, deep=deep)
 

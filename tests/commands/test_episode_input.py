@@ -51,6 +51,18 @@ def test_a_cut_off_json_line_is_named_at_the_column_where_it_ends(initialised):
     assert _store(initialised) == before
 
 
+def test_a_key_given_twice_on_stdin_is_refused_with_its_line_not_silently_kept_last(initialised):
+    """JSON keeps the last of two equal keys: the first `content` would be lost without a word."""
+    before = _store(initialised)
+    lines = (b'{"type": "finding", "content": "fine"}\n'
+             b'{"type": "finding", "content": "the retry budget held during the outage", "content": "ok"}\n')
+    result = _flowgit(initialised, "--json", "episode", "add", input=lines)
+    error = json.loads(result.stdout)["error"]
+    assert result.returncode == 2 and error["file"] == "<stdin>" and error["line"] == 2
+    assert error["message"] == "the key `content` is given twice in one object"
+    assert _store(initialised) == before
+
+
 def test_stdin_without_end_is_cut_off(initialised):
     before = _store(initialised)
     with open("/dev/zero", "rb") as zero:
