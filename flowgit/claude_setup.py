@@ -100,6 +100,11 @@ def _read(path: Path) -> bytes | None:
         return None
     except IsADirectoryError:
         raise FlowgitError("is a directory, not a file", path=path) from None
+    except NotADirectoryError:
+        blocking = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), path.parent)
+        raise FlowgitError(f"is a file where setup needs a directory (for {path.name}); nothing was written",
+                           path=blocking, fix="move the file away (or point setup at another directory), "
+                                              "then run setup again") from None
 
 
 def _diff(rel: str, old: bytes | None, new: bytes | None) -> str:
@@ -296,6 +301,26 @@ def _manifest_problem(value: dict, base_name: str) -> str | None:
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
                 and _is_flowgit_hook(pair[0], pair[1])):
             return f"the hook {pair!r}"
+    return _settings_record_problem(value.setdefault("settings", None))
+
+
+def _settings_record_problem(record: object) -> str | None:
+    """What in the manifest's record of settings.json setup could not have written (None: nothing): it
+    decides what ``--remove`` writes back, so it is held to the shape setup gives it."""
+    if record is None:
+        return None
+    if not isinstance(record, dict):
+        return "a `settings` record that is not an object"
+    kinds = {"existed": bool, "restore": bool, "original": (str, type(None)), "written_sha": (str, type(None))}
+    for key, kind in kinds.items():
+        if key in record and not isinstance(record[key], kind):
+            return f"a `settings` record whose `{key}` is {type(record[key]).__name__}"
+    original = record.get("original")
+    if original is not None:
+        try:
+            base64.b64decode(original, validate=True)
+        except ValueError:
+            return "a `settings` record whose `original` is not base64"
     return None
 
 

@@ -543,3 +543,37 @@ def test_a_setup_killed_between_two_writes_is_finished_or_removed_completely(run
     assert not list(base.rglob("*.tmp"))
     assert run(project, "setup", "claude", "--remove").code == 0
     assert tree_digest(project) == before
+
+
+@pytest.mark.parametrize("in_the_way", [".claude", ".claude/skills"])
+def test_a_file_where_setup_needs_a_directory_is_named_and_nothing_is_written(run, project, in_the_way):
+    blocking = project / in_the_way
+    blocking.parent.mkdir(exist_ok=True)
+    blocking.write_text("not a directory\n")
+    before = tree_digest(project)
+    res = run(project, "setup", "claude", "--json")
+    error = json.loads(res.out)["error"]
+    assert res.code == 2 and error["file"] == str(blocking) and "is a file where setup needs a directory" in \
+        error["message"] and "Traceback" not in res.err
+    assert tree_digest(project) == before
+
+
+@pytest.mark.parametrize("record, problem", [
+    ("edited by hand", "a `settings` record that is not an object"),
+    ({"existed": True, "original": "!!not-base64!!"}, "whose `original` is not base64"),
+    ({"existed": "yes", "original": None}, "whose `existed` is str"),
+    ({"existed": True, "original": None, "written_sha": 7}, "whose `written_sha` is int"),
+])
+def test_a_manifest_whose_settings_record_setup_never_writes_is_refused_whole(run, project, record, problem):
+    """`--remove` writes back what the record says settings.json held: a record setup could not have made
+    is refused with the rest of the manifest (exit 2, nothing changed), not met as a traceback."""
+    assert run(project, "setup", "claude").code == 0
+    base = project / ".claude"
+    manifest = json.loads((base / ".flowgit-setup.json").read_text())
+    manifest["settings"] = record
+    (base / ".flowgit-setup.json").write_text(json.dumps(manifest))
+    before = tree_digest(project)
+    for args in (("--remove",), ()):
+        res = run(project, "setup", "claude", *args)
+        assert res.code == 2 and problem in res.err and "Traceback" not in res.err, res.err
+    assert tree_digest(project) == before
