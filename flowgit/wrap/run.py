@@ -84,10 +84,14 @@ class WrapResult:
 
     @property
     def exit_code(self) -> int:
-        """0 committed (or clean); 1 the gate refuses; 3 nothing committed because of refusals/ignored ops."""
+        """0 committed (or clean); 1 the gate refuses; 3 nothing committed because of refusals/ignored ops.
+
+        A dry run answers with the code the wrap itself would give: a rehearsal
+        whose every change is refused says 3, as the wrap will."""
         if self.gate_refused:
             return 1
-        if self.committed is None and not self.dry_run and (self.refused or self.ignored):
+        commits_nothing = self.nothing_to_do if self.dry_run else self.committed is None
+        if commits_nothing and (self.refused or self.ignored):
             return EXIT_NOTHING_COMMITTED
         return 0
 

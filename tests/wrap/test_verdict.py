@@ -122,6 +122,13 @@ def test_the_immune_system_refusals_carry_the_gates_codes(run, rich_repo, mode):
     data = json.loads(res.out)
     assert res.code == 3, res.out  # nothing committed because of the refusal
     assert data["refused"][0]["name"] == "cache_first" and expected in data["refused"][0]["codes"]
+    if mode == "plan":  # the rehearsal answers with the code the wrap gives
+        rehearsal = wrap(run, rich_repo, {"session": "sess-c", "patterns": [
+            {"op": "increment", "name": "cache_first", "evidence": ["ep-000000000000"]}]}, "--json", "--dry-run")
+        assert rehearsal.code == 3 and json.loads(rehearsal.out)["exit_code"] == 3, rehearsal.out
+        partly = wrap(run, rich_repo, {"session": "sess-c", "state": "Focus: the store.", "patterns": [
+            {"op": "increment", "name": "cache_first", "evidence": ["ep-000000000000"]}]}, "--json", "--dry-run")
+        assert partly.code == 0 and json.loads(partly.out)["refused"], partly.out  # the rest would commit
     assert data["refused"][0]["op"] == "increment"  # named as the plan operation, whichever mode made it
     if mode == "hand":  # people see the same refusal and code
         human = run(rich_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26")
