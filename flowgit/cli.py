@@ -590,8 +590,17 @@ def log_cmd(ctx: click.Context, names: tuple[str, ...], since: str | None, until
     from flowgit.commands import history as cmd
     from flowgit.output import emit
 
+    _refuse_graph_with_json(fmt if fmt != "text" else None, as_json)
     timeline = cmd.build_timeline(_history_cfg(ctx), names, since, until, section, graduated_only, limit)
     emit(timeline, as_json, cmd.render_mermaid if fmt == "mermaid" else cmd.render_timeline)
+
+
+def _refuse_graph_with_json(fmt: str | None, as_json: bool) -> None:
+    """``--format`` draws a graph and ``--json`` prints the data: one of them would be dropped without a word."""
+    if fmt and as_json:
+        raise FlowgitError(f"--format {fmt} draws a graph and --json prints the data as JSON: give one",
+                           path="--format", fix=f"drop --json to get the {fmt}, or drop --format for the JSON "
+                                                "(which holds everything the graph is drawn from)")
 
 
 @cli.command(short_help="Every gate rule on every commit of the history (or a range).")
@@ -663,6 +672,7 @@ def ascend(ctx: click.Context, recall: str, unit_type: str | None, from_sid: str
     from flowgit.commands import ascend as cmd
     from flowgit.output import emit_json
 
+    _refuse_graph_with_json(fmt, as_json)
     answers = [a for a in (("recognize", None) if recognize else None, ("refine", refine) if refine else None,
                            ("reorient", reorient) if reorient else None, ("rescope", rescope) if rescope else None) if a]
     if len(answers) > 1:

@@ -73,6 +73,19 @@ def test_log_format_mermaid_on_forty_wraps(forty, capsys, monkeypatch) -> None:
     assert any("crit" in t["tags"] and "demoted" in t["name"] for t in tasks)
 
 
+@pytest.mark.parametrize("args", [["log", "--format", "mermaid"], ["ascend", "the retry budget", "--no-interactive",
+                                                                    "--format", "dot"],
+                                  ["ascend", "the retry budget", "--format", "html"]], ids=["log", "dot", "html"])
+def test_a_graph_format_with_json_is_refused_not_one_of_them_dropped(forty, capsys, monkeypatch, args) -> None:
+    """`--json` promises JSON and `--format` a drawing: each used to win in one command, silently."""
+    import json
+
+    monkeypatch.chdir(forty[0])
+    assert main([*args, "--json"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["option"] == "--format" and "give one" in error["message"]
+
+
 def test_gantt_survives_hostile_names_and_empty_history() -> None:
     events = [{"date": "2026-11-01", "kind": "added", "level": 1, "section": "Developing"},
               {"date": "2026-11-01", "kind": "incremented", "level": 2, "section": "Developing"},
