@@ -55,6 +55,7 @@ class Overview:
     session: str = ""
     session_wrapped: bool = False
     interrupted_wrap: dict | None = None
+    interrupted_sync: dict | None = None  # a killed sync's half-merged files: message and fix (None: none)
     outside_sparse: list[str] = field(default_factory=list)  # memory files a sparse checkout leaves out
 
     @property
@@ -73,7 +74,8 @@ class Overview:
                 "last_wrap": self.last_wrap.to_dict() if self.last_wrap else None,
                 "continuity_modified": self.continuity_modified,
                 "session": self.session or None, "session_wrapped": self.session_wrapped,
-                "interrupted_wrap": self.interrupted_wrap, "outside_sparse_checkout": self.outside_sparse}
+                "interrupted_wrap": self.interrupted_wrap, "interrupted_sync": self.interrupted_sync,
+                "outside_sparse_checkout": self.outside_sparse}
 
 
 RECOVER = "run `flowgit wrap --recover`"
@@ -98,6 +100,18 @@ def interrupted_wrap(root: Path) -> dict | None:
     if lock_taken(gdir):  # a wrap holds the repository lock: it is running now, not interrupted
         return {"journal": str(journal), "running": True, "fix": RUNNING}
     return {"journal": str(journal), "running": False, "fix": RECOVER}
+
+
+def interrupted_sync(root: Path) -> dict | None:
+    """What a killed ``flowgit sync`` left half-merged in the working tree (None: nothing): until it is
+    settled, the other clone's episodes there look like this clone's unwrapped ones, and wrap, ``episode add``
+    and sync refuse."""
+    from flowgit.merge.sync import interrupted_sync as found_sync
+
+    found = found_sync(root)
+    if found is None or found.problem is None:
+        return None
+    return {"message": found.problem.message, "fix": found.problem.fix, "mark": str(found.mark)}
 
 
 def last_wrap(root: Path, rel: str, session: str = "") -> tuple[LastWrap | None, bool]:
@@ -187,7 +201,7 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
     root = require_repo(cfg.root)
     when = when or today()
     view = Overview(cfg.continuity_rel, cfg.store_rel, cfg.continuity.is_file(), session=session,
-                    interrupted_wrap=interrupted_wrap(root))
+                    interrupted_wrap=interrupted_wrap(root), interrupted_sync=interrupted_sync(root))
     head = head_entries(root, [cfg.continuity_rel, cfg.store_rel])
     view.unwrapped = unwrapped_episodes(root, cfg, head.get(cfg.store_rel), EpisodeStore(cfg.store).raw())
     view.last_wrap, view.session_wrapped = last_wrap(root, cfg.continuity_rel, session)

@@ -90,6 +90,9 @@ def status_lines(view: Overview) -> list[str]:
         sessions = ", ".join(f"{s} ({n})" for s, n in view.unwrapped_sessions.items())
         out.append(f"- episodes recorded but not wrapped: {len(view.unwrapped)} from {sessions}: "
                    "wrap before the session ends (/wrap)")
+    if view.interrupted_sync:
+        out.append(f"- an interrupted `flowgit sync` left a half-made merge: {view.interrupted_sync['message']}; "
+                   f"{view.interrupted_sync['fix']} (the episodes listed as not wrapped may be another clone's)")
     if view.interrupted_wrap and view.interrupted_wrap.get("running"):
         out.append(f"- a wrap is running now ({view.interrupted_wrap['journal']}): wait for it to finish before "
                    "editing the file or recording episodes")

@@ -36,6 +36,9 @@ def render(view: Overview) -> str:
         lines += ["", style("An interrupted wrap awaits recovery:", "red"),
                   f"  {style(pending['journal'], 'red')}  ({pending['fix']}: the continuity file and the store "
                   "may hold its half-written changes)"]
+    if view.interrupted_sync:
+        lines += ["", style("An interrupted sync left a half-made merge:", "red"),
+                  f"  {view.interrupted_sync['message']}", f"  (fix: {view.interrupted_sync['fix']})"]
     if view.continuity_modified:
         hint = (f"  ({pending['fix']} first)" if pending and pending.get("running") else
                 f"  ({RECOVER} first)" if pending else "  (finish with `flowgit wrap`)")
@@ -57,6 +60,6 @@ def render(view: Overview) -> str:
                                                             f"{r['last_seen']}" for r in view.stale], "yellow")
     lines += _block("Going stale next", [f"{r['name']} in {r['section']}: {r['days_left']} day(s) left"
                                          for r in view.stale_soon], "yellow")
-    if len(lines) <= 3 and not view.continuity_modified and not pending:
+    if len(lines) <= 3 and not view.continuity_modified and not pending and not view.interrupted_sync:
         lines += ["", "nothing to wrap"]
     return "\n".join(lines)

@@ -138,31 +138,50 @@ def settle_interrupted_sync(root: Path) -> None:
     undo: the mark goes and this sync goes on. Otherwise its files may sit
     half-merged in the tree, the other clone's episodes among them: refused, with how to put the branch back,
     never committed as if this clone had written them."""
+    found = interrupted_sync(root)
+    if found is None:
+        return
+    if found.problem is not None:
+        raise found.problem
+    found.mark.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class InterruptedSync:
+    """A sync's mark left in the git directory, and what stands in the way (None: nothing is left of it)."""
+
+    mark: Path
+    problem: FlowgitError | None
+
+
+def interrupted_sync(root: Path) -> InterruptedSync | None:
+    """What a killed sync left (read-only: ``flowgit status`` and ``prime`` ask it too); None: no mark."""
     pending = git_dir(root) / PENDING
     try:
         started = pending.read_text(encoding="utf-8", errors="replace").strip()
     except FileNotFoundError:
-        return
+        return None
     dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
     head = _one(root, "rev-parse", "HEAD")
     descends = _run(root, "merge-base", "--is-ancestor", started, "HEAD").returncode == 0 if started else False
     if not dirty.strip() and not descends and started and _replayed(root, started):
-        raise FlowgitError("an earlier `flowgit sync` was stopped after it rebased this branch onto the remote and "
-                           f"before it judged the result: HEAD holds copies of the commits it started from "
-                           f"({started[:12]}), never judged as replayed", path=root,
-                           fix=f"put them back as they were (`git reset --keep {started[:12]}`), then run "
-                               f"`flowgit sync` again (it merges when the gate refuses a rebase); if you rebased "
-                               f"yourself since, remove {pending} instead")
+        return InterruptedSync(pending, FlowgitError(
+            "an earlier `flowgit sync` was stopped after it rebased this branch onto the remote and "
+            f"before it judged the result: HEAD holds copies of the commits it started from "
+            f"({started[:12]}), never judged as replayed", path=root,
+            fix=f"put them back as they were (`git reset --keep {started[:12]}`), then run "
+                f"`flowgit sync` again (it merges when the gate refuses a rebase); if you rebased "
+                f"yourself since, remove {pending} instead"))
     if not dirty.strip() or (descends and head != started):  # nothing left of it, or its merge committed
-        pending.unlink(missing_ok=True)
-        return
+        return InterruptedSync(pending, None)
     paths = " ".join(line[3:] for line in dirty.splitlines())
-    raise FlowgitError("an earlier `flowgit sync` was stopped while it merged the remote, and the working tree "
-                       f"differs from HEAD ({paths}): what it merged halfway (another clone's episodes among "
-                       "them) must not be committed as this clone's", path=root,
-                       fix=f"see what changed (`git diff`); put back what the merge wrote (`git restore "
-                           f"--staged --worktree -- <file>`); if every change is an edit of your own, made since, "
-                           f"remove {pending} to say so; then run it again")
+    return InterruptedSync(pending, FlowgitError(
+        "an earlier `flowgit sync` was stopped while it merged the remote, and the working tree "
+        f"differs from HEAD ({paths}): what it merged halfway (another clone's episodes among "
+        "them) must not be committed as this clone's", path=root,
+        fix=f"see what changed (`git diff`); put back what the merge wrote (`git restore "
+            f"--staged --worktree -- <file>`); if every change is an edit of your own, made since, "
+            f"remove {pending} to say so; then run it again"))
 
 
 def _replayed(root: Path, started: str) -> bool:

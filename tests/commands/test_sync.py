@@ -170,7 +170,13 @@ def test_a_sync_killed_while_it_merged_is_put_back_before_anything_commits_its_f
         assert "(.flow/episodes.jsonl)" in res.err and "git restore --staged --worktree" in res.err
         assert head(b) == started and mark.exists()
         assert (b / ".flow" / "episodes.jsonl").read_bytes() == held  # the fix would drop what it appended
+    status = run(b, "status", "--json")  # what a person and an agent read first says so (it writes nothing)
+    said = json.loads(status.out)["interrupted_sync"]
+    assert status.code == 0 and "stopped while it merged" in said["message"] and "git restore" in said["fix"]
+    assert "An interrupted sync left a half-made merge" in run(b, "status").out
+    assert "an interrupted `flowgit sync`" in run(b, "prime").out and mark.exists()
     git(b, "restore", "--staged", "--worktree", "--", ".flow/episodes.jsonl")  # as the refusal says
+    assert json.loads(run(b, "status", "--json").out)["interrupted_sync"] is None
     res = run(b, "sync")
     assert res.code == 0, res.err
     assert not mark.exists() and head(b) == git(remote, "rev-parse", "main").strip()
