@@ -321,11 +321,12 @@ def contained(root: Path, value: Any, key: str, where: str) -> Path:
                                "symlinks out of it)") from None
     if inside.parts[:1] == (".git",) or not inside.parts:
         raise FlowgitError(f"`{key}` = {value!r} points into git's own directory (or at the root)", path=where,
-                           fix="use a path inside the working tree, e.g. .flow/episodes.jsonl")
+                           fix=f"use a path inside the working tree, e.g. {key} = "
+                               f"\"{DEFAULT_STORE if key == 'store' else DEFAULT_CONTINUITY}\"")
     if ".." in rel.parts:  # `docs/../CONTINUITY.md` is the same file under a second name the gate would not know
         raise FlowgitError(f"`{key}` = {value!r} has a `..` in it", path=where,
-                           fix="write the path from the repository root without `..`, e.g. "
-                               f"{key} = \"{Path(os.path.normpath(value)).as_posix()}\"")
+                           fix="write the path from the repository root without `..`: "
+                               f"{key} = \"{inside.as_posix()}\" names the same file")
     return rel
 
 

@@ -35,6 +35,22 @@ def test_configured_paths_outside_the_repository_are_refused(repo, run, key, val
     assert tree_digest(repo.parent) == before
 
 
+@pytest.mark.parametrize("key, value, fixed", [
+    ("store", "sub/../../{repo}/.flow/x.jsonl", 'store = ".flow/x.jsonl"'),  # (its fix was refused again)
+    ("continuity", "docs/../CONTINUITY.md", 'continuity = "CONTINUITY.md"'),
+    ("continuity", ".git/notes.md", 'continuity = "CONTINUITY.md"'),  # (not the store's path)
+    ("store", ".git/x.jsonl", 'store = ".flow/episodes.jsonl"'),
+])
+def test_the_fix_of_a_refused_path_is_a_path_that_is_accepted(repo, key, value, fixed):
+    (repo / "sub").mkdir()
+    (repo / ".flowgit.toml").write_text(f'{key} = "{value.format(repo=repo.name)}"\n')
+    with pytest.raises(FlowgitError) as info:
+        load_config(repo)
+    assert fixed in info.value.fix, info.value.fix
+    (repo / ".flowgit.toml").write_text(fixed + "\n")
+    load_config(repo)  # the fix, applied, is accepted
+
+
 def test_a_non_string_path_is_refused(repo):
     (repo / ".flowgit.toml").write_text("store = 3\n")
     with pytest.raises(FlowgitError, match="must be a non-empty path string"):
