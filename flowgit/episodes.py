@@ -105,10 +105,16 @@ OPTION_FIELD_RE = re.compile(r"field `(\w+)`")
 def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
                  default_session: str = "", default_agent: str = "") -> Episode:
     """Validate a mapping from the user (CLI options, stdin, a wrap plan) into an Episode."""
-    def fail(msg: str, fix: str | None = None) -> FlowgitError:
+    def fail(msg: str, fix: str | None = None, field: str | None = None) -> FlowgitError:
+        path: str | None = where
         if where == "options":  # from the command line: name the option the user typed, not the field
             msg = OPTION_FIELD_RE.sub(lambda m: f"option `{OPTIONS.get(m.group(1), m.group(1))}`", msg)
-        return FlowgitError(msg, path=where, line=line, fix=fix)
+            path = OPTIONS.get(field, where) if field else where
+        return FlowgitError(msg, path=path, line=line, fix=fix)
+
+    def from_environment(key: str) -> bool:
+        """Whether the episode's ``key`` (session or agent) is the environment's default, not given."""
+        return key in ("session", "agent") and not data.get(key)
 
     if not isinstance(data, dict):
         raise fail(f"an episode must be a JSON object, got {type(data).__name__}",
@@ -119,44 +125,62 @@ def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
     type_ = data.get("type")
     if type_ not in EPISODE_TYPES:
         raise fail("field `type` is missing" if type_ is None else f"field `type` is {type_!r}",
-                   "use one of " + ", ".join(EPISODE_TYPES))
+                   "use one of " + ", ".join(EPISODE_TYPES), field="type")
     content = data.get("content")
     if not isinstance(content, str) or not content.strip():
         raise fail("field `content` must be a non-empty string", 'say what happened, e.g. "content": "the retry '
-                   'budget held"')
+                   'budget held"', field="content")
     tags = data.get("tags", [])
     if isinstance(tags, str):
         tags = [t for t in re.split(r"[,\s]+", tags) if t]
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        raise fail("field `tags` must be a list of strings", 'e.g. "tags": ["retries", "outage"]')
+        raise fail("field `tags` must be a list of strings", 'e.g. "tags": ["retries", "outage"]', field="tags")
     for key in ("session", "agent", "ts"):
         if key in data and not isinstance(data[key], str):
-            raise fail(f"field `{key}` must be a string", f'e.g. "{key}": "…" (or leave it out for the default)')
+            raise fail(f"field `{key}` must be a string", f'e.g. "{key}": "…" (or leave it out for the default)',
+                       field=key)
     ts = data.get("ts") or now_iso()
     if parse_ts(ts) is None:
-        raise fail(f"field `ts` is not an ISO-8601 time: {ts!r}", "e.g. 2026-11-30T17:00:00Z")
+        raise fail(f"field `ts` is not an ISO-8601 time: {ts!r}", "e.g. 2026-11-30T17:00:00Z", field="ts")
     session = (data.get("session") or default_session).strip()
     agent = (data.get("agent") or default_agent).strip()
     if not session:
         raise fail("an episode needs the session it came from (independence of evidence is judged by "
                    "session and agent; an episode without one would never count)",
-                   "pass --session ID, or set FLOWGIT_SESSION (Claude Code sets CLAUDE_CODE_SESSION_ID)")
+                   "pass --session ID, or set FLOWGIT_SESSION (Claude Code sets CLAUDE_CODE_SESSION_ID)",
+                   field="session")
     for key, value in (("session", session), ("agent", agent)):
         if unplain(value) is not None:
-            raise fail(f"field `{key}` holds a control character ({unplain(value)}): an id is one line of "
-                       "plain text (a line break would start a new trailer in the wrap's commit)",
-                       f"give the {key} as plain text on one line")
+            raise _from_environment(key) if from_environment(key) else fail(
+                f"field `{key}` holds a control character ({unplain(value)}): an id is one line of "
+                "plain text (a line break would start a new trailer in the wrap's commit)",
+                f"give the {key} as plain text on one line", field=key)
     for key, value in (("content", content), ("session", session), ("agent", agent), ("tags", "".join(tags))):
         if not is_text(value):
-            raise fail(f"field `{key}` holds a character that is not text (a lone surrogate, `\\ud800`–"
-                       "`\\udfff`, or bytes that are not UTF-8)",
-                       "write it in UTF-8; a JSON `\\u` escape of a character beyond U+FFFF comes as a pair")
+            raise _from_environment(key) if from_environment(key) else fail(
+                f"field `{key}` holds a character that is not text (a lone surrogate, `\\ud800`–"
+                "`\\udfff`, or bytes that are not UTF-8)",
+                "write it in UTF-8; a JSON `\\u` escape of a character beyond U+FFFF comes as a pair", field=key)
     computed = episode_id(type_, content, session)
     if data.get("id") and data["id"] != computed:
         raise fail(f"field `id` {data['id']!r} does not match its content (expected {computed})",
                    "leave `id` out: it is derived from type, content and session")
     return Episode(id=computed, ts=ts, type=type_, content=" ".join(content.split()),
                    session=session, agent=agent, tags=tuple(dict.fromkeys(t.strip() for t in tags if t.strip())))
+
+
+def _from_environment(key: str) -> FlowgitError:
+    """A session or agent taken from the environment that no episode may carry: the variable is named, not
+    an option nobody typed."""
+    import os
+
+    from flowgit.session import AGENT_VARIABLES, SESSION_VARIABLES
+
+    names = SESSION_VARIABLES if key == "session" else AGENT_VARIABLES
+    name = next((n for n in names if os.environ.get(n, "").strip()), names[0])
+    return FlowgitError(f"the {key} from the environment (${name}) is not one line of plain text (a control "
+                        "character, or a character that is not text): it cannot name an episode's source",
+                        fix=f"set {name} to a plain one-line id, or pass --{key}")
 
 
 def is_text(value: str) -> bool:

@@ -88,8 +88,8 @@ def _option_cases() -> list[Case]:
     opts = [
         (["episode", "add", "--type", "rumour", "--content", "x", "--session", "s"], "--type"),
         (["episode", "add", "--type", "finding", "--content", "", "--session", "s"], "TEXT"),
-        (["episode", "add", "--type", "finding", "--content", "x", "--session", "s", "--ts", "soon"], "options"),
-        (["episode", "add", "--type", "finding", "--content", "x", "--session", "s", "--ts", "2026-02-30"], "options"),
+        (["episode", "add", "--type", "finding", "--content", "x", "--session", "s", "--ts", "soon"], "--ts"),
+        (["episode", "add", "--type", "finding", "--content", "x", "--session", "s", "--ts", "2026-02-30"], "--ts"),
         (["episode", "list", "--type", "rumour"], "--type"),
         (["episode", "list", "--since", "last tuesday"], "--since"),
         (["episode", "list", "--until", "2026-99-01"], "--until"),

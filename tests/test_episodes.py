@@ -348,3 +348,21 @@ def test_an_episode_from_the_command_line_is_refused_by_the_option_typed():
     with pytest.raises(FlowgitError) as caught:
         make_episode({"content": "x", "session": "s"}, where="<stdin>", line=3)
     assert caught.value.message == "field `type` is missing" and caught.value.line == 3
+
+
+def test_an_id_from_the_command_line_names_its_option_and_one_from_the_environment_its_variable(monkeypatch):
+    """`option` of the JSON error is the option typed (never "options"); a value the environment gave is blamed
+    on the variable, not on an option nobody typed."""
+    from flowgit.episodes import make_episode
+    from flowgit.errors import FlowgitError, error_dict
+
+    with pytest.raises(FlowgitError) as typed:
+        make_episode({"type": "finding", "content": "x", "session": "a\nb"}, where="options")
+    assert error_dict(typed.value.message, path=typed.value.path)["error"]["option"] == "--session"
+    with pytest.raises(FlowgitError) as blank:
+        make_episode({"type": "finding", "content": "x", "session": " "}, where="options")
+    assert blank.value.path == "--session"
+    monkeypatch.setenv("FLOWGIT_AGENT", "a\tb")
+    with pytest.raises(FlowgitError) as env:
+        make_episode({"type": "finding", "content": "x", "session": "s"}, where="options", default_agent="a\tb")
+    assert "$FLOWGIT_AGENT" in env.value.message and env.value.path is None and "--agent" in env.value.fix
