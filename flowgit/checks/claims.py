@@ -88,7 +88,17 @@ LINK_RE = LazyPattern(r"\[([^\]]*)\]\([^)]*\)")  # a link reads as its text
 CONTRACTION_RE = LazyPattern(r"\b(\w+?)n['’]t\b|\b(do|does|did|is|are|was|were|has|have|had|should|would|could|"
                             r"must|need|ca|wo)nt\b", re.IGNORECASE)
 CAMEL_RE = LazyPattern(r"(?<=[a-z])(?=[A-Z])")
-CLAIM_TOKEN_RE = LazyPattern(r"\d{4}-\d\d-\d\d|(?<![\w-])[-+−]?\d+(?:[.,]\d+)*(?:%|[^\W\d_]+)?|\d+[^\W\d_]*"
+# ASCII operators a reader reads as words: arrows (FlowScript's `->` leads to, `<-` derives from), comparisons
+# and logic. (`!=` is a negation, read above; `><` is FlowScript's tension mark, which a compression may add.)
+ASCII_OPERATORS = r"<->|<=>|->|<-|=>|<=|>=|==|&&|\|\||(?<![<>=!-])[<>](?![<>=-])"
+FORWARD_ARROWS, BACKWARD_ARROWS = frozenset({"->", "=>"}), frozenset({"<-"})
+# Units written apart from their number read as written together (`5 MB` is `5MB`, as `90 %` is `90%`).
+UNIT_APART_RE = LazyPattern(r"(\d)\s+((?:[kKMGTP]i?B|[kMGT]?bit|bits|bytes?|[mµun]s|sec|min|hrs?|[kKMGT]|Hz|kHz|MHz|GHz|"
+                            r"rps|qps|rpm|px|s|h|d|x)\b)")
+SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+POWER_RE = LazyPattern(r"(?<=\w)[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")  # `10⁶` is a million, not the `106` NFKC would make of it
+CLAIM_TOKEN_RE = LazyPattern(r"\d{4}-\d\d-\d\d|\d+\^[-+]?\d+|" + ASCII_OPERATORS +
+                              r"|(?<![\w-])[-+−]?\d+(?:[.,]\d+)*(?:%|[^\W\d_]+)?|\d+[^\W\d_]*"
                               r"|[^\W\d_]+|[^\w\s\x00-\x7f¬❌✗✘✖≠🚫⛔👎🙅🛑\u2013\u2014\u2018\u2019\u201c\u201d\u2026·•"
                               r"←→↔⇐⇒⇔↑↓\ufe00-\ufe0f]")
 ROMAN_RE = LazyPattern(r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})")
@@ -110,13 +120,16 @@ def as_read(text: str) -> str:
     import html
     import unicodedata
 
-    text = unicodedata.normalize("NFKC", html.unescape(text))
+    text = html.unescape(text)
+    if not text.isascii():
+        text = POWER_RE.sub(lambda m: "^" + m.group().translate(SUPERSCRIPTS), text)
+    text = unicodedata.normalize("NFKC", text)
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
     text = STRUCK_RE.sub(" ¬ ", text)
     text = SHOWN_TAG_RE.sub(lambda m: f" {_shown(m[1] or m[2])} ", text)  # an image or an autolink is seen
     text = IMAGE_RE.sub(lambda m: f" {m[1]} {_shown(m[2])} ", text)
     text = LINK_RE.sub(r" \1 ", HIDDEN_RE.sub(" ", text))
-    text = re.sub(r"(\d)\s+%", r"\1%", text)
+    text = UNIT_APART_RE.sub(r"\1\2", re.sub(r"(\d)\s+%", r"\1%", text))
     text = re.sub(r"\bw/o\b", " without ", re.sub(r"\bw/(?=\s)", " with ", text, flags=re.I), flags=re.I)
     text = re.sub(r"\bcannot\b", "can not", text, flags=re.I)
     return CONTRACTION_RE.sub(lambda m: f" {_uncontracted(m[1] or m[2])} not ", text)
@@ -139,9 +152,10 @@ def claim_tokens(text: str) -> tuple[tuple[str, str], ...]:
     out = []
     read = as_read(text)
     for match in CLAIM_TOKEN_RE.finditer(CAMEL_RE.sub(" ", NEGATING_RE.sub(" ", read)).replace("_", " ")):
-        low = match.group().lower()
-        if low[0].isdigit() or low[0] in "-+−":
-            out.append((low.replace("−", "-"), low))
+        written = match.group()
+        low = written.lower()
+        if low[0].isdigit() or low[0] in "-+−":  # a number keeps its unit's case: `5MB` is not `5Mb`
+            out.append((written.replace("−", "-"), written))
         elif low in NEGATIONS or stem(low) in NEGATIONS:
             out.append((NOT, low))
         elif low in NUMBER_WORDS:
@@ -150,6 +164,8 @@ def claim_tokens(text: str) -> tuple[tuple[str, str], ...]:
             out.append(("#" + low, low))
         elif not low[0].isalnum():
             out.append((low, low))  # a symbol a reader reads (👍, ⚠, †): a word of its own
+        elif len(low) == 1 and written != "a":  # a letter names something (replica `B`, plan `A`)
+            out.append((low, written))
         elif len(low) >= 2 and low not in FILLER and low not in MARKERS:
             out.append((stem(low), low))
     out += [(NOT, m.group()) for m in NEGATING_RE.finditer(read)]
@@ -177,14 +193,21 @@ def claim_words(text: str) -> Counter[str]:
     return Counter(word for word, _ in claim_tokens(text))
 
 
-def claim_text(pattern: Pattern, demoted: Callable[[str], bool] = lambda name: False) -> str:
+def claim_text(pattern: Pattern, demoted: Callable[[str], bool] = lambda name: False,
+               named: Callable[[str], bool] = lambda name: False) -> str:
     """Everything the pattern's line claims besides its name: its description, words outside the grammar's
     fields, its notes and links that say more than names. A demotion's note (what happened to the claim)
-    and the wrap's derivation note naming a pattern ``demoted`` knows are not claims."""
+    and the wrap's derivation note naming a pattern ``demoted`` knows are not claims; a link is only names
+    when each one is a pattern's (``named``): `[-> never-cap-retries]` naming none is a sentence."""
     notes = [n for n in free_notes(pattern) if not n.lower().startswith("demoted")]
     notes += [m.group() for n in pattern.notes if (m := DERIVATION_NOTE_RE.fullmatch(n)) and not demoted(m["name"])]
-    links = [link for link in pattern.links if not NAMES_RE.fullmatch(link)]
+    links = [link for link in pattern.links if not (NAMES_RE.fullmatch(link) and all(map(named, _linked(link))))]
     return " ".join(filter(None, (pattern.text, stray_text(pattern), *notes, *links)))
+
+
+def _linked(link: str) -> list[str]:
+    """The names a link of names (`-> a, b`) names."""
+    return [n.strip() for n in re.sub(r"^\s*(?:<->|<-|->)", "", link).split(",") if n.strip()]
 
 
 def _name_read(name: str) -> str:
@@ -192,9 +215,12 @@ def _name_read(name: str) -> str:
 
 
 # ---------------------------------------------------------------- comparing
-def new_words(before: str, after: str, folded: Counter[str] | None = None) -> list[str]:
+def new_words(before: str, after: str, folded: Counter[str] | None = None,
+              known: Callable[[str], bool] | None = None) -> list[str]:
     """What ``after`` claims that ``before`` did not, as written: a word (a negation too) it holds more often
-    than ``before`` and ``folded`` together, unless it re-spells or abbreviates a word ``before`` dropped."""
+    than ``before`` and ``folded`` together, unless it re-spells or abbreviates a word ``before`` dropped
+    (``known``: words that are no typo, see :func:`_typo_of`). An arrow a FlowScript compression writes in
+    for words (``->`` for `leads to`) is no new claim, unless it turns one the claim held around."""
     old_tokens, new_tokens = claim_tokens(before), claim_tokens(after)
     old, new = Counter(w for w, _ in old_tokens), Counter(w for w, _ in new_tokens)
     gained = new - (old + (folded or Counter()))
@@ -205,7 +231,9 @@ def new_words(before: str, after: str, folded: Counter[str] | None = None) -> li
         if word == NOT or left.get(word, 0) <= 0:
             continue
         left[word] -= 1
-        if not any(_typo_of(d, (word, written)) or _shortens(d, (word, written)) for d in dropped):
+        if _compressed_arrow(word, old, new):
+            continue
+        if not any(_typo_of(d, (word, written), known) or _shortens(d, (word, written)) for d in dropped):
             out.append(written)
     if gained[NOT]:  # the negations written anew (the same negation once more: itself)
         said = [Counter(w for word, w in tokens if word == NOT) for tokens in (old_tokens, new_tokens)]
@@ -249,16 +277,36 @@ def _negating(word: str, written: str, held: set[str] = frozenset()) -> bool:
                for prefix in NEGATING_LABEL_PREFIXES)
 
 
-def only_respelled(before: str, after: str) -> bool:
+def _compressed_arrow(word: str, old: Counter[str], new: Counter[str]) -> bool:
+    """Whether ``word`` is an arrow a compression wrote in, the claim's direction kept: no arrow of the
+    other way is lost (`a -> b` written `a <- b` says the cause is the effect)."""
+    if word in FORWARD_ARROWS:
+        against = BACKWARD_ARROWS
+    elif word in BACKWARD_ARROWS:
+        against = FORWARD_ARROWS
+    else:
+        return False
+    return all(new[a] >= old[a] for a in against)
+
+
+def only_respelled(before: str, after: str, known: Callable[[str], bool] | None = None) -> bool:
     """Whether ``after`` is ``before`` with typos fixed: the same words in the same order, each the same or
     re-spelled (a Proven claim in place: a word moved, dropped or added is a reworded claim)."""
     old, new = claim_tokens(before), claim_tokens(after)
-    return len(old) == len(new) and all(a[0] == b[0] or _typo_of(a, b) for a, b in zip(old, new))
+    return len(old) == len(new) and all(a[0] == b[0] or _typo_of(a, b, known) for a, b in zip(old, new))
 
 
-def _typo_of(old: tuple[str, str], new: tuple[str, str]) -> bool:
-    """Whether the token ``new`` is ``old`` with a typo fixed (never a number, a numeral or a negation)."""
-    return _is_word(old[0]) and _is_word(new[0]) and _respelled(old[1], new[1])
+def _typo_of(old: tuple[str, str], new: tuple[str, str], known: Callable[[str], bool] | None = None) -> bool:
+    """Whether the token ``new`` is ``old`` with a typo fixed (never a number, a numeral or a negation).
+
+    A word the claim's evidence itself uses (``known``) was no typo: only its ending may change (`wave`,
+    `waves`); one letter inside it is another word and another claim (`stale`, `stable`)."""
+    if not (_is_word(old[0]) and _is_word(new[0]) and _respelled(old[1], new[1])):
+        return False
+    if known is None or not known(old[1].lower()):
+        return True
+    a, b = old[1].lower(), new[1].lower()
+    return a.startswith(b) or b.startswith(a)
 
 
 def _shortens(old: tuple[str, str], new: tuple[str, str]) -> bool:
@@ -328,6 +376,35 @@ def demoted_names(ctx: CheckContext) -> Callable[[str], bool]:
     return ask
 
 
+def pattern_names(ctx: CheckContext) -> Callable[[str], bool]:
+    """Whether a name is a pattern's on either side of the change (worked out when first asked)."""
+    from flowgit.continuity.identity import name_key
+
+    def ask(name: str) -> bool:
+        found = ctx.memo.get("claims.names")
+        if found is None:
+            from flowgit.continuity.patterns import document_patterns
+
+            found = ctx.memo["claims.names"] = {name_key(at.pattern.name) for doc in (ctx.old, ctx.new)
+                                                if doc is not None for at in document_patterns(doc)}
+        return name_key(name) in found
+    return ask
+
+
+def evidence_words(ctx: CheckContext, pattern: Pattern) -> Callable[[str], bool]:
+    """Whether a word (lower case) is one the pattern's cited episodes use: a word its evidence speaks in is
+    a word, never a typo to be fixed."""
+    def ask(word: str) -> bool:
+        key = ("claims.evidence_words", pattern.evidence)
+        found = ctx.memo.get(key)
+        if found is None:
+            held = ctx.episodes(pattern.evidence)
+            found = ctx.memo[key] = frozenset(w for i in pattern.evidence if i in held
+                                              for w in re.findall(r"[^\W\d_]+", held[i].content.lower()))
+        return word in found
+    return ask
+
+
 def raised_claims_keep_their_words(ctx: CheckContext) -> Iterator[Finding]:
     """G209 for a pattern at 2x or more (or entering or leaving Proven) whose claim gains a word, or loses a
     negation, while it keeps a raised level: lowered to 1x, a pattern may say anything anew. Raised
@@ -336,7 +413,7 @@ def raised_claims_keep_their_words(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.old is None:
         return
     changes = ctx.old_pattern_changes
-    demoted = demoted_names(ctx)
+    demoted, named = demoted_names(ctx), pattern_names(ctx)
     gone = [before for _, before, now in changes if now is None and before.pattern.level >= 2]
     for _, before, now in changes:
         if now is None or now.section == PROVEN and before.section == PROVEN:
@@ -344,8 +421,9 @@ def raised_claims_keep_their_words(ctx: CheckContext) -> Iterator[Finding]:
         raised = before.pattern.level >= 2 or before.section == PROVEN
         if not raised or (now.pattern.level < 2 and now.section != PROVEN):
             continue  # a 1x claim has no evidence to keep faith with; lowered to 1x, it starts again
-        was, said = claim_text(before.pattern, demoted), claim_text(now.pattern, demoted)
-        added = new_words(was, said, _folded_into(now, gone, demoted)) if was != said else []
+        was, said = claim_text(before.pattern, demoted, named), claim_text(now.pattern, demoted, named)
+        added = new_words(was, said, _folded_into(now, gone, demoted),
+                          evidence_words(ctx, before.pattern)) if was != said else []
         added += name_gains(before.pattern, now.pattern)
         if relabelled(before.pattern, now.pattern, in_place=False):
             added.append(f"({now.pattern.category})")

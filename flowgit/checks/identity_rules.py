@@ -205,16 +205,18 @@ def graduations_dated(ctx: CheckContext) -> Iterator[Finding]:
                       f"date the graduation the day it happens: `| 3x (CATEGORY — {today.isoformat()})`")
 
 
-def _rewording(before: PatternAt, now: PatternAt, demoted) -> str | None:
+def _rewording(ctx: CheckContext, before: PatternAt, now: PatternAt, demoted) -> str | None:
     """How a Proven pattern staying in Proven changed its claim in place (None: it did not). Its whole line
-    is read (:mod:`flowgit.checks.claims`); a typo fixed is not a change."""
-    from flowgit.checks.claims import claim_text, describe, lost_negations, name_gains, new_words, only_respelled, \
-        relabelled
+    is read (:mod:`flowgit.checks.claims`); a typo fixed is not a change (a word its evidence uses is none)."""
+    from flowgit.checks.claims import claim_text, describe, evidence_words, lost_negations, name_gains, \
+        new_words, only_respelled, pattern_names, relabelled
 
-    was, said = claim_text(before.pattern, demoted), claim_text(now.pattern, demoted)
+    named = pattern_names(ctx)
+    was, said = claim_text(before.pattern, demoted, named), claim_text(now.pattern, demoted, named)
     renamed = name_gains(before.pattern, now.pattern)
-    if (was != said and not only_respelled(was, said)) or renamed:
-        told = describe(new_words(was, said) + renamed, lost_negations(was, said))
+    known = evidence_words(ctx, before.pattern)
+    if (was != said and not only_respelled(was, said, known)) or renamed:
+        told = describe(new_words(was, said, known=known) + renamed, lost_negations(was, said))
         return "is reworded in place" + (f" (it {told})" if told else "")
     if relabelled(before.pattern, now.pattern, in_place=True):
         return f"is recategorised in place (`{before.pattern.category}` -> `{now.pattern.category}`)"
@@ -230,7 +232,7 @@ def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
     for key, before, now_at in ctx.old_pattern_changes:  # a pattern left as it was keeps its claim
         if before.section != PROVEN or now_at is None or now_at.section != PROVEN:
             continue
-        how = _rewording(before, now_at, demoted)
+        how = _rewording(ctx, before, now_at, demoted)
         if how is not None:
             yield Finding("G404", "proven-claim", "error", ctx.path, now_at.lineno,
                           f"Proven `{before.pattern.name}` {how}; its evidence proved the old claim, not this one",

@@ -124,10 +124,12 @@ def test_the_claim_is_the_whole_line_less_what_the_wrap_writes_of_it():
             "[-> drop the cap in outages] [<- backoff, jitter] "
             "[derives from q, demoted 2026-12-01: re-check] [demoted 2026-12-02: load grew (ep-9)]")
     pattern = parse_pattern(line)
-    text = claim_text(pattern, demoted=lambda name: name == "q")
+    text = claim_text(pattern, demoted=lambda name: name == "q", named=lambda name: name in ("backoff", "jitter"))
     assert "except payments" in text and "payments never cap" in text and "drop the cap in outages" in text
     assert "backoff" not in text and "derives from" not in text and "load grew" not in text
     assert "derives from q" in claim_text(pattern)  # a note naming no demoted pattern is prose like any other
+    assert "<- backoff, jitter" in claim_text(pattern, named=lambda name: name == "backoff")  # a link naming
+    # what no pattern is called is a sentence (`[-> never-cap-retries]`), read as words
 
 
 def test_what_a_reader_sees():

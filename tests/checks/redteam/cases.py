@@ -3826,3 +3826,97 @@ def an_append_after_a_store_line_without_its_final_newline_starts_a_new_line(lab
     store.write_bytes(store.read_bytes() + b"\n" + fresh.to_json().encode() + b"\n")
     lab.add()
     return lab.attempt("commit", "-q", "-m", "append")
+
+
+# ---- round 48: what a Proven (or raised) claim says, read more closely ----------------------------------------
+
+def proven_saying(lab: Lab, text: str) -> str:
+    """The Proven retry_budget made to say ``text`` in a setup commit (hooks skipped: scaffolding); its line."""
+    line = lab.line("!! retry_budget:")
+    lab.sub(line, line.replace("cap retries per request so an outage cannot multiply load", text))
+    lab.setup_commit("setup: the claim as the attack finds it")
+    return lab.line("!! retry_budget:")
+
+
+@case(V, "G404")
+def proven_claim_reversed_by_swapping_one_letter_names(lab):
+    line = proven_saying(lab, "read retries from replica B, never from replica A: A lags the provider load")
+    return edit_commit(lab, line, line.replace("replica B, never from replica A: A lags",
+                                               "replica A, never from replica B: B lags"))
+
+
+@case(V, "G404")
+def proven_claim_unit_case_changed(lab):
+    """`5MB` (megabytes) made `5Mb` (megabits, an eighth of it)."""
+    line = proven_saying(lab, "cap retried request bodies at 5MB so provider load stays flat")
+    return edit_commit(lab, line, line.replace("5MB", "5Mb"))
+
+
+@case(V, "G404")
+def proven_claim_power_flattened(lab):
+    """`10⁶` (a million) written `106`: NFKC reads the superscript as a plain digit."""
+    line = proven_saying(lab, "cap retries at 10⁶ requests per day so provider load stays flat")
+    return edit_commit(lab, line, line.replace("10⁶", "106"))
+
+
+@case(L)
+def proven_claim_unit_written_apart(lab):
+    """`5MB` written `5 MB` says the same, as `90 %` is `90%`."""
+    line = proven_saying(lab, "cap retried request bodies at 5MB so provider load stays flat")
+    return edit_commit(lab, line, line.replace("5MB", "5 MB"))
+
+
+@case(V, "G404")
+def proven_claim_one_letter_makes_another_word_its_evidence_uses(lab):
+    """`retry` is a word the claim's evidence uses: `retry` made `retro` is no typo fixed."""
+    line = proven_saying(lab, "a retry budget per request keeps provider load flat")
+    return edit_commit(lab, line, line.replace("a retry budget", "a retro budget"))
+
+
+@case(L)
+def proven_claim_typo_fixed_and_plural_made(lab):
+    """A word the evidence never uses is a typo (`reqeust`); an ending is a word's own (`burst`, `bursts`)."""
+    line = proven_saying(lab, "a retry budget per reqeust held in 503 burst")
+    return edit_commit(lab, line, line.replace("reqeust", "request").replace("burst", "bursts"))
+
+
+@case(V, "G404")
+def proven_claim_arrow_turned_around(lab):
+    line = proven_saying(lab, "retry storms -> provider load multiplied")
+    return edit_commit(lab, line, line.replace("->", "<-"))
+
+
+@case(V, "G404")
+def proven_claim_comparison_flipped(lab):
+    line = proven_saying(lab, "keep retries < 3 per request so provider load stays flat")
+    return edit_commit(lab, line, line.replace("< 3", "> 3"))
+
+
+@case(V, "G404")
+def proven_claim_gains_prose_written_as_a_link(lab):
+    """`[-> never-cap-retries]` names no pattern: it is a sentence, read as its words."""
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + " [-> never-cap-retries]")
+
+
+@case(L)
+def proven_claim_links_to_a_pattern(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + " [-> p01]")
+
+
+@case(V, "G209")
+def raised_claim_arrow_turned_around(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="retries without a budget -> provider load multiplied"))
+    lab.setup_commit("setup: p01 at 2x, an arrow in its claim")
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("->", "<-"))
+
+
+@case(L)
+def raised_claim_compressed_into_an_arrow(lab):
+    """FlowScript compression writes `->` for `leads to`: the claim's direction kept, nothing new said."""
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="retries without a budget lead to multiplied provider load"))
+    lab.setup_commit("setup: p01 at 2x")
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("lead to", "->"))
