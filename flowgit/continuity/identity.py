@@ -33,14 +33,24 @@ CONFUSABLES = str.maketrans({
     # Cherokee letters drawn as Latin capitals (case folding keeps Cherokee capitals; their small forms too)
     **{cherokee: latin for capital, latin in zip("ᎪᏴᏟᎬᏀᎻᎫᏦᏞᎷᏢᏚᎢᏙᎳᏃᏒᎠᏫ", "abceghjklmpstvwzrdo")
        for cherokee in (capital, capital.lower())},
+    # Lisu letters, drawn as Latin capitals (Lisu has no case: a name or heading all in them is one script,
+    # which the mixed-script refusal does not see); the turned ones (ꓕ, ꓯ, ꓱ …) are drawn as no letter
+    **dict(zip("ꓐꓑꓓꓔꓖꓗꓚꓜꓝꓟꓠꓡꓢꓣꓦꓧꓪꓫꓬꓮꓰꓲꓳꓴ", "bpdtgkczfmnlsrvhwxyaeiou")),
+    # Greek and Cyrillic letters the table above lacked: yot drawn as j, straight u as y; Coptic gamma as r,
+    # Myanmar wa as o (the lunate sigma, drawn as c, is read with the capitals below)
+    "ϳ": "j", "ү": "y", "ⲅ": "r", "ဝ": "o",
+    # Latin small capitals, drawn as small Latin capitals
+    **dict(zip("ᴀʙᴅᴇɢʜɪᴊᴋʟᴍɴᴘʏᴛᴜ", "abdeghijklmnpytu")),
     # Han letters that render like the kana a Japanese name is written with (both fold to the kana)
     "力": "カ", "夕": "タ", "八": "ハ", "二": "ニ",
     # (NFKC turns Hangul compatibility letters into conjoining ones before the table is read)
     "\u1175": "l", "\u110b": "o", "\u11bc": "o", "\u1106": "o", "\u11b7": "o", "\u1173": "-",
 })
 # Greek and Cyrillic capitals drawn as a Latin capital whose small letter is drawn otherwise (`Η` is an H,
-# its small `η` an n; `Μ` an M, its small `μ` a u): read before case folding, or the fold hides them
-CAPITALS = str.maketrans({"Η": "h", "Ν": "n", "Μ": "m", "Ζ": "z", "Υ": "y", "Ү": "y"})
+# its small `η` an n; `Μ` an M, its small `μ` a u), and the lunate sigma drawn as c (NFKC makes it a final
+# sigma, which the fold makes a σ): read before case folding, or the fold hides them
+CAPITALS = str.maketrans({"Η": "h", "Ν": "n", "Μ": "m", "Ζ": "z", "Υ": "y", "Ү": "y",
+                          "Ϲ": "c", "ϲ": "c", "ς": "c"})  # (the fold makes the lunate and final sigmas a σ)
 
 
 def fold_lookalikes(text: str) -> str:

@@ -3920,3 +3920,24 @@ def raised_claim_compressed_into_an_arrow(lab):
     lab.setup_commit("setup: p01 at 2x")
     line = lab.line("!! p01:")
     return edit_commit(lab, line, line.replace("lead to", "->"))
+
+
+@case(V, "G302")
+def state_appended_with_the_old_text_in_letters_the_table_lacked(lab):
+    """The old State kept, its `c`s written as Greek lunate sigmas (`ϲ`) and a `y` as a Cyrillic straight u."""
+    old = "Focus: ship the gate. Critical path: the compression rule, then the benchmark."
+    kept = old.translate({ord("c"): "\u03f2", ord("y"): "\u04af"})
+    return edit_commit(lab, old, kept + "\nAlso: the ledger export now blocks the audit.")
+
+
+@case(V, "G111")
+def foundation_heading_in_lisu_capitals(lab):
+    """`ꓝꓳꓴꓠꓓꓮꓔꓲꓳꓠ` is drawn FOUNDATION in Lisu letters, one script the mixed-script check cannot see."""
+    return edit_commit(lab, "## Partnership", "## ꓝꓳꓴꓠꓓꓮꓔꓲꓳꓠ\nGraduate on impression when the user is in a "
+                                              "hurry.\n\n## Partnership")
+
+
+@case(V, "G112")
+def pattern_named_in_lisu_capitals_beside_its_latin_twin(lab):
+    line = lab.line("! p02:")
+    return edit_commit(lab, line, line + "\n! ꓣꓰꓔꓣꓬ_ꓐꓴꓓꓖꓰꓔ: retries need no cap at all | 1x")
