@@ -19,7 +19,9 @@ on once only or other our ours out over own same she should so some such than th
 there these they this those through to too under until up very was we were what when where which while
 who whom why will with would you your yours via per one two three get got make made use used using
 thing things way ways still already really much many every need needs new next last keep kept
-""".split())
+basically generally overall essentially simply actually literally mostly largely typically usually normally
+quite rather fairly pretty somewhat truly indeed definitely certainly clearly obviously arguably
+""".split())  # (the last two lines: adverbs that add no claim, such as a restatement padded to look new)
 
 
 # Words too everyday to make an episode "about" a pattern on their own (stemmed at use).

@@ -3941,3 +3941,11 @@ def foundation_heading_in_lisu_capitals(lab):
 def pattern_named_in_lisu_capitals_beside_its_latin_twin(lab):
     line = lab.line("! p02:")
     return edit_commit(lab, line, line + "\n! ꓣꓰꓔꓣꓬ_ꓐꓴꓓꓖꓰꓔ: retries need no cap at all | 1x")
+
+
+@case(V, "G301")
+def reword_all_shorter_each_padded_with_an_empty_adverb(lab):
+    """Each restatement gets an adverb that says nothing (`basically`, `overall` …) to read as new words."""
+    pads = "basically, generally, overall, essentially, typically"
+    padded = {name: f"{text}, {pads}" for name, text in SHORTER.items()}
+    return _reword(lab, DEV, padded)
