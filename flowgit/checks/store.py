@@ -58,9 +58,11 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
 
     from flowgit.episodes import parse_ts
 
+    from flowgit.checks.context import ID_RE
+
     latest = ctx.when + timedelta(seconds=AHEAD_SECONDS) if ctx.when is not None else None
     seen: Counter[str] = Counter()
-    ahead = []
+    ahead, disguised = [], []
     for raw in added.split(b"\n"):
         try:
             data = json.loads(raw) if raw.strip() else None
@@ -68,6 +70,9 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
             continue  # (not an episode: G702)
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             continue
+        plain = ID_RE.search(raw)
+        if plain is None or plain.group(1).decode("utf-8", "replace") != data["id"]:
+            disguised.append(data["id"])
         seen[data["id"]] += 1
         ts = parse_ts(data["ts"]) if isinstance(data.get("ts"), str) else None
         if latest is not None and ts is not None and ts > latest:
@@ -76,6 +81,13 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
         yield Finding("G703", "store-append-only", "error", ctx.store_path, _line_of(ctx, ident),
                       f"two appended lines carry episode {ident}: one episode is recorded once (a reader may take "
                       "either line for it)", "keep one line per episode; record something new with a new text")
+    for ident in disguised[:5]:
+        yield Finding("G706", "store-append-only", "error", ctx.store_path, _line_of_id(ctx, ident),
+                      f"an appended line holds episode {ident!r} with its `id` spelled so that a plain "
+                      '`"id": "…"` does not show it (a key or a value written with escapes, or two `id` keys): '
+                      "the store's lookups find episodes by that plain form, so a restatement of it would pass "
+                      "for a new episode and readers would disagree on which line records it",
+                      "write the line as `flowgit episode add` does (`{\"id\": \"ep-…\", …}`)")
     for ident, ts in ahead[:5]:
         yield Finding("G705", "store-append-only", "error", ctx.store_path, _line_of(ctx, ident),
                       f"episode {ident} is dated {ts}, after this commit ({ctx.when:%Y-%m-%dT%H:%M:%SZ}): an "
@@ -83,6 +95,22 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
                       "recorded later (after a demotion, say)",
                       "record it with the time it is recorded (`flowgit episode add` without --ts), or commit it "
                       "once that time has come")
+
+
+def _line_of_id(ctx: CheckContext, ident: str) -> int | None:
+    """The store line number of the first appended line whose JSON holds episode ``ident`` however spelled."""
+    import json
+
+    start = len(ctx.new_store) - len(ctx.appended_store)
+    first = ctx.new_store[:start].count(b"\n") + 1
+    for offset, raw in enumerate(ctx.appended_store.split(b"\n")):
+        try:
+            data = json.loads(raw) if raw.strip() else None
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get("id") == ident:
+            return first + offset
+    return None
 
 
 def _line_of(ctx: CheckContext, ident: str) -> int | None:

@@ -3949,3 +3949,38 @@ def reword_all_shorter_each_padded_with_an_empty_adverb(lab):
     pads = "basically, generally, overall, essentially, typically"
     padded = {name: f"{text}, {pads}" for name, text in SHORTER.items()}
     return _reword(lab, DEV, padded)
+
+
+def _append_raw(lab: Lab, *lines: str) -> None:
+    with lab.path(STORE).open("a", encoding="utf-8") as out:
+        out.write("".join(line + "\n" for line in lines))
+
+
+@case(V, "G706")
+def an_episode_whose_id_key_is_escaped_so_a_later_restatement_passes(lab):
+    """`{"\\u0069d": …}` is valid JSON and a valid episode, but no lookup finds it: committed first, its
+    restatement with another agent and time (G703's case) would pass as new."""
+    import json
+
+    line = json.dumps(raw_episode("the cache served balances during the outage", "s9", "agent-a"))
+    _append_raw(lab, line.replace('"id"', '"\\u0069d"', 1))
+    return lab.commit()
+
+
+@case(V, "G706")
+def an_episode_with_two_id_keys(lab):
+    import json
+
+    first = raw_episode("the cache served balances during the outage", "s9", "agent-a")
+    line = json.dumps(first)[:-1] + ', "id": "ep-000000000000"}'
+    _append_raw(lab, line)
+    return lab.commit()
+
+
+@case(V, "G706")
+def an_episode_whose_id_value_is_escaped(lab):
+    import json
+
+    first = raw_episode("the cache served balances during the outage", "s9", "agent-a")
+    _append_raw(lab, json.dumps(first).replace(first["id"], "\\u0065" + first["id"][1:], 1))
+    return lab.commit()
