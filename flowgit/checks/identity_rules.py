@@ -254,7 +254,7 @@ def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.old is None:
         return  # a first commit adopts a memory as it stands
     from flowgit.checks.claims import claim_tokens
-    from flowgit.checks.recognition import judged_lines
+    from flowgit.checks.recognition import CODE_SPAN_RE, judged_lines
     from flowgit.continuity.document import COMMENT_RE
 
     lines = ctx.new.lines
@@ -266,8 +266,10 @@ def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
         held = None  # (HEAD's lines, read only when a line that is not a pattern is judged: most never are)
         for index in judged_lines(ctx, section):
             line = lines[index]
-            if not line.strip() or parse_pattern(line) is not None or looks_like_pattern_loose(line):
-                continue  # (a pattern look-alike is G110's to name)
+            if not line.strip() or parse_pattern(line) is not None or \
+                    looks_like_pattern_loose(CODE_SPAN_RE.sub(" ", line)):
+                continue  # (a pattern look-alike is G110's to name; one only inside `code` G110 reads as an
+                # example, but in Proven a reader reads the line as proven knowledge all the same)
             said = tuple(word for word, _ in claim_tokens(line)) or (line.strip(),)  # (a tag alone says much)
             if (COMMENT_RE.match(line) and set(said) <= _guidance_words()) or _a_grouping_heading(line, said):
                 continue

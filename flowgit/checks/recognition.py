@@ -140,6 +140,13 @@ def _texts(doc, section) -> tuple[frozenset[str], frozenset[str]]:
     return doc.facts(section).derived("recognition.seen", _seen_texts)  # type: ignore[return-value]
 
 
+def _a_pattern_in_code(line: str) -> bool:
+    """Whether the line is, besides a bullet, one `code` span holding a whole pattern line: in a section of
+    patterns a reader reads it as one (an example is quoted inside a sentence, not as the line itself)."""
+    inner = re.fullmatch(r"\s*(?:[-*+]\s+)?`([^`]+)`\s*", line)
+    return inner is not None and parse_pattern(inner.group(1)) is not None
+
+
 def judged_lines(ctx: CheckContext, section, hidden: bool = False) -> list[int]:
     """:func:`_judged_lines_of` (asked by both recognition rules: worked out once per section and change)."""
     memo = ctx.memo
@@ -278,6 +285,12 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
             if not holds and line.lstrip().startswith("|"):
                 continue  # a table row in State or Action Items (`| speed | 2x |`): no pattern starts so
             shown = CODE_SPAN_RE.sub(" ", line)  # `! name: … | 1x` quoted in guidance is an example, not a pattern
+            if holds and _a_pattern_in_code(line):
+                yield Finding("G111", "recognition", "error", ctx.path, index + 1,
+                              f"{section.label}: a pattern line written as `code` is read as a pattern and "
+                              f"judged by no rule: \"{line.strip()[:60]}\"",
+                              "write it as a plain pattern line (it is then judged), or delete it")
+                continue
             if COMMENT_LINE_RE.match(line):
                 if looks_like_pattern_loose(shown):
                     yield Finding("G111", "recognition", "error", ctx.path, index + 1,

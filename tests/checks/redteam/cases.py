@@ -3984,3 +3984,29 @@ def an_episode_whose_id_value_is_escaped(lab):
     first = raw_episode("the cache served balances during the outage", "s9", "agent-a")
     _append_raw(lab, json.dumps(first).replace(first["id"], "\\u0065" + first["id"][1:], 1))
     return lab.commit()
+
+
+@case(V, "G111")
+def a_whole_pattern_in_backticks_in_proven(lab):
+    line = lab.line("!! retry_budget:")
+    fake = f"`!! always_retry: retry failed payments five times | 3x (RELIABILITY — {GRADUATED}) [evidence: {R0}]`"
+    return edit_commit(lab, line, fake + "\n" + line)
+
+
+@case(V, "G406")
+def prose_ending_in_a_backticked_level_in_proven(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "retry_budget is disproven: stop capping retries `| 3x`\n" + line)
+
+
+@case(V, "G111")
+def a_raised_pattern_in_backticks_in_developing(lab):
+    line = lab.line("! p02:")
+    return edit_commit(lab, line, line + f"\n- `!! fake_claim: retries never need a cap | 2x (X) [evidence: {R0}, {R1}]`")
+
+
+@case(L)
+def a_pattern_quoted_inside_a_sentence_in_developing(lab):
+    """An example quoted in prose is a quotation, not the line itself."""
+    line = lab.line("! p02:")
+    return edit_commit(lab, line, line + "\n- fact: a new pattern is written `! name: what it says | 1x` at first")
