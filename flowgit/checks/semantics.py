@@ -261,8 +261,23 @@ def appended(ctx: CheckContext, before, section) -> bool:
         new_flat = _without(new_flat, [w for q in quoted for w in _words_of_line(q)])
     if len(old_flat) < MIN_ADDED or len(new_flat) < len(old_flat) + MIN_ADDED:
         return False
+    if _kept_lines_words(old_lines, new_lines) > POINTER_WORDS:
+        return True  # more of the old text kept line for line than a pointer, and more text: a log that grows
     dropped = len(old_flat) - round(retained(old_flat, new_flat) * len(old_flat))
     return dropped <= _tweaks_allowed(len(old_flat))
+
+
+def _log_kept(ctx: CheckContext, before, section) -> bool:
+    """Whether a rewritten narrative keeps more of the old one, line for line, than the one short pointer
+    line the protocol keeps (three of four lines kept and the fourth replaced: a log that rolls on)."""
+    old_lines = _body_lines(ctx.old, before)
+    return len(old_lines) > 1 and _kept_lines_words(old_lines, _new_content(ctx, before, section)[0]) > POINTER_WORDS
+
+
+def _kept_lines_words(old_lines: tuple[str, ...], new_lines: tuple[str, ...]) -> int:
+    """Words of the old lines the new text keeps whole: dropping one line of four keeps the rest a log."""
+    held = set(new_lines)
+    return sum(len(line.split()) for line in old_lines if line in held)
 
 
 def _tweaks_allowed(words: int) -> int:
@@ -545,7 +560,7 @@ def append_not_rewrite(ctx: CheckContext) -> Iterator[Finding]:
         old, new = _prose(ctx.old, before), _new_prose(ctx, before, section)
         for text in _quoted(ctx, before):  # the other wrap's narrative, absorbed as the merge note asks
             new = " ".join(new.replace(text, " ").split())
-        if old and new != old and (old in new or appended(ctx, before, section)):
+        if old and new != old and (old in new or appended(ctx, before, section) or _log_kept(ctx, before, section)):
             yield Finding("G303", "append-not-rewrite", "error", ctx.path, section.heading + 1,
                           f"{section.label} contains the old narrative word for word plus new text: "
                           "it is REWRITTEN each wrap as one shape, never appended to",

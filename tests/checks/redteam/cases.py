@@ -4010,3 +4010,31 @@ def a_pattern_quoted_inside_a_sentence_in_developing(lab):
     """An example quoted in prose is a quotation, not the line itself."""
     line = lab.line("! p02:")
     return edit_commit(lab, line, line + "\n- fact: a new pattern is written `! name: what it says | 1x` at first")
+
+
+RECENT_FOUR = ("The cache work converged: balances now come from the cache before the provider is asked.\n"
+               "Staging ran the breaker with five failures and a thirty second half-open window all week.\n"
+               "Idempotency keys stayed at two sessions of evidence; a third independent session is missing.\n"
+               "The ledger export was parked until the auditors say which snapshot they want to read.")
+
+
+@case(V, "G303")
+def recent_context_keeps_three_of_four_lines_and_grows(lab):
+    """Dropping one line of four keeps the other three word for word (over sixty words, far past the one
+    short pointer line the protocol keeps): the narrative grows as a log."""
+    old = "We spent the week on the document model. The round trip held on every fixture."
+    lab.sub(old, RECENT_FOUR)
+    lab.setup_commit("setup: a four-line Recent Context")
+    kept = RECENT_FOUR.splitlines()[:3]
+    return edit_commit(lab, RECENT_FOUR, "\n".join(kept) + "\nThis session shipped the breaker to production "
+                                                           "and started on the nightly ledger export job.")
+
+
+@case(L)
+def recent_context_rewritten_keeping_one_pointer_line(lab):
+    old = "We spent the week on the document model. The round trip held on every fixture."
+    lab.sub(old, RECENT_FOUR)
+    lab.setup_commit("setup: a four-line Recent Context")
+    pointer = RECENT_FOUR.splitlines()[2]
+    return edit_commit(lab, RECENT_FOUR, "The breaker went to production with the staging thresholds; the "
+                                         "ledger export became a nightly batch job for the auditors.\n" + pointer)
