@@ -6,7 +6,7 @@ import json
 
 from flowgit.config import Config
 from flowgit.dates import option_date, today
-from flowgit.output import counted
+from flowgit.output import counted, terminal_safe
 from flowgit.wrap.candidates import Candidates, gather_candidates
 from flowgit.wrap.run import WrapResult
 from flowgit.wrap.schema import SCHEMA
@@ -23,6 +23,8 @@ def render_wrap(result: WrapResult) -> str:
     out += _attention(result)
     for refusal in result.refused:
         out.append(f"refused: {refusal.sentence()}")
+        if refusal.written:  # the edit's line went back to what HEAD had: show it, so nothing typed is lost
+            out.append(f"  put back; your line was: {terminal_safe(refusal.written)}")
     for ignored in result.ignored:
         out.append(f"ignored: {ignored}")
     for note in result.notes:

@@ -30,10 +30,11 @@ class Refusal:
     level: int
     reasons: tuple[str, ...]
     codes: tuple[str, ...] = ()  # the gate's codes for the same problems (G101 …), so both speak alike
+    written: str = ""  # a hand edit's line as it was written, before it was put back (nothing typed is lost)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "op": self.op, "stays_at": self.level, "reasons": list(self.reasons),
-                "codes": list(self.codes)}
+                "codes": list(self.codes), "written": self.written or None}
 
     def sentence(self) -> str:
         codes = f" [{', '.join(self.codes)}]" if self.codes else ""

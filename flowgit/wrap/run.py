@@ -228,7 +228,8 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
         if not problems:
             continue
         outcome.refused.append(Refusal(p.name, AS_OPERATION.get(event.kind, event.kind),
-                                       old.pattern.level if old else 1, tuple(problems), codes))
+                                       old.pattern.level if old else 1, tuple(problems), codes,
+                                       strip_eol(outcome.doc.lines[at.line])))
         outcome.doc = _revert(outcome.doc, at.line, old, inputs.head_doc)
     return outcome
 
@@ -251,7 +252,8 @@ def _check_hand_demotion(outcome: Outcome, old, event: PatternEvent, episodes: d
     at = pattern_map(outcome.doc).get(event.name)
     if not problems or at is None:
         return
-    outcome.refused.append(Refusal(event.name, "demote", old.pattern.level, tuple(problems)))
+    outcome.refused.append(Refusal(event.name, "demote", old.pattern.level, tuple(problems),
+                                   written=strip_eol(outcome.doc.lines[at.line])))
     outcome.doc = _revert(outcome.doc, at.line, old, head)
 
 

@@ -130,6 +130,9 @@ def test_the_immune_system_refusals_carry_the_gates_codes(run, rich_repo, mode):
             {"op": "increment", "name": "cache_first", "evidence": ["ep-000000000000"]}]}, "--json", "--dry-run")
         assert partly.code == 0 and json.loads(partly.out)["refused"], partly.out  # the rest would commit
     assert data["refused"][0]["op"] == "increment"  # named as the plan operation, whichever mode made it
-    if mode == "hand":  # people see the same refusal and code
+    if mode == "hand":  # people see the same refusal and code, and the line as they wrote it (put back)
+        assert data["refused"][0]["written"].startswith("!! cache_first: serve balances from cache")
         human = run(rich_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26")
         assert human.code == 3 and "refused: `cache_first`" in human.out and "[G101]" in human.out
+        assert "put back; your line was: !! cache_first: serve balances from cache before the provider | 2x " \
+               "(PERF)\n" in human.out
