@@ -353,9 +353,10 @@ def _missing_dirs(base: Path, rels: list[str]) -> list[str]:
     return out
 
 
-def unreachable(exe: str) -> list[str]:
+def unreachable(exe: str, explicit: bool = True) -> list[str]:
     """Why hooks that run ``exe`` by name would not find it ([] when they would): the agent runs them with
-    its own PATH, and a flowgit installed in a project's virtualenv is not on it."""
+    its own PATH, and a flowgit installed in a project's virtualenv is not on it. The default ``flowgit``
+    found in a virtualenv this shell activated is that case too (``explicit``: the user named it)."""
     import shlex
     import shutil
     import sys
@@ -372,6 +373,11 @@ def unreachable(exe: str) -> list[str]:
     found = shutil.which(program)
     if found is None:
         return [f"`{program}` is not on PATH, so the hooks written would not run: give its full path ({fix})"]
+    venv = Path(found).parent.parent
+    if not explicit and "/" not in program and (venv / "pyvenv.cfg").is_file():
+        return [f"`{program}` is found in the virtualenv {venv}, on this shell's PATH (activated here): the agent "
+                f"runs hooks with its own PATH, which holds it only when the agent starts from an activated "
+                f"shell; give its full path (--exe {shlex.quote(found)}), or `--exe {program}` to keep the name"]
     return _not_flowgit(exe, fix)
 
 
@@ -400,7 +406,7 @@ def command_of(exe: str) -> str:
     return shlex.quote(exe) if exe.strip() == exe and Path(exe).is_file() else exe
 
 
-def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupReport:
+def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_exe: bool = True) -> SetupReport:
     """Install (or bring up to date) flowgit's skills, commands and hooks under ``base``."""
     from flowgit.resources import template
 
@@ -423,7 +429,7 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False) -> SetupRe
         report.changes.append(Change(rel, "create" if have is None else "update", _diff(rel, have, want)))
         writes[base / rel] = want
         manifest["files"][rel] = _sha(want)
-    report.warnings += unreachable(exe)
+    report.warnings += unreachable(exe, explicit_exe)
     if report.warnings and not dry_run:  # hooks that cannot run would fail at every session start: write none
         raise FlowgitError(report.warnings[0] + "; nothing was written", path="--exe",  # (what to change)
                            fix="run it again with the full path, or with flowgit on the PATH the agent runs "

@@ -214,7 +214,8 @@ def setup_claude(ctx: click.Context, user: bool, project: bool, dry_run: bool, r
     if remove:
         report = claude_setup.remove(base, scope, dry_run=dry_run)
     else:
-        report = claude_setup.setup(base, scope, exe, dry_run=dry_run)
+        explicit = ctx.get_parameter_source("exe") is not click.core.ParameterSource.DEFAULT
+        report = claude_setup.setup(base, scope, exe, dry_run=dry_run, explicit_exe=explicit)
     emit(report, as_json, cmd.render)
 
 

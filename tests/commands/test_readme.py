@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -38,10 +39,15 @@ def test_the_readme_test_command_is_what_ci_runs():
     assert ".venv/bin/python -m pytest" in command and ".venv/bin/python -m pytest" in ci
 
 
-def test_use_it_with_claude_code_is_one_command_that_works(repo):
+def test_use_it_with_claude_code_is_one_command_that_works(repo, tmp_path):
     (command,) = [b.strip() for b in blocks("Use it with Claude Code", "sh")]
     assert command == "flowgit setup claude"
-    res = subprocess.run(shlex.split(command), cwd=repo, env=hook_env(), capture_output=True, text=True, timeout=60)
+    installed = tmp_path / "bin"  # flowgit as an installer puts it on PATH (pipx links its console script)
+    installed.mkdir()
+    (installed / "flowgit").symlink_to(BIN / "flowgit")
+    env = hook_env()
+    env["PATH"] = os.pathsep.join([str(installed)] + [p for p in env["PATH"].split(os.pathsep) if p != str(BIN)])
+    res = subprocess.run(shlex.split(command), cwd=repo, env=env, capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
     assert (repo / ".claude" / "skills" / "flowgit-wrap" / "SKILL.md").is_file()
 

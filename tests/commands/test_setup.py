@@ -22,12 +22,33 @@ SKILL_NAME = re.compile(r"^[a-z0-9-]{1,64}$")
 
 
 @pytest.fixture(autouse=True)
-def flowgit_on_path(monkeypatch):
-    """As for a user who installed flowgit: its console script on PATH (setup refuses hooks that cannot run)."""
+def flowgit_on_path(monkeypatch, tmp_path_factory):
+    """As for a user who installed flowgit (as pipx does it): its console script linked into a directory on
+    PATH that is no virtualenv's (setup refuses hooks that cannot run, and a flowgit found only because a
+    virtualenv is activated in this shell)."""
     import os
     import sys
 
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    installed = tmp_path_factory.mktemp("bin")
+    (installed / "flowgit").symlink_to(Path(sys.executable).parent / "flowgit")
+    monkeypatch.setenv("PATH", f"{installed}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def test_a_flowgit_found_in_an_activated_virtualenv_is_refused_by_default_and_kept_when_named(run, project,
+                                                                                           monkeypatch):
+    """The agent starts hooks with its own PATH: the virtualenv this shell activated is not on it."""
+    import os
+    import sys
+
+    venv_bin = Path(sys.executable).parent
+    monkeypatch.setenv("PATH", f"{venv_bin}{os.pathsep}{os.environ.get('PATH', '')}")
+    before = tree_digest(project)
+    res = run(project, "setup", "claude", "--json")
+    error = json.loads(res.out)["error"]
+    assert res.code == 2 and "in the virtualenv" in error["message"] and error["option"] == "--exe"
+    assert f"--exe {venv_bin / 'flowgit'}" in error["message"] and "nothing was written" in error["message"]
+    assert tree_digest(project) == before
+    assert run(project, "setup", "claude", "--exe", "flowgit").code == 0  # named: the user's choice
 
 
 def validate_settings(settings: dict) -> dict[str, list[str]]:
@@ -93,8 +114,11 @@ def test_setup_warns_when_the_hooks_could_not_find_flowgit(run, project, monkeyp
                                 f"path (--exe {here})"]
     full = json.loads(run(project, "setup", "claude", "--dry-run", "--json", "--exe", str(here)).out)
     assert full["warnings"] == []
-    monkeypatch.setenv("PATH", f"{here.parent}:/usr/bin:/bin")
-    assert json.loads(run(project, "setup", "claude", "--dry-run", "--json").out)["warnings"] == []
+    monkeypatch.setenv("PATH", f"{here.parent}:/usr/bin:/bin")  # the virtualenv activated in this shell
+    warned = json.loads(run(project, "setup", "claude", "--dry-run", "--json").out)["warnings"]
+    assert len(warned) == 1 and "is found in the virtualenv" in warned[0] and f"--exe {here}" in warned[0]
+    assert json.loads(run(project, "setup", "claude", "--dry-run", "--json", "--exe", "flowgit").out)[
+        "warnings"] == []
 
 
 def test_user_setup_goes_to_home_or_claude_config_dir(run, project, tmp_path, monkeypatch):
@@ -370,7 +394,7 @@ def test_setup_again_with_another_exe_replaces_its_hooks_instead_of_doubling_the
 
     here = Path(sys.executable).parent / "flowgit"
     monkeypatch.setenv("PATH", f"{here.parent}:/usr/bin:/bin")
-    assert run(project, "setup", "claude").code == 0
+    assert run(project, "setup", "claude", "--exe", "flowgit").code == 0
     res = run(project, "setup", "claude", "--exe", str(here))
     assert res.code == 0, res.err
     hooks = validate_claude_dir(project / ".claude")
