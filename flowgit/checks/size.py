@@ -17,14 +17,15 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
     old_chars = len(ctx.old.text)
     staged = ctx.new_patterns  # a pattern gone from the staged file is one that changed
     archived = sum(len(ctx.old.lines[at.line]) for name, at, _ in ctx.old_pattern_changes if name not in staged)
-    base = old_chars - archived - _done_items_removed(ctx) - _replaced_shrink(ctx)
+    base = old_chars - archived - _done_items_removed(ctx) - _replaced_shrink(ctx) - _merge_notes_dropped(ctx)
     new_chars = len(ctx.new.text)
     limit = ctx.cfg.budgets.shrink_max
     if base > 0 and (base - new_chars) / base > limit:
         yield Finding("G501", "catastrophic-shrink", "error", ctx.path, None,
                       f"the file shrank {100 * (base - new_chars) / base:.0f}% (from {base:,} to {new_chars:,} "
-                      f"characters; archived patterns, removed done Action Items and what State and Top of Mind "
-                      f"lost by being replaced aside); more than {limit:.0%} is over-compression",
+                      f"characters; archived patterns, removed done Action Items, absorbed merge notes and what "
+                      f"State and Top of Mind lost by being replaced aside); more than {limit:.0%} is "
+                      f"over-compression",
                       "compress for density, not size: restore what was lost outside State and Top of Mind "
                       "(git show HEAD:" + ctx.path + ")")
 
@@ -40,6 +41,22 @@ def _replaced_shrink(ctx: CheckContext) -> int:
         now = ctx.new.facts(section).derived("size.content_chars", _content_chars)
         lost += max(0, was - now)  # type: ignore[operator]
     return lost
+
+
+def _merge_notes_dropped(ctx: CheckContext) -> int:
+    """Characters of the merge notes HEAD held (``# flowgit merge:`` and the other wrap's text quoted ``# | ``)
+    that the change drops: a merge leaves them for the next wrap to absorb and then drop, as the note says,
+    and only a merge brings one (G304), so dropping them is the protocol, not over-compression. After many
+    merges they can be half the file."""
+    from collections import Counter
+
+    from flowgit.merge.notes import NOTE_LINES
+
+    if "# flowgit merge:" not in ctx.old.text and "# | " not in ctx.old.text:
+        return 0  # (most versions hold none: told by one search of the text, joined once)
+    held = Counter(line.rstrip("\r\n") for line in ctx.old.lines if line.startswith(NOTE_LINES))
+    kept = Counter(line.rstrip("\r\n") for line in ctx.new.lines if line.startswith(NOTE_LINES))
+    return sum(len(line) * count for line, count in (held - kept).items())
 
 
 KEPT_OVERLAP = 0.5  # content words a new item shares with a done one for it to be that item, kept

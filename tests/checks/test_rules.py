@@ -431,3 +431,24 @@ def test_an_open_item_sharing_words_does_not_keep_the_finished_ones(run, repo):
     stage(repo, SMALL.format(items="").replace("\n\n- write the runbook", "\n- ship the retry budget"))
     code, data, codes = check(run, repo)
     assert "G501" not in codes, data
+
+
+def test_merge_notes_absorbed_and_dropped_are_no_over_compression(run, repo):
+    """After many merges the other wraps' quoted narratives can be half the file: the next wrap absorbs them
+    and drops them, as the notes ask. The same text as plain narrative, wiped, is still over-compression."""
+    quoted = "\n".join(f"# | Step {i} moved the payment client onto the new provider with the retry budget."
+                       for i in range(30))
+    notes = ("\n\n## Recent Context\nThe migration went on.\n# flowgit merge: another wrap (ours 0123456789, "
+             "2026-12-01) also rewrote Recent Context; the newer wrap's text is above, the other's below.\n"
+             "# Absorb what still matters in the next wrap, then drop these lines.\n" + quoted)
+    committed_base(repo, SMALL.format(items="").replace("Focus: the migration.", "Focus: the migration." + notes))
+    stage(repo, SMALL.format(items="").replace("Focus: the migration.", "Focus: the migration.\n\n## Recent "
+                                                                       "Context\nThe migration moved every step."))
+    code, data, codes = check(run, repo)
+    assert "G501" not in codes, data
+    plain = notes.replace("# | ", "").replace("# flowgit merge:", "Merged:").replace("# Absorb", "Absorb")
+    committed_base(repo, SMALL.format(items="").replace("Focus: the migration.", "Focus: the migration." + plain))
+    stage(repo, SMALL.format(items="").replace("Focus: the migration.", "Focus: the migration.\n\n## Recent "
+                                                                       "Context\nThe migration moved every step."))
+    code, data, codes = check(run, repo)
+    assert "G501" in codes, data
