@@ -191,7 +191,7 @@ def _line_of(where: str, key: str) -> int | None:
         text = Path(where).read_text(encoding="utf-8", errors="replace")
     except (OSError, ValueError):
         return None
-    pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+    pattern = re.compile(rf"^\s*(?:[\"']?{re.escape(key)}[\"']?\s*=|\[\s*[\"']?{re.escape(key)}[\"']?\s*[\].])")
     return next((n for n, line in enumerate(text.splitlines(), 1) if pattern.match(line)), None)
 
 
@@ -213,6 +213,10 @@ def _known_keys(raw: dict[str, Any], where: str) -> None:
         if key in TOP_LEVEL_KEYS:
             continue
         table = next((cls.__name__.lower() for cls in (Budgets, Thresholds) if key in cls._field_defaults), None)
+        if key == "tool" and where.endswith(".flowgit.toml"):
+            raise _unknown_setting(key, TOP_LEVEL_KEYS, where, ".flowgit.toml takes the settings at its top "
+                                   "level: drop the `tool.flowgit.` prefix (`[thresholds]`, not "
+                                   "`[tool.flowgit.thresholds]`); the prefixed tables are pyproject.toml's")
         raise _unknown_setting(key, TOP_LEVEL_KEYS, where, f"put it under [{table}]" if table else None)
 
 

@@ -165,3 +165,16 @@ def test_a_configuration_that_is_no_regular_file_is_refused_not_taken_as_absent(
     (repo / ".flowgit.toml").mkdir()
     with pytest.raises(FlowgitError, match="not a regular file"):
         load_config(repo)
+
+
+def test_the_pyproject_tables_pasted_into_flowgit_toml_say_to_drop_the_prefix(tmp_path):
+    """The README shows `[tool.flowgit]` for pyproject.toml; pasted into .flowgit.toml, the error names the line
+    and the fix (the settings stand at the top level there)."""
+    from flowgit.config import load_config
+    from flowgit.errors import FlowgitError
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".flowgit.toml").write_text('# pasted\n[tool.flowgit.thresholds]\nstale_proven_days = 30\n')
+    with pytest.raises(FlowgitError) as info:
+        load_config(tmp_path)
+    assert info.value.line == 2 and "drop the `tool.flowgit.` prefix" in info.value.fix
