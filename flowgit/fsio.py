@@ -22,6 +22,10 @@ def decode_text(data: bytes, path: str | Path, *, max_bytes: int = MAX_TEXT_BYTE
         raise UnreadableText(
             f"file is {len(data):,} bytes, over the {max_bytes:,}-byte limit for a continuity file",
             path=path, fix="archive old sections, or raise the limit with max_file_bytes in config")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):
+        raise UnreadableText("is UTF-16 or UTF-32 text (its byte order mark says so), not UTF-8", path=path,
+                           fix="re-save it as UTF-8; if git checks it out so, a `working-tree-encoding` attribute "
+                               "in .gitattributes asks for it: remove that attribute for the file")
     if b"\x00" in data[:8192]:
         raise UnreadableText("looks like a binary file, not markdown text", path=path,
                            fix="point flowgit at the continuity markdown file")

@@ -33,3 +33,16 @@ def test_atomic_write_writes_through_a_symlink(tmp_path):
     atomic_write(link, "new\n")
     assert link.is_symlink() and real.read_text() == "new\n"
 
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_utf16_file_names_its_encoding_and_the_attribute_that_checks_it_out_so(encoding):
+    """`working-tree-encoding=UTF-16LE-BOM` in .gitattributes checks the file out as UTF-16: "binary" told
+    neither the cause nor the fix."""
+    from flowgit.errors import UnreadableText
+    from flowgit.fsio import decode_text
+
+    data = ("\ufeff" if encoding == "utf-16-be" else "").encode(encoding) + "## Current State\n".encode(encoding)
+    with pytest.raises(UnreadableText) as info:
+        decode_text(data, "CONTINUITY.md")
+    assert "UTF-16 or UTF-32" in info.value.message and "working-tree-encoding" in info.value.fix
