@@ -194,7 +194,9 @@ def pushed_range(range_text: str | None, exclude: tuple[str, ...]
 
 
 def render_audit(report: AuditReport) -> str:
-    lines = [f.format() for f in report.findings]
+    lines = [f.format() + (f"\n    fix: {f.fix}" if f.fix else "") for f in report.findings]
+    if report.errors:  # a finding of a commit already made is repaired by a commit on top of it
+        lines.append("  (each is in a commit already made: repair it in a new commit, as its fix says)")
     overrides = sum(1 for f in report.findings if f.code == "A301")
     let_through = sum(1 for f in report.findings if f.severity == "notice" and f.code != "A301")
     verdict = "clean" if report.ok else f"{len(report.errors)} finding(s)" if report.errors else "incomplete"

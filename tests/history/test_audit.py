@@ -66,6 +66,8 @@ def test_no_verify_is_caught(run, based):
     assert data["findings"][0]["pattern"] == "p01"  # a pattern rule's finding names its pattern, to filter by
     human = run(based, "audit", "--range", "base..HEAD")
     assert human.code == 1 and f"{bad[:12]}" in human.out and "G101 [ungrounded-graduation]" in human.out
+    assert f"\n    fix: {data['findings'][0]['fix']}\n" in human.out  # as `flowgit check` says it
+    assert "repair it in a new commit" in human.out
 
 
 def test_amend_is_judged_against_the_real_parent(run, based):
