@@ -128,7 +128,8 @@ def preflight(root: Path, *, locked: bool = False) -> None:
     dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
     if dirty.strip():
         raise FlowgitError("uncommitted changes: " + ", ".join(ln[3:] for ln in dirty.splitlines()[:5]),
-                           path=root, fix="wrap or commit them first (`flowgit wrap`), or stash them")
+                           path=root, fix="commit them first (the continuity file and the store with `flowgit "
+                                          "wrap`, any other file with `git commit`), or stash them (`git stash`)")
 
 
 def settle_interrupted_sync(root: Path) -> None:

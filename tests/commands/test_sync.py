@@ -291,6 +291,7 @@ def test_sync_refuses_to_start_on_uncommitted_changes_or_mid_merge(tmp_path, rem
     (a / "CONTINUITY.md").write_text(BASE + "\nmore\n")
     res = run(a, "sync")
     assert res.code == 2 and "uncommitted changes: CONTINUITY.md" in res.err
+    assert "any other file with `git commit`" in res.err  # (a README edited is no wrap's to commit)
     git(a, "checkout", "--", "CONTINUITY.md")
     (Path(git(a, "rev-parse", "--absolute-git-dir").strip()) / "MERGE_HEAD").write_text(head(a) + "\n")
     res = run(a, "sync")
