@@ -86,7 +86,9 @@ def run_candidates(cfg: Config, session: str | None, day: str | None) -> Candida
 
 
 def render_candidates(c: Candidates) -> str:
-    out = [f"{len(c.session_episodes)} episode(s) from this session"]
+    out = [f"{len(c.session_episodes)} episode(s) from session {c.session}" if c.session else
+           f"{len(c.session_episodes)} episode(s) recorded since the last commit, any session's (no session "
+           "given: --session or FLOWGIT_SESSION names one)"]
 
     def block(title: str, rows: list[str]) -> None:
         out.append(f"\n{title}:" + ("" if rows else " none"))

@@ -39,9 +39,11 @@ class Candidates:
     demotion: list[dict] = field(default_factory=list)
     stale: list[Stale] = field(default_factory=list)
     overdue: list[dict] = field(default_factory=list)
+    session: str | None = None  # whose episodes these are; None: the episodes recorded since HEAD, any session's
 
     def to_dict(self) -> dict:
-        return {"session_episodes": [e.id for e in self.session_episodes], "fired_again": self.fired_again,
+        return {"session": self.session, "session_episodes": [e.id for e in self.session_episodes],
+                "fired_again": self.fired_again,
                 "ready_to_graduate": self.ready_to_graduate, "not_yet": self.not_yet,
                 "near_duplicates": self.near_duplicates, "demotion": self.demotion,
                 "stale": [s.to_dict() for s in self.stale], "overdue_actions": self.overdue}
@@ -162,5 +164,7 @@ def gather_candidates(cfg: Config, session: str | None, when: date) -> Candidate
     store = {**lookup(raw, cited), **{e.id: e for e in episodes}}
     batch = frozenset(appended) if held else frozenset()  # not yet committed: the next commit's batch
     thresholds = judging_config_at(cfg, head_sha(root)).thresholds
-    return find_candidates(doc, episodes, store, thresholds, when, blame_dates(root, cfg.continuity_rel),
-                           batch, store_weight(raw))
+    found = find_candidates(doc, episodes, store, thresholds, when, blame_dates(root, cfg.continuity_rel),
+                            batch, store_weight(raw))
+    found.session = session or None
+    return found

@@ -40,6 +40,7 @@ def test_a_demoted_pattern_needs_evidence_recorded_after_its_demotion(run, wrap_
     assert snapshot(wrap_repo) == before
     # candidates do not propose it either
     cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-27", "--json"))
+    assert cands["session"] is None and "no session given" in run(wrap_repo, "candidates", "--date", "2026-11-27").out
     assert "backoff_jitter" not in [x["name"] for x in cands["ready_to_graduate"]]
     # one new episode, recorded after the demotion: the discredited chain does not make up the rest
     fresh = {"type": "outcome", "content": "jittered backoff spread the retry waves again, batch jobs fixed",
@@ -55,6 +56,9 @@ def test_a_demoted_pattern_needs_evidence_recorded_after_its_demotion(run, wrap_
                  if "batch jobs fixed" in ln)
     # candidates say what the gate says (G208): one source since the demotion is not enough, not "none yet"
     cands = data_of(run(wrap_repo, "candidates", "--session", "sess-e", "--date", "2026-11-27", "--json"))
+    assert cands["session"] == "sess-e"
+    assert run(wrap_repo, "candidates", "--session", "sess-e", "--date", "2026-11-27").out.startswith(
+        f"{len(cands['session_episodes'])} episode(s) from session sess-e\n")
     (entry,) = [x for x in cands["not_yet"] if x["name"] == "backoff_jitter"]
     assert "only the evidence recorded since counts" in entry["lacks"][0], entry
     # a fresh chain, recorded after the demotion by other sessions and agents: now it may come back
