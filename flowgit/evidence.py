@@ -92,7 +92,7 @@ class Verdict:
         """Plain sentences naming exactly what is missing."""
         out = []
         if self.unknown:
-            out.append(f"cites episode(s) not in the store: {', '.join(self.unknown)}")
+            out.append(not_in_store(self.unknown))
         if self.unrelated:
             out.append(f"cites episode(s) not about `{self.pattern}` (no shared meaningful words): "
                        f"{', '.join(self.unrelated)}")
@@ -470,7 +470,7 @@ def independent_contradiction(p: Pattern, against: Iterable[str], episodes: Mapp
         return ["a demotion needs the contradicting episode: record it and cite it in `evidence`"]
     unknown = [i for i in ids if i not in episodes]
     if unknown:
-        return [f"cites episode(s) not in the store: {', '.join(unknown)}"]
+        return [not_in_store(unknown)]
     unsound = [i for i in ids if is_forged(episodes[i]) or (now is not None and _after(episodes[i], now))]
     if unsound and len(unsound) == len(ids):
         return [f"cites episode(s) whose id is not the hash of their content, or dated after the change: "
@@ -603,3 +603,16 @@ def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Ep
             f"carries {verdict.independent} independent episode(s) from {verdict.sources} source(s); "
             f"{max(level, 3) if in_proven else level}x needs {verdict.needed.independent} from "
             f"{verdict.needed.sources}"]
+
+
+def not_in_store(unknown) -> str:
+    """The sentence for cited ids the store lacks; one too short to be the start of an id says so (a plan
+    may name an episode by the start of its id, four characters or more after ``ep-``)."""
+    from flowgit.episodes import SHORTEST_START
+
+    short = [i for i in unknown if len(i.removeprefix("ep-")) < SHORTEST_START]
+    said = f"cites episode(s) not in the store: {', '.join(unknown)}"
+    if short:
+        said += (f" ({', '.join(f'`{i}`' for i in short)} too short to name one: give {SHORTEST_START} characters "
+                 "or more after `ep-`)")
+    return said

@@ -356,3 +356,12 @@ def test_the_cause_of_a_demotion_is_read_from_every_note_that_speaks_of_it():
     p = parse_pattern("! retry: retries multiply provider load | 2x (R) [evidence: ep-0123456789ab] "
                       "[demoted 2026-10-07: batch traffic broke it] [demoted-by: ep-cccccccccccc]")
     assert p is not None and contradictions(p) == {"ep-cccccccccccc"}
+
+
+def test_an_id_too_short_to_name_an_episode_says_so():
+    from flowgit.evidence import not_in_store
+
+    said = not_in_store(["ep-6e", "ep-000000000000"])
+    assert said.startswith("cites episode(s) not in the store: ep-6e, ep-000000000000")
+    assert "`ep-6e` too short to name one: give 4 characters or more after `ep-`" in said
+    assert "too short" not in not_in_store(["ep-000000000000"])
