@@ -800,7 +800,8 @@ def main(argv: list[str] | None = None) -> int:
             click.echo(f"  fix: {fix}", err=True)
             return EXIT_USAGE
         param = getattr(exc, "param", None)  # a bad option value: named, so an agent knows what to change
-        option = max(param.opts, key=len) if param is not None and getattr(param, "opts", None) else None
+        option = max(param.opts, key=len) if param is not None and getattr(param, "opts", None) else \
+            getattr(exc, "option_name", None)  # (an option the command does not have: named as typed)
         return _fail(error_dict(exc.format_message(), fix=fix, path=option if option and option.startswith("-")
                                 else None), exc.format_message(), EXIT_USAGE, as_json)
     except click.Abort:

@@ -327,3 +327,9 @@ def test_a_report_page_that_cannot_be_written_to_standard_output_is_exit_4(run, 
         page = subprocess.run([sys.executable, "-m", "flowgit", "report", "-o", "-"], cwd=repo, stdout=full,
                               stderr=subprocess.PIPE, text=True)
     assert page.returncode == 4 and "Traceback" not in page.stderr and "could not write the output" in page.stderr
+
+
+def test_an_option_the_command_does_not_have_is_named_in_the_json_error(run, repo):
+    res = run(repo, "episode", "add", "--typ", "finding", "x", "--json")
+    error = json.loads(res.out)["error"]
+    assert res.code == 2 and error["option"] == "--typ" and "--type" in error["message"]
