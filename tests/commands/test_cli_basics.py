@@ -173,14 +173,16 @@ def test_malformed_stdin_line_writes_nothing(run, repo):
 def test_the_demo_runs_clean_on_the_shipped_example_plan(tmp_path, monkeypatch):
     """The shipped example plan is what people copy: its wrap must draw no warning of its own making."""
     monkeypatch.chdir(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "flowgit", "demo"], capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "flowgit", "demo"], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})  # (the report it keeps stays in here)
     assert proc.returncode == 0, proc.stderr
     assert "warning:" not in proc.stdout + proc.stderr
 
 
 def test_the_demo_shows_the_gates_refusal_in_its_walkthrough(tmp_path):
     """Read as one text on stdout: the scene where the gate refuses an ungrounded 2x shows the refusal."""
-    proc = subprocess.run([sys.executable, "-m", "flowgit", "demo"], capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "flowgit", "demo"], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})  # (the report it keeps stays in here)
     assert proc.returncode == 0, proc.stderr
     assert "G101 error [ungrounded-graduation]" in proc.stdout and "commit rejected" in proc.stdout
 
