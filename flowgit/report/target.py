@@ -33,8 +33,13 @@ def check_target(cfg: Config, output: str) -> Path:
     _refuse_memory(cfg, target, real)
     if target.is_dir():
         raise FlowgitError("is a directory", path=target, fix="give a file name, e.g. -o report.html")
-    if not target.parent.exists():
-        raise FlowgitError("no such directory", path=target.parent, fix="create it first, or write elsewhere with -o")
+    for where in dict.fromkeys((target.parent, real.parent)):  # (a link is written through: where it leads too)
+        blocking = next((p for p in reversed([where, *where.parents]) if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            raise FlowgitError("is a file, not a directory the report can be written into", path=blocking,
+                               fix="write elsewhere with -o")
+        if not where.exists():
+            raise FlowgitError("no such directory", path=where, fix="create it first, or write elsewhere with -o")
     if target.exists():
         _refuse_foreign_file(target)
     return target

@@ -147,3 +147,15 @@ def test_a_page_is_recognised_by_its_marker_or_an_earlier_pages_title() -> None:
     assert not written_by_flowgit(f"# notes\nour pages carry {GENERATOR_META}\n".encode())
     assert not written_by_flowgit(f"<!DOCTYPE html>\n<p>{GENERATOR_META}</p>".encode())
     assert not written_by_flowgit(f"GENERATOR_META = '{GENERATOR_META}'".encode())
+
+
+def test_a_file_on_the_way_and_a_link_into_missing_directories_are_refused(busy: Path, run, tmp_path) -> None:
+    """A file where a directory should be is named as the cause (not "File exists"), and a link is judged by
+    where it leads: no directory is made for it that the same path given directly is refused for."""
+    (busy / "notes.txt").write_text("mine\n")
+    res = run(busy, "report", "-o", "notes.txt/r.html")
+    assert res.code == 2 and "notes.txt: is a file, not a directory" in res.err
+    far = tmp_path / "nowhere" / "a" / "r.html"
+    (busy / "link.html").symlink_to(far)
+    res = run(busy, "report", "-o", "link.html")
+    assert res.code == 2 and "no such directory" in res.err and not (tmp_path / "nowhere").exists()
