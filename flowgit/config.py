@@ -267,9 +267,9 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     if rules:
         _require_rule_names(rules, where)
     claude = raw.get("claude_dir")
-    cont_path = (Path(continuity) if continuity else None) or contained(root, raw.get("continuity", DEFAULT_CONTINUITY),
-                                                                         "continuity", where)
-    store_path = (Path(store) if store else None) or contained(root, raw.get("store", DEFAULT_STORE), "store", where)
+    cont_path = _typed_path(continuity) or contained(root, raw.get("continuity", DEFAULT_CONTINUITY), "continuity",
+                                                     where)
+    store_path = _typed_path(store) or contained(root, raw.get("store", DEFAULT_STORE), "store", where)
     _apart(root / cont_path, root / store_path, where if not (continuity or store) else "options")
     return Config(
         root=root,
@@ -301,6 +301,14 @@ def load_judging_config(*, continuity: str | None = None, store: str | None = No
         sys.stderr.write(f"flowgit: warning: {exc.render()} — the working tree's configuration is not read here "
                          "(the configuration committed at each commit judges it)\n")
         return default_config(find_root() or Path(os.getcwd()).resolve())
+
+
+def _typed_path(value: str | Path | None) -> Path | None:
+    """``--file``/``--store`` as typed: a path from the current directory, as every shell path is (from a
+    package's directory, `--store .flow/x.jsonl` is that package's store, not the root's)."""
+    if not value:
+        return None
+    return Path(os.path.abspath(Path(value).expanduser()))  # (`..` read off: git names files without it)
 
 
 def contained(root: Path, value: Any, key: str, where: str) -> Path:

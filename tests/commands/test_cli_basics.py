@@ -335,3 +335,19 @@ def test_an_option_the_command_does_not_have_is_named_in_the_json_error(run, rep
     res = run(repo, "episode", "add", "--typ", "finding", "x", "--json")
     error = json.loads(res.out)["error"]
     assert res.code == 2 and error["option"] == "--typ" and "--type" in error["message"]
+
+
+def test_file_and_store_options_are_paths_from_the_current_directory(run, repo):
+    """From a package's directory, `--store .flow/x.jsonl` is that package's store and `--file
+    ../CONTINUITY.md` the root's file, as every shell path (and flowgit's own -o and --plan) reads."""
+    assert run(repo, "init", "--commit").code == 0
+    pkg = repo / "pkg"
+    (pkg / ".flow").mkdir(parents=True)
+    (pkg / ".flow" / "x.jsonl").write_text("")
+    added = run(pkg, "--store", ".flow/x.jsonl", "episode", "add", "--type", "finding", "--session", "s",
+                "the package's own fact")
+    assert added.code == 0, added.err
+    assert "the package's own fact" in (pkg / ".flow" / "x.jsonl").read_text()
+    assert "the package's own fact" not in (repo / ".flow" / "episodes.jsonl").read_text()
+    status = run(pkg, "--file", "../CONTINUITY.md", "status", "--json")
+    assert status.code == 0 and json.loads(status.out)["continuity"] == "CONTINUITY.md"
