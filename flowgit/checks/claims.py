@@ -92,6 +92,12 @@ CAMEL_RE = LazyPattern(r"(?<=[a-z])(?=[A-Z])")
 # and logic. (`!=` is a negation, read above; `><` is FlowScript's tension mark, which a compression may add.)
 ASCII_OPERATORS = r"<->|<=>|->|<-|=>|<=|>=|==|&&|\|\||(?<![<>=!-])[<>](?![<>=-])"
 FORWARD_ARROWS, BACKWARD_ARROWS = frozenset({"->", "=>"}), frozenset({"<-"})
+LESS, MORE = frozenset({"<", "<="}), frozenset({">", ">="})
+# A compression may write a mark for the word it stands for, its direction kept: each mark and the marks
+# that would turn it around (a `<` that became a `>` says the opposite).
+OPPOSITES = {**{a: BACKWARD_ARROWS for a in FORWARD_ARROWS}, **{a: FORWARD_ARROWS for a in BACKWARD_ARROWS},
+             **{c: MORE for c in LESS}, **{c: LESS for c in MORE}}
+OPERATOR_WORDS = {"&&": "and", "||": "or", "==": "equals"}  # read as the word they are written for
 # Units written apart from their number read as written together (`5 MB` is `5MB`, as `90 %` is `90%`).
 UNIT_APART_RE = LazyPattern(r"(\d)\s+((?:[kKMGTP]i?B|[kMGT]?bit|bits|bytes?|[mµun]s|sec|min|hrs?|[kKMGT]|Hz|kHz|MHz|GHz|"
                             r"rps|qps|rpm|px|s|h|d|x)\b)")
@@ -162,6 +168,8 @@ def claim_tokens(text: str) -> tuple[tuple[str, str], ...]:
             out.append((NUMBER_WORDS[low], low))
         elif len(low) >= 2 and ROMAN_RE.fullmatch(low) and len(low) <= 6 and match.group().isupper():
             out.append(("#" + low, low))
+        elif low in OPERATOR_WORDS:
+            out.append((OPERATOR_WORDS[low], low))
         elif not low[0].isalnum():
             out.append((low, low))  # a symbol a reader reads (👍, ⚠, †): a word of its own
         elif len(low) == 1 and written != "a":  # a letter names something (replica `B`, plan `A`)
@@ -278,15 +286,11 @@ def _negating(word: str, written: str, held: set[str] = frozenset()) -> bool:
 
 
 def _compressed_arrow(word: str, old: Counter[str], new: Counter[str]) -> bool:
-    """Whether ``word`` is an arrow a compression wrote in, the claim's direction kept: no arrow of the
-    other way is lost (`a -> b` written `a <- b` says the cause is the effect)."""
-    if word in FORWARD_ARROWS:
-        against = BACKWARD_ARROWS
-    elif word in BACKWARD_ARROWS:
-        against = FORWARD_ARROWS
-    else:
-        return False
-    return all(new[a] >= old[a] for a in against)
+    """Whether ``word`` is an arrow or a comparison a compression wrote in for words (`->` for `leads to`,
+    `>` for `more than`), the claim's direction kept: no mark of the other way is lost (`a -> b` written
+    `a <- b` says the cause is the effect; `< 200ms` written `> 200ms` the opposite bound)."""
+    against = OPPOSITES.get(word)
+    return against is not None and all(new[a] >= old[a] for a in against)
 
 
 def only_respelled(before: str, after: str, known: Callable[[str], bool] | None = None) -> bool:

@@ -4038,3 +4038,20 @@ def recent_context_rewritten_keeping_one_pointer_line(lab):
     pointer = RECENT_FOUR.splitlines()[2]
     return edit_commit(lab, RECENT_FOUR, "The breaker went to production with the staging thresholds; the "
                                          "ledger export became a nightly batch job for the auditors.\n" + pointer)
+
+
+@case(L)
+def raised_claim_compressed_into_a_comparison(lab):
+    """`more than three` written `> 3`: the bound kept, nothing new said."""
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="more than three retries per request multiply load"))
+    lab.setup_commit("setup: p01 at 2x")
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("more than three retries", "retries > 3"))
+
+
+@case(V, "G209")
+def raised_claim_comparison_turned_around(lab):
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="retries < 3 per request keep provider load flat"))
+    lab.setup_commit("setup: p01 at 2x, a bound in its claim")
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("< 3", "> 3"))
