@@ -96,8 +96,9 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
 def _refuse_in_progress(root: Path) -> None:
     """Refuse (before any write) in the middle of a merge, rebase, cherry-pick or revert: the set-up stages
     its files, so they would become part of that operation, and aborting it (``git merge --abort``) deletes
-    a staged file that HEAD does not hold, an adopted continuity file with it."""
-    from flowgit.git import operation_in_progress
+    a staged file that HEAD does not hold, an adopted continuity file with it. Likewise while git's lock is
+    held: the set-up's `git add` would fail after its files and hooks were written."""
+    from flowgit.git import busy, git_dir, operation_in_progress, stale_lock_fix
 
     found = operation_in_progress(root)
     if found is not None:
@@ -105,6 +106,11 @@ def _refuse_in_progress(root: Path) -> None:
         raise FlowgitError(f"{what} is in progress in this repository; the set-up would be staged into it (and "
                            "aborting it would delete what was staged), so nothing was written", path=root,
                            fix=f"{how}, then run `flowgit init` again")
+    held = busy(git_dir(root))
+    if held:  # its `git add` would fail halfway, after the files and hooks were written
+        raise FlowgitError(f"git's lock is held here ({', '.join(held)}): a git command is running, or a killed one "
+                           "left it behind; nothing was written", path=root,
+                           fix=stale_lock_fix(root, git_dir(root), held, "run `flowgit init` again"))
 
 
 def _require_room(root: Path, paths: list[Path]) -> None:

@@ -380,3 +380,16 @@ def test_init_in_the_middle_of_a_merge_writes_nothing_and_aborting_keeps_the_use
     assert git(repo, "status", "--porcelain").splitlines() == ["UU a.txt", "?? continuity.md"]
     git(repo, "merge", "--abort")
     assert (repo / "continuity.md").read_text() == memory
+
+
+def test_init_with_gits_lock_held_writes_nothing(run, repo):
+    lock = repo / ".git" / "index.lock"
+    lock.write_text("")
+    res = run(repo, "init", "--commit", "--json")
+    error = json.loads(res.out)["error"]
+    assert res.code == 2 and "git's lock is held here (index.lock)" in error["message"]
+    assert ".git/index.lock" in error["fix"] and "nothing was written" in error["message"]
+    assert sorted(p.name for p in repo.iterdir()) == [".git"]
+    assert sorted(p.name for p in (repo / ".git" / "hooks").iterdir() if not p.name.endswith(".sample")) == []
+    lock.unlink()
+    assert run(repo, "init", "--commit").code == 0
