@@ -270,7 +270,8 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     cont_path = _typed_path(continuity) or contained(root, raw.get("continuity", DEFAULT_CONTINUITY), "continuity",
                                                      where)
     store_path = _typed_path(store) or contained(root, raw.get("store", DEFAULT_STORE), "store", where)
-    _apart(root / cont_path, root / store_path, where if not (continuity or store) else "options")
+    _apart(root / cont_path, root / store_path, where if not (continuity or store) else "options",
+           (str(continuity) if continuity else None, str(store) if store else None))
     return Config(
         root=root,
         continuity=(root / cont_path) if not cont_path.is_absolute() else cont_path,
@@ -342,15 +343,16 @@ def contained(root: Path, value: Any, key: str, where: str) -> Path:
     return rel
 
 
-def _apart(continuity: Path, store: Path, where: str) -> None:
+def _apart(continuity: Path, store: Path, where: str, typed: tuple = (None, None)) -> None:
     """Refuse a continuity file and a store that are one file, or one inside the other: an episode appended
-    to the continuity file (or a wrap's REPLACE of the store) would destroy what the other holds."""
+    to the continuity file (or a wrap's REPLACE of the store) would destroy what the other holds. ``typed``:
+    ``--file``/``--store`` as the user typed them (named so in the error)."""
     a, b = Path(os.path.realpath(continuity)), Path(os.path.realpath(store))
-    for name, path, example in (("continuity file", continuity, DEFAULT_CONTINUITY),
-                                ("episode store", store, DEFAULT_STORE)):
+    for name, path, example, given, option in (("continuity file", continuity, DEFAULT_CONTINUITY, typed[0], "--file"),
+                                                ("episode store", store, DEFAULT_STORE, typed[1], "--store")):
         if path.is_dir():
-            raise FlowgitError(f"the {name} ({path}) is a directory, not a file", path=where,
-                               fix=f"name the file itself (e.g. {example})")
+            raise FlowgitError(f"the {name} ({given or path}) is a directory, not a file",
+                               path=option if given else where, fix=f"name the file itself (e.g. {example})")
     if a == b or a in b.parents or b in a.parents:
         raise FlowgitError(f"the continuity file ({continuity}) and the episode store ({store}) are the same file, "
                            "or one is inside the other", path=where,

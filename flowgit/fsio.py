@@ -22,7 +22,7 @@ def decode_text(data: bytes, path: str | Path, *, max_bytes: int = MAX_TEXT_BYTE
         raise UnreadableText(
             f"file is {len(data):,} bytes, over the {max_bytes:,}-byte limit for a continuity file",
             path=path, fix="archive old sections, or raise the limit with max_file_bytes in config")
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") and _wide_text(data):
         raise UnreadableText("is UTF-16 or UTF-32 text (its byte order mark says so), not UTF-8", path=path,
                            fix="re-save it as UTF-8; if git checks it out so, a `working-tree-encoding` attribute "
                                "in .gitattributes asks for it: remove that attribute for the file")
@@ -35,6 +35,17 @@ def decode_text(data: bytes, path: str | Path, *, max_bytes: int = MAX_TEXT_BYTE
         line = data[: exc.start].count(b"\n") + 1
         raise UnreadableText(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", path=path, line=line,
                            fix="re-save the file as UTF-8") from None
+
+
+def _wide_text(data: bytes) -> bool:
+    """Whether ``data``, begun with a byte order mark, reads whole as UTF-32 or UTF-16 text."""
+    for encoding in ("utf-32", "utf-16"):
+        try:
+            data[:MAX_TEXT_BYTES].decode(encoding)
+            return True
+        except UnicodeDecodeError:
+            continue
+    return False
 
 
 def as_text(data: bytes) -> str:
