@@ -91,16 +91,33 @@ CAMEL_RE = LazyPattern(r"(?<=[a-z])(?=[A-Z])")
 # ASCII operators a reader reads as words: arrows (FlowScript's `->` leads to, `<-` derives from), comparisons
 # and logic. (`!=` is a negation, read above; `><` is FlowScript's tension mark, which a compression may add.)
 ASCII_OPERATORS = r"<->|<=>|->|<-|=>|<=|>=|==|&&|\|\||(?<![<>=!-])[<>](?![<>=-])"
-FORWARD_ARROWS, BACKWARD_ARROWS = frozenset({"->", "=>"}), frozenset({"<-"})
-LESS, MORE = frozenset({"<", "<="}), frozenset({">", ">="})
-# A compression may write a mark for the word it stands for, its direction kept: each mark and the marks
-# that would turn it around (a `<` that became a `>` says the opposite).
-OPPOSITES = {**{a: BACKWARD_ARROWS for a in FORWARD_ARROWS}, **{a: FORWARD_ARROWS for a in BACKWARD_ARROWS},
-             **{c: MORE for c in LESS}, **{c: LESS for c in MORE}}
 OPERATOR_WORDS = {"&&": "and", "||": "or", "==": "equals"}  # read as the word they are written for
 # Units written apart from their number read as written together (`5 MB` is `5MB`, as `90 %` is `90%`).
-UNIT_APART_RE = LazyPattern(r"(\d)\s+((?:[kKMGTP]i?B|[kMGT]?bit|bits|bytes?|[mµun]s|sec|min|hrs?|[kKMGT]|Hz|kHz|MHz|GHz|"
-                            r"rps|qps|rpm|px|s|h|d|x)\b)")
+UNIT_APART_RE = LazyPattern(r"(\d)\s+((?:[kKMGTP]i?B|[kMGT]?bit|bits|bytes?|[mµμun]s|sec|min|hrs?|[kKMGT]|Hz|kHz|MHz|"
+                            r"GHz|[kKMGT]?bps|[kKMGT]b|rps|qps|rpm|px|s|h|d|x)\b)")
+# A unit spelled out after a number reads as its symbol (`5 minutes` is `5min`, `ten times` is `10x`).
+UNIT_WORDS = {"times": "x", "minutes": "min", "minute": "min", "mins": "min", "seconds": "s", "second": "s",
+              "secs": "s", "milliseconds": "ms", "millisecond": "ms", "hours": "h", "hour": "h", "hrs": "h",
+              "days": "d", "day": "d", "kilobytes": "kB", "kilobyte": "kB", "megabytes": "MB", "megabyte": "MB",
+              "gigabytes": "GB", "gigabyte": "GB", "percent": "%", "per cent": "%"}
+UNIT_WORD_RE = LazyPattern(r"\b(\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+                           r"thirty|forty|fifty|sixty|hundred|thousand)\s*(" + "|".join(
+                               sorted(UNIT_WORDS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+# What a writer says in words and a compression in a mark, read as the mark on both sides: a bound and a
+# direction of cause are claims either way (`more than three` is `> 3`, `leads to` is `->`).
+CLAIM_PHRASES = (
+    (r"\b(?:no|not|never)\s+(?:more|greater|higher|larger|bigger|longer)\s+than\b|\bat\s+most\b|\bup\s+to\b", " <= "),
+    (r"\b(?:no|not|never)\s+(?:fewer|less|lower|smaller|shorter)\s+than\b|\bat\s+least\b", " >= "),
+    (r"\b(?:more|greater|higher|larger|bigger|longer)\s+than\b", " > "),
+    (r"\b(?:fewer|less|lower|smaller|shorter)\s+than\b", " < "),
+    (r"\b(?:leads?|led)\s+to\b|\bresults?\s+in\b|\bcauses\b|\btriggers\b|\bso\s+that\b|\btherefore\b|"
+     r"\bhence\b|[→⟶⇒⟹]", " -> "),
+    (r"\bbecause(?:\s+of)?\b|\bcaused\s+by\b|\bdue\s+to\b|\bderives?\s+from\b|\bresults?\s+from\b|[←⟵⇐⟸]", " <- "),
+    (r"[↔⇔⟷⟺]", " <-> "), (r"[≥⩾]", " >= "), (r"[≤⩽]", " <= "),
+)
+ABBREVIATION_RE = LazyPattern(r"\b(?:e\.g|i\.e|etc|cf|viz)\.", re.IGNORECASE)  # (no letters of a claim)
+ARTICLE_RE = LazyPattern(r"(?:^|[.:;!?]\s+)A(?= [a-z])")  # a sentence's `A` before a word: the article
+CLAIM_PHRASES_RE = LazyPattern("|".join(f"({pattern})" for pattern, _ in CLAIM_PHRASES), re.IGNORECASE)
 SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 POWER_RE = LazyPattern(r"(?<=\w)[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")  # `10⁶` is a million, not the `106` NFKC would make of it
 CLAIM_TOKEN_RE = LazyPattern(r"\d{4}-\d\d-\d\d|\d+\^[-+]?\d+|" + ASCII_OPERATORS +
@@ -116,7 +133,7 @@ NUMBER_WORDS = {**{w: str(i) for i, w in enumerate(_UNITS)}, **{w: str(20 + 10 *
                 "first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th", "sixth": "6th",
                 "seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th", "half": "1/2", "once": "1x",
                 "twice": "2x", "dozen": "12"}
-NAMES_RE = LazyPattern(r"\s*(?:<->|<-|->)\s*[^\W_][\w.\-/]*(?:\s*,\s*[^\W_][\w.\-/]*)*\s*")
+NAMES_RE = LazyPattern(r"\s*(?:<->|<-|->|[←→↔⟵⟶⟷])\s*[^\W_][\w.\-/]*(?:\s*,\s*[^\W_][\w.\-/]*)*\s*")
 
 
 # ---------------------------------------------------------------- reading
@@ -135,10 +152,17 @@ def as_read(text: str) -> str:
     text = SHOWN_TAG_RE.sub(lambda m: f" {_shown(m[1] or m[2])} ", text)  # an image or an autolink is seen
     text = IMAGE_RE.sub(lambda m: f" {m[1]} {_shown(m[2])} ", text)
     text = LINK_RE.sub(r" \1 ", HIDDEN_RE.sub(" ", text))
+    text = ABBREVIATION_RE.sub(" ", CLAIM_PHRASES_RE.sub(_as_mark, text))
+    text = UNIT_WORD_RE.sub(lambda m: NUMBER_WORDS.get(m[1].lower(), m[1]) + UNIT_WORDS[m[2].lower()], text)
     text = UNIT_APART_RE.sub(r"\1\2", re.sub(r"(\d)\s+%", r"\1%", text))
     text = re.sub(r"\bw/o\b", " without ", re.sub(r"\bw/(?=\s)", " with ", text, flags=re.I), flags=re.I)
     text = re.sub(r"\bcannot\b", "can not", text, flags=re.I)
     return CONTRACTION_RE.sub(lambda m: f" {_uncontracted(m[1] or m[2])} not ", text)
+
+
+def _as_mark(found: re.Match) -> str:
+    """The mark a phrase of :data:`CLAIM_PHRASES` reads as."""
+    return CLAIM_PHRASES[found.lastindex - 1][1]
 
 
 def _shown(address: str) -> str:
@@ -157,6 +181,7 @@ def claim_tokens(text: str) -> tuple[tuple[str, str], ...]:
     Remembered by text: a history walk meets the same lines in thousands of versions."""
     out = []
     read = as_read(text)
+    read = ARTICLE_RE.sub(lambda m: m.group()[:-1] + "a", read) if "A " in read else read
     for match in CLAIM_TOKEN_RE.finditer(CAMEL_RE.sub(" ", NEGATING_RE.sub(" ", read)).replace("_", " ")):
         written = match.group()
         low = written.lower()
@@ -207,7 +232,8 @@ def claim_text(pattern: Pattern, demoted: Callable[[str], bool] = lambda name: F
     fields, its notes and links that say more than names. A demotion's note (what happened to the claim)
     and the wrap's derivation note naming a pattern ``demoted`` knows are not claims; a link is only names
     when each one is a pattern's (``named``): `[-> never-cap-retries]` naming none is a sentence."""
-    notes = [n for n in free_notes(pattern) if not n.lower().startswith("demoted")]
+    notes = [n for n in free_notes(pattern) if not n.lower().startswith("demoted")  # (`[→ name]`: a link too)
+             and not (NAMES_RE.fullmatch(n) and all(map(named, _linked(n))))]
     notes += [m.group() for n in pattern.notes if (m := DERIVATION_NOTE_RE.fullmatch(n)) and not demoted(m["name"])]
     links = [link for link in pattern.links if not (NAMES_RE.fullmatch(link) and all(map(named, _linked(link))))]
     return " ".join(filter(None, (pattern.text, stray_text(pattern), *notes, *links)))
@@ -215,7 +241,7 @@ def claim_text(pattern: Pattern, demoted: Callable[[str], bool] = lambda name: F
 
 def _linked(link: str) -> list[str]:
     """The names a link of names (`-> a, b`) names."""
-    return [n.strip() for n in re.sub(r"^\s*(?:<->|<-|->)", "", link).split(",") if n.strip()]
+    return [n.strip() for n in re.sub(r"^\s*(?:<->|<-|->|[←→↔⟵⟶⟷])", "", link).split(",") if n.strip()]
 
 
 def _name_read(name: str) -> str:
@@ -227,8 +253,8 @@ def new_words(before: str, after: str, folded: Counter[str] | None = None,
               known: Callable[[str], bool] | None = None) -> list[str]:
     """What ``after`` claims that ``before`` did not, as written: a word (a negation too) it holds more often
     than ``before`` and ``folded`` together, unless it re-spells or abbreviates a word ``before`` dropped
-    (``known``: words that are no typo, see :func:`_typo_of`). An arrow a FlowScript compression writes in
-    for words (``->`` for `leads to`) is no new claim, unless it turns one the claim held around."""
+    (``known``: words that are no typo, see :func:`_typo_of`). A mark written for words (``->`` for
+    `leads to`, ``>`` for `more than`) is those words (:data:`CLAIM_PHRASES`), so it is no new claim."""
     old_tokens, new_tokens = claim_tokens(before), claim_tokens(after)
     old, new = Counter(w for w, _ in old_tokens), Counter(w for w, _ in new_tokens)
     gained = new - (old + (folded or Counter()))
@@ -239,7 +265,7 @@ def new_words(before: str, after: str, folded: Counter[str] | None = None,
         if word == NOT or left.get(word, 0) <= 0:
             continue
         left[word] -= 1
-        if _compressed_arrow(word, old, new):
+        if _written_arrow(word, old, new):
             continue
         if not any(_typo_of(d, (word, written), known) or _shortens(d, (word, written)) for d in dropped):
             out.append(written)
@@ -285,11 +311,15 @@ def _negating(word: str, written: str, held: set[str] = frozenset()) -> bool:
                for prefix in NEGATING_LABEL_PREFIXES)
 
 
-def _compressed_arrow(word: str, old: Counter[str], new: Counter[str]) -> bool:
-    """Whether ``word`` is an arrow or a comparison a compression wrote in for words (`->` for `leads to`,
-    `>` for `more than`), the claim's direction kept: no mark of the other way is lost (`a -> b` written
-    `a <- b` says the cause is the effect; `< 200ms` written `> 200ms` the opposite bound)."""
-    against = OPPOSITES.get(word)
+FORWARD, BACKWARD = frozenset({"->", "=>"}), frozenset({"<-"})
+
+
+def _written_arrow(word: str, old: Counter[str], new: Counter[str]) -> bool:
+    """Whether ``word`` is a FlowScript arrow a compression writes in (a graduation's markers), the claim's
+    direction kept: no arrow the other way is lost (`a -> b` written `a <- b`, or `b because a` written
+    `b -> a`, says the effect is the cause). A comparison gets no such leave: `run 2 replicas` made
+    `run < 2 replicas` is a new bound; written for words, a comparison is those words already."""
+    against = BACKWARD if word in FORWARD else FORWARD if word in BACKWARD else None
     return against is not None and all(new[a] >= old[a] for a in against)
 
 
@@ -309,8 +339,15 @@ def _typo_of(old: tuple[str, str], new: tuple[str, str], known: Callable[[str], 
         return False
     if known is None or not known(old[1].lower()):
         return True
-    a, b = old[1].lower(), new[1].lower()
-    return a.startswith(b) or b.startswith(a)
+    return _inflected(old[1].lower(), new[1].lower())
+
+
+def _inflected(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with another ending of the same word: a letter or two added or dropped at its
+    end (`wave`, `waves`; `test`, `tested`), or `-is` for `-es` (`analysis`, `analyses`)."""
+    if a.startswith(b) or b.startswith(a):
+        return True
+    return len(a) == len(b) > 3 and a[:-2] == b[:-2] and {a[-2:], b[-2:]} == {"is", "es"}
 
 
 def _shortens(old: tuple[str, str], new: tuple[str, str]) -> bool:

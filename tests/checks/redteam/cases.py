@@ -4055,3 +4055,50 @@ def raised_claim_comparison_turned_around(lab):
     lab.setup_commit("setup: p01 at 2x, a bound in its claim")
     line = lab.line("!! p01:")
     return edit_commit(lab, line, line.replace("< 3", "> 3"))
+
+
+def _raised(lab: Lab, text: str) -> str:
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text=text))
+    lab.setup_commit("setup: p01 at 2x")
+    return lab.line("!! p01:")
+
+
+@case(L)
+def raised_claim_bound_in_words_written_as_a_mark(lab):
+    """`no more than three` is `<= 3`, `at least` is `>=`, `ten times` is `10x`, `5 minutes` is `5min`."""
+    line = _raised(lab, "keep no more than three retries, at least 2 replicas, calls cut ten times every 5 minutes")
+    return edit_commit(lab, line, line.replace("no more than three", "<= 3").replace("at least 2", "≥ 2")
+                       .replace("ten times", "10x").replace("5 minutes", "5min"))
+
+
+@case(L)
+def raised_claim_plural_e_g_and_capital_article(lab):
+    """A plural the evidence does not use, `e.g.` written in, a sentence's `A` capitalised: nothing new said."""
+    line = _raised(lab, "a retry budget analysis per request, three per call, keeps provider load flat")
+    return edit_commit(lab, line, line.replace("a retry budget analysis per request, three",
+                                               "A retry budget analyses per request, e.g. three"))
+
+
+@case(V, "G209")
+def raised_claim_bound_in_words_written_as_the_opposite_mark(lab):
+    line = _raised(lab, "keep more than 2 replicas of the worker")
+    return edit_commit(lab, line, line.replace("more than 2", "< 2"))
+
+
+@case(V, "G209")
+def raised_claim_bound_written_from_nothing(lab):
+    line = _raised(lab, "run 2 replicas of the worker")
+    return edit_commit(lab, line, line.replace("run 2", "run < 2"))
+
+
+@case(V, "G209")
+def raised_claim_cause_in_words_written_as_the_opposite_arrow(lab):
+    line = _raised(lab, "the queue stalls because a worker replica dies")
+    return edit_commit(lab, line, line.replace("the queue stalls because a worker replica dies",
+                                               "queue stalls -> worker replica dies"))
+
+
+@case(V, "G404")
+def proven_claim_arrow_turned_around_in_unicode(lab):
+    line = proven_saying(lab, "retry storms -> provider load multiplied")
+    return edit_commit(lab, line, line.replace("->", "←"))
