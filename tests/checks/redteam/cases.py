@@ -3907,18 +3907,14 @@ def proven_claim_links_to_a_pattern(lab):
 
 @case(V, "G209")
 def raised_claim_arrow_turned_around(lab):
-    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="retries without a budget -> provider load multiplied"))
-    lab.setup_commit("setup: p01 at 2x, an arrow in its claim")
-    line = lab.line("!! p01:")
+    line = _raised(lab, "retries without a budget -> provider load multiplied")
     return edit_commit(lab, line, line.replace("->", "<-"))
 
 
 @case(L)
 def raised_claim_compressed_into_an_arrow(lab):
     """FlowScript compression writes `->` for `leads to`: the claim's direction kept, nothing new said."""
-    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="retries without a budget lead to multiplied provider load"))
-    lab.setup_commit("setup: p01 at 2x")
-    line = lab.line("!! p01:")
+    line = _raised(lab, "retries without a budget lead to multiplied provider load")
     return edit_commit(lab, line, line.replace("lead to", "->"))
 
 
@@ -4043,17 +4039,13 @@ def recent_context_rewritten_keeping_one_pointer_line(lab):
 @case(L)
 def raised_claim_compressed_into_a_comparison(lab):
     """`more than three` written `> 3`: the bound kept, nothing new said."""
-    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="more than three retries per request multiply load"))
-    lab.setup_commit("setup: p01 at 2x")
-    line = lab.line("!! p01:")
+    line = _raised(lab, "more than three retries per request multiply load")
     return edit_commit(lab, line, line.replace("more than three retries", "retries > 3"))
 
 
 @case(V, "G209")
 def raised_claim_comparison_turned_around(lab):
-    set_pattern(lab, "p01", pline("p01", 2, [R0, R1], text="retries < 3 per request keep provider load flat"))
-    lab.setup_commit("setup: p01 at 2x, a bound in its claim")
-    line = lab.line("!! p01:")
+    line = _raised(lab, "retries < 3 per request keep provider load flat")
     return edit_commit(lab, line, line.replace("< 3", "> 3"))
 
 
