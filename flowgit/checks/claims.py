@@ -343,8 +343,8 @@ def _typo_of(old: tuple[str, str], new: tuple[str, str], known: Callable[[str], 
 
 
 def _inflected(a: str, b: str) -> bool:
-    """Whether ``b`` is ``a`` with another ending of the same word: a letter or two added or dropped at its
-    end (`wave`, `waves`; `test`, `tested`), or `-is` for `-es` (`analysis`, `analyses`)."""
+    """Whether ``b`` is ``a`` (one edit from it, see :func:`_respelled`) with another ending of the same word:
+    a letter added or dropped at its end (`wave`, `waves`), or `-is` for `-es` (`analysis`, `analyses`)."""
     if a.startswith(b) or b.startswith(a):
         return True
     return len(a) == len(b) > 3 and a[:-2] == b[:-2] and {a[-2:], b[-2:]} == {"is", "es"}
