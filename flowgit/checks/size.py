@@ -50,10 +50,12 @@ def _merge_notes_dropped(ctx: CheckContext) -> int:
     merges they can be half the file."""
     from collections import Counter
 
-    from flowgit.merge.notes import NOTE_LINES
+    from flowgit.checks.recognition import holds
+    from flowgit.merge.notes import NOTE_HEAD, NOTE_LINES, QUOTE
 
-    if "# flowgit merge:" not in ctx.old.text and "# | " not in ctx.old.text:
-        return 0  # (most versions hold none: told by one search of the text, joined once)
+    text = ctx.old.text
+    if not holds(text, NOTE_HEAD) and not holds(text, QUOTE):
+        return 0  # (most versions hold none: told by a search from each `#`, which a continuity file has few of)
     held = Counter(line.rstrip("\r\n") for line in ctx.old.lines if line.startswith(NOTE_LINES))
     kept = Counter(line.rstrip("\r\n") for line in ctx.new.lines if line.startswith(NOTE_LINES))
     return sum(len(line) * count for line, count in (held - kept).items())
