@@ -50,15 +50,32 @@ def _merge_notes_dropped(ctx: CheckContext) -> int:
     merges they can be half the file."""
     from collections import Counter
 
-    from flowgit.checks.recognition import holds
-    from flowgit.merge.notes import NOTE_HEAD, NOTE_LINES, QUOTE
+    from flowgit.merge.notes import NOTE_LINES
 
-    text = ctx.old.text
-    if not holds(text, NOTE_HEAD) and not holds(text, QUOTE):
-        return 0  # (most versions hold none: told by a search from each `#`, which a continuity file has few of)
+    holds_merge_notes(ctx.new)  # (asked first: read against HEAD's document, whose answer is remembered now)
+    if not holds_merge_notes(ctx.old):
+        return 0  # (most versions hold none)
     held = Counter(line.rstrip("\r\n") for line in ctx.old.lines if line.startswith(NOTE_LINES))
     kept = Counter(line.rstrip("\r\n") for line in ctx.new.lines if line.startswith(NOTE_LINES))
     return sum(len(line) * count for line, count in (held - kept).items())
+
+
+def holds_merge_notes(doc: Document) -> bool:
+    """Whether a line of ``doc`` begins as a merge note's lines do (remembered with the document).
+
+    Each line decides alone, so a version read as an edit of one that held
+    none is decided by the lines between what the two share: a history's
+    versions are each read in the few lines their commit changed.
+    """
+    from flowgit.merge.notes import NOTE_LINES
+
+    found = doc.memo.get("size.merge_notes")
+    if found is None:
+        earlier = doc.earlier("size.merge_notes")
+        start, stop = (earlier[1], earlier[2]) if earlier is not None and not earlier[0] else (0, len(doc.lines))
+        lines = doc.lines
+        found = doc.memo["size.merge_notes"] = any(lines[i].startswith(NOTE_LINES) for i in range(start, stop))
+    return found
 
 
 KEPT_OVERLAP = 0.5  # content words a new item shares with a done one for it to be that item, kept
