@@ -1,8 +1,13 @@
 """Content words: the small vocabulary model shared by relevance, pairing and restatement.
 
-Lower-cased alphanumeric tokens of three or more letters, stop words removed,
-with a light suffix stem so "retries", "retried" and "retry" meet. Names like
-``retry_budget`` split on ``_`` and ``-``.
+Lower-cased runs of letters and digits of any script, three or more long, stop
+words removed, with a light suffix stem so "retries", "retried" and "retry"
+meet. Names like ``retry_budget`` split on ``_`` and ``-``. Chinese and
+Japanese write no spaces between words: their ideographs and katakana are read
+as overlapping pairs of characters (a search engine's usual reading without a
+dictionary: ``商品缓存`` holds ``商品``, ``品缓``, ``缓存``), and hiragana, mostly
+particles and endings there, separate them. Korean writes spaces, and a
+two-syllable word is a word.
 """
 
 from __future__ import annotations
@@ -10,7 +15,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-TOKEN_RE = re.compile(r"[A-Za-z0-9]+")
+TOKEN_RE = re.compile(r"[^\W_]+")  # letters and digits of any script
+# Ideographs (with their extensions and compatibility forms) and katakana: written without spaces
+PAIRED_RUN_RE = re.compile("[\u3005\u3007\u3021-\u3029\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+                           "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9d\U00020000-\U0003134f]+")
+HIRAGANA_RE = re.compile("[\u3041-\u309f]+")
+HANGUL_RE = re.compile("[\uac00-\ud7a3]")
 STOP = frozenset("""
 a about above after again against all also am an and any are as at be because been before being below
 between both but by can could did do does doing down during each few for from further had has have having
@@ -56,24 +66,63 @@ def stem(word: str) -> str:
 EVERYDAY_STEMS = frozenset(stem(w) for w in EVERYDAY)
 
 
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` in order, as written: runs of letters and digits, with Chinese and Japanese
+    read as pairs of characters (see the module's docstring). ``_`` separates words."""
+    found = TOKEN_RE.findall(text.replace("_", " "))
+    if text.isascii():
+        return found
+    out: list[str] = []
+    for word in found:
+        if word.isascii() or not PAIRED_RUN_RE.search(word) and not HIRAGANA_RE.search(word):
+            out.append(word)
+        else:
+            out.extend(_paired(word))
+    return out
+
+
+def _paired(word: str) -> list[str]:
+    """A run holding ideographs, katakana or hiragana: the other letters as words, each ideograph or katakana
+    run as its overlapping pairs (one character alone as itself), hiragana left out."""
+    out: list[str] = []
+    for part in HIRAGANA_RE.split(word):
+        pos = 0
+        for run in PAIRED_RUN_RE.finditer(part):
+            if run.start() > pos:
+                out.append(part[pos:run.start()])
+            chars = run.group()
+            out.extend([chars[i:i + 2] for i in range(len(chars) - 1)] if len(chars) > 1 else [chars])
+            pos = run.end()
+        if pos < len(part):
+            out.append(part[pos:])
+    return out
+
+
+def _meaningful(token: str) -> bool:
+    """Whether a word counts: three or more letters (two for a pair of ideographs or kana, or a Korean
+    word), not a stop word, not a number."""
+    if len(token) < 3 and not (len(token) == 2 and (PAIRED_RUN_RE.fullmatch(token) or HANGUL_RE.search(token))):
+        return False
+    return token.lower() not in STOP and not token.isdigit()
+
+
 def content_words(text: str) -> frozenset[str]:
     """The stemmed meaningful words of ``text``."""
-    return frozenset(stem(t) for t in TOKEN_RE.findall(text.replace("_", " "))
-                     if len(t) >= 3 and t.lower() not in STOP and not t.isdigit())
+    return frozenset(stem(t) for t in tokens(text) if _meaningful(t))
 
 
 def written_words(text: str) -> dict[str, str]:
     """{stem: the word as ``text`` first writes it, lower-cased} of its content words: what a reader is shown
     of a word the model knows by its stem ("balance", not "balanc")."""
     out: dict[str, str] = {}
-    for token in TOKEN_RE.findall(text.replace("_", " ")):
-        if len(token) >= 3 and token.lower() not in STOP and not token.isdigit():
+    for token in tokens(text):
+        if _meaningful(token):
             out.setdefault(stem(token), token.lower())
     return out
 
 
 def word_count(text: str) -> int:
-    return len(TOKEN_RE.findall(text))
+    return len(tokens(text))
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:
@@ -93,7 +142,7 @@ def as_written(text: str, stems: frozenset[str] | set[str]) -> list[str]:
     """Each of ``stems`` as ``text`` first writes it (``outage`` for ``outag``), in the text's order; a stem
     the text does not hold is given as it is. What a person reads back is words, not stems."""
     found: dict[str, str] = {}
-    for token in TOKEN_RE.findall(text.replace("_", " ")):
+    for token in tokens(text):
         key = stem(token)
         if key in stems and key not in found:
             found[key] = token.lower()

@@ -365,3 +365,29 @@ def test_an_id_too_short_to_name_an_episode_says_so():
     assert said.startswith("cites episode(s) not in the store: ep-6e, ep-000000000000")
     assert "`ep-6e` too short to name one: give 4 characters or more after `ep-`" in said
     assert "too short" not in not_in_store(["ep-000000000000"])
+
+
+# Per script: a pattern, an episode recording it fire, and one about something else.
+IN_OTHER_SCRIPTS = {
+    "russian": ("прогрев_кэша: прогревать кэш товаров до утреннего пика, тогда промахов меньше",
+                "снова прогрели кэш товаров до утреннего пика: промахов почти нет",
+                "починили кофемашину в офисе во вторник"),
+    "japanese": ("キャッシュ予熱: 朝のピーク前に商品キャッシュを予熱するとミスが減る",
+                 "今日も朝のピーク前に商品キャッシュを予熱した：ミスが減る",
+                 "火曜日にオフィスのコーヒーメーカーを修理した"),
+    "chinese": ("预热缓存: 早高峰前预热商品缓存可以减少未命中",
+                "今天早高峰前再次预热商品缓存，未命中减少",
+                "周二修好了办公室的咖啡机"),
+    "korean": ("캐시_예열: 아침 피크 전에 상품 캐시를 예열하면 미스가 줄어든다",
+               "오늘도 아침 피크 전에 상품 캐시를 예열했다 미스가 줄었다",
+               "화요일에 사무실 커피 머신을 고쳤다"),
+}
+
+
+def test_an_episode_in_another_script_is_about_the_pattern_that_it_records():
+    """The words of relevance are letters of any script (Chinese and Japanese read as pairs of characters):
+    an episode that records the pattern firing is about it, and one about the office coffee machine is not."""
+    for language, (pattern, fired, unrelated) in IN_OTHER_SCRIPTS.items():
+        words = content_words(pattern)
+        assert is_relevant(_ep(fired), words, Thresholds()), language
+        assert not is_relevant(_ep(unrelated), words, Thresholds()), language

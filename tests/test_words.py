@@ -16,3 +16,40 @@ def test_stems_are_read_back_as_the_text_writes_them():
 def test_a_count_takes_its_noun_in_the_right_number():
     assert [counted(n, "day") for n in (0, 1, 2)] == ["0 days", "1 day", "2 days"]
     assert counted(1, "try", "tries") == "1 try" and counted(3, "try", "tries") == "3 tries"
+
+
+# --- words of any script -------------------------------------------------------------------------
+
+import re  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from flowgit.words import tokens, word_count  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=60))
+def test_ascii_text_is_read_as_runs_of_ascii_letters_and_digits_as_before(text):
+    assert tokens(text) == re.findall(r"[A-Za-z0-9]+", text.replace("_", " "))
+
+
+def test_letters_of_other_alphabets_are_words_whole():
+    assert sorted(content_words("прогрели кэш товаров до утреннего пика")) == \
+        ["кэш", "пика", "прогрели", "товаров", "утреннего"]  # (`до`, two letters, is no word)
+    assert {"größ", "mémoir"} <= content_words("die Größe der mémoire")  # not `gr` and `moire`
+    assert content_words("캐시 예열 후 미스 감소") == {"캐시", "예열", "미스", "감소"}  # a two-syllable word is one
+
+
+def test_chinese_and_japanese_are_read_as_pairs_of_characters_between_hiragana():
+    assert tokens("商品缓存") == ["商品", "品缓", "缓存"]
+    assert tokens("朝のピーク前に予熱した") == ["朝", "ピー", "ーク", "ク前", "予熱"]  # hiragana separate
+    assert content_words("朝のピーク前に予熱した") == {"ピー", "ーク", "ク前", "予熱"}  # one ideograph alone is none
+    assert tokens("API的缓存") == ["API", "的缓", "缓存"] and word_count("缓存预热") == 3
+
+
+def test_a_restatement_in_chinese_has_fewer_words_and_the_same_meaning():
+    """Without words, a Chinese item could be cut to a third and no compression rule would see it."""
+    long, short = "早高峰前预热商品缓存可以减少未命中", "预热缓存减少未命中"
+    assert word_count(short) < word_count(long)
+    assert content_words(short) - content_words(long) == {"热缓", "存减"}  # pairs across the joins, the rest shared

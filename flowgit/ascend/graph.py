@@ -27,7 +27,7 @@ from datetime import date
 from typing import Callable, Iterable
 
 from flowgit.ascend.model import CHAIN, CONCEPT, Deposit, Edge
-from flowgit.words import TOKEN_RE, content_words, stem
+from flowgit.words import content_words, stem, tokens
 
 ANCHOR_WEIGHT = 3.0
 SESSION_WEIGHT = 4.0
@@ -127,7 +127,7 @@ class DepositIndex:
 
     def _add(self, d: Deposit) -> None:
         for phrase in (*d.topics, *d.keywords, d.initial_request, *(c.token for c in d.coined)):
-            for token in TOKEN_RE.findall(phrase.replace("_", " ").replace("-", " ")):
+            for token in tokens(phrase.replace("-", " ")):
                 self.surface.setdefault(stem(token), token.lower())  # every word a term comes from
         terms = deposit_terms(d)
         self.terms[d.key] = terms

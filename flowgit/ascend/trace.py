@@ -139,9 +139,9 @@ def extract(text: str) -> RecallTrace:
 
 
 def _stems(text: str) -> list[str]:
-    from flowgit.words import TOKEN_RE, stem
+    from flowgit.words import stem, tokens
 
-    return [stem(t) for t in TOKEN_RE.findall(text.replace("_", " "))]
+    return [stem(t) for t in tokens(text)]
 
 
 def named_coined(trace: RecallTrace, index: DepositIndex) -> None:

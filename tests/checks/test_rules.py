@@ -452,3 +452,26 @@ def test_merge_notes_absorbed_and_dropped_are_no_over_compression(run, repo):
                                                                        "Context\nThe migration moved every step."))
     code, data, codes = check(run, repo)
     assert "G501" in codes, data
+
+
+@pytest.mark.parametrize("language", ["russian", "japanese", "chinese", "korean"])
+def test_a_pattern_in_another_script_graduates_on_episodes_that_record_it_and_not_on_others(run, repo, language):
+    """Relevance reads letters of any script: a Russian, Japanese, Chinese or Korean pattern is raised on two
+    sessions' episodes that record it (before, no episode in those scripts was ever about anything), and an
+    episode about something else is still refused (G104)."""
+    from tests.test_evidence import IN_OTHER_SCRIPTS
+
+    line, fired, unrelated = IN_OTHER_SCRIPTS[language]
+    name, text = line.split(": ", 1)
+    first, second, other = ep(fired, "s11"), ep(fired + " 2", "s12", agent="agent-b"), ep(unrelated, "s13")
+    developing = developing_lines(DEVELOPING[:3]) + f"\n! {name}: {text} | 1x"
+    committed_base(repo, base_text(developing=developing), [*E_RETRY, first, second, other])
+    raised = promote(name, text, 2, [first.id, second.id], category="PERF")
+    stage(repo, base_text(developing=developing.replace(f"! {name}: {text} | 1x", raised)))
+    code, data, codes = check(run, repo)
+    assert code == 0 and not codes, data
+    stage(repo, base_text(developing=developing.replace(f"! {name}: {text} | 1x", promote(
+        name, text, 2, [first.id, other.id], category="PERF"))))
+    code, data, codes = check(run, repo)
+    assert code == 1 and "G104" in codes and other.id in next(f["message"] for f in data["findings"]
+                                                             if f["code"] == "G104"), data
