@@ -23,16 +23,17 @@ from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import fence_step, has_fence_run
 from flowgit.continuity.identity import is_mixed_script, name_key, scripts
-from flowgit.continuity.patterns import (grammar_fix, level_marks, looks_like_pattern_loose, parse_pattern,
-                                         skeleton)
+from flowgit.continuity.patterns import (claims_a_raised_pattern, grammar_fix, level_marks,
+                                         looks_like_pattern_loose, parse_pattern, skeleton)
 from flowgit.continuity.sections import Semantics
 
 HOLDS_PATTERNS = (Semantics.PATTERNS, Semantics.PROVEN)
 # Where a pattern-like line that does not parse is refused (G110): the protocol's sections, since the agent
-# reads State, Top of Mind and Action Items first (the protected zone has its own rule; a section of the
-# user's own keeps tables and notes as they like).
+# reads State, Top of Mind and Action Items first, and a section of the user's own, where only what claims a
+# raised pattern is (a `!` name with a level, or evidence: tables and notes stay as the user likes; a parsed
+# pattern there is G204's). The protected zone has its own rule.
 READ_FOR_PATTERNS = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.REPLACE, Semantics.LIFECYCLE,
-                     Semantics.REWRITE)
+                     Semantics.REWRITE, Semantics.FREE)
 HIDES = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.PROTECTED)
 COMMENT_OPEN, COMMENT_CLOSE = "<!--", "-->"
 QUOTE_RE = re.compile(r"^\s{0,3}>")
@@ -244,6 +245,7 @@ def _judged_pattern_lines(ctx: CheckContext) -> set[int]:
 def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     """G110/G111 on new lines and lines that changed section or visibility (a section identical to HEAD's has none)."""
     yield from _headings_placed_otherwise(ctx)
+    yield from _headings_seen_in_the_raw_file(ctx)
     yield from _repeated_sections(ctx)
     yield from _vanished_sections(ctx)
     yield from _carriage_returns_inside_lines(ctx)
@@ -292,14 +294,16 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                               "write it as a plain pattern line (it is then judged), or delete it")
                 continue
             if COMMENT_LINE_RE.match(line):
-                if looks_like_pattern_loose(shown):
+                if looks_like_pattern_loose(shown) and (section.semantics != Semantics.FREE or
+                                                        claims_a_raised_pattern(shown.lstrip()[1:])):
                     yield Finding("G111", "recognition", "error", ctx.path, index + 1,
                                   f"{section.label}: a pattern hidden in a `#` comment line is not judged: "
                                   f"\"{line.strip()[:60]}\"",
                                   "write it as a plain pattern line, or delete it")
                 continue
             if looks_like_pattern_loose(shown) and parse_pattern(line) is None \
-                    and not _urgent_flowscript(shown, section.semantics):
+                    and not _urgent_flowscript(shown, section.semantics) \
+                    and (section.semantics != Semantics.FREE or claims_a_raised_pattern(shown)):
                 yield Finding("G110", "recognition", "error", ctx.path, index + 1,
                               f"{section.label}: this line looks like a pattern but does not parse, so the "
                               f"gate cannot judge it: \"{line.strip()[:70]}\"",
@@ -484,6 +488,48 @@ def _vanished_sections(ctx: CheckContext) -> Iterator[Finding]:
                           "judged by none of its rules",
                           f"keep `## {section.label}` (or an alias of it); leave its body empty if nothing is in "
                           "it, and move content out by the section's own rules")
+
+
+# A heading as the raw file shows it once what draws nothing is gone: marks, then any spacing, then its text
+RAW_HEADING_RE = re.compile(r"(#{1,6})[ \t]*([^#\s].*?)[ \t#]*")
+
+
+def _atx_marks(line: str) -> bool:
+    """Whether the line opens as CommonMark's headings do: at most three spaces, one to six ``#``, then a
+    space, a tab or the end of the line."""
+    body = line.lstrip(" ")
+    marks = len(body) - len(body.lstrip("#"))
+    return len(line) - len(body) <= 3 and 1 <= marks <= 6 and body[marks:marks + 1] in ("", " ", "\t", "\r", "\n")
+
+
+def _headings_seen_in_the_raw_file(ctx: CheckContext) -> Iterator[Finding]:
+    """G111 for a line the change brings that a reader of the raw file takes for a protocol section's
+    heading, and that neither the gate nor a renderer reads as one: `## Foundation` behind an invisible
+    character, a tab or a form feed, or with a no-break space after its marks. An agent reads its memory
+    raw (``flowgit prime`` prints it so): the lines under it would be read as that section's and judged as
+    the section above's. (A heading of another level, or one a renderer shows, is :func:`_headings_placed_otherwise`'s.)"""
+    from flowgit.continuity.document import section_seen_in
+    from flowgit.continuity.identity import as_seen
+
+    lines, headings = ctx.new.lines, None
+    for index in ctx.candidate_lines:
+        line = lines[index]
+        if "#" not in line or _atx_marks(line):
+            continue  # (no marks, or marks as the gate and a renderer read them: theirs to judge)
+        seen = RAW_HEADING_RE.fullmatch(as_seen(line.rstrip("\r\n")).replace("\u2800", "").strip())
+        if seen is None or (named := section_seen_in(seen[2])) is None or not ctx.line_is_new(index):
+            continue
+        if headings is None:
+            headings = {s.heading for s in ctx.new.sections}
+        section = ctx.new.section_at(index)
+        if index in headings or section is not None and not ctx.new.is_content(section, index):
+            continue  # a heading after all, or a line of code
+        yield Finding("G111", "recognition", "error", ctx.path, index + 1,
+                      f"a reader of the raw file sees a `{named}` heading here (\"{line.strip()[:60]}\"), which "
+                      "is no heading to the gate or a renderer: the lines under it would be read as that section's "
+                      "and judged as the section above's",
+                      f"write a heading as `## {named}` at the start of its line, with a plain space after the "
+                      "marks, or write the line without the marks")
 
 
 def _headings_placed_otherwise(ctx: CheckContext) -> Iterator[Finding]:

@@ -312,6 +312,20 @@ def looks_like_pattern_loose(line: str) -> bool:
     return any(map(_looks_loose, readings)) or bool(LOOSE_BANG_RE.match(DECORATION_RE.sub("", readings[-1])))
 
 
+def claims_a_raised_pattern(line: str) -> bool:
+    """:func:`looks_like_pattern_loose` by what only a pattern line that claims more than a first sighting
+    carries: a `!` name marker opening it with a `| Nx` level, or an evidence annotation. (A `| 2x` alone is
+    a table cell or a speed-up, and `! note: …` FlowScript's urgent note, in a section of one's own.)"""
+    for reading in _readings(strip_eol(line)):
+        body = MARKUP_RE.sub("", reading, count=1)
+        if EVIDENCE_RE.search(body):
+            return True
+        if (LOOSE_BANG_RE.match(body) or LOOSE_BANG_RE.match(DECORATION_RE.sub("", body))) \
+                and LOOSE_LEVEL_RE.search(body):
+            return True
+    return False
+
+
 def level_marks(line: str) -> int:
     """How many `| Nx`-like levels a reader sees on the line (in any form: see :func:`skeleton`). A pattern
     line holds one; the parser reads the last, a reader the first."""

@@ -20,9 +20,17 @@ SECTION_RE = re.compile(r"^\s{0,3}##(?!#)(\s|$)")  # `##` opens a section; `###`
 WRAPPER_RE = re.compile(r"^\s*</?(activation|reference|knowledge)\b", re.IGNORECASE)
 
 
+def _as_a_reader_sees(line: str) -> str:
+    """The line as a reader of the raw file sees it begin: what draws nothing gone (an invisible character, a
+    Braille blank), other spaces read as spaces, the indent (a tab, a form feed) aside."""
+    from flowgit.continuity.identity import as_seen
+
+    return as_seen(line).replace("\u2800", " ").lstrip()
+
+
 def _block_problem(text: str) -> str | None:
     for n, line in enumerate(text.splitlines(), 1):
-        if SECTION_RE.match(line):
+        if SECTION_RE.match(line) or "#" in line and SECTION_RE.match(_as_a_reader_sees(line)):
             return f"line {n} opens a section (`{line.strip()[:40]}`)"
         if looks_like_pattern(line):
             return f"line {n} is a pattern line (`{line.strip()[:40]}`): patterns change only through " \
