@@ -11,6 +11,7 @@ without unwinding the interpreter once the report is flushed.
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -109,6 +110,25 @@ def _open_closed_standard_streams() -> frozenset[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Every git flowgit runs reads the objects as stored: a replace ref (`git replace`) would show the gate a
+    # base that is not the one the commit records, and the audit (which reads history without them) another.
+    # (Called in-process, as the tests do, the caller's environment is given back as it was.)
+    before = os.environ.get(NO_REPLACE)
+    os.environ[NO_REPLACE] = "1"
+    try:
+        return _main(argv)
+    finally:
+        if argv is not None:
+            if before is None:
+                os.environ.pop(NO_REPLACE, None)
+            else:
+                os.environ[NO_REPLACE] = before
+
+
+NO_REPLACE = "GIT_NO_REPLACE_OBJECTS"
+
+
+def _main(argv: list[str] | None) -> int:
     closed: frozenset[int] = frozenset()
     if argv is None:  # a process of its own (the console script, the hook): its streams are the terminal's
         closed = _open_closed_standard_streams()

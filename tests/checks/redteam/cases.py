@@ -731,6 +731,22 @@ def wrap_with_matching_trailers(lab):
     return lab.commit(_wrap_commit_message(Flow_Session="w1", Incremented="p01", Episodes=ids[0]))
 
 
+def _behind_a_replace_ref(lab: Lab) -> Attempt:
+    """A Proven claim reworded, with HEAD's version of the file replaced (``git replace``) by the staged one:
+    a gate that let git apply the replace ref would judge the change against itself."""
+    line = lab.line("!! retry_budget:")
+    lab.sub(line, line.replace("cap retries per request", "never cap retries"))
+    lab.add()
+    old, new = (lab.git("rev-parse", spec).stdout.strip() for spec in (f"HEAD:{CONT}", f":{CONT}"))
+    lab.git("replace", old, new)
+    return lab.commit()
+
+
+@case(V, "G404")
+def reworded_behind_a_replace_ref(lab):
+    return _behind_a_replace_ref(lab)
+
+
 # =============================================================== 3. recognition
 def _dev(lab: Lab, line: str, replace: str = "p01") -> Attempt:
     set_pattern(lab, replace, line)
