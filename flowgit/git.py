@@ -285,6 +285,22 @@ def refuse_outside_sparse_checkout(root: str | Path, paths: Sequence[str]) -> No
                                "`git sparse-checkout disable`), then run the command again")
 
 
+def as_recorded(root: str | Path, rel: str, data: bytes) -> bytes:
+    """``data`` as ``git add`` records it at ``rel``: through the path's line-ending conversion
+    (``core.autocrlf``, ``.gitattributes`` ``text``/``eol``) and clean filter. Judging what git will
+    record means judging these bytes, not the working tree's (CRLF lines in a Windows checkout are LF
+    in the repository). One ``hash-object`` tells whether anything applies; only then is the converted
+    blob written (as ``git add`` would) and read back."""
+    oid = git(root, "hash-object", f"--path={rel}", "--stdin", input=data).decode().strip()
+    if oid == blob_oid(data, len(oid)):
+        return data
+    oid = git(root, "hash-object", "-w", f"--path={rel}", "--stdin", input=data).decode().strip()
+    (recorded,) = blobs(root, [oid])
+    if recorded is None:
+        raise FlowgitError(f"git did not keep the blob it just wrote for {rel}", path=root)
+    return recorded
+
+
 def blob_oid(data: bytes | memoryview, hex_len: int = 40) -> str:
     """The id git gives ``data`` as a blob (SHA-1, or SHA-256 for 64-digit repositories)."""
     import hashlib

@@ -34,7 +34,7 @@ from flowgit.errors import CommitRejected, FlowgitError  # noqa: F401 (CommitRej
 from flowgit.evidence import assess, store_weight
 from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
-from flowgit.git import blob_oid, blobs, git, git_dir, head_entries, head_sha, require_repo, run_until_done
+from flowgit.git import as_recorded, blob_oid, blobs, git, git_dir, head_entries, head_sha, require_repo, run_until_done
 from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import Outcome, Refusal, apply_plan, verdict_codes
 from flowgit.wrap.candidates import Candidates, find_candidates
@@ -123,6 +123,10 @@ class Inputs:
     day: date
     judging: Config  # the configuration committed at HEAD: its thresholds decide, as the gate's do
     blamed: dict = field(default_factory=dict)
+    # The file and store as the working tree holds them, where git records them otherwise (CRLF lines in a
+    # checkout with core.autocrlf, a clean filter): ``doc`` and ``store_raw`` are then what git records,
+    # which the wrap compares with HEAD and judges. None where the two are the same bytes.
+    on_disk: "OnDisk | None" = None
 
     @property
     def appended_raw(self) -> bytes:
@@ -136,6 +140,42 @@ class Inputs:
         oid, size = self.head_store
         prefix = memoryview(self.store_raw)[:size]
         return self.store_raw[size:] if blob_oid(prefix, len(oid)) == oid else b""
+
+
+@dataclass(frozen=True)
+class OnDisk:
+    """The working tree's bytes of the file and store the wrap read (see ``Inputs.on_disk``)."""
+
+    continuity: bytes
+    store: bytes
+    crlf: bool  # the file's lines end in CRLF there and LF in git: the wrap writes it back so
+
+
+def _as_git_records(cfg: Config, root: Path) -> tuple[Document, bytes, OnDisk | None]:
+    """The continuity file (parsed) and the store as ``git add`` would record them, and the working tree's
+    bytes where those differ only in line endings (the wrap compares with HEAD what git records, not the
+    checkout's CRLF). A filter that changes more (``tr a-z A-Z``) leaves the wrap working on the file as the
+    user wrote it; the gate's verdict is on what git records either way (:func:`judge_wrap`)."""
+    doc = load_document(cfg)
+    store_raw = EpisodeStore(cfg.store).raw()
+    doc_bytes = doc.text.encode("utf-8")
+    doc_recorded = _endings_converted(root, cfg.continuity_rel, doc_bytes)
+    store_recorded = _endings_converted(root, cfg.store_rel, store_raw) if store_raw else store_raw
+    if doc_recorded == doc_bytes and store_recorded == store_raw:
+        return doc, store_raw, None
+    if doc_recorded != doc_bytes:
+        doc = document_from_bytes(cfg, doc_recorded, cfg.continuity_rel)
+        doc.require_sections()
+    crlf = doc_bytes != doc_recorded and doc_bytes == doc_recorded.replace(b"\n", b"\r\n")
+    return doc, store_recorded, OnDisk(doc_bytes, store_raw, crlf)
+
+
+def _endings_converted(root: Path, rel: str, data: bytes) -> bytes:
+    """``data`` as git records it where that differs only in line endings (CRLF read as LF), else ``data``."""
+    if b"\r\n" not in data:
+        return data
+    recorded = as_recorded(root, rel, data)
+    return recorded if recorded == data.replace(b"\r\n", b"\n") else data
 
 
 def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | None) -> Inputs:
@@ -156,10 +196,11 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
     when = parse_date(when_text) if when_text else utc_today()
     if when is None:
         raise FlowgitError(f"`{when_text}` is not a date", path=written, fix="use 2026-11-30")
+    doc, store_raw, on_disk = _as_git_records(cfg, root)
     return Inputs(cfg=cfg, root=root,
                   head_doc=document_from_bytes(cfg, head_doc_raw, f"HEAD:{cfg.continuity_rel}"),
-                  head_doc_raw=head_doc_raw,
-                  head_store=head_store, doc=load_document(cfg), store_raw=EpisodeStore(cfg.store).raw(),
+                  head_doc_raw=head_doc_raw, on_disk=on_disk,
+                  head_store=head_store, doc=doc, store_raw=store_raw,
                   session=chosen_session,
                   agent=require_plain((plan.agent if plan else "") or resolve_agent(None), "agent",
                                       plan.source if plan and plan.agent else "agent"),
@@ -507,7 +548,10 @@ def judge_wrap(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Episo
     if new_eps:
         prefix = b"\n" if store and not store.endswith(b"\n") else b""
         store = store + prefix + b"".join(e.to_json().encode("utf-8") + b"\n" for e in new_eps)
-    new = Side(continuity=final.text.encode("utf-8"), store=store if (store or head_store is not None) else None,
+    if store:
+        store = as_recorded(root, cfg.store_rel, store)
+    new = Side(continuity=as_recorded(root, cfg.continuity_rel, final.text.encode("utf-8")),
+               store=store if (store or head_store is not None) else None,
                continuity_path=cfg.continuity_rel, store_path=cfg.store_rel, when=datetime.now(timezone.utc))
     return judge_change(inputs.judging, old, new, message=msg, override=override_reason())
 
@@ -547,6 +591,8 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
         store = EpisodeStore(cfg.store)
         payload, _, _ = store.payload(new_eps)
         final_bytes = final.text.encode("utf-8") if final.text != inputs.doc.text else None
+        if final_bytes is not None and inputs.on_disk is not None and inputs.on_disk.crlf:
+            final_bytes = final_bytes.replace(b"\n", b"\r\n")  # as the checkout holds it (git records LF)
         journal = Journal.begin(cfg, final_bytes, payload, msg)
         with sigterm_unwinds():
             try:

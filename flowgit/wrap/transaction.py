@@ -538,9 +538,10 @@ def _changed_since_read(cfg: Config, inputs: Any) -> str:
         return f"a commit changed {cfg.continuity_rel}"
     if at_head.get(cfg.store_rel) != inputs.head_store:
         return f"a commit changed {cfg.store_rel}"
-    if _read(cfg.continuity) != inputs.doc.text.encode("utf-8"):
+    on_disk = inputs.on_disk  # (the bytes the wrap read, where git records others)
+    if _read(cfg.continuity) != (on_disk.continuity if on_disk else inputs.doc.text.encode("utf-8")):
         return f"{cfg.continuity_rel} was edited"
-    if (_read(cfg.store) or b"") != inputs.store_raw:
+    if (_read(cfg.store) or b"") != (on_disk.store if on_disk else inputs.store_raw):
         return f"{cfg.store_rel} was appended to"
     return ""
 

@@ -367,7 +367,9 @@ def test_a_file_size_limit_during_a_wrap_leaves_the_pre_wrap_state(wrap_repo, tm
 
 
 def test_a_clean_filter_on_the_file_is_predicted_and_undone_exactly(wrap_repo, tmp_path):
-    git(wrap_repo, "config", "filter.shout.clean", "tr a-z A-Z")
+    """The filter changes what git records (State's line), and the gate judges what git records: a filter that
+    broke every pattern (upper-casing the file, say) is refused by the wrap as by the hook."""
+    git(wrap_repo, "config", "filter.shout.clean", "sed 's/^Focus:/FOCUS:/'")
     git(wrap_repo, "config", "filter.shout.smudge", "cat")
     (wrap_repo / ".gitattributes").write_text((wrap_repo / ".gitattributes").read_text()
                                               + "CONTINUITY.md filter=shout\n")
