@@ -18,8 +18,11 @@ EVIDENCE = {
     "description": "Episode ids (ep-…) or references to this plan's episodes by position (#0, #1, …).",
     "items": {"type": "string", "minLength": 1},
 }
-NAME = {"type": "string", "minLength": 1, "pattern": "^[A-Za-z0-9][A-Za-z0-9_.\\-/]*$",
-        "description": "The pattern's name: its identity across the whole history."}
+# The grammar's name (flowgit.continuity.patterns.HEAD_RE): a letter or digit of any script, then letters,
+# digits, `_ . - /` (`retry_budget`, `APIキー`, `прогрев_кэша`); names that mix scripts are the gate's (G113).
+NAME = {"type": "string", "minLength": 1, "pattern": "^[^\\W_][\\w.\\-/]*$",
+        "description": "The pattern's name: its identity across the whole history (letters of any script, "
+                       "digits, _ . - /)."}
 
 
 def _op(op: str, description: str, required: list[str], **props: Any) -> dict[str, Any]:
@@ -119,7 +122,7 @@ def validate(value: Any, schema: dict[str, Any] = SCHEMA, path: str = "plan") ->
     if isinstance(value, str) and "pattern" in schema:
         import re
 
-        if not re.match(schema["pattern"], value):
+        if not re.fullmatch(schema["pattern"], value):  # (`$` alone lets a final newline through)
             raise SchemaError(path, f"{value!r} is not a valid name (letters, digits, _ . - /)")
     if isinstance(value, list) and "items" in schema:
         for index, item in enumerate(value):
