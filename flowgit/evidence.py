@@ -94,7 +94,8 @@ class Verdict:
         if self.unknown:
             out.append(not_in_store(self.unknown))
         if self.unrelated:
-            out.append(f"cites episode(s) not about `{self.pattern}` (no shared meaningful words): "
+            out.append(f"cites episode(s) not about `{self.pattern}` (too little shared meaning; everyday words, "
+                       f"and words most of the store uses, weigh little): "
                        f"{', '.join(self.unrelated)}")
         if self.forged:
             out.append(f"cites episode(s) whose id does not match their content (forged): {', '.join(self.forged)}")
@@ -406,7 +407,7 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
             verdict.unknown.append(ident)
         elif is_forged(ep):
             verdict.forged.append(ident)
-        elif not is_relevant(ep, pattern_words, thresholds, weight):
+        elif not (is_relevant(ep, pattern_words, thresholds, weight) or not claim_only and names_it(ep, name)):
             verdict.unrelated.append(ident)
         elif not ep.session.strip():
             verdict.sessionless.append(ident)
@@ -419,6 +420,32 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
     verdict.sessions = sorted(found.sessions)
     verdict.agents = sorted(found.agents)
     return verdict
+
+
+def names_it(episode: Episode, name: str) -> bool:
+    """Whether the episode's content says the pattern's name, of two or more words, as words in order
+    (``retry budget`` for ``retry_budget``, ``retry budgets``): it is about that pattern, however common its
+    words are in a store whose project is that very topic (where rarity alone would weigh them as everyday)."""
+    words = _name_words(name)
+    if len(words) < 2:
+        return False
+    said = _stemmed_tokens(episode.content)
+    width = len(words)
+    return any(said[i:i + width] == words for i in range(len(said) - width + 1))
+
+
+@lru_cache(maxsize=4096)
+def _name_words(name: str) -> tuple[str, ...]:
+    from flowgit.words import STOP, stem, tokens
+
+    return tuple(stem(t) for t in tokens(re.sub(r"[-./]", " ", name)) if t.lower() not in STOP)
+
+
+@lru_cache(maxsize=4096)
+def _stemmed_tokens(text: str) -> tuple[str, ...]:
+    from flowgit.words import STOP, stem, tokens
+
+    return tuple(stem(t) for t in tokens(text) if t.lower() not in STOP)
 
 
 def _after(ep: Episode, now: datetime) -> bool:

@@ -391,3 +391,27 @@ def test_an_episode_in_another_script_is_about_the_pattern_that_it_records():
         words = content_words(pattern)
         assert is_relevant(_ep(fired), words, Thresholds()), language
         assert not is_relevant(_ep(unrelated), words, Thresholds()), language
+
+
+def test_an_episode_that_says_the_patterns_name_is_about_it_in_a_store_whose_topic_it_is():
+    """In a project about the retry budget, most episodes say `retry` and `budget`, so rarity weighs them as
+    everyday words; an episode that says the name (`the retry budget held`) is still about `retry_budget`.
+    A name of one word, a name's words apart or out of order, and a new claim under the old name are not."""
+    from flowgit.evidence import names_it
+
+    store = "\n".join(json.dumps({"content": f"rolled the retry budget out to service {i}"})
+                      for i in range(30)).encode()
+    weight = store_weight(store)
+    fired = [_ep("the retry budget held in the outage", "x1"), _ep("retry budgets held again", "x2")]
+    for ep in fired:
+        assert not is_relevant(ep, content_words("retry_budget cap retries per request with a budget"),
+                               Thresholds(), weight)  # (rarity alone: every shared word is the store's topic)
+        assert names_it(ep, "retry_budget")
+    verdict = assess("retry_budget", "cap retries per request with a budget", 2, [e.id for e in fired],
+                     {e.id: e for e in fired}, Thresholds(), weight=weight)
+    assert not verdict.unrelated and verdict.enough
+    assert not names_it(_ep("a budget for each retry"), "retry_budget")  # apart and out of order
+    assert not names_it(_ep("the cache held"), "cache")  # one word: rarity decides
+    claim = assess("retry_budget", "never cap retries", 2, [e.id for e in fired], {e.id: e for e in fired},
+                   Thresholds(), weight=weight, claim_only=True)
+    assert claim.unrelated  # a new claim kept under the old name is not proved by the name

@@ -29,7 +29,8 @@ from flowgit.continuity.sections import Semantics
 from flowgit.dates import parse_date
 from flowgit.words import content_words, overlap, word_count
 
-JUDGED = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.LIFECYCLE, Semantics.PROTECTED, Semantics.FREE)
+# The protocol's sections: a section of the user's own (a glossary, notes) is theirs to tighten as they like.
+JUDGED = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.LIFECYCLE, Semantics.PROTECTED)
 # FlowScript notation an item gains when prose becomes structure (the protocol's "denser notation, fewer words
 # for the same meaning"): a relation that points at something, a tension, a state, ``thought:``, a question.
 # A modifier prefix (``!``, ``*``, ``~``, ``++``) says how sure or urgent, it replaces no words; a list bullet

@@ -342,9 +342,19 @@ def _zone_shape(doc, section) -> list[tuple[int, str]]:
     if section is None:
         return []
     lines = doc.lines
-    return [(0, " ".join(lines[section.heading].split()))] + [
-        (len(lines[i]) - len(lines[i].lstrip(" \t")), " ".join(lines[i].split()))
+    return [(0, _composed(" ".join(lines[section.heading].split())))] + [
+        (len(lines[i]) - len(lines[i].lstrip(" \t")), _composed(" ".join(lines[i].split())))
         for i in range(section.body_start, section.body_end) if lines[i].strip()]
+
+
+def _composed(text: str) -> str:
+    """``text`` with its accents composed (NFC): an editor that saves `é` as `e` and a combining accent has
+    changed no word a person wrote."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
 
 
 def protected_zone(ctx: CheckContext) -> Iterator[Finding]:

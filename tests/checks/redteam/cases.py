@@ -1207,6 +1207,42 @@ def foundation_rules_moved_under_another_heading(lab):
                        "- Never, without explicit approval:\n- Always, without asking:\n  - force-push to main\n")
 
 
+def _foundation_with_accents(lab: Lab) -> None:
+    lab.sub(FOUNDATION, FOUNDATION + "\n- Résumé the café's déploiement only after the review")
+    lab.setup_commit("the person writes Foundation in French")
+
+
+@case(L)
+def foundation_resaved_with_decomposed_accents(lab):
+    """An editor that saves `é` as `e` and a combining accent (NFD) changes no word a person wrote."""
+    import unicodedata
+
+    _foundation_with_accents(lab)
+    line = lab.line("- Résumé")
+    return edit_commit(lab, line, unicodedata.normalize("NFD", line))
+
+
+@case(V, "G402")
+def foundation_accent_changed(lab):
+    """An accent that is really changed (`é` to `è`) is a changed line."""
+    _foundation_with_accents(lab)
+    return edit_commit(lab, "déploiement", "dèploiement")
+
+
+@case(L)
+def a_glossary_of_ones_own_is_tightened(lab):
+    """A section of the user's own is theirs to tighten: three definitions in fewer words are no G301."""
+    lab.write(lab.text() + "\n## Glossary\n- budget: the number of retries that one single request may make\n"
+                           "- breaker: the switch that stops all of the calls once failures pile up\n"
+                           "- jitter: the random delay that we add to each one of the retries\n")
+    lab.setup_commit("the glossary")
+    for old, new in (("the number of retries that one single request may make", "retries one request may make"),
+                     ("the switch that stops all of the calls once failures pile up", "stops calls once failures pile up"),
+                     ("the random delay that we add to each one of the retries", "random delay added to retries")):
+        lab.sub(old, new)
+    return lab.commit()
+
+
 @case(V, "G402")
 def foundation_rules_flattened(lab):
     _foundation_with_rules(lab)
