@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterator
 
 from flowgit.checks.context import CheckContext
@@ -17,13 +16,13 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
     old_chars = len(ctx.old.text)
     staged = ctx.new_patterns  # a pattern gone from the staged file is one that changed
     archived = sum(len(ctx.old.lines[at.line]) for name, at, _ in ctx.old_pattern_changes if name not in staged)
-    base = old_chars - archived - _done_items_removed(ctx) - _replaced_shrink(ctx) - _merge_notes_dropped(ctx)
+    base = old_chars - archived - _items_removed(ctx) - _replaced_shrink(ctx) - _merge_notes_dropped(ctx)
     new_chars = len(ctx.new.text)
     limit = ctx.cfg.budgets.shrink_max
     if base > 0 and (base - new_chars) / base > limit:
         yield Finding("G501", "catastrophic-shrink", "error", ctx.path, None,
                       f"the file shrank {100 * (base - new_chars) / base:.0f}% (from {base:,} to {new_chars:,} "
-                      f"characters; archived patterns, removed done Action Items, absorbed merge notes and what "
+                      f"characters; archived patterns, removed Action Items, absorbed merge notes and what "
                       f"State and Top of Mind lost by being replaced aside); more than {limit:.0%} is "
                       f"over-compression",
                       "compress for density, not size: restore what was lost outside State and Top of Mind "
@@ -78,14 +77,15 @@ def holds_merge_notes(doc: Document) -> bool:
     return found
 
 
-KEPT_OVERLAP = 0.5  # content words a new item shares with a done one for it to be that item, kept
-DONE_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:✓|\[[xX]\]\s)")  # an Action Item marked done
+KEPT_OVERLAP = 0.5  # content words a new item shares with a removed one for it to be that item, kept
 
 
-def _done_items_removed(ctx: CheckContext) -> int:
-    """Characters of the Action Items HEAD held marked done (``✓``, ``[x]``) that the change removes: the
-    lifecycle's "remove what resolved", set aside as archived patterns are (twelve finished items taken out of
-    a short file are no over-compression)."""
+def _items_removed(ctx: CheckContext) -> int:
+    """Characters of the Action Items HEAD held that the change removes: the lifecycle's "mark completed items
+    done … remove items that resolved", set aside as archived patterns are (twelve items finished and taken out
+    in one wrap are no over-compression). An item ticked in this wrap and removed in it is gone from both
+    versions alike, so the gate cannot tell it from one dropped: every item that is gone is set aside, and one
+    moved or reworded (most of its words kept) still counts."""
     before = ctx.old.find(ACTIONS)
     section = ctx.new.find(ACTIONS)
     if before is None or (section is not None and ctx.same_body(before, section)):
@@ -95,12 +95,10 @@ def _done_items_removed(ctx: CheckContext) -> int:
 
     texts = ctx.new.facts(section).columns.texts if section is not None else ()
     kept = {normalise(text) for text in texts}
-    kept_words = [content_words(text) for text in kept]  # (a done item is kept where most of its words are)
+    kept_words = [content_words(text) for text in kept]  # (an item is kept where most of its words are)
     facts = ctx.old.facts(before)
     removed = 0
     for item in facts.items:
-        if not DONE_RE.match(item.text):
-            continue
         said = normalise(item.text)  # (bullet, marks and lifecycle fields aside: re-bulleted is kept)
         words = content_words(said)
         if said in kept or (words and any(len(words & other) / len(words) >= KEPT_OVERLAP for other in kept_words)):
