@@ -1963,6 +1963,40 @@ def proven_typo_fixed(lab):
     return edit_commit(lab, typo, line)
 
 
+# (the claim as a person wrote it, then with the typo; the fix writes it back: scaffolding commits set both up)
+for _name, _right, _typo in [("swapped_letters", "so an outage", "so an otuage"),
+                             ("swapped_into_a_function_word", "per request for each outage", "per request fro each outage"),
+                             ("so_taht", "so that an outage", "so taht an outage"),
+                             ("teh", "so the outage", "so teh outage"),
+                             ("a_space_left_out", "cap retries per request", "cap retriesper request"),
+                             ("a_hyphen_put_in", "cap retries per request", "cap re-tries per request"),
+                             ("a_doubled_word", "cap retries per request", "cap retries per per request")]:
+    def _typo_fixed(lab, _r=_right, _t=_typo):
+        line = lab.line("!! retry_budget:")
+        right = line.replace("so an outage", _r) if _r not in line else line
+        lab.sub(line, right.replace(_r, _t))
+        lab.setup_commit("a typo on its way into Proven")
+        return edit_commit(lab, right.replace(_r, _t), right)
+    CASES.append(Case(f"proven_typo_fixed_{_name}", L, _typo_fixed))
+
+
+@case(V, "G404")
+def proven_word_doubled_into_another_claim(lab):
+    """Taking out a word is rewording unless it was the same word twice: `per request` of `per user request`
+    loses `user`."""
+    line = lab.line("!! retry_budget:")
+    lab.sub(line, line.replace("per request", "per user request"))
+    lab.setup_commit("a Proven claim")
+    return edit_commit(lab, "per user request", "per request")
+
+
+@case(V, "G404")
+def proven_words_joined_into_a_negation(lab):
+    """Re-spacing keeps the letters; `can not` made `cannot` is one, but `outage` made `no outage` is not."""
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("so an outage", "so no outage"))
+
+
 @case(V, "G404")
 def proven_claim_words_reordered(lab):
     line = lab.line("!! retry_budget:")
