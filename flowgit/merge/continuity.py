@@ -121,7 +121,7 @@ class ContinuityMerge:
     """One merge: the patterns decided once for the whole file, then each section by its semantics."""
 
     def __init__(self, base: Document, ours: Document, theirs: Document, *, lookup: Lookup,
-                 thresholds: Thresholds, newer: str, sides: tuple[Side, Side]) -> None:
+                 thresholds: Thresholds, newer: str, sides: tuple[Side, Side], notes: bool = True) -> None:
         self.docs = {"base": base, "ours": ours, "theirs": theirs}
         self.spans = {name: spans(doc) for name, doc in self.docs.items()}
         self.by_key = {name: {sp.key: sp for sp in sps} for name, sps in self.spans.items()}
@@ -129,6 +129,7 @@ class ContinuityMerge:
         self.patterns = PatternMerge(placed["base"], placed["ours"], placed["theirs"], lookup, thresholds, newer)
         self.idents = {name: self.patterns.line_identities(name) for name in self.docs}
         self.newer, self.sides = newer, {"ours": sides[0], "theirs": sides[1]}
+        self.with_notes = notes  # (a merge commit: only a merge may bring a merge note, G304)
         self.nl = ours.newline
         self.result = MergeResult("", notes=self.patterns.notes)
 
@@ -190,6 +191,11 @@ class ContinuityMerge:
         nl = self.nl
         quoted = _quoted(lose, win)
         if not quoted:
+            return win
+        if not self.with_notes:
+            self.result.notes.append(f"{label}: both sides replaced it; kept the newer ({self.newer}); the other's "
+                                     "text is not quoted, as this is no merge commit (a cherry-pick, rebase or "
+                                     "revert replays one commit) and only a merge may bring a merge note")
             return win
         end = len(win)
         while end > 1 and (not win[end - 1].strip() or WRAPPER_RE.match(win[end - 1])):
@@ -298,13 +304,14 @@ def merge_units(base: Sequence[tuple[tuple, str]], ours: Sequence[tuple[tuple, s
 
 def merge_continuity(base: str, ours: str, theirs: str, *, aliases: Mapping[str, tuple[str, ...]] | None = None,
                      thresholds: Thresholds | None = None, lookup: Lookup | None = None, newer: str = "theirs",
-                     sides: tuple[Side, Side] = (Side("ours"), Side("theirs"))) -> MergeResult:
+                     sides: tuple[Side, Side] = (Side("ours"), Side("theirs")), notes: bool = True) -> MergeResult:
     """Merge two versions of a continuity file that share ``base``.
 
     ``lookup(ids)`` returns the cited episodes found in the merged store;
-    ``newer`` names the side whose wrap is newer ("ours" or "theirs").
+    ``newer`` names the side whose wrap is newer ("ours" or "theirs"); ``notes``: whether the result is a
+    merge commit, where the other wrap's replaced text is quoted as a merge note (else it is left out).
     """
     docs = [Document.parse(text, aliases=aliases) for text in (base, ours, theirs)]
     merge = ContinuityMerge(*docs, lookup=lookup or (lambda ids: {}), thresholds=thresholds or Thresholds(),
-                            newer=newer, sides=sides)
+                            newer=newer, sides=sides, notes=notes)
     return merge.run()

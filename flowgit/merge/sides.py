@@ -47,6 +47,18 @@ def other_commit(root: Path) -> str | None:
     return None
 
 
+def quotes_the_other_side(root: Path) -> bool:
+    """Whether the driver quotes the other wrap's replaced text as a merge note: in a merge (`git merge`,
+    `git pull`, as git's reflog action says), which makes a merge commit, the note's record; and in a rebase,
+    whose replayed commit the gate then refuses (G304: `flowgit sync` merges instead when both wraps replaced
+    a section). A cherry-pick or a revert replays one commit with no such way back: the newer text stands."""
+    action = os.environ.get("GIT_REFLOG_ACTION", "")
+    if action.startswith(("merge", "pull")):
+        return True
+    gdir = git_dir(root)
+    return (gdir / "rebase-merge").is_dir() or (gdir / "rebase-apply").is_dir()
+
+
 def _verify(root: Path, rev: str) -> str | None:
     out = git(root, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False).strip()
     return out.decode() if out else None

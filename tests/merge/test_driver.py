@@ -90,6 +90,20 @@ def test_both_wraps_replace_state_the_newer_wins_and_names_the_other(team_repo):
     assert find_markers(text) is None and other
 
 
+def test_a_cherry_picked_wrap_takes_the_newer_state_without_a_merge_note(team_repo, run):
+    """A cherry-pick makes a non-merge commit, where only a merge may bring a merge note (G304): the newer
+    wrap's State stands and the other's is not quoted, and the audit (the pre-push guarantee) is clean; a
+    merge of the same two wraps quotes it (above), and so does a rebase, which `flowgit sync` turns into a
+    merge when the gate refuses its replayed commit."""
+    two_branches(team_repo, "both_replace_state")
+    proc = subprocess.run(["git", "cherry-pick", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert "# flowgit merge:" not in text and "# | " not in text and "Focus: jitter." in text
+    res = run(team_repo, "audit", "--json")
+    assert res.code == 0, res.out
+
+
 def test_pull_rebase_between_two_clones(tmp_path, team_repo, run):
     remote = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(team_repo), str(remote))
