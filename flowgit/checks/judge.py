@@ -230,9 +230,20 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
                     findings.append(f)
             elif key(f) in kept and key(f) not in seen:
                 seen.add(key(f))
-                findings.append(f)
+                findings.append(_budget_left_to_the_next_wrap(f))
     findings.extend(paths.merge_lost_episodes(parents, new))
     return _overridden(findings, override)
+
+
+def _budget_left_to_the_next_wrap(f: Finding) -> Finding:
+    """A size budget a merge result exceeds, as a warning: two wraps that each kept within it added their own
+    patterns (or State lines), and the union is both; refusing it would leave a person to drop one side's
+    work by hand. A later wrap, judged against the merge, may not let it grow (G50x), and the wrap's
+    cleanup archives what is stale."""
+    if f.rule != "size-budget" or not f.is_error:
+        return f
+    return f.replace(severity="warning", message=f"{f.message} (the union of two wraps' additions: a later wrap "
+                                                 "may not let it grow; archive or graduate to bring it back)")
 
 
 _NUMBER_RE = re.compile(r"\d+")

@@ -152,3 +152,20 @@ def test_a_case_twin_is_named_with_the_file_it_is_a_twin_of():
     [finding] = case_collisions(None, new)
     assert finding.code == "G809" and finding.path == twin
     assert "is `Mémoire.md` to a case-insensitive" in finding.message
+
+
+def test_a_merge_over_a_size_budget_is_a_warning_and_a_later_wrap_may_not_grow_it(tmp_path):
+    """Two wraps that each kept Developing within its limit add a pattern apiece: the union is over it. The
+    merge is not refused (a person would have to drop one side's work by hand); its warning says the next wrap
+    may not let it grow, and a next wrap that does is refused (G503)."""
+    c = cfg(tmp_path, _flowgit_toml=b"[budgets]\ndeveloping_lines_max = 13\n")
+    base = base_text()
+    left = base.replace("! p12:", "! p13: left agent's new pattern about retries | 1x\n! p12:")
+    right = base.replace("! p12:", "! p14: right agent's new pattern about jitter | 1x\n! p12:")
+    union = left.replace("! p12:", "! p14: right agent's new pattern about jitter | 1x\n! p12:")
+    assert not codes(judge_change(c, side(base), side(left))) and not codes(judge_change(c, side(base), side(right)))
+    findings = judge_merge(c, [side(left), side(right)], side(union), base=side(base))
+    assert not codes(findings)
+    assert any(f.code == "G503" and "a later wrap may not let it grow" in f.message for f in findings), findings
+    grown = union.replace("! p12:", "! p15: one more | 1x\n! p12:")
+    assert "G503" in codes(judge_change(c, side(union), side(grown)))
