@@ -230,20 +230,34 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
                     findings.append(f)
             elif key(f) in kept and key(f) not in seen:
                 seen.add(key(f))
-                findings.append(_budget_left_to_the_next_wrap(f))
+                findings.append(_budget_left_to_the_next_wrap(f, parents, new))
     findings.extend(paths.merge_lost_episodes(parents, new))
     return _overridden(findings, override)
 
 
-def _budget_left_to_the_next_wrap(f: Finding) -> Finding:
-    """A size budget a merge result exceeds, as a warning: two wraps that each kept within it added their own
-    patterns (or State lines), and the union is both; refusing it would leave a person to drop one side's
-    work by hand. A later wrap, judged against the merge, may not let it grow (G50x), and the wrap's
-    cleanup archives what is stale."""
-    if f.rule != "size-budget" or not f.is_error:
+def _budget_left_to_the_next_wrap(f: Finding, parents: list[Side], new: Side) -> Finding:
+    """A size budget a merge result exceeds, as a warning, when the result is the parents' union: two wraps
+    that each kept within it added their own patterns (or State lines), and the union is both; refusing it
+    would leave a person to drop one side's work by hand. A later wrap, judged against the merge, may not let
+    it grow (G50x), and the wrap's cleanup archives what is stale. A merge that writes lines of its own keeps
+    the error: it could grow the file past the budget as no commit may."""
+    if f.rule != "size-budget" or not f.is_error or not _only_parents_lines(parents, new):
         return f
     return f.replace(severity="warning", message=f"{f.message} (the union of two wraps' additions: a later wrap "
                                                  "may not let it grow; archive or graduate to bring it back)")
+
+
+def _only_parents_lines(parents: list[Side], new: Side) -> bool:
+    """Whether every line of the merge result is a line one of its parents holds (the driver's merge notes
+    aside): a union, with nothing the merge wrote itself."""
+    from flowgit.merge.notes import NOTE_LINES
+
+    held: set[bytes] = set()
+    for parent in parents:
+        if parent.continuity is not None:
+            held.update(line.rstrip(b"\r\n") for line in parent.continuity.splitlines())
+    return all(line.rstrip(b"\r\n") in held or line.startswith(tuple(n.encode() for n in NOTE_LINES))
+               for line in (new.continuity or b"").splitlines())
 
 
 _NUMBER_RE = re.compile(r"\d+")

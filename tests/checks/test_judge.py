@@ -169,3 +169,4 @@ def test_a_merge_over_a_size_budget_is_a_warning_and_a_later_wrap_may_not_grow_i
     assert any(f.code == "G503" and "a later wrap may not let it grow" in f.message for f in findings), findings
     grown = union.replace("! p12:", "! p15: one more | 1x\n! p12:")
     assert "G503" in codes(judge_change(c, side(union), side(grown)))
+    assert "G503" in codes(judge_merge(c, [side(left), side(right)], side(grown), base=side(base)))  # its own line
