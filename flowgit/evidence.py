@@ -407,7 +407,7 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
             verdict.unknown.append(ident)
         elif is_forged(ep):
             verdict.forged.append(ident)
-        elif not (is_relevant(ep, pattern_words, thresholds, weight) or not claim_only and names_it(ep, name)):
+        elif not (is_relevant(ep, pattern_words, thresholds, weight) or not claim_only and names_it(ep, name, description)):
             verdict.unrelated.append(ident)
         elif not ep.session.strip():
             verdict.sessionless.append(ident)
@@ -422,12 +422,17 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
     return verdict
 
 
-def names_it(episode: Episode, name: str) -> bool:
+def names_it(episode: Episode, name: str, description: str) -> bool:
     """Whether the episode's content says the pattern's name, of two or more words, as words in order
-    (``retry budget`` for ``retry_budget``, ``retry budgets``): it is about that pattern, however common its
-    words are in a store whose project is that very topic (where rarity alone would weigh them as everyday)."""
+    (``retry budget`` for ``retry_budget``, ``retry budgets``), and shares a word of its description: it is
+    about that pattern, however common its words are in a store whose project is that very topic (where
+    rarity alone would weigh them as everyday). A name of everyday words only (``ran_tests``) names nothing,
+    and an episode that says the name but nothing of the claim (a name chosen for what episodes say) is not
+    about the claim."""
     words = _name_words(name)
-    if len(words) < 2:
+    if len(words) < 2 or all(word in EVERYDAY_STEMS for word in words):
+        return False
+    if not meaningful_words(episode.content) & meaningful_words(description):
         return False
     said = _stemmed_tokens(episode.content)
     width = len(words)

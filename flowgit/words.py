@@ -31,7 +31,24 @@ who whom why will with would you your yours via per one two three get got make m
 thing things way ways still already really much many every need needs new next last keep kept
 basically generally overall essentially simply actually literally mostly largely typically usually normally
 quite rather fairly pretty somewhat truly indeed definitely certainly clearly obviously arguably
-""".split())  # (the last two lines: adverbs that add no claim, such as a restatement padded to look new)
+""".split()) | frozenset("""
+для что как это так его она они оно уже или при без над под про все всё был была были было быть есть если чем
+там тут где когда тоже также только ещё еще очень чтобы после перед между через который которая которые этот
+эта эти того этого нас вас них ему мне себя свой своя свои можно нужно надо снова опять теперь сейчас сегодня
+für und der die das den dem des ein eine einen einem einer nicht mit von auf aus bei nach über unter vor zum
+zur ist sind war waren wird werden hat haben auch noch schon wie was wenn dass oder aber sich sie wir ihr ich
+man nur sehr dann hier dort heute wieder alle alles kein keine
+pour les des une dans par sur avec sans sous est sont était été être avoir ont pas plus mais que qui quoi dont
+cette ces cet son ses leur leurs nous vous ils elle elles aux très aussi encore déjà tout tous toute toutes
+comme quand alors puis hier
+para por los las una uno unos unas con sin sobre entre desde hasta qué como cuando donde este esta estos
+estas ese esa eso del está están ser estar hay muy más pero también otra otro todo todos nos sus hoy ayer
+per che non della delle dei degli nel nella sono anche più com não uma dos das nas pelo pela são foi mais
+可以 我们 一个 这个 那个 没有 因为 所以 但是 如果 就是 不是 已经 然后 可能 需要 他们 你们 什么 还是 或者 这些 那些
+自己 今天 昨天 时候 现在
+""".split())  # (the adverbs: words that add no claim, such as a restatement padded to look new; then the
+# commonest function words of other languages, which would otherwise weigh as rare words that make an
+# episode "about" a pattern)
 
 
 # Words too everyday to make an episode "about" a pattern on their own (stemmed at use).

@@ -406,12 +406,18 @@ def test_an_episode_that_says_the_patterns_name_is_about_it_in_a_store_whose_top
     for ep in fired:
         assert not is_relevant(ep, content_words("retry_budget cap retries per request with a budget"),
                                Thresholds(), weight)  # (rarity alone: every shared word is the store's topic)
-        assert names_it(ep, "retry_budget")
+        assert names_it(ep, "retry_budget", "cap retries per request with a budget")
     verdict = assess("retry_budget", "cap retries per request with a budget", 2, [e.id for e in fired],
                      {e.id: e for e in fired}, Thresholds(), weight=weight)
     assert not verdict.unrelated and verdict.enough
-    assert not names_it(_ep("a budget for each retry"), "retry_budget")  # apart and out of order
-    assert not names_it(_ep("the cache held"), "cache")  # one word: rarity decides
+    assert not names_it(_ep("a budget for each retry"), "retry_budget", "cap retries")  # apart, out of order
+    assert not names_it(_ep("the cache held"), "cache", "cache balances")  # one word: rarity decides
+    # a name of everyday words, or one an episode says without a word of the claim, names nothing
+    assert not names_it(_ep("ran tests on the footer"), "ran_tests", "auth tokens in localStorage are safe")
+    assert not names_it(_ep("the retry budget meeting moved"), "retry_budget", "auth tokens are safe from XSS")
+    ran = [_ep("ran tests on the css tweak for the footer", "s1"), _ep("we ran tests for the footer again", "s2")]
+    assert assess("ran_tests", "auth tokens in localStorage are safe from XSS", 2, [e.id for e in ran],
+                  {e.id: e for e in ran}, Thresholds(), weight=weight).unrelated == [e.id for e in ran]
     claim = assess("retry_budget", "never cap retries", 2, [e.id for e in fired], {e.id: e for e in fired},
                    Thresholds(), weight=weight, claim_only=True)
     assert claim.unrelated  # a new claim kept under the old name is not proved by the name

@@ -267,8 +267,6 @@ def new_words(before: str, after: str, folded: Counter[str] | None = None,
         left[word] -= 1
         if _written_arrow(word, old, new):
             continue
-        if _respaced_from(word, written, old_tokens, new_tokens, old - new):
-            continue
         if not any(_typo_of(d, (word, written), known) or _shortens(d, (word, written)) for d in dropped):
             out.append(written)
     if gained[NOT]:  # the negations written anew (the same negation once more: itself)
@@ -276,21 +274,6 @@ def new_words(before: str, after: str, folded: Counter[str] | None = None,
         fresh = list((said[1] - said[0]).elements()) or [w for word, w in new_tokens if word == NOT]
         out += fresh[:gained[NOT]]
     return list(dict.fromkeys(out))
-
-
-def _respaced_from(word: str, written: str, old_tokens: list, new_tokens: list, dropped: Counter[str]) -> bool:
-    """Whether the gained word ``written`` only re-spaces words ``before`` said: a dropped word it is part of
-    with its neighbour (`retriesper` written `retries per`), or dropped neighbours it joins (`re-tries`)."""
-    if not _is_word(word):
-        return False
-    for at, (w, said) in enumerate(new_tokens):
-        if said != written:
-            continue
-        for pair in (new_tokens[at - 1:at + 1] if at else [], new_tokens[at:at + 2]):
-            if len(pair) == 2 and any(dropped[o] and _respaced(o_t, pair) for o_t in old_tokens for o in [o_t[0]]):
-                return True
-    return any(_respaced((word, written), old_tokens[k:k + 2]) and all(dropped[t[0]] for t in old_tokens[k:k + 2])
-               for k in range(len(old_tokens) - 1))
 
 
 def lost_negations(before: str, after: str) -> list[str]:
@@ -345,28 +328,34 @@ def only_respelled(before: str, after: str, known: Callable[[str], bool] | None 
     re-spelled, re-spaced (`retriesper` as `retries per`, `re-tries` as `retries`) or a doubled word written
     once (`per per`); a Proven claim in place: a word moved, dropped or added is a reworded claim."""
     new = claim_tokens(after)
-    if _aligned(claim_tokens(before), new, known):
+    doubled = _doubled_words(before)
+    if _aligned(claim_tokens(before), new, known, doubled):
         return True
     fixed = _function_words_fixed(before)  # (`so taht` reads as nothing, `so that` as `->`: fixed, as meant)
-    return fixed != before and _aligned(claim_tokens(fixed), new, known)
+    return fixed != before and _aligned(claim_tokens(fixed), new, known, doubled)
 
 
-def _aligned(old: tuple, new: tuple, known: Callable[[str], bool] | None) -> bool:
-    """:func:`only_respelled` of two claims' tokens."""
+def _aligned(old: tuple, new: tuple, known: Callable[[str], bool] | None, doubled: frozenset[str]) -> bool:
+    """:func:`only_respelled` of two claims' tokens (``doubled``: the words ``before`` writes twice in a row)."""
     i = j = 0
     while i < len(old) and j < len(new):
         a, b = old[i], new[j]
         if a[0] == b[0] or _typo_of(a, b, known):
             i, j = i + 1, j + 1
-        elif j + 1 < len(new) and _respaced(a, new[j:j + 2]):
-            i, j = i + 1, j + 2
-        elif i + 1 < len(old) and _respaced(b, old[i:i + 2]):
-            i, j = i + 2, j + 1
-        elif i and a == old[i - 1] and _is_word(a[0]):
-            i += 1  # a doubled word written once
+        elif i and a == old[i - 1] and _is_word(a[0]) and a[1].lower() in doubled:
+            i += 1  # a word written twice in a row, written once
         else:
             return False
     return i == len(old) and j == len(new)
+
+
+DOUBLED_RE = re.compile(r"\b([^\W\d_]+)\s+\1\b", re.IGNORECASE)
+
+
+def _doubled_words(text: str) -> frozenset[str]:
+    """The words ``text`` writes twice in a row with only spaces between (`per per`): a slip, not two words
+    read apart (`service to service`, where a word the claim reading drops stands between)."""
+    return frozenset(word.lower() for word in DOUBLED_RE.findall(text))
 
 
 SHORT_WORD_RE = re.compile(r"\b[A-Za-z]{3,5}\b")
@@ -377,7 +366,7 @@ def _function_words_fixed(text: str) -> str:
     def fixed(found: re.Match) -> str:
         word = found.group()
         low = word.lower()
-        if low in FUNCTION_WORDS:
+        if low in FUNCTION_WORDS or low in REAL_ANAGRAMS or low in NUMBER_WORDS:
             return word
         for right in FUNCTION_WORDS:
             if len(right) == len(low) and sorted(right) == sorted(low) and _one_edit(low, right):
@@ -385,13 +374,6 @@ def _function_words_fixed(text: str) -> str:
         return word
 
     return SHORT_WORD_RE.sub(fixed, text)
-
-
-def _respaced(whole: tuple[str, str], parts) -> bool:
-    """Whether the word ``whole`` is the words ``parts`` written together (a space or hyphen added or taken
-    out): the same letters in the same order, none of them a negation or a number."""
-    return _is_word(whole[0]) and all(_is_word(p[0]) for p in parts) and \
-        whole[1].lower() == "".join(p[1] for p in parts).lower()
 
 
 def _typo_of(old: tuple[str, str], new: tuple[str, str], known: Callable[[str], bool] | None = None) -> bool:
@@ -428,8 +410,8 @@ def _respelled(a: str, b: str) -> bool:
     dropped: `safe` and `sale` are two words)."""
     if NOT in (a, b) or not (a.isalpha() and b.isalpha()):
         return False
-    if b.lower() in FUNCTION_WORDS and len(a) == len(b) and sorted(a.lower()) == sorted(b.lower()) and \
-            _one_edit(a.lower(), b.lower()):
+    if b.lower() in FUNCTION_WORDS and a.lower() not in REAL_ANAGRAMS and len(a) == len(b) and \
+            sorted(a.lower()) == sorted(b.lower()) and _one_edit(a.lower(), b.lower()):
         return True  # two letters swapped into a word that carries no claim (`teh`, `adn`, `taht`, `fro`)
     if a[0] != b[0]:
         return False
@@ -438,8 +420,12 @@ def _respelled(a: str, b: str) -> bool:
     return _one_edit(a, b)
 
 
-# Words that carry no claim of their own (articles, conjunctions, prepositions, pronouns): a short word with
-# two letters swapped into one of them is a typo fixed. (Quantifiers, comparisons and negations are claims.)
+# Words that carry no claim of their own (articles, conjunctions, prepositions, pronouns): a word with two
+# neighbouring letters swapped into one of them is a typo fixed (`teh`, `adn`, `taht`), unless it is a word
+# itself: REAL_ANAGRAMS are every such swap that is an English word (`form` is a verb: `timeouts form storms`
+# written `from` turns cause into effect; `three` is a number), and a number word never is one.
+# (Quantifiers, comparisons and negations are claims, never function words here.)
+REAL_ANAGRAMS = frozenset({"form", "three", "fro", "tis", "thees"})
 FUNCTION_WORDS = frozenset("""the and that with for from this these those then there their they them what when
 where which while who whom whose have has had was were are its into onto upon your our his her him she you
 """.split())

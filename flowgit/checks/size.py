@@ -85,7 +85,7 @@ def _items_removed(ctx: CheckContext) -> int:
     done … remove items that resolved", set aside as archived patterns are (twelve items finished and taken out
     in one wrap are no over-compression). An item ticked in this wrap and removed in it is gone from both
     versions alike, so the gate cannot tell it from one dropped: every item that is gone is set aside, and one
-    moved or reworded (most of its words kept) still counts."""
+    moved or reworded (most of its words kept) still counts, and only what the section lost on balance."""
     before = ctx.old.find(ACTIONS)
     section = ctx.new.find(ACTIONS)
     if before is None or (section is not None and ctx.same_body(before, section)):
@@ -104,7 +104,11 @@ def _items_removed(ctx: CheckContext) -> int:
         if said in kept or (words and any(len(words & other) / len(words) >= KEPT_OVERLAP for other in kept_words)):
             continue  # still there, moved or reworded: only what is gone is set aside
         removed += sum(len(ctx.old.lines[before.body_start + n]) for n in range(item.start, item.end))
-    return removed
+    # Only what the section lost on balance: items swapped for new ones of the same size make no room for a
+    # cut elsewhere (the resolved ones go, the section stays the size it was).
+    was = sum(map(len, ctx.old.lines[before.body_start:before.body_end]))
+    now = sum(map(len, ctx.new.lines[section.body_start:section.body_end])) if section is not None else 0
+    return min(removed, max(0, was - now))
 
 
 def state_chars(doc: Document) -> int | None:

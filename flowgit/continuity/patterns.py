@@ -314,15 +314,14 @@ def looks_like_pattern_loose(line: str) -> bool:
 
 def claims_a_raised_pattern(line: str) -> bool:
     """:func:`looks_like_pattern_loose` by what only a pattern line that claims more than a first sighting
-    carries: a `!` name marker opening it with a `| Nx` level, or an evidence annotation. (A `| 2x` alone is
+    carries: a `!` opening it and a `| Nx` level, or an evidence annotation. (A `| 2x` alone is
     a table cell or a speed-up, and `! note: …` FlowScript's urgent note, in a section of one's own.)"""
     for reading in _readings(strip_eol(line)):
         body = MARKUP_RE.sub("", reading, count=1)
         if EVIDENCE_RE.search(body):
             return True
-        if (LOOSE_BANG_RE.match(body) or LOOSE_BANG_RE.match(DECORATION_RE.sub("", body))) \
-                and LOOSE_LEVEL_RE.search(body):
-            return True
+        if DECORATION_RE.sub("", body).lstrip().startswith("!") and LOOSE_LEVEL_RE.search(body):
+            return True  # (a name of any form after the marks: `!! retry budget: … | 3x`, `!! x - … | 3x`)
     return False
 
 

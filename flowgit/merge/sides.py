@@ -47,16 +47,48 @@ def other_commit(root: Path) -> str | None:
     return None
 
 
-def quotes_the_other_side(root: Path) -> bool:
-    """Whether the driver quotes the other wrap's replaced text as a merge note: in a merge (`git merge`,
-    `git pull`, as git's reflog action says), which makes a merge commit, the note's record; and in a rebase,
-    whose replayed commit the gate then refuses (G304: `flowgit sync` merges instead when both wraps replaced
-    a section). A cherry-pick or a revert replays one commit with no such way back: the newer text stands."""
-    action = os.environ.get("GIT_REFLOG_ACTION", "")
-    if action.startswith(("merge", "pull")):
-        return True
-    gdir = git_dir(root)
-    return (gdir / "rebase-merge").is_dir() or (gdir / "rebase-apply").is_dir()
+def quotes_the_other_side() -> bool:
+    """Whether the driver quotes the other wrap's replaced text as a merge note: unless git runs it for a
+    cherry-pick or a revert, which replay one commit into a non-merge commit where a note is refused (G304)
+    and there is no way back (a rebase's replayed commit is refused too, and `flowgit sync` merges instead).
+    Any other merge, `git merge-tree` included, or a git this cannot tell, quotes it: nothing is lost."""
+    return _running_git_command() not in ("cherry-pick", "revert")
+
+
+GIT_OPTIONS_WITH_VALUE = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+
+
+def _running_git_command() -> str | None:
+    """The subcommand of the nearest git process this one runs under (`cherry-pick`), read from the process
+    table (Linux); None where it cannot be read."""
+    pid = os.getpid()
+    for _ in range(8):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                stat = fh.read()
+            pid = int(stat[stat.rindex(b")") + 2:].split()[1])  # (the parent, after the command's name)
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                argv = [a.decode("utf-8", "replace") for a in fh.read().split(b"\0") if a]
+        except (OSError, ValueError, IndexError):
+            return None
+        if argv and os.path.basename(argv[0]) in ("git", "git.exe"):
+            return _subcommand(argv[1:])
+        if pid <= 1:
+            return None
+    return None
+
+
+def _subcommand(args: list[str]) -> str | None:
+    """git's subcommand among its arguments: the first that is no global option (nor an option's value)."""
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in GIT_OPTIONS_WITH_VALUE:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
 def _verify(root: Path, rev: str) -> str | None:

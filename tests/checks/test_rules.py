@@ -410,6 +410,23 @@ def test_removing_resolved_action_items_is_no_over_compression(run, repo, mark):
     assert "G501" not in codes, data
 
 
+def test_action_items_swapped_for_new_ones_make_no_room_for_a_cut_elsewhere(run, repo):
+    """Twelve items resolved and twelve new ones of the same size: the section lost nothing on balance, so the
+    narrative wiped in the same commit is over-compression (G501) as it is alone."""
+    old_items = "\n".join(f"- deliver the provider migration step {i} with the retry budget — seen: Nov {10 + i}"
+                          for i in range(12))
+    new_items = "\n".join(f"- rehearse the rollback drill {i} with the payments on-call team — next: Dec {10 + i}"
+                          for i in range(12))
+    recent = "\n\n## Recent Context\n" + " ".join(f"Step {i} moved the payment client onto the new provider."
+                                                   for i in range(25))
+    committed_base(repo, SMALL.format(items=old_items).replace("Focus: the migration.",
+                                                               "Focus: the migration." + recent))
+    stage(repo, SMALL.format(items=new_items).replace("Focus: the migration.",
+                                                      "Focus: x.\n\n## Recent Context\nMoved."))
+    code, data, codes = check(run, repo)
+    assert "G501" in codes, data
+
+
 def test_action_items_reworded_shorter_still_count_toward_a_shrink(run, repo):
     """Only what is gone is set aside: twelve items kept with most of their words, in far fewer characters,
     beside a wiped narrative, are still over-compression (G501)."""

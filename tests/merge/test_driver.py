@@ -104,6 +104,19 @@ def test_a_cherry_picked_wrap_takes_the_newer_state_without_a_merge_note(team_re
     assert res.code == 0, res.out
 
 
+def test_a_merge_made_with_merge_tree_quotes_the_other_side(team_repo):
+    """A merge commit made without `git merge` (`git merge-tree`, as a tool or a server might) is a merge: the
+    other wrap's State is quoted, not dropped. Only a cherry-pick or a revert leaves it out."""
+    from flowgit.merge.sides import _subcommand
+
+    two_branches(team_repo, "both_replace_state")
+    tree = git(team_repo, "merge-tree", "--write-tree", "main", "other").split()[0]
+    text = git(team_repo, "show", f"{tree}:CONTINUITY.md")
+    assert "# flowgit merge: another wrap" in text and "# | Focus: cache." in text
+    assert _subcommand(["-c", "x=y", "-C", "/tmp", "cherry-pick", "abc"]) == "cherry-pick"
+    assert _subcommand(["--no-pager", "merge", "-m", "revert"]) == "merge"
+
+
 def test_pull_rebase_between_two_clones(tmp_path, team_repo, run):
     remote = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(team_repo), str(remote))
@@ -138,20 +151,22 @@ def test_a_protected_conflict_stops_git_and_the_gate_refuses_the_markers(team_re
 
 
 def test_a_merge_the_gate_would_refuse_is_left_conflicted_with_the_reason(team_repo, run, tmp_path):
-    """Each side fills Developing to the 15-line limit; together they would be over it (G503)."""
-    def filled(prefix: str) -> str:
-        lines = "".join(f"! {prefix}_{i}: {prefix} note number {i} about queues | 1x\n" for i in range(13))
+    """Each side adds a pattern under a name the other's folds to (`cache_ttl`, `Cache-TTL`): each is valid,
+    the union holds two patterns of one identity (G112). (A union over a size budget is no longer refused:
+    tests/checks/test_judge.py.)"""
+    def added(line: str) -> str:
         return edit(BASE, ("! cache_first: serve balances from cache before the provider | 1x\n",
-                           "! cache_first: serve balances from cache before the provider | 1x\n" + lines))
+                           "! cache_first: serve balances from cache before the provider | 1x\n" + line))
     files = {}
-    for name, text in (("base", BASE), ("ours", filled("ours")), ("theirs", filled("theirs"))):
+    for name, text in (("base", BASE), ("ours", added("! cache_ttl: cache provider balances for thirty seconds | 1x\n")),
+                       ("theirs", added("! Cache-TTL: keep cached balances no longer than a minute | 1x\n"))):
         files[name] = tmp_path / f"{name}.md"
         files[name].write_text(text)
     res = run(team_repo, "merge-driver", str(files["base"]), str(files["ours"]), str(files["theirs"]),
               "CONTINUITY.md")
-    assert res.code == 1 and "G503" in res.err and "would fail the gate" in res.err
+    assert res.code == 1 and "G112" in res.err and "would fail the gate" in res.err, res.err
     merged = files["ours"].read_text()
-    assert "ours_12" in merged and "theirs_12" in merged and find_markers(merged) is None
+    assert "cache_ttl:" in merged and "Cache-TTL:" in merged and find_markers(merged) is None
 
 
 def test_the_driver_merges_the_store_by_path_and_falls_back_for_unreadable_files(team_repo, run, tmp_path):

@@ -858,7 +858,8 @@ for _name, _heading in [("zero_width_space", "\u200b## Foundation"), ("byte_orde
 @case(L)
 def marks_before_a_number_or_inside_a_line_are_no_heading(lab):
     """A ticket number at the start of a line, and a section named in a sentence, are read as text."""
-    return edit_commit(lab, RECENT, "#42 landed; see ## Foundation for the rule we kept.\n#Foundation-work is next.")
+    return edit_commit(lab, RECENT, "#42 landed; see ## Foundation for the rule we kept.\n#Foundation-work is next.\n"
+                                    "#413 Foundation tests were flaky this week.\n#1 Top of Mind was cleared.")
 
 
 @case(L)
@@ -1069,7 +1070,9 @@ for _name, _line in [("numbered", "1. " + pline("p13", 3, [R0, R1, R2], text="re
                      ("full_width_bar", pline("p13", 3, [R0, R1, R2], text="never cap retries").replace(
                          " | 3x", " \uff5c 3x")),
                      ("zero_width_prefix", "\u200b" + pline("p13", 3, [R0, R1, R2], text="never cap retries")),
-                     ("evidence_without_a_level", "- never cap retries [evidence: " + R0 + "]")]:
+                     ("evidence_without_a_level", "- never cap retries [evidence: " + R0 + "]"),
+                     ("a_name_with_a_space", "!! retry budget: never cap retries | 3x (RELIABILITY)"),
+                     ("a_dash_for_the_colon", "!! retry_budget — never cap retries | 3x (RELIABILITY)")]:
     CASES.append(Case(f"unparsed_raised_pattern_in_free_section_{_name}", V, lambda lab, _l=_line: (
         lab.write(lab.text() + f"\n## Notes\n{_l}\n"), lab.commit())[1], "G110"))
 
@@ -1965,11 +1968,9 @@ def proven_typo_fixed(lab):
 
 # (the claim as a person wrote it, then with the typo; the fix writes it back: scaffolding commits set both up)
 for _name, _right, _typo in [("swapped_letters", "so an outage", "so an otuage"),
-                             ("swapped_into_a_function_word", "per request for each outage", "per request fro each outage"),
+                             ("swapped_into_a_function_word", "per request with each outage", "per request wiht each outage"),
                              ("so_taht", "so that an outage", "so taht an outage"),
                              ("teh", "so the outage", "so teh outage"),
-                             ("a_space_left_out", "cap retries per request", "cap retriesper request"),
-                             ("a_hyphen_put_in", "cap retries per request", "cap re-tries per request"),
                              ("a_doubled_word", "cap retries per request", "cap retries per per request")]:
     def _typo_fixed(lab, _r=_right, _t=_typo):
         line = lab.line("!! retry_budget:")
@@ -1978,6 +1979,28 @@ for _name, _right, _typo in [("swapped_letters", "so an outage", "so an otuage")
         lab.setup_commit("a typo on its way into Proven")
         return edit_commit(lab, right.replace(_r, _t), right)
     CASES.append(Case(f"proven_typo_fixed_{_name}", L, _typo_fixed))
+
+
+# What reads as a typo fixed but changes the claim: a real word swapped into a function word (a verb made a
+# preposition turns cause into effect; a number made `there`), words joined or split (`use less` is not
+# `useless`), and a word written twice with another between (`service to service` is not `service`).
+for _name, _was, _now in [("a_verb_made_a_preposition", "so an outage cannot multiply load",
+                           "so outages form load"), ("a_number_made_there", "so an outage cannot multiply load",
+                                                     "so three outages cannot multiply load"),
+                          ("words_joined", "so an outage cannot multiply load", "so an outage can use less load"),
+                          ("a_word_split", "so an outage cannot multiply load", "so a careless outage multiplies load"),
+                          ("a_word_twice_apart", "cap retries per request", "cap retries per service to service request")]:
+    _fixed = {"so outages form load": "so outages from load", "so three outages cannot multiply load":
+              "so there outages cannot multiply load", "so an outage can use less load": "so an outage can useless load",
+              "so a careless outage multiplies load": "so a care less outage multiplies load",
+              "cap retries per service to service request": "cap retries per service request"}[_now]
+
+    def _reads_as_a_typo(lab, _w=_was, _n=_now, _f=_fixed):
+        line = lab.line("!! retry_budget:")
+        lab.sub(line, line.replace(_w, _n))
+        lab.setup_commit("a Proven claim as a person wrote it")
+        return edit_commit(lab, _n, _f)
+    CASES.append(Case(f"proven_reworded_as_if_a_typo_{_name}", V, _reads_as_a_typo, "G404"))
 
 
 @case(V, "G404")
