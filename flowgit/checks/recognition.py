@@ -516,7 +516,7 @@ def _headings_seen_in_the_raw_file(ctx: CheckContext) -> Iterator[Finding]:
         line = lines[index]
         if "#" not in line or _atx_marks(line):
             continue  # (no marks, or marks as the gate and a renderer read them: theirs to judge)
-        seen = RAW_HEADING_RE.fullmatch(as_seen(line.rstrip("\r\n")).replace("\u2800", "").strip())
+        seen = RAW_HEADING_RE.fullmatch(as_seen(line.rstrip("\r\n")).replace("\u2800", " ").strip())
         if seen is None or (named := section_seen_in(seen[2])) is None or not ctx.line_is_new(index):
             continue
         if headings is None:
