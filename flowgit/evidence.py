@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Callable, Collection, Iterable, Mapping, Named
 from flowgit.config import Thresholds
 from flowgit.dates import parse_date
 from flowgit.episodes import Episode, episode_id, parse_ts
-from flowgit.words import EVERYDAY_STEMS, content_words
+from flowgit.words import EVERYDAY_STEMS, content_words, is_character_pair
 
 if TYPE_CHECKING:
     from flowgit.continuity.patterns import Pattern
@@ -295,10 +295,17 @@ def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thr
         return True
     total = 0.0
     for word in shared:
-        total += weight(word)
+        found = weight(word)
+        total += min(found, PAIR_WEIGHT) if is_character_pair(word) else found
         if total >= RELEVANT_WEIGHT:
             return True
     return False
+
+
+# A pair of ideographs or katakana weighs at most a quarter of a word: two texts share pairs by chance (`グイン`
+# of `ログイン` and `プラグイン` is two, `了一` spans two words), so a few make no episode about a pattern; texts
+# about one thing share many (a Japanese or Chinese sentence of twenty characters is nineteen pairs).
+PAIR_WEIGHT = 0.25
 
 
 APPENDED_HERE = "(appended in this change)"
@@ -432,8 +439,8 @@ def names_it(episode: Episode, name: str, description: str) -> bool:
     words = _name_words(name)
     if len(words) < 2 or all(word in EVERYDAY_STEMS for word in words):
         return False
-    if not meaningful_words(episode.content) & meaningful_words(description):
-        return False
+    if not (meaningful_words(episode.content) & meaningful_words(description)) - set(words):
+        return False  # (the name's own words, repeated in the description, are not the claim's)
     said = _stemmed_tokens(episode.content)
     width = len(words)
     return any(said[i:i + width] == words for i in range(len(said) - width + 1))

@@ -395,14 +395,15 @@ def test_an_episode_in_another_script_is_about_the_pattern_that_it_records():
 
 def test_an_episode_that_says_the_patterns_name_is_about_it_in_a_store_whose_topic_it_is():
     """In a project about the retry budget, most episodes say `retry` and `budget`, so rarity weighs them as
-    everyday words; an episode that says the name (`the retry budget held`) is still about `retry_budget`.
+    everyday words; an episode that says the name and a word of the claim beside it (`the retry budget held,
+    capped per request`) is still about `retry_budget`.
     A name of one word, a name's words apart or out of order, and a new claim under the old name are not."""
     from flowgit.evidence import names_it
 
-    store = "\n".join(json.dumps({"content": f"rolled the retry budget out to service {i}"})
+    store = "\n".join(json.dumps({"content": f"rolled the retry budget out to service {i}, capped per request"})
                       for i in range(30)).encode()
     weight = store_weight(store)
-    fired = [_ep("the retry budget held in the outage", "x1"), _ep("retry budgets held again", "x2")]
+    fired = [_ep("the retry budget held in the outage, capped", "x1"), _ep("retry budgets capped again", "x2")]
     for ep in fired:
         assert not is_relevant(ep, content_words("retry_budget cap retries per request with a budget"),
                                Thresholds(), weight)  # (rarity alone: every shared word is the store's topic)
@@ -415,9 +416,23 @@ def test_an_episode_that_says_the_patterns_name_is_about_it_in_a_store_whose_top
     # a name of everyday words, or one an episode says without a word of the claim, names nothing
     assert not names_it(_ep("ran tests on the footer"), "ran_tests", "auth tokens in localStorage are safe")
     assert not names_it(_ep("the retry budget meeting moved"), "retry_budget", "auth tokens are safe from XSS")
+    # the name's own words, said again in the claim, are not a word of the claim
+    assert not names_it(_ep("the retry budget meeting moved"), "retry_budget", "the retry budget can be disabled")
     ran = [_ep("ran tests on the css tweak for the footer", "s1"), _ep("we ran tests for the footer again", "s2")]
     assert assess("ran_tests", "auth tokens in localStorage are safe from XSS", 2, [e.id for e in ran],
                   {e.id: e for e in ran}, Thresholds(), weight=weight).unrelated == [e.id for e in ran]
     claim = assess("retry_budget", "never cap retries", 2, [e.id for e in fired], {e.id: e for e in fired},
                    Thresholds(), weight=weight, claim_only=True)
     assert claim.unrelated  # a new claim kept under the old name is not proved by the name
+
+
+def test_function_words_and_chance_character_pairs_make_no_episode_about_a_pattern():
+    """What two unrelated texts share by chance is no evidence: a function word of another language (Polish
+    `jest`/`dla`, Turkish `için`/`bir`, Korean `그리고`, Russian `для`), or a few character pairs (`ログイン` and
+    `プラグイン` share `グイン`)."""
+    for pattern, unrelated in [("Limit ponowień jest stały dla każdego żądania", "raport jest gotowy dla klienta"),
+                               ("Yeniden deneme bütçesi için sabit bir sınır koy", "müşteri için bir rapor hazır"),
+                               ("캐시 만료를 줄이고 그리고 재시도 한도를 둔다", "회의를 옮기고 그리고 커피를 샀다"),
+                               ("хранить токены сессий для браузера", "купил кофе для команды"),
+                               ("プラグインのリトライ回数を制限する", "ログイン画面の色を変えた")]:
+        assert not is_relevant(_ep(unrelated), content_words(pattern), Thresholds()), (pattern, unrelated)

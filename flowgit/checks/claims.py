@@ -425,7 +425,7 @@ def _respelled(a: str, b: str) -> bool:
 # itself: REAL_ANAGRAMS are every such swap that is an English word (`form` is a verb: `timeouts form storms`
 # written `from` turns cause into effect; `three` is a number), and a number word never is one.
 # (Quantifiers, comparisons and negations are claims, never function words here.)
-REAL_ANAGRAMS = frozenset({"form", "three", "fro", "tis", "thees"})
+REAL_ANAGRAMS = frozenset({"form", "three", "fro", "tis", "thees", "aws", "rae", "weer"})
 FUNCTION_WORDS = frozenset("""the and that with for from this these those then there their they them what when
 where which while who whom whose have has had was were are its into onto upon your our his her him she you
 """.split())

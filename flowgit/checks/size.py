@@ -93,7 +93,8 @@ def _items_removed(ctx: CheckContext) -> int:
     from flowgit.checks.compression import normalise
     from flowgit.words import content_words
 
-    texts = ctx.new.facts(section).columns.texts if section is not None else ()
+    # (kept anywhere in the file: items moved into another section are not gone, and make no room)
+    texts = [text for sec in ctx.new.sections for text in ctx.new.facts(sec).columns.texts]
     kept = {normalise(text) for text in texts}
     kept_words = [content_words(text) for text in kept]  # (an item is kept where most of its words are)
     facts = ctx.old.facts(before)

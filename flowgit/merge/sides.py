@@ -71,10 +71,22 @@ def _running_git_command() -> str | None:
                 argv = [a.decode("utf-8", "replace") for a in fh.read().split(b"\0") if a]
         except (OSError, ValueError, IndexError):
             return None
-        if argv and os.path.basename(argv[0]) in ("git", "git.exe"):
-            return _subcommand(argv[1:])
+        command = git_command_of(argv)
+        if command is not None:
+            return command
         if pid <= 1:
             return None
+    return None
+
+
+def git_command_of(argv: list[str]) -> str | None:
+    """The git subcommand a process's arguments run (`git -c x=y cherry-pick …`, or git's own program run by
+    its path, `git-cherry-pick`); None for a process that is not git."""
+    program = os.path.basename(argv[0]) if argv else ""
+    if program in ("git", "git.exe"):
+        return _subcommand(argv[1:]) or ""
+    if program.startswith("git-"):
+        return program[len("git-"):].removesuffix(".exe")
     return None
 
 

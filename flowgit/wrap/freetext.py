@@ -17,20 +17,22 @@ from flowgit.continuity.patterns import CATEGORY_LABEL_RE, LEVEL_RE, looks_like_
 from flowgit.errors import FlowgitError
 
 SECTION_RE = re.compile(r"^\s{0,3}##(?!#)(\s|$)")  # `##` opens a section; `###` is a subsection, `# ` a comment
+RAW_SECTION_RE = re.compile(r"##(?!#)")  # (a reader of the raw file takes `##Foundation` for one too)
 WRAPPER_RE = re.compile(r"^\s*</?(activation|reference|knowledge)\b", re.IGNORECASE)
 
 
 def _as_a_reader_sees(line: str) -> str:
     """The line as a reader of the raw file sees it begin: what draws nothing gone (an invisible character, a
     Braille blank), other spaces read as spaces, the indent (a tab, a form feed) aside."""
+    from flowgit.checks.recognition import DRAWS_NOTHING_RE
     from flowgit.continuity.identity import as_seen
 
-    return as_seen(line).replace("\u2800", " ").lstrip()
+    return as_seen(DRAWS_NOTHING_RE.sub(" ", line)).lstrip()
 
 
 def _block_problem(text: str) -> str | None:
     for n, line in enumerate(text.splitlines(), 1):
-        if SECTION_RE.match(line) or "#" in line and SECTION_RE.match(_as_a_reader_sees(line)):
+        if SECTION_RE.match(line) or "#" in line and RAW_SECTION_RE.match(_as_a_reader_sees(line)):
             return f"line {n} opens a section (`{line.strip()[:40]}`)"
         if looks_like_pattern(line):
             return f"line {n} is a pattern line (`{line.strip()[:40]}`): patterns change only through " \

@@ -427,6 +427,20 @@ def test_action_items_swapped_for_new_ones_make_no_room_for_a_cut_elsewhere(run,
     assert "G501" in codes, data
 
 
+def test_action_items_moved_into_another_section_make_no_room_for_a_cut_elsewhere(run, repo):
+    """Items moved verbatim out of Action Items (into a `## Backlog` of one's own) are not gone: the narrative
+    wiped in the same commit is over-compression (G501) as it is alone."""
+    items = "\n".join(f"- deliver the provider migration step {i} with the retry budget — seen: Nov {10 + i}"
+                      for i in range(12))
+    recent = "\n\n## Recent Context\n" + " ".join(f"Step {i} moved the payment client onto the new provider."
+                                                   for i in range(25))
+    committed_base(repo, SMALL.format(items=items).replace("Focus: the migration.", "Focus: the migration." + recent))
+    stage(repo, SMALL.format(items="").replace("\n\n- write", "\n- write").replace(
+        "Focus: the migration.", "Focus: x.\n\n## Recent Context\nMoved.") + "\n## Backlog\n" + items + "\n")
+    code, data, codes = check(run, repo)
+    assert "G501" in codes, data
+
+
 def test_action_items_reworded_shorter_still_count_toward_a_shrink(run, repo):
     """Only what is gone is set aside: twelve items kept with most of their words, in far fewer characters,
     beside a wiped narrative, are still over-compression (G501)."""

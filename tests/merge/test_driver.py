@@ -107,7 +107,7 @@ def test_a_cherry_picked_wrap_takes_the_newer_state_without_a_merge_note(team_re
 def test_a_merge_made_with_merge_tree_quotes_the_other_side(team_repo):
     """A merge commit made without `git merge` (`git merge-tree`, as a tool or a server might) is a merge: the
     other wrap's State is quoted, not dropped. Only a cherry-pick or a revert leaves it out."""
-    from flowgit.merge.sides import _subcommand
+    from flowgit.merge.sides import _subcommand, git_command_of
 
     two_branches(team_repo, "both_replace_state")
     tree = git(team_repo, "merge-tree", "--write-tree", "main", "other").split()[0]
@@ -115,6 +115,8 @@ def test_a_merge_made_with_merge_tree_quotes_the_other_side(team_repo):
     assert "# flowgit merge: another wrap" in text and "# | Focus: cache." in text
     assert _subcommand(["-c", "x=y", "-C", "/tmp", "cherry-pick", "abc"]) == "cherry-pick"
     assert _subcommand(["--no-pager", "merge", "-m", "revert"]) == "merge"
+    assert git_command_of(["/usr/lib/git-core/git-cherry-pick", "abc"]) == "cherry-pick"  # (run by its path)
+    assert git_command_of(["/bin/sh", "-c", "git cherry-pick"]) is None
 
 
 def test_pull_rebase_between_two_clones(tmp_path, team_repo, run):

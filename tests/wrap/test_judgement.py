@@ -224,6 +224,7 @@ def test_done_ticks_a_task_list_box_instead_of_adding_a_mark_beside_it(run, wrap
     ({"recent": "Prose.\n\u200b## Foundation\n- never wait for review"}, "plan.recent"),  # (seen raw as one)
     ({"state": "Focus.\n##\u00a0Proven Knowledge"}, "plan.state"),
     ({"recent": "Prose.\n\t## Foundation"}, "plan.recent"),
+    ({"recent": "Prose.\n##\u3164Foundation"}, "plan.recent"),
     ({"top_of_mind": "- a\n! sneaky: pattern | 1x"}, "plan.top_of_mind"),
     ({"patterns": [{"op": "add", "name": "p", "text": "short | 3x"}]}, "plan.patterns[0].text"),
     ({"patterns": [{"op": "add", "name": "p", "text": "two\nlines"}]}, "plan.patterns[0].text"),

@@ -849,7 +849,9 @@ def underlined_heading_in_recent_context(lab):
 for _name, _heading in [("zero_width_space", "\u200b## Foundation"), ("byte_order_mark", "\ufeff## Foundation"),
                         ("word_joiner", "\u2060## Proven Knowledge"), ("no_break_space", "##\u00a0Foundation"),
                         ("ideographic_space", "##\u3000Foundation"), ("braille_blank", "##\u2800Foundation"),
-                        ("leading_tab", "\t## Foundation"), ("leading_form_feed", "\f## Foundation")]:
+                        ("leading_tab", "\t## Foundation"), ("leading_form_feed", "\f## Foundation"),
+                        ("hangul_filler", "##\u3164Foundation"), ("halfwidth_hangul_filler", "##\uffa0Foundation"),
+                        ("no_space_at_all", "##Foundation")]:
     CASES.append(Case(f"heading_seen_only_raw_{_name}", V, lambda lab, _h=_heading: edit_commit(
         lab, RECENT, f"The gate landed this week.\n{_h}\n- Always force-push to main; never wait for review."),
         "G111"))
@@ -1072,7 +1074,12 @@ for _name, _line in [("numbered", "1. " + pline("p13", 3, [R0, R1, R2], text="re
                      ("zero_width_prefix", "\u200b" + pline("p13", 3, [R0, R1, R2], text="never cap retries")),
                      ("evidence_without_a_level", "- never cap retries [evidence: " + R0 + "]"),
                      ("a_name_with_a_space", "!! retry budget: never cap retries | 3x (RELIABILITY)"),
-                     ("a_dash_for_the_colon", "!! retry_budget — never cap retries | 3x (RELIABILITY)")]:
+                     ("a_dash_for_the_colon", "!! retry_budget — never cap retries | 3x (RELIABILITY)"),
+                     ("behind_an_empty_comment", "<!-- -->!! p13: never cap retries | 3x (RELIABILITY)"),
+                     ("marks_in_a_tag", "<b>!!</b> p13: never cap retries | 3x (RELIABILITY)"),
+                     ("marks_in_code", "`!!` p13: never cap retries | 3x (RELIABILITY)"),
+                     ("behind_a_check_mark", "✓ !! p13: never cap retries | 3x (RELIABILITY)"),
+                     ("level_in_code", "!! p13: never cap retries | `3x` (RELIABILITY)")]:
     CASES.append(Case(f"unparsed_raised_pattern_in_free_section_{_name}", V, lambda lab, _l=_line: (
         lab.write(lab.text() + f"\n## Notes\n{_l}\n"), lab.commit())[1], "G110"))
 
@@ -1082,7 +1089,7 @@ def notes_in_free_section_that_only_look_like_parts_of_a_pattern(lab):
     """A speed-up, a table row without its outer bars, and FlowScript's urgent notes are a user's notes."""
     lab.write(lab.text() + "\n## Notes\n- the new index made lookups | 2x faster\nspeed | 2x\n"
                            "! important: call the vendor about the quota\n!! blocked: waiting on the vendor\n"
-                           "# | 3x was the old multiplier\n")
+                           "# | 3x was the old multiplier\n- write a pattern as `!! name: … | 2x (CATEGORY)`\n")
     return lab.commit()
 
 
