@@ -367,9 +367,10 @@ def test_a_file_size_limit_during_a_wrap_leaves_the_pre_wrap_state(wrap_repo, tm
 
 
 def test_a_clean_filter_on_the_file_is_predicted_and_undone_exactly(wrap_repo, tmp_path):
-    """The filter changes what git records (State's line), and the gate judges what git records: a filter that
-    broke every pattern (upper-casing the file, say) is refused by the wrap as by the hook."""
-    git(wrap_repo, "config", "filter.shout.clean", "sed 's/^Focus:/FOCUS:/'")
+    """The filter changes what git records of the wrap's new State (the committed file is already as it makes
+    it, so the checkout is clean before and after), and the gate judges what git records: a filter that broke
+    every pattern (upper-casing the file, say) is refused by the wrap as by the hook."""
+    git(wrap_repo, "config", "filter.shout.clean", "sed 's/the transaction/the TRANSACTION/'")
     git(wrap_repo, "config", "filter.shout.smudge", "cat")
     (wrap_repo / ".gitattributes").write_text((wrap_repo / ".gitattributes").read_text()
                                               + "CONTINUITY.md filter=shout\n")
