@@ -151,3 +151,15 @@ def test_what_else_a_reader_reads(after, added):
 def test_a_number_keeps_its_unit():
     assert new_words("time out after 5s", "time out after 5m") == ["5m"]
     assert new_words("time out after 5 s", "time out after 5 s") == []
+
+
+def test_a_swap_into_a_function_word_is_a_typo_fixed_unless_the_misspelling_is_a_word():
+    """`teh`, `adn` and `taht` are fixed into words that carry no claim; `aws` (the cloud), `form` (a verb) and
+    `three` (a number) are words themselves, and writing them as `was`, `from` and `there` changes the claim."""
+    from flowgit.checks.claims import only_respelled
+
+    assert only_respelled("retry so teh outage adn load stay flat", "retry so the outage and load stay flat")
+    assert only_respelled("cap retries so taht an outage cannot grow", "cap retries so that an outage cannot grow")
+    for was, now in [("deploy to aws first", "deploy to was first"), ("timeouts form storms", "timeouts from storms"),
+                     ("keep three replicas", "keep there replicas")]:
+        assert not only_respelled(was, now), (was, now)
