@@ -414,7 +414,8 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
             verdict.unknown.append(ident)
         elif is_forged(ep):
             verdict.forged.append(ident)
-        elif not (is_relevant(ep, pattern_words, thresholds, weight) or not claim_only and names_it(ep, name, description)):
+        elif not (is_relevant(ep, pattern_words, thresholds, weight)
+                  or not claim_only and names_it(ep, name, description)):
             verdict.unrelated.append(ident)
         elif not ep.session.strip():
             verdict.sessionless.append(ident)

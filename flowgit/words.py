@@ -46,8 +46,8 @@ estas ese esa eso del está están ser estar hay muy más pero también otra otr
 per che non della delle dei degli nel nella sono anche più com não uma dos das nas pelo pela são foi mais
 可以 我们 一个 这个 那个 没有 因为 所以 但是 如果 就是 不是 已经 然后 可能 需要 他们 你们 什么 还是 或者 这些 那些
 自己 今天 昨天 时候 现在
-今回 今日 場合 以上 以下 必要 可能 確認 対応 本日 前回 次回
-그리고 하지만 그래서 그런데 또는 그러나 그리고 오늘 어제 이번 다음 우리 그것 이것
+今回 今日 場合 以上 以下 必要 確認 対応 本日 前回 次回
+그리고 하지만 그래서 그런데 또는 그러나 오늘 어제 이번 다음 우리 그것 이것
 jest dla nie się oraz ale czy jak tak już przez przy tylko jego być był była było są ich
 için bir ile ama daha çok gibi olarak kadar sonra değil var yok ve bu şu
 """.split())  # (the adverbs: words that add no claim, such as a restatement padded to look new; then the

@@ -325,8 +325,8 @@ def _written_arrow(word: str, old: Counter[str], new: Counter[str]) -> bool:
 
 def only_respelled(before: str, after: str, known: Callable[[str], bool] | None = None) -> bool:
     """Whether ``after`` is ``before`` with typos fixed: the same words in the same order, each the same or
-    re-spelled, re-spaced (`retriesper` as `retries per`, `re-tries` as `retries`) or a doubled word written
-    once (`per per`); a Proven claim in place: a word moved, dropped or added is a reworded claim."""
+    re-spelled, or a word written twice in a row written once (`per per`); a Proven claim in place: a word
+    moved, dropped, added, joined to its neighbour or split is a reworded claim (`use less`, `useless`)."""
     new = claim_tokens(after)
     doubled = _doubled_words(before)
     if _aligned(claim_tokens(before), new, known, doubled):
@@ -412,7 +412,7 @@ def _respelled(a: str, b: str) -> bool:
         return False
     if b.lower() in FUNCTION_WORDS and a.lower() not in REAL_ANAGRAMS and len(a) == len(b) and \
             sorted(a.lower()) == sorted(b.lower()) and _one_edit(a.lower(), b.lower()):
-        return True  # two letters swapped into a word that carries no claim (`teh`, `adn`, `taht`, `fro`)
+        return True  # two letters swapped into a word that carries no claim (`teh`, `adn`, `taht`)
     if a[0] != b[0]:
         return False
     if min(len(a), len(b)) < 5:

@@ -252,11 +252,12 @@ def _only_parents_lines(parents: list[Side], new: Side) -> bool:
     aside): a union, with nothing the merge wrote itself."""
     from flowgit.merge.notes import NOTE_LINES
 
+    notes = tuple(n.encode() for n in NOTE_LINES)
     held: set[bytes] = set()
     for parent in parents:
         if parent.continuity is not None:
             held.update(line.rstrip(b"\r\n") for line in parent.continuity.splitlines())
-    return all(line.rstrip(b"\r\n") in held or line.startswith(tuple(n.encode() for n in NOTE_LINES))
+    return all(line.rstrip(b"\r\n") in held or line.startswith(notes)
                for line in (new.continuity or b"").splitlines())
 
 

@@ -22,7 +22,7 @@ from typing import Iterator
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import fence_step, has_fence_run
-from flowgit.continuity.identity import is_mixed_script, name_key, scripts
+from flowgit.continuity.identity import INVISIBLE_RE, is_mixed_script, name_key, scripts
 from flowgit.continuity.patterns import (claims_a_raised_pattern, grammar_fix, level_marks,
                                          looks_like_pattern_loose, parse_pattern, skeleton)
 from flowgit.continuity.sections import Semantics
@@ -502,10 +502,11 @@ def _vanished_sections(ctx: CheckContext) -> Iterator[Finding]:
                           "it, and move content out by the section's own rules")
 
 
-# A heading as the raw file shows it once what draws nothing is gone: marks, then any spacing, then its text
+# A heading as the raw file shows it, what draws nothing read as a space: marks, then any spacing, then its text
 RAW_HEADING_RE = re.compile(r"(#{1,6})([ \t]*)([^#\s].*?)[ \t#]*")
-DRAWS_NOTHING_RE = re.compile("[\u00a0\u2800\u3000\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u034f\u115f\u1160"
-                              "\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]")
+# What draws nothing (the invisible characters the look-alike reading drops), and the spaces and the Braille
+# blank that draw as spaces: between a heading's marks and its text, each is the space a reader sees.
+DRAWS_NOTHING_RE = re.compile(f"{INVISIBLE_RE.pattern}|[\u00a0\u2800\u3000]")
 
 
 def _atx_marks(line: str) -> bool:
@@ -513,15 +514,17 @@ def _atx_marks(line: str) -> bool:
     space, a tab or the end of the line."""
     body = line.lstrip(" ")
     marks = len(body) - len(body.lstrip("#"))
-    return len(line) - len(body) <= 3 and 1 <= marks <= 6 and body[marks:marks + 1] in ("", " ", "\t", "\r", "\n")
+    return len(line) - len(body) <= 3 and 1 <= marks <= 6 and \
+        body[marks:marks + 1] in ("", " ", "\t", "\r", "\n")
 
 
 def _headings_seen_in_the_raw_file(ctx: CheckContext) -> Iterator[Finding]:
     """G111 for a line the change brings that a reader of the raw file takes for a protocol section's
     heading, and that neither the gate nor a renderer reads as one: `## Foundation` behind an invisible
-    character, a tab or a form feed, or with a no-break space after its marks. An agent reads its memory
-    raw (``flowgit prime`` prints it so): the lines under it would be read as that section's and judged as
-    the section above's. (A heading of another level, or one a renderer shows, is :func:`_headings_placed_otherwise`'s.)"""
+    character, a tab or a form feed, or with a no-break space, a blank letter or nothing after its marks. An
+    agent reads its memory raw (``flowgit prime`` prints it so): the lines under it would be read as that
+    section's and judged as the section above's. (A heading of another level, or one a renderer shows, is
+    :func:`_headings_placed_otherwise`'s.)"""
     from flowgit.continuity.document import section_seen_in
     from flowgit.continuity.identity import as_seen
 

@@ -194,8 +194,8 @@ class ContinuityMerge:
             return win
         if not self.with_notes:
             self.result.notes.append(f"{label}: both sides replaced it; kept the newer ({self.newer}); the other's "
-                                     "text is not quoted, as this is no merge commit (a cherry-pick, rebase or "
-                                     "revert replays one commit) and only a merge may bring a merge note")
+                                     "text is not quoted, as this is no merge commit (a cherry-pick or revert "
+                                     "replays one commit) and only a merge may bring a merge note")
             return win
         end = len(win)
         while end > 1 and (not win[end - 1].strip() or WRAPPER_RE.match(win[end - 1])):

@@ -22,8 +22,8 @@ WRAPPER_RE = re.compile(r"^\s*</?(activation|reference|knowledge)\b", re.IGNOREC
 
 
 def _as_a_reader_sees(line: str) -> str:
-    """The line as a reader of the raw file sees it begin: what draws nothing gone (an invisible character, a
-    Braille blank), other spaces read as spaces, the indent (a tab, a form feed) aside."""
+    """The line as a reader of the raw file sees it begin: what draws nothing (an invisible character, a
+    Braille blank) and other spaces read as spaces, the indent (a tab, a form feed) aside."""
     from flowgit.checks.recognition import DRAWS_NOTHING_RE
     from flowgit.continuity.identity import as_seen
 

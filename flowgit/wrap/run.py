@@ -123,8 +123,8 @@ class Inputs:
     day: date
     judging: Config  # the configuration committed at HEAD: its thresholds decide, as the gate's do
     blamed: dict = field(default_factory=dict)
-    # The file and store as the working tree holds them, where git records them otherwise (CRLF lines in a
-    # checkout with core.autocrlf, a clean filter): ``doc`` and ``store_raw`` are then what git records,
+    # The file and store as the working tree holds them, where git records them with other line endings (CRLF
+    # lines in a checkout with core.autocrlf or eol=crlf): ``doc`` and ``store_raw`` are then what git records,
     # which the wrap compares with HEAD and judges. None where the two are the same bytes.
     on_disk: "OnDisk | None" = None
 

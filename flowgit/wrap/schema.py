@@ -20,7 +20,8 @@ EVIDENCE = {
 }
 # The grammar's name (flowgit.continuity.patterns.HEAD_RE): a letter or digit of any script, then letters,
 # digits, `_ . - /` (`retry_budget`, `APIキー`, `прогрев_кэша`); names that mix scripts are the gate's (G113).
-NAME = {"type": "string", "minLength": 1, "pattern": "^[^\\W_][\\w.\\-/]*$",
+NAME = {"type": "string", "minLength": 1,
+        "pattern": "^[^\\W_][\\w.\\-/]*$",
         "description": "The pattern's name: its identity across the whole history (letters of any script, "
                        "digits, _ . - /)."}
 
