@@ -248,7 +248,7 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
     yield from _headings_seen_in_the_raw_file(ctx)
     yield from _repeated_sections(ctx)
     yield from _vanished_sections(ctx)
-    yield from _carriage_returns_inside_lines(ctx)
+    yield from _line_breaks_inside_lines(ctx)
     yield from _bidi_controls(ctx)
     yield from _headings_carrying_content(ctx)
     yield from _patterns_above_the_sections(ctx)
@@ -418,19 +418,40 @@ def _bidi_controls(ctx: CheckContext) -> Iterator[Finding]:
                           f"rules read: \"{shown[:70]}\"", "remove it; write the words in the order they mean")
 
 
-def _carriage_returns_inside_lines(ctx: CheckContext) -> Iterator[Finding]:
-    """G111 for a carriage return inside a line the change brings: a renderer, a terminal and a text-mode
-    reader break the line there, the gate reads one line, so a pattern after it is judged by no rule."""
+# What breaks a line for some reader inside what the gate reads as one line: a carriage return (a renderer, a
+# terminal, a text-mode reader), and the vertical tab, form feed, file/group/record separators, NEL and the
+# Unicode line and paragraph separators (Python's ``str.splitlines``, editors and tokenizers that follow Unicode)
+LINE_BREAKS_INSIDE = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+LINE_BREAK_INSIDE_RE = re.compile(f"[{LINE_BREAKS_INSIDE}]")
+_LINE_BREAK_BYTES_RE = re.compile(b"\r(?!\n)|[\x0b\x0c\x1c-\x1e]|\xc2\x85|\xe2\x80[\xa8\xa9]")
+_SHOWN_AS = {"\r": "⏎"}
+
+
+def _line_breaks_inside_lines(ctx: CheckContext) -> Iterator[Finding]:
+    """G111 for a line the change brings that another reader breaks where the gate does not, with something
+    after the break: a section heading or a pattern there is judged by no rule (a `## Foundation` after a
+    U+2028 inside a State line is a second Foundation section to every reader that splits lines as Unicode
+    does). A page-break line of its own (a lone form feed) carries nothing after the break and passes."""
     raw = ctx.new_raw
-    if b"\r" not in raw or raw.count(b"\r") == raw.count(b"\r\n"):
-        return  # (almost every file: no CR, or only CRLF endings)
-    held = {line for line in ctx.old.lines if "\r" in line.rstrip("\r\n")} if ctx.old is not None else set()
+    if _LINE_BREAK_BYTES_RE.search(raw) is None:
+        return  # (almost every file: none of them, or only CRLF endings)
+    held = {line for line in ctx.old.lines if LINE_BREAK_INSIDE_RE.search(line.rstrip("\r\n"))} \
+        if ctx.old is not None else set()
     for index, line in enumerate(ctx.new.lines):
-        if "\r" in line.rstrip("\r\n") and line not in held:
-            shown = line.rstrip("\r\n").replace("\r", "⏎")
-            yield Finding("G111", "recognition", "error", ctx.path, index + 1,
-                          f"a carriage return inside the line breaks it for a reader but not for the gate: "
-                          f"\"{shown[:70]}\"", "put a line break (\\n) where the carriage return is")
+        body = line.rstrip("\r\n")
+        if line in held or LINE_BREAK_INSIDE_RE.search(body) is None:
+            continue
+        if not any(part.strip() for part in LINE_BREAK_INSIDE_RE.split(body)[1:]):
+            continue  # nothing after the break: no line of its own for any reader
+        shown = LINE_BREAK_INSIDE_RE.sub(lambda m: _SHOWN_AS.get(m.group(), f"<U+{ord(m.group()):04X}>"), body)
+        yield Finding("G111", "recognition", "error", ctx.path, index + 1,
+                      f"a line break inside the line ({_break_named(body)}) breaks it for a reader but not "
+                      f"for the gate: \"{shown[:70]}\"", "put a line break (\\n) where it is, or delete it")
+
+
+def _break_named(body: str) -> str:
+    char = LINE_BREAK_INSIDE_RE.search(body).group()  # type: ignore[union-attr]
+    return "a carriage return" if char == "\r" else f"U+{ord(char):04X}"
 
 
 HEADLINE_MAX = 100  # characters of a heading's text: a name and a short headline (`## State | Nov 30 evening`)
