@@ -122,7 +122,10 @@ def parse_plan_text(text: str, source: str) -> Any:
 
 
 def _strict_yaml_loader():
-    """YAML's safe loader, refusing a key given twice in one mapping (built when a YAML plan is read)."""
+    """YAML's safe loader, refusing a key given twice in one mapping (built when a YAML plan is read).
+
+    A date or time written bare (``date: 2026-12-03``) stays the text written: YAML would make it a date
+    object, which the plan's fields (ISO text, as JSON gives them) would refuse as not a string."""
     import yaml
 
     class StrictLoader(yaml.SafeLoader):
@@ -135,4 +138,5 @@ def _strict_yaml_loader():
                 seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
+    StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_scalar)
     return StrictLoader

@@ -96,3 +96,14 @@ def test_a_category_is_a_one_word_label(category, refused):
             Plan.from_data(data)
     else:
         assert Plan.from_data(data).patterns[0].category == category
+
+
+def test_a_bare_yaml_date_and_time_are_read_as_the_text_written():
+    """`date: 2026-12-03` unquoted is the schema's own format: YAML's date object would be refused as no string."""
+    from flowgit.wrap.plan import Plan, parse_plan_text
+
+    data = parse_plan_text("session: s1\ndate: 2026-12-03\nepisodes:\n  - type: finding\n    content: it held\n"
+                           "    ts: 2026-12-03T09:00:01Z\n", "plan.yaml")
+    assert data["date"] == "2026-12-03" and data["episodes"][0]["ts"] == "2026-12-03T09:00:01Z"
+    plan = Plan.from_data(data)
+    assert plan.date == "2026-12-03"
