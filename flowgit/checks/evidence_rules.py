@@ -7,7 +7,7 @@ from typing import Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.continuity.patterns import PatternAt
+from flowgit.continuity.patterns import PatternAt, evidence_marks
 from flowgit.continuity.sections import PROVEN
 from flowgit.evidence import assess, demoted_on, meaningful_words, post_demotion
 
@@ -57,6 +57,14 @@ def evidence_holds(ctx: CheckContext) -> Iterator[Finding]:
         p = at.pattern
         if not _needs_evidence(at) or not p.evidence:
             continue
+        if marks := evidence_marks(p.render()):
+            proven = at.section == PROVEN
+            yield Finding("G401" if proven else "G103", "protected-evidence" if proven else "evidence", "error",
+                          ctx.path, at.lineno,
+                          f"`{p.name}`'s evidence annotation holds `{marks[:12]}` besides its ids: a reader reads "
+                          "an id struck through or marked in doubt as withdrawn, while every rule counts it",
+                          "write the ids alone, separated by commas; evidence that no longer holds is answered by "
+                          "demoting the pattern with a reason (or lowering its level), not by marking the id")
         found = ctx.episodes(p.evidence)
         swapped = _claim_changed(ctx, at)
         verdict = assess(p.name, p.text, p.level, p.evidence, found, ctx.cfg.thresholds,

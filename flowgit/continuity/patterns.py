@@ -34,6 +34,20 @@ DATE_SPLIT_RE = re.compile(r"\s*(?:—|–|\s-\s|,)\s*")
 EVIDENCE_ID_RE = re.compile(r"[A-Za-z0-9][\w.\-]*")
 
 
+EVIDENCE_VALUE_RE = re.compile(r"\[\s*evidence\s*:(?P<value>[^\[\]]*)\]", re.IGNORECASE)
+EVIDENCE_SEPARATORS_RE = re.compile(r"[\s,;]+")
+
+
+def evidence_marks(line: str) -> str:
+    """What a pattern line's ``[evidence: …]`` holds besides its ids and the commas between them ('' when
+    nothing): a `~~strike~~`, a doubting `~` or `?`, a `¬`. A reader reads such an id as withdrawn or in
+    doubt; the parser reads the id alone, so every rule would count it."""
+    found = EVIDENCE_VALUE_RE.search(line)
+    if found is None:
+        return ""
+    return EVIDENCE_SEPARATORS_RE.sub("", EVIDENCE_ID_RE.sub("", found["value"]))
+
+
 DEFAULT_CATEGORY = "GENERAL"  # what a wrap writes when a raise names no category
 CATEGORY_LABEL_RE = re.compile(r"[^\W_][\w&+/.\-]*")  # a category is a label: one word (`COST-CONTROL`, `API/UX`)
 

@@ -4265,3 +4265,26 @@ for _name, _sep in (("line_separator", "\u2028"), ("paragraph_separator", "\u202
 def a_page_break_line_of_its_own_in_a_section_of_ones_own(lab):
     """A lone form feed (a page break in old plain-text files) carries nothing after the break."""
     return edit_commit(lab, "Focus: ship the gate.", "Focus: the audit of every past graduation.\n\x0c\nThen:")
+
+
+@case(V, "G401")
+def proven_evidence_struck_through_inside_its_annotation(lab):
+    """`[evidence: ~~ep-…, ep-…~~]` reads as withdrawn evidence; the parser reads the ids through the marks."""
+    line = lab.line("!! retry_budget:")
+    head, _, ids = line.partition("[evidence: ")
+    return edit_commit(lab, line, f"{head}[evidence: ~~{ids.replace(']', '~~]', 1)}")
+
+
+@case(V, "G103")
+def raised_evidence_marked_in_doubt_one_id_at_a_time(lab):
+    line = _raised(lab, "cap retries per request")
+    return edit_commit(lab, line, line.replace(f"[evidence: {R0}", f"[evidence: ~{R0}"))
+
+
+@case(L)
+def proven_evidence_written_with_semicolons_and_no_spaces(lab):
+    """Separators are no marks: `ep-a;ep-b` cites what `ep-a, ep-b` cites."""
+    line = lab.line("!! retry_budget:")
+    head, _, rest = line.partition("[evidence: ")
+    ids, _, tail = rest.partition("]")
+    return edit_commit(lab, line, f"{head}[evidence: {';'.join(i.strip() for i in ids.split(','))}]{tail}")
