@@ -263,8 +263,27 @@ def appended(ctx: CheckContext, before, section) -> bool:
         return False
     if _kept_lines_words(old_lines, new_lines) > POINTER_WORDS:
         return True  # more of the old text kept line for line than a pointer, and more text: a log that grows
-    dropped = len(old_flat) - round(retained(old_flat, new_flat) * len(old_flat))
-    return dropped <= _tweaks_allowed(len(old_flat))
+    kept = max(round(retained(old_flat, new_flat) * len(old_flat)),
+               _sentences_kept_words([ln for ln in old_lines if ln != pointer or len(old_lines) == 1], new_flat))
+    return len(old_flat) - kept <= _tweaks_allowed(len(old_flat))
+
+
+SENTENCE_END_RE = re.compile(r"(?<=[.!?;:])\s+")
+SENTENCE_MIN_WORDS = 4  # a sentence this long found word for word is kept, not met by chance
+
+
+def _sentences_kept_words(old_lines: list[str], new_flat: list[str]) -> int:
+    """Words of the old text's sentences (of four words or more) that the new text holds word for word, in
+    whatever order: the old sentences shuffled around a new one are still the old text plus more (the
+    in-order count, :func:`retained`, loses a sentence moved to the end)."""
+    within = f" {' '.join(new_flat)} "
+    kept = 0
+    for line in old_lines:
+        for sentence in SENTENCE_END_RE.split(line):
+            words = _words_of_line(sentence)
+            if len(words) >= SENTENCE_MIN_WORDS and f" {' '.join(words)} " in within:
+                kept += len(words)
+    return kept
 
 
 def _log_kept(ctx: CheckContext, before, section) -> bool:

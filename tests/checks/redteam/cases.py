@@ -4288,3 +4288,37 @@ def proven_evidence_written_with_semicolons_and_no_spaces(lab):
     head, _, rest = line.partition("[evidence: ")
     ids, _, tail = rest.partition("]")
     return edit_commit(lab, line, f"{head}[evidence: {';'.join(i.strip() for i in ids.split(','))}]{tail}")
+
+
+# ---- round 55: the old sentences kept word for word, in another order -------------------------------------------
+
+SHUFFLED = ("Focus: the retry budget for the payment client.",
+            "Critical path: load test the provider sandbox first, then the staging rollout.",
+            "Blocked on the staging credentials from the platform team.")
+
+
+def _state_of_three_sentences(lab: Lab) -> str:
+    lab.sub(STATE, " ".join(SHUFFLED))
+    lab.setup_commit("setup: State as one paragraph of three sentences")
+    return " ".join(SHUFFLED)
+
+
+@case(V, "G302")
+def state_kept_sentence_for_sentence_in_another_order_plus_one(lab):
+    old = _state_of_three_sentences(lab)
+    s1, s2, s3 = SHUFFLED
+    return edit_commit(lab, old, f"{s2} {s3} {s1} Next: the circuit breaker thresholds from the outage report.")
+
+
+@case(V, "G303")
+def recent_context_sentences_swapped_around_a_new_one(lab):
+    first, second = RECENT.split(". ")
+    return edit_commit(lab, RECENT, f"{second} Since then the breaker shipped to staging and the alert routing "
+                                    f"was reworked for the on-call. {first}.")
+
+
+@case(L)
+def state_replaced_keeping_one_sentence_moved_to_the_end(lab):
+    old = _state_of_three_sentences(lab)
+    return edit_commit(lab, old, "Focus: the circuit breaker thresholds from the outage report. Critical path: "
+                                 "the alert routing for the on-call, then the dashboard. " + SHUFFLED[2])
