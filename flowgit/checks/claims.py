@@ -285,21 +285,29 @@ def lost_negations(before: str, after: str) -> list[str]:
     return list(dict.fromkeys((said[0] - said[1]).elements())) or ["a negation"]
 
 
-def name_gains(before: Pattern, now: Pattern) -> list[str]:
-    """The negations a rename writes into the name (`never_…`, `dont_…`, `NeverX`, `…_is_wrong`): a name is
-    the first thing a reader reads of a claim. Other words a rename brings are the name's business (two
-    clones renaming and raising one pattern merge without a refusal)."""
+def name_gains(before: Pattern, now: Pattern, claim: str = "",
+               known: Callable[[str], bool] | None = None) -> list[str]:
+    """What a rename writes into a raised claim's name: a negation (`never_…`, `dont_…`, `NeverX`,
+    `…_is_wrong`), or a word that neither the old name, the old ``claim`` nor its evidence (``known``) holds
+    (`cap_retries_at_three` renamed `retry_storms_are_harmless`). A name is the first thing a reader reads of
+    a claim (`prime`, `patterns`, links, trailers); a typo fixed in it, or words its description or episodes
+    already say, are no new claim."""
     if before.name == now.name:
         return []
-    held = {word for word, _ in claim_tokens(_name_read(before.name) + " " + before.text)}
-    old = [w for word, w in claim_tokens(_name_read(before.name)) if _negating(word, w, held)]
+    old_name, new_name = _name_read(before.name), _name_read(now.name)
+    held = {word for word, _ in claim_tokens(old_name + " " + before.text)}
+    old = [w for word, w in claim_tokens(old_name) if _negating(word, w, held)]
     out = []
-    for word, written in claim_tokens(_name_read(now.name)):
+    for word, written in claim_tokens(new_name):
         if _negating(word, written, held):
             if written in old:
                 old.remove(written)
             else:
                 out.append(written)
+    if known is not None:  # (the caller's question: a raised claim, whose evidence speaks for its words)
+        said = f"{old_name} {claim or before.text}"
+        out += [w for w in new_words(said, new_name, known=known)  # (a word said before, once, is held)
+                if w not in out and not known(w.lower()) and not _negating(w.lower(), w, held)]
     return out
 
 
@@ -527,7 +535,8 @@ def raised_claims_keep_their_words(ctx: CheckContext) -> Iterator[Finding]:
         was, said = claim_text(before.pattern, demoted, named), claim_text(now.pattern, demoted, named)
         added = new_words(was, said, _folded_into(now, gone, demoted),
                           evidence_words(ctx, before.pattern)) if was != said else []
-        added += name_gains(before.pattern, now.pattern)
+        added += [w for w in name_gains(before.pattern, now.pattern, was, evidence_words(ctx, before.pattern))
+                  if w not in added]
         if relabelled(before.pattern, now.pattern, in_place=False):
             added.append(f"({now.pattern.category})")
         lost = lost_negations(was, said) if was != said else []

@@ -213,8 +213,8 @@ def _rewording(ctx: CheckContext, before: PatternAt, now: PatternAt, demoted) ->
 
     named = pattern_names(ctx)
     was, said = claim_text(before.pattern, demoted, named), claim_text(now.pattern, demoted, named)
-    renamed = name_gains(before.pattern, now.pattern)
     known = evidence_words(ctx, before.pattern)
+    renamed = name_gains(before.pattern, now.pattern, was, known)
     if (was != said and not only_respelled(was, said, known)) or renamed:
         told = describe(new_words(was, said, known=known) + renamed, lost_negations(was, said))
         return "is reworded in place" + (f" (it {told})" if told else "")
