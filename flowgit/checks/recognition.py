@@ -593,8 +593,9 @@ def _headings_placed_otherwise(ctx: CheckContext) -> Iterator[Finding]:
         if text not in old_hidden:
             yield Finding("G111", "recognition", "error", ctx.path, at + 1,
                           f"the heading `{text[:60]}` is not a heading to a reader (it lies inside an HTML "
-                          "block, or code in a list item): a reader reads the lines under it as part of the "
-                          "section above",
+                          "block, or code in a list item, or after an HTML comment or element left open above "
+                          "it, which a browser hides it in): a reader reads the lines under it as part of the "
+                          "section above, or sees none of them",
                           "close the comment or HTML block before the heading (or put a blank line after a tag "
                           "that opens one), or take the heading out")
     for text, at in unread.items():
@@ -653,6 +654,8 @@ def _risky_line(line: str) -> bool:
     """:func:`_risky_lines` of one line (remembered: a version shares almost every line with the last)."""
     from flowgit.continuity.document import HIDING_HTML_RE
 
+    if "<" in line and _may_hide(line):
+        return True  # raw HTML a browser may hide what follows behind (`<details>` in a line of text too)
     nested = NESTED_HEADING_RE.match(line) if "#" in line else None
     if nested:  # a heading inside a list item or a quote is one to a reader too
         from flowgit.continuity.document import names_a_section
@@ -667,8 +670,14 @@ def _risky_line(line: str) -> bool:
         level = len(body) - len(body.lstrip("#"))
         return (level != 2 or body[2:3] not in (" ", "\t")) and names_a_section(body.strip(" \t\r\n#"))
     if body[0] == "<":
-        return HIDING_HTML_RE.match(line) is not None or body[1:2] in ("h", "H")
+        return HIDING_HTML_RE.match(line) is not None or body[1:2] in ("h", "H") or _may_hide(line)
     return not body.rstrip(" \t\r\n").strip(body[0])
+
+
+def _may_hide(line: str) -> bool:
+    from flowgit.continuity.browserhide import MAY_HIDE_RE
+
+    return MAY_HIDE_RE.search(line) is not None
 
 
 def _read_as_rendered(doc) -> tuple[dict[str, int], dict[str, int]]:

@@ -102,19 +102,28 @@ def rendered_structure(text: str) -> tuple[set[int], list[tuple[int, int]]]:
     """(the lines that start a level-2 heading as a renderer reads ``text``, ATX or underlined; the line
     spans of the HTML blocks of CommonMark's kind 7, a tag of its own alone on a line, which FLOW files open
     with right above a heading: see :data:`HIDING_HTML_RE`)."""
+    from flowgit.continuity.browserhide import MAY_HIDE_RE, HiddenState, inline_tags
+
     headings: set[int] = set()
     own_tags: list[tuple[int, int]] = []
     tokens = _rendering_parser().parse(text)
+    browser = HiddenState() if MAY_HIDE_RE.search(text) else None  # (a heading after `<!--` left open is none)
     for index, token in enumerate(tokens):
+        if browser is not None and token.type == "inline":
+            browser.feed(inline_tags(token.content), complete_comments_only=True)
         if not token.map:
             continue
         if token.type == "heading_open" and (token.tag == "h2" or names_a_section(tokens[index + 1].content)):
-            headings.add(token.map[0])  # (any heading that names a section reads as one: `# Proven`, `===`)
+            if browser is None or not browser.hidden:
+                headings.add(token.map[0])  # (any heading that names a section reads as one: `# Proven`, `===`)
         elif token.type == "html_block":
-            if any(names_a_section(shown["text"]) for shown in HTML_HEADING_RE.finditer(token.content)):
+            if any(names_a_section(shown["text"]) for shown in HTML_HEADING_RE.finditer(token.content)) and (
+                    browser is None or not browser.hidden):
                 headings.add(token.map[0])  # (a heading anywhere in the block: `<details><summary><h2>…`)
             elif not HIDING_HTML_RE.match(token.content):
                 own_tags.append((token.map[0], token.map[1]))
+            if browser is not None:
+                browser.feed(token.content)
     return headings, own_tags
 
 

@@ -4322,3 +4322,66 @@ def state_replaced_keeping_one_sentence_moved_to_the_end(lab):
     old = _state_of_three_sentences(lab)
     return edit_commit(lab, old, "Focus: the circuit breaker thresholds from the outage report. Critical path: "
                                  "the alert routing for the on-call, then the dashboard. " + SHUFFLED[2])
+
+
+# ---- round 55: a raised claim renamed to say something new ------------------------------------------------------
+
+@case(V, "G404")
+def proven_renamed_to_a_new_claim(lab):
+    """`retry_budget` renamed `retry_storms_are_harmless`: the name is the first thing a reader reads."""
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("!! retry_budget:", "!! retry_storms_are_harmless:"))
+
+
+@case(V, "G209")
+def developing_2x_renamed_to_a_new_claim(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("!! p01:", "!! retries_are_free:"))
+
+
+@case(L)
+def proven_renamed_with_words_its_claim_says(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line.replace("!! retry_budget:", "!! retry_budget_per_request:"))
+
+
+@case(L)
+def developing_2x_renamed_with_words_of_its_description(lab):
+    to_2x(lab)
+    line = lab.line("!! p01:")
+    return edit_commit(lab, line, line.replace("!! p01:", "!! provider_load_during_outage:"))
+
+
+# ---- round 55: raw HTML left open, which a browser hides every later section behind ------------------------------
+
+for _name, _opener in (("comment", "<!--"), ("details", "<details>"), ("template", "<template>"),
+                       ("style", "<style>"), ("hidden_div", '<div style="display: none">')):
+    CASES.append(Case(f"html_{_name}_left_open_in_an_html_block_under_state", V,
+                      lambda lab, _o=_opener: _left_open(lab, _o), "G111"))
+
+
+def _left_open(lab: Lab, opener: str) -> Attempt:
+    """State's heading opened by a tag of its own (an HTML block of CommonMark's kind 7 runs to the next blank
+    line), and the opener written in that block under State's text: the renderer passes it through and goes
+    on, the browser hides every section after it (Foundation and Proven too)."""
+    lab.sub("\n## Current State\n", "\n<activation>\n## Current State\n")
+    lab.setup_commit("setup: State opened by a tag of its own, as FLOW files do")
+    return edit_commit(lab, STATE, f"{STATE}\n{opener}")
+
+
+@case(V, "G111")
+def details_opened_inside_a_line_of_recent_context(lab):
+    """`<details>` in a paragraph is inline HTML the renderer keeps: the browser collapses all that follows."""
+    return edit_commit(lab, RECENT, f"{RECENT} More below. <details>")
+
+
+@case(L)
+def a_closed_comment_and_a_closed_details_block_in_recent_context(lab):
+    return edit_commit(lab, RECENT, "The gate now reads raw HTML as a browser does. <!-- reviewed -->\n\n<details>\n"
+                                    "<summary>log</summary>\n\nThe long log.\n\n</details>")
+
+
+@case(L)
+def html_shown_as_code_in_state(lab):
+    return edit_commit(lab, STATE, "Focus: the `<details>` and `<!--` handling in the renderer.")
