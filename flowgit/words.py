@@ -88,12 +88,38 @@ def stem(word: str) -> str:
 EVERYDAY_STEMS = frozenset(stem(w) for w in EVERYDAY)
 
 
+@lru_cache(maxsize=1)
+def marks_class() -> str:
+    """The combining marks of this Python's Unicode tables, as the inside of a regular expression's class."""
+    import unicodedata
+
+    ranges: list[list[int]] = []
+    for cp in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)):
+        if unicodedata.category(chr(cp))[0] == "M":
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in ranges)
+
+
+@lru_cache(maxsize=1)
+def _marked_token_re() -> "re.Pattern[str]":
+    """Letters and digits with the combining marks written on them: Hindi, Thai or Tamil vowel signs, an accent
+    saved decomposed. (Python's ``\\w`` leaves marks out, which cut `पुनःप्रयास` into single letters; the class
+    is read from this Python's Unicode tables, once, when a text first needs it.)"""
+    return re.compile(f"(?:[^\\W_]|[{marks_class()}])+")
+
+
 def tokens(text: str) -> list[str]:
-    """The words of ``text`` in order, as written: runs of letters and digits, with Chinese and Japanese
-    read as pairs of characters (see the module's docstring). ``_`` separates words."""
-    found = TOKEN_RE.findall(text.replace("_", " "))
+    """The words of ``text`` in order, as written: runs of letters and digits (with the marks written on
+    them, read composed: an accent saved decomposed is the same word), with Chinese and Japanese read as
+    pairs of characters (see the module's docstring). ``_`` separates words."""
     if text.isascii():
-        return found
+        return TOKEN_RE.findall(text.replace("_", " "))
+    import unicodedata
+
+    found = _marked_token_re().findall(unicodedata.normalize("NFC", text).replace("_", " "))
     out: list[str] = []
     for word in found:
         if word.isascii() or not PAIRED_RUN_RE.search(word) and not HIRAGANA_RE.search(word):

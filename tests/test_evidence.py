@@ -436,3 +436,14 @@ def test_function_words_and_chance_character_pairs_make_no_episode_about_a_patte
                                ("хранить токены сессий для браузера", "купил кофе для команды"),
                                ("プラグインのリトライ回数を制限する", "ログイン画面の色を変えた")]:
         assert not is_relevant(_ep(unrelated), content_words(pattern), Thresholds()), (pattern, unrelated)
+
+
+def test_an_episode_in_hindi_or_saved_decomposed_is_about_a_pattern_in_the_same_words():
+    import unicodedata
+
+    thresholds = Thresholds()
+    hindi = content_words("प्रति अनुरोध पुनःप्रयास सीमित करें")
+    assert is_relevant(_ep("पुनःप्रयास सीमित करने से प्रदाता पर भार स्थिर रहा"), hindi, thresholds, everyday_weight)
+    german = content_words("Größenänderung bei Lastspitzen")
+    saved = unicodedata.normalize("NFD", "die Größenänderung hielt die Lastspitzen ab")
+    assert is_relevant(_ep(saved), german, thresholds, everyday_weight)

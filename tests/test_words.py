@@ -53,3 +53,18 @@ def test_a_restatement_in_chinese_has_fewer_words_and_the_same_meaning():
     long, short = "早高峰前预热商品缓存可以减少未命中", "预热缓存减少未命中"
     assert word_count(short) < word_count(long)
     assert content_words(short) - content_words(long) == {"热缓", "存减"}  # pairs across the joins, the rest shared
+
+
+def test_the_marks_written_on_letters_stay_in_the_word():
+    """Hindi, Thai and Tamil vowel signs are combining marks, which ``\\w`` leaves out: they cut a word into
+    letters no other text shares as words."""
+    assert tokens("प्रति अनुरोध पुनःप्रयास सीमित करें") == ["प्रति", "अनुरोध", "पुनःप्रयास", "सीमित", "करें"]
+    assert tokens("ลองใหม่ ไม่เกิน") == ["ลองใหม่", "ไม่เกิน"]
+    assert "மறுமுயற்சி" in tokens("மறுமுயற்சி வரம்பு")
+
+
+def test_an_accent_saved_decomposed_is_the_word_saved_composed():
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", "Größenänderung bei Lastspitzen")
+    assert content_words(decomposed) == content_words("Größenänderung bei Lastspitzen")

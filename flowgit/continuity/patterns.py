@@ -109,8 +109,30 @@ class Pattern(NamedTuple):
         return f"{self.name.replace('_', ' ').replace('-', ' ')} {self.text}"
 
 
+@lru_cache(maxsize=1)
+def _marked_head_re() -> "re.Pattern[str]":
+    """:data:`HEAD_RE` with the combining marks a name's letters carry (a Hindi vowel sign, an accent saved
+    decomposed): ``\\w`` leaves them out, which made such a name no name (built when a line first needs it)."""
+    from flowgit.words import marks_class
+
+    return re.compile(HEAD_RE.pattern.replace(r"[\w.\-/]*", rf"(?:[\w.\-/]|[{marks_class()}])*"))
+
+
+def head_match(raw: str) -> "re.Match[str] | None":
+    """The marker and name at the start of a pattern line (marks on a name's letters read as its letters)."""
+    if raw.isascii():
+        return HEAD_RE.match(raw)
+    return _marked_head_re().match(raw)
+
+
+def is_pattern_name(name: str) -> bool:
+    """Whether ``name`` is a name as the grammar reads one (a plan's name is held to it)."""
+    found = head_match(f"! {name}: x")
+    return found is not None and found["name"] == name
+
+
 def looks_like_pattern(line: str) -> bool:
-    return bool(HEAD_RE.match(line)) and bool(LEVEL_RE.search(line))
+    return bool(head_match(line)) and bool(LEVEL_RE.search(line))
 
 
 @lru_cache(maxsize=1 << 13)
@@ -121,7 +143,7 @@ def parse_pattern(line: str) -> Pattern | None:
     audit meet the same lines in thousands of versions.
     """
     raw = strip_eol(line)
-    head = HEAD_RE.match(raw)
+    head = head_match(raw)
     if not head:
         return None
     levels = list(LEVEL_RE.finditer(raw, head.end()))
@@ -166,7 +188,7 @@ def stray_text(pattern: Pattern) -> str:
     """What the pattern's line says outside the grammar's fields, spacing aside: words after its category,
     between its annotations or after the last one. The parser passes them over, a reader does not."""
     raw = pattern.raw
-    head = HEAD_RE.match(raw) if raw is not None else None
+    head = head_match(raw) if raw is not None else None
     levels = list(LEVEL_RE.finditer(raw, head.end())) if head is not None else []  # type: ignore[arg-type]
     if not levels:
         return ""  # a canonical rendering: nothing outside the fields

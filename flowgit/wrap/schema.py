@@ -123,7 +123,10 @@ def validate(value: Any, schema: dict[str, Any] = SCHEMA, path: str = "plan") ->
     if isinstance(value, str) and "pattern" in schema:
         import re
 
-        if not re.fullmatch(schema["pattern"], value):  # (`$` alone lets a final newline through)
+        from flowgit.continuity.patterns import is_pattern_name
+
+        if not re.fullmatch(schema["pattern"], value) and not (schema is NAME and is_pattern_name(value)):
+            # (`$` alone lets a final newline through; marks on a name's letters are the grammar's, not JSON's)
             raise SchemaError(path, f"{value!r} is not a valid name (letters, digits, _ . - /)")
     if isinstance(value, list) and "items" in schema:
         for index, item in enumerate(value):

@@ -83,3 +83,19 @@ def test_skeleton_reads_look_alikes_as_what_they_mimic():
 
     assert skeleton("\u01c3\u01c3 R\u0435try \uff5c \u0663\u0445") == "!! retry | 3x"
     assert skeleton("plain ascii | 2x") == "plain ascii | 2x"
+
+
+@pytest.mark.parametrize("name", ["बजट_सीमा", "งบ_ลองใหม่", "மறுமுயற்சி_வரம்பு", "poolgro\u0308\u00dfe"])
+def test_a_name_whose_letters_carry_marks_is_a_name(name):
+    """Vowel signs and a decomposed accent are combining marks, which ``\\w`` leaves out."""
+    from flowgit.continuity.patterns import is_pattern_name
+
+    found = parse_pattern(f"! {name}: cap retries per request | 1x")
+    assert found is not None and found.name == name and is_pattern_name(name)
+
+
+def test_a_plan_may_name_a_pattern_with_marked_letters():
+    from flowgit.wrap.plan import Plan
+
+    plan = Plan.from_data({"patterns": [{"op": "add", "name": "पुनःप्रयास_सीमा", "text": "cap retries"}]})
+    assert plan.patterns[0].name == "पुनःप्रयास_सीमा"
