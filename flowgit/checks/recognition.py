@@ -23,7 +23,7 @@ from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import fence_step, has_fence_run
 from flowgit.continuity.identity import INVISIBLE_RE, is_mixed_script, name_key, scripts
-from flowgit.continuity.patterns import (claims_a_raised_pattern, grammar_fix, level_marks,
+from flowgit.continuity.patterns import (EVIDENCE_RE, claims_a_raised_pattern, grammar_fix, level_marks,
                                          looks_like_pattern_loose, parse_pattern, skeleton)
 from flowgit.continuity.sections import Semantics
 
@@ -303,12 +303,15 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             if looks_like_pattern_loose(shown) and parse_pattern(line) is None \
                     and not _urgent_flowscript(shown, section.semantics) \
-                    and (section.semantics != Semantics.FREE or claims_a_raised_pattern(_as_read(line))):
+                    and (section.semantics != Semantics.FREE or claims_a_raised_pattern(_as_read(line))) \
+                    and not (not holds and _prose_with_a_ratio(line)):
                 yield Finding("G110", "recognition", "error", ctx.path, index + 1,
                               f"{section.label}: this line looks like a pattern but does not parse, so the "
                               f"gate cannot judge it: \"{line.strip()[:70]}\"",
-                              grammar_fix(line) + " — canonical form: `!! name: description | 2x (CATEGORY) "
-                              "[evidence: ep-…, ep-…]`")
+                              ("" if holds else "if it is prose, write it without the pattern marks (`2x "
+                               "faster`, no `!!` in front); if it is a pattern, it belongs under Developing "
+                               "Knowledge: ") + grammar_fix(line) + " — canonical form: `!! name: description "
+                              "| 2x (CATEGORY) [evidence: ep-…, ep-…]`")
             elif (levels := level_marks(shown)) > 1 and parse_pattern(line) is not None:
                 yield Finding("G110", "recognition", "error", ctx.path, index + 1,
                               f"{section.label}: this pattern line shows {levels} levels; the gate "
@@ -317,6 +320,19 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
 
 
 LEADING_MARKS_RE = re.compile(r"^[^\w!]+")
+# How a pattern line opens, read as seen: a name of one word and its colon (`retry_budget:`, `Load:`)
+NAMED_HEAD_RE = re.compile(r"^[^\W_][\w.\-/]*\s*:|^[^\W_]\w*[_.\-/][\w.\-/]*")  # (or a name's shape: `retry_budget`)
+
+
+def _prose_with_a_ratio(line: str) -> bool:
+    """Whether a line of State, Top of Mind, Action Items or Recent Context that shows a level (`| 2x faster`,
+    `Load | 3x, latency | 2x`) reads as prose, not as a pattern: as a reader sees it, no `!` opens it, it cites
+    no evidence, and it does not open with a one-word name and a colon, as every pattern line does, nor with
+    a word shaped as a name (`retry_budget | 3x`)."""
+    from flowgit.continuity.identity import fold_lookalikes
+
+    seen = fold_lookalikes(skeleton(_as_read(line))).lstrip()  # (`ǃǃ` or `‼` open a line as `!!` does)
+    return not seen.startswith("!") and not EVIDENCE_RE.search(seen) and NAMED_HEAD_RE.match(seen) is None
 
 
 def _as_read(line: str) -> str:

@@ -111,15 +111,15 @@ class Editor:
 
     def apply_sections(self) -> None:
         plan = self.plan
-        if plan.state is not None:
-            self.section_body(STATE, plan.state)
-        if plan.top_of_mind is not None:
-            tom = plan.top_of_mind
-            self.section_body(TOP, tom if isinstance(tom, str) else "\n".join(f"- {t}" for t in tom))
+        replaced = replaced_sections(plan)
+        for name, body in replaced:
+            if name != RECENT:
+                self.section_body(name, body)
         if plan.actions:
             self.apply_actions(plan.actions)
-        if plan.recent is not None:
-            self.section_body(RECENT, plan.recent)
+        for name, body in replaced:
+            if name == RECENT:
+                self.section_body(name, body)
 
     def apply_actions(self, actions: Mapping) -> None:
         if self.doc.find(ACTIONS) is None:
@@ -311,6 +311,31 @@ class Editor:
         if at is None:
             return  # archived by an earlier wrap: idempotent
         self.doc = self.doc.splice(at.line, at.line + 1, [])
+
+
+def replaced_sections(plan: Plan) -> list[tuple[str, str]]:
+    """(section, new body) of each section the plan replaces whole, in the order the wrap writes them."""
+    tom = plan.top_of_mind
+    out = [(STATE, plan.state), (TOP, tom if tom is None or isinstance(tom, str) else "\n".join(f"- {t}" for t in tom)),
+           (RECENT, plan.recent)]
+    return [(name, body) for name, body in out if body is not None]
+
+
+def hand_edits_replaced(doc: Document, head: Document | None, plan: Plan) -> list[tuple[str, int]]:
+    """(section, line) of each section the plan replaces whole that holds an uncommitted hand edit of its own
+    (its body is not HEAD's, nor the plan's text): applying the plan would throw that edit away unseen."""
+    if head is None:
+        return []
+    out = []
+    for name, body in replaced_sections(plan):
+        here, before = doc.find(name), head.find(name)
+        if here is None:
+            continue
+        mine = _strip_comments(doc.body_text(here)).strip()
+        if mine != (_strip_comments(head.body_text(before)).strip() if before is not None else "") and \
+                mine != body.strip():
+            out.append((here.label, here.heading + 1))
+    return out
 
 
 def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds, *, date: str,

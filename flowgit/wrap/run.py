@@ -36,7 +36,7 @@ from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
 from flowgit.git import as_recorded, blob_oid, blobs, git, git_dir, head_entries, head_sha, require_repo, run_until_done
 from flowgit.repo import document_from_bytes, load_document
-from flowgit.wrap.apply import Outcome, Refusal, apply_plan, verdict_codes
+from flowgit.wrap.apply import Outcome, Refusal, apply_plan, hand_edits_replaced, verdict_codes
 from flowgit.wrap.candidates import Candidates, find_candidates
 from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
 from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradiction, post_demotion,
@@ -411,6 +411,21 @@ def settle_sync_first(root: Path) -> None:
             settle_interrupted_sync(root)
 
 
+def _refuse_replacing_hand_edits(cfg: Config, inputs, plan: Plan) -> None:
+    """Stop (nothing written) before a plan replaces a section the working tree edited by hand since HEAD:
+    the edit would leave no trace, in the commit or on disk."""
+    edits = hand_edits_replaced(inputs.doc, inputs.head_doc, plan)
+    if not edits:
+        return
+    label, line = edits[0]
+    fields = {"Current State": "state", "Top of Mind": "top_of_mind", "Recent Context": "recent"}
+    named = ", ".join(f"`{name}`" for name, _ in edits)
+    raise FlowgitError(f"{named} in the working tree holds an uncommitted edit that the plan's "
+                       f"`{fields.get(label, label)}` would replace, losing it", path=cfg.continuity_rel, line=line,
+                       fix=f"commit or undo the edit first (`git diff {cfg.continuity_rel}` shows it), or write "
+                           "its text into the plan")
+
+
 def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day: str | None = None,
              strict: bool = False, dry_run: bool = False, cleanup: bool = True) -> WrapResult:
     root = require_repo(cfg.root)
@@ -446,6 +461,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
 
     checkpoint("3-validate")
     if plan:
+        _refuse_replacing_hand_edits(cfg, inputs, plan)
         outcome = apply_plan(inputs.doc, plan, episodes, thresholds, date=inputs.day.isoformat(),
                              plan_ids=[e.id for e in recorded],
                              archived_before=lambda name: _archived_before(inputs, name), batch=batch,

@@ -492,3 +492,27 @@ def test_a_continuity_file_behind_a_symbolic_link_is_refused_up_front(run, wrap_
     res = wrap(run, wrap_repo, {"session": "sess-c", "state": "Focus: the link."})
     assert res.code == 2 and "symbolic link (to notes/cont.md)" in res.err and "G806" in res.err
     assert snapshot(wrap_repo) == before
+
+
+def test_a_plan_does_not_replace_a_section_edited_by_hand_since_head(run, wrap_repo):
+    """The plan's `state` would have thrown the hand-written line away, in the commit and on disk."""
+    path = wrap_repo / "CONTINUITY.md"
+    path.write_text(path.read_text().replace("Critical path: retry budget.",
+                                             "Critical path: retry budget, then the hand-written breaker work."))
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-h", "state": "Focus: the plan's focus.",
+                                "episodes": [{"type": "finding", "content": "the breaker opened in staging"}]})
+    assert res.code == 2 and "`Current State` in the working tree holds an uncommitted edit" in res.err
+    assert "CONTINUITY.md:" in res.err and "Traceback" not in res.err
+    assert snapshot(wrap_repo) == before  # nothing written: the store, the file, the index, HEAD
+
+
+def test_a_plan_whose_text_is_the_hand_edit_or_that_leaves_the_section_alone_goes_on(run, wrap_repo):
+    path = wrap_repo / "CONTINUITY.md"
+    edited = "Focus: outages. Critical path: retry budget, then the breaker."
+    path.write_text(path.read_text().replace("Focus: outages. Critical path: retry budget.", edited))
+    assert wrap(run, wrap_repo, {"session": "sess-h", "state": edited}).code == 0
+    path.write_text(path.read_text().replace(edited, "Focus: the breaker, by hand."))
+    res = wrap(run, wrap_repo, {"session": "sess-i", "recent": "The breaker work started this week."})
+    assert res.code == 0, res.err
+    assert "Focus: the breaker, by hand." in path.read_text()

@@ -4385,3 +4385,22 @@ def a_closed_comment_and_a_closed_details_block_in_recent_context(lab):
 @case(L)
 def html_shown_as_code_in_state(lab):
     return edit_commit(lab, STATE, "Focus: the `<details>` and `<!--` handling in the renderer.")
+
+
+# ---- a level in prose: Recent Context is prose, and `2x faster` says a ratio ---------------------------------------
+
+@case(L)
+def recent_context_prose_with_ratios_written_with_a_bar(lab):
+    return edit_commit(lab, RECENT, "Load | 3x, latency | 2x, both back to 1x after the cap.\n"
+                                    "Rollback plan: see the runbook | 2x faster than last time.")
+
+
+@case(V, "G110")
+def recent_context_names_a_pattern_at_3x_without_its_marker(lab):
+    """`retry_budget | 3x` is a pattern's name and level to a reader, in a section no pattern rule reads."""
+    return edit_commit(lab, RECENT, "The week went well.\n- retry_budget | 3x")
+
+
+@case(V, "G110")
+def recent_context_opens_a_line_with_lookalike_pattern_marks(lab):
+    return edit_commit(lab, RECENT, "The week went well.\n\u01c3\u01c3 never_cap_retries: retry freely | 3x")
