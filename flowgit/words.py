@@ -69,10 +69,34 @@ data file files code system systems tool tools step steps end ends side sides wo
 """.split())
 
 
+# Russian endings, longest first: case, number and gender of nouns and adjectives, a verb's infinitive, tense
+# and person, and the `-ение` of a verbal noun (so `ограничить`, `ограничение` and `ограничили` meet)
+RUSSIAN_ENDINGS = tuple(sorted("""
+ением ениям ениях ения ение ению ений ость ости остью ами ями ого его ому ему ыми ими ать ять ить еть уть ыть
+ешь ете ите ала ила ыла ела али или ыли ели ало ило ыло ело ют ут ат ят ит ет ал ил ыл ел ах ях ов ев ей ам ям
+ом ем ая яя ое ее ые ие ый ий ой ым им ую юю их ых ию ия ь а я о е ы и у ю
+""".split(), key=len, reverse=True))
+CYRILLIC_RE = re.compile("[\u0400-\u04ff]")
+
+
+def _russian_stem(word: str) -> str:
+    """A Russian word without its reflexive `-ся`/`-сь` and its inflection, three letters kept at least."""
+    if word.endswith(("ся", "сь")) and len(word) > 5:
+        word = word[:-2]
+    for ending in RUSSIAN_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: len(word) - len(ending)]
+    return word
+
+
 @lru_cache(maxsize=8192)
 def stem(word: str) -> str:
-    """A light stem: plural and tense endings off, then a final silent ``e`` (cache/caches/cached meet)."""
+    """A light stem: plural and tense endings off, then a final silent ``e`` (cache/caches/cached meet); a
+    Russian word's inflection off (Russian marks case, number and tense by endings: without this, no two
+    texts but those repeating a word's very form share it)."""
     w = word.lower()
+    if not w.isascii() and CYRILLIC_RE.match(w):
+        return _russian_stem(w)
     for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""),
                          ("ly", "")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):

@@ -447,3 +447,11 @@ def test_an_episode_in_hindi_or_saved_decomposed_is_about_a_pattern_in_the_same_
     german = content_words("Größenänderung bei Lastspitzen")
     saved = unicodedata.normalize("NFD", "die Größenänderung hielt die Lastspitzen ab")
     assert is_relevant(_ep(saved), german, thresholds, everyday_weight)
+
+
+def test_russian_episodes_in_other_forms_of_the_pattern_s_words_are_about_it():
+    pattern = content_words("ограничить повторные запросы на один запрос")
+    for text in ("Повторные запросы умножили нагрузку на провайдера",
+                 "Ограничение повторных запросов удержало нагрузку на провайдера ровной"):
+        assert is_relevant(_ep(text), pattern, Thresholds(), everyday_weight)
+    assert not is_relevant(_ep("Команда обсудила бюджет на праздник"), pattern, Thresholds(), everyday_weight)
