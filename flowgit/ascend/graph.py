@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Callable, Iterable
 
-from flowgit.ascend.model import CHAIN, CONCEPT, Deposit, Edge
+from flowgit.ascend.model import CHAIN, CONCEPT, Anchor, Deposit, Edge
 from flowgit.words import content_words, stem, tokens
 
 ANCHOR_WEIGHT = 3.0
+ELSEWHERE_FACTOR = 0.25  # a bare issue number shared across projects, on no shared subject: a weak hint
 SESSION_WEIGHT = 4.0
 CONTINUATION_WEIGHT = 3.0
 COINED_WEIGHT = 2.5
@@ -135,6 +136,8 @@ class DepositIndex:
             self.by_term[t].append(d.key)
         for a in d.anchors:
             self.by_anchor[a.key].append(d.key)
+            if (local := indexed_key(a, d)) != a.key:
+                self.by_anchor[local].append(d.key)  # (and within its project, where it surely names one issue)
         self.by_sid[d.sid].append(d.key)
         self._register_links(d)
         if d.cwd:
@@ -214,8 +217,15 @@ class DepositIndex:
                 continue
             if a.channel == "derived":   # a pattern line's [<- other]: this session built on it
                 basis = "a new pattern derived from {} ([<- …])"
-            for other in self.by_anchor.get(a.key, ()):
+            near = self.by_anchor.get(indexed_key(a, d), ())
+            for other in near:
                 add(other, role, weight, basis.format(a.ref))
+            for other in self.by_anchor.get(a.key, ()):
+                if other not in near:  # a bare `#1` in another project: maybe the same issue, maybe its own `#1`
+                    backed = bool(self.terms.get(key, frozenset()) & self.terms.get(other, frozenset()))
+                    add(other, role, weight if backed else weight * ELSEWHERE_FACTOR,
+                        basis.format(a.ref) + (" in another project, on a shared subject" if backed else
+                                               " (in another project, on another subject)"))
         if CHAIN in roles:
             self._session_edges(d, add)
         if CONCEPT in roles:
@@ -274,3 +284,15 @@ class DepositIndex:
             weight = sum(self.idf(t) for t in terms)
             words = sorted(self.surface.get(t, t) for t in terms)
             add(other, "topic", weight, "both about " + ", ".join(words[:4]))
+
+
+BARE_REF_RE = re.compile(r"(?:pr\s*)?#\d+", re.IGNORECASE)
+
+
+def indexed_key(anchor: Anchor, d: Deposit) -> str:
+    """The key under which a reference surely names one thing: a bare issue or PR number (`#1`, `PR #7`) names
+    one issue within one project (every repository has its `#1`), so it is read with the deposit's project; a
+    qualified one (`owner/repo#1`, a URL) and every other kind are read as they are."""
+    if anchor.kind in ("github_issue", "github_pr") and BARE_REF_RE.fullmatch(anchor.ref.strip()):
+        return f"{anchor.key}@{d.slug}"
+    return anchor.key

@@ -68,13 +68,29 @@ def person_text(obj: dict) -> str | None:
     return text
 
 
+COLOUR_CONTEXT_RE = re.compile(r"colou?r|background|fill|stroke|border|shadow|hex|rgb|css|theme|palette|font",
+                               re.IGNORECASE)
+
+
+def _a_colour(text: str, match: "re.Match[str]") -> bool:
+    """Whether a `#` and digits is a CSS colour (`color: #333`, `#000000;`), not an issue: three, four, six or
+    eight digits with a colour word just around it, or three or six with a `;` or `}` just after."""
+    digits = len(match[1])
+    if digits not in (3, 4, 6, 8):
+        return False
+    after = text[match.end():match.end() + 2].lstrip()
+    return (digits in (3, 6) and after[:1] in (";", "}")) or \
+        COLOUR_CONTEXT_RE.search(text[max(0, match.start() - 16):match.end() + 12]) is not None
+
+
 def anchors_in(text: str) -> list[Anchor]:
     """Issue, PR and ticket ids and file paths a person named, in the deposits' anchor kinds."""
     found: dict[tuple[str, str], Anchor] = {}
     for n in PR_RE.findall(text):
         found[("github_pr", n)] = Anchor("github_pr", f"PR #{n}", "transcript")
-    for n in ISSUE_RE.findall(text):
-        if ("github_pr", n) not in found:
+    for match in ISSUE_RE.finditer(text):
+        n = match[1]
+        if ("github_pr", n) not in found and not _a_colour(text, match):
             found[("github_issue", n)] = Anchor("github_issue", f"#{n}", "transcript")
     for t in TICKET_RE.findall(text):
         found[("ticket", t)] = Anchor("ticket", t, "transcript")
