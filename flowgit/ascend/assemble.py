@@ -126,7 +126,9 @@ def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, sc
 
     A fragment is a deposit that carries enough of the recall's rarer words
     (at least half of the best match's weight: "feature flags" needs more than
-    the everyday half "flag"), connected to another fragment by an edge. A
+    the everyday half "flag"; and two of them when the best match carries two:
+    "signature" alone, of "webhook signatures", is PDF signature fields'
+    topic), connected to another fragment by an edge. A
     deposit that carries less of the topic ("webhook" of "webhook signatures")
     joins when an anchor (the same issue, file or a continuation) ties it to a
     fragment; a deposit with none of the topic's words never does.
@@ -138,7 +140,10 @@ def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, sc
         return [], []
     top = max(own.values())
     share = {k: v / top for k, v in own.items()}
-    core = {k for k, v in share.items() if v >= MEMBER_SHARE * scope.min_weight}
+    words = [t for t in trace.keywords if index.idf(t) > 0]
+    covered = {k: sum(1 for t in words if t in index.terms.get(k, ())) for k in own}
+    need = min(2, max(covered.values(), default=0))  # (one rare word of two is another topic: PDF signatures)
+    core = {k for k, v in share.items() if v >= MEMBER_SHARE * scope.min_weight and covered[k] >= need}
     followed: list[Edge] = []
     links: dict[str, set[str]] = defaultdict(set)
     anchored: dict[str, set[str]] = defaultdict(set)

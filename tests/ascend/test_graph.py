@@ -43,3 +43,28 @@ def test_a_css_colour_is_no_issue_but_an_issue_number_beside_prose_is():
     assert refs == set()
     assert {a.ref for a in anchors_in("the flaky test in #333 again, see #4127")} == {"#333", "#4127"}
     assert {a.ref for a in anchors_in("body { background: #fafafa } then fix #1234;")} == {"#1234"}
+
+
+def test_a_cluster_does_not_take_in_another_topic_sharing_one_rare_word_of_the_recall():
+    """"webhook signatures": two PDF signature-field sessions share only `signature`, the rarer word."""
+    from flowgit.ascend.assemble import Scope, clusters
+    from flowgit.ascend.trace import RecallTrace
+    from flowgit.words import stem
+
+    def dep(sid: str, topic: str, words: list[str], day: str) -> Deposit:
+        return Deposit(partition="claude", slug="-home-dev-x", sid=sid, topics=[topic], keywords=words,
+                       date=day, started_at=f"{day}T10:00:00Z")
+
+    deposits = [dep("w1", "webhook signature verification", ["webhook", "signature", "hmac"], "2026-10-01"),
+                dep("w2", "webhook signature rotation", ["webhook", "signature", "secret"], "2026-10-08"),
+                *[dep(f"d{n}", "webhook delivery retries", ["webhook", "delivery", "retry"], f"2026-10-1{n}")
+                  for n in range(6)],
+                dep("p1", "PDF signature field", ["pdf", "signature", "field"], "2026-09-20"),
+                dep("p2", "PDF signature placement", ["pdf", "signature", "field"], "2026-09-25"),
+                *[dep(f"n{n}", f"other work {n}", [f"topic{n}", "deploy", "pipeline"], "2026-08-01")
+                  for n in range(12)]]  # (a store of other work too: `webhook` is no everyday word in it)
+    index = DepositIndex.build(deposits)
+    trace = RecallTrace(text="everything we figured out about webhook signatures",
+                        keywords=[stem("webhook"), stem("signatures")])
+    units, _ = clusters(index, [], trace, Scope(ignore_window=True))
+    assert units and {d.sid for d in units[0].members} == {"w1", "w2"}
