@@ -245,7 +245,23 @@ class ContinuityMerge:
         bu = self._units("base", key, semantics, b)
         ou = self._units(o_side, key, semantics, o)
         tu = self._units(t_side, key, semantics, t)
+        if semantics == Semantics.FREE:
+            self._note_lines_changed_on_both_sides(key, bu, ou, tu)
         return merge_units(bu, ou, tu, lambda k, x, y, z: self._decide(key, k, x, y, z))
+
+    def _note_lines_changed_on_both_sides(self, key: str, bu, ou, tu) -> None:
+        """A note for each line of a section of one's own that both sides replaced, each with its own line (a
+        table row given another owner here and another week there): both new lines are kept, as a line merge
+        keeps them, and the note says so, so that a doubled fact does not pass unseen."""
+        base, ours, theirs = ({k for k, _ in units} for units in (bu, ou, tu))
+        added_ours, added_theirs = {k for k in ours - base}, {k for k in theirs - base}
+        if not added_ours or not added_theirs or added_ours == added_theirs:
+            return
+        _, label = self._semantics(key)
+        for k, line in bu:
+            if k not in ours and k not in theirs and strip_eol(line).strip():
+                self.result.notes.append(f"{label}: both sides changed `{strip_eol(line).strip()[:60]}`; each "
+                                         "side's new line is kept: keep the one that holds")
 
     def _decide(self, section: str, key: tuple, b: str | None, o: str | None, t: str | None) -> str | None:
         kind = key[0]

@@ -165,3 +165,16 @@ def test_the_other_wraps_re_check_note_survives_a_merge_that_keeps_this_sides_li
         result = merge_continuity(BASE, ours, theirs, lookup=store_lookup, newer=newer, sides=SIDES)
         kept = pattern_map(Document.parse(result.text))["backoff_jitter"].pattern
         assert note.strip(" []") in kept.notes and "<- cache_first" in kept.links, (newer, kept)
+
+
+def test_a_line_of_ones_own_section_changed_on_both_sides_keeps_both_and_says_so():
+    """A table row given another owner on one side and another week on the other: a line merge keeps both
+    rows, which doubles a fact the agent reads first; the merge now says so."""
+    base = BASE + "\n## Team Notes\n| service | owner | week |\n| --- | --- | --- |\n| pgbouncer | @li | 49 |\n"
+    ours = base.replace("| pgbouncer | @li | 49 |", "| pgbouncer | @li | 50 |")
+    theirs = base.replace("| pgbouncer | @li | 49 |", "| pgbouncer | @sam | 49 |")
+    result = merge_continuity(base, ours, theirs)
+    assert "| pgbouncer | @li | 50 |" in result.text and "| pgbouncer | @sam | 49 |" in result.text
+    assert any("Team Notes: both sides changed `| pgbouncer | @li | 49 |`" in n for n in result.notes)
+    same = merge_continuity(base, ours, ours)
+    assert not any("both sides changed" in n for n in same.notes)  # one change made twice: no doubt
