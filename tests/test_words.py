@@ -76,3 +76,19 @@ def test_a_russian_word_meets_its_other_forms():
     assert content_words("нагрузка") == content_words("нагрузку") and content_words("удержались") == \
         content_words("удержал")
     assert content_words("запрос") != content_words("запрет")  # a request is no ban
+
+
+def test_the_marks_written_out_are_those_of_the_unicode_tables_they_were_read_from():
+    import unicodedata
+
+    import pytest
+
+    from flowgit.words import MARKS, MARKS_UNICODE_VERSION
+
+    if unicodedata.unidata_version != MARKS_UNICODE_VERSION:
+        pytest.skip(f"the marks were read from Unicode {MARKS_UNICODE_VERSION}; this Python has "
+                    f"{unicodedata.unidata_version}: read them again from its tables")
+    live = {cp for cp in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0))
+            if unicodedata.category(chr(cp))[0] == "M"}
+    written = {cp for cp in range(0x110000) if re.fullmatch(f"[{MARKS}]", chr(cp))}
+    assert written == live

@@ -439,8 +439,6 @@ def _bidi_controls(ctx: CheckContext) -> Iterator[Finding]:
 # Unicode line and paragraph separators (Python's ``str.splitlines``, editors and tokenizers that follow Unicode)
 LINE_BREAKS_INSIDE = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 LINE_BREAK_INSIDE_RE = re.compile(f"[{LINE_BREAKS_INSIDE}]")
-_LINE_BREAK_BYTES_RE = re.compile(b"\r(?!\n)|[\x0b\x0c\x1c-\x1e]|\xc2\x85|\xe2\x80[\xa8\xa9]")
-_LINE_BREAK_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
 _SHOWN_AS = {"\r": "⏎"}
 
 
@@ -448,18 +446,18 @@ def _line_breaks_inside_lines(ctx: CheckContext) -> Iterator[Finding]:
     """G111 for a line the change brings that another reader breaks where the gate does not, with something
     after the break: a section heading or a pattern there is judged by no rule (a `## Foundation` after a
     U+2028 inside a State line is a second Foundation section to every reader that splits lines as Unicode
-    does). A page-break line of its own (a lone form feed) carries nothing after the break and passes."""
-    raw = ctx.new_raw
-    if not any(mark in raw for mark in _LINE_BREAK_BYTES) or _LINE_BREAK_BYTES_RE.search(raw) is None:
-        return  # (almost every file: none of them, or only CRLF endings; `in` finds a byte fast, a regex not)
-    held = {line for line in ctx.old.lines if LINE_BREAK_INSIDE_RE.search(line.rstrip("\r\n"))} \
-        if ctx.old is not None else set()
-    for index, line in enumerate(ctx.new.lines):
+    does). A page-break line of its own (a lone form feed) carries nothing after the break and passes. (Only
+    the lines the change brings are read: one HEAD holds as it is was judged when it came.)"""
+    lines = ctx.new.lines
+    for index in ctx.candidate_lines:
+        line = lines[index]
         body = line.rstrip("\r\n")
-        if line in held or LINE_BREAK_INSIDE_RE.search(body) is None:
+        if LINE_BREAK_INSIDE_RE.search(body) is None:
             continue
         if not any(part.strip() for part in LINE_BREAK_INSIDE_RE.split(body)[1:]):
             continue  # nothing after the break: no line of its own for any reader
+        if not ctx.line_is_new(index):
+            continue
         shown = LINE_BREAK_INSIDE_RE.sub(lambda m: _SHOWN_AS.get(m.group(), f"<U+{ord(m.group()):04X}>"), body)
         yield Finding("G111", "recognition", "error", ctx.path, index + 1,
                       f"a line break inside the line ({_break_named(body)}) breaks it for a reader but not "
