@@ -10,13 +10,13 @@ provisional, never as fact).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from flowgit.ascend import surrogates
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Claim, Deposit, Unit
 from flowgit.words import content_words
 
@@ -69,7 +69,7 @@ def read_transcript(path: str, root: str | None = None) -> tuple[Turn, ...] | No
             if read > RECORD_LIMIT:
                 break
             try:
-                obj = json.loads(raw)
+                obj = surrogates.loads(raw)
             except ValueError:
                 continue
             if not isinstance(obj, dict) or obj.get("type") not in ("user", "assistant") or obj.get("isMeta"):

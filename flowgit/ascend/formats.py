@@ -16,11 +16,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
+from flowgit.ascend import surrogates
 from flowgit.ascend.model import Anchor, Coinage
 
 FM_BLOCK_RE = re.compile(r"^---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", re.S | re.M)
@@ -56,7 +56,7 @@ def _scalar(value: str) -> Any:
         if "\\" not in value:
             return value[1:-1]
         try:
-            return json.loads(value)  # YAML double-quoted escapes are JSON's, for what deposits use
+            return surrogates.loads(value)  # YAML double-quoted escapes are JSON's, for what deposits use
         except ValueError:
             return value[1:-1]
     if len(value) >= 2 and value[0] == value[-1] == "'":
@@ -190,7 +190,7 @@ def load_frontmatter(fm: str) -> tuple[dict[str, Any], str]:
     try:
         data = yaml.load(fm, Loader=_no_alias_loader())  # noqa: S506 (a SafeLoader)
         if isinstance(data, dict):
-            return data, "yaml"
+            return (surrogates.scrub(data) if surrogates.may_hold(fm) else data), "yaml"
     except yaml.YAMLError as exc:
         if "aliases" in str(exc):
             return tolerant_yaml(fm), "alias"

@@ -18,14 +18,13 @@ deposit is skipped when the deposit partition is read too: deposits win.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
 
-from flowgit.ascend import formats
+from flowgit.ascend import formats, surrogates
 from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
 from flowgit.ascend.safeio import Tree
 from flowgit.words import STOP, stem
@@ -135,7 +134,7 @@ def _last_timestamp(fh, size: int) -> str:
     for line in reversed(tail):
         if b'"timestamp"' in line:
             try:
-                obj = json.loads(line)
+                obj = surrogates.loads(line)
             except ValueError:
                 continue
             if isinstance(obj, dict) and obj.get("timestamp"):
@@ -166,7 +165,7 @@ def derive(slug: str, sid: str, path: str, tree: Tree) -> Deposit | None:
             if not head and (b'"tool_result"' in line or len(turns) >= MAX_TURNS and b'"summary"' not in line):
                 continue
             try:
-                obj = json.loads(line)
+                obj = surrogates.loads(line)
             except ValueError:
                 continue
             if not isinstance(obj, dict):

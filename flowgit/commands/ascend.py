@@ -8,6 +8,7 @@ from pathlib import Path
 
 from flowgit.ascend.engine import MAX_ATTEMPTS, Ascend, Response, State
 from flowgit.ascend.partitions import PARTITIONS, claude_config_dir
+from flowgit.ascend.surrogates import scrub
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 
@@ -48,7 +49,7 @@ def run(cfg: Config, *, recall: str, unit_type: str | None, from_sid: str | None
 def interactive(engine: Ascend, response: Response, prompt, echo) -> Response:
     """The loop on a terminal: ask, answer, until it converges or the tries run out."""
     while response.status in ("gate", "rescope"):
-        echo(response.text)
+        echo(scrub(response.text))
         if response.status == "rescope":
             choices = response.options[0]["choices"]
             picked = prompt("Choose 1-%d (or q to stop)" % len(choices))
@@ -76,7 +77,7 @@ def interactive(engine: Ascend, response: Response, prompt, echo) -> Response:
                 response = engine.answer(response.state, "reorient", picked.strip())
         except FlowgitError as exc:  # a mistyped answer: say so and ask again
             echo(f"{exc.render()}")
-    echo(response.text)
+    echo(scrub(response.text))
     return response
 
 
@@ -85,12 +86,13 @@ def render(response: Response, fmt: str = "text"):
 
     The response is built without any rendering concern (``Response.to_dict``
     holds the unit, its sessions, sources and connections); another format is
-    one more branch here, reading that structure.
+    one more branch here, reading that structure. Lone surrogates are scrubbed
+    here too (the readers already replace those they meet): no writer takes them.
     """
     if fmt == "json":
-        return response.to_dict()
+        return scrub(response.to_dict())
     if fmt == "text":
-        return response.text + hint(response)
+        return scrub(response.text + hint(response))
     raise FlowgitError(f"unknown output format {fmt!r}", fix="text or json")
 
 
@@ -106,4 +108,4 @@ def render_format(response: Response, fmt: str) -> str:
     """``--format html|mermaid|dot``: the unit as a graph, drawn from the response's JSON shape."""
     from flowgit.report.unit_html import render_unit
 
-    return render_unit(response.to_dict(), fmt)
+    return render_unit(scrub(response.to_dict()), fmt)
