@@ -13,22 +13,58 @@ from flowgit.config import Config
 from flowgit.errors import FlowgitError
 
 
+STATE_LIMIT = 8 << 20     # a state is a few kilobytes; far more is not one ascend returned
+STATE_FIX = "pass back the `state` object of the previous --json answer unchanged"
+RESAVE_FIX = ("save the previous --json answer as UTF-8 (PowerShell: `| Out-File -Encoding utf8`), or pipe it "
+              "to --state -")
+
+
 def load_state(spec: str) -> State:
-    text = sys.stdin.read() if spec == "-" else _read(spec)
+    """The state an agent passed back, or a FlowgitError naming the file (and line) and the fix.
+
+    The file comes from outside (an agent's shell may save it as UTF-16, an
+    editor as Latin-1; it may not be ascend's at all): every way it can be
+    unreadable is exit 2 with a message, never a traceback.
+    """
+    where = "<stdin>" if spec == "-" else spec
+    text = _decode(_stdin() if spec == "-" else _read(spec), where)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise FlowgitError(f"the state is not JSON ({exc.msg})", path=spec, line=exc.lineno,
-                           fix="pass back the `state` object of the previous --json answer") from None
+        raise FlowgitError(f"the state is not JSON ({exc.msg})", path=where, line=exc.lineno,
+                           fix=STATE_FIX) from None
+    except RecursionError:   # (the parser recurses once per level: thousands of `[` exhaust the stack)
+        raise FlowgitError("the state is JSON nested too deeply to be one ascend returned", path=where,
+                           fix=STATE_FIX) from None
     return State.from_dict(data.get("state", data) if isinstance(data, dict) else data)
 
 
-def _read(path: str) -> str:
+def _read(path: str) -> bytes:
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        with open(path, "rb") as fh:
+            return fh.read(STATE_LIMIT + 1)
     except OSError as exc:
         raise FlowgitError(f"cannot read the state ({exc.strerror})", path=path) from None
+
+
+def _stdin() -> bytes:
+    buffer = getattr(sys.stdin, "buffer", None)   # (a text-only stream where a caller replaced stdin)
+    return buffer.read(STATE_LIMIT + 1) if buffer is not None else sys.stdin.read(STATE_LIMIT + 1).encode()
+
+
+def _decode(data: bytes, where: str) -> str:
+    """The state's text: UTF-8 (a byte order mark is allowed); UTF-16, another encoding or binary is refused."""
+    if len(data) > STATE_LIMIT:
+        raise FlowgitError(f"the state is larger than {STATE_LIMIT >> 20} MB, so not one ascend returned",
+                           path=where, fix=STATE_FIX)
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:8192]:
+        raise FlowgitError("the state is UTF-16 text (or binary), not UTF-8", path=where, fix=RESAVE_FIX)
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FlowgitError(f"the state is not UTF-8 (byte 0x{data[exc.start]:02x})", path=where, line=line,
+                           fix=RESAVE_FIX) from None
 
 
 def run(cfg: Config, *, recall: str, unit_type: str | None, from_sid: str | None, partitions: list[str],

@@ -141,6 +141,33 @@ def test_bad_state_and_bad_answers_are_clear_errors(run, tmp_path, corpus):
     assert res.code == 2 and "unknown partition" in res.err
 
 
+@pytest.mark.parametrize("name, data, said, line", [
+    ("utf16.json", '{"state": {"version": 1}}'.encode("utf-16"), "UTF-16", None),
+    ("latin1.json", b'{"recall":\n "caf\xe9"}', "not UTF-8 (byte 0xe9)", 2),
+    ("nested.json", b"[" * 100_000 + b"]" * 100_000, "nested too deeply", None),
+], ids=["utf16", "latin1", "nested"])
+def test_a_state_file_that_cannot_be_read_is_an_error_naming_it_and_the_fix(run, tmp_path, corpus, name, data,
+                                                                            said, line):
+    """A state saved as UTF-16 (PowerShell's `>`) or Latin-1, or JSON nested past the parser's stack."""
+    bad = tmp_path / name
+    bad.write_bytes(data)
+    res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--state", str(bad), "--recognize")
+    assert res.code == 2 and "Traceback" not in res.err
+    assert f"{bad}{f':{line}' if line else ''}: the state" in res.err and said in res.err and "fix:" in res.err
+    res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--state", str(bad), "--recognize", "--json")
+    error = json.loads(res.out)["error"]
+    assert res.code == 2 and said in error["message"] and error["file"] == str(bad) and error["line"] == line
+    assert "UTF-8" in error["fix"] or "state" in error["fix"]
+
+
+def test_a_state_with_a_utf8_byte_order_mark_is_read(run, tmp_path, corpus):
+    data = ascend(run, tmp_path, corpus, "everything we figured out about the cache")
+    state = tmp_path / "state.json"
+    state.write_bytes(b"\xef\xbb\xbf" + json.dumps(data["state"]).encode())
+    res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--state", str(state), "--recognize", "--json")
+    assert res.code == 0, res.out
+
+
 # ------------------------------------------------------------------ confirmation
 def test_contradicted_claim_is_corrected_and_missing_one_is_provisional(run, tmp_path, corpus):
     data = ascend(run, tmp_path, corpus, "everything we figured out about the cache")
