@@ -87,6 +87,12 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .!?\"'“”")
 
 
+def _flat(text: str) -> str:
+    """A turn's text to search a quote in: lower case, spacing collapsed, its punctuation kept (a question
+    mark says the words were asked, not said)."""
+    return " ".join(text.lower().split())
+
+
 def _negated_before(said: str, at: int, quoted: str) -> bool:
     """Whether the sentence ``said`` holds before offset ``at`` turns the quote around: a negation the quote
     itself does not carry ("please do not delete the production database" does not say "delete the
@@ -95,6 +101,31 @@ def _negated_before(said: str, at: int, quoted: str) -> bool:
 
     start = max(said.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "\n")) + 1
     return claim_words(said[start:at])[NOT] > 0 and claim_words(quoted)[NOT] == 0
+
+
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+OPTION_AFTER = re.compile(r"\s*,?\s*(?:or|vs\.?|versus)\b")
+OPTION_BEFORE = re.compile(r"\b(?:whether(?: or not)?(?: to)?|either|options?:?|instead of)\s*$")
+
+
+def _asked(said: str, end: int) -> bool:
+    """Whether the sentence that goes on at ``end`` is a question ("should we drop redis? no - keep it")."""
+    stop = SENTENCE_END.search(said, end)
+    return stop is not None and said[stop.start()] == "?"
+
+
+def _asserted(said: str, at: int, target: str, quoted: str) -> bool:
+    """Whether the quote found at ``at`` is said, not negated, asked or weighed as one option among others.
+
+    A decision is confirmed only by words that make it: "should we drop redis? no", "we decided not to
+    drop redis" and "options: drop redis or keep it" hold the words and say otherwise (or nothing yet).
+    """
+    end = at + len(target)
+    if _negated_before(said, at, target):
+        return False
+    if _asked(said, end) and not quoted.rstrip().endswith("?"):
+        return False
+    return not (OPTION_AFTER.match(said, end) or OPTION_BEFORE.search(said, max(0, at - 40), at))
 
 
 class Confirmer:
@@ -133,19 +164,26 @@ class Confirmer:
             return _unattested(claim, "no session record to check against")
         pool = [t for t in turns if kind == "decision" or t.role == "person"]
         target = _norm(text)
+        doubted = False   # found, but only asked, negated or weighed
         for t in pool:
-            said = _norm(t.text)
+            said = _flat(t.text)
             at = said.find(target) if target else -1
-            if at != -1 and not _negated_before(said, at, target):
-                return _settle(claim, "confirmed", text, f"said on {t.ts[:10] or 'record'}")
+            while at != -1:
+                if _asserted(said, at, target, text):
+                    return _settle(claim, "confirmed", text, f"said on {t.ts[:10] or 'record'}")
+                doubted, at = True, said.find(target, at + 1)
         best, best_ratio = "", 0.0
         for t in pool:
-            for sentence in re.split(r"(?<=[.!?])\s+|\n+", t.text):
+            for sentence in _sentences(t.text):
+                if sentence.endswith("?") and not text.rstrip().endswith("?"):
+                    continue   # a question is no wording of what was said
                 ratio = SequenceMatcher(None, target, _norm(sentence)).ratio()
                 if ratio > best_ratio:
                     best, best_ratio = sentence.strip(), ratio
         if best_ratio >= FUZZY:
             return _settle(claim, "corrected", best, "the record words it differently")
+        if doubted:
+            return _unattested(claim, "the session record only asks it, negates it or weighs it as an option")
         return _unattested(claim, "not found in the session record")
 
     def first_use(self, d: Deposit, term: str) -> Claim:
@@ -163,15 +201,37 @@ class Confirmer:
         return _settle(claim, "confirmed", day, f"first used on {day} ({hit.role})")
 
     def standing(self, d: Deposit) -> Claim:
+        """Where the session ended, checked against its record's last turns.
+
+        The latest sentence there that holds most of the outcome's words settles
+        it: said the same way, it is confirmed; negated where the outcome is not
+        (or the other way round), the record's sentence is shown instead ("we
+        decided not to drop redis" holds every word of "we decided to drop
+        redis"). A question settles nothing. Otherwise the outcome's words spread
+        over the last turns still confirm it.
+        """
+        from flowgit.checks.claims import NOT, claim_words
+
         claim = Claim(d.key, "standing", "where it last stood", d.outcome or d.topic)
         turns = self.record_of(d)
         if not turns or not claim.value:
             return _unattested(claim, "no session record to check against" if not turns else "no outcome recorded")
-        tail = content_words(" ".join(t.text for t in turns[-6:]))
         words = content_words(claim.value)
+        negated = claim_words(claim.value)[NOT] > 0
+        said = [s for t in turns[-6:] for s in _sentences(t.text) if not s.endswith("?")]
+        for sentence in reversed(said):
+            if words and len(words & content_words(sentence)) / len(words) >= 0.5:
+                if (claim_words(sentence)[NOT] > 0) != negated:
+                    return _settle(claim, "corrected", sentence, "the end of the session record says otherwise")
+                break
+        tail = content_words(" ".join(said))
         if words and len(words & tail) / len(words) >= 0.5:
             return _settle(claim, "confirmed", claim.value, "the end of the session record says as much")
         return _unattested(claim, "the end of the session record does not say this")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
 
 
 def _settle(claim: Claim, verdict: str, shown: str, detail: str) -> Claim:

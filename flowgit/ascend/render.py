@@ -111,8 +111,8 @@ def narrative(unit: Unit, claims: list[Claim], short: Short = _eight) -> list[st
         out += ["", "In their own words"]
         out += [f"  “{_short(c.shown)}”" + (" (the record's wording)" if c.verdict == "corrected" else "")
                 + f" — {short(c.deposit.rsplit(':', 1)[-1])}" for c in quotes]
-        out += [f"  “{_short(c.value)}” — {short(c.deposit.rsplit(':', 1)[-1])} (not found in the session record: "
-                "provisional)" for c in provisional]
+        out += [f"  “{_short(c.value)}” — {short(c.deposit.rsplit(':', 1)[-1])} "
+                f"({c.detail or 'not found in the session record'}: provisional)" for c in provisional]
     return out
 
 

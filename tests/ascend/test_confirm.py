@@ -33,3 +33,65 @@ def test_a_quote_is_not_confirmed_out_of_a_sentence_that_negates_it():
         _deposit(), "delete the production database", "utterance").verdict == "confirmed"
     assert _confirmer(said).quote(_deposit(), "do not delete the production database",
                                   "utterance").verdict == "confirmed"
+
+
+def _turns(*said: tuple[str, str]) -> Confirmer:
+    turns = tuple(Turn(f"2026-10-01T09:0{i}:00Z", role, text) for i, (role, text) in enumerate(said))
+    return Confirmer(lambda deposit: turns)
+
+
+def test_a_decision_only_asked_negated_or_weighed_is_not_confirmed():
+    """The record holds the decision's words and says otherwise: asked and answered "No", decided *not* to,
+    "won't", "don't", or one of two options the assistant listed."""
+    for said in ("Should we drop Redis? No - keep Redis, it works.", "We decided not to drop Redis.",
+                 "We won't drop redis this quarter.", "Don't drop Redis.", "No, never drop redis"):
+        claim = _turns(("person", said)).quote(_deposit(), "drop redis", "decision")
+        assert claim.verdict != "confirmed", said
+        if claim.verdict == "corrected":   # close enough in wording: what the record says is shown instead
+            assert claim.shown in said, said
+        else:
+            assert "asks it, negates it" in claim.detail, said
+    options = _turns(("assistant", "Options: drop Redis or keep it.")).quote(_deposit(), "drop redis", "decision")
+    assert options.verdict == "unattested"
+    for said in ("OK, drop Redis.", "Should we keep it? No. Drop redis and move on."):
+        assert _turns(("person", said)).quote(_deposit(), "drop redis", "decision").verdict == "confirmed", said
+
+
+def test_an_outcome_the_record_negates_is_corrected_to_the_record():
+    deposit = Deposit(partition="claude", slug="-p", sid="s2", outcome="We decided to drop Redis.")
+    claim = _turns(("user", "Revisit the session store"), ("assistant", "Options: drop Redis or keep it."),
+                   ("person", "We decided not to drop Redis.")).standing(deposit)
+    assert claim.verdict == "corrected" and claim.shown == "We decided not to drop Redis."
+    asked = _turns(("person", "Should we drop Redis?"), ("assistant", "Keeping it.")).standing(deposit)
+    assert asked.verdict == "unattested"                   # a question settles nothing
+    said = _turns(("person", "Should we drop Redis?"), ("person", "Yes: we decided to drop Redis.")).standing(deposit)
+    assert said.verdict == "confirmed"
+
+
+def test_the_line_does_not_arrive_where_its_record_says_it_did_not(run, tmp_path):
+    """On disk: vector.md's decision and the narrative's outcome say "drop Redis"; the transcripts ask it,
+    answer "No" and decide not to. Neither is shown as settled fact."""
+    import json
+
+    from tests.ascend.corpus import Session, write_session
+
+    config, issue = tmp_path / "claude", {"kind": "github_issue", "ref": "#31", "channel": "user"}
+    write_session(config, Session(
+        "-home-dev-pay", "a1000001-0000-4000-8000-000000000001", "/home/dev/pay", "2026-10-01",
+        "Where should sessions live?", ["session store"], ["redis", "sessions", "store"], cross_refs=[issue],
+        decisions=["drop redis"], outcome="ok", transcript=[
+            ("user", "Where should sessions live?"), ("user", "Should we drop Redis? No - keep Redis, it works."),
+            ("assistant", "Keeping Redis.")]))
+    write_session(config, Session(
+        "-home-dev-pay", "a1000001-0000-4000-8000-000000000002", "/home/dev/pay", "2026-10-09",
+        "Revisit the session store", ["session store follow-up"], ["redis", "sessions"], cross_refs=[issue],
+        outcome="We decided to drop Redis.", transcript=[
+            ("user", "Revisit the session store"), ("assistant", "Options: drop Redis or keep it."),
+            ("user", "We decided not to drop Redis.")]))
+    res = run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude",
+              "the whole line of work on the session store", "--json")
+    data = json.loads(res.out)
+    verdicts = {c["kind"]: c for c in data["confirmations"] if c["kind"] in ("decision", "standing")}
+    assert verdicts["decision"]["verdict"] != "confirmed"
+    assert verdicts["standing"]["verdict"] == "corrected"
+    assert "We decided not to drop Redis. (corrected from the session record" in data["text"]
