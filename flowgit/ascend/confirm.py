@@ -103,6 +103,24 @@ def _negated_before(said: str, at: int, quoted: str) -> bool:
     return claim_words(said[start:at])[NOT] > 0 and claim_words(quoted)[NOT] == 0
 
 
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def find_words(said: str, target: str, start: int = 0) -> int:
+    """Where ``target`` occurs in ``said`` as whole words, from ``start``, or -1: "ship it" is not in
+    "the relationship it has", nor "use postgres" in "reuse postgresql"."""
+    at = said.find(target, start) if target else -1
+    while at != -1:
+        end = at + len(target)
+        before = at > 0 and _word(target[0]) and _word(said[at - 1])
+        after = end < len(said) and _word(target[-1]) and _word(said[end])
+        if not (before or after):
+            return at
+        at = said.find(target, at + 1)
+    return -1
+
+
 SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 OPTION_AFTER = re.compile(r"\s*,?\s*(?:or|vs\.?|versus)\b")
 OPTION_BEFORE = re.compile(r"\b(?:whether(?: or not)?(?: to)?|either|options?:?|instead of)\s*$")
@@ -167,11 +185,11 @@ class Confirmer:
         doubted = False   # found, but only asked, negated or weighed
         for t in pool:
             said = _flat(t.text)
-            at = said.find(target) if target else -1
+            at = find_words(said, target)
             while at != -1:
                 if _asserted(said, at, target, text):
                     return _settle(claim, "confirmed", text, f"said on {t.ts[:10] or 'record'}")
-                doubted, at = True, said.find(target, at + 1)
+                doubted, at = True, find_words(said, target, at + 1)
         best, best_ratio = "", 0.0
         for t in pool:
             for sentence in _sentences(t.text):
@@ -192,7 +210,7 @@ class Confirmer:
         if turns is None:
             return _unattested(claim, "no session record to check against")
         low = term.lower()
-        hit = next((t for t in turns if low in t.text.lower()), None)
+        hit = next((t for t in turns if find_words(t.text.lower(), low) != -1), None)
         if hit is None:
             return _unattested(claim, f"“{term}” does not occur in this session's record")
         day = hit.ts[:10] or (d.date or "")

@@ -95,3 +95,40 @@ def test_the_line_does_not_arrive_where_its_record_says_it_did_not(run, tmp_path
     assert verdicts["decision"]["verdict"] != "confirmed"
     assert verdicts["standing"]["verdict"] == "corrected"
     assert "We decided not to drop Redis. (corrected from the session record" in data["text"]
+
+
+def test_a_quote_is_confirmed_only_by_whole_words():
+    """"ship it" is not in "the relationship it has", nor "use postgres" in "reuse postgresql"."""
+    for quoted, said in (("ship it", "The relationship it has with billing is unclear, hold off."),
+                         ("use postgres", "We reuse postgresql connections like that."),
+                         ("use postgres", "Why not use postgresql here.")):
+        assert _confirmer(said).quote(_deposit(), quoted, "utterance").verdict != "confirmed", said
+    for quoted, said in (("ship it", "Looks good: ship it."), ("use postgres", "(use postgres) for the ledger"),
+                         ("ship it", "The relationship it has is fine; ship it")):
+        assert _confirmer(said).quote(_deposit(), quoted, "utterance").verdict == "confirmed", said
+
+
+def test_a_term_is_first_used_only_as_a_whole_word():
+    deposit = Deposit(partition="claude", slug="-p", sid="s1", date="2026-10-01")
+    turns = (Turn("2026-10-01T09:00:00Z", "person", "the budget-firstly draft"),
+             Turn("2026-10-02T09:00:00Z", "person", "let's call it budget-first"))
+    claim = Confirmer(lambda d: turns).first_use(deposit, "budget-first")
+    assert claim.verdict == "corrected" and claim.shown == "2026-10-02"
+
+
+def test_a_key_utterance_inside_other_words_is_not_shown_as_said(run, tmp_path):
+    import json
+
+    from tests.ascend.corpus import Session, write_session
+
+    config, issue = tmp_path / "claude", {"kind": "github_issue", "ref": "#40", "channel": "user"}
+    for n, said in ((1, "The relationship it has with billing is unclear, hold off."),
+                    (2, "Right, ship it.")):
+        write_session(config, Session(
+            "-home-dev-bill", f"b100000{n}-0000-4000-8000-00000000000{n}", "/home/dev/bill", f"2026-10-0{n}",
+            f"Invoice export step {n}", ["invoice export"], ["invoice", "export"], cross_refs=[issue],
+            utterances=["ship it"], transcript=[("user", f"Invoice export step {n}"), ("user", said)]))
+    data = json.loads(run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude",
+                          "the whole line of work on the invoice export", "--json").out)
+    said = {c["deposit"][-1]: c["verdict"] for c in data["confirmations"] if c["kind"] == "utterance"}
+    assert said == {"1": "unattested", "2": "confirmed"}
