@@ -86,11 +86,33 @@ def temporal_window(text: str, now: date | None = None) -> tuple[str | None, tup
         end = value + ("-31" if len(value) == 7 else "")
         start = value + ("-01" if len(value) == 7 else "")
         return value, (start, end)
-    for name, month in MONTHS.items():
-        if re.search(rf"\b{name}[a-z]*\b", low):
-            year = now.year if month <= now.month else now.year - 1
-            return name.capitalize(), (f"{year}-{month:02d}-01", f"{year}-{month:02d}-31")
-    return None, None
+    named = month_named(text)
+    if named is None:
+        return None, None
+    month, given = named
+    year = given or (now.year if month <= now.month else now.year - 1)
+    name = next(k for k, v in MONTHS.items() if v == month).capitalize()
+    return name + (f" {given}" if given else ""), (f"{year}-{month:02d}-01", f"{year}-{month:02d}-31")
+
+
+# A month's name or its usual abbreviation as a word of its own ("marketplace", "decision" and "junk" name
+# none), with the year when one follows. "may" is a verb far more often than a month: it names May only
+# beside a day or a year ("May 3", "3rd of May", "May 2026").
+MONTH_RE = re.compile(r"\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|"
+                      r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?(?:,?\s+(\d{4})\b)?", re.I)
+MAY_RE = re.compile(r"\bmay\b(?:\s+\d{1,2}(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?|,?\s+(\d{4})\b)|"
+                    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?may\b(?:,?\s+(\d{4})\b)?", re.I)
+
+
+def month_named(text: str) -> tuple[int, int | None] | None:
+    """(month, year or None) of the first month the text names, or None."""
+    found = [m for m in (MONTH_RE.search(text), MAY_RE.search(text)) if m is not None]
+    if not found:
+        return None
+    first = min(found, key=lambda m: m.start())
+    if first.re is MAY_RE:
+        return 5, next((int(y) for y in first.groups() if y), None)
+    return MONTHS[first.group(1)[:3].lower()], int(first.group(2)) if first.group(2) else None
 
 
 REFERENCE_BREAK = re.compile(r"\s*(?:;|\band also\b|\bas well as\b|\bplus\b|\balso\b|,?\s*and\b|,)\s*", re.I)

@@ -1,0 +1,47 @@
+"""Phase 0's recall trace: the time a recall names, and only the time it names."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+
+from flowgit.ascend.trace import temporal_window
+from tests.ascend.corpus import Session, write_session
+
+NOW = date(2026, 11, 20)
+
+
+@pytest.mark.parametrize("recall", ["the marketplace payouts for sellers", "the payouts we may revisit",
+                                    "the payout decision", "the junk marker we decided to augment",
+                                    "a separate novel approach", "it may be in the janitor job"])
+def test_a_month_inside_another_word_or_may_as_a_verb_is_no_time_hint(recall):
+    assert temporal_window(recall, NOW) == (None, None)
+
+
+@pytest.mark.parametrize("recall, hint, window", [
+    ("what we did in November", "Nov", ("2026-11-01", "2026-11-31")),
+    ("the Sept. outage", "Sep", ("2026-09-01", "2026-09-31")),
+    ("the March 2025 migration", "Mar 2025", ("2025-03-01", "2025-03-31")),
+    ("the fix on May 3", "May", ("2026-05-01", "2026-05-31")),
+    ("the 3rd of May release", "May", ("2026-05-01", "2026-05-31")),
+    ("may 2025, the cutover", "May 2025", ("2025-05-01", "2025-05-31")),
+    ("back in december", "Dec", ("2025-12-01", "2025-12-31")),
+])
+def test_a_month_named_as_a_word_gives_its_window(recall, hint, window):
+    assert temporal_window(recall, NOW) == (hint, window)
+
+
+def test_marketplace_does_not_narrow_a_line_to_its_march_session(run, tmp_path):
+    """Two sessions on marketplace payouts, in March and October, joined by #55: both are the answer."""
+    config, issue = tmp_path / "claude", {"kind": "github_issue", "ref": "#55", "channel": "user"}
+    for n, day in ((1, "2026-03-10"), (2, "2026-10-14")):
+        write_session(config, Session("-home-dev-market", f"c100000{n}-0000-4000-8000-00000000000{n}",
+                                      "/home/dev/market", day, f"Marketplace seller payouts, part {n}",
+                                      ["marketplace payouts"], ["marketplace", "payouts", "sellers"],
+                                      cross_refs=[issue]))
+    data = json.loads(run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude",
+                          "the marketplace payouts for sellers", "--json").out)
+    assert data["state"]["trace"]["temporal"] is None
+    assert data["status"] != "single_session" and len(data["unit"]["members"]) == 2
