@@ -50,11 +50,17 @@ RECORD_LIMIT = 32 << 20   # a transcript read for confirmation: bounded like eve
 
 
 @lru_cache(maxsize=256)
-def read_transcript(path: str, root: str | None = None) -> tuple[Turn, ...] | None:
-    """The person's and assistant's text turns of a transcript; None when it is missing or refused.
+def read_transcript(path: str, root: str | None = None, sid: str | None = None) -> tuple[Turn, ...] | None:
+    """The person's and assistant's text turns of session ``sid``'s transcript; None when it is missing or refused.
 
     Streamed line by line, at most :data:`RECORD_LIMIT` bytes; inside ``root``
     (the deposit tree) only regular files are read and links must stay inside.
+    A person's turn is what the transcripts partition reads as one (no command
+    markup such as ``<command-name>/model</command-name>``, no caveat or
+    reminder): a session begun with a slash command began with the request that
+    followed it. Lines of another session (``sessionId``: carried over from the
+    one this session resumes) are not this session's record: they would date it
+    and begin it with its predecessor.
     """
     from flowgit.ascend.safeio import Tree
 
@@ -72,15 +78,29 @@ def read_transcript(path: str, root: str | None = None) -> tuple[Turn, ...] | No
                 obj = surrogates.loads(raw)
             except ValueError:
                 continue
-            if not isinstance(obj, dict) or obj.get("type") not in ("user", "assistant") or obj.get("isMeta"):
-                continue
-            message = obj.get("message") or {}
-            text, tool = _blocks_text(message.get("content") if isinstance(message, dict) else None)
-            if tool or not text.strip():
-                continue
-            role = "person" if obj["type"] == "user" else "assistant"
-            turns.append(Turn(str(obj.get("timestamp", "")), role, text))
+            turn = _turn(obj, sid) if isinstance(obj, dict) else None
+            if turn is not None:
+                turns.append(turn)
     return tuple(turns)
+
+
+def _turn(obj: dict, sid: str | None) -> Turn | None:
+    """One transcript line as a turn of session ``sid``, or None (another session's, meta, a tool's, markup)."""
+    from flowgit.ascend.transcripts import person_text
+
+    other = obj.get("sessionId")
+    if sid and isinstance(other, str) and other != sid:
+        return None
+    if obj.get("type") == "user":
+        text = person_text(obj)
+        return Turn(str(obj.get("timestamp", "")), "person", text) if text else None
+    if obj.get("type") != "assistant" or obj.get("isMeta"):
+        return None
+    message = obj.get("message") or {}
+    text, tool = _blocks_text(message.get("content") if isinstance(message, dict) else None)
+    if tool or not text.strip():
+        return None
+    return Turn(str(obj.get("timestamp", "")), "assistant", text)
 
 
 def _norm(text: str) -> str:

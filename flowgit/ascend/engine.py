@@ -213,7 +213,7 @@ class Ascend:
     def _own_record(self, d: Deposit) -> tuple[Turn, ...] | None:
         """One deposit's own authoritative record (a transcript, a commit's blob, the store's episodes)."""
         if d.partition in ("claude", "transcripts"):
-            return read_transcript(str(d.source), str(self.claude_dir)) if d.source else None
+            return read_transcript(str(d.source), str(self.claude_dir), d.sid) if d.source else None
         if d.partition == "git":
             from flowgit.history.walk import open_repo
 
