@@ -34,7 +34,7 @@ def shown(claim: Claim | None, fallback: str = "") -> str:
         return text
     if claim.verdict == "corrected":
         return f"{text} (corrected from the session record; the index said: {_short(claim.value)})"
-    return f"{text} (not checked against the session record: provisional)" if text else ""
+    return f"{text} (not confirmed by the session record: provisional)" if text else ""
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -76,8 +76,11 @@ def _line(d: Deposit, claims: list[Claim], text: str, short: Short = _eight) -> 
 
 
 def _fragment(d: Deposit, claims: list[Claim]) -> str:
+    """A cluster's fragment: where it began and what it came to, each as its own record has it."""
     began = shown(_claim(claims, d.key, "origin"), d.initial_request or d.topic)
-    return f"began with: {began}" + (f" — came to: {_short(d.outcome, 100)}" if d.outcome else "")
+    if not d.outcome:
+        return f"began with: {began}"
+    return f"began with: {began} — came to: {shown(_claim(claims, d.key, 'standing'), _short(d.outcome, 100))}"
 
 
 def narrative(unit: Unit, claims: list[Claim], short: Short = _eight) -> list[str]:

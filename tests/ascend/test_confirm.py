@@ -193,3 +193,30 @@ def test_a_resumed_session_is_dated_and_begun_by_its_own_lines_not_those_carried
 
     own = read_transcript(str(path), str(config), resumed.sid)
     assert own[0].text == resumed.request and own[0].ts.startswith("2026-10-20")
+
+
+def test_a_cluster_fragment_s_outcome_is_checked_against_its_own_record(run, tmp_path):
+    """The first fragment's narrative says Redis was dropped; its transcript keeps Redis."""
+    import json
+
+    from tests.ascend.corpus import Session, write_session
+
+    config = tmp_path / "claude"
+    write_session(config, Session(
+        "-home-dev-pay", "e1000001-0000-4000-8000-000000000001", "/home/dev/pay", "2026-10-01",
+        "How long can we cache account balances?", ["balance cache"], ["cache", "balances", "redis"],
+        outcome="We decided to drop Redis entirely and cache balances in Postgres.", transcript=[
+            ("user", "How long can we cache account balances?"), ("assistant", "Thirty seconds is safe."),
+            ("user", "We keep Redis, it works fine."), ("assistant", "Keeping Redis.")]))
+    write_session(config, Session(
+        "-home-dev-pay", "e1000001-0000-4000-8000-000000000002", "/home/dev/pay", "2026-10-20",
+        "Invalidate the balance cache on ledger writes", ["balance cache invalidation"],
+        ["cache", "balances", "invalidation"], outcome="Invalidation on write shipped."))
+    data = json.loads(run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude", "--type",
+                          "cluster", "everything we figured out about the balance cache", "--json").out)
+    assert data["unit"]["type"] == "cluster" and len(data["unit"]["members"]) == 2
+    came_to = {c["deposit"][-1]: c for c in data["confirmations"] if c["kind"] == "standing"}
+    assert came_to["1"]["verdict"] == "unattested" and came_to["2"]["verdict"] == "confirmed"
+    line = next(ln for ln in data["text"].splitlines() if "came to: We decided to drop Redis" in ln)
+    assert line.endswith("(not confirmed by the session record: provisional)")
+    assert "came to: Invalidation on write shipped." in data["text"]
