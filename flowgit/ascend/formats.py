@@ -288,7 +288,7 @@ def read_text(path: Path | str, tree=None) -> str | None:
     if tree is not None:
         return tree.read_text(path)
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
             return fh.read(1 << 20)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError):
         return None

@@ -29,6 +29,8 @@ FRONTMATTER_LIMIT = 64 * 1024       # the YAML a deposit may ask us to parse
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 SPECIAL = {errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP}
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 NOT_REGULAR = "not a regular file (a FIFO, device, socket or directory); not read"
 
 
@@ -128,7 +130,29 @@ class Tree:
         if len(data) > limit:
             self.note(path, f"larger than {limit // 1024} KB; only the first {limit // 1024} KB were read")
             data = data[:limit]
-        return data.decode("utf-8", "replace")
+        return self.decode(path, data)
+
+    def decode(self, path: str | Path, data: bytes) -> str | None:
+        """A deposit file's bytes as text, or None; a note says what was wrong with them.
+
+        Deposits are UTF-8. An editor may add a byte order mark (dropped: the
+        front matter that follows must still start the file) or save the file
+        as UTF-16; bytes that are not UTF-8 are read with U+FFFD in their
+        place. Either way the person is told which file it was: a deposit
+        that silently lost every field drops out of its unit unnoticed.
+        """
+        if data.startswith(UTF8_BOM):
+            data = data[len(UTF8_BOM):]
+        if data[:2] in UTF16_BOMS or b"\x00" in data[:4096]:
+            self.note(path, "saved as UTF-16 (or binary), not UTF-8; not read (re-save it as UTF-8)")
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            self.note(path, f"line {line}: not UTF-8 (byte 0x{data[exc.start]:02x}); read with U+FFFD in place of "
+                            "what is not (re-save it as UTF-8)")
+            return data.decode("utf-8", "replace")
 
     def is_file(self, path: str | Path) -> bool:
         """A regular file inside the tree (what :meth:`open` would read), without opening it."""

@@ -182,3 +182,58 @@ def test_transcripts_partition_refuses_links_out_and_fifos_in_bounded_time(tmp_p
     assert "0badc0de-link.jsonl: a link that leads outside the deposit tree" in refused
     assert "0badc0de-fifo.jsonl: not a regular file" in refused
     assert [d["session_id"] for d in data["unit"]["deposits"]] == [sid(1), sid(2), sid(3), sid(4)]
+
+
+def _kiwi_line(config: Path) -> list:
+    from tests.ascend.corpus import Session
+
+    issue = {"kind": "github_issue", "ref": "#77", "channel": "user"}
+    sessions = [Session("-proj", f"f100000{n}-0000-4000-8000-00000000000{n}", "/home/dev/proj", f"2026-10-0{n}",
+                        f"Kiwi migration step {n}", ["kiwi migration"], ["kiwi", "migration"], cross_refs=[issue])
+                for n in range(1, 5)]
+    for s in sessions:
+        write_session(config, s)
+    return sessions
+
+
+def _resave(config: Path, s, encoding: str) -> Path:
+    clue = config / "projects" / s.slug / "hypomnesis" / s.sid / "clue.md"
+    clue.write_bytes(clue.read_text(encoding="utf-8").encode(encoding))
+    return clue
+
+
+def test_a_deposit_saved_with_a_byte_order_mark_keeps_every_field(run, tmp_path):
+    config = tmp_path / "claude"
+    sessions = _kiwi_line(config)
+    _resave(config, sessions[1], "utf-8-sig")
+    res = run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude",
+              "the whole line of work on the kiwi migration", "--json")
+    data = json.loads(res.out)
+    assert [d["session_id"] for d in data["unit"]["deposits"]] == [s.sid for s in sessions]
+    assert data["unit"]["deposits"][1]["cwd"] == "/home/dev/proj"
+    assert data["scope"]["refused"] == []
+
+
+def test_a_deposit_saved_as_utf16_or_latin1_is_named_in_a_scope_note(run, tmp_path):
+    config = tmp_path / "claude"
+    sessions = _kiwi_line(config)
+    wide = _resave(config, sessions[2], "utf-16")
+    latin = config / "projects" / "-proj" / "hypomnesis" / sessions[3].sid / "narrative.md"
+    latin.write_bytes(latin.read_bytes().replace(b"Open.", b"Ouvert, caf\xe9."))
+    res = run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude",
+              "the whole line of work on the kiwi migration", "--json")
+    data = json.loads(res.out)
+    refused = data["scope"]["refused"]
+    assert any(note.startswith(f"{wide}: saved as UTF-16") and "re-save it as UTF-8" in note for note in refused)
+    assert any(note.startswith(f"{latin}: line ") and "not UTF-8 (byte 0xe9)" in note for note in refused)
+    assert f"left out: {wide}: saved as UTF-16" in data["text"]
+
+
+def test_tree_read_text_decodes_what_an_editor_may_save(tmp_path):
+    tree = Tree(tmp_path)
+    (tmp_path / "bom.md").write_bytes(b"\xef\xbb\xbf---\nsession_id: x\n---\n")
+    assert formats.first_frontmatter(tree.read_text(tmp_path / "bom.md")) == "session_id: x"
+    (tmp_path / "wide.md").write_text("---\nsession_id: x\n---\n", encoding="utf-16-le")   # no byte order mark
+    assert tree.read_text(tmp_path / "wide.md") is None
+    assert tree.refused == [f"{tmp_path / 'wide.md'}: saved as UTF-16 (or binary), not UTF-8; not read "
+                            "(re-save it as UTF-8)"]
