@@ -30,8 +30,23 @@ def _as_a_reader_sees(line: str) -> str:
     return as_seen(DRAWS_NOTHING_RE.sub(" ", line)).lstrip()
 
 
+FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
 def _block_problem(text: str) -> str | None:
+    """The first line of a block of free text that would add structure; what a closed code fence holds is
+    code (the file reads it so: a `## Rollback` in a fenced snippet is no section), a fence left open is not
+    (it would turn every section after it into code)."""
+    fence, opened = None, 0
     for n, line in enumerate(text.splitlines(), 1):
+        marks = FENCE_RE.match(line)
+        if fence is not None:
+            if marks and marks[1][0] == fence[0] and len(marks[1]) >= len(fence) and not line[marks.end():].strip():
+                fence = None
+            continue
+        if marks and not (marks[1][0] == "`" and "`" in line[marks.end():]):
+            fence, opened = marks[1], n
+            continue
         if SECTION_RE.match(line) or "#" in line and RAW_SECTION_RE.match(_as_a_reader_sees(line)):
             return f"line {n} opens a section (`{line.strip()[:40]}`)"
         if looks_like_pattern(line):
@@ -39,6 +54,8 @@ def _block_problem(text: str) -> str | None:
                    f"`patterns` operations"
         if WRAPPER_RE.match(line):
             return f"line {n} is a section wrapper tag (`{line.strip()[:40]}`)"
+    if fence is not None:
+        return f"line {opened} opens a code fence ({fence}) that the text does not close"
     return None
 
 
@@ -48,12 +65,16 @@ FLOWSCRIPT_BRACKETS_RE = re.compile(r"><\[[^\[\]\n]*\]|\[(?:decided|blocked|park
                                     r"|\[[DBP]:[^\[\]\n]*\]")
 
 
+CODE_SPAN_RE = re.compile(r"(`+)[^`]+?\1")
+
+
 def _line_problem(text: str, flowscript: bool = False) -> str | None:
     if "\n" in text or "\r" in text:
         return "contains a line break; it is written into a single pattern line"
     if LEVEL_RE.search(text):
         return "contains a level marker (`| Nx`), which would change the pattern's level"
     rest = FLOWSCRIPT_BRACKETS_RE.sub(" ", text) if flowscript else text
+    rest = CODE_SPAN_RE.sub(" ", rest)  # (`resp.headers["Retry-After"]` shown as code is no annotation)
     if "[" in rest or "]" in rest:
         allowed = " (FlowScript's `><[axis]`, `[decided(…)]`, `[blocked(…)]`, `[parking(…)]`, `[exploring]` " \
                   "are fine)" if flowscript else ""
