@@ -26,7 +26,8 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
                       f"State and Top of Mind lost by being replaced aside); more than {limit:.0%} is "
                       f"over-compression",
                       "compress for density, not size: restore what was lost outside State and Top of Mind "
-                      "(git show HEAD:" + ctx.path + ")")
+                      "(git show HEAD:" + ctx.path + "); if a section of your own moved whole to another file, "
+                      "commit the move alone with FLOWGIT_OVERRIDE=\"moved <section> to <file>\"")
 
 
 def _replaced_shrink(ctx: CheckContext) -> int:
