@@ -56,6 +56,7 @@ class State:
     ambiguity: str = "low"
     noted: list[str] = field(default_factory=list)       # further references in the recall, noted not bound
     rejected: list[list[str]] = field(default_factory=list)  # [type, *members] refined or reoriented away: final
+    claude_dir: str | None = None  # the deposit tree read: every answer reads the same one
 
     def to_dict(self) -> dict:
         return {"version": STATE_VERSION, "recall": self.recall, "trace": self.trace.to_dict(),
@@ -63,7 +64,7 @@ class State:
                 "max_attempts": MAX_ATTEMPTS, "presented": self.presented, "rescopes": self.rescopes,
                 "history": self.history, "status": self.status, "recognized": self.recognized,
                 "from_sid": self.from_sid, "ambiguity": self.ambiguity, "noted": self.noted,
-                "rejected": self.rejected}
+                "rejected": self.rejected, "claude_dir": self.claude_dir}
 
     @classmethod
     def from_dict(cls, data: Any) -> "State":
@@ -77,10 +78,17 @@ class State:
                        history=list(data.get("history", [])), status=str(data.get("status", "")),
                        recognized=data.get("recognized"), from_sid=data.get("from_sid"),
                        ambiguity=str(data.get("ambiguity", "low")), noted=[str(x) for x in data.get("noted", [])],
-                       rejected=[[str(k) for k in m] for m in data.get("rejected", [])])
+                       rejected=[[str(k) for k in m] for m in data.get("rejected", [])],
+                       claude_dir=_optional_text(data.get("claude_dir")))
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise FlowgitError(f"the state is not one ascend returned ({exc})", path="--state",
                                fix="pass back the `state` object of the previous --json answer unchanged") from None
+
+
+def _optional_text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError("claude_dir is not text")
 
 
 @dataclass
@@ -254,7 +262,8 @@ class Ascend:
         self.load(focus_of(extract(first), [from_sid] if from_sid else []))
         trace = bind_terms(extract(first), self.index)
         state = State(recall=first, trace=trace, unit_type=unit_type or CLUSTER,
-                      scope=Scope(partitions=partitions), from_sid=from_sid, noted=others)
+                      scope=Scope(partitions=partitions), from_sid=from_sid, noted=others,
+                      claude_dir=str(Path(self.claude_dir).absolute()))
         ranked = rank_entries(self.index, trace)
         if from_sid:
             entry = self._resolve(from_sid, "--from")

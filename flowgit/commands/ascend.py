@@ -67,6 +67,20 @@ def _decode(data: bytes, where: str) -> str:
                            fix=RESAVE_FIX) from None
 
 
+def _deposit_tree(cfg: Config, claude_dir: str | None, state) -> Path:
+    """The deposit tree to read: the one the state was read from, when it names one (an answer that named
+    none would read another tree and refine a unit it never showed); a different one named is refused."""
+    named = claude_config_dir(claude_dir, cfg.claude_dir) if claude_dir or state is None or not state.claude_dir \
+        else None
+    if state is None or not state.claude_dir:
+        return named  # type: ignore[return-value]
+    kept = Path(state.claude_dir)
+    if named is not None and named.resolve() != kept.resolve():
+        raise FlowgitError(f"the state was read from {kept}, and this answer names {named}", path="--claude-dir",
+                           fix=f"answer with --claude-dir {kept} or without it (the state keeps its tree)")
+    return kept
+
+
 def run(cfg: Config, *, recall: str, unit_type: str | None, from_sid: str | None, partitions: list[str],
         claude_dir: str | None, state_spec: str | None, answer: tuple[str, str | None] | None) -> tuple[Ascend, Response]:
     if claude_dir and not Path(claude_dir).expanduser().is_dir():
@@ -74,7 +88,7 @@ def run(cfg: Config, *, recall: str, unit_type: str | None, from_sid: str | None
                            fix="pass the directory that holds projects/ (e.g. ~/.claude)")
     state = load_state(state_spec) if state_spec else None
     chosen = state.scope.partitions if state else (partitions or list(PARTITIONS))
-    engine = Ascend(cfg, claude_config_dir(claude_dir, cfg.claude_dir), chosen)
+    engine = Ascend(cfg, _deposit_tree(cfg, claude_dir, state), chosen)
     if state is not None:
         if answer is None:
             raise FlowgitError("--state needs an answer", fix="add --recognize, --refine X, --reorient X or --rescope X")

@@ -182,3 +182,19 @@ def test_the_no_match_fallback_offers_the_closest_session_with_its_resume_comman
         nothing = answer(run, tmp_path, corpus, nothing, "--rescope", "widen")
     assert "closest single session" not in nothing["text"]
     assert nothing["text"].rstrip().endswith("need finding afresh")
+
+
+def test_an_answer_reads_the_deposit_tree_the_state_was_read_from(run, tmp_path, corpus):
+    """The documented answer step names no --claude-dir: it read ~/.claude, and a refine went on in another
+    tree. The state keeps its tree; an answer naming another one is refused."""
+    gate = ask(run, tmp_path, corpus, "everything we figured out about the cache")
+    assert gate["state"]["claude_dir"] == str(corpus.absolute())
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(gate["state"]))
+    res = run(tmp_path, "ascend", "--state", str(state), "--recognize", "--json")
+    assert res.code == 0, res.err
+    assert json.loads(res.out)["status"] == "recognized"
+    other = tmp_path / "other"
+    (other / "projects").mkdir(parents=True)
+    res = run(tmp_path, "ascend", "--claude-dir", str(other), "--state", str(state), "--recognize", "--json")
+    assert res.code == 2 and "the state was read from" in res.err + res.out
