@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
 
-from flowgit.ascend.graph import DepositIndex
+from flowgit.ascend.graph import MEMORY_TOPIC, DepositIndex
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit, Edge, Unit
 from flowgit.ascend.trace import RecallTrace
 
 MAX_MEMBERS = 40
 MAX_ENTRIES = 3
-CLUSTER_ROLES = frozenset({"topic", CHAIN})
+CLUSTER_ROLES = frozenset({"topic", CHAIN, MEMORY_TOPIC})
 MEMBER_SHARE = 0.5     # a fragment carries at least half the best match's weight of the recall's words
 ATTACH_WEIGHT = 1.5    # a tie to a fragment that lets a deposit with some of the topic's words join:
                        # an anchor (an issue, a file, a continuation), not a shared directory
@@ -156,8 +156,8 @@ def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, sc
                 links[key].add(e.b)
                 links[e.b].add(key)
             elif (e.role == CHAIN and e.weight >= ATTACH_WEIGHT
-                  and share.get(e.b, 0.0) > 0.0):
-                anchored[e.b].add(key)
+                  and share.get(e.b, 0.0) > 0.0) or e.role == MEMORY_TOPIC:
+                anchored[e.b].add(key)  # (a memory entry the fragment shares: on its topic, in other words)
     members = [k for k in core if links.get(k)]
     members += [k for k, via in anchored.items() if via & set(members)]
     if len(members) > MAX_MEMBERS:

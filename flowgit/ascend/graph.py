@@ -40,6 +40,7 @@ COMMON_SHARE = 0.5   # a keyword in more than half of the deposits carries no si
 ALL_ROLES = frozenset({"chain", "topic", "concept"})
 SESSION_PARTITIONS = ("claude", "transcripts")   # where a working directory says which project a session was in
 # anchor kind -> (edge role, weight, what connects them); issues, PRs, tickets and legacy strings are the default
+MEMORY_TOPIC = "memory"  # the topic-role edge of a memory entry two sessions share (see clusters)
 ANCHOR_ROLES = {
     "memory": (CONCEPT, ANCHOR_WEIGHT, "both refer to the memory entry {}"),
     "pattern": (CHAIN, ANCHOR_WEIGHT, "both changed the pattern {}"),
@@ -212,6 +213,9 @@ class DepositIndex:
         for a in d.anchors:
             if a.kind == "session":
                 continue
+            if a.kind == "memory" and MEMORY_TOPIC in roles:  # a memory entry is a topic too (Phase 1 §3)
+                for other in self.by_anchor.get(a.key, ()):
+                    add(other, MEMORY_TOPIC, ANCHOR_WEIGHT, f"both refer to the memory entry {a.ref}")
             role, weight, basis = ANCHOR_ROLES.get(a.kind, (CHAIN, ANCHOR_WEIGHT, "both refer to {}"))
             if role not in roles:
                 continue

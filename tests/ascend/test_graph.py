@@ -68,3 +68,26 @@ def test_a_cluster_does_not_take_in_another_topic_sharing_one_rare_word_of_the_r
                         keywords=[stem("webhook"), stem("signatures")])
     units, _ = clusters(index, [], trace, Scope(ignore_window=True))
     assert units and {d.sid for d in units[0].members} == {"w1", "w2"}
+
+
+def test_a_session_tied_to_the_fragments_only_by_a_memory_entry_joins_the_cluster():
+    """The latest session on the balance cache says "memoize totals, TTL cut"; it shares the memory entry
+    `cache-policy.md` with the two that say "balance cache": a memory entry is a topic (Phase 1 §3)."""
+    from flowgit.ascend.assemble import Scope, clusters
+    from flowgit.ascend.trace import RecallTrace
+    from flowgit.words import stem
+
+    memory = [Anchor("memory", "cache-policy.md", "user")]
+
+    def dep(sid: str, topic: str, words: list[str], anchors=()) -> Deposit:
+        return Deposit(partition="claude", slug="-home-dev-x", sid=sid, topics=[topic], keywords=words,
+                       anchors=list(anchors), date="2026-11-01", started_at="2026-11-01T10:00:00Z")
+
+    deposits = [dep("c1", "balance cache", ["balance", "cache", "ttl"], memory),
+                dep("c2", "balance cache warmup", ["balance", "cache", "warmup"], memory),
+                dep("c3", "TTL cut to 10s after the incident", ["memoize", "totals", "incident"], memory),
+                *[dep(f"n{n}", f"other work {n}", [f"topic{n}", "deploy", "pipeline"]) for n in range(10)]]
+    index = DepositIndex.build(deposits)
+    trace = RecallTrace(text="everything about the balance cache", keywords=[stem("balance"), stem("cache")])
+    units, _ = clusters(index, [], trace, Scope(ignore_window=True))
+    assert units and {d.sid for d in units[0].members} == {"c1", "c2", "c3"}
