@@ -47,6 +47,7 @@ def _blocks_text(content) -> tuple[str, bool]:
 
 
 RECORD_LIMIT = 32 << 20   # a transcript read for confirmation: bounded like every other read
+TURN_LIMIT = 4 << 20      # one line of it: longer is a paste or a tool's output, passed over unread
 
 
 @lru_cache(maxsize=256)
@@ -62,7 +63,7 @@ def read_transcript(path: str, root: str | None = None, sid: str | None = None) 
     one this session resumes) are not this session's record: they would date it
     and begin it with its predecessor.
     """
-    from flowgit.ascend.safeio import Tree
+    from flowgit.ascend.safeio import Tree, bounded_lines
 
     fh = Tree(root or os.path.dirname(path)).open(path)
     if fh is None:
@@ -70,10 +71,12 @@ def read_transcript(path: str, root: str | None = None, sid: str | None = None) 
     turns: list[Turn] = []
     read = 0
     with fh:
-        for raw in fh:
-            read += len(raw)
+        for raw, size in bounded_lines(fh, TURN_LIMIT):
+            read += size
             if read > RECORD_LIMIT:
                 break
+            if raw is None:
+                continue  # (a line longer than any turn worth reading: a paste, a tool's output)
             try:
                 obj = surrogates.loads(raw)
             except ValueError:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from typing import Iterator
 from pathlib import Path
 
 INDEX_FILE_LIMIT = 1 << 20          # one deposit index file (clue.md, narrative.md …)
@@ -161,3 +162,26 @@ class Tree:
         except OSError:
             return False
         return stat.S_ISREG(st.st_mode) and self.inside(path)
+
+
+SKIP_CHUNK = 1 << 20  # how much of an over-long line is read at once on the way to its end
+
+
+def bounded_lines(fh, longest: int) -> Iterator[tuple[bytes | None, int]]:
+    """(line, its length in bytes) for each line of a binary file; the line is None when it is longer than
+    ``longest`` (a pasted log, a tool's base64 image), which is passed over a chunk at a time: memory stays
+    bounded by ``longest`` whatever the file holds, and a caller counting bytes still counts it."""
+    while True:
+        line = fh.readline(longest + 1)
+        if not line:
+            return
+        if len(line) <= longest:
+            yield line, len(line)
+            continue
+        size = len(line)
+        while not line.endswith(b"\n"):
+            line = fh.readline(SKIP_CHUNK)
+            if not line:
+                break
+            size += len(line)
+        yield None, size

@@ -26,7 +26,7 @@ from typing import Iterator
 
 from flowgit.ascend import formats, surrogates
 from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
-from flowgit.ascend.safeio import Tree
+from flowgit.ascend.safeio import Tree, bounded_lines
 from flowgit.words import STOP, stem
 
 HEAD_LIMIT = 256 * 1024      # bytes of a transcript read for its turns
@@ -153,11 +153,11 @@ def derive(slug: str, sid: str, path: str, tree: Tree) -> Deposit | None:
         turns: list[str] = []
         predecessors: list[str] = []
         read = 0
-        for line in fh:
-            read += len(line)
+        for line, length in bounded_lines(fh, LINE_LIMIT):
+            read += length
             if read > HEAD_LIMIT:
                 break
-            if len(line) > LINE_LIMIT:
+            if line is None:
                 continue
             head = not started or not cwd
             if not head and b'"user"' not in line and b'"summary"' not in line:

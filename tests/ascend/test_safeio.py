@@ -237,3 +237,24 @@ def test_tree_read_text_decodes_what_an_editor_may_save(tmp_path):
     assert tree.read_text(tmp_path / "wide.md") is None
     assert tree.refused == [f"{tmp_path / 'wide.md'}: saved as UTF-16 (or binary), not UTF-8; not read "
                             "(re-save it as UTF-8)"]
+
+
+def test_an_over_long_line_is_passed_over_in_chunks_not_held_whole():
+    """A 300 MB line (a paste, a tool's image) was read whole before any limit was checked."""
+    import io
+
+    from flowgit.ascend.safeio import SKIP_CHUNK, bounded_lines
+
+    class Watched(io.BytesIO):
+        largest = 0
+
+        def readline(self, size=-1):
+            line = super().readline(size)
+            Watched.largest = max(Watched.largest, len(line))
+            return line
+
+    long = b"x" * (3 * SKIP_CHUNK + 17) + b"\n"
+    fh = Watched(b'{"a": 1}\n' + long + b'{"b": 2}\n' + b"y" * 50)
+    got = list(bounded_lines(fh, 1024))
+    assert got == [(b'{"a": 1}\n', 9), (None, len(long)), (b'{"b": 2}\n', 9), (b"y" * 50, 50)]
+    assert Watched.largest <= SKIP_CHUNK
