@@ -562,7 +562,8 @@ def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: st
 
 
 @cli.command(short_help="Step 2 alone: what the session's episodes suggest.")
-@click.option("--session", help="Only this session's episodes (default: episodes added since HEAD).")
+@click.option("--session", help="Only this session's episodes (default: FLOWGIT_SESSION, then CLAUDE_CODE_SESSION_ID; "
+                                "with none, the episodes added since HEAD).")
 @click.option("--date", "day", help="Judge staleness as of this date (default today).")
 @json_option
 @click.pass_context

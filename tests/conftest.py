@@ -31,7 +31,8 @@ def hermetic_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in ("FLOWGIT_SESSION", "FLOWGIT_AGENT", "CLAUDE_CONFIG_DIR", "GIT_DIR", "GIT_INDEX_FILE"):
+    for var in ("FLOWGIT_SESSION", "CLAUDE_CODE_SESSION_ID", "FLOWGIT_AGENT", "CLAUDE_CONFIG_DIR", "GIT_DIR",
+                "GIT_INDEX_FILE"):
         monkeypatch.delenv(var, raising=False)
 
 

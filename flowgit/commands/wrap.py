@@ -80,15 +80,22 @@ def _attention(result: WrapResult) -> list[str]:
 
 
 def run_candidates(cfg: Config, session: str | None, day: str | None) -> Candidates:
-    """``flowgit candidates [--session S] [--date D]``: the options read, the work done by the wrap package."""
+    """``flowgit candidates [--session S] [--date D]``: the options read, the work done by the wrap package.
+
+    The session is resolved as every other command resolves it (option, then ``FLOWGIT_SESSION``, then
+    ``CLAUDE_CODE_SESSION_ID``): a session named only in the environment is still the session, and its
+    episodes committed mid-session are still its evidence.
+    """
+    from flowgit.session import resolve_session
+
     when = option_date(day, "--date") or today()
-    return gather_candidates(cfg, session, when)
+    return gather_candidates(cfg, resolve_session(session) or None, when)
 
 
 def render_candidates(c: Candidates) -> str:
     out = [f"{len(c.session_episodes)} episode(s) from session {c.session}" if c.session else
            f"{len(c.session_episodes)} episode(s) recorded since the last commit, any session's (no session "
-           "given: --session or FLOWGIT_SESSION names one)"]
+           "given: --session, FLOWGIT_SESSION or CLAUDE_CODE_SESSION_ID names one)"]
 
     def block(title: str, rows: list[str]) -> None:
         out.append(f"\n{title}:" + ("" if rows else " none"))
