@@ -12,7 +12,7 @@ import itertools
 import json
 import re
 import sys
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import IO, TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, Union
 
 from flowgit.dates import parse_date
@@ -133,18 +133,32 @@ def episodes_from_stdin(stream: TextIO, *, session: str | None = None, agent: st
 
 
 def parse_when(text: str | None, option: str) -> datetime | None:
+    """``--since``/``--until`` as a moment; a day given without a time of day is the whole day.
+
+    ``2026-11-30`` would parse as a timestamp (midnight), so it is read as a day first: ``--until 2026-11-30``
+    then includes that day's episodes, as ``--until "Nov 30"`` always did and the help says.
+    """
     if not text:
         return None
-    when = parse_ts(text)
+    day = _bare_day(text)
+    when = None if day else parse_ts(text)
     if when is None:
-        day = parse_date(text)
+        day = day or parse_date(text)
         if day is None:
             raise FlowgitError(f"{option} {text!r} is not a date", path=option,
                                fix="use 2026-11-30 or 2026-11-30T17:00:00Z")
         when = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
-        if option == "--until":
-            when = when.replace(hour=23, minute=59, second=59)
+        if option == "--until":  # the last moment of the day, fractions of a second included
+            when = when.replace(hour=23, minute=59, second=59, microsecond=999999)
     return when
+
+
+def _bare_day(text: str) -> date | None:
+    """The day ``text`` names when it is an ISO date with no time of day (``2026-11-30``), else None."""
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        return None
 
 
 def warn_problems(store: EpisodeStore, problems: list[Problem]) -> None:

@@ -311,3 +311,25 @@ def test_a_stream_that_cannot_spell_every_character_gets_json_escaped_and_blocks
     write(data[cut:])
     out.flush()
     assert raw.getvalue().decode("latin-1") == '[{"content": "caf\u00e9 ? ?"}]'
+
+
+@pytest.mark.parametrize("argv", [["list", "--until", "2026-11-30"],
+                                  ["list", "--since", "2026-11-30", "--until", "2026-11-30"],
+                                  ["list", "--until", "Nov 30, 2026"],
+                                  ["search", "pool", "--until", "2026-11-30"],
+                                  ["search", "pool", "--since", "2026-11-30", "--until", " 2026-11-30 "]])
+def test_until_a_day_includes_that_whole_day_whichever_way_the_day_is_written(run, repo, argv):
+    run(repo, "init", "--no-hooks")
+    lines = [{"type": "finding", "content": content, "session": "s1", "ts": ts} for content, ts in [
+        ("pool saturated at 20", "2026-11-30T09:00:00Z"), ("pool saturated again at 20", "2026-11-30T23:59:59.5Z"),
+        ("pool resized to 40", "2026-12-01T00:00:00Z")]]
+    assert run(repo, "episode", "add", stdin="\n".join(json.dumps(x) for x in lines) + "\n").code == 0
+    found = json.loads(run(repo, "episode", *argv, "--json").out)
+    assert [e["content"] for e in found] == ["pool saturated at 20", "pool saturated again at 20"]
+
+
+def test_until_a_moment_is_that_moment():
+    from flowgit.commands.episode import parse_when
+
+    assert parse_when("2026-11-30T17:00:00Z", "--until") == datetime(2026, 11, 30, 17, tzinfo=timezone.utc)
+    assert parse_when("2026-11-30", "--since") == datetime(2026, 11, 30, tzinfo=timezone.utc)
