@@ -26,7 +26,7 @@ def render_wrap(result: WrapResult) -> str:
         if refusal.written:  # the edit's line went back to what HEAD had: show it, so nothing typed is lost
             out.append(f"  put back; your line was: {terminal_safe(refusal.written)}")
     for ignored in result.ignored:
-        out.append(f"ignored: {ignored}")
+        out.append(f"ignored: {terminal_safe(ignored)}")  # it may quote an item of the file
     for note in result.notes:
         out.append(f"note: {note}")
     for warning in result.warnings:

@@ -136,21 +136,35 @@ class Editor:
                         _set_field(first, kind, value) if kind != "remove" else None)
                     added[own] = "\n".join([new, *rest]) if new is not None else ""
                     continue
-                item = self._find_action(match, kind)
-                if item is None:
-                    continue  # already removed (idempotent)
-                if kind == "remove":
-                    self.doc = self.doc.remove_item(ACTIONS, item)
-                    continue
-                lines = "".join(self.doc.lines[item.start:item.end]).rstrip("\r\n").split("\n")
-                first = lines[0].rstrip("\r")
-                new = _mark_done(first) if kind == "done" else _set_field(first, kind, value)
-                if new != first:
-                    self.doc = self.doc.update_item(ACTIONS, item, "\n".join([new, *lines[1:]]))
+                self._update_action(match, kind, value)
         existing = {_plain(i.text) for i in self.doc.items(ACTIONS)}
         for line in added:
             if line and _plain(line) not in existing:
                 self.doc = self.doc.insert_item(ACTIONS, line)
+
+    def _update_action(self, match: str, kind: str, value: str | None) -> None:
+        """One ``done``/``seen``/``next``/``remove`` entry applied to the item of the file it names.
+
+        An entry that changes nothing (it names no item, or the item already says so) is listed as ignored:
+        a mistyped ``remove`` would otherwise leave the item in place without a word, and a plan of nothing
+        else would say it committed nothing for no reason (exit 3 says why)."""
+        item = self._find_action(match, kind)
+        entry = f"actions.{kind} {match!r}"
+        if item is None:  # `done` of an item this plan also removes (a rerun), or a `remove` that names none
+            self.outcome.ignored.append(f"{entry}: matches no action item" + (
+                " (this plan's `remove` names it: already removed)" if kind == "done" else
+                f"; nothing removed (fix: {_items_fix(self.doc.items(ACTIONS))})"))
+            return
+        if kind == "remove":
+            self.doc = self.doc.remove_item(ACTIONS, item)
+            return
+        lines = "".join(self.doc.lines[item.start:item.end]).rstrip("\r\n").split("\n")
+        first = lines[0].rstrip("\r")
+        new = _mark_done(first) if kind == "done" else _set_field(first, kind, value)
+        if new == first:
+            self.outcome.ignored.append(f"{entry}: the item already says so ({first.strip()!r}); left as it is")
+            return
+        self.doc = self.doc.update_item(ACTIONS, item, "\n".join([new, *lines[1:]]))
 
     def _added_match(self, match: str, kind: str, added: list[str]) -> int | None:
         """Which item this plan adds ``match`` names, when no item the file holds does (None: none)."""

@@ -1,0 +1,57 @@
+"""A plan's Action Item entries applied to a real repository: what each changes, and what it says when it
+changes nothing."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import git
+from tests.wrap.test_wrap import snapshot, wrap, wrap_repo  # noqa: F401 (fixture)
+
+ITEM = "- write the retry budget — seen: Nov 20, next: Nov 25"
+
+
+def actions_section(repo) -> str:
+    text = (repo / "CONTINUITY.md").read_text()
+    return text.split("## Action Items\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_a_remove_that_names_no_item_is_listed_as_ignored_beside_what_is_committed(run, wrap_repo):
+    res = wrap(run, wrap_repo, {"session": "sess-c", "state": "Focus: rollout.",
+                                "actions": {"remove": ["retry budget with @lee"]}}, "--json")
+    data = json.loads(res.out)
+    assert res.code == 0 and data["committed"]
+    assert data["ignored"] == [data["ignored"][0]] and data["ignored"][0].startswith(
+        "actions.remove 'retry budget with @lee': matches no action item; nothing removed")
+    assert '"write the retry budget' in data["ignored"][0]  # the items it could have meant
+    assert ITEM in actions_section(wrap_repo)
+
+
+def test_a_plan_whose_only_entry_removes_nothing_commits_nothing_and_exits_3(run, wrap_repo):
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-c", "actions": {"remove": ["retry budget with @lee"]}})
+    assert res.code == 3, (res.out, res.err)
+    assert "ignored: actions.remove 'retry budget with @lee': matches no action item" in res.out
+    assert "nothing was committed: every requested change was refused or ignored (exit 3)" in res.out
+    assert snapshot(wrap_repo) == before
+
+
+def test_entries_the_item_already_says_are_ignored_and_named(run, wrap_repo):
+    res = wrap(run, wrap_repo, {"session": "sess-c", "actions": {"next": {"retry budget": "Nov 25"},
+                                                                 "seen": {"retry budget": "Nov 20"}}}, "--json")
+    data = json.loads(res.out)
+    assert res.code == 3 and data["committed"] is None
+    assert [line.split(":", 1)[0] for line in data["ignored"]] == ["actions.seen 'retry budget'",
+                                                                   "actions.next 'retry budget'"]
+    assert all("the item already says so" in line for line in data["ignored"])
+
+
+def test_done_and_remove_of_one_item_applied_again_says_both_changed_nothing(run, wrap_repo):
+    plan = {"session": "sess-c", "actions": {"done": ["retry budget"], "remove": ["retry budget"]}}
+    assert wrap(run, wrap_repo, plan).code == 0
+    head = git(wrap_repo, "rev-parse", "HEAD")
+    again = json.loads(wrap(run, wrap_repo, plan, "--json").out)
+    assert again["exit_code"] == 3 and git(wrap_repo, "rev-parse", "HEAD") == head
+    assert again["ignored"][0] == ("actions.done 'retry budget': matches no action item (this plan's `remove` "
+                                   "names it: already removed)")
+    assert again["ignored"][1].startswith("actions.remove 'retry budget': matches no action item")
