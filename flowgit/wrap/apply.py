@@ -137,10 +137,24 @@ class Editor:
                     added[own] = "\n".join([new, *rest]) if new is not None else ""
                     continue
                 self._update_action(match, kind, value)
-        existing = {_plain(i.text) for i in self.doc.items(ACTIONS)}
-        for line in added:
-            if line and _plain(line) not in existing:
-                self.doc = self.doc.insert_item(ACTIONS, line)
+        self._insert_actions(actions.get("add", []), added)
+
+    def _insert_actions(self, written: list[str], added: list[str]) -> None:
+        """The plan's new items (``added``: as its own entries left them), each unless the file holds it.
+
+        An item is the same item whatever its tick or ``seen:``/``next:`` say: a plan that adds an item and
+        re-dates or ticks it, applied again, finds it in the file and adds nothing (no open copy of a finished
+        item, no second item for the next run's entries to match)."""
+        held = {_identity(i.text): _first_line(i.text) for i in self.doc.items(ACTIONS)}
+        for text, line in zip(written, added):
+            if not line:
+                continue  # removed by this plan's own `remove`
+            same = held.get(_identity(line))
+            if same is not None:
+                self.outcome.ignored.append(f"actions.add {text!r}: already listed ({same!r}); left as it is")
+                continue
+            self.doc = self.doc.insert_item(ACTIONS, line)
+            held[_identity(line)] = _first_line(line)
 
     def _update_action(self, match: str, kind: str, value: str | None) -> None:
         """One ``done``/``seen``/``next``/``remove`` entry applied to the item of the file it names.
@@ -371,8 +385,16 @@ def _strip_comments(body: str) -> str:
     return "\n".join(ln for ln in body.splitlines() if not re.match(r"^\s{0,3}#(\s|$)", ln))
 
 
-def _plain(text: str) -> str:
-    return " ".join(re.sub(r"^\s*[-*+]\s+(✓\s*|\[[ xX]\]\s+)?", "", text).split()).lower()
+def _identity(text: str) -> str:
+    """An action item's identity: its words without bullet, tick, task box and ``seen:``/``next:`` fields,
+    case-folded (the merge driver's identity, which re-dated or ticked copies of one item share)."""
+    from flowgit.merge.actions import item_key
+
+    return item_key("- " + " ".join(re.sub(r"^\s*[-*+]\s+(\[[ xX]\]\s+)?", "", text).split()))
+
+
+def _first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0].rstrip("\r")
 
 
 BULLET_RE = re.compile(r"^(\s*(?:[-*+]|\d{1,3}[.)])\s+)")

@@ -55,3 +55,28 @@ def test_done_and_remove_of_one_item_applied_again_says_both_changed_nothing(run
     assert again["ignored"][0] == ("actions.done 'retry budget': matches no action item (this plan's `remove` "
                                    "names it: already removed)")
     assert again["ignored"][1].startswith("actions.remove 'retry budget': matches no action item")
+
+
+def test_a_plan_that_adds_items_and_updates_them_applied_again_changes_nothing(run, wrap_repo):
+    plan = {"session": "sess-c", "state": "Focus: breaker.",
+            "actions": {"add": ["write breaker ADR — next: 2026-12-08", "rotate the API key — next: 2026-12-05"],
+                        "next": {"breaker ADR": "2026-12-10"}, "done": ["rotate the API key"]}}
+    assert wrap(run, wrap_repo, plan).code == 0
+    section = actions_section(wrap_repo)
+    assert "- write breaker ADR — next: 2026-12-10\n" in section and "- ✓ rotate the API key\n" in section
+    before = snapshot(wrap_repo)
+    for _ in range(2):  # an agent retrying after a timeout: no second commit, no re-opened copy, no error
+        again = wrap(run, wrap_repo, plan, "--json")
+        data = json.loads(again.out)
+        assert again.code == 3 and data["committed"] is None, (again.out, again.err)
+        assert snapshot(wrap_repo) == before
+    assert "actions.add 'rotate the API key — next: 2026-12-05': already listed ('- ✓ rotate the API key')" \
+        in " ".join(data["ignored"])
+
+
+def test_an_item_added_twice_by_one_plan_goes_in_once(run, wrap_repo):
+    plan = {"session": "sess-c", "actions": {"add": ["call the provider", "Call the provider — next: Dec 9"]}}
+    data = json.loads(wrap(run, wrap_repo, plan, "--json").out)
+    assert actions_section(wrap_repo).count("all the provider") == 1
+    assert data["ignored"] == ["actions.add 'Call the provider — next: Dec 9': already listed "
+                               "('- call the provider'); left as it is"]
