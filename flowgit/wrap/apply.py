@@ -7,6 +7,7 @@ account of what happened out. Nothing is written until the transaction says so.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -182,9 +183,9 @@ class Editor:
 
     def _added_match(self, match: str, kind: str, added: list[str]) -> int | None:
         """Which item this plan adds ``match`` names, when no item the file holds does (None: none)."""
-        if any(match.lower() in i.text.lower() for i in self.doc.items(ACTIONS)):
+        if any(_folded(match) in _folded(i.text) for i in self.doc.items(ACTIONS)):
             return None
-        hits = [n for n, line in enumerate(added) if line and match.lower() in line.lower()]
+        hits = [n for n, line in enumerate(added) if line and _folded(match) in _folded(line)]
         if len(hits) > 1:
             raise FlowgitError(f"field `plan.actions.{kind}` entry {match!r} matches {len(hits)} items this plan "
                                "adds", path=self.plan.source, fix="use a longer part of the item's text")
@@ -192,7 +193,7 @@ class Editor:
 
     def _find_action(self, match: str, kind: str):
         items = self.doc.items(ACTIONS)
-        hits = [i for i in items if match.lower() in i.text.lower()]
+        hits = [i for i in items if _folded(match) in _folded(i.text)]
         if len(hits) > 1:
             raise FlowgitError(f"field `plan.actions.{kind}` entry {match!r} matches {len(hits)} action items",
                                path=self.plan.source, fix="use a longer part of the item's text")
@@ -202,7 +203,7 @@ class Editor:
         return hits[0] if hits else None
 
     def _was_removed(self, match: str) -> bool:
-        return any(match.lower() in m.lower() for m in self.plan.actions.get("remove", []))
+        return any(_folded(match) in _folded(m) for m in self.plan.actions.get("remove", []))
 
     # ------------------------------------------------------------ patterns
     def apply_patterns(self) -> None:
@@ -385,12 +386,18 @@ def _strip_comments(body: str) -> str:
     return "\n".join(ln for ln in body.splitlines() if not re.match(r"^\s{0,3}#(\s|$)", ln))
 
 
+def _folded(text: str) -> str:
+    """``text`` as an entry is matched against an item: case-folded, not lower-cased (``GRÖSSE`` is
+    ``Größe``, ``ΣΟΦΟΣ`` is ``σοφος``), and composed (an accent typed decomposed is the same letter)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+
+
 def _identity(text: str) -> str:
     """An action item's identity: its words without bullet, tick, task box and ``seen:``/``next:`` fields,
     case-folded (the merge driver's identity, which re-dated or ticked copies of one item share)."""
     from flowgit.merge.actions import item_key
 
-    return item_key("- " + " ".join(re.sub(r"^\s*[-*+]\s+(\[[ xX]\]\s+)?", "", text).split()))
+    return item_key("- " + " ".join(re.sub(r"^\s*[-*+]\s+(\[[ xX]\]\s+)?", "", _folded(text)).split()))
 
 
 def _first_line(text: str) -> str:

@@ -80,3 +80,20 @@ def test_an_item_added_twice_by_one_plan_goes_in_once(run, wrap_repo):
     assert actions_section(wrap_repo).count("all the provider") == 1
     assert data["ignored"] == ["actions.add 'Call the provider — next: Dec 9': already listed "
                                "('- call the provider'); left as it is"]
+
+
+def test_entries_match_items_case_folded_and_composed(run, wrap_repo):
+    add = {"session": "sess-c", "actions": {"add": ["Größe des Verbindungspools prüfen", "Schlüssel rotieren",
+                                                    "ΟΔΟΣ kartieren"]}}
+    assert wrap(run, wrap_repo, add).code == 0
+    plan = {"session": "sess-c", "actions": {"done": ["GRÖSSE DES VERBINDUNGSPOOLS"],  # lower(): grösse ≠ größe
+                                             "next": {"schlu\u0308ssel": "Dec 9"},  # ü typed decomposed
+                                             "remove": ["οδος"]}}  # lower(): οδοσ ≠ οδος
+    res = wrap(run, wrap_repo, plan)
+    assert res.code == 0, (res.out, res.err)
+    section = actions_section(wrap_repo)
+    assert "- ✓ Größe des Verbindungspools prüfen\n" in section and "- Schlüssel rotieren — next: Dec 9\n" in section
+    assert "ΟΔΟΣ" not in section
+    again = json.loads(wrap(run, wrap_repo, {"session": "sess-c", "actions": {"add": ["SCHLÜSSEL rotieren"]}},
+                            "--json").out)
+    assert again["exit_code"] == 3 and again["ignored"][0].endswith("left as it is")  # the same item
