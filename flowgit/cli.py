@@ -22,7 +22,8 @@ from flowgit.errors import EXIT_FINDINGS, EXIT_USAGE, FlowgitError
 EXIT_CODES = """Exit codes: 0 ok; 1 findings (lint/gate errors, audit findings, refused
 promotions with --strict, a wrap the gate refuses); 2 bad input or usage; 3 wrap: nothing
 committed because every requested change was refused or ignored; 4 the work is done but its
-output could not be written (a full disk, a closed output): what it did stands; 130 interrupted. Under --json
+output could not be written (a full disk, a closed output): what it did stands; 5 wrap --push: the wrap
+is committed but the sync could not start (run `flowgit sync` once fixed); 130 interrupted. Under --json
 every error is JSON on stdout: {"error": {"message", "fix", "file", "line", "option"}}, with the same exit code."""
 
 

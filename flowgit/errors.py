@@ -13,6 +13,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_OUTPUT = 4  # the command did its work; what it had to say could not be written (a full disk, a closed stream)
+EXIT_NOT_SYNCED = 5  # `wrap --push`: the wrap is committed, the sync after it could not start (no remote, …)
 
 
 class FlowgitError(Exception):

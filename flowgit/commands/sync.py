@@ -2,7 +2,9 @@
 
 Exit codes: 0 pushed (or nothing to push); 1 integration, gate or push failed
 and the branch is as it was before the attempt; 2 cannot start (not a
-repository, a merge in progress, uncommitted changes, no remote).
+repository, a merge in progress, uncommitted changes, no remote). After
+``flowgit wrap --push`` the wrap is committed whatever the sync does, so a sync
+that cannot start exits 5 there, not 2 (see :func:`flowgit.commands.wrap.push_after_wrap`).
 """
 
 from __future__ import annotations

@@ -118,16 +118,33 @@ def render_candidates(c: Candidates) -> str:
 
 
 def push_after_wrap(cfg: Config, result: WrapResult, as_json: bool) -> int:
-    """``flowgit wrap --push``: the wrap's Step 6 ends with a push, done by ``flowgit sync``."""
+    """``flowgit wrap --push``: the wrap's Step 6 ends with a push, done by ``flowgit sync``.
+
+    The wrap is committed before the sync starts, so no failure of the sync may read as "nothing was
+    written" (exit 2): an agent told so wraps again. A sync that cannot start exits 5, one that fails
+    with sync's own code (1); both say the wrap stands and that `flowgit sync` is what is left to do."""
     from flowgit.commands import sync
     from flowgit.output import emit
 
-    from flowgit.errors import EXIT_USAGE, FlowgitError
+    from flowgit.errors import EXIT_NOT_SYNCED, FlowgitError
 
     try:
         code, synced = sync.run(cfg)
+        if code:
+            synced = {**synced, "started": True}
     except FlowgitError as exc:  # sync could not start (no remote, detached HEAD, no driver): the wrap stands
-        code, synced = EXIT_USAGE, {"ok": False, **exc.to_dict()}
-    emit({"wrap": result, "sync": synced}, as_json,
-         lambda d: render_wrap(d["wrap"]) + "\n" + sync.render(d["sync"]))
+        code, synced = EXIT_NOT_SYNCED, {"ok": False, "started": False, **exc.to_dict()}
+    emit({"wrap": result, "sync": synced}, as_json, _render_pushed)
     return code
+
+
+def _render_pushed(data: dict) -> str:
+    from flowgit.commands import sync
+
+    out = render_wrap(data["wrap"]) + "\n" + sync.render(data["sync"])
+    failed = data["sync"] if isinstance(data["sync"], dict) else None
+    if failed is not None and data["wrap"].committed:
+        what = "failed" if failed.get("started") else "could not start"
+        out += (f"\nthe wrap is committed ({data['wrap'].committed[:12]}) and stands; the sync {what}: "
+                "fix that and run `flowgit sync` (wrapping again would add nothing)")
+    return out

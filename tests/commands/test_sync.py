@@ -495,12 +495,15 @@ def test_wrap_push_that_cannot_sync_still_reports_the_commit_it_made(tmp_path, r
     plan.write_text(json.dumps({"session": "s-solo", "state": "Focus: pushing nowhere.",
                                 "episodes": [{"type": "finding", "content": "a wrap with no remote"}]}))
     res = run(repo, "wrap", "--plan", str(plan), "--push", "--json")
-    assert res.code == 2, res.err
+    assert res.code == 5, res.err  # not 2: that says nothing was written, and an agent would wrap again
     data = json.loads(res.out)
     assert data["wrap"]["committed"] == head(repo)  # committed: said so, not hidden behind the sync error
-    assert data["sync"]["ok"] is False and "no remote" in data["sync"]["error"]["message"]
+    assert data["sync"]["ok"] is False and data["sync"]["started"] is False
+    assert "no remote" in data["sync"]["error"]["message"]
+    plan.write_text(json.dumps({"session": "s-solo", "state": "Focus: pushing nowhere, again."}))
     human = run(repo, "wrap", "--plan", str(plan), "--push")
-    assert "sync failed: this repository has no remote" in human.out + human.err
+    assert human.code == 5 and "sync failed: this repository has no remote" in human.out + human.err
+    assert f"the wrap is committed ({head(repo)[:12]}) and stands; the sync could not start" in human.out
 
 
 def test_sync_judges_what_it_pushes_under_the_committed_configuration_not_an_untracked_one(tmp_path, remote, run):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.commands.test_sync import remote  # noqa: F401 (fixture)
 from tests.conftest import git
 
 
@@ -52,3 +53,21 @@ def test_candidates_without_any_session_says_how_to_name_one(run, wrapped, monke
     data = json.loads(run(wrapped, "candidates", "--json").out)
     assert data["session"] is None and data["session_episodes"] == []
     assert "FLOWGIT_SESSION or CLAUDE_CODE_SESSION_ID names one" in run(wrapped, "candidates").out
+
+
+def test_wrap_push_whose_sync_fails_says_the_wrap_is_committed(tmp_path, remote, run):
+    """The sync starts and its gate refuses an earlier commit: sync's own exit code (1), the wrap stands."""
+    from tests.commands.test_sync import clone, commit, head
+
+    a = clone(tmp_path, remote, "a", run, "--no-hooks")
+    text = (a / "CONTINUITY.md").read_text()
+    (a / "CONTINUITY.md").write_text(text.replace("## Developing Knowledge\n", "## Developing Knowledge\n"
+                                                  "!! fresh_claim: caches never go stale | 2x (CORE)\n", 1))
+    commit(a, "an ungrounded 2x", "--no-verify")
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"session": "s-push", "state": "Focus: pushing a refused history.",
+                                "episodes": [{"type": "finding", "content": "the remote refuses ungrounded raises"}]}))
+    res = run(a, "wrap", "--plan", str(plan), "--push")
+    assert res.code == 1, (res.out, res.err)
+    assert f"the wrap is committed ({head(a)[:12]}) and stands; the sync failed" in res.out
+    assert git(a, "log", "-1", "--format=%s").startswith("Session wrap")
