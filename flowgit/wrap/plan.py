@@ -38,12 +38,12 @@ class Plan:
     source: str = "plan"
 
     @classmethod
-    def from_data(cls, data: Any, source: str = "plan") -> "Plan":
+    def from_data(cls, data: Any, source: str = "plan", text: str | None = None) -> "Plan":
+        """The plan ``data`` describes; ``text``, the source it was read from, lets an error name its line."""
         try:
             validate(data)
         except SchemaError as exc:
-            raise FlowgitError(f"field `{exc.path}` {exc.message}", path=source,
-                               fix="see `flowgit wrap --schema`") from None
+            raise _schema_error(exc, source, text) from None
         from flowgit.wrap.freetext import refuse_structure
 
         refuse_structure(data, source)
@@ -84,7 +84,53 @@ def load_plan(spec: str) -> Plan:
     except UnicodeDecodeError as exc:
         raise FlowgitError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", path=source,
                            line=data[:exc.start].count(b"\n") + 1, fix="save the plan as UTF-8") from None
-    return Plan.from_data(parse_plan_text(text, source), source)
+    return Plan.from_data(parse_plan_text(text, source), source, text)
+
+
+def _schema_error(exc: SchemaError, source: str, text: str | None) -> FlowgitError:
+    """A field that does not fit, named with the line it is on; a bare YAML value where text was wanted is
+    told to be quoted (YAML reads `yes`, `2026`, `1.5` or nothing as a boolean, a number or null)."""
+    line = field_line(text, exc.keys) if text is not None else None
+    fix = "see `flowgit wrap --schema`"
+    if exc.bare and text is not None and not _is_json(text, source):
+        fix = "quote the value (`\"…\"`): YAML reads a bare `yes`, `2026`, `1.5` or an empty value as a " \
+              "boolean, a number or null, not as text; " + fix
+    return FlowgitError(f"field `{exc.path}` {exc.message}", path=source, line=line, fix=fix)
+
+
+def _is_json(text: str, source: str) -> bool:
+    """Whether ``text`` is read as JSON (as :func:`parse_plan_text` decides), not as YAML."""
+    return text.lstrip().startswith(("{", "[")) or source.endswith(".json")
+
+
+def field_line(text: str, keys: tuple[str | int, ...]) -> int | None:
+    """The line (from 1) of the value at ``keys`` in a plan's source, or of the nearest field above it that
+    is there (a required field missing: its object); None when the source cannot be read so.
+
+    JSON is read as YAML for this (a JSON plan is a YAML document), so both name the line."""
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    for key in keys:
+        child = _child(node, key)
+        if child is None:
+            break
+        node = child
+    return node.start_mark.line + 1 if node is not None else None
+
+
+def _child(node: Any, key: str | int) -> Any:
+    """The node under ``key`` (a mapping's value, a sequence's item), or None."""
+    import yaml
+
+    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+        return node.value[key]
+    if isinstance(node, yaml.MappingNode):
+        return next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == str(key)), None)
+    return None
 
 
 def parse_plan_text(text: str, source: str) -> Any:

@@ -90,13 +90,45 @@ TYPES = {"object": dict, "array": list, "string": str, "integer": int, "boolean"
 
 
 class SchemaError(Exception):
-    def __init__(self, path: str, message: str) -> None:
-        self.path, self.message = path, message
+    """The first field that does not fit: ``path`` as people read it (``plan.actions.next.breaker ADR``),
+    ``keys`` the same as keys and indices (to find the field in the plan's source, where a key may hold a
+    dot), ``bare`` whether text was wanted and a bare scalar given (YAML's ``yes``, ``2026``, ``null``)."""
+
+    def __init__(self, path: str, message: str, keys: tuple[str | int, ...] = (), bare: bool = False) -> None:
+        self.path, self.message, self.keys, self.bare = path, message, keys, bare
         super().__init__(f"{path}: {message}")
 
 
 def validate(value: Any, schema: dict[str, Any] = SCHEMA, path: str = "plan") -> None:
     """Raise :class:`SchemaError` naming the first field that does not fit ``schema``."""
+    try:
+        _validate(value, schema, path)
+    except SchemaError as exc:
+        raise SchemaError(exc.path, exc.message, _keys_of(value, exc.path, path), exc.bare) from None
+
+
+def _keys_of(value: Any, path: str, root: str) -> tuple[str | int, ...]:
+    """The keys and indices a path names in ``value`` (a key may hold a dot: the longest key that fits)."""
+    keys: list[str | int] = []
+    rest = path[len(root):]
+    while rest:
+        if isinstance(value, list) and rest.startswith("["):
+            index, rest = rest[1:].split("]", 1)
+            keys.append(int(index))
+            value = value[int(index)] if int(index) < len(value) else None
+            continue
+        fits = [k for k in value if isinstance(k, str) and rest[1:].startswith(k) and
+                rest[1 + len(k):][:1] in ("", ".", "[")] if isinstance(value, dict) and rest.startswith(".") else []
+        if not fits:
+            keys.append(rest[1:])
+            break
+        key = max(fits, key=len)
+        keys.append(key)
+        value, rest = value[key], rest[1 + len(key):]
+    return tuple(keys)
+
+
+def _validate(value: Any, schema: dict[str, Any], path: str) -> None:
     if "oneOf" in schema:
         _one_of(value, schema["oneOf"], path)
         return
@@ -111,7 +143,9 @@ def validate(value: Any, schema: dict[str, Any] = SCHEMA, path: str = "plan") ->
                    for t in allowed):
             whole = "" if "." in path or "[" in path else " (the whole plan is one JSON or YAML object: "\
                 "`{\"session\": …, \"state\": …}`)"
-            raise SchemaError(path, f"must be {' or '.join(allowed)}, got {type(value).__name__}{whole}")
+            bare = "string" in allowed and (value is None or isinstance(value, (bool, int, float)))
+            raise SchemaError(path, f"must be {' or '.join(allowed)}, got {type(value).__name__}{whole}",
+                              bare=bare)
     if isinstance(value, str) and not is_text(value):
         raise SchemaError(path, "holds a character that is not text (a lone surrogate, `\\ud800`–`\\udfff`); "
                                 "write it in UTF-8")
@@ -130,7 +164,7 @@ def validate(value: Any, schema: dict[str, Any] = SCHEMA, path: str = "plan") ->
             raise SchemaError(path, f"{value!r} is not a valid name (letters, digits, _ . - /)")
     if isinstance(value, list) and "items" in schema:
         for index, item in enumerate(value):
-            validate(item, schema["items"], f"{path}[{index}]")
+            _validate(item, schema["items"], f"{path}[{index}]")
     if isinstance(value, dict):
         _object(value, schema, path)
 
@@ -143,7 +177,7 @@ def _object(value: dict, schema: dict[str, Any], path: str) -> None:
     extra = schema.get("additionalProperties", True)
     for key, item in value.items():
         if key in props:
-            validate(item, props[key], f"{path}.{key}")
+            _validate(item, props[key], f"{path}.{key}")
         elif extra is False:
             from flowgit.suggest import close_matches
 
@@ -152,7 +186,7 @@ def _object(value: dict, schema: dict[str, Any], path: str) -> None:
             known = ", ".join(props) or "none"
             raise SchemaError(f"{path}.{key}", f"is not a known field ({hint}known: {known})")
         elif isinstance(extra, dict):
-            validate(item, extra, f"{path}.{key}")
+            _validate(item, extra, f"{path}.{key}")
 
 
 def _one_of(value: Any, branches: list[dict[str, Any]], path: str) -> None:
@@ -162,4 +196,4 @@ def _one_of(value: Any, branches: list[dict[str, Any]], path: str) -> None:
     op = value.get("op")
     if op not in ops:
         raise SchemaError(f"{path}.op", f"is {op!r}; use one of {', '.join(ops)}")
-    validate(value, branches[ops.index(op)], path)
+    _validate(value, branches[ops.index(op)], path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -107,3 +108,61 @@ def test_a_bare_yaml_date_and_time_are_read_as_the_text_written():
     assert data["date"] == "2026-12-03" and data["episodes"][0]["ts"] == "2026-12-03T09:00:01Z"
     plan = Plan.from_data(data)
     assert plan.date == "2026-12-03"
+
+
+YAML_PLAN = """session: s1
+episodes:
+  - type: finding
+    content: retries multiplied provider load
+    tags: [retries, 2026]
+state: "Focus: retries."
+actions:
+  add: [write breaker ADR]
+  next:
+    breaker ADR: {value}
+"""
+
+
+@pytest.mark.parametrize("value, got", [("2026", "int"), ("yes", "bool"), ("1.5", "float"), ("", "NoneType")])
+def test_a_bare_yaml_value_where_text_goes_is_named_with_its_line_and_told_to_be_quoted(run, wrap_repo, value, got):
+    path = wrap_repo.parent / "plan.yaml"
+    path.write_text(YAML_PLAN.format(value=value).replace("[retries, 2026]", "[retries]"))
+    before = snapshot(wrap_repo)
+    result = run(wrap_repo, "wrap", "--plan", str(path), "--json")
+    error = json.loads(result.out)["error"]
+    assert result.code == 2 and error["file"] == str(path) and error["line"] == 10
+    assert error["message"] == f"field `plan.actions.next.breaker ADR` must be string, got {got}"
+    assert error["fix"].startswith("quote the value")
+    assert snapshot(wrap_repo) == before
+
+
+def test_a_field_in_a_list_is_found_on_its_own_line(run, wrap_repo):
+    path = wrap_repo.parent / "plan.yaml"
+    path.write_text(YAML_PLAN.format(value='"2026-12-10"'))
+    _refused(run(wrap_repo, "wrap", "--plan", str(path)), f"{path}:5: field `plan.episodes[0].tags[1]` must be "
+                                                          "string, got int", "quote the value")
+
+
+def test_a_json_plan_names_the_line_too_and_a_missing_field_its_object():
+    from flowgit.errors import FlowgitError
+    from flowgit.wrap.plan import Plan, parse_plan_text
+
+    text = '{"session": "s1",\n "episodes": [\n  {"type": "finding",\n   "content": 12}],\n' \
+           ' "patterns": [\n  {"op": "add",\n   "text": "t"}]}\n'
+    with pytest.raises(FlowgitError) as refused:
+        Plan.from_data(parse_plan_text(text, "plan.json"), "plan.json", text)
+    assert refused.value.line == 4 and "quote" not in refused.value.fix  # JSON: a string is quoted already
+    text = text.replace('"content": 12', '"content": "x"')
+    with pytest.raises(FlowgitError) as refused:
+        Plan.from_data(parse_plan_text(text, "plan.json"), "plan.json", text)
+    assert "plan.patterns[0].name` is required" in refused.value.message and refused.value.line == 6
+
+
+def test_a_key_holding_a_dot_is_followed_as_one_key():
+    from flowgit.errors import FlowgitError
+    from flowgit.wrap.plan import Plan, parse_plan_text
+
+    text = "session: s1\nactions:\n  next:\n    v1.2 release: x\n    v1.2: 3\n"
+    with pytest.raises(FlowgitError) as refused:
+        Plan.from_data(parse_plan_text(text, "plan.yaml"), "plan.yaml", text)
+    assert refused.value.line == 5
