@@ -285,6 +285,9 @@ def lost_negations(before: str, after: str) -> list[str]:
     return list(dict.fromkeys((said[0] - said[1]).elements())) or ["a negation"]
 
 
+VERSION_SUFFIX_RE = re.compile(r"[_.\-/]?[vV]\d{1,3}$")  # a version at the end of a name: `…_v2`
+
+
 def name_gains(before: Pattern, now: Pattern, claim: str = "",
                known: Callable[[str], bool] | None = None) -> list[str]:
     """What a rename writes into a raised claim's name: a negation (`never_…`, `dont_…`, `NeverX`,
@@ -306,7 +309,8 @@ def name_gains(before: Pattern, now: Pattern, claim: str = "",
                 out.append(written)
     if known is not None:  # (the caller's question: a raised claim, whose evidence speaks for its words)
         said = f"{old_name} {claim or before.text}"
-        out += [w for w in new_words(said, new_name, known=known)  # (a word said before, once, is held)
+        versioned = VERSION_SUFFIX_RE.sub("", now.name)  # (`breaker_threshold_v2`: a name's version is no claim)
+        out += [w for w in new_words(said, _name_read(versioned), known=known)  # (a word said before is held)
                 if w not in out and not known(w.lower()) and not _negating(w.lower(), w, held)]
     return out
 
