@@ -15,12 +15,13 @@ from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
 
 
-def add_episodes(cfg: Config, episodes: list[Episode]) -> dict:
-    """Append ``episodes`` to the store: ``{"added": [...], "already_present": [...]}``."""
+def add_episodes(cfg: Config, episodes: list[Episode], notes: Iterable[str] = ()) -> dict:
+    """Append ``episodes`` to the store: ``{"added": [...], "already_present": [...], "warnings": [...]}``;
+    ``notes`` are what making them changed in what was written (:func:`flowgit.episodes.make_episode`)."""
     from flowgit.episodes import EpisodeStore
 
     added, already = EpisodeStore(cfg.store).append(episodes, guard=lambda: refuse_where_git_would_drop(cfg))
-    return {"added": added, "already_present": already, "warnings": future_dated(added)}
+    return {"added": added, "already_present": already, "warnings": [*notes, *future_dated(added)]}
 
 
 def refuse_where_git_would_drop(cfg: Config) -> None:
@@ -71,8 +72,10 @@ def future_dated(episodes: list) -> list[str]:
 
 
 def episode_from(text: str | None, type_: str | None, *, content: str | None = None, tags: Iterable[str] = (),
-                 session: str | None = None, agent: str | None = None, ts: str | None = None) -> Episode:
-    """One episode from its parts, with the session and agent resolved the one shared way."""
+                 session: str | None = None, agent: str | None = None, ts: str | None = None,
+                 notes: list[str] | None = None) -> Episode:
+    """One episode from its parts, with the session and agent resolved the one shared way (``notes``: as
+    :func:`flowgit.episodes.make_episode` takes them)."""
     from flowgit.commands.episode import default_agent, default_session, episode_text
     from flowgit.episodes import make_episode
 
@@ -82,7 +85,8 @@ def episode_from(text: str | None, type_: str | None, *, content: str | None = N
                            fix='e.g. type "finding" and text "what happened"')
     data = {k: v for k, v in {"type": type_, "content": content, "tags": list(tags), "session": session,
                               "agent": agent, "ts": ts}.items() if v is not None}
-    return make_episode(data, where="options", default_session=default_session(), default_agent=default_agent())
+    return make_episode(data, where="options", default_session=default_session(), default_agent=default_agent(),
+                        notes=notes)
 
 
 def search_episodes(cfg: Config, text: str | None = None, *, type_: str | None = None, tags: Iterable[str] = (),

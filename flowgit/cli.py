@@ -393,15 +393,18 @@ def episode_add(ctx: click.Context, text: str | None, type_: str | None, content
         if sys.stdin.isatty():
             raise FlowgitError("nothing to add", fix='flowgit episode add --type finding "what happened" '
                                                      "(or pipe JSON lines to it)")
-        episodes = cmd.episodes_from_stdin(sys.stdin, session=session, agent=agent)
+        notes: list[str] = []
+        episodes = cmd.episodes_from_stdin(sys.stdin, session=session, agent=agent, notes=notes)
     else:
-        episodes = [api.episode_from(text, type_, content=content, tags=tags, session=session, agent=agent, ts=ts)]
+        notes = []
+        episodes = [api.episode_from(text, type_, content=content, tags=tags, session=session, agent=agent, ts=ts,
+                                     notes=notes)]
     cfg = _cfg(ctx)
     if _root_obj(ctx).get("store") is None:  # the project's store lives in its repository: no stray .flow/ here
         from flowgit.git import require_repo
 
         require_repo(cfg.root)
-    emit(api.add_episodes(cfg, episodes), as_json,
+    emit(api.add_episodes(cfg, episodes, notes), as_json,
          lambda d: cmd.render_added(d["added"], d["already_present"], d["warnings"]))
 
 

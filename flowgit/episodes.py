@@ -103,8 +103,12 @@ OPTION_FIELD_RE = re.compile(r"field `(\w+)`")
 
 
 def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
-                 default_session: str = "", default_agent: str = "") -> Episode:
-    """Validate a mapping from the user (CLI options, stdin, a wrap plan) into an Episode."""
+                 default_session: str = "", default_agent: str = "", notes: list[str] | None = None) -> Episode:
+    """Validate a mapping from the user (CLI options, stdin, a wrap plan) into an Episode.
+
+    ``notes``, when given, is told what storing the episode changed in what was written (content of several
+    lines joined into one), for the caller to say: the store is append-only, so a loss it does not hear of
+    now cannot be undone."""
     def fail(msg: str, fix: str | None = None, field: str | None = None) -> FlowgitError:
         path: str | None = where
         if where == "options":  # from the command line: name the option the user typed, not the field
@@ -165,8 +169,25 @@ def make_episode(data: Any, *, where: str = "episode", line: int | None = None,
     if data.get("id") and data["id"] != computed:
         raise fail(f"field `id` {data['id']!r} does not match its content (expected {computed})",
                    "leave `id` out: it is derived from type, content and session")
+    if notes is not None and joined_lines(content):
+        notes.append(joined_note(computed, joined_lines(content)))
     return Episode(id=computed, ts=ts, type=type_, content=" ".join(content.split()),
                    session=session, agent=agent, tags=tuple(dict.fromkeys(t.strip() for t in tags if t.strip())))
+
+
+def joined_lines(content: str) -> int:
+    """How many lines of ``content`` the store joins into one (0 when it is one line already).
+
+    An episode's content is one line of words in the store (its id is the hash of those words, the gate's
+    G107 recomputes it, every reader reads one line), so line breaks, indentation and blank lines go."""
+    lines = content.strip().splitlines()
+    return len(lines) if len(lines) > 1 else 0
+
+
+def joined_note(episode_id: str, lines: int) -> str:
+    return (f"{episode_id}: its content's {lines} lines were joined into one line (an episode's content is stored "
+            "as one line of words: every word is kept, in order; line breaks, indentation and list or code "
+            "layout are not) — to keep layout, put it in a file and cite the file in the episode")
 
 
 def _from_environment(key: str) -> FlowgitError:

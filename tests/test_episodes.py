@@ -366,3 +366,42 @@ def test_an_id_from_the_command_line_names_its_option_and_one_from_the_environme
     with pytest.raises(FlowgitError) as env:
         make_episode({"type": "finding", "content": "x", "session": "s"}, where="options", default_agent="a\tb")
     assert "$FLOWGIT_AGENT" in env.value.message and env.value.path is None and "--agent" in env.value.fix
+
+
+MULTILINE = ("Root cause of INC-12:\n- retries x5 per request\n- no jitter\n\n"
+             "```python\nif attempt > MAX:\n    raise Budget()\n```")
+
+
+def test_content_of_several_lines_is_stored_as_one_and_the_caller_is_told():
+    notes: list[str] = []
+    stored = make_episode({"type": "finding", "content": MULTILINE, "session": "s1"}, notes=notes)
+    assert stored.content == " ".join(MULTILINE.split())  # the on-disk format is unchanged: one line of words
+    assert stored.id == episode_id("finding", MULTILINE, "s1")
+    assert notes == [f"{stored.id}: its content's 8 lines were joined into one line (an episode's content is "
+                     "stored as one line of words: every word is kept, in order; line breaks, indentation and "
+                     "list or code layout are not) — to keep layout, put it in a file and cite the file in the "
+                     "episode"]
+    make_episode({"type": "finding", "content": "  one line, spaced  \n", "session": "s1"}, notes=notes)
+    assert len(notes) == 1  # one line with a trailing newline joins nothing
+
+
+def test_episode_add_says_it_joined_the_lines_on_every_way_in(run, repo):
+    run(repo, "init", "--no-hooks")
+    by_argument = json.loads(run(repo, "episode", "add", "--json", "--type", "finding", "--session", "s1",
+                                 MULTILINE).out)
+    assert "8 lines were joined into one line" in by_argument["warnings"][0]
+    assert by_argument["added"][0]["content"].startswith("Root cause of INC-12: - retries x5 per request - no")
+    line = json.dumps({"type": "decision", "content": "steps:\n1. drain\n2. resize", "session": "s1"})
+    human = run(repo, "episode", "add", stdin=line + "\n" + json.dumps({"type": "finding", "content": "flat",
+                                                                        "session": "s1"}) + "\n")
+    assert human.code == 0
+    warnings = [ln for ln in human.out.splitlines() if ln.startswith("warning:")]
+    assert len(warnings) == 1 and "its content's 3 lines were joined" in warnings[0]
+
+
+def test_a_wrap_says_it_joined_the_lines_of_a_plan_episode(run, repo):
+    run(repo, "init", "--commit", "--no-hooks")
+    plan = {"session": "s1", "state": "Focus: the incident.",
+            "episodes": [{"type": "finding", "content": "the cause:\n- retries x5\n- no jitter"}]}
+    data = json.loads(run(repo, "wrap", "--plan", "-", "--dry-run", "--json", stdin=json.dumps(plan)).out)
+    assert any("its content's 3 lines were joined" in w for w in data["warnings"])

@@ -95,11 +95,12 @@ def _stdin_lines(stream: TextIO) -> Iterator[tuple[int, str]]:
                                path="<stdin>", line=number, fix="send UTF-8 text") from None
 
 
-def episodes_from_stdin(stream: TextIO, *, session: str | None = None, agent: str | None = None) -> list[Episode]:
+def episodes_from_stdin(stream: TextIO, *, session: str | None = None, agent: str | None = None,
+                        notes: list[str] | None = None) -> list[Episode]:
     """Parse JSON lines from stdin; one bad line rejects the whole batch (nothing is written).
 
     ``session`` / ``agent`` (the command's options) are given to the lines that name none, before the
-    environment's defaults.
+    environment's defaults; ``notes`` as :func:`flowgit.episodes.make_episode` takes them.
     """
     out: list[Episode] = []
     fallback_session = session or default_session()
@@ -125,7 +126,7 @@ def episodes_from_stdin(stream: TextIO, *, session: str | None = None, agent: st
             raise FlowgitError("JSON nested too deeply", path="<stdin>", line=number,
                                fix="one flat JSON object per line") from None
         out.append(make_episode(data, where="<stdin>", line=number,
-                                default_session=fallback_session, default_agent=fallback_agent))
+                                default_session=fallback_session, default_agent=fallback_agent, notes=notes))
     if not out:
         raise FlowgitError("no episodes given", path="<stdin>",
                            fix="pass --type and --content, or JSON lines on stdin")

@@ -224,9 +224,9 @@ def _refuse_links(root: Path, cfg: Config) -> None:
                                                   f"at where it really is (`continuity`/`store` in .flowgit.toml)")
 
 
-def plan_episodes(plan: Plan, inputs: Inputs) -> list[Episode]:
+def plan_episodes(plan: Plan, inputs: Inputs, notes: list[str] | None = None) -> list[Episode]:
     return [make_episode(data, where=f"{plan.source}: field `plan.episodes[{i}]`", default_session=inputs.session,
-                         default_agent=inputs.agent) for i, data in enumerate(plan.episodes)]
+                         default_agent=inputs.agent, notes=notes) for i, data in enumerate(plan.episodes)]
 
 
 def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozenset[str] = frozenset(),
@@ -435,7 +435,8 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     recovered = None if dry_run else recover(cfg)
     settle_sync_first(root)  # a killed sync's half-merged files: said as such, not judged as this wrap's edits
     inputs = read_inputs(cfg, plan, session, day)
-    recorded = plan_episodes(plan, inputs) if plan else []
+    joined: list[str] = []  # plan episodes whose lines the store joins: said among the warnings
+    recorded = plan_episodes(plan, inputs, joined) if plan else []
     cited = {i for at in iter_patterns(inputs.doc) for i in at.pattern.evidence}
     cited |= {i for at in iter_patterns(inputs.doc) for n in at.pattern.notes for i in EPISODE_REF_RE.findall(n)}
     cited |= {ref for op in (plan.patterns if plan else []) for ref in op.evidence}
@@ -490,7 +491,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
                   body=[r.sentence() for r in outcome.refused] or None, override=override_reason(),
                   sections=summary["sections_changed"])
     own = sum(1 for e in session_eps if e.session == inputs.session)
-    warnings = section_warnings(inputs.head_doc, final, [e.name for e in events if e.kind == GRADUATED])
+    warnings = joined + section_warnings(inputs.head_doc, final, [e.name for e in events if e.kind == GRADUATED])
     if own == 0:
         warnings.append(f"no new episodes from session {inputs.session}: Step 1 (episodic extraction) was "
                         f"skipped — record what happened (`flowgit episode add`) before compressing it")
