@@ -92,7 +92,8 @@ def test_entries_match_items_case_folded_and_composed(run, wrap_repo):
     res = wrap(run, wrap_repo, plan)
     assert res.code == 0, (res.out, res.err)
     section = actions_section(wrap_repo)
-    assert "- ✓ Größe des Verbindungspools prüfen\n" in section and "- Schlüssel rotieren — next: Dec 9\n" in section
+    assert "- ✓ Größe des Verbindungspools prüfen\n" in section
+    assert "- Schlüssel rotieren — next: Dec 9\n" in section
     assert "ΟΔΟΣ" not in section
     again = json.loads(wrap(run, wrap_repo, {"session": "sess-c", "actions": {"add": ["SCHLÜSSEL rotieren"]}},
                             "--json").out)
