@@ -77,14 +77,16 @@ RUSSIAN_ENDINGS = tuple(sorted("""
 ом ем ая яя ое ее ые ие ый ий ой ым им ую юю их ых ию ия ь а я о е ы и у ю
 """.split(), key=len, reverse=True))
 CYRILLIC_RE = re.compile("[\u0400-\u04ff]")
+RUSSIAN_STEM_MIN = 4
 
 
 def _russian_stem(word: str) -> str:
-    """A Russian word without its reflexive `-ся`/`-сь` and its inflection, three letters kept at least."""
-    if word.endswith(("ся", "сь")) and len(word) > 5:
+    """A Russian word without its reflexive `-ся`/`-сь` and its inflection, four letters kept at least (a
+    shorter stem joins unrelated words: `ответ` and `отвал` are no `отв`)."""
+    if word.endswith(("ся", "сь")) and len(word) > 6:
         word = word[:-2]
     for ending in RUSSIAN_ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
+        if word.endswith(ending) and len(word) - len(ending) >= RUSSIAN_STEM_MIN:
             return word[: len(word) - len(ending)]
     return word
 

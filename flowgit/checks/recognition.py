@@ -321,18 +321,25 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
 
 LEADING_MARKS_RE = re.compile(r"^[^\w!]+")
 # How a pattern line opens, read as seen: a name of one word and its colon (`retry_budget:`, `Load:`)
+# A list item's or a task's opening, read as seen (LEADING_MARKS_RE leaves a number or a box's `x` on)
+LIST_OPENER_RE = re.compile(r"^(?:\d{1,9}[.)]\s*|[\[(]?[ xX✓✔][\])]\s*)+")
+# A `!` before a word anywhere in the line (`Proven !! retry_budget: …`): a pattern's marker, wherever it stands
+BANG_BEFORE_A_WORD_RE = re.compile(r"!+\s*\w")
 NAMED_HEAD_RE = re.compile(r"^[^\W_][\w.\-/]*\s*:|^[^\W_]\w*[_.\-/][\w.\-/]*")  # (or a name's shape: `retry_budget`)
 
 
 def _prose_with_a_ratio(line: str) -> bool:
     """Whether a line of State, Top of Mind, Action Items or Recent Context that shows a level (`| 2x faster`,
-    `Load | 3x, latency | 2x`) reads as prose, not as a pattern: as a reader sees it, no `!` opens it, it cites
-    no evidence, and it does not open with a one-word name and a colon, as every pattern line does, nor with
-    a word shaped as a name (`retry_budget | 3x`)."""
+    `Load | 3x, latency | 2x`) reads as prose, not as a pattern: as a reader sees it, no `!` stands before a
+    word anywhere in it (`Proven !! retry_budget: …`), it cites no evidence, and, a list item's or a task's
+    opening aside, it does not open with a one-word name and a colon, as every pattern line does, nor with a
+    word shaped as a name (`retry_budget | 3x`)."""
     from flowgit.continuity.identity import fold_lookalikes
 
     seen = fold_lookalikes(skeleton(_as_read(line))).lstrip()  # (`ǃǃ` or `‼` open a line as `!!` does)
-    return not seen.startswith("!") and not EVIDENCE_RE.search(seen) and NAMED_HEAD_RE.match(seen) is None
+    opened = LIST_OPENER_RE.sub("", seen, count=1)  # (`1) `, `- [x] ` before it: the line still opens there)
+    return BANG_BEFORE_A_WORD_RE.search(seen) is None and not EVIDENCE_RE.search(seen) and \
+        NAMED_HEAD_RE.match(opened) is None
 
 
 def _as_read(line: str) -> str:

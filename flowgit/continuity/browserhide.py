@@ -71,6 +71,9 @@ class HiddenState:
                 return
             at = tag.end()
             if tag.group() == "<!--":
+                if html.startswith((">", "->"), at):  # `<!-->`, `<!--->`: an empty comment, closed at once
+                    at = html.index(">", at) + 1
+                    continue
                 end = html.find("-->", at)
                 if end >= 0:
                     at = end + 3

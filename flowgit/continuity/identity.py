@@ -65,10 +65,27 @@ INVISIBLE_RE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u034f\u115f\u
                           "\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]")
 
 
+# Diacritics that stay a combining mark after NFKC (no letter composes with them: `i` + U+0307, `_` + U+0332)
+GENERIC_MARKS_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
 @lru_cache(maxsize=8192)
 def name_key(name: str) -> str:
-    """The identity of a name: NFKC, case-folded, invisible characters dropped, look-alikes mapped."""
-    return fold_lookalikes(unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", name))).replace("-", "_")
+    """The identity of a name: NFKC, case-folded, invisible characters dropped, look-alikes mapped, and
+    combining marks that compose with no letter dropped (`rate_li̇mit` with a dot above its `i` draws as
+    `rate_limit`; an accented letter that composes, `é`, stays a letter of its own)."""
+    text = unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", name))
+    if not text.isascii():
+        text = _marks_on_ascii(GENERIC_MARKS_RE.sub("", text))
+    return fold_lookalikes(text).replace("-", "_")
+
+
+def _marks_on_ascii(text: str) -> str:
+    """``text`` without combining marks written on an ASCII character (a Devanagari nukta under a Latin
+    `c`): no script writes them so, and they draw as a speck on a letter a reader reads as plain."""
+    from flowgit.words import MARKS
+
+    return re.sub(f"(?<=[\x00-\x7f])[{MARKS}]+", "", text)
 
 
 TAGS_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # HTML a renderer shows nothing of

@@ -21,7 +21,7 @@ def test_an_opener_left_open_hides_what_follows(html):
     assert _after(html)
 
 
-@pytest.mark.parametrize("html", ["<!-- a comment -->", "<details open>", "<details></details>",
+@pytest.mark.parametrize("html", ["<!-- a comment -->", "<!-->", "<!--->", "<!--> <p>", "<details open>", "<details></details>",
                                   "<style>p { color: red }</style>", "<div>", "<br>", "<img src=x>",
                                   "<div hidden></div>", "</details>", "<activation>", "<p>text</p>"])
 def test_what_is_closed_or_shows_its_content_hides_nothing(html):

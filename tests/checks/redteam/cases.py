@@ -4404,3 +4404,15 @@ def recent_context_names_a_pattern_at_3x_without_its_marker(lab):
 @case(V, "G110")
 def recent_context_opens_a_line_with_lookalike_pattern_marks(lab):
     return edit_commit(lab, RECENT, "The week went well.\n\u01c3\u01c3 never_cap_retries: retry freely | 3x")
+
+
+# ---- round 58: the prose exemption and names with marks, attacked ----------------------------------------------
+
+for _name, _opening in (("a_numbered_item", "1) "), ("a_ticked_task", "- [x] "), ("a_word", "Proven ")):
+    CASES.append(Case(f"raised_pattern_in_state_behind_{_name}", V, lambda lab, _o=_opening: edit_commit(
+        lab, STATE, f"Focus: the gate.\n{_o}!! retry_budget: cap retries per request | 3x (RELIABILITY)"), "G110"))
+
+
+for _name, _mark in (("a_dot_above", "\u0307"), ("a_low_line", "\u0332")):
+    CASES.append(Case(f"a_second_name_that_draws_as_the_first_with_{_name}", V, lambda lab, _m=_mark: _dev(
+        lab, pline("p01", 1) + f"\n! p0{_m}1: cap retries at two per request | 1x"), "G112"))
