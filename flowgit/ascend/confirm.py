@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import Sequence
 from functools import lru_cache
 
 from flowgit.ascend import surrogates
@@ -227,19 +228,32 @@ class Confirmer:
             return _unattested(claim, "the session record only asks it, negates it or weighs it as an option")
         return _unattested(claim, "not found in the session record")
 
-    def first_use(self, d: Deposit, term: str) -> Claim:
+    def first_use(self, d: Deposit, term: str, others: Sequence[Deposit] = ()) -> Claim:
+        """Where the term was first used: the node's own record says when; an earlier member of the unit whose
+        record uses it first (an index may leave out what a record holds) corrects it (Phase 1 §5)."""
         claim = Claim(d.key, "first_use", f"where “{term}” was coined", d.date or "")
         turns = self.record_of(d)
         if turns is None:
             return _unattested(claim, "no session record to check against")
-        low = term.lower()
-        hit = next((t for t in turns if find_words(t.text.lower(), low) != -1), None)
+        hit = self._first_hit(turns, term)
         if hit is None:
             return _unattested(claim, f"“{term}” does not occur in this session's record")
         day = hit.ts[:10] or (d.date or "")
+        for other in sorted((o for o in others if o.key != d.key and (o.date or "9999") < day),
+                            key=lambda o: o.date or ""):
+            earlier = self._first_hit(self.record_of(other) or (), term)
+            if earlier is not None and (earlier.ts[:10] or other.date or day) < day:
+                when = earlier.ts[:10] or other.date or ""
+                return _settle(claim, "corrected", when, f"first used on {when}, in session {other.sid} of this "
+                                                         "unit, which the coinage index leaves out")
         if d.date and day and day != d.date:
             return _settle(claim, "corrected", day, f"first used on {day} in the record")
         return _settle(claim, "confirmed", day, f"first used on {day} ({hit.role})")
+
+    @staticmethod
+    def _first_hit(turns, term: str):
+        low = term.lower()
+        return next((t for t in turns if find_words(t.text.lower(), low) != -1), None)
 
     def standing(self, d: Deposit) -> Claim:
         """Where the session ended, checked against its record's last turns.
@@ -298,7 +312,7 @@ def claims_for(unit: Unit, confirmer: Confirmer) -> list[Claim]:
         out.extend(confirmer.origin(d) for d in members)
         out.extend(confirmer.standing(d) for d in members if d.outcome or d is members[-1])
     elif unit.type == CONCEPT and unit.node is not None:
-        out.append(confirmer.first_use(unit.node, unit.label))
+        out.append(confirmer.first_use(unit.node, unit.label, members))
     for d in members:
         if d.key_utterances:
             out.append(confirmer.quote(d, d.key_utterances[0], "utterance"))

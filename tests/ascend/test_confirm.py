@@ -220,3 +220,17 @@ def test_a_cluster_fragment_s_outcome_is_checked_against_its_own_record(run, tmp
     line = next(ln for ln in data["text"].splitlines() if "came to: We decided to drop Redis" in ln)
     assert line.endswith("(not confirmed by the session record: provisional)")
     assert "came to: Invalidation on write shipped." in data["text"]
+
+
+def test_an_earlier_member_whose_record_coins_the_term_corrects_where_it_was_first_used():
+    """The coinage index left out the session that said "let's call it budget-first" a week before the node."""
+    first = Deposit(partition="claude", slug="-p", sid="s1", date="2026-10-01")
+    node = Deposit(partition="claude", slug="-p", sid="s2", date="2026-10-08")
+    later = Deposit(partition="claude", slug="-p", sid="s3", date="2026-10-12")
+    records = {"s1": (Turn("2026-10-01T09:00:00Z", "person", "let's call it budget-first"),),
+               "s2": (Turn("2026-10-08T09:00:00Z", "person", "budget-first, as agreed"),),
+               "s3": (Turn("2026-10-12T09:00:00Z", "person", "budget-first docs"),)}
+    confirmer = Confirmer(lambda d: records[d.sid])
+    claim = confirmer.first_use(node, "budget-first", [first, node, later])
+    assert claim.verdict == "corrected" and claim.shown == "2026-10-01" and "s1" in claim.detail
+    assert confirmer.first_use(node, "budget-first", [node, later]).verdict == "confirmed"
