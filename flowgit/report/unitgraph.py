@@ -22,10 +22,27 @@ class Node:
     topic: str
     resume: str | None
     concept: bool = False
+    shown: str = ""    # the session id as the graph labels it: unique among its nodes (see _shown_ids)
 
     @property
     def short(self) -> str:
-        return self.session[:12] + ("…" if len(self.session) > 12 else "")
+        return self.shown or self.session[:12] + ("…" if len(self.session) > 12 else "")
+
+
+SHOWN_MIN = 12  # characters of a session id a label shows at least
+
+
+def _shown_ids(sessions: list[str]) -> dict[str, str]:
+    """Each id's shortest prefix of at least :data:`SHOWN_MIN` characters that no other id of the graph
+    shares (``alice-monday-am`` and ``alice-monday-pm`` both read `alice-monday…` when cut at twelve)."""
+    out = {}
+    for sid in sessions:
+        others = [o for o in sessions if o != sid]
+        need = SHOWN_MIN
+        while need < len(sid) and any(o.startswith(sid[:need]) for o in others):
+            need += 1
+        out[sid] = sid if need >= len(sid) else sid[:need] + "…"
+    return out
 
 
 @dataclass(frozen=True)
@@ -65,9 +82,11 @@ def unit_graph(response: Mapping[str, Any]) -> UnitGraph:
         return UnitGraph("ascend", status, empty_note=f"no unit to draw (status: {status or 'unknown'})")
     ordered = sorted(deposits, key=lambda d: (str(d.get("date") or ""), str(d.get("session_id", ""))))
     node_key = str(unit.get("node") or "") if unit else ""
+    shown = _shown_ids(list(dict.fromkeys(str(d.get("session_id", "")) for d in ordered)))
     nodes = [Node(id=f"n{i}", key=_key(d), date=str(d.get("date") or ""), partition=str(d.get("partition", "")),
                   slug=str(d.get("slug", "")), session=str(d.get("session_id", "")), topic=str(d.get("topic") or ""),
-                  resume=d.get("resume"), concept=_key(d) == node_key) for i, d in enumerate(ordered)]
+                  resume=d.get("resume"), concept=_key(d) == node_key,
+                  shown=shown.get(str(d.get("session_id", "")), "")) for i, d in enumerate(ordered)]
     by_key = {n.key: n for n in nodes}
     order = {n.id: i for i, n in enumerate(nodes)}
     edges = []

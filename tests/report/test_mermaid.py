@@ -193,3 +193,13 @@ def test_graph_formats_carry_no_terminal_control(fmt: str) -> None:
     text = render_unit(response, fmt)
     assert not any(ch in text for ch in "\x1b\x07\x9b\u202e"), repr(text[:200])
     assert "\u241b]0;PWNED\u2407" in text  # shown as control pictures
+
+
+def test_graph_labels_tell_sessions_apart_that_share_their_first_twelve_characters() -> None:
+    """`alice-monday-am` and `alice-monday-pm` both read `alice-monday…` when every label was cut at twelve."""
+    deposits = [{"partition": "claude", "slug": "-p", "session_id": sid, "date": f"2026-11-0{i}", "topic": "t"}
+                for i, sid in enumerate(["alice-monday-am", "alice-monday-pm", "alice-monday-late", "bob"], 1)]
+    graph = unit_graph({"status": "inline", "unit": {"type": "chain", "label": "x", "deposits": deposits}})
+    shown = [n.short for n in graph.nodes]
+    assert len(set(shown)) == 4 and "bob" in shown
+    assert {"alice-monday-a…", "alice-monday-p…", "alice-monday-l…"} <= set(shown)
