@@ -27,7 +27,7 @@ from datetime import date
 from typing import Callable, Iterable
 
 from flowgit.ascend.model import CHAIN, CONCEPT, Anchor, Deposit, Edge
-from flowgit.words import content_words, stem, tokens
+from flowgit.words import PAIRED_RUN_RE, content_words, stem, tokens
 
 ANCHOR_WEIGHT = 3.0
 ELSEWHERE_FACTOR = 0.25  # a bare issue number shared across projects, on no shared subject: a weak hint
@@ -284,10 +284,20 @@ class DepositIndex:
             for other in self.by_term.get(t, ()):
                 if other != key:
                     shared[other].append(t)
+        phrases = [*self.by_key[key].keywords, *self.by_key[key].topics]
         for other, terms in shared.items():
             weight = sum(self.idf(t) for t in terms)
-            words = sorted(self.surface.get(t, t) for t in terms)
+            words = sorted(dict.fromkeys(self._shown_term(t, phrases) for t in terms))
             add(other, "topic", weight, "both about " + ", ".join(words[:4]))
+
+    def _shown_term(self, term: str, phrases: list[str]) -> str:
+        """A shared term as a reader knows it: the word as deposits write it, or, for a pair of Chinese or
+        Japanese characters (the model's unit, no word of anyone's), the keyword of the deposit that holds it
+        (`商品キャッシュ`, not `キャ`)."""
+        written = self.surface.get(term, term)
+        if written.isascii() or not PAIRED_RUN_RE.fullmatch(written):
+            return written
+        return next((p for p in phrases if written in p), written)
 
 
 BARE_REF_RE = re.compile(r"(?:pr\s*)?#\d+", re.IGNORECASE)

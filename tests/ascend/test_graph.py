@@ -91,3 +91,14 @@ def test_a_session_tied_to_the_fragments_only_by_a_memory_entry_joins_the_cluste
     trace = RecallTrace(text="everything about the balance cache", keywords=[stem("balance"), stem("cache")])
     units, _ = clusters(index, [], trace, Scope(ignore_window=True))
     assert units and {d.sid for d in units[0].members} == {"c1", "c2", "c3"}
+
+
+def test_what_connects_two_japanese_sessions_is_their_keyword_not_character_pairs():
+    """The model reads 商品キャッシュ as pairs of characters; a reader is shown the keyword they share."""
+    a = Deposit(partition="claude", slug="-p", sid="j1", topics=["商品キャッシュの予熱"], keywords=["商品キャッシュ"])
+    b = Deposit(partition="claude", slug="-p", sid="j2", topics=["商品キャッシュの無効化"], keywords=["商品キャッシュ"])
+    noise = [Deposit(partition="claude", slug="-p", sid=f"n{i}", topics=[f"deploy {i}"], keywords=["deploy"])
+             for i in range(6)]
+    index = DepositIndex.build([a, b, *noise])
+    basis = next(e.basis for e in index.edges_from(a.key, frozenset({"topic"})) if e.b == b.key)
+    assert "商品キャッシュ" in basis and "キャ," not in basis
