@@ -110,6 +110,8 @@ class Deposit:
         """
         if not _plain(self.cwd) or not _plain(self.sid) or not _plain(self.source_ref):
             return None
+        if self.cwd and not _absolute(self.cwd):
+            return None  # `cd -`, `cd ~/proj`, a relative path: the command would run somewhere else
         if self.partition in ("claude", "transcripts"):
             if not self.cwd or not self.has_record():
                 return None
@@ -142,6 +144,9 @@ class Deposit:
         if any(not (_plain(d.cwd) and _plain(d.sid) and _plain(d.source_ref)) for d in self.parts):
             return ("this deposit's working directory or session id is not plain text (a line break or another "
                     "control character, or not a string): no command is printed for it")
+        if any(d.cwd and not _absolute(d.cwd) for d in self.parts):
+            return ("this deposit's working directory is not an absolute path (`-`, `~/…`, a relative path): a "
+                    "command would run in another directory, so none is printed")
         if any(d.partition in ("claude", "transcripts") for d in self.parts):
             if not any(d.cwd for d in self.parts if d.partition in ("claude", "transcripts")):
                 return "this session recorded no working directory, so it cannot be resumed from here"
@@ -211,3 +216,9 @@ def _plain(value: Any) -> bool:
     if value is None or value == "":
         return True
     return isinstance(value, str) and not any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value)
+
+
+def _absolute(path: str) -> bool:
+    """Whether ``path`` names one directory wherever the command runs: `/…` (or `C:\\…`), not `-`, `~` or a
+    relative path, which `cd` reads against where the reader stands."""
+    return path.startswith("/") or len(path) > 2 and path[0].isalpha() and path[1:3] in (":\\", ":/")

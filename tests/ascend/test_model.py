@@ -64,3 +64,12 @@ def test_a_state_with_a_value_of_the_wrong_type_inside_is_refused_at_the_door(pa
     with pytest.raises(FlowgitError) as refused:
         State.from_dict(data)
     assert "the state is not one ascend returned" in refused.value.message
+
+
+@pytest.mark.parametrize("cwd", ["-", "-P", "~/proj", "proj", "./proj", "../proj"])
+def test_a_working_directory_that_is_no_absolute_path_gives_no_command(tmp_path, cwd):
+    """`cd - && claude --resume …` runs in the previous directory; `~/proj` in the reader's home."""
+    record = tmp_path / "s1.jsonl"
+    record.write_text("{}\n")
+    deposit = Deposit(partition="claude", slug="-p", sid="s1", cwd=cwd, source=record)
+    assert deposit.resume() is None and "not an absolute path" in deposit.why_not_resumable()
