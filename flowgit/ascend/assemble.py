@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from flowgit.ascend.graph import MEMORY_TOPIC, DepositIndex
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit, Edge, Unit
 from flowgit.ascend.trace import RecallTrace
+from flowgit.words import stem, tokens
 
 MAX_MEMBERS = 40
 MAX_ENTRIES = 3
@@ -99,10 +100,32 @@ def chains(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scop
         members, edges = _bfs(index, [entry], lambda e: e.role == CHAIN and e.weight >= scope.min_weight, scope,
                               frozenset({CHAIN}))
         followed += edges
+        members = _on_the_recalled_line(index, entry, members, trace)
         if len(members) >= 2:
             internal = _internal_edges(index, members, {CHAIN})
             units.append(Unit(CHAIN, _by_time(members), internal, _chain_label(members, trace, index.surface)))
     return units, followed
+
+
+def _aligned_refs(members: list[Deposit], trace: RecallTrace) -> set[str]:
+    """The anchors of the reached sessions that the recall names (`breaker_threshold` for "the breaker line
+    of work"): the line the recall asks for, among others its sessions also touched."""
+    words = set(trace.keywords)
+    return {a.ref for d in members for a in d.anchors if a.kind not in UNNAMING_ANCHORS
+            and words & {stem(t) for t in tokens(a.ref.replace("_", " ").replace("-", " "))}}
+
+
+def _on_the_recalled_line(index: DepositIndex, entry: Deposit, members: list[Deposit],
+                          trace: RecallTrace) -> list[Deposit]:
+    """The reached sessions on the line the recall names, when it names one of their anchors: wraps touch
+    several patterns at once, so the chain edges of the others (a retry budget, a pool size) reach every
+    session; one that neither holds a named anchor nor says a word of the recall is on another line."""
+    aligned = _aligned_refs(members, trace)
+    if not aligned:
+        return members
+    words = set(trace.keywords)
+    return [d for d in members if d is entry or aligned & {a.ref for a in d.anchors}
+            or words & index.terms.get(d.key, frozenset())]
 
 
 UNNAMING_ANCHORS = ("session", "evidence")  # ids that join deposits but say nothing of the topic
@@ -116,8 +139,9 @@ def _chain_label(members: list[Deposit], trace: RecallTrace, surface: dict[str, 
         for a in {a.ref for a in d.anchors if a.kind not in UNNAMING_ANCHORS}:
             counts[a] = counts.get(a, 0) + 1
     shared = [ref for ref, n in sorted(counts.items(), key=lambda x: -x[1]) if n >= 2]
+    named = _aligned_refs(members, trace)
     if shared:
-        return shared[0]
+        return next((ref for ref in shared if ref in named), shared[0])  # (the line the recall names first)
     return " ".join(surface.get(w, w) for w in trace.keywords[:3]) or members[0].topic
 
 

@@ -102,3 +102,28 @@ def test_what_connects_two_japanese_sessions_is_their_keyword_not_character_pair
     index = DepositIndex.build([a, b, *noise])
     basis = next(e.basis for e in index.edges_from(a.key, frozenset({"topic"})) if e.b == b.key)
     assert "商品キャッシュ" in basis and "キャ," not in basis
+
+
+def test_a_chain_keeps_the_line_the_recall_names_among_the_patterns_its_wraps_also_touched():
+    """Each wrap touched two patterns, so the retry and pool patterns' edges reached every session: "the
+    breaker line of work" was answered as a pool_saturation line of seven sessions."""
+    from flowgit.ascend.assemble import Scope, chains
+    from flowgit.ascend.trace import RecallTrace
+    from flowgit.words import stem
+
+    def dep(sid: str, day: str, topic: str, *refs: tuple[str, str]) -> Deposit:
+        return Deposit(partition="git", slug="git:r", sid=sid, topics=[topic], date=day, started_at=f"{day}T10:00:00Z",
+                       anchors=[Anchor(kind, ref) for kind, ref in refs])
+
+    deposits = [dep("s1", "2026-11-01", "retry and pool", ("pattern", "retry_budget"), ("pattern", "pool_saturation")),
+                dep("s2", "2026-11-02", "rollout", ("pattern", "retry_budget"), ("pattern", "pool_saturation")),
+                dep("s3", "2026-11-03", "breaker next", ("pattern", "retry_budget"), ("pattern", "breaker_threshold")),
+                dep("s4", "2026-11-04", "the breaker opened in staging", ("evidence", "ep-g")),
+                dep("s6", "2026-11-06", "thresholds", ("pattern", "breaker_threshold"),
+                    ("pattern", "pool_saturation"), ("evidence", "ep-g")),
+                dep("s7", "2026-11-07", "pool sizing", ("pattern", "pool_saturation"))]
+    index = DepositIndex.build(deposits)
+    trace = RecallTrace(text="the breaker line of work", keywords=[stem("breaker")])
+    units, _ = chains(index, [index.by_key["git:git:r:s3"]], trace, Scope(ignore_window=True))
+    assert units and [d.sid for d in units[0].members] == ["s3", "s4", "s6"]
+    assert units[0].label == "breaker_threshold"
