@@ -299,7 +299,7 @@ def _unattested(claim: Claim, detail: str) -> Claim:
     return claim
 
 
-def claims_for(unit: Unit, confirmer: Confirmer) -> list[Claim]:
+def claims_for(unit: Unit, confirmer: Confirmer, recalled: Sequence[str] = ()) -> list[Claim]:
     """The claims the unit's presentation surfaces, each checked against its own deposit's record."""
     out: list[Claim] = []
     members = unit.members
@@ -313,9 +313,23 @@ def claims_for(unit: Unit, confirmer: Confirmer) -> list[Claim]:
         out.extend(confirmer.standing(d) for d in members if d.outcome or d is members[-1])
     elif unit.type == CONCEPT and unit.node is not None:
         out.append(confirmer.first_use(unit.node, unit.label, members))
+    words = set(recalled)
+    focused = bool(words) and any(words & content_words(said) for d in members
+                                  for said in (*d.key_utterances, *d.decisions))
     for d in members:
-        if d.key_utterances:
-            out.append(confirmer.quote(d, d.key_utterances[0], "utterance"))
-        if d.decisions:
-            out.append(confirmer.quote(d, d.decisions[0], "decision"))
+        for said, kind in ((d.key_utterances, "utterance"), (d.decisions, "decision")):
+            quoted = _on_the_recall(said, words, focused)
+            if quoted is not None:
+                out.append(confirmer.quote(d, quoted, kind))
     return out
+
+
+def _on_the_recall(said: Sequence[str], words: set[str], focused: bool) -> str | None:
+    """What to quote of a session: its first line that says a word of the recall, when any session of the unit
+    has one (a session that worked on two things is quoted on the one asked about, or not at all); else its
+    first line."""
+    if not said:
+        return None
+    if not focused:
+        return said[0]
+    return next((s for s in said if words & content_words(s)), None)

@@ -342,7 +342,7 @@ class Ascend:
             return self._empty(state, travel)
         top = units[0]
         self.complete(top.members)
-        claims = claims_for(top, self.confirmer)
+        claims = claims_for(top, self.confirmer, state.trace.keywords)
         state.presented.append({**_unit_summary(top), "attempt": state.attempts})
         scope = self.scope_dict()
         noted = self._noted(state)
@@ -402,7 +402,7 @@ class Ascend:
         if unit is None:
             return Response("exhausted", state, "The best earlier candidate is no longer readable.", scope=scope)
         self.complete(unit.members)
-        claims = claims_for(unit, self.confirmer)
+        claims = claims_for(unit, self.confirmer, state.trace.keywords)
         text = ("No more tries left; here is the best candidate found earlier.\n\n"
                 + present(unit, claims, scope, self.index.short))
         return Response("exhausted", state, text, unit, [unit], claims, [], scope)
@@ -438,7 +438,7 @@ class Ascend:
             if unit is None:
                 raise FlowgitError("the candidate's deposits are no longer readable", path="--state")
             self.complete(unit.members)
-            claims = claims_for(unit, self.confirmer)
+            claims = claims_for(unit, self.confirmer, state.trace.keywords)
             state.status, state.recognized = "recognized", state.presented[-1]
             trace = self._trace_line(unit)
             text = present(unit, claims, self.scope_dict(), self.index.short) + "\n\n" + trace

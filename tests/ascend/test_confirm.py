@@ -234,3 +234,21 @@ def test_an_earlier_member_whose_record_coins_the_term_corrects_where_it_was_fir
     claim = confirmer.first_use(node, "budget-first", [first, node, later])
     assert claim.verdict == "corrected" and claim.shown == "2026-10-01" and "s1" in claim.detail
     assert confirmer.first_use(node, "budget-first", [node, later]).verdict == "confirmed"
+
+
+def test_a_session_that_worked_on_two_things_is_quoted_on_the_one_recalled():
+    from flowgit.ascend.confirm import claims_for
+    from flowgit.ascend.model import CHAIN, Unit
+    from flowgit.words import stem
+
+    one = Deposit(partition="claude", slug="-p", sid="s1", date="2026-11-01",
+                  key_utterances=["keep 40 connections in the pool", "open the breaker after five failures"])
+    two = Deposit(partition="claude", slug="-p", sid="s2", date="2026-11-02",
+                  key_utterances=["move the batch job off-peak"])
+    turns = (Turn("2026-11-01T09:00:00Z", "person", "open the breaker after five failures"),)
+    claims = claims_for(Unit(CHAIN, [one, two], [], "breaker"), Confirmer(lambda d: turns), [stem("breaker")])
+    quoted = [c.value for c in claims if c.kind == "utterance"]
+    assert quoted == ["open the breaker after five failures"]  # (s2 says nothing of it: not quoted)
+    unfocused = claims_for(Unit(CHAIN, [one, two], [], "x"), Confirmer(lambda d: turns), [])
+    assert [c.value for c in unfocused if c.kind == "utterance"] == ["keep 40 connections in the pool",
+                                                                      "move the batch job off-peak"]
