@@ -26,12 +26,20 @@ def item_key(line: str) -> str:
     m = BULLET_RE.match(text)
     text = text[m.end():] if m else text
     text = DONE_RE.sub("", text)
-    text = FIELD_RE.sub("", text)
+    text = FIELD_RE.sub(lambda f: "" if _a_field(f) else f.group(), text)
     return " ".join(text.split()).rstrip(" —–,;").casefold()
 
 
 def fields(line: str) -> dict[str, str]:
-    return {m.group(1): m.group(2).strip() for m in FIELD_RE.finditer(strip_eol(line))}
+    return {m.group(1): m.group(2).strip() for m in FIELD_RE.finditer(strip_eol(line)) if _a_field(m)}
+
+
+def _a_field(found: "re.Match[str]") -> bool:
+    """Whether a `seen:`/`next:` found in an item is its lifecycle field: set off by a dash, comma or
+    semicolon (as the wrap writes it), or holding a date; `Plan next: Q1 roadmap` is the item's own words."""
+    from flowgit.dates import parse_date
+
+    return bool(re.match(r"\s*[—–,;]", found.group())) or parse_date(found.group(2)) is not None
 
 
 def is_done(line: str) -> bool:

@@ -193,7 +193,13 @@ class Editor:
 
     def _find_action(self, match: str, kind: str):
         items = self.doc.items(ACTIONS)
-        hits = [i for i in items if _folded(match) in _folded(i.text)]
+        added = {_identity(a) for a in self.plan.actions.get("add", []) or [] if isinstance(a, str)} \
+            if kind == "remove" else set()  # (a remove never takes the item the same plan adds)
+        hits = [i for i in items if _folded(match) in _folded(i.text)
+                and (_identity(i.text) not in added or _identity(i.text) == _identity(match))]
+        exact = [i for i in hits if _identity(i.text) == _identity(match)]
+        if len(hits) > 1 and len(exact) == 1:
+            hits = exact  # `deploy api` names `✓ Deploy api`, beside `Deploy api v2 behind the flag`
         if len(hits) > 1:
             raise FlowgitError(f"field `plan.actions.{kind}` entry {match!r} matches {len(hits)} action items",
                                path=self.plan.source, fix="use a longer part of the item's text")
@@ -351,20 +357,34 @@ def replaced_sections(plan: Plan) -> list[tuple[str, str]]:
 
 
 def hand_edits_replaced(doc: Document, head: Document | None, plan: Plan) -> list[tuple[str, int]]:
-    """(section, line) of each section the plan replaces whole that holds an uncommitted hand edit of its own
-    (its body is not HEAD's, nor the plan's text): applying the plan would throw that edit away unseen."""
-    if head is None:
-        return []
+    """(section, line) of each section the plan replaces whole that holds an uncommitted hand edit the
+    replacement would not keep: its body (comment lines too) is not HEAD's, spacing aside, nor what applying
+    the plan to it gives. Without a committed file, the section's content beyond its guidance comments is
+    the hand edit."""
     out = []
     for name, body in replaced_sections(plan):
-        here, before = doc.find(name), head.find(name)
+        here = doc.find(name)
         if here is None:
             continue
-        mine = _strip_comments(doc.body_text(here)).strip()
-        if mine != (_strip_comments(head.body_text(before)).strip() if before is not None else "") and \
-                mine != body.strip():
+        before = head.find(name) if head is not None else None
+        mine = doc.body_text(here)
+        base = head.body_text(before) if before is not None else _comments_only(mine)
+        if _spacing_aside(mine) == _spacing_aside(base):
+            continue
+        if _strip_comments(mine).strip() == body.strip():
+            continue  # the plan writes what the hand wrote: nothing to replace
+        if _spacing_aside(doc.replace_body(here.label, body).body_text(here.label)) != _spacing_aside(mine):
             out.append((here.label, here.heading + 1))
     return out
+
+
+def _spacing_aside(text: str) -> str:
+    """A body compared as a reader compares it: trailing spaces and blank lines aside (an editor trims them)."""
+    return "\n".join(line.rstrip() for line in text.splitlines() if line.strip())
+
+
+def _comments_only(body: str) -> str:
+    return "\n".join(ln for ln in body.splitlines() if re.match(r"^\s{0,3}#(\s|$)", ln))
 
 
 def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds, *, date: str,
@@ -393,11 +413,11 @@ def _folded(text: str) -> str:
 
 
 def _identity(text: str) -> str:
-    """An action item's identity: its words without bullet, tick, task box and ``seen:``/``next:`` fields,
+    """An action item's identity: its words without bullet (or number), tick, task box and ``seen:``/``next:`` fields,
     case-folded (the merge driver's identity, which re-dated or ticked copies of one item share)."""
     from flowgit.merge.actions import item_key
 
-    return item_key("- " + " ".join(re.sub(r"^\s*[-*+]\s+(\[[ xX]\]\s+)?", "", _folded(text)).split()))
+    return item_key("- " + " ".join(re.sub(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(\[[ xX]\]\s+)?", "", _folded(text)).split()))
 
 
 def _first_line(text: str) -> str:

@@ -98,3 +98,34 @@ def test_entries_match_items_case_folded_and_composed(run, wrap_repo):
     again = json.loads(wrap(run, wrap_repo, {"session": "sess-c", "actions": {"add": ["SCHLÜSSEL rotieren"]}},
                             "--json").out)
     assert again["exit_code"] == 3 and again["ignored"][0].endswith("left as it is")  # the same item
+
+
+def test_next_or_seen_inside_an_items_own_words_is_no_field(run, wrap_repo):
+    """`Plan next: Q1 roadmap` and `Plan next: hiring` were one item: both lost their words after `next:`."""
+    assert wrap(run, wrap_repo, {"session": "sess-c", "actions": {"add": ["Plan next: Q1 roadmap with Alice"]}}).code == 0
+    res = wrap(run, wrap_repo, {"session": "sess-d", "actions": {"add": ["Plan next: hiring for the data team"]}})
+    assert res.code == 0, res.err
+    section = actions_section(wrap_repo)
+    assert "- Plan next: Q1 roadmap with Alice\n" in section and "- Plan next: hiring for the data team\n" in section
+
+
+def test_an_item_the_file_numbers_is_the_item_a_plan_adds_again(run, wrap_repo):
+    path = wrap_repo / "CONTINUITY.md"
+    path.write_text(path.read_text().replace("- ask the provider for their status page",
+                                             "1. Ship v2 to staging\n- ask the provider for their status page"))
+    git(wrap_repo, "commit", "-qam", "a numbered item")
+    res = wrap(run, wrap_repo, {"session": "sess-c", "actions": {"add": ["Ship v2 to staging"]}}, "--json")
+    assert res.code == 3 and actions_section(wrap_repo).count("Ship v2 to staging") == 1
+
+
+def test_a_done_entry_naming_an_item_and_the_plans_own_add_applied_again_changes_nothing(run, wrap_repo):
+    """`done: deploy api` beside `add: Deploy api v2 …`: run again, the entry matched both (exit 2)."""
+    path = wrap_repo / "CONTINUITY.md"
+    path.write_text(path.read_text().replace("- ask the provider", "- Deploy api\n- ask the provider"))
+    git(wrap_repo, "commit", "-qam", "an item")
+    plan = {"session": "sess-c", "actions": {"done": ["deploy api"], "add": ["Deploy api v2 behind the flag"]}}
+    assert wrap(run, wrap_repo, plan).code == 0
+    before = snapshot(wrap_repo)
+    again = wrap(run, wrap_repo, plan)
+    assert again.code == 3, again.err
+    assert snapshot(wrap_repo) == before

@@ -516,3 +516,35 @@ def test_a_plan_whose_text_is_the_hand_edit_or_that_leaves_the_section_alone_goe
     res = wrap(run, wrap_repo, {"session": "sess-i", "recent": "The breaker work started this week."})
     assert res.code == 0, res.err
     assert "Focus: the breaker, by hand." in path.read_text()
+
+
+def test_a_comment_line_written_by_hand_under_state_is_a_hand_edit_too(run, wrap_repo):
+    """The replace keeps only the guidance comments above the content: a `# ` note below it was lost."""
+    path = wrap_repo / "CONTINUITY.md"
+    path.write_text(path.read_text().replace("Critical path: retry budget.\n",
+                                             "Critical path: retry budget.\n# note to self: rotate the deploy key\n"))
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-h", "state": "Focus: the plan's focus."})
+    assert res.code == 2 and "holds an uncommitted edit" in res.err and snapshot(wrap_repo) == before
+
+
+def test_spacing_an_editor_trims_is_no_hand_edit(run, wrap_repo):
+    path = wrap_repo / "CONTINUITY.md"
+    path.write_text(path.read_text().replace("Critical path: retry budget.\n", "Critical path: retry budget.   \n\n"))
+    res = wrap(run, wrap_repo, {"session": "sess-h", "state": "Focus: the plan's focus."})
+    assert res.code == 0, res.err
+
+
+def test_a_hand_edit_of_a_file_never_committed_is_kept_from_a_plan(run, repo):
+    """Without a committed file (`flowgit init` without --commit) the guard had nothing to compare against."""
+    run(repo, "init", "--no-hooks")
+    path = repo / "CONTINUITY.md"
+    lines = path.read_text().split("\n")
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("## Current State"))
+    while at + 1 < len(lines) and lines[at + 1].startswith("# "):
+        at += 1
+    lines.insert(at + 1, "Focus: rotate the deploy key first.")
+    path.write_text("\n".join(lines))
+    res = wrap(run, repo, {"session": "s1", "state": "Focus: the plan's focus."})
+    assert res.code == 2 and "holds an uncommitted edit" in res.err
+    assert "rotate the deploy key first" in path.read_text()
