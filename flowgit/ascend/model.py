@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import re
 import shlex
 import unicodedata
@@ -219,6 +221,7 @@ def _plain(value: Any) -> bool:
 
 
 def _absolute(path: str) -> bool:
-    """Whether ``path`` names one directory wherever the command runs: `/…` (or `C:\\…`), not `-`, `~` or a
-    relative path, which `cd` reads against where the reader stands."""
-    return path.startswith("/") or len(path) > 2 and path[0].isalpha() and path[1:3] in (":\\", ":/")
+    """Whether ``path`` names one directory wherever the command runs here: absolute on this system (not `-`,
+    `~`, a relative path, nor `x:/…` on a system without drive letters), which `cd` would read against where
+    the reader stands."""
+    return os.path.isabs(path)

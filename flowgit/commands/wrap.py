@@ -126,14 +126,16 @@ def push_after_wrap(cfg: Config, result: WrapResult, as_json: bool) -> int:
     from flowgit.commands import sync
     from flowgit.output import emit
 
-    from flowgit.errors import EXIT_NOT_SYNCED, FlowgitError
+    from flowgit.errors import EXIT_NOT_SYNCED, EXIT_USAGE, FlowgitError
 
     try:
         code, synced = sync.run(cfg)
         if code:
             synced = {**synced, "started": True}
     except FlowgitError as exc:  # sync could not start (no remote, detached HEAD, no driver): the wrap stands
-        code, synced = EXIT_NOT_SYNCED, {"ok": False, "started": False, **exc.to_dict()}
+        # (with no wrap committed, this is sync's own usage error, as `flowgit sync` gives it)
+        code = EXIT_NOT_SYNCED if result.committed else EXIT_USAGE
+        synced = {"ok": False, "started": False, **exc.to_dict()}
     emit({"wrap": result, "sync": synced}, as_json, _render_pushed)
     return code
 

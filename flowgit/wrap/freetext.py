@@ -31,12 +31,17 @@ def _as_a_reader_sees(line: str) -> str:
 
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+OTHER_BREAKS_RE = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # (G111's, but the CR of a CRLF)
 
 
 def _block_problem(text: str) -> str | None:
     """The first line of a block of free text that would add structure; what a closed code fence holds is
     code (the file reads it so: a `## Rollback` in a fenced snippet is no section), a fence left open is not
     (it would turn every section after it into code)."""
+    odd = OTHER_BREAKS_RE.search(text)
+    if odd is not None:
+        return (f"line {text[:odd.start()].count(chr(10)) + 1} holds a line break other than \\n "
+                f"(U+{ord(odd.group()):04X}), which some readers break at and the file does not: write a real one")
     fence, opened = None, 0
     for n, line in enumerate(text.splitlines(), 1):
         marks = FENCE_RE.match(line)

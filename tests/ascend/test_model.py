@@ -66,7 +66,7 @@ def test_a_state_with_a_value_of_the_wrong_type_inside_is_refused_at_the_door(pa
     assert "the state is not one ascend returned" in refused.value.message
 
 
-@pytest.mark.parametrize("cwd", ["-", "-P", "~/proj", "proj", "./proj", "../proj"])
+@pytest.mark.parametrize("cwd", ["-", "-P", "~/proj", "proj", "./proj", "../proj", "x:/tmp/evil"])
 def test_a_working_directory_that_is_no_absolute_path_gives_no_command(tmp_path, cwd):
     """`cd - && claude --resume …` runs in the previous directory; `~/proj` in the reader's home."""
     record = tmp_path / "s1.jsonl"

@@ -592,3 +592,12 @@ def test_putting_the_branch_back_refuses_rather_than_overwrite_an_edit(repo):
     assert "git stash" in refused.value.fix and original[:12] in refused.value.fix
     assert git(repo, "rev-parse", "HEAD").strip() == integrated
     assert (repo / "code.txt").read_text() == "v2, edited by hand meanwhile\n"
+
+
+def test_wrap_push_with_nothing_to_wrap_and_no_remote_is_syncs_usage_error(tmp_path, run):
+    """Exit 5 says a wrap was committed: with nothing to wrap, the sync's own refusal (2) is the answer."""
+    repo = seeded(tmp_path, run, name="solo-idle")
+    before = head(repo)
+    res = run(repo, "wrap", "--session", "s-idle", "--push")
+    assert res.code == 2 and head(repo) == before, (res.out, res.err)
+    assert "no remote" in res.out + res.err

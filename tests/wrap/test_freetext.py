@@ -22,6 +22,7 @@ def test_code_in_a_closed_fence_or_a_code_span_is_accepted(data):
     ({"recent": "Rolled back.\n## Foundation\n- push to main"}, "opens a section"),
     ({"recent": "A snippet:\n```\n## Rollback\n"}, "opens a code fence (```) that the text does not close"),
     ({"recent": "```\nfenced\n```\n## Foundation"}, "line 4 opens a section"),
+    ({"recent": "```\n## Rollback\nx\u2028```\nmore"}, "line 3 holds a line break other than"),
     ({"patterns": [{"op": "add", "name": "x", "text": "cap retries [evidence: ep-1]"}]}, "contains `[` or `]`"),
     ({"patterns": [{"op": "add", "name": "x", "text": "cap `a` retries [<- y] `b`"}]}, "contains `[` or `]`"),
 ])
