@@ -168,17 +168,12 @@ MARKS = (
 )
 
 
-def marks_class() -> str:
-    """The combining marks, as the inside of a regular expression's class."""
-    return MARKS
-
-
 @lru_cache(maxsize=1)
 def _marked_token_re() -> "re.Pattern[str]":
     """Letters and digits with the combining marks written on them: Hindi, Thai or Tamil vowel signs, an accent
-    saved decomposed. (Python's ``\\w`` leaves marks out, which cut `पुनःप्रयास` into single letters; the class
-    is read from this Python's Unicode tables, once, when a text first needs it.)"""
-    return re.compile(f"(?:[^\\W_]|[{marks_class()}])+")
+    saved decomposed (Python's ``\\w`` leaves marks out, which cut `पुनःप्रयास` into single letters; compiled
+    when a text first needs it)."""
+    return re.compile(f"(?:[^\\W_]|[{MARKS}])+")
 
 
 def tokens(text: str) -> list[str]:

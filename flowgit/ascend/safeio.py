@@ -22,8 +22,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import Iterator
 from pathlib import Path
+from typing import Iterator
 
 INDEX_FILE_LIMIT = 1 << 20          # one deposit index file (clue.md, narrative.md …)
 FRONTMATTER_LIMIT = 64 * 1024       # the YAML a deposit may ask us to parse

@@ -1,8 +1,8 @@
 """Lone surrogates out of what ascend reads, so that every output format can write it.
 
 JSON and YAML may spell half of a UTF-16 surrogate pair (``\\ud83d``): a
-JavaScript writer produces one when it cuts a string inside an emoji, and
-Claude Code's transcripts are written that way. The parsers hand such text
+JavaScript writer produces one when it cuts a string inside an emoji, and the
+agent's session transcripts are written that way. The parsers hand such text
 back as a Python string holding a lone surrogate, which no UTF-8 writer
 accepts: one in a transcript made every format of ``flowgit ascend`` fail
 with a traceback. The readers replace each with U+FFFD (what a lenient UTF-8

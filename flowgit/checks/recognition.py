@@ -320,12 +320,13 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
 
 
 LEADING_MARKS_RE = re.compile(r"^[^\w!]+")
-# How a pattern line opens, read as seen: a name of one word and its colon (`retry_budget:`, `Load:`)
 # A list item's or a task's opening, read as seen (LEADING_MARKS_RE leaves a number or a box's `x` on)
 LIST_OPENER_RE = re.compile(r"^(?:\d{1,9}[.)]\s*|[\[(]?[ xX✓✔][\])]\s*)+")
 # A `!` before a word anywhere in the line (`Proven !! retry_budget: …`): a pattern's marker, wherever it stands
 BANG_BEFORE_A_WORD_RE = re.compile(r"!+\s*\w")
-NAMED_HEAD_RE = re.compile(r"^[^\W_][\w.\-/]*\s*:|^[^\W_]\w*[_.\-/][\w.\-/]*")  # (or a name's shape: `retry_budget`)
+# How a pattern line opens, read as seen: a name of one word and its colon (`retry_budget:`, `Load:`), or a word
+# shaped as a name (`retry_budget`)
+NAMED_HEAD_RE = re.compile(r"^[^\W_][\w.\-/]*\s*:|^[^\W_]\w*[_.\-/][\w.\-/]*")
 
 
 def _prose_with_a_ratio(line: str) -> bool:

@@ -70,11 +70,10 @@ def _decode(data: bytes, where: str) -> str:
 def _deposit_tree(cfg: Config, claude_dir: str | None, state) -> Path:
     """The deposit tree to read: the one the state was read from, when it names one (an answer that named
     none would read another tree and refine a unit it never showed); a different one named is refused."""
-    named = claude_config_dir(claude_dir, cfg.claude_dir) if claude_dir or state is None or not state.claude_dir \
-        else None
     if state is None or not state.claude_dir:
-        return named  # type: ignore[return-value]
+        return claude_config_dir(claude_dir, cfg.claude_dir)
     kept = Path(state.claude_dir)
+    named = Path(claude_dir).expanduser() if claude_dir else None
     if named is not None and named.resolve() != kept.resolve():
         raise FlowgitError(f"the state was read from {kept}, and this answer names {named}", path="--claude-dir",
                            fix=f"answer with --claude-dir {kept} or without it (the state keeps its tree)")

@@ -83,9 +83,14 @@ def name_key(name: str) -> str:
 def _marks_on_ascii(text: str) -> str:
     """``text`` without combining marks written on an ASCII character (a Devanagari nukta under a Latin
     `c`): no script writes them so, and they draw as a speck on a letter a reader reads as plain."""
+    return _marks_on_ascii_re().sub("", text)
+
+
+@lru_cache(maxsize=1)
+def _marks_on_ascii_re() -> "re.Pattern[str]":
     from flowgit.words import MARKS
 
-    return re.sub(f"(?<=[\x00-\x7f])[{MARKS}]+", "", text)
+    return re.compile(f"(?<=[\x00-\x7f])[{MARKS}]+")
 
 
 TAGS_RE = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>]*>")  # HTML a renderer shows nothing of

@@ -113,9 +113,9 @@ class Pattern(NamedTuple):
 def _marked_head_re() -> "re.Pattern[str]":
     """:data:`HEAD_RE` with the combining marks a name's letters carry (a Hindi vowel sign, an accent saved
     decomposed): ``\\w`` leaves them out, which made such a name no name (built when a line first needs it)."""
-    from flowgit.words import marks_class
+    from flowgit.words import MARKS
 
-    return re.compile(HEAD_RE.pattern.replace(r"[\w.\-/]*", rf"(?:[\w.\-/]|[{marks_class()}])*"))
+    return re.compile(HEAD_RE.pattern.replace(r"[\w.\-/]*", rf"(?:[\w.\-/]|[{MARKS}])*"))
 
 
 def head_match(raw: str) -> "re.Match[str] | None":

@@ -351,8 +351,8 @@ class Editor:
 def replaced_sections(plan: Plan) -> list[tuple[str, str]]:
     """(section, new body) of each section the plan replaces whole, in the order the wrap writes them."""
     tom = plan.top_of_mind
-    out = [(STATE, plan.state), (TOP, tom if tom is None or isinstance(tom, str) else "\n".join(f"- {t}" for t in tom)),
-           (RECENT, plan.recent)]
+    top = tom if tom is None or isinstance(tom, str) else "\n".join(f"- {t}" for t in tom)
+    out = [(STATE, plan.state), (TOP, top), (RECENT, plan.recent)]
     return [(name, body) for name, body in out if body is not None]
 
 
@@ -384,7 +384,7 @@ def _spacing_aside(text: str) -> str:
 
 
 def _comments_only(body: str) -> str:
-    return "\n".join(ln for ln in body.splitlines() if re.match(r"^\s{0,3}#(\s|$)", ln))
+    return "\n".join(ln for ln in body.splitlines() if GUIDANCE_LINE_RE.match(ln))
 
 
 def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds, *, date: str,
@@ -402,8 +402,11 @@ def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thres
     return editor.outcome
 
 
+GUIDANCE_LINE_RE = re.compile(r"^\s{0,3}#(\s|$)")  # a section's `# ` guidance comment line
+
+
 def _strip_comments(body: str) -> str:
-    return "\n".join(ln for ln in body.splitlines() if not re.match(r"^\s{0,3}#(\s|$)", ln))
+    return "\n".join(ln for ln in body.splitlines() if not GUIDANCE_LINE_RE.match(ln))
 
 
 def _folded(text: str) -> str:
@@ -413,8 +416,8 @@ def _folded(text: str) -> str:
 
 
 def _identity(text: str) -> str:
-    """An action item's identity: its words without bullet (or number), tick, task box and ``seen:``/``next:`` fields,
-    case-folded (the merge driver's identity, which re-dated or ticked copies of one item share)."""
+    """An action item's identity: its words without bullet (or number), tick, task box and ``seen:``/``next:``
+    fields, case-folded (the merge driver's identity, which re-dated or ticked copies of one item share)."""
     from flowgit.merge.actions import item_key
 
     return item_key("- " + " ".join(re.sub(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(\[[ xX]\]\s+)?", "", _folded(text)).split()))

@@ -91,8 +91,8 @@ TYPES = {"object": dict, "array": list, "string": str, "integer": int, "boolean"
 
 class SchemaError(Exception):
     """The first field that does not fit: ``path`` as people read it (``plan.actions.next.breaker ADR``),
-    ``keys`` the same as keys and indices (to find the field in the plan's source, where a key may hold a
-    dot), ``bare`` whether text was wanted and a bare scalar given (YAML's ``yes``, ``2026``, ``null``)."""
+    ``keys`` the same as the keys and indices walked to it (to find the field in the plan's source, where a
+    key may hold a dot), ``bare`` whether text was wanted and a bare scalar given (YAML's ``yes``, ``null``)."""
 
     def __init__(self, path: str, message: str, keys: tuple[str | int, ...] = (), bare: bool = False) -> None:
         self.path, self.message, self.keys, self.bare = path, message, keys, bare
@@ -101,41 +101,17 @@ class SchemaError(Exception):
 
 def validate(value: Any, schema: dict[str, Any] = SCHEMA, path: str = "plan") -> None:
     """Raise :class:`SchemaError` naming the first field that does not fit ``schema``."""
-    try:
-        _validate(value, schema, path)
-    except SchemaError as exc:
-        raise SchemaError(exc.path, exc.message, _keys_of(value, exc.path, path), exc.bare) from None
+    _validate(value, schema, path, ())
 
 
-def _keys_of(value: Any, path: str, root: str) -> tuple[str | int, ...]:
-    """The keys and indices a path names in ``value`` (a key may hold a dot: the longest key that fits)."""
-    keys: list[str | int] = []
-    rest = path[len(root):]
-    while rest:
-        if isinstance(value, list) and rest.startswith("["):
-            index, rest = rest[1:].split("]", 1)
-            keys.append(int(index))
-            value = value[int(index)] if int(index) < len(value) else None
-            continue
-        fits = [k for k in value if isinstance(k, str) and rest[1:].startswith(k) and
-                rest[1 + len(k):][:1] in ("", ".", "[")] if isinstance(value, dict) and rest.startswith(".") else []
-        if not fits:
-            keys.append(rest[1:])
-            break
-        key = max(fits, key=len)
-        keys.append(key)
-        value, rest = value[key], rest[1 + len(key):]
-    return tuple(keys)
-
-
-def _validate(value: Any, schema: dict[str, Any], path: str) -> None:
+def _validate(value: Any, schema: dict[str, Any], path: str, keys: tuple[str | int, ...]) -> None:
     if "oneOf" in schema:
-        _one_of(value, schema["oneOf"], path)
+        _one_of(value, schema["oneOf"], path, keys)
         return
     if "const" in schema and value != schema["const"]:
-        raise SchemaError(path, f"must be {schema['const']!r}")
+        raise SchemaError(path, f"must be {schema['const']!r}", keys)
     if "enum" in schema and value not in schema["enum"]:
-        raise SchemaError(path, f"is {value!r}; use one of {', '.join(map(str, schema['enum']))}")
+        raise SchemaError(path, f"is {value!r}; use one of {', '.join(map(str, schema['enum']))}", keys)
     types = schema.get("type")
     if types:
         allowed = types if isinstance(types, list) else [types]
@@ -144,16 +120,16 @@ def _validate(value: Any, schema: dict[str, Any], path: str) -> None:
             whole = "" if "." in path or "[" in path else " (the whole plan is one JSON or YAML object: "\
                 "`{\"session\": …, \"state\": …}`)"
             bare = "string" in allowed and (value is None or isinstance(value, (bool, int, float)))
-            raise SchemaError(path, f"must be {' or '.join(allowed)}, got {type(value).__name__}{whole}",
+            raise SchemaError(path, f"must be {' or '.join(allowed)}, got {type(value).__name__}{whole}", keys,
                               bare=bare)
     if isinstance(value, str) and not is_text(value):
         raise SchemaError(path, "holds a character that is not text (a lone surrogate, `\\ud800`–`\\udfff`); "
-                                "write it in UTF-8")
+                                "write it in UTF-8", keys)
     if isinstance(value, str) and ("\x00" in value or "\x7f" in value):
         raise SchemaError(path, "holds a NUL or DEL character, which the continuity file cannot hold as text; "
-                                "take it out")
+                                "take it out", keys)
     if isinstance(value, str) and len(value.strip()) < schema.get("minLength", 0):
-        raise SchemaError(path, "must not be empty")
+        raise SchemaError(path, "must not be empty", keys)
     if isinstance(value, str) and "pattern" in schema:
         import re
 
@@ -161,39 +137,39 @@ def _validate(value: Any, schema: dict[str, Any], path: str) -> None:
 
         if not re.fullmatch(schema["pattern"], value) and not (schema is NAME and is_pattern_name(value)):
             # (`$` alone lets a final newline through; marks on a name's letters are the grammar's, not JSON's)
-            raise SchemaError(path, f"{value!r} is not a valid name (letters, digits, _ . - /)")
+            raise SchemaError(path, f"{value!r} is not a valid name (letters, digits, _ . - /)", keys)
     if isinstance(value, list) and "items" in schema:
         for index, item in enumerate(value):
-            _validate(item, schema["items"], f"{path}[{index}]")
+            _validate(item, schema["items"], f"{path}[{index}]", (*keys, index))
     if isinstance(value, dict):
-        _object(value, schema, path)
+        _object(value, schema, path, keys)
 
 
-def _object(value: dict, schema: dict[str, Any], path: str) -> None:
+def _object(value: dict, schema: dict[str, Any], path: str, keys: tuple[str | int, ...]) -> None:
     props = schema.get("properties", {})
     for key in schema.get("required", []):
         if key not in value:
-            raise SchemaError(f"{path}.{key}", "is required")
+            raise SchemaError(f"{path}.{key}", "is required", (*keys, key))
     extra = schema.get("additionalProperties", True)
     for key, item in value.items():
         if key in props:
-            _validate(item, props[key], f"{path}.{key}")
+            _validate(item, props[key], f"{path}.{key}", (*keys, key))
         elif extra is False:
             from flowgit.suggest import close_matches
 
             near = close_matches(key, props, n=1)
             hint = f"did you mean `{near[0]}`? " if near else ""
             known = ", ".join(props) or "none"
-            raise SchemaError(f"{path}.{key}", f"is not a known field ({hint}known: {known})")
+            raise SchemaError(f"{path}.{key}", f"is not a known field ({hint}known: {known})", (*keys, key))
         elif isinstance(extra, dict):
-            _validate(item, extra, f"{path}.{key}")
+            _validate(item, extra, f"{path}.{key}", (*keys, key))
 
 
-def _one_of(value: Any, branches: list[dict[str, Any]], path: str) -> None:
+def _one_of(value: Any, branches: list[dict[str, Any]], path: str, keys: tuple[str | int, ...]) -> None:
     if not isinstance(value, dict):
-        raise SchemaError(path, f"must be object, got {type(value).__name__}")
+        raise SchemaError(path, f"must be object, got {type(value).__name__}", keys)
     ops = [b["properties"]["op"]["const"] for b in branches]
     op = value.get("op")
     if op not in ops:
-        raise SchemaError(f"{path}.op", f"is {op!r}; use one of {', '.join(ops)}")
-    _validate(value, branches[ops.index(op)], path)
+        raise SchemaError(f"{path}.op", f"is {op!r}; use one of {', '.join(ops)}", (*keys, "op"))
+    _validate(value, branches[ops.index(op)], path, keys)
