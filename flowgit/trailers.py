@@ -92,14 +92,59 @@ def mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
     for e in events:
         if e.kind in happened:
             happened[e.kind].add(e.name)
+    raised = (kinds["Graduated"], kinds["Incremented"])
+    problems = _detail_mismatches(trailers, events, by_key, raised) if any(claimed[k] for k in raised) else []
     if claimed == happened:
-        return []  # (every wrap commit of a history is asked: most agree)
-    problems = []
+        return problems  # (every wrap commit of a history is asked: most agree)
     for key, kind in kinds.items():
         for name in sorted(claimed[kind] - happened[kind]):
             problems.append(f"trailer `{key}: {name}` but the change does not show `{name}` {kind}")
         for name in sorted(happened[kind] - claimed[kind]):
             problems.append(f"the change shows `{name}` {kind} but there is no `{key}: {name}` trailer")
+    return problems
+
+
+# A level a trailer gives (`1x->2x`, `3x`), read as the pattern grammar reads one
+_LEVEL_RE = re.compile(r"(?<![\w.])(\d{1,3})\s*[xX\u00d7](?!\w)")
+
+
+def _detail_mismatches(trailers: list[tuple[str, str]], events, by_key: dict[str, str],
+                       raised: tuple[str, str]) -> list[str]:
+    """What a ``Graduated:``/``Incremented:`` trailer says beyond the name, held to the change: the levels it
+    gives must be the step the change makes, and its ``[evidence: …]`` the ids the pattern's line cites.
+
+    ``git log --format=%(trailers)`` reports these words as the record of what
+    earned a level; a trailer naming ids the change does not cite would put
+    evidence on record that no rule ever judged. A trailer without levels or
+    an evidence list says nothing more, and is held to its name alone.
+    """
+    from flowgit.continuity.patterns import EVIDENCE_ID_RE, EVIDENCE_VALUE_RE
+
+    found = {(e.kind, e.name): e for e in events}
+    problems: list[str] = []
+    for key, value in trailers:
+        kind = by_key.get(key.lower())
+        words = value.split()
+        event = found.get((kind, words[0])) if kind in raised and words else None
+        if event is None:
+            continue  # a name the change does not show: reported by name
+        rest = value[value.find(words[0]) + len(words[0]):]
+        listed = EVIDENCE_VALUE_RE.search(rest)
+        if listed is None and "evidence" in rest.lower():
+            problems.append(f"trailer `{key}: {value}` names evidence, but not as `[evidence: ep-…, …]`: "
+                            "the change's evidence cannot be compared with it")
+        elif listed is not None:
+            claimed, cited = set(EVIDENCE_ID_RE.findall(listed["value"])), set(event.evidence)
+            if claimed != cited:
+                problems.append(f"trailer `{key}: {words[0]}` lists evidence "
+                                f"{', '.join(sorted(claimed)) or '(none)'} but the change cites "
+                                f"{', '.join(sorted(cited)) or 'none'}")
+        levels = {int(n) for n in _LEVEL_RE.findall(EVIDENCE_VALUE_RE.sub(" ", rest))}
+        step = {n for n in (event.old_level, event.level) if n is not None}
+        if levels - step:
+            shown = f"{event.old_level}x->{event.level}x" if event.old_level is not None else f"{event.level}x"
+            problems.append(f"trailer `{key}: {value}` gives level(s) {', '.join(f'{n}x' for n in sorted(levels))}"
+                            f" but the change takes `{words[0]}` {shown}")
     return problems
 
 

@@ -23,8 +23,37 @@ def _reference(trailers: list[tuple[str, str]], events: list[PatternEvent]) -> l
 
 
 def test_trailers_that_agree_with_the_change_give_no_problem():
-    events = [PatternEvent(GRADUATED, "p1", 3, "Proven Knowledge"), PatternEvent("added", "p2", 1, "Developing")]
-    assert mismatches([("Graduated", "p1 [evidence: ep-1, ep-2, ep-3]"), ("Flow-Session", "s1")], events) == []
+    events = [PatternEvent(GRADUATED, "p1", 3, "Proven Knowledge", ("ep-1", "ep-2", "ep-3"), old_level=2),
+              PatternEvent("added", "p2", 1, "Developing")]
+    assert mismatches([("Graduated", "p1 [evidence: ep-3, ep-1, ep-2]"), ("Flow-Session", "s1")], events) == []
+    assert mismatches([("Graduated", "p1 3x")], events) == []  # levels the step has; no evidence list: the name
+
+
+INCREMENT = [PatternEvent(INCREMENTED, "retry_budget", 2, "Developing", ("ep-a", "ep-b"), old_level=1)]
+
+
+def test_a_trailer_listing_evidence_the_change_does_not_cite_is_named():
+    """`git log --format=%(trailers)` reports the list as what earned the level: it must be the line's."""
+    found = mismatches([("Incremented", "retry_budget 1x->2x [evidence: ep-0, ep-1]")], INCREMENT)
+    assert found == ["trailer `Incremented: retry_budget` lists evidence ep-0, ep-1 but the change cites "
+                     "ep-a, ep-b"]
+    assert mismatches([("Incremented", "retry_budget [evidence: ep-a]")], INCREMENT)  # one id short
+    assert mismatches([("Incremented", "retry_budget [evidence: ep-a, ep-b, ep-c]")], INCREMENT)  # one more
+    assert mismatches([("Incremented", "retry_budget 1x->2x [evidence: ep-b, ep-a]")], INCREMENT) == []
+
+
+def test_a_trailer_giving_levels_the_change_does_not_take_is_named():
+    found = mismatches([("Incremented", "retry_budget 1x->3x [evidence: ep-a, ep-b]")], INCREMENT)
+    assert found == ["trailer `Incremented: retry_budget 1x->3x [evidence: ep-a, ep-b]` gives level(s) 1x, 3x "
+                     "but the change takes `retry_budget` 1x->2x"]
+    assert mismatches([("Incremented", "retry_budget 2X")], INCREMENT) == []
+    assert mismatches([("Incremented", "retry_budget 3×")], INCREMENT)  # the sign the grammar reads as x
+
+
+def test_evidence_named_but_not_as_a_list_is_refused_not_passed_over():
+    found = mismatches([("Incremented", "retry_budget evidence ep-0 ep-1")], INCREMENT)
+    assert len(found) == 1 and "not as `[evidence: ep-…, …]`" in found[0]
+    assert mismatches([("Incremented", "retry_budget (after the second outage)")], INCREMENT) == []
 
 
 def test_a_claim_the_change_does_not_show_and_a_change_no_trailer_claims_are_both_named():
@@ -42,8 +71,8 @@ def test_mismatches_answer_as_the_rule_reads_on_any_trailers_and_events():
     for _ in range(3000):
         trailers = [(rnd.choice(keys), rnd.choice([" ", "", "p1 1x->2x"]) if rnd.random() < 0.2
                      else f"{rnd.choice(names)} [evidence: ep-1]") for _ in range(rnd.randint(0, 4))]
-        events = [PatternEvent(rnd.choice(kinds), rnd.choice(names[:3]), 1, "Developing")
-                  for _ in range(rnd.randint(0, 4))]
+        events = [PatternEvent(rnd.choice(kinds), rnd.choice(names[:3]), 2, "Developing", ("ep-1",), old_level=1)
+                  for _ in range(rnd.randint(0, 4))]  # (the step and evidence every trailer here gives)
         assert mismatches(trailers, events) == _reference(trailers, events), (trailers, events)
 
 

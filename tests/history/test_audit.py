@@ -350,3 +350,25 @@ def test_an_episodes_trailer_on_a_commit_that_changes_nothing_judged_is_false(ru
     git(based, "commit", "-qm", f"notes\n\nEpisodes: {E_RETRY[0].id}", "--no-verify")
     code, data = audit(run, based, "--range", "base..HEAD")
     assert code == 1 and [f["code"] for f in data["findings"]] == ["A201"]
+
+
+def test_a_wrap_trailer_listing_evidence_the_change_does_not_cite_is_refused_and_found(run, based):
+    """`Incremented: p01 1x->2x [evidence: …]` is what `git log --format=%(trailers)` reports as the record:
+    ids the line does not cite (here, in no store at all) are refused by check-msg and found by the audit."""
+    run(based, "install-hook")
+    forged = "Session wrap\n\nFlow-Session: s9\nIncremented: p01 1x->2x [evidence: ep-000000000000, ep-111111111111]"
+    (based / "CONTINUITY.md").write_text(p01(2, E_RETRY[:2]))
+    git(based, "add", "-A")
+    refused = subprocess.run(["git", "commit", "-qm", forged], cwd=based, capture_output=True, text=True)
+    assert refused.returncode != 0 and "lists evidence ep-000000000000, ep-111111111111 but the change cites" \
+        in refused.stdout + refused.stderr
+    assert git(based, "rev-parse", "HEAD").strip() == git(based, "rev-parse", "base").strip()
+    sha = commit_text(based, p01(2, E_RETRY[:2]), forged, "--no-verify")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and found(data) == [("A201", sha)]
+    ids = ", ".join(sorted(e.id for e in E_RETRY[:2]))
+    truthful = forged.replace("ep-000000000000, ep-111111111111", ids)
+    git(based, "reset", "-q", "--hard", "base")
+    commit_text(based, p01(2, E_RETRY[:2]), truthful)  # the hooks pass it, and the audit finds nothing
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 0 and data["findings"] == []
