@@ -55,21 +55,45 @@ class StagedChange:
 
 
 def git_ancestor_pid() -> int | None:
-    """The pid of the nearest ``git`` process above this one (hooks run under it), if /proc tells: ``git``, or
-    a command run by its own name (``$(git --exec-path)/git-commit``)."""
+    """The pid of the nearest ``git`` process above this one (hooks run under it), if /proc tells.
+
+    git is known by what it runs, not by the name it was started under: a
+    link to git named ``g`` (``./g commit --amend``) is git to the kernel's
+    ``exe`` link, and a copy of it still runs a ``commit`` command line.
+    """
     pid = os.getppid()
     for _ in range(8):
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             return None
-        name = stat[stat.find("(") + 1:stat.rfind(")")]
-        if name == "git" or name.startswith("git-"):
+        if _is_git(pid, stat[stat.find("(") + 1:stat.rfind(")")]):
             return pid
         pid = int(stat[stat.rfind(")") + 2:].split()[1])
         if pid <= 1:
             return None
     return None
+
+
+def _is_git(pid: int, name: str) -> bool:
+    """Whether process ``pid`` (``name`` in /proc) is git: by its name (``git``, or a command run by its own
+    name, ``$(git --exec-path)/git-commit``), by the binary it runs, or by a ``git … commit`` command line."""
+    if _git_named(name):
+        return True
+    try:
+        if _git_named(os.path.basename(os.readlink(f"/proc/{pid}/exe"))):
+            return True
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    i = 1
+    while i < len(args) and args[i].startswith(b"-"):
+        i += 2 if args[i] in _GIT_VALUE_OPTIONS else 1
+    return i < len(args) and args[i] == b"commit"
+
+
+def _git_named(name: str) -> bool:
+    return name == "git" or name.startswith("git-")
 
 
 def _says_amend(pid: int | None) -> bool | None:

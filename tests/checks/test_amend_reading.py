@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from flowgit.checks.staged import amends
@@ -48,9 +50,12 @@ def test_a_new_commit_whose_message_is_the_word_amend_is_judged_against_head(run
     assert git(repo, "log", "-1", "--format=%s").strip() == "--amend"
 
 
-def test_an_amend_run_by_the_commands_own_name_is_judged_against_the_parent(run, repo):
-    """`$(git --exec-path)/git-commit --amend` runs as a process named git-commit: turning a 1x -> 2x commit
-    into 1x -> 3x by amending it is still a jump (G201)."""
+@pytest.mark.parametrize("how", ["own-name", "link-named-g", "copy-named-g"])
+def test_an_amend_run_by_the_commands_own_name_is_judged_against_the_parent(run, repo, how):
+    """`$(git --exec-path)/git-commit --amend` runs as a process named git-commit, and git behind a link or
+    a copy named `g` as one named g: turning a 1x -> 2x commit into 1x -> 3x by amending it is still a jump
+    (G201), whatever git is called."""
+    import shutil
     import subprocess
 
     from tests.checks.gate_fixtures import DEVELOPING, E_RETRY, base_text, developing_lines
@@ -66,6 +71,16 @@ def test_an_amend_run_by_the_commands_own_name_is_judged_against_the_parent(run,
     (repo / "CONTINUITY.md").write_text(base_text(developing="\n".join(lines[1:]), proven_extra=proven))
     git(repo, "add", "-A")
     exec_path = git(repo, "--exec-path").strip()
-    res = subprocess.run([f"{exec_path}/git-commit", "--amend", "--no-edit"], cwd=repo, capture_output=True,
-                         text=True)
+    real_git = shutil.which("git")
+    if how == "own-name":
+        argv = [f"{exec_path}/git-commit", "--amend", "--no-edit"]
+    else:
+        renamed = repo.parent / "g"
+        if how == "link-named-g":
+            renamed.symlink_to(real_git)
+        else:
+            shutil.copy2(real_git, renamed)
+        argv = [str(renamed), "commit", "--amend", "--no-edit"]
+    res = subprocess.run(argv, cwd=repo, capture_output=True, text=True,
+                         env={**os.environ, "GIT_EXEC_PATH": exec_path})  # (a copy finds git's commands)
     assert res.returncode != 0 and "G201" in res.stdout + res.stderr
