@@ -95,6 +95,7 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
         holds = (old is not None and old.continuity is not None, old is not None and old.has_store)
         base_config = cfg if old is not None else default_config(cfg.root)  # a first commit: the defaults held
         findings.extend(paths.config_weakened(base_config, new_config, new.continuity_path, holds=holds))
+    findings.extend(paths.hooks_weakened(new))
     findings.extend(paths.removed(old, new))
     findings.extend(paths.unmerged(new))
     findings.extend(paths.symlinked(new))

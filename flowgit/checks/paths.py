@@ -71,6 +71,24 @@ def config_weakened(base: Config, new: Config, path: str, *, holds: tuple[bool, 
                       "(it is recorded as a Flow-Override trailer), or revert it")
 
 
+def hooks_weakened(new: "Side") -> Iterator[Finding]:
+    """G810: the staged pre-commit framework hook list runs flowgit's hooks less than the base's does (see
+    :mod:`flowgit.checks.hooklist`)."""
+    problems = new.extra.get("hooks_weakened") or ()
+    if problems:
+        yield hook_list_finding(problems)
+
+
+def hook_list_finding(problems) -> Finding:
+    """G810 for these problems (asked by the gate and by check-msg, which may be the one flowgit hook left)."""
+    return Finding("G810", "config", "error", ".pre-commit-config.yaml", None,
+                   "this commit weakens the hooks that judge it: the pre-commit framework runs the hook list "
+                   "as staged, and it " + "; ".join(problems),
+                   "commit the hook list change on its own with FLOWGIT_OVERRIDE=\"<why>\" (it is recorded "
+                   "as a Flow-Override trailer), or restore flowgit's hooks "
+                   "(`git restore --staged --worktree --source=HEAD -- .pre-commit-config.yaml`)")
+
+
 def removed(old: "Side | None", new: "Side") -> Iterator[Finding]:
     """Deleting or moving the continuity file or the store stops the gate from looking (G803, G804)."""
     if old is None:
@@ -199,5 +217,6 @@ def merge_lost_episodes(parents: "list[Side]", new: "Side") -> Iterator[Finding]
             sample = ", ".join(sorted(i.decode("utf-8", "replace") for i in lost)[:5])
             yield Finding("G704", "store-append-only", "error", new.store_path, None,
                           f"the merge drops {len(lost)} episode(s) of parent {str(side.commit)[:10]}: {sample}",
-                          "merge the store by union (`.gitattributes`: `"
-                          f"{new.store_path} merge=union`) so every line of both sides is kept")
+                          "merge the store with the flowgit merge driver (`flowgit init` sets it up: "
+                          f"`{new.store_path} merge=flowgit` in `.gitattributes`), which keeps every line of "
+                          "both sides, then commit the merge again")

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from flowgit.checks.hooklist import HOOK_CONFIG
 from flowgit.checks.judge import Side
 from flowgit.checks.paths import case_variants_of
 from flowgit.config import CONFIG_FILES, Config, load_config_from_blobs
@@ -358,7 +359,7 @@ def staged_change(root: Path, *, amend: bool | None = None, continuity: str | No
     amend = amend_in_progress(root) if amend is None else amend
     files = (continuity or DEFAULT_CONTINUITY, store or DEFAULT_STORE)
     guess = with_parents(list(files))  # parents: symlinked dirs
-    index = IndexQuery(root, list(CONFIG_FILES) + guess, icase=files)  # the usual paths; answered while cat-file runs
+    index = IndexQuery(root, [*CONFIG_FILES, HOOK_CONFIG, *guess], icase=files)  # answered while cat-file runs
     try:
         with Reads(root) as reads:
             return _staged_change(root, reads, index, amend=amend, continuity=continuity, store=store,
@@ -388,13 +389,13 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     unasked = tuple(n for n in names[len(CONFIG_FILES):] if n not in index.icase)
     if more or unasked:
         staged.update(index_blobs(root, more, links, icase=unasked))
-    bases = {base: reads.entries(base, names)} if base else {}
+    bases = {base: reads.entries(base, [*names, HOOK_CONFIG])} if base else {}
     paths_at: dict[str, tuple[str, str]] = {}  # a merge's other parent: its memory where its own configuration puts it
     configs: dict[str, Config] = {}  # each parent's committed configuration, read once
     for parent in merge_heads:
         own = configs[parent] = _committed_config(root, reads, parent)
         paths_at[parent] = (continuity or own.continuity_rel, store or own.store_rel)
-        bases[parent] = reads.entries(parent, list(dict.fromkeys([*names, *paths_at[parent]])))
+        bases[parent] = reads.entries(parent, list(dict.fromkeys([*names, *paths_at[parent], HOOK_CONFIG])))
     texts = reads.objects([staged.get(n, "") for n in CONFIG_FILES]
                           + [bases[base].get(n, "") for n in CONFIG_FILES] if base else
                           [staged.get(n, "") for n in CONFIG_FILES])
@@ -420,7 +421,8 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     variants = case_variants_of([cont, st, new_cont, new_st], staged)
     held_variants = ({k: v for k, v in reads.entries(base, list(variants)).items() if "\0" not in k}
                      if variants and base else {})
-    if (not config_changed and not merge_heads and not symlinked and variants == held_variants
+    hooks_weakened = _hooks_weakened(reads, staged.get(HOOK_CONFIG), [b.get(HOOK_CONFIG) for b in bases.values()])
+    if (not config_changed and not merge_heads and not symlinked and variants == held_variants and not hooks_weakened
             and all(staged.get(p) == base_entries.get(p) for p in judged)):
         return None
     # judged now: every twin a case-insensitive filesystem would take for a judged file, not only ASCII ones
@@ -449,7 +451,7 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                                      else None),
                       "unmerged": [p for p in dict.fromkeys([*judged, new_cont, new_st]) if staged.get(p) == ""],
                       "appended_check": appended,
-                      "symlinked": symlinked, "case_variants": variants,
+                      "symlinked": symlinked, "case_variants": variants, "hooks_weakened": hooks_weakened,
                       "base": base, "proof": proof})
     def side_at(rev: str, entries: dict[str, str], texts: dict[str, bytes], config: Config | None = None) -> Side:
         c, s = paths_at.get(rev, (cont, st))
@@ -475,6 +477,35 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     return StagedChange(cfg=cfg, new_cfg=new_cfg, old=sides[0] if sides else None, new=new,
                         other_parents=sides[1:], base=base, amend=amend, config_changed=config_changed,
                         merge_base=merge_base, config_problem=problem)
+
+
+def staged_hooks_weakened(root: Path) -> list[str]:
+    """G810's question alone (for commit-msg): how the staged hook list runs flowgit's hooks less than HEAD's
+    (and, in a merge, every other parent's) does."""
+    from flowgit.checks.gitread import Reads
+
+    index = IndexQuery(root, [HOOK_CONFIG])
+    try:
+        with Reads(root) as reads:
+            staged = index.result().get(HOOK_CONFIG)
+            revs = [rev for rev in (reads.commit("HEAD"), *_merge_heads(root)) if rev]
+            return _hooks_weakened(reads, staged, [reads.entries(rev, [HOOK_CONFIG]).get(HOOK_CONFIG)
+                                                   for rev in revs])
+    finally:
+        index.close()
+
+
+def _hooks_weakened(reads, staged: str | None, held: list[str | None]) -> list[str]:
+    """How the staged hook list runs flowgit's hooks less than every parent's does (G810: a merge answers
+    only for what it takes from all of them; one parent's list kept is no weakening)."""
+    if not held or staged in held:
+        return []  # a first commit, or the list as a parent has it
+    from flowgit.checks.hooklist import hook_weakenings
+
+    texts = reads.objects([staged or "", *(oid or "" for oid in held)])
+    new = texts.get(staged) if staged else None
+    found = [hook_weakenings(texts.get(oid) if oid else None, new) for oid in held]
+    return [problem for problem in found[0] if all(problem in other for other in found[1:])]
 
 
 def _staged_config(root: Path, staged: dict[str, str], texts: dict[str, bytes], problem: "FlowgitError | None",

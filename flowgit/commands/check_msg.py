@@ -68,6 +68,8 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     amend = amend_in_progress(root)
     if amend:
         report.problems.extend(_amend_verdict(cfg))
+    elif not reason:
+        report.problems.extend(_hook_list_verdict(root))
     readings = [t for t in readings if speaks_for_a_wrap(t) or values(t, "Episodes")]
     if not readings:
         return report  # not a wrap commit: nothing to reconcile
@@ -119,6 +121,16 @@ def _amend_verdict(cfg: Config) -> list[str]:
 
     report = run_check(cfg, amend=True)
     return [f"amend judged against the parent: {f.format()}" for f in report.findings if f.is_error]
+
+
+def _hook_list_verdict(root: Path) -> list[str]:
+    """G810 where the pre-commit framework's staged hook list dropped the gate but kept this hook (the
+    framework runs the list as staged: commit-msg may be the one flowgit hook left to say so)."""
+    from flowgit.checks.paths import hook_list_finding
+    from flowgit.checks.staged import staged_hooks_weakened
+
+    problems = staged_hooks_weakened(root)
+    return [hook_list_finding(problems).format()] if problems else []
 
 
 # git's comment characters: `#` unless core.commentChar says otherwise; `auto` picks the first of these that

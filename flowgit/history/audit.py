@@ -32,13 +32,14 @@ from typing import Iterator, Mapping
 
 from flowgit.changes import diff_pattern_maps, events_against
 from flowgit.checks.finding import Finding
+from flowgit.checks.hooklist import HOOK_CONFIG
 from flowgit.checks.judge import Side, judge_change, judge_merge, merge_answers
+from flowgit.checks.paths import weakenings
 from flowgit.config import Config, default_config
 from flowgit.continuity.patterns import PatternAt, pattern_map
 from flowgit.dates import utc_from_timestamp
 from flowgit.errors import FlowgitError, UnreadableText
 from flowgit.history.blobstream import PlannedReads, planned_reads
-from flowgit.checks.paths import weakenings
 from flowgit.history.config_at import ConfigAt, ConfigReader
 from flowgit.history.notes import VersionNotes
 from flowgit.history.walk import open_repo
@@ -161,6 +162,7 @@ class Version:
     store: object | None
     symlinked: tuple[str, ...] = ()  # the judged paths (or directories on their way) committed as links
     case_variants: tuple[tuple[str, str], ...] = ()  # (path, blob id) differing from a judged path only in case
+    hooks: object | None = None  # the pre-commit framework's hook list (blob Oid), which runs the gate's hooks
 
     @property
     def blobs(self) -> tuple:
@@ -268,7 +270,7 @@ class Auditor:
             conf = self.configs.at(tree)
             cont, store, judged = self._paths(conf)
             found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store), _links(tree, judged),
-                            self._case_variants(tree, (cont, store)))
+                            self._case_variants(tree, (cont, store)), _oid(tree, HOOK_CONFIG))
             self._versions[sha] = found
             if len(self._versions) > 256:
                 self._versions.popitem(last=False)
@@ -353,6 +355,17 @@ class Auditor:
         branch from before the memory, in an octopus merge, does not make the memories look begun apart."""
         holding = [p for p, was in zip(parents, before) if was.continuity is not None]
         return self._merge_base(holding if len(holding) > 1 else parents)
+
+    def _hooks_weaker_than_parents(self, before: list[Version], version: Version) -> list[str]:
+        """G810's question of a commit: how its hook list runs flowgit's hooks less than every parent's does
+        (a root commit weakens none: the framework's list is not held to a default)."""
+        if not before or any(p.hooks == version.hooks for p in before):
+            return []
+        from flowgit.checks.hooklist import hook_weakenings
+
+        new = self.data(version.hooks)
+        found = [hook_weakenings(self.data(p.hooks), new) for p in before]
+        return [problem for problem in found[0] if all(problem in other for other in found[1:])]
 
     def _weakenings(self, base: Version, new: Version) -> list[str]:
         """G801's answer for a parent and its child, asked of what the parent held; asked once per pair of
@@ -486,6 +499,12 @@ class Auditor:
             out.append(AuditFinding("A401", sha, date, "", "the flowgit configuration was weakened without an "
                                     "override: " + "; ".join(weaker), path=_config_path(version),
                                     fix="revert it, or make the change with FLOWGIT_OVERRIDE=\"why\""))
+        hooks = self._hooks_weaker_than_parents(before, version) if not override else []
+        if hooks:
+            out.append(AuditFinding("A404", sha, date, "", "the hooks that judge commits were weakened without "
+                                    "an override: the pre-commit framework's hook list " + "; ".join(hooks),
+                                    path=HOOK_CONFIG, fix="restore flowgit's hooks in a new commit, or make "
+                                    "the change with FLOWGIT_OVERRIDE=\"why\""))
         if version.config.problem and (not before or before[0].config.key != version.config.key):
             out.append(AuditFinding("A402", sha, date, "", f"the committed flowgit configuration is invalid "
                                     f"({version.config.problem}); the defaults judged this commit"))

@@ -451,3 +451,97 @@ def test_a_clones_own_trailer_configuration_is_how_its_trailers_are_checked(run,
     msg.write_text("Session wrap Nov 30\n\nFlow-Session= s9\nIncremented= p01\n")
     res = subprocess.run(["git", "commit", "-q", "-F", str(msg)], cwd=repo, capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+# ------------------------------------------------------------- the framework's hook list is judged too
+def _framework_list(python: str) -> str:
+    """flowgit's hooks as `repo: local` entries running this interpreter (the framework reads a remote
+    repo's entries the same way, with no network here)."""
+    hooks = [("flowgit-check", "check", "[pre-commit, pre-merge-commit]", "\n        pass_filenames: false"),
+             ("flowgit-commit-msg", "check-msg", "[commit-msg]", "")]
+    return "repos:\n  - repo: local\n    hooks:\n" + "".join(
+        f"      - id: {hook_id}\n        name: {hook_id}\n        entry: {python} -m flowgit {command}\n"
+        f"        language: system\n        always_run: true\n        stages: {stages}{extra}\n"
+        for hook_id, command, stages, extra in hooks)
+
+
+@pytest.fixture
+def framework_repo(repo, pre_commit_home):
+    committed_base(repo)
+    (repo / ".pre-commit-config.yaml").write_text(_framework_list(sys.executable))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the gate, through the pre-commit framework", "--no-verify")
+    installed = _pre_commit(repo, pre_commit_home, "install", "--hook-type", "pre-commit", "--hook-type",
+                            "commit-msg")
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return repo
+
+
+def _commit_with_home(repo: Path, home: Path, message: str, **env: str) -> subprocess.CompletedProcess:
+    return commit(repo, message, env={"PRE_COMMIT_HOME": str(home), **env})
+
+
+def test_a_violation_committed_with_the_gate_taken_out_of_the_hook_list_is_refused(framework_repo,
+                                                                                  pre_commit_home, run):
+    """The framework runs the list as staged: with `flowgit-check` pointed at `true` in the same commit, the
+    gate never runs, and check-msg (the flowgit hook left) refuses the weakened list (G810)."""
+    repo = framework_repo
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    alone = _commit_with_home(repo, pre_commit_home, "graduate p01")
+    assert alone.returncode == 1 and "G101" in alone.stdout + alone.stderr
+    listed = (repo / ".pre-commit-config.yaml").read_text()
+    (repo / ".pre-commit-config.yaml").write_text(listed.replace(f"{sys.executable} -m flowgit check\n",
+                                                                 "'true'\n", 1))
+    git(repo, "add", "-A")
+    refused = _commit_with_home(repo, pre_commit_home, "graduate p01; tidy the hooks")
+    said = refused.stdout + refused.stderr
+    assert refused.returncode == 1 and "G810" in said and "changes how the `flowgit-check` hook runs" in said
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+    git(repo, "commit", "-qm", "forced past every hook", "--no-verify")
+    bad = git(repo, "rev-parse", "HEAD").strip()
+    found = json.loads(run(repo, "audit", "--json", "--range", f"{head}..HEAD").out)["findings"]
+    assert {(f["code"], f["commit"]) for f in found} >= {("A404", bad), ("G101", bad)}
+
+
+def test_a_hook_list_change_that_keeps_flowgits_hooks_commits_and_an_override_is_recorded(framework_repo,
+                                                                                         pre_commit_home, run):
+    repo = framework_repo
+    head = git(repo, "rev-parse", "HEAD").strip()
+    listed = (repo / ".pre-commit-config.yaml").read_text()
+    (repo / ".pre-commit-config.yaml").write_text(
+        listed + "      - id: tidy\n        name: tidy\n        entry: 'true'\n        language: system\n")
+    git(repo, "add", "-A")
+    kept = _commit_with_home(repo, pre_commit_home, "add a hook of our own")
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    check, msg = listed.split("      - id: flowgit-commit-msg")
+    (repo / ".pre-commit-config.yaml").write_text(check.split("      - id: flowgit-check")[0]
+                                                  + "      - id: flowgit-commit-msg" + msg)
+    git(repo, "add", "-A")
+    refused = _commit_with_home(repo, pre_commit_home, "drop the gate")
+    assert refused.returncode == 1 and "takes the `flowgit-check` hook out" in refused.stdout + refused.stderr
+    overridden = _commit_with_home(repo, pre_commit_home, "drop the gate",
+                                   FLOWGIT_OVERRIDE="moving to flowgit's own hooks")
+    assert overridden.returncode == 0, overridden.stdout + overridden.stderr
+    found = json.loads(run(repo, "audit", "--json", "--range", f"{head}..HEAD").out)["findings"]
+    assert [f["code"] for f in found] == ["A301"]  # the override on record, no A404
+
+
+def test_flowgits_own_hook_judges_a_commit_that_only_edits_the_framework_hook_list(run, repo):
+    """The shell hook's fast path asks about the hook list too: dropping flowgit's hooks from it (the list
+    the team's framework runs) is G810 there as well, and an unrelated edit of the list passes."""
+    committed_base(repo)
+    (repo / ".pre-commit-config.yaml").write_text(_framework_list("python3"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the framework's list", "--no-verify")
+    assert run(repo, "install-hook").code == 0
+    listed = (repo / ".pre-commit-config.yaml").read_text()
+    (repo / ".pre-commit-config.yaml").write_text(listed.replace("name: flowgit-check", "name: the gate"))
+    git(repo, "add", "-A")
+    assert commit(repo, "rename a hook's label").returncode == 0
+    (repo / ".pre-commit-config.yaml").write_text("repos: []\n")
+    git(repo, "add", "-A")
+    refused = commit(repo, "no hooks")
+    assert refused.returncode == 1 and "G810" in refused.stderr and "takes the `flowgit-check` hook out" \
+        in refused.stderr

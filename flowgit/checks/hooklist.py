@@ -1,0 +1,112 @@
+"""The pre-commit framework's hook list: a commit must not take flowgit's hooks out of what judges it.
+
+The framework runs the hooks that ``.pre-commit-config.yaml`` lists *as
+staged*: a commit that drops ``flowgit-check``, points its ``entry`` at
+``true`` or moves it to a stage that never runs is judged by the list it
+brings, so the violation it carries passes with no ``--no-verify``. As with
+flowgit's own configuration (G801), the list the base commits is the one that
+counts: every flowgit hook there must still run, as it ran, in the change.
+A hook added, a ``rev`` moved to another release, or a hook's name or
+description reworded take nothing away. The gate (G810), check-msg and the
+audit (A404) ask this one question.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+HOOK_CONFIG = ".pre-commit-config.yaml"
+# What decides whether and how a hook runs (``name`` and ``description`` only label it; ``rev`` picks a release)
+RUN_KEYS = ("entry", "args", "language", "language_version", "stages", "files", "exclude", "types", "types_or",
+            "exclude_types", "always_run", "pass_filenames", "additional_dependencies", "require_serial")
+MAX_BYTES = 1 << 20  # a hook list is a few kilobytes
+MAX_NODES = 20_000  # values read into the comparison: YAML aliases can make a kilobyte billions of nodes
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def hook_weakenings(old: bytes | None, new: bytes | None) -> list[str]:
+    """Every way the hook list ``new`` runs flowgit's hooks less than ``old`` does, one sentence each."""
+    before = flowgit_hooks(old)
+    if not before:
+        return []  # no flowgit hook was listed (or the base's list cannot be read): nothing to take away
+    if new is None:
+        return [f"deletes {HOOK_CONFIG}, which runs flowgit's hooks ({', '.join(sorted(before))})"]
+    after = flowgit_hooks(new)
+    if after is None:
+        return [f"leaves {HOOK_CONFIG} unreadable as a hook list (YAML with `repos:` of `hooks:`), so which of "
+                "flowgit's hooks it runs cannot be told"]
+    problems = []
+    for hook_id, runs in sorted(before.items()):
+        now = after.get(hook_id, [])
+        if not now:
+            problems.append(f"takes the `{hook_id}` hook out of {HOOK_CONFIG}")
+            continue
+        lost = next((how for how in runs if how not in now), None)
+        if lost is not None:
+            was, is_now = dict(lost), dict(now[0])
+            keys = sorted(k for k in was.keys() | is_now.keys() if was.get(k) != is_now.get(k))
+            problems.append(f"changes how the `{hook_id}` hook runs in {HOOK_CONFIG} ({', '.join(keys)})")
+    return problems
+
+
+def flowgit_hooks(data: bytes | None) -> dict[str, list[tuple]] | None:
+    """flowgit's hooks in a hook list, by id: what decides how each entry runs (an id listed twice runs
+    twice). ``{}`` when there is no list or it lists none of flowgit's; None when it cannot be read."""
+    if data is None:
+        return {}
+    if len(data) > MAX_BYTES:
+        return None
+    import yaml
+
+    try:
+        doc = yaml.load(data.decode("utf-8"), Loader=yaml.SafeLoader)  # noqa: S506 (the safe loader)
+        return _listed(doc)
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError, ValueError, TypeError, _TooLarge):
+        return None
+
+
+def _listed(doc: Any) -> dict[str, list[tuple]] | None:
+    if not isinstance(doc, dict) or not isinstance(doc.get("repos"), list):
+        return None
+    budget = [MAX_NODES]
+    found: dict[str, list[tuple]] = {}
+    for repo in doc["repos"]:
+        if not isinstance(repo, dict) or not isinstance(repo.get("hooks"), list):
+            continue
+        source = _bounded(repo.get("repo"), budget)
+        for hook in repo["hooks"]:
+            if not isinstance(hook, dict) or not isinstance(hook.get("id"), str):
+                continue
+            if not _is_flowgits(hook["id"], hook.get("entry"), source):
+                continue
+            how = {k: _bounded(hook[k], budget) for k in RUN_KEYS if k in hook}
+            how["repo"] = source
+            if "stages" not in hook and "default_stages" in doc:  # a hook without stages runs at these
+                how["default_stages"] = _bounded(doc["default_stages"], budget)
+            found.setdefault(hook["id"], []).append(tuple(sorted(how.items())))
+    return found
+
+
+def _is_flowgits(hook_id: str, entry: Any, source: Any) -> bool:
+    """Whether a listed hook is one of flowgit's: by its id (the ids flowgit publishes all start so), by the
+    command it runs (a `repo: local` hook of any id running `flowgit …`), or by the repository it comes from."""
+    if hook_id.startswith("flowgit"):
+        return True
+    if isinstance(entry, str) and entry.split()[:1] and entry.split()[0].rsplit("/", 1)[-1].startswith("flowgit"):
+        return True
+    return isinstance(source, str) and "flowgit" in source.rsplit("/", 1)[-1].lower()
+
+
+def _bounded(value: Any, budget: list[int]) -> Any:
+    """``value`` as a comparable, hashable tree, counting its nodes against ``budget``."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooLarge
+    if isinstance(value, dict):
+        return ("{}", tuple(sorted((str(k), _bounded(v, budget)) for k, v in value.items())))
+    if isinstance(value, list):
+        return ("[]", tuple(_bounded(v, budget) for v in value))
+    return value
