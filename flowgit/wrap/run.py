@@ -417,6 +417,11 @@ def _refuse_replacing_hand_edits(cfg: Config, inputs, plan: Plan) -> None:
     edits = hand_edits_replaced(inputs.doc, inputs.head_doc, plan)
     if not edits:
         return
+    from flowgit.lock import RepoLock
+    from flowgit.wrap.transaction import check_unchanged
+
+    with RepoLock(git_dir(inputs.root), "flowgit wrap"):  # another wrap's file, read between its write and its
+        check_unchanged(cfg, inputs)                      # commit, is no hand edit: that race is said as one
     label, line = edits[0]
     fields = {"Current State": "state", "Top of Mind": "top_of_mind", "Recent Context": "recent"}
     named = ", ".join(f"`{name}`" for name, _ in edits)

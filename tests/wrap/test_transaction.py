@@ -460,3 +460,38 @@ def test_the_wraps_own_commit_is_recognised_after_a_kill_whatever_else_was_stage
     assert res.returncode == 0 and "had already committed" in res.stdout, res.stdout + res.stderr
     assert git(wrap_repo, "rev-parse", "HEAD~1").strip() == base
     assert not (wrap_repo / ".git" / "flowgit-wrap.journal").exists()
+
+
+def test_a_wrap_that_reads_another_wraps_file_before_its_commit_says_so_not_hand_edit(wrap_repo, tmp_path,
+                                                                                      monkeypatch):
+    """Wrap A has written its State and not yet committed (paused there, holding the lock) when wrap B reads
+    its inputs: B sees a State HEAD lacks. That is A's wrap, not a hand edit: B's guard waits for the lock
+    and refuses with the race, and never advises undoing A's edit. (B is run in-process from the reading
+    of its inputs: between its own start-up checks and that reading is where the two wraps cross.)"""
+    from flowgit.config import load_config
+    from flowgit.errors import FlowgitError
+    from flowgit.wrap.plan import load_plan
+    from flowgit.wrap.run import _refuse_replacing_hand_edits, read_inputs
+
+    marker = tmp_path / "paused"
+    env = {**os.environ, "FLOWGIT_PAUSE": "4-sections", "FLOWGIT_PAUSE_FILE": str(marker),
+           "FLOWGIT_PAUSE_SECONDS": "2"}
+    first = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp_path)),
+                              "--date", "2026-11-26"], cwd=wrap_repo, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    for _ in range(600):
+        if marker.exists() and marker.read_text():
+            break
+        time.sleep(0.02)
+    assert "Focus: the transaction" in (wrap_repo / "CONTINUITY.md").read_text()  # written, not committed
+    second_plan = tmp_path / "second.json"
+    second_plan.write_text(json.dumps({"session": "s-second", "state": "Focus: the second wrap"}))
+    monkeypatch.setenv("FLOWGIT_LOCK_WAIT", "30")
+    cfg, plan = load_config(wrap_repo), load_plan(str(second_plan))
+    inputs = read_inputs(cfg, plan, None, "2026-11-26")
+    with pytest.raises(FlowgitError) as refused:
+        _refuse_replacing_hand_edits(cfg, inputs, plan)
+    assert "changed while this wrap was deciding" in refused.value.message
+    _, err = first.communicate(timeout=60)
+    assert first.returncode == 0, err
+    assert git(wrap_repo, "status", "--porcelain") == ""
