@@ -104,18 +104,20 @@ def mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
     return problems
 
 
-# A level a trailer gives (`1x->2x`, `3x`), read as the pattern grammar reads one
-_LEVEL_RE = re.compile(r"(?<![\w.])(\d{1,3})\s*[xX\u00d7](?!\w)")
+# The level step a trailer gives right after the name (`1x->2x`, `2x → 3x`, a bare `3x`), read as the pattern
+# grammar reads a level; numbers elsewhere in its words (`p99 10x lower`) are prose, not levels
+_LEVEL_STEP_RE = re.compile(r"\s*(\d{1,3})\s*[xX\u00d7](?:\s*(?:->|\u2192)\s*(\d{1,3})\s*[xX\u00d7])?(?!\w)")
 
 
 def _detail_mismatches(trailers: list[tuple[str, str]], events, by_key: dict[str, str],
                        raised: tuple[str, str]) -> list[str]:
-    """What a ``Graduated:``/``Incremented:`` trailer says beyond the name, held to the change: the levels it
-    gives must be the step the change makes, and its ``[evidence: …]`` the ids the pattern's line cites.
+    """What a ``Graduated:``/``Incremented:`` trailer says beyond the name, held to the change: the level
+    step it gives after the name must be the step the change makes, and its ``[evidence: …]`` the ids the
+    pattern's line cites (one list: a second would put ids on record that no rule compared).
 
     ``git log --format=%(trailers)`` reports these words as the record of what
     earned a level; a trailer naming ids the change does not cite would put
-    evidence on record that no rule ever judged. A trailer without levels or
+    evidence on record that no rule ever judged. A trailer without a step or
     an evidence list says nothing more, and is held to its name alone.
     """
     from flowgit.continuity.patterns import EVIDENCE_ID_RE, EVIDENCE_VALUE_RE
@@ -129,19 +131,22 @@ def _detail_mismatches(trailers: list[tuple[str, str]], events, by_key: dict[str
         if event is None:
             continue  # a name the change does not show: reported by name
         rest = value[value.find(words[0]) + len(words[0]):]
-        listed = EVIDENCE_VALUE_RE.search(rest)
-        if listed is None and "evidence" in rest.lower():
+        lists = EVIDENCE_VALUE_RE.findall(rest)
+        if len(lists) > 1:
+            problems.append(f"trailer `{key}: {words[0]}` gives {len(lists)} evidence lists: give one, the ids "
+                            "the pattern's line cites")
+        elif not lists and "evidence" in rest.lower():
             problems.append(f"trailer `{key}: {value}` names evidence, but not as `[evidence: ep-…, …]`: "
                             "the change's evidence cannot be compared with it")
-        elif listed is not None:
-            claimed, cited = set(EVIDENCE_ID_RE.findall(listed["value"])), set(event.evidence)
+        elif lists:
+            claimed, cited = set(EVIDENCE_ID_RE.findall(lists[0])), set(event.evidence)
             if claimed != cited:
                 problems.append(f"trailer `{key}: {words[0]}` lists evidence "
                                 f"{', '.join(sorted(claimed)) or '(none)'} but the change cites "
                                 f"{', '.join(sorted(cited)) or 'none'}")
-        levels = {int(n) for n in _LEVEL_RE.findall(EVIDENCE_VALUE_RE.sub(" ", rest))}
-        step = {n for n in (event.old_level, event.level) if n is not None}
-        if levels - step:
+        step = _LEVEL_STEP_RE.match(rest)
+        levels = {int(n) for n in step.groups() if n} if step else set()
+        if levels - {n for n in (event.old_level, event.level) if n is not None}:
             shown = f"{event.old_level}x->{event.level}x" if event.old_level is not None else f"{event.level}x"
             problems.append(f"trailer `{key}: {value}` gives level(s) {', '.join(f'{n}x' for n in sorted(levels))}"
                             f" but the change takes `{words[0]}` {shown}")

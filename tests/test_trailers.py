@@ -112,3 +112,12 @@ def test_trailers_are_read_as_git_reads_them():
         assert ours == theirs, message
         checked += bool(theirs)
     assert checked > 100  # most generated blocks are trailer blocks to git
+
+
+def test_a_second_evidence_list_is_refused_and_numbers_in_prose_are_not_levels():
+    two = mismatches([("Incremented", "retry_budget 1x->2x [evidence: ep-a, ep-b] [evidence: ep-x]")], INCREMENT)
+    assert two == ["trailer `Incremented: retry_budget` gives 2 evidence lists: give one, the ids the pattern's "
+                   "line cites"]
+    prose = "retry_budget 1x->2x (p99 latency 10x lower) [evidence: ep-a, ep-b]"
+    assert mismatches([("Incremented", prose)], INCREMENT) == []
+    assert mismatches([("Incremented", "retry_budget 2x → 3x")], INCREMENT)  # a step, however it is arrowed

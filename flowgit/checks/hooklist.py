@@ -13,6 +13,7 @@ audit (A404) ask this one question.
 
 from __future__ import annotations
 
+import posixpath
 from typing import Any
 
 HOOK_CONFIG = ".pre-commit-config.yaml"
@@ -25,6 +26,37 @@ MAX_NODES = 20_000  # values read into the comparison: YAML aliases can make a k
 
 class _TooLarge(Exception):
     pass
+
+
+def link_target(text: bytes | None) -> str | None:
+    """The in-tree path that a symbolic link's text names (one hop), or None: not a link's text (a hook list
+    is YAML over several lines, or one with a colon), or a path that leaves the tree.
+
+    The framework follows a linked ``.pre-commit-config.yaml`` to the list it
+    names: that list is the one judged, at the base and in the change alike.
+    """
+    if not text or len(text) > 4096 or b"\n" in text or b":" in text:
+        return None
+    path = posixpath.normpath(text.decode("utf-8", "replace"))
+    if path.startswith(("/", "../")) or path in (".", ".."):
+        return None
+    return path
+
+
+def runs_flowgit(data: bytes | None) -> bool:
+    """Whether a hook list runs one of flowgit's hooks (only such a list has a say in a merge's verdict: a
+    branch forked before the list existed vouches for no list)."""
+    return bool(flowgit_hooks(data))
+
+
+def merged_weakenings(new: bytes | None, parents: list[bytes | None]) -> list[str]:
+    """How ``new`` runs flowgit's hooks less than every parent whose list runs one does ([] for a list as a
+    parent holds it): a merge answers for what it takes from all of them, as it does for the memory."""
+    if new in parents:
+        return []
+    voters = [old for old in parents if runs_flowgit(old)]
+    found = [hook_weakenings(old, new) for old in voters]
+    return [problem for problem in found[0] if all(problem in other for other in found[1:])] if found else []
 
 
 def hook_weakenings(old: bytes | None, new: bytes | None) -> list[str]:
@@ -62,10 +94,46 @@ def flowgit_hooks(data: bytes | None) -> dict[str, list[tuple]] | None:
     import yaml
 
     try:
-        doc = yaml.load(data.decode("utf-8"), Loader=yaml.SafeLoader)  # noqa: S506 (the safe loader)
-        return _listed(doc)
+        text = data.decode("utf-8")
+        if "\ufeff" in text[1:]:
+            return None  # libyaml skips a byte-order mark at any line's start, the pure loader only at the first
+        read = [_listed(yaml.load(text, Loader=loader)) for loader in _loaders()]  # noqa: S506 (safe loaders)
     except (yaml.YAMLError, UnicodeDecodeError, RecursionError, ValueError, TypeError, _TooLarge):
         return None
+    return read[0] if all(other == read[0] for other in read[1:]) else None  # readers that disagree: unreadable
+
+
+_LOADERS: list | None = None
+
+
+def _loaders() -> list:
+    """The framework's YAML loader (libyaml's, where PyYAML has it) and the pure one, each refusing a key
+    given twice in one mapping (both loaders keep the last silently: `entry` written twice runs the second).
+
+    The list is judged as the framework reads it; read by both, a file the
+    two scanners read apart is unreadable, not judged by the reading that
+    suits the change.
+    """
+    global _LOADERS
+    if _LOADERS is None:
+        import yaml
+
+        bases = [getattr(yaml, "CSafeLoader", None), yaml.SafeLoader]
+        _LOADERS = [_refusing_repeats(base) for base in bases if base is not None]
+    return _LOADERS
+
+
+def _refusing_repeats(base):
+    import yaml
+
+    class Loader(base):  # type: ignore[misc, valid-type]
+        def construct_mapping(self, node, deep=False):  # type: ignore[override]
+            keys = [self.construct_object(k, deep=deep) for k, _ in node.value]
+            if len(set(map(repr, keys))) != len(keys):
+                raise yaml.constructor.ConstructorError(None, None, "a key given twice", node.start_mark)
+            return super().construct_mapping(node, deep=deep)
+
+    return Loader
 
 
 def _listed(doc: Any) -> dict[str, list[tuple]] | None:
@@ -84,10 +152,24 @@ def _listed(doc: Any) -> dict[str, list[tuple]] | None:
                 continue
             how = {k: _bounded(hook[k], budget) for k in RUN_KEYS if k in hook}
             how["repo"] = source
-            if "stages" not in hook and "default_stages" in doc:  # a hook without stages runs at these
-                how["default_stages"] = _bounded(doc["default_stages"], budget)
+            if "stages" in how:
+                how["stages"] = _stage_names(how["stages"])
+            elif "default_stages" in doc:  # a hook without stages runs at these
+                how["stages"] = _stage_names(_bounded(doc["default_stages"], budget))
             found.setdefault(hook["id"], []).append(tuple(sorted(how.items())))
     return found
+
+
+# The framework's older stage names, which it still reads as the new ones (`pre-commit migrate-config` renames them)
+OLD_STAGE_NAMES = {"commit": "pre-commit", "merge-commit": "pre-merge-commit", "push": "pre-push"}
+
+
+def _stage_names(stages: Any) -> Any:
+    """A stage list as the framework reads it: old names as the new ones, order and repeats ignored."""
+    if isinstance(stages, tuple) and stages[:1] == ("[]",):
+        return ("stages", tuple(sorted({OLD_STAGE_NAMES.get(s, s) if isinstance(s, str) else repr(s)
+                                        for s in stages[1]})))
+    return stages
 
 
 def _is_flowgits(hook_id: str, entry: Any, source: Any) -> bool:

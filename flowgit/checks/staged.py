@@ -421,7 +421,9 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     variants = case_variants_of([cont, st, new_cont, new_st], staged)
     held_variants = ({k: v for k, v in reads.entries(base, list(variants)).items() if "\0" not in k}
                      if variants and base else {})
-    hooks_weakened = _hooks_weakened(reads, staged.get(HOOK_CONFIG), [b.get(HOOK_CONFIG) for b in bases.values()])
+    hooks_weakened = _hooks_weakened(root, reads, staged.get(HOOK_CONFIG),
+                                     {rev: b.get(HOOK_CONFIG) for rev, b in bases.items()},
+                                     linked=HOOK_CONFIG in links)
     if (not config_changed and not merge_heads and not symlinked and variants == held_variants and not hooks_weakened
             and all(staged.get(p) == base_entries.get(p) for p in judged)):
         return None
@@ -487,25 +489,37 @@ def staged_hooks_weakened(root: Path) -> list[str]:
     index = IndexQuery(root, [HOOK_CONFIG])
     try:
         with Reads(root) as reads:
-            staged = index.result().get(HOOK_CONFIG)
+            links: set[str] = set()
+            staged = index.result(links).get(HOOK_CONFIG)
             revs = [rev for rev in (reads.commit("HEAD"), *_merge_heads(root)) if rev]
-            return _hooks_weakened(reads, staged, [reads.entries(rev, [HOOK_CONFIG]).get(HOOK_CONFIG)
-                                                   for rev in revs])
+            return _hooks_weakened(root, reads, staged, {rev: reads.entries(rev, [HOOK_CONFIG]).get(HOOK_CONFIG)
+                                                         for rev in revs}, linked=HOOK_CONFIG in links)
     finally:
         index.close()
 
 
-def _hooks_weakened(reads, staged: str | None, held: list[str | None]) -> list[str]:
-    """How the staged hook list runs flowgit's hooks less than every parent's does (G810: a merge answers
-    only for what it takes from all of them; one parent's list kept is no weakening)."""
-    if not held or staged in held:
+def _hooks_weakened(root: Path, reads, staged: str | None, held: dict[str, str | None], *,
+                    linked: bool = False) -> list[str]:
+    """How the staged hook list runs flowgit's hooks less than the parents' (``held``: each parent's blob id
+    of it) do (G810; see :func:`flowgit.checks.hooklist.merged_weakenings`). A list staged as a symbolic
+    link (``linked``) is judged by the list it names, in the index and in each parent."""
+    if not held or (staged in held.values() and not linked):
         return []  # a first commit, or the list as a parent has it
-    from flowgit.checks.hooklist import hook_weakenings
+    from flowgit.checks.hooklist import link_target, merged_weakenings
 
-    texts = reads.objects([staged or "", *(oid or "" for oid in held)])
-    new = texts.get(staged) if staged else None
-    found = [hook_weakenings(texts.get(oid) if oid else None, new) for oid in held]
-    return [problem for problem in found[0] if all(problem in other for other in found[1:])]
+    texts = reads.objects([staged or "", *(oid or "" for oid in held.values())])
+
+    def followed(oid: str | None, find) -> bytes | None:
+        text = texts.get(oid) if oid else None
+        target = link_target(text)
+        if target is None:
+            return text
+        found = find(target)
+        return reads.objects([found])[found] if found else None
+
+    new = followed(staged, lambda path: index_blobs(root, [path]).get(path))
+    olds = [followed(oid, lambda path, rev=rev: reads.entries(rev, [path]).get(path)) for rev, oid in held.items()]
+    return merged_weakenings(new, olds)
 
 
 def _staged_config(root: Path, staged: dict[str, str], texts: dict[str, bytes], problem: "FlowgitError | None",

@@ -270,7 +270,7 @@ class Auditor:
             conf = self.configs.at(tree)
             cont, store, judged = self._paths(conf)
             found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store), _links(tree, judged),
-                            self._case_variants(tree, (cont, store)), _oid(tree, HOOK_CONFIG))
+                            self._case_variants(tree, (cont, store)), self._hook_list(tree))
             self._versions[sha] = found
             if len(self._versions) > 256:
                 self._versions.popitem(last=False)
@@ -357,15 +357,27 @@ class Auditor:
         return self._merge_base(holding if len(holding) > 1 else parents)
 
     def _hooks_weaker_than_parents(self, before: list[Version], version: Version) -> list[str]:
-        """G810's question of a commit: how its hook list runs flowgit's hooks less than every parent's does
+        """G810's question of a commit: how its hook list runs flowgit's hooks less than its parents' do
         (a root commit weakens none: the framework's list is not held to a default)."""
         if not before or any(p.hooks == version.hooks for p in before):
             return []
-        from flowgit.checks.hooklist import hook_weakenings
+        from flowgit.checks.hooklist import merged_weakenings
 
-        new = self.data(version.hooks)
-        found = [hook_weakenings(self.data(p.hooks), new) for p in before]
-        return [problem for problem in found[0] if all(problem in other for other in found[1:])]
+        return merged_weakenings(self.data(version.hooks), [self.data(p.hooks) for p in before])
+
+    def _hook_list(self, tree):
+        """The blob id of the framework's hook list in ``tree``: a symbolic link is followed (one hop, inside
+        the tree) to the list the framework would read."""
+        try:
+            entry = tree[HOOK_CONFIG]
+        except KeyError:
+            return None
+        if entry.filemode != 0o120000:
+            return entry.id if entry.type_str == "blob" else None
+        from flowgit.checks.hooklist import link_target
+
+        target = link_target(self.repo[entry.id].data)
+        return _oid(tree, target) if target else None
 
     def _weakenings(self, base: Version, new: Version) -> list[str]:
         """G801's answer for a parent and its child, asked of what the parent held; asked once per pair of

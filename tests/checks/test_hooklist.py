@@ -84,3 +84,45 @@ def test_yaml_aliases_that_would_expand_past_any_list_are_unreadable_not_walked(
         f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi"))
     found = weakened(bomb + BASE.replace("- id: flowgit-audit\n", "- id: flowgit-audit\n        args: *i\n"))
     assert found and "unreadable" in found[0]
+
+
+@pytest.mark.parametrize("trick", [
+    BASE.replace("      - id: flowgit-check\n", "      - {id: flowgit-check,\n\ufeffentry: 'true'}\n"),
+    BASE.replace("      - id: flowgit-check\n", "      - id: flowgit-check\n        entry: flowgit check\n"
+                 "        entry: 'true'\n"),
+], ids=["bom-inside-a-line-libyaml-skips", "a-key-given-twice"])
+def test_a_list_the_framework_reads_otherwise_than_flowgit_is_unreadable(trick):
+    """libyaml (the framework's reader) skips a byte-order mark at any line's start, the pure reader keeps it;
+    both keep the last of a key given twice. Either way the list is not judged by one reading of it."""
+    assert flowgit_hooks(trick.encode()) is None
+    assert "unreadable" in weakened(trick)[0]
+
+
+def test_old_stage_names_are_the_new_ones_as_the_framework_reads_them():
+    old_names = BASE.replace("- id: flowgit-check\n", "- id: flowgit-check\n        stages: [commit, merge-commit]\n")
+    migrated = old_names.replace("[commit, merge-commit]", "[pre-commit, pre-merge-commit]")
+    assert weakened(migrated, old=old_names) == []  # what `pre-commit migrate-config` writes
+    assert weakened(migrated.replace(", pre-merge-commit", ""), old=old_names)  # a stage lost
+
+
+def test_in_a_merge_only_parents_whose_list_runs_flowgit_have_a_say():
+    """A branch forked before the list existed vouches for no list: merged, it cannot cancel what the
+    merge takes from the parent that runs the gate."""
+    from flowgit.checks.hooklist import merged_weakenings
+
+    gone = b"repos: []\n"
+    assert merged_weakenings(gone, [BASE.encode(), None])  # G810 despite the listless parent
+    assert merged_weakenings(gone, [BASE.encode(), b"repos:\n  - repo: local\n    hooks: []\n"])
+    assert merged_weakenings(gone, [None, None]) == []
+    assert merged_weakenings(BASE.encode(), [BASE.encode(), None]) == []
+    kept = BASE.replace("rev: v0.1.0", "rev: v0.2.0").encode()
+    assert merged_weakenings(gone, [BASE.encode(), kept])  # weaker than both voters
+
+
+def test_a_link_is_read_as_the_path_it_names_inside_the_tree():
+    from flowgit.checks.hooklist import link_target
+
+    assert link_target(b"ci/pre-commit.yaml") == "ci/pre-commit.yaml"
+    assert link_target(b"./ci/../ci/hooks.yaml") == "ci/hooks.yaml"
+    assert link_target(b"../outside.yaml") is None and link_target(b"/etc/hooks.yaml") is None
+    assert link_target(BASE.encode()) is None and link_target(b"{repos: []}") is None

@@ -545,3 +545,49 @@ def test_flowgits_own_hook_judges_a_commit_that_only_edits_the_framework_hook_li
     refused = commit(repo, "no hooks")
     assert refused.returncode == 1 and "G810" in refused.stderr and "takes the `flowgit-check` hook out" \
         in refused.stderr
+
+
+def test_a_merge_with_a_branch_older_than_the_hook_list_cannot_empty_it(run, repo):
+    """A branch forked before the list existed runs no flowgit hook and vouches for no list: a merge with
+    it that empties the list is weaker than the parent that runs the gate (G810; A404 if forced)."""
+    committed_base(repo)
+    git(repo, "branch", "old")
+    (repo / ".pre-commit-config.yaml").write_text(_framework_list("python3"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the framework's list", "--no-verify")
+    git(repo, "checkout", "-q", "old")
+    (repo / "notes.txt").write_text("work on the old branch\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "old work", "--no-verify")
+    git(repo, "checkout", "-q", "main")
+    assert run(repo, "install-hook").code == 0
+    before = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "merge", "-q", "--no-commit", "--no-ff", "old")
+    (repo / ".pre-commit-config.yaml").write_text("repos: []\n")
+    git(repo, "add", "-A")
+    refused = commit(repo, "merge old")
+    assert refused.returncode == 1 and "G810" in refused.stderr and "takes the `flowgit-check` hook out" \
+        in refused.stderr
+    git(repo, "commit", "-qm", "merge old", "--no-verify")
+    found = json.loads(run(repo, "audit", "--json", "--range", f"{before}..HEAD").out)["findings"]
+    assert [f["code"] for f in found] == ["A404"]
+
+
+def test_a_hook_list_behind_a_symbolic_link_is_judged_as_the_list_it_names(run, repo):
+    """The framework follows a linked `.pre-commit-config.yaml`: an edit of the list it names is judged,
+    by `flowgit check` and by the audit, whether or not the link itself changes."""
+    committed_base(repo)
+    (repo / "ci").mkdir()
+    (repo / "ci" / "hooks.yaml").write_text(_framework_list("python3"))
+    (repo / ".pre-commit-config.yaml").symlink_to("ci/hooks.yaml")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a linked list", "--no-verify")
+    before = git(repo, "rev-parse", "HEAD").strip()
+    listed = (repo / "ci" / "hooks.yaml").read_text()
+    (repo / "ci" / "hooks.yaml").write_text(listed.replace("python3 -m flowgit check\n", "'true'\n", 1))
+    git(repo, "add", "-A")
+    checked = run(repo, "check")
+    assert checked.code == 1 and "G810" in checked.err and "changes how the `flowgit-check` hook runs" in checked.err
+    git(repo, "commit", "-qm", "re-point the gate", "--no-verify")
+    found = json.loads(run(repo, "audit", "--json", "--range", f"{before}..HEAD").out)["findings"]
+    assert [f["code"] for f in found] == ["A404"]
