@@ -182,15 +182,13 @@ def pushed_range(range_text: str | None, exclude: tuple[str, ...]
     if start and end:  # an existing branch's update (the caller audits it as one: --replaces)
         return f"{start}..{end}", exclude, None
     local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
-    remote = os.environ.get("PRE_COMMIT_REMOTE_NAME")
-    known: tuple[str, ...] = ()
-    default = None
-    if remote:
-        out = git(Path.cwd(), "for-each-ref", "--format=%(objectname)", f"refs/remotes/{remote}", check=False)
-        known = tuple(out.decode().split())
-        default = git(Path.cwd(), "rev-parse", "-q", "--verify", f"refs/remotes/{remote}/HEAD^{{commit}}",
-                      check=False).decode().strip() or None
-    return local, exclude + known, default
+    remote = os.environ.get("PRE_COMMIT_REMOTE_NAME") or os.environ.get("PRE_COMMIT_REMOTE_URL")
+    if not remote:
+        return local, exclude, None
+    from flowgit.history.remote import commits_the_remote_holds
+
+    known, default = commits_the_remote_holds(Path.cwd(), remote)
+    return local, exclude + tuple(known), default
 
 
 def render_audit(report: AuditReport) -> str:

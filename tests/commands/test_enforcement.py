@@ -399,3 +399,35 @@ def test_an_octopus_merge_with_a_code_branch_from_before_the_memory_is_judged_li
     assert len(git(repo, "rev-list", "--parents", "-1", "HEAD").split()) == 4  # an octopus, hooks run
     audit = run(repo, "audit")
     assert audit.code == 0 and "clean" in audit.out, audit.out
+
+
+@pytest.mark.parametrize("how", ["moved-by-hand", "left-after-a-server-delete"])
+def test_a_new_branch_is_judged_above_what_the_remote_holds_not_what_the_clone_believes(run, pushed, how):
+    """A remote-tracking ref is this clone's belief: one moved onto a bad commit, or one left behind after
+    its branch was deleted on the server, must not hide that commit from the audit of a new branch."""
+    repo, remote = pushed
+    assert run(repo, "install-hook").code == 0
+    base = git(repo, "rev-parse", "HEAD").strip()
+    bad = bypass(repo)
+    if how == "moved-by-hand":
+        git(repo, "update-ref", "refs/remotes/origin/x", bad)
+    else:
+        assert sh(repo, "git", "push", "-q", "--no-verify", "origin", "HEAD:refs/heads/feature").returncode == 0
+        git(repo, "fetch", "-q", "origin")
+        git(remote, "update-ref", "-d", "refs/heads/feature")  # deleted on the server; no fetch --prune here
+    assert git(repo, "rev-parse", "refs/remotes/origin/" + ("x" if how == "moved-by-hand" else "feature")
+               ).strip() == bad
+    refused = sh(repo, "git", "push", "origin", "HEAD:refs/heads/topic")
+    assert refused.returncode != 0 and "G101" in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+    assert git(remote, "for-each-ref", "refs/heads/topic").strip() == ""
+    framework = sh(repo, sys.executable, "-m", "flowgit", "audit", "--pushed",
+                   env={"PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_LOCAL_BRANCH": "HEAD"})
+    assert framework.returncode == 1 and "G101" in framework.stdout, framework.stdout + framework.stderr
+    assert git(repo, "rev-parse", "HEAD").strip() != base
+
+
+def test_a_remote_that_cannot_say_what_it_holds_refuses_a_new_branch_with_the_reason(run, pushed):
+    repo, remote = pushed
+    framework = sh(repo, sys.executable, "-m", "flowgit", "audit", "--pushed",
+                   env={"PRE_COMMIT_REMOTE_NAME": str(remote.parent / "gone.git"), "PRE_COMMIT_LOCAL_BRANCH": "HEAD"})
+    assert framework.returncode == 2 and "cannot ask" in framework.stderr and "Traceback" not in framework.stderr
