@@ -20,8 +20,13 @@ def add_episodes(cfg: Config, episodes: list[Episode], notes: Iterable[str] = ()
     ``notes`` are what making them changed in what was written (:func:`flowgit.episodes.make_episode`)."""
     from flowgit.episodes import EpisodeStore
 
+    ahead = future_dated(episodes)
+    if ahead:
+        raise FlowgitError("; ".join(ahead) + ": nothing was written", path=cfg.store,
+                           fix="give the time it happened (now or earlier), or leave --ts out: an episode is "
+                               "recorded when it happens")
     added, already = EpisodeStore(cfg.store).append(episodes, guard=lambda: refuse_where_git_would_drop(cfg))
-    return {"added": added, "already_present": already, "warnings": [*notes, *future_dated(added)]}
+    return {"added": added, "already_present": already, "warnings": list(notes)}
 
 
 def refuse_where_git_would_drop(cfg: Config) -> None:
@@ -55,8 +60,10 @@ FUTURE_SKEW_SECONDS = 3600  # clocks disagree a little; an hour ahead is a date,
 
 
 def future_dated(episodes: list) -> list[str]:
-    """A warning per episode dated ahead of now: no change made before that time can cite it (G103 counts
-    only episodes dated up to the change), so it is recorded but cannot ground anything yet."""
+    """A sentence per episode dated more than a clock's skew ahead of now, which is refused: the gate
+    refuses to commit it before its date (G705), and a wrap commits every episode the store appends, so
+    every wrap in the clone would be refused until then; and its id does not hold its date, so it could not
+    be recorded again with the right one."""
     from datetime import datetime, timedelta, timezone
 
     from flowgit.episodes import parse_ts
@@ -66,8 +73,9 @@ def future_dated(episodes: list) -> list[str]:
     for e in episodes:
         when = parse_ts(e.ts)
         if when is not None and when > ahead:
-            out.append(f"{e.id} is dated {e.ts}, in the future: it is recorded, but the gate refuses to commit it "
-                       "before then (G705), and no change before then can cite it as evidence")
+            out.append(f"episode \"{e.content[:40]}\" is dated {e.ts}, more than an hour ahead of now: the gate "
+                       "refuses to commit an episode before its date (G705), so every wrap in this clone would be "
+                       "refused until then")
     return out
 
 

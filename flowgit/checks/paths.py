@@ -105,7 +105,9 @@ def removed(old: "Side | None", new: "Side") -> Iterator[Finding]:
         yield Finding("G804", "removed", "error", new.store_path, None,
                       "the episodic store is deleted in this commit; it is append-only and every "
                       "graduation stands on it",
-                      f"restore it (`git restore --staged --worktree --source=HEAD -- {new.store_path}`)")
+                      f"put it back in the index (`git restore --staged -- {new.store_path}`), and, only if the "
+                      f"working tree no longer has the file, there too (`git restore -- {new.store_path}`): a "
+                      "working store still there holds the episodes recorded since HEAD")
 
 
 def unmerged(new: "Side") -> Iterator[Finding]:

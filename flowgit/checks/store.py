@@ -19,7 +19,9 @@ def append_only(ctx: CheckContext) -> Iterator[Finding]:
             common += 1
         yield Finding("G701", "store-append-only", "error", ctx.store_path, common + 1,
                       "the episodic store is append-only: this commit changes or removes an existing line",
-                      f"restore it (`git checkout HEAD -- {ctx.store_path}`) and append instead")
+                      f"put that line back as HEAD has it (`git diff HEAD -- {ctx.store_path}` shows it) and "
+                      "append a correction instead; keep the lines appended below it (a checkout of the whole "
+                      "store would also drop the episodes recorded since HEAD)")
         return
     added = ctx.appended_store
     start = len(ctx.new_store) - len(added)
@@ -93,8 +95,8 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
                       f"episode {ident} is dated {ts}, after this commit ({ctx.when:%Y-%m-%dT%H:%M:%SZ}): an "
                       "episode is recorded when it is committed, and a date set ahead would let it pass for one "
                       "recorded later (after a demotion, say)",
-                      "record it with the time it is recorded (`flowgit episode add` without --ts), or commit it "
-                      "once that time has come")
+                      "put the date right in that line (the time it happened, now or earlier; its id does not "
+                      "hold the date, so the line keeps its id), or commit it once that time has come")
 
 
 def _line_of_id(ctx: CheckContext, ident: str) -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 import os
 import subprocess
 import sys
@@ -71,13 +72,22 @@ def test_stdin_without_end_is_cut_off(initialised):
     assert b"Traceback" not in result.stderr and _store(initialised) == before
 
 
-def test_an_episode_dated_in_the_future_is_recorded_with_a_warning(initialised):
-    """It cannot ground anything before its date (G103 counts episodes dated up to the change): said, not hidden."""
+def test_an_episode_dated_in_the_future_is_refused_and_nothing_is_written(initialised):
+    """The gate refuses to commit it before its date (G705) and every wrap commits what the store appends:
+    recorded, it would stop every wrap in the clone, and its id (which holds no date) could not be recorded
+    again with the right one. So it is refused up front, the store as it was."""
+    before = _store(initialised)
     result = _flowgit(initialised, "episode", "add", "--type", "finding", "--ts", "2030-01-01T00:00:00Z",
                       "the budget held")
-    assert result.returncode == 0 and b"in the future" in result.stdout and b"added" in result.stdout
+    assert result.returncode == 2 and b"more than an hour ahead of now" in result.stderr
+    assert b"leave --ts out" in result.stderr and b"Traceback" not in result.stderr
+    assert _store(initialised) == before
     data = json.loads(_flowgit(initialised, "episode", "add", "--json", "--type", "finding", "now it held").stdout)
-    assert data["warnings"] == []
+    assert data["warnings"] == [] and len(data["added"]) == 1
+    soon = _flowgit(initialised, "episode", "add", "--type", "finding", "--ts",
+                    (datetime.now(timezone.utc) + timedelta(minutes=30)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "a clock a little ahead")
+    assert soon.returncode == 0  # within the skew clocks have
 
 
 def test_a_byte_order_mark_before_the_first_line_is_no_part_of_the_json(initialised):
