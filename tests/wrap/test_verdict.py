@@ -106,6 +106,21 @@ def test_a_rewritten_store_line_is_refused_with_g701(run, rich_repo):
     assert snapshot(rich_repo) == before
 
 
+def test_following_g701s_fix_keeps_the_episodes_recorded_since_head(run, rich_repo):
+    """The fix G701 prints must not lose acknowledged work: the session's episodes, appended below the line
+    edited by hand, survive doing what it says (put the line back, keep what is below)."""
+    store = rich_repo / ".flow" / "episodes.jsonl"
+    held = store.read_text()
+    assert run(rich_repo, "episode", "add", "--type", "finding", "--session", "sess-c",
+               "the session's own finding").code == 0
+    store.write_text(store.read_text().replace("retry storm multiplied", "retry storm tripled"))
+    res = run(rich_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    fix = next(f["fix"] for f in json.loads(res.out)["gate"] if f["code"] == "G701")
+    assert "checkout HEAD --" not in fix and "put that line back" in fix and "keep the lines appended" in fix
+    store.write_text(store.read_text().replace("retry storm tripled", "retry storm multiplied"))  # as it says
+    assert store.read_text().startswith(held) and "the session's own finding" in store.read_text()
+
+
 @pytest.mark.parametrize("mode", ["plan", "hand"])
 def test_the_immune_system_refusals_carry_the_gates_codes(run, rich_repo, mode):
     """Promotions the wrap itself refuses (and puts back) name the code the gate would have given."""
