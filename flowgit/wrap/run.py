@@ -516,6 +516,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
         result.nothing_to_do = True
         result.warnings.extend(_staged_apart(cfg, inputs.root))
         return result
+    _refuse_losing_staged_changes(cfg, inputs.root)
     result.gate = judge_wrap(cfg, inputs, final, new_eps, msg)
     if dry_run or result.gate_refused:
         return result  # refused: nothing was written, exactly as the hook would have left it
@@ -530,6 +531,42 @@ def _store_as_head_has_it(inputs: Inputs) -> bool:
         return not inputs.store_raw
     oid, size = inputs.head_store
     return len(inputs.store_raw) == size and blob_oid(inputs.store_raw, len(oid)) == oid
+
+
+def _refuse_losing_staged_changes(cfg: Config, root: Path) -> None:
+    """Stop (nothing written) where the index holds a change to the continuity file or the store that the
+    working tree does not: the wrap stages the working tree's files, and the staged change would be in no
+    commit, no index and no file (a store staged short of the working one, lines still to come, loses none).
+
+    A file HEAD lacks is staged by ``flowgit init`` and then edited: the working file is the later one.
+    """
+    paths = (cfg.continuity_rel, cfg.store_rel)
+    staged = [p for p in git(root, "diff", "--cached", "--name-only", "-z", "--", *paths,
+                             check=False).decode("utf-8", "replace").split("\0") if p]
+    if not staged:
+        return
+    apart = [p for p in git(root, "diff", "--name-only", "-z", "--", *staged,
+                            check=False).decode("utf-8", "replace").split("\0") if p]
+    held = head_entries(root, apart) if apart else {}
+    for path in apart:
+        if path not in held:
+            continue
+        if path == cfg.store_rel and _index_store_leads_working_store(cfg, root):
+            continue
+        raise FlowgitError(f"the index holds a staged change to {path} that the working tree does not hold: the "
+                           "wrap commits the working tree's file, and the staged change would be lost",
+                           path=path, fix=f"keep it by committing it first (`git commit -- {path}` after "
+                                          f"`git diff --cached -- {path}`), or drop it from the index (`git "
+                                          f"restore --staged -- {path}`), then wrap")
+
+
+def _index_store_leads_working_store(cfg: Config, root: Path) -> bool:
+    """Whether the working store begins with the staged store (episodes appended since it was staged)."""
+    staged = git(root, "show", f":{cfg.store_rel}", check=False)
+    try:
+        return cfg.store.read_bytes().startswith(staged)
+    except OSError:
+        return False
 
 
 def _staged_apart(cfg: Config, root: Path) -> list[str]:

@@ -495,3 +495,30 @@ def test_a_wrap_that_reads_another_wraps_file_before_its_commit_says_so_not_hand
     _, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
     assert git(wrap_repo, "status", "--porcelain") == ""
+
+
+def test_a_change_staged_apart_from_the_working_tree_is_refused_not_lost(wrap_repo, tmp_path):
+    """Staged, then the working file put back as HEAD has it (an editor's revert, `git restore --worktree`):
+    the wrap stages the working tree's file, so it refuses rather than make the staged change vanish."""
+    path = wrap_repo / "CONTINUITY.md"
+    held = path.read_text()
+    path.write_text(held.replace("## Current State\n", "## Current State\nStaged: the on-call rota moved.\n", 1))
+    git(wrap_repo, "add", "CONTINUITY.md")
+    path.write_text(held)
+    before = full_state(wrap_repo)
+    res = flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert res.returncode == 2 and "staged change to CONTINUITY.md that the working tree does not hold" \
+        in res.stderr, res.stderr
+    assert full_state(wrap_repo) == before and "Staged: the on-call rota" in git(wrap_repo, "show", ":CONTINUITY.md")
+    git(wrap_repo, "restore", "--staged", "CONTINUITY.md")
+    assert flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26").returncode == 0
+
+
+def test_a_store_staged_before_more_episodes_came_is_no_loss(wrap_repo, tmp_path):
+    store = wrap_repo / ".flow" / "episodes.jsonl"
+    assert flowgit(wrap_repo, "episode", "add", "--type", "finding", "--session", "s-x", "staged first").returncode == 0
+    git(wrap_repo, "add", ".flow/episodes.jsonl")
+    assert flowgit(wrap_repo, "episode", "add", "--type", "finding", "--session", "s-x", "then this").returncode == 0
+    res = flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert res.returncode == 0, res.stderr
+    assert "staged first" in git(wrap_repo, "show", "HEAD:.flow/episodes.jsonl") and "then this" in store.read_text()
