@@ -250,6 +250,41 @@ def busy(git_directory: Path) -> list[str]:
     return [name for name in ("index.lock", "HEAD.lock") if (git_directory / name).exists()]
 
 
+GIT_LOCK_WAIT_SECONDS = 5.0  # an editor's `git status` holds index.lock for milliseconds; a stale one stays
+
+
+def git_lock_wait() -> float:
+    """How long a writer waits for git's own lock files to go: ``$FLOWGIT_GIT_LOCK_WAIT`` seconds, else 5."""
+    try:
+        return max(0.0, float(os.environ.get("FLOWGIT_GIT_LOCK_WAIT", GIT_LOCK_WAIT_SECONDS)))
+    except ValueError:
+        return GIT_LOCK_WAIT_SECONDS
+
+
+def wait_until_idle(git_directory: Path, seconds: float | None = None) -> list[str]:
+    """:func:`busy`, after waiting up to ``seconds`` for git's lock files to go ([] once they have).
+
+    Editors and shells poll ``git status``, which takes ``index.lock`` for a
+    moment: a writer that met it once would fail, or refuse to roll back, over
+    a lock that was about to vanish. A lock still there after the wait is a
+    git command at work, or one killed that left it: the caller refuses then.
+    """
+    import time
+
+    deadline = time.monotonic() + (git_lock_wait() if seconds is None else seconds)
+    while True:
+        held = busy(git_directory)
+        if not held or time.monotonic() >= deadline:
+            return held
+        time.sleep(0.02)
+
+
+def held_index_lock(detail: str) -> bool:
+    """Whether git failed because another git process held its index lock (``Unable to create
+    '….git/index.lock': File exists``): worth a retry once the lock is gone."""
+    return "index.lock" in detail and "File exists" in detail
+
+
 def stale_lock_fix(root: Path, gdir: Path, held: list[str], then: str) -> str:
     """The fix for git's lock files found in place: wait for git, or remove a stale lock as git itself advises."""
     shown = [_shown(root, gdir / name) for name in held]

@@ -34,7 +34,8 @@ from flowgit.errors import CommitRejected, FlowgitError  # noqa: F401 (CommitRej
 from flowgit.evidence import assess, store_weight
 from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
-from flowgit.git import as_recorded, blob_oid, blobs, git, git_dir, head_entries, head_sha, require_repo, run_until_done
+from flowgit.git import as_recorded, blob_oid, blobs, git, git_dir, head_entries, head_sha, held_index_lock, \
+    require_repo, run_until_done, wait_until_idle
 from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import Outcome, Refusal, apply_plan, hand_edits_replaced, verdict_codes
 from flowgit.wrap.candidates import Candidates, find_candidates
@@ -352,6 +353,21 @@ def _unified(head: Document | None, final: Document, path: str, new_eps: list[Ep
     return diff
 
 
+LOCK_RETRIES = 3  # times git is run again after it met another git's index lock
+
+
+def _staging(root: Path, gdir: Path, *paths: str) -> None:
+    """``git add`` the wrap's files, run again (after the lock goes) when it met another git's index lock."""
+    for attempt in range(LOCK_RETRIES + 1):
+        try:
+            git(root, "add", "--", *paths)
+            return
+        except FlowgitError as exc:
+            if attempt == LOCK_RETRIES or not held_index_lock(str(exc)):
+                raise
+            wait_until_idle(gdir)
+
+
 def commit(root: Path, text: str, paths: list[str], message_path: Path | None = None) -> str:
     """Commit through the git command line, so the user's hooks, identity and signing apply.
 
@@ -378,8 +394,12 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         env = {**os.environ, WRAP_COMMIT_VARIABLE: str(os.getpid())}  # the gate's G807: this commit is the wrap's
-        proc = run_until_done(["git", "commit", "-q", "-F", msg_path, "--", *paths], root, env=env)
-        out, err = proc.stdout, proc.stderr
+        for attempt in range(LOCK_RETRIES + 1):  # an editor's `git status` may hold the index lock a moment
+            proc = run_until_done(["git", "commit", "-q", "-F", msg_path, "--", *paths], root, env=env)
+            out, err = proc.stdout, proc.stderr
+            if proc.returncode == 0 or attempt == LOCK_RETRIES or not held_index_lock(err.decode("utf-8", "replace")):
+                break
+            wait_until_idle(git_dir(root))
     finally:
         os.unlink(msg_path)
     if proc.returncode != 0:
@@ -662,7 +682,7 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
                     atomic_write(cfg.continuity, final_bytes)
                 checkpoint("4-sections")
                 journal.committing(cfg)
-                git(inputs.root, "add", "--", cfg.continuity_rel, cfg.store_rel)
+                _staging(inputs.root, gdir, cfg.continuity_rel, cfg.store_rel)
                 journal.staged()
                 checkpoint("6-stage")
                 sha = commit(inputs.root, msg, [cfg.continuity_rel, cfg.store_rel], message_path=gdir / MESSAGE)

@@ -46,8 +46,8 @@ from typing import Any, Iterator
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write
-from flowgit.git import blob_oid, busy, git, git_dir, git_path, hash_for_path, head_entries, head_sha, \
-    hex_len, index_tree, operation_in_progress, stale_lock_fix, write_tree
+from flowgit.git import blob_oid, git, git_dir, git_path, hash_for_path, head_entries, head_sha, \
+    hex_len, index_tree, operation_in_progress, stale_lock_fix, wait_until_idle, write_tree
 from flowgit.journal import WRAP_JOURNAL as JOURNAL
 from flowgit.lock import RepoLock, refuse_if_wrap_pending
 
@@ -211,7 +211,7 @@ class Journal:
         then kept beside the journal (:data:`HOOK_EDITED`), never lost, and
         the pre-wrap file and index come back from their backups.
         """
-        running = busy(self.path.parent)
+        running = wait_until_idle(self.path.parent)
         if running:
             raise self._refuse([f"a git process is still running here, or one was killed and left its lock "
                                 f"behind ({', '.join(running)})"],
@@ -519,7 +519,7 @@ def check_unchanged(cfg: Config, inputs: Any) -> None:
     if changed:
         raise FlowgitError(f"the repository changed while this wrap was deciding ({changed}); nothing was "
                            "written", path=cfg.root, fix="run the wrap again: it starts from the new state")
-    running = busy(gdir)
+    running = wait_until_idle(gdir)
     if running:
         raise FlowgitError(f"a git process is running here, or one was killed and left its lock behind "
                            f"({', '.join(running)}); nothing was written", path=gdir,

@@ -227,7 +227,7 @@ def test_kill9_during_the_hook_refuses_while_git_runs_then_settles(wrap_repo, tm
     kill9(proc)  # git commit and its hook run on, orphaned
     assert (wrap_repo / ".git" / "index.lock").exists()
     during = full_state(wrap_repo)
-    res = flowgit(wrap_repo, "wrap", "--recover")
+    res = flowgit(wrap_repo, "wrap", "--recover", env={"FLOWGIT_GIT_LOCK_WAIT": "0"})  # (no wait for git: refused)
     assert res.returncode == 2 and "a git process is still running here" in res.stderr
     assert full_state(wrap_repo) == during and (wrap_repo / JOURNAL).exists()
     for _ in range(400):
@@ -522,3 +522,28 @@ def test_a_store_staged_before_more_episodes_came_is_no_loss(wrap_repo, tmp_path
     res = flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
     assert res.returncode == 0, res.stderr
     assert "staged first" in git(wrap_repo, "show", "HEAD:.flow/episodes.jsonl") and "then this" in store.read_text()
+
+
+@pytest.mark.parametrize("point", ["4-sections", "6-stage"])
+def test_a_wrap_that_meets_another_gits_index_lock_for_a_moment_waits_and_commits(wrap_repo, tmp_path, point):
+    """An editor's `git status` holds index.lock for a moment: met by the wrap's `git add` (paused just
+    before it) or its `git commit` (paused just before it), the wrap waits for the lock to go and commits,
+    instead of failing and leaving its writes behind."""
+    import threading
+
+    marker = tmp_path / "paused"
+    env = {**os.environ, "FLOWGIT_PAUSE": point, "FLOWGIT_PAUSE_FILE": str(marker), "FLOWGIT_PAUSE_SECONDS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp_path)),
+                             "--date", "2026-11-26"], cwd=wrap_repo, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    for _ in range(600):
+        if marker.exists() and marker.read_text():
+            break
+        time.sleep(0.02)
+    lock = wrap_repo / ".git" / "index.lock"
+    lock.write_bytes(b"")  # another git at work, for the next 2 seconds: past the pause, into git's step
+    threading.Timer(2.0, lock.unlink).start()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out + err
+    assert "Focus: the transaction" in git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+    assert git(wrap_repo, "status", "--porcelain") == "" and not list((wrap_repo / ".git").glob("flowgit-wrap*"))
