@@ -77,7 +77,8 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
         installed = run_install(cfg, shared=shared_hooks)
         result.hooks = ([f"installed {p}" for p in installed.installed] + [f"updated {p}" for p in installed.updated]
                         + [f"chained {p} (runs first)" for p in installed.chained]
-                        + [f"unchanged {p}" for p in installed.unchanged])
+                        + [f"unchanged {p}" for p in installed.unchanged]
+                        + [f"skipped {p}" for p in installed.skipped])
     # what the set-up commits: its own files, and the memory's and configuration's when HEAD lacks them (an
     # earlier run refused by the gate left them staged, and a retry must commit them too)
     remembered = [".flowgit.toml"] if _remembered(cfg) else []

@@ -18,7 +18,7 @@ from pathlib import Path
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write
-from flowgit.git import git, require_repo
+from flowgit.git import git, object_format, require_repo
 
 MARKER = "flowgit gate"
 HOOKS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "pre-push")
@@ -57,6 +57,7 @@ class InstallResult:
     chained: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # a hook not written, and why
 
 
 def hook_dir(root: Path) -> Path:
@@ -142,6 +143,11 @@ def run_install(cfg: Config, *, proc_visible: bool | None = None, shared: bool =
     result = InstallResult()
     visible = proc_shows_command_lines() if proc_visible is None else proc_visible
     names = hooks_to_write(target, visible)
+    if "pre-push" in names and object_format(root) == "sha256":
+        names.remove("pre-push")  # it runs the audit, which cannot read this repository: it would refuse every push
+        result.skipped.append("pre-push (a SHA-256 repository: the audit's history reader, libgit2, cannot open "
+                              "it, so the hook would refuse every push; judge pushes in CI or on the server once "
+                              "it can)")
     refuse_unchainable(target, names)
     for name in names:
         _write_hook(target / name, hook_script(name), result)
@@ -221,4 +227,5 @@ def render(result: InstallResult) -> str:
     lines += [f"updated   {p}" for p in result.updated]
     lines += [f"chained   {p} (runs first, then the flowgit gate)" for p in result.chained]
     lines += [f"unchanged {p} (already installed)" for p in result.unchanged]
+    lines += [f"skipped   {p}" for p in result.skipped]
     return "\n".join(lines)

@@ -393,3 +393,21 @@ def test_init_with_gits_lock_held_writes_nothing(run, repo):
     assert sorted(p.name for p in (repo / ".git" / "hooks").iterdir() if not p.name.endswith(".sample")) == []
     lock.unlink()
     assert run(repo, "init", "--commit").code == 0
+
+
+def test_a_sha256_repository_is_set_up_without_a_pre_push_hook_that_would_refuse_every_push(run, tmp_path):
+    """The pre-push hook runs the audit, whose history reader cannot open a SHA-256 repository: installed,
+    it would refuse every push. It is left out, and init says why; the push then goes through."""
+    repo = tmp_path / "sha256"
+    git(tmp_path, "init", "-q", "--object-format=sha256", "-b", "main", str(repo))
+    git(repo, "config", "user.email", "t@example.org")
+    git(repo, "config", "user.name", "t")
+    result = run(repo, "init", "--commit")
+    assert result.code == 0, result.err
+    assert "skipped pre-push (a SHA-256 repository" in result.out
+    hooks = repo / ".git" / "hooks"
+    assert (hooks / "pre-commit").exists() and not (hooks / "pre-push").exists()
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "--object-format=sha256", str(remote))
+    pushed = subprocess.run(["git", "push", "-q", str(remote), "main"], cwd=repo, capture_output=True, text=True)
+    assert pushed.returncode == 0, pushed.stderr
