@@ -116,7 +116,9 @@ def interrupted_sync(root: Path) -> dict | None:
 
 def last_wrap(root: Path, rel: str, session: str = "") -> tuple[LastWrap | None, bool]:
     """The newest wrap commit (one with a ``Flow-Session`` trailer), and whether ``session`` ever wrapped."""
-    fmt = "%H%x1f%cs%x1f%s%x1f%(trailers:key=Flow-Session,valueonly,separator=%x2c)%x1e"
+    # (trailers joined by a control character: a session id may hold a comma, `review, part 2`, and a comma
+    # must not make `Flow-Session: a, b` read as sessions a and b)
+    fmt = "%H%x1f%cs%x1f%s%x1f%(trailers:key=Flow-Session,valueonly,separator=%x1d)%x1e"
     out = git(root, "log", "-n", "500", f"--format={fmt}", "--", rel, check=False).decode("utf-8", "replace")
     newest: LastWrap | None = None
     wrapped = False
@@ -124,7 +126,7 @@ def last_wrap(root: Path, rel: str, session: str = "") -> tuple[LastWrap | None,
         parts = record.strip("\n").split("\x1f")
         if len(parts) != 4 or not parts[3].strip():
             continue
-        sessions = [s.strip() for s in parts[3].split(",") if s.strip()]
+        sessions = [s.strip() for s in parts[3].split("\x1d") if s.strip()]
         if newest is None:
             newest = LastWrap(parts[0], parts[1], parts[2], sessions[0] if sessions else "")
         if session and session in sessions:

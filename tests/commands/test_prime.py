@@ -113,3 +113,15 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch):
     assert style("x", "red", io.StringIO()) == "x"
     monkeypatch.setenv("NO_COLOR", "1")
     assert not colour_enabled(Tty()) and style("x", "red", Tty()) == "x"
+
+
+def test_a_session_id_with_a_comma_is_one_session_not_two(run, project, monkeypatch):
+    """`Flow-Session: review, part 2` names one session: it is the one wrapped, and `part 2` is not."""
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "review, part 2")
+    plan = project.parent / "plan.json"
+    plan.write_text(json.dumps({"recent": "We held the retry budget through three outages."}))
+    assert run(project, "wrap", "--plan", str(plan), "--date", DAY).code == 0
+    data = json.loads(run(project, "status", "--json").out)
+    assert data["last_wrap"]["session"] == "review, part 2" and data["session_wrapped"] is True
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "part 2")
+    assert json.loads(run(project, "status", "--json").out)["session_wrapped"] is False
