@@ -19,6 +19,9 @@ from flowgit.continuity.sections import PROVEN
 ADDED, INCREMENTED, GRADUATED, DEMOTED, ARCHIVED, RENAMED, EVIDENCE, REWORDED, MOVED = (
     "added", "incremented", "graduated", "demoted", "archived", "renamed", "evidence", "reworded", "moved")
 LOWERED = "lowered"  # a level taken down inside Developing (a claim reworded at 1x): not the protocol's demotion
+# Not a change: the pattern already stood in the file where a range of history opens (a window's first commit,
+# a shallow clone's boundary), so its earlier events are outside what was read. Readers seed timelines with it.
+PRESENT = "present"
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,11 @@ def _event(kind: str, at: PatternAt, **kw: object) -> PatternEvent:
     p = at.pattern
     return PatternEvent(kind=kind, name=p.name, level=p.level, section=at.section, evidence=p.evidence,
                         text=p.render().strip(), line=at.lineno, notes=p.notes, **kw)  # type: ignore[arg-type]
+
+
+def standing(at: PatternAt) -> PatternEvent:
+    """A pattern as it stands in a version, as a :data:`PRESENT` event (the start of a timeline cut short)."""
+    return _event(PRESENT, at, old_level=None)
 
 
 def is_graduated(at: PatternAt) -> bool:

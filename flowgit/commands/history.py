@@ -6,13 +6,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, LOWERED, RENAMED
+from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, LOWERED, PRESENT, RENAMED
 from flowgit.config import Config
+from flowgit.continuity.sections import PROVEN
 from flowgit.dates import option_date
 from flowgit.history.walk import identity_of
 from flowgit.errors import FlowgitError
 from flowgit.history.audit import AuditReport
-from flowgit.history.walk import History, HistoryEvent, read_history
+from flowgit.history.walk import History, HistoryEvent, names_at_boundary, read_history, standing_at
 
 
 @dataclass
@@ -21,6 +22,7 @@ class Timeline:
     commits: int = 0
     shallow: bool = False
     oldest_visible: str | None = None
+    boundary: frozenset[str] = frozenset()  # a shallow clone's boundary: a pattern present there began before it
 
     def to_dict(self) -> dict:
         return {"commits_read": self.commits, "shallow": self.shallow, "oldest_visible": self.oldest_visible,
@@ -38,25 +40,27 @@ def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until
                            "give how many of the newest to show")
     history = read_history(cfg)
     start, end = _day(since, "--since"), _day(until, "--until")
+    first = next((c for c in history.commits if _within(c.date, start, end)), None)
+    seeds = standing_at(cfg, history, first)  # what stood in the file where the range opens
     renamed = identity_of(history)
     wanted = {renamed.get(n, n) for n in names} if names else None
-    _known_names_and_section(cfg, history, names, section)
+    _known_names_and_section(cfg, history, names, section, names_at_boundary(cfg, history))
     if section:
         from flowgit.continuity.sections import alias_table
 
         section = alias_table(cfg.aliases).get(section.strip().lower(), section)
     timeline = Timeline(commits=len(history.commits), shallow=history.shallow,
-                        oldest_visible=history.oldest_visible)
-    ever_graduated = {renamed.get(i.event.name, i.event.name) for i in history.events if i.event.kind == GRADUATED}
+                        oldest_visible=history.oldest_visible, boundary=history.boundary)
+    ever_graduated = {renamed.get(i.event.name, i.event.name) for i in seeds + history.events
+                      if i.event.kind == GRADUATED or (i.event.kind == PRESENT and i.event.section == PROVEN)}
     kept: list[tuple[str, HistoryEvent]] = []
-    for item in history.events:
+    for item in seeds + history.events:
         key = renamed.get(item.event.name, item.event.name)
         if wanted is not None and key not in wanted:
             continue
         if graduated_only and key not in ever_graduated:
             continue
-        when = date.fromisoformat(item.commit.date)
-        if (start and when < start) or (end and when > end):
+        if not _within(item.commit.date, start, end):
             continue
         if section and section.lower() not in item.event.section.lower():
             continue
@@ -69,12 +73,19 @@ def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until
     return timeline
 
 
-def _known_names_and_section(cfg: Config, history: History, names: tuple[str, ...], section: str | None) -> None:
+def _within(day: str, start: date | None, end: date | None) -> bool:
+    when = date.fromisoformat(day)
+    return not ((start and when < start) or (end and when > end))
+
+
+def _known_names_and_section(cfg: Config, history: History, names: tuple[str, ...], section: str | None,
+                             standing: set[str] = frozenset()) -> None:  # type: ignore[assignment]
     """A name or section that never appears in the history is a typo until shown otherwise: say which."""
     from flowgit.continuity.sections import alias_table
     from flowgit.suggest import section_filter, unknown
 
-    seen = {i.event.name for i in history.events} | {i.event.old_name for i in history.events if i.event.old_name}
+    seen = ({i.event.name for i in history.events} | {i.event.old_name for i in history.events if i.event.old_name}
+            | set(standing))
     for name in names:
         if seen and name not in seen:
             raise unknown("pattern", name, sorted(seen), path=cfg.continuity_rel, listing="flowgit patterns")
@@ -82,9 +93,14 @@ def _known_names_and_section(cfg: Config, history: History, names: tuple[str, ..
         section_filter(section, alias_table(cfg.aliases), {i.event.section for i in history.events})
 
 
-def describe(item: HistoryEvent) -> str:
+def describe(item: HistoryEvent, boundary: frozenset[str] = frozenset()) -> str:
     e = item.event
     ev = f" [evidence: {', '.join(e.evidence)}]" if e.evidence else ""
+    if e.kind == PRESENT:
+        where = "Proven" if e.section == PROVEN else e.section
+        since = ("its history begins before this shallow clone's boundary (fetch more history to see it)"
+                 if item.commit.sha in boundary else "its earlier events are before this range")
+        return f"present at {e.level}x in {where}{ev}: {since}"
     if e.kind == "added":
         return f"appeared at {e.level}x in {e.section}{ev}"
     if e.kind == INCREMENTED:
@@ -114,7 +130,7 @@ def render_timeline(t: Timeline) -> str:
         for item in events:
             c = item.commit
             who = ", ".join(x for x in (c.author, c.session and f"session {c.session}") if x)
-            out.append(f"  {c.date}  {c.sha[:10]}  {describe(item)}  ({who})")
+            out.append(f"  {c.date}  {c.sha[:10]}  {describe(item, t.boundary)}  ({who})")
     out.append(f"{len(t.patterns)} pattern(s), {t.commits} commit(s) read" + _shallow_note(t.shallow, t.oldest_visible))
     return "\n".join(out)
 

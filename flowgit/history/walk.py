@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
-from flowgit.changes import RENAMED, PatternEvent, events_against
+from flowgit.changes import RENAMED, PatternEvent, events_against, standing
 from flowgit.config import Config
 from flowgit.continuity.patterns import PatternAt
 from flowgit.continuity.scan import scan_pattern_bytes
@@ -300,6 +300,32 @@ def _shallow_boundary(repo) -> frozenset[str]:
     except (OSError, UnicodeDecodeError):
         return frozenset()
     return frozenset(line.strip() for line in text.splitlines() if line.strip())
+
+
+def standing_at(cfg: Config, history: History, commit: CommitInfo | None) -> list[HistoryEvent]:
+    """The patterns ``commit``'s version holds that none of its own events names, as ``present`` events.
+
+    A range of history that opens after a pattern's last event (``--since``, or
+    the boundary of a shallow clone, which yields no events at all) would
+    otherwise leave out every pattern that simply stood in the file through it.
+    Log, report and their graphs seed their timelines with these, so all of
+    them show the same patterns for the same range. One version is read.
+    """
+    if commit is None or commit.blob is None:
+        return []
+    named = {n for item in history.events if item.commit.sha == commit.sha
+             for n in (item.event.name, item.event.old_name) if n}
+    data = open_repo(cfg.root)[commit.blob].data
+    held = scan_pattern_bytes(data, table=alias_table(cfg.aliases))
+    return [HistoryEvent(commit, standing(at)) for name, at in held.items() if name not in named]
+
+
+def names_at_boundary(cfg: Config, history: History) -> set[str]:
+    """Names that stood in the file at a shallow clone's oldest visible commit: real patterns, though no event
+    in what the clone can see names them (a name asked for by ``log NAME`` or ``report --pattern``)."""
+    if not history.commits or history.commits[0].sha not in history.boundary:
+        return set()
+    return {i.event.name for i in standing_at(cfg, history, history.commits[0])}
 
 
 def iter_pattern_events(history: History, names: set[str] | None = None) -> Iterator[HistoryEvent]:

@@ -36,6 +36,7 @@ svg{max-width:100%;height:auto;overflow:visible}
 .step path{fill:var(--dev);stroke:#fff;stroke-width:1}
 .step.graduated path{fill:#d4a72c;stroke:#7d4e00}
 .step.demoted path{fill:var(--demoted)}
+.step.present path{fill:var(--muted)}
 .step.archived path{fill:none;stroke:var(--archived);stroke-width:2.5}
 .step.renamed path,.step.evidence path,.step.reworded path,.step.moved path{fill:#8250df}
 .step .ring{fill:none;stroke:var(--bad);stroke-width:2;stroke-dasharray:3 2}

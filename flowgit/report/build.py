@@ -11,11 +11,12 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from typing import Iterable
 
-from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, RENAMED
+from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, PRESENT, RENAMED
 from flowgit.config import Config
 from flowgit.continuity.sections import PROVEN, alias_table
 from flowgit.dates import option_date
-from flowgit.history.walk import CommitInfo, History, HistoryEvent, iter_pattern_events, open_repo, read_history
+from flowgit.history.walk import (CommitInfo, History, HistoryEvent, iter_pattern_events, names_at_boundary,
+                                  open_repo, read_history, standing_at)
 from flowgit.report.model import (ARCHIVED as LANE_ARCHIVED, DEMOTED as LANE_DEMOTED, DEVELOPING, GROUND_BROAD,
                                   GROUND_MISSING, GROUND_NARROW, GROUND_NONE, GROUND_WEAK, PROVEN as LANE_PROVEN,
                                   STATUS_ORDER, EpisodeInfo, Finding, Lane, Report, SizePoint, Step)
@@ -46,16 +47,18 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
     history = read_history(cfg, measure=lambda text: measure(text, table), known=audit.notes, walked=walked)
     renamed = identity_of(history)
     wanted = {renamed.get(n, n) for n in patterns} or None
-    if wanted is not None:
-        _require_known(wanted, {renamed.get(i.event.name, i.event.name) for i in iter_pattern_events(history)},
-                       cfg.continuity_rel)
     in_range = [c for c in history.commits if _within(c, start, end)]
+    seeds = standing_at(cfg, history, in_range[0] if in_range else None)  # what stood there as the range opens
+    if wanted is not None:
+        known = {renamed.get(i.event.name, i.event.name) for i in iter_pattern_events(history)}
+        _require_known(wanted, known | {i.event.name for i in seeds} | names_at_boundary(cfg, history),
+                       cfg.continuity_rel)
     index = {c.sha: i for i, c in enumerate(in_range)}
     findings = [Finding(f.code, f.commit, f.date, renamed.get(f.pattern, f.pattern), f.message)
                 for f in audit.findings if f.commit in index
                 and (wanted is None or not f.pattern or renamed.get(f.pattern, f.pattern) in wanted)]
     archived_at: dict[str, list[str]] = {}
-    lanes = _lanes(history, renamed, wanted, index, findings, archived_at)
+    lanes = _lanes(seeds + history.events, renamed, wanted, index, findings, archived_at)
     episodes = _episodes(cfg, lanes)
     for lane in lanes:
         _ground(lane, episodes)
@@ -86,9 +89,10 @@ def _within(commit: CommitInfo, start: date | None, end: date | None) -> bool:
     return not ((start and when < start) or (end and when > end))
 
 
-def _lanes(history: History, renamed: dict[str, str], wanted: set[str] | None, index: dict[str, int],
+def _lanes(events: list[HistoryEvent], renamed: dict[str, str], wanted: set[str] | None, index: dict[str, int],
            findings: list[Finding], archived_at: dict[str, list[str]]) -> list[Lane]:
-    """One pass over the pattern events: the lanes, and (for the size chart) what each commit archived."""
+    """One pass over the pattern events (``present`` seeds first): the lanes, and (for the size chart) what each
+    commit archived."""
     by_step: dict[tuple[str, str], list[str]] = {}
     by_commit: dict[str, list[str]] = {}
     for f in findings:
@@ -97,7 +101,7 @@ def _lanes(history: History, renamed: dict[str, str], wanted: set[str] | None, i
         else:
             by_commit.setdefault(f.commit, []).append(f.code)
     lanes: dict[str, Lane] = {}
-    for item in iter_pattern_events(history):
+    for item in events:
         if item.event.kind == ARCHIVED and item.commit.sha in index:
             archived_at.setdefault(item.commit.sha, []).append(item.event.name)
         key = renamed.get(item.event.name, item.event.name)
@@ -123,7 +127,7 @@ def _step(item: HistoryEvent, at: int, lane: Lane, codes: tuple[str, ...]) -> St
         note = e.text
     return Step(kind=e.kind, level=e.level, section=e.section, commit=c.sha, index=at, date=c.date,
                 author=c.author, session=c.session, subject=c.subject, evidence=tuple(e.evidence),
-                new_evidence=tuple(i for i in e.evidence if i not in before), name=e.name, note=note,
+                new_evidence=() if e.kind == PRESENT else tuple(i for i in e.evidence if i not in before), name=e.name, note=note,
                 findings=codes)
 
 

@@ -111,7 +111,8 @@ def _summary(report: Report) -> str:
 
 def _legend() -> str:
     marks = [("added", "appeared"), ("incremented", "level raised"), ("graduated", "graduated to Proven"),
-             ("demoted", "demoted"), ("archived", "archived")]
+             ("demoted", "demoted"), ("archived", "archived"),
+             ("present", "already in the file where the range opens (its earlier events are outside it)")]
     items = [f'<span><svg width="16" height="16" viewBox="-8 -8 16 16"><g class="step {k}"><path d="{SHAPES[k]}"/>'
              f"</g></svg> {esc(label)}</span>" for k, label in marks]
     items.append('<span><svg width="16" height="16" viewBox="-8 -8 16 16"><g class="step flagged"><circle '
@@ -124,6 +125,8 @@ def _legend() -> str:
 def _lane_head(lane: Lane, report: Report) -> str:
     lo, hi = lane_span(lane, report.commits)
     first = lane.steps[0].date if lane.steps else ""
+    if lane.steps and lane.steps[0].kind == "present":
+        first = f"before {first}"
     last = next((p.date for p in report.sizes[hi:hi + 1]), lane.steps[-1].date if lane.steps else "")
     life = f'<span class="muted life-span">{esc(first)} → {esc(last)} · {hi - lo + 1:,} commit(s)</span>'
     badges = [f'<span class="badge {esc(lane.status)}">{esc(lane.status)}</span>',
@@ -164,7 +167,8 @@ def _timeline(report: Report, palette: Palette) -> str:
             f"--since to draw them.</p>" if rest > 0 else "")
     return (f'<section id="timeline"><h2>Pattern timelines</h2><p class="muted">One lane per pattern: its level '
             f"(1x, 2x, 3x/Proven) from its first appearance to its archival or to the last of the "
-            f"{report.commits:,} commit(s), each step linked to its commit in the table below.</p>{_legend()}{_session_legend(report, palette)}<div class=\"paged lanes\">{''.join(pages)}</div>"
+            f"{report.commits:,} commit(s), each step linked to its commit in the table below; a pattern "
+            f"already in the file where the range opens enters at the level it held there.</p>{_legend()}{_session_legend(report, palette)}<div class=\"paged lanes\">{''.join(pages)}</div>"
             f"{note}</section>")
 
 
@@ -240,7 +244,7 @@ def _tables(report: Report) -> str:
         codes = ", ".join(sorted({c for s in ln.steps for c in s.findings}))
         rows.append(f'<tr data-pattern="{esc(ln.name)}"{" class=flagged" if codes else ""}>'
                     f"<td><code>{esc(ln.name)}</code></td><td>{esc(ln.status)}</td><td>{ln.level}x</td>"
-                    f"<td>{esc(ln.steps[0].date)}</td><td>{esc(ln.steps[-1].date)}</td><td>{len(ln.steps)}</td>"
+                    f"<td>{esc(_first_seen(ln))}</td><td>{esc(ln.steps[-1].date)}</td><td>{len(ln.steps)}</td>"
                     f"<td>{esc(', '.join(ln.evidence))}</td><td>{len(ln.sessions)}</td><td>{len(ln.agents)}</td>"
                     f"<td>{esc(ln.grounding)}</td><td>{esc(codes)}</td></tr>")
     patterns_table = _paged_table("patterns-table", head, rows)
@@ -265,6 +269,12 @@ def _tables(report: Report) -> str:
     return ('<section id="tables"><h2>Table view</h2><p class="search"><label>Search the tables: '
             '<input type="search" id="table-search" placeholder="pattern, commit, session, code…"></label></p>'
             f"<h3>Patterns</h3>{patterns_table}<h3>Events</h3>{cut}{events_table}</section>")
+
+
+def _first_seen(lane: Lane) -> str:
+    """A lane's first date; 'before' it when the pattern already stood there as the range opened."""
+    first = lane.steps[0]
+    return f"before {first.date}" if first.kind == "present" else first.date
 
 
 def _event_row(step: Step, lane: Lane, anchor: str) -> str:

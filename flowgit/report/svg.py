@@ -49,6 +49,7 @@ SHAPES = {
     "demoted": "M0,6L6,-5L-6,-5Z",
     "lowered": "M0,5L5,-4L-5,-4Z",
     "archived": "M-5,-5L5,5M5,-5L-5,5",
+    "present": "M-6,-5L4,0L-6,5Z",
 }
 
 
@@ -86,6 +87,8 @@ def lane_svg(lane: Lane, count: int, episodes: dict[str, EpisodeInfo], palette: 
            f'role="img" aria-label="{esc(lane.name)} timeline">']
     out.append(GRID)
     points: list[tuple[float, int]] = []
+    if lane.steps and lane.steps[0].kind == "present":  # it stood there before the range: the line comes in
+        points.append((0, _y(lane.steps[0])))
     for step in lane.steps:
         x, y = x_of(step.index - lo, span), _y(step)
         if points:
@@ -99,7 +102,7 @@ def lane_svg(lane: Lane, count: int, episodes: dict[str, EpisodeInfo], palette: 
     graduations = {id(s) for s in lane.graduations}
     for step in lane.steps:
         out.append(_mark(step, lo, span))
-        if id(step) in graduations or step.kind == "evidence":
+        if id(step) in graduations or step.kind in ("evidence", "present"):
             out.append(_dots(step, lo, span, episodes, palette))
     out.append("</svg>")
     return "".join(out)

@@ -296,3 +296,24 @@ def test_shallow_clone_says_how_far_back_it_sees(story, tmp_path):
     assert data["shallow"] is True and data["commits_read"] == 4
     human = story.run(clone, "log")
     assert "shallow clone: history visible back to" in human.out
+
+
+def test_shallow_clone_shows_the_patterns_standing_at_its_boundary(story, tmp_path):
+    """A pattern whose events all lie beyond the boundary still stood in the file: log, `log NAME` and the
+    mermaid chart show it as present since before the boundary, at its level, not as unknown."""
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "4", f"file://{story.repo}", str(clone))
+    held = {p["name"]: p for p in json.loads(story.run(clone, "patterns", "--json").out)}
+    assert held
+    data = json.loads(story.run(clone, "log", "--json").out)
+    assert set(data["patterns"]) == set(held)
+    for name, events in data["patterns"].items():
+        first = events[0]
+        assert (first["kind"], first["commit"]) == ("present", data["oldest_visible"]), name
+        assert first["level"] == held[name]["level"]
+    name = sorted(held)[0]
+    one = story.run(clone, "log", name)
+    assert one.code == 0, one.err
+    assert "its history begins before this shallow clone's boundary" in one.out
+    chart = story.run(clone, "log", "--format", "mermaid").out
+    assert all(f"section {n}" in chart for n in held)

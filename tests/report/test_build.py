@@ -14,6 +14,7 @@ from flowgit.config import load_config
 from flowgit.continuity.document import Document
 from flowgit.history.audit import run_audit
 from flowgit.report.build import build_report
+from flowgit.report.html import render_html
 from flowgit.report.model import ARCHIVED, DEMOTED, GROUND_WEAK, PROVEN
 
 
@@ -147,3 +148,55 @@ def test_a_huge_cited_episode_is_cut_on_the_page() -> None:
     shown = shown_content(text)
     assert shown.startswith("x" * EPISODE_SHOWN) and len(shown) < EPISODE_SHOWN + 100
     assert f"{1_000_000 - EPISODE_SHOWN:,} more characters in the store" in shown
+
+
+def _names_at(root: Path, commit: str) -> dict[str, int]:
+    """The patterns (name -> level) the continuity file holds at ``commit``, read with git and the parser."""
+    from flowgit.continuity.patterns import pattern_map
+
+    text = subprocess.run(["git", "show", f"{commit}:CONTINUITY.md"], cwd=root, capture_output=True,
+                          check=True).stdout.decode()
+    return {n: at.pattern.level for n, at in pattern_map(Document.parse(text)).items()}
+
+
+def test_since_gives_every_pattern_standing_when_the_window_opens_a_lane(forty) -> None:
+    """A pattern alive as the window opens enters at the level it held, even with no event inside it, and
+    counts among the proven and in the evidence graph."""
+    from flowgit.report.graph import evidence_graph
+
+    root, exp = forty
+    report = build_report(load_config(root), since="2026-10-30")
+    first = report.sizes[0].commit
+    lanes = {ln.name: ln for ln in report.lanes}
+    standing = _names_at(root, first)
+    old, new = exp.renamed
+    assert {new if n == old else n for n in standing} <= set(lanes)
+    for name, level in standing.items():
+        first_step = lanes[new if name == old else name].steps[0]
+        assert first_step.index == 0
+        if first_step.kind == "present":  # (one with an event at that commit starts with the event)
+            assert (first_step.level, first_step.commit) == (level, first)
+    quiet = [ln for ln in report.lanes if [s.kind for s in ln.steps] == ["present"]]
+    assert quiet, "the window should hold a pattern with no event in it"
+    assert any(ln.status == PROVEN for ln in quiet)
+    graphed = {ln.name for ln in evidence_graph(report).patterns}
+    assert {ln.name for ln in quiet if ln.evidence and ln.status != ARCHIVED} <= graphed
+    html = render_html(report)
+    proven = sum(1 for ln in report.lanes if ln.status == PROVEN)
+    assert f'data-card="proven"><b>{proven}</b>' in html and proven >= 1
+    one = build_report(load_config(root), since="2026-10-30", patterns=[quiet[0].name])
+    assert [ln.name for ln in one.lanes] == [quiet[0].name]
+
+
+def test_shallow_clone_report_draws_the_patterns_at_its_boundary(forty, tmp_path: Path) -> None:
+    root, _ = forty
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "3", f"file://{root}", str(clone)], check=True)
+    report = build_report(load_config(clone))
+    assert report.shallow and report.commits == 3
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    assert set(_names_at(clone, head)) <= {ln.name for ln in report.lanes}
+    for ln in report.lanes:
+        if ln.steps[0].index == 0 and ln.steps[0].kind == "present":
+            assert ln.steps[0].commit == report.oldest_visible
