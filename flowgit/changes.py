@@ -36,17 +36,19 @@ class PatternEvent:
     text: str = ""
     line: int | None = None
     notes: tuple[str, ...] = field(default=())
+    claim: str = ""  # what the pattern says (its description), without name, level and annotations
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "name": self.name, "level": self.level, "section": self.section,
                 "evidence": list(self.evidence), "old_level": self.old_level, "old_name": self.old_name,
-                "text": self.text, "line": self.line, "notes": list(self.notes)}
+                "text": self.text, "claim": self.claim, "line": self.line, "notes": list(self.notes)}
 
 
 def _event(kind: str, at: PatternAt, **kw: object) -> PatternEvent:
     p = at.pattern
     return PatternEvent(kind=kind, name=p.name, level=p.level, section=at.section, evidence=p.evidence,
-                        text=p.render().strip(), line=at.lineno, notes=p.notes, **kw)  # type: ignore[arg-type]
+                        text=p.render().strip(), line=at.lineno, notes=p.notes, claim=p.text,
+                        **kw)  # type: ignore[arg-type]
 
 
 def standing(at: PatternAt) -> PatternEvent:

@@ -19,6 +19,7 @@ nav a{margin-right:14px}
 .lane{border-top:1px solid var(--line);padding:6px 0 2px;break-inside:avoid}
 .lane-head{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline}
 .lane-name{font-weight:600;font-family:ui-monospace,"DejaVu Sans Mono",monospace}
+.claim{margin:2px 0 0;overflow-wrap:anywhere}
 .badge{font-size:11px;border-radius:10px;padding:1px 8px;border:1px solid var(--line);white-space:nowrap}
 .badge.proven{color:#fff;background:var(--proven);border-color:var(--proven)}
 .badge.developing{color:var(--dev);border-color:var(--dev)}

@@ -118,6 +118,7 @@ def _lanes(events: list[HistoryEvent], renamed: dict[str, str], wanted: set[str]
 def _step(item: HistoryEvent, at: int, lane: Lane, codes: tuple[str, ...]) -> Step:
     e, c = item.event, item.commit
     before = set(lane.steps[-1].evidence) if lane.steps else set()
+    said = lane.steps[-1].text if lane.steps else None
     note = ""
     if e.kind == DEMOTED:
         note = next((n for n in e.notes if n.lower().startswith("demoted")), "")
@@ -128,13 +129,13 @@ def _step(item: HistoryEvent, at: int, lane: Lane, codes: tuple[str, ...]) -> St
     return Step(kind=e.kind, level=e.level, section=e.section, commit=c.sha, index=at, date=c.date,
                 author=c.author, session=c.session, subject=c.subject, evidence=tuple(e.evidence),
                 new_evidence=() if e.kind == PRESENT else tuple(i for i in e.evidence if i not in before), name=e.name, note=note,
-                findings=codes)
+                findings=codes, text=e.claim, text_changed=e.claim != said)
 
 
 def _settle(lane: Lane) -> None:
     """The lane's state after its last step."""
     last = lane.steps[-1]
-    lane.level, lane.evidence = last.level, last.evidence
+    lane.level, lane.evidence, lane.text = last.level, last.evidence, last.text
     if last.kind == ARCHIVED:
         lane.status = LANE_ARCHIVED
     elif last.section == PROVEN:

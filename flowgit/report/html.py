@@ -147,6 +147,23 @@ def _lane_head(lane: Lane, report: Report) -> str:
             "</div>")
 
 
+CLAIM_SHOWN = 600  # characters of a pattern's claim the lane and tables show (--json has all of it)
+
+
+def shown_claim(text: str) -> str:
+    """A claim as the page shows it: a reader judges a lane by what it says, but one huge line must not
+    swamp the page."""
+    return text if len(text) <= CLAIM_SHOWN else text[:CLAIM_SHOWN - 1] + "… (all of it in --json)"
+
+
+def _claim(lane: Lane) -> str:
+    """What the pattern says now (as archived, for an archived one), under its name."""
+    if not lane.text:
+        return ""
+    return f'<p class="claim"><span class="muted">{"said" if lane.status == ARCHIVED else "says"}:</span> ' \
+           f"{esc(shown_claim(lane.text))}</p>"
+
+
 def _timeline(report: Report, palette: Palette) -> str:
     lanes = report.lanes[:LANE_LIMIT]
     pages = []
@@ -154,7 +171,7 @@ def _timeline(report: Report, palette: Palette) -> str:
         chunk = lanes[start:start + LANES_PER_PAGE]
         items = "".join(
             f'<article class="lane {esc(ln.status)}" id="lane-{start + n}" data-pattern="{esc(ln.name)}">'
-            f"{_lane_head(ln, report)}{lane_svg(ln, report.commits, report.episodes, palette)}</article>"
+            f"{_lane_head(ln, report)}{_claim(ln)}{lane_svg(ln, report.commits, report.episodes, palette)}</article>"
             for n, ln in enumerate(chunk))
         pages.append(f'<div class="page"{" hidden" if start else ""}>{items}</div>')
     if not lanes:
@@ -237,13 +254,14 @@ def _findings(report: Report) -> str:
 
 
 def _tables(report: Report) -> str:
-    head = ("<tr><th>pattern</th><th>status</th><th>level</th><th>first seen</th><th>last change</th><th>steps</th>"
+    head = ("<tr><th>pattern</th><th>claim</th><th>status</th><th>level</th><th>first seen</th><th>last change</th><th>steps</th>"
             "<th>evidence</th><th>sessions</th><th>agents</th><th>grounding</th><th>audit</th></tr>")
     rows = []
     for ln in report.lanes[:PATTERN_ROWS_LIMIT]:
         codes = ", ".join(sorted({c for s in ln.steps for c in s.findings}))
         rows.append(f'<tr data-pattern="{esc(ln.name)}"{" class=flagged" if codes else ""}>'
-                    f"<td><code>{esc(ln.name)}</code></td><td>{esc(ln.status)}</td><td>{ln.level}x</td>"
+                    f"<td><code>{esc(ln.name)}</code></td><td>{esc(shown_claim(ln.text))}</td>"
+                    f"<td>{esc(ln.status)}</td><td>{ln.level}x</td>"
                     f"<td>{esc(_first_seen(ln))}</td><td>{esc(ln.steps[-1].date)}</td><td>{len(ln.steps)}</td>"
                     f"<td>{esc(', '.join(ln.evidence))}</td><td>{len(ln.sessions)}</td><td>{len(ln.agents)}</td>"
                     f"<td>{esc(ln.grounding)}</td><td>{esc(codes)}</td></tr>")
@@ -282,9 +300,16 @@ def _event_row(step: Step, lane: Lane, anchor: str) -> str:
     where = "Proven" if step.section.lower().startswith("proven") else step.section
     return (f"<tr{anchor}{flag} data-pattern=\"{esc(lane.name)}\">"
             f"<td>{esc(step.date)}</td><td><code>{esc(step.commit[:10])}</code></td><td>{esc(step.name)}</td>"
-            f"<td>{esc(step.kind)}{(': ' + esc(step.note)) if step.note else ''}</td><td>{step.level}x</td>"
+            f"<td>{esc(step.kind)}{(': ' + esc(step.note)) if step.note else ''}{_said(step)}</td><td>{step.level}x</td>"
             f"<td>{esc(where)}</td><td>{esc(', '.join(step.evidence))}</td><td>{esc(step.session)}</td>"
             f"<td>{esc(step.author)}</td><td>{esc(', '.join(step.findings))}</td></tr>")
+
+
+def _said(step: Step) -> str:
+    """The claim in an event row where it changed (its first step, a rewording): the text each step stood on."""
+    if not step.text_changed or not step.text or step.kind == ARCHIVED:  # (an archival's note holds the text)
+        return ""
+    return f'<br><q class="claim">{esc(shown_claim(step.text))}</q>'
 
 
 def _commit_only_rows(report: Report, anchored: set[str]) -> Iterable[str]:

@@ -37,12 +37,15 @@ class Step:
     name: str = ""                       # the name the pattern had at this step
     note: str = ""                       # a demotion's reason, a rename's old name, an archival's last text
     findings: tuple[str, ...] = ()       # audit codes raised on this step (or on its commit: overrides)
+    text: str = ""                       # what the pattern said at this step (its claim)
+    text_changed: bool = False           # the claim differs from the previous step's (or this is the first)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "level": self.level, "section": self.section, "commit": self.commit,
                 "index": self.index, "date": self.date, "author": self.author, "session": self.session,
                 "subject": self.subject, "evidence": list(self.evidence), "new_evidence": list(self.new_evidence),
-                "name": self.name, "note": self.note, "findings": list(self.findings)}
+                "name": self.name, "note": self.note, "findings": list(self.findings), "text": self.text,
+                "text_changed": self.text_changed}
 
 
 @dataclass
@@ -57,6 +60,7 @@ class Lane:
     grounding: str = GROUND_NONE
     sessions: tuple[str, ...] = ()
     agents: tuple[str, ...] = ()
+    text: str = ""                   # what it says now (as archived, for an archived pattern)
 
     @property
     def graduations(self) -> list[Step]:
@@ -69,7 +73,8 @@ class Lane:
         return self.steps[-1].index if self.steps else -1
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "status": self.status, "level": self.level, "evidence": list(self.evidence),
+        return {"name": self.name, "text": self.text, "status": self.status, "level": self.level,
+                "evidence": list(self.evidence),
                 "grounding": self.grounding, "sessions": list(self.sessions), "agents": list(self.agents),
                 "steps": [s.to_dict() for s in self.steps]}
 

@@ -58,6 +58,8 @@ def step_title(step: Step) -> str:
     parts = [f"{step.kind} — {where}", f"{step.date} · commit {step.commit[:10]} · {step.author}"]
     if step.session:
         parts.append(f"session {step.session}")
+    if step.text_changed and step.text and step.kind != ARCHIVED:
+        parts.append("says: " + (step.text if len(step.text) <= 300 else step.text[:299] + "…"))
     if step.evidence:
         parts.append("evidence: " + ", ".join(step.evidence))
     if step.note:

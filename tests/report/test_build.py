@@ -200,3 +200,32 @@ def test_shallow_clone_report_draws_the_patterns_at_its_boundary(forty, tmp_path
     for ln in report.lanes:
         if ln.steps[0].index == 0 and ln.steps[0].kind == "present":
             assert ln.steps[0].commit == report.oldest_visible
+
+
+def test_each_lane_carries_its_claim_and_the_claim_at_each_step_that_changed_it(repo: Path) -> None:
+    """A reader of the memory's life must see what each pattern says (and what it said before a rewording):
+    in the lane, in the patterns table, in the events table and in --json."""
+    from tests.checks.gate_fixtures import DEVELOPING, base_text, committed_base, developing_lines
+    from tests.conftest import git
+
+    committed_base(repo)
+    reworded = "retries get a per-request budget & no more <b>"
+    (repo / "CONTINUITY.md").write_text(base_text(developing=developing_lines(overrides={"p01": reworded})))
+    git(repo, "commit", "-qam", "reword p01", "--no-verify")
+    report = build_report(load_config(repo))
+    lanes = {ln.name: ln for ln in report.lanes}
+    original = dict(DEVELOPING)["p01"]
+    assert lanes["retry_budget"].text == "cap retries per request so an outage cannot multiply load"
+    assert lanes["p01"].text == reworded
+    assert [(s.kind, s.text, s.text_changed) for s in lanes["p01"].steps] == [
+        ("added", original, True), ("reworded", reworded, True)]
+    assert [ln["text"] for ln in report.to_dict()["patterns"] if ln["name"] == "p01"] == [reworded]
+    page = render_html(report)
+    lane = page[page.index('data-pattern="p01"'):]
+    lane = lane[:lane.index("</article>")]
+    assert '<p class="claim">' in lane and "retries get a per-request budget &amp; no more &lt;b&gt;" in lane
+    assert f"says: {original}" in lane  # the first step's tooltip: the claim it stood on then
+    table = page[page.index('id="patterns-table"'):]
+    assert "<td>retries get a per-request budget &amp; no more &lt;b&gt;</td>" in table
+    events = page[page.index('id="events-table"'):]
+    assert f'<q class="claim">{original}</q>' in events
