@@ -57,6 +57,7 @@ svg{max-width:100%;height:auto;overflow:visible}
 .node.pattern circle{fill:var(--proven)}
 .node.pattern.weak circle{fill:var(--warn)}.node.pattern.weak text{fill:#7d4e00;font-weight:600}
 .node.pattern.missing circle{fill:var(--bad)}
+.node.pattern.none-given circle{fill:#fff;stroke:var(--bad);stroke-width:2.5}
 .node.episode.missing circle{stroke:var(--bad);stroke-dasharray:2 1.5}
 .pager{margin:8px 0;display:flex;gap:8px;align-items:center}
 button{font:inherit;padding:2px 10px;border:1px solid var(--line);border-radius:4px;background:var(--panel);cursor:pointer}

@@ -18,7 +18,7 @@ from flowgit.dates import option_date
 from flowgit.history.walk import (CommitInfo, History, HistoryEvent, iter_pattern_events, names_at_boundary,
                                   open_repo, read_history, standing_at)
 from flowgit.report.model import (ARCHIVED as LANE_ARCHIVED, DEMOTED as LANE_DEMOTED, DEVELOPING, GROUND_BROAD,
-                                  GROUND_MISSING, GROUND_NARROW, GROUND_NONE, GROUND_WEAK, PROVEN as LANE_PROVEN,
+                                  GROUND_MISSING, GROUND_NARROW, GROUND_NONE, GROUND_NONE_GIVEN, GROUND_WEAK, PROVEN as LANE_PROVEN,
                                   STATUS_ORDER, EpisodeInfo, Finding, Lane, Report, SizePoint, Step)
 from flowgit.report.sizes import Size, measure
 
@@ -185,8 +185,8 @@ def _ground(lane: Lane, episodes: dict[str, EpisodeInfo]) -> None:
     known = [e for e in cited if e.present]
     lane.sessions = tuple(sorted({e.session for e in known if e.session}))
     lane.agents = tuple(sorted({e.agent for e in known if e.agent}))
-    if not lane.evidence:
-        lane.grounding = GROUND_NONE
+    if not lane.evidence:  # a 1x pattern needs none; one raised or Proven without any stands on nothing
+        lane.grounding = GROUND_NONE_GIVEN if lane.level >= 2 or lane.status == LANE_PROVEN else GROUND_NONE
     elif len(known) < len(lane.evidence):
         lane.grounding = GROUND_MISSING
     elif len(lane.sessions) <= 1 and len(lane.agents) <= 1:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from flowgit.report.model import ARCHIVED, EpisodeInfo, Lane, Report
+from flowgit.report.model import ARCHIVED, GROUND_NONE_GIVEN, EpisodeInfo, Lane, Report
 
 GRAPH_PATTERNS = 60
 GRAPH_EPISODES = 240
@@ -27,7 +27,8 @@ class EvidenceGraph:
 
 
 def evidence_graph(report: Report) -> EvidenceGraph:
-    lanes = [ln for ln in report.lanes if ln.evidence and ln.status != ARCHIVED]
+    # a raised pattern with no evidence is drawn too, with no edge: it is the weakest grounding, not an absent one
+    lanes = [ln for ln in report.lanes if (ln.evidence or ln.grounding == GROUND_NONE_GIVEN) and ln.status != ARCHIVED]
     notes = []
     if not lanes:
         return EvidenceGraph(note="No live pattern cites evidence yet: the graph appears once a pattern reaches 2x.")

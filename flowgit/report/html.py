@@ -14,8 +14,8 @@ from typing import Iterable
 
 from flowgit.report.assets import CSS, JS
 from flowgit.report.colors import Palette
-from flowgit.report.model import (ARCHIVED, DEMOTED, DEVELOPING, GROUND_MISSING, GROUND_WEAK, PROVEN, Lane, Report,
-                                  Step)
+from flowgit.report.model import (ARCHIVED, DEMOTED, DEVELOPING, GROUND_MISSING, GROUND_NONE_GIVEN, GROUND_WEAK,
+                                  GROUNDING_WORDS, PROVEN, WEAK_GROUNDINGS, Lane, Report, Step)
 from flowgit.report.svg import SHAPES, esc, graph_svg, lane_span, lane_svg, size_chart
 
 LANE_LIMIT = 500        # lanes drawn; the rest are aggregated into the table
@@ -99,7 +99,7 @@ def _empty(report: Report) -> str:
 def _summary(report: Report) -> str:
     counts = {s: sum(1 for ln in report.lanes if ln.status == s) for s in (PROVEN, DEVELOPING, DEMOTED, ARCHIVED)}
     graduations = sum(len(ln.graduations) for ln in report.lanes)
-    weak = sum(1 for ln in report.lanes if ln.grounding in (GROUND_WEAK, GROUND_MISSING) and ln.status != ARCHIVED)
+    weak = sum(1 for ln in report.lanes if ln.grounding in WEAK_GROUNDINGS and ln.status != ARCHIVED)
     overrides = sum(1 for f in report.findings if f.is_override)
     cards = [("patterns", len(report.lanes)), ("proven", counts[PROVEN]), ("developing", counts[DEVELOPING]),
              ("demoted", counts[DEMOTED]), ("archived", counts[ARCHIVED]), ("promotions", graduations),
@@ -137,6 +137,9 @@ def _lane_head(lane: Lane, report: Report) -> str:
         badges.append(f'<span class="badge {cls}" data-grounding="{esc(lane.grounding)}">'
                       f"{len(lane.evidence)} episode(s) · {len(lane.sessions)} session(s) · "
                       f"{len(lane.agents)} agent(s)" + (f" — {words[lane.grounding]}" if cls else "") + "</span>")
+    if lane.grounding == GROUND_NONE_GIVEN:
+        badges.append(f'<span class="badge missing" data-grounding="{GROUND_NONE_GIVEN}">no evidence — raised to '
+                      f"{lane.level}x without any</span>")
     codes = sorted({c for s in lane.steps for c in s.findings})
     if codes:
         badges.append(f'<span class="badge finding">audit: {esc(", ".join(codes))}</span>')
@@ -215,7 +218,7 @@ def _graph(report: Report, palette: Palette) -> str:
     return (f'<section id="graph"><h2>Evidence graph</h2><p class="muted">Each live pattern with evidence, the '
             f"episodes it cites, the sessions they came from and the agents who wrote them. A pattern drawn in "
             f"amber rests on one session and one agent (one source, however many episodes); red cites episodes "
-            f"the store does not hold.</p>{svg}" + (f'<p class="muted">{esc(note)}</p>' if note else "")
+            f"the store does not hold; a hollow red node was raised without any evidence at all.</p>{svg}" + (f'<p class="muted">{esc(note)}</p>' if note else "")
             + "</section>")
 
 
@@ -264,7 +267,7 @@ def _tables(report: Report) -> str:
                     f"<td>{esc(ln.status)}</td><td>{ln.level}x</td>"
                     f"<td>{esc(_first_seen(ln))}</td><td>{esc(ln.steps[-1].date)}</td><td>{len(ln.steps)}</td>"
                     f"<td>{esc(', '.join(ln.evidence))}</td><td>{len(ln.sessions)}</td><td>{len(ln.agents)}</td>"
-                    f"<td>{esc(ln.grounding)}</td><td>{esc(codes)}</td></tr>")
+                    f"<td>{esc(GROUNDING_WORDS.get(ln.grounding, ln.grounding))}</td><td>{esc(codes)}</td></tr>")
     patterns_table = _paged_table("patterns-table", head, rows)
     if len(report.lanes) > PATTERN_ROWS_LIMIT:
         patterns_table += (f'<p class="muted">{len(report.lanes) - PATTERN_ROWS_LIMIT:,} more pattern(s), the least '

@@ -14,9 +14,12 @@ from flowgit.report.sizes import Size
 PROVEN, DEVELOPING, DEMOTED, ARCHIVED = "proven", "developing", "demoted", "archived"
 STATUS_ORDER = (PROVEN, DEVELOPING, DEMOTED, ARCHIVED)
 
-# How well a pattern's current evidence is grounded.
-GROUND_NONE, GROUND_MISSING, GROUND_WEAK, GROUND_NARROW, GROUND_BROAD = (
-    "none", "missing", "weak", "narrow", "broad")
+# How well a pattern's current evidence is grounded. "none": a 1x pattern, which needs none; "none-given": a
+# raised or Proven pattern that cites none, the weakest grounding there is (weaker than one source).
+GROUND_NONE, GROUND_NONE_GIVEN, GROUND_MISSING, GROUND_WEAK, GROUND_NARROW, GROUND_BROAD = (
+    "none", "none-given", "missing", "weak", "narrow", "broad")
+WEAK_GROUNDINGS = (GROUND_NONE_GIVEN, GROUND_MISSING, GROUND_WEAK)  # counted as "weakly grounded"
+GROUNDING_WORDS = {GROUND_NONE: "none needed (1x)", GROUND_NONE_GIVEN: "none given: raised without evidence"}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from flowgit.report.colors import Palette
 from flowgit.report.graph import EvidenceGraph
-from flowgit.report.model import (ARCHIVED, GROUND_MISSING, GROUND_WEAK, EpisodeInfo, Lane,
+from flowgit.report.model import (ARCHIVED, GROUND_MISSING, GROUND_NONE_GIVEN, GROUND_WEAK, EpisodeInfo, Lane,
                                   SizePoint, Step)
 
 WIDTH = 960
@@ -255,7 +255,8 @@ def graph_svg(graph: EvidenceGraph, palette: Palette) -> str:
 
 def _pattern_node(lane: Lane, at: tuple[float, float]) -> str:
     x, y = at
-    weak = " weak" if lane.grounding == GROUND_WEAK else (" missing" if lane.grounding == GROUND_MISSING else "")
+    weak = {GROUND_WEAK: " weak", GROUND_MISSING: " missing", GROUND_NONE_GIVEN: " missing none-given"}.get(
+        lane.grounding, "")
     return (f'<g class="node pattern{weak}" data-node="p:{esc(lane.name)}" tabindex="0">'
             f"<title>{esc(lane.name)}: {lane.level}x, {esc(_grounding_words(lane))}</title>"
             f'<circle cx="{x}" cy="{y}" r="5"/>'
@@ -279,6 +280,8 @@ def _square(kind: str, name: str, at: tuple[float, float], fill: str, extra: str
 
 
 def _grounding_words(lane: Lane) -> str:
+    if lane.grounding == GROUND_NONE_GIVEN:
+        return "no evidence at all — raised without any, the weakest grounding"
     return (f"{len(lane.evidence)} episode(s) from {len(lane.sessions)} session(s) and "
             f"{len(lane.agents)} agent(s) — {lane.grounding} grounding")
 

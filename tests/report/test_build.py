@@ -229,3 +229,25 @@ def test_each_lane_carries_its_claim_and_the_claim_at_each_step_that_changed_it(
     assert "<td>retries get a per-request budget &amp; no more &lt;b&gt;</td>" in table
     events = page[page.index('id="events-table"'):]
     assert f'<q class="claim">{original}</q>' in events
+
+
+def test_a_raised_pattern_without_evidence_is_the_weakest_grounding_not_none_needed(forty) -> None:
+    """'none' is what a fresh 1x pattern gets (it needs no evidence); one raised to 2x or put in Proven with
+    none is grounded on nothing: counted as weakly grounded, badged and drawn in the graph."""
+    from flowgit.report.graph import evidence_graph
+    from flowgit.report.model import GROUND_NONE, GROUND_NONE_GIVEN, WEAK_GROUNDINGS
+
+    root, exp = forty
+    report = build_report(load_config(root))
+    lanes = {ln.name: ln for ln in report.lanes}
+    bare = lanes[exp.ungrounded]
+    assert bare.level >= 2 and not bare.evidence and bare.grounding == GROUND_NONE_GIVEN
+    assert all(ln.grounding == GROUND_NONE for ln in report.lanes if ln.level == 1 and ln.status != PROVEN
+               and not ln.evidence)
+    weak = sum(1 for ln in report.lanes if ln.grounding in WEAK_GROUNDINGS and ln.status != ARCHIVED)
+    assert weak >= 2  # the single-source pattern and the bare one
+    page = render_html(report)
+    assert f'data-card="weakly grounded"><b>{weak}</b>' in page
+    assert f'data-grounding="{GROUND_NONE_GIVEN}"' in page and "none given: raised without evidence" in page
+    assert exp.ungrounded in {ln.name for ln in evidence_graph(report).patterns}
+    assert f'class="node pattern missing none-given" data-node="p:{exp.ungrounded}"' in page
