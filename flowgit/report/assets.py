@@ -46,6 +46,7 @@ svg{max-width:100%;height:auto;overflow:visible}
 .ev{stroke-width:1.6;cursor:pointer}.ev.new{stroke-width:2.4}
 .ev.missing{stroke:var(--bad);stroke-dasharray:2 1.5}
 .series{fill:none;stroke:var(--dev);stroke-width:1.6}
+.series-point{fill:var(--dev)}
 .budget{stroke-width:1}.budget.target{stroke:var(--warn);stroke-dasharray:5 4}.budget.hard{stroke:var(--bad)}
 .budget-label.target{fill:var(--warn)}.budget-label.hard{fill:var(--bad)}
 .over{fill:var(--bad)}

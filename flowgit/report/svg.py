@@ -179,7 +179,12 @@ def size_chart(points: Sequence[SizePoint], measure: str, label: str, unit: str,
     series = _bucket(values, count)
     if series:
         pts = " ".join(f"{x_of(i, count)},{y(v)}" for i, v in series)
-        out.append(f'<polyline class="series" points="{pts}"/>')
+        if len(series) == 1:  # one version: a polyline of one point draws nothing, so draw the point itself
+            (i, v), = series
+            out.append(f'<circle class="series-point" cx="{x_of(i, count)}" cy="{y(v)}" r="3.5"><title>'
+                       f'{v:,} {esc(unit)}</title></circle>')
+        else:
+            out.append(f'<polyline class="series" points="{pts}"/>')
         over = [(i, v) for i, v in series if hard and v > hard]
         for i, v in over[:200]:
             out.append(f'<circle class="over" cx="{x_of(i, count)}" cy="{y(v)}" r="3"><title>over the limit: '
@@ -288,3 +293,16 @@ def _grounding_words(lane: Lane) -> str:
 
 def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def clip_words(text: str, n: int) -> str:
+    """``text`` in at most ``n`` characters: whole, or cut after its last whole word that fits (mid-word only
+    when one word is longer than half the room) and ended with "…", so a cut label never reads as whole."""
+    if len(text) <= n:
+        return text
+    head = text[: n - 1]
+    if not text[n - 1].isspace():
+        space = head.rfind(" ")
+        if space >= n // 2:
+            head = head[:space]
+    return head.rstrip(" ,;:.-—") + "…"

@@ -6,7 +6,7 @@ import re
 
 from flowgit.report.assets import CSS
 from flowgit.report.html import CSP
-from flowgit.report.svg import esc
+from flowgit.report.svg import clip_words, esc
 from flowgit.report.unitgraph import UnitGraph
 
 STEP = 170
@@ -37,7 +37,7 @@ def _svg(graph: UnitGraph) -> str:
         lift = 30 + 22 * (k % 12)
         mid = (x1 + x2) / 2
         out.append(f'<path class="edge" d="M{x1},{base}Q{mid},{base - 2 * lift} {x2},{base}"/>'
-                   f'<text class="axis" x="{mid}" y="{base - lift - 2}" text-anchor="middle">{esc(e.basis[:48])}'
+                   f'<text class="axis" x="{mid}" y="{base - lift - 2}" text-anchor="middle">{esc(clip_words(e.basis, 48))}'
                    f"<title>{esc(e.basis)} ({esc(e.role)}, weight {e.weight:.2f})</title></text>")
     for n in graph.nodes:
         cx = x[n.id]
@@ -46,7 +46,7 @@ def _svg(graph: UnitGraph) -> str:
                    f'{esc(n.session)}</title><rect x="{cx - STEP / 2 + 8}" y="{base}" width="{STEP - 16}" height="56" '
                    f'rx="6" fill="#f6f8fa" stroke="#8c959f"/><text x="{cx}" y="{base + 16}" text-anchor="middle">'
                    f'{esc(n.date or "undated")}</text><text x="{cx}" y="{base + 32}" text-anchor="middle">'
-                   f'{esc(n.short)}</text><text x="{cx}" y="{base + 48}" text-anchor="middle">{esc(n.topic[:24])}'
+                   f'{esc(n.short)}</text><text x="{cx}" y="{base + 48}" text-anchor="middle">{esc(clip_words(n.topic, 24))}'
                    "</text></g>")
     out.append("</svg>")
     return "".join(out)
