@@ -18,7 +18,7 @@ nav a{margin-right:14px}
 .legend svg{vertical-align:middle}
 .lane{border-top:1px solid var(--line);padding:6px 0 2px;break-inside:avoid}
 .lane-head{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline}
-.lane-name{font-weight:600;font-family:ui-monospace,"DejaVu Sans Mono",monospace}
+.lane-name{font-weight:600;font-family:ui-monospace,"DejaVu Sans Mono",monospace;overflow-wrap:anywhere;min-width:0}
 .claim{margin:2px 0 0;overflow-wrap:anywhere}
 .badge{font-size:11px;border-radius:10px;padding:1px 8px;border:1px solid var(--line);white-space:nowrap}
 .badge.proven{color:#fff;background:var(--proven);border-color:var(--proven)}
@@ -65,7 +65,7 @@ button{font:inherit;padding:2px 10px;border:1px solid var(--line);border-radius:
 table{border-collapse:collapse;width:100%;font-size:12px;margin:6px 0 16px}
 th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}
 th{background:var(--panel);position:sticky;top:0}
-td code{font-size:11px}
+td code{font-size:11px;overflow-wrap:anywhere}
 tr.flagged td{background:#fff1f0}
 tr.target td{outline:2px solid #0969da}
 .findings li{margin:4px 0}.findings li.override{font-weight:600}
@@ -76,6 +76,7 @@ border:1px solid var(--line);border-radius:8px;box-shadow:0 4px 16px rgba(0,0,0,
 #detail[hidden]{display:none}
 input[type=search]{font:inherit;padding:3px 8px;width:320px}
 @media print{nav,.pager,#detail,.search,button{display:none!important}main{max-width:none}
+.page[hidden]{display:block!important}
 th{position:static}.lane,tr{break-inside:avoid}a{color:inherit;text-decoration:none}}
 """
 

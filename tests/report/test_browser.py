@@ -172,3 +172,36 @@ def test_fresh_repository_page_is_a_helpful_empty_state(repo: Path, tmp_path: Pa
         assert b.evaluate("document.querySelectorAll('article.lane, svg').length") == 0
     finally:
         b.__exit__(None, None, None)
+
+
+def test_printing_shows_every_page_of_lanes_and_tables(tmp_path: Path) -> None:
+    """Printed or saved as PDF, a paged report kept page 1 only (the pager hides the rest), and said nothing of
+    it: in print every page shows."""
+    report = synthetic(120, 1_000)
+    b, _ = _open(report, tmp_path, "print")
+    try:
+        lanes = "Array.from(document.querySelectorAll('article.lane')).filter(a => a.offsetParent !== null).length"
+        assert b.evaluate(lanes) == LANES_PER_PAGE  # on screen: one page at a time
+        b.call("Emulation.setEmulatedMedia", media="print")
+        assert b.evaluate(lanes) == 120
+        hidden = "Array.from(document.querySelectorAll('.paged > .page')).filter(p => p.offsetParent === null).length"
+        assert b.evaluate("document.querySelectorAll('#events-table > .page').length") > 1
+        assert b.evaluate(hidden) == 0
+        pdf = base64.b64decode(b.call("Page.printToPDF")["data"])
+        assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+    finally:
+        b.__exit__(None, None, None)
+
+
+def test_a_very_long_pattern_name_stays_inside_the_page(tmp_path: Path) -> None:
+    """Names have no length limit: a 279-character one ran off the lane head and scrolled the page sideways."""
+    report = synthetic(3, 20)
+    report.lanes[0].name = "retry_budget_" + "x" * 266
+    b, _ = _open(report, tmp_path, "long-name")
+    try:
+        _check_clean(b)
+        assert b.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        right = b.evaluate("document.querySelector('.lane-name').getBoundingClientRect().right")
+        assert right <= b.evaluate("document.querySelector('main').getBoundingClientRect().right")
+    finally:
+        b.__exit__(None, None, None)
