@@ -27,6 +27,7 @@ from pathlib import Path
 
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
+from flowgit.faults import checkpoint
 from flowgit.git import busy, git, git_dir, git_said, operation_in_progress, require_repo, run_until_done, \
     stale_lock_fix
 from flowgit.fsio import atomic_write
@@ -243,6 +244,7 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
             raise SyncFailed(f"git fetch {tgt.remote} failed:\n{git_said(fetched.stderr)}", path=root,
                              fix="check the remote and the network, then sync again")
         upstream = _one(root, "rev-parse", "-q", "--verify", tgt.tracking)
+        checkpoint("sync-fetched")  # (a test's pause: the clone changed between the fetch and the lock)
         # The repository lock, from integration to push: a wrap cannot commit in between, so a failed
         # integration's reset never takes a commit with it (the fetch, which may be slow, holds nothing).
         with RepoLock(git_dir(root), "flowgit sync"), _TerminatedAsInterrupt():
@@ -294,6 +296,7 @@ def _integrated_and_judged(root: Path, cfg: Config, tgt: Target, mode: str, orig
     """
     said: list[str] = []
     step = _integrate(root, cfg, tgt, mode, original, upstream, said)
+    checkpoint("sync-integrated")  # (a test's pause: a commit or a `git add` lands on the integrated result)
     try:
         _gate(root, cfg, original, upstream)
     except SyncFailed:
@@ -354,6 +357,7 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
     subject = f"Merge {tgt.remote}/{tgt.merge_ref.removeprefix('refs/heads/')} into {tgt.branch} (flowgit sync)"
     args = ["rebase", upstream] if mode == "rebase" else ["merge", "--no-edit", "-m", subject, upstream]
     notes = [] if notes is None else notes
+    checkpoint("sync-merging")  # (a test's pause: another git command takes the index's lock)
     done = _run(root, *args)
     if done.returncode == 0 and mode == "rebase" and _rebase_left_a_merge_note(root, cfg, upstream):
         _back_to(root, original)  # our commits as they were: merge instead
@@ -366,6 +370,7 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
         notes.extend(_driver_notes(done))
         return "rebased onto the remote" if mode == "rebase" else "merged the remote"
     conflicted = _one(root, "diff", "--name-only", "--diff-filter=U")
+    checkpoint("sync-aborting")  # (a test's pause: the abort meets git's lock)
     _run(root, mode, "--abort")
     if _one(root, "rev-parse", "HEAD") != original or _one(root, "status", "--porcelain", "--untracked-files=no"):
         raise SyncFailed(f"git {mode} failed and `git {mode} --abort` did not restore the branch", path=root,
