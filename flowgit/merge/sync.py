@@ -41,6 +41,12 @@ class SyncFailed(FlowgitError):
     """Integration or push failed; the branch is as it was before the attempt."""
 
 
+class RollbackRefused(FlowgitError):
+    """Sync could not prove that HEAD and the index hold only what its own integration wrote (a commit made on
+    top, an edit staged meanwhile, git still at work): nothing was undone, the branch and the index are left as
+    they are, and the refusal says what it found (exit 2, like any state sync cannot start from)."""
+
+
 @dataclass
 class SyncResult:
     branch: str
@@ -255,10 +261,10 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
             try:
                 result.steps.append(_integrated_and_judged(root, cfg, tgt, result.mode, original, upstream or None,
                                                            result.notes))
-            except SyncFailed:
+            except (SyncFailed, RollbackRefused):
                 raise
             except BaseException:  # interrupted, or a file the gate cannot read: never leave it half-merged
-                _restore(root, original)
+                _restore(root, original, upstream or None, _merge_subject(tgt))
                 raise
             finally:
                 pending.unlink(missing_ok=True)
@@ -354,13 +360,13 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
         if done.returncode != 0:
             raise SyncFailed(f"fast-forward failed:\n{git_said(done.stderr)}", path=root)
         return "fast-forwarded"
-    subject = f"Merge {tgt.remote}/{tgt.merge_ref.removeprefix('refs/heads/')} into {tgt.branch} (flowgit sync)"
+    subject = _merge_subject(tgt)
     args = ["rebase", upstream] if mode == "rebase" else ["merge", "--no-edit", "-m", subject, upstream]
     notes = [] if notes is None else notes
     checkpoint("sync-merging")  # (a test's pause: another git command takes the index's lock)
     done = _run(root, *args)
     if done.returncode == 0 and mode == "rebase" and _rebase_left_a_merge_note(root, cfg, upstream):
-        _back_to(root, original)  # our commits as they were: merge instead
+        _back_to(root, original, _one(root, "rev-parse", "HEAD"))  # our commits as they were: merge instead
         done = _run(root, "merge", "--no-edit", "-m", subject, upstream)
         if done.returncode == 0:
             notes.extend(_driver_notes(done))
@@ -382,32 +388,129 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
                      fix="resolve it by hand (`git pull`, fix, commit), then `flowgit sync`")
 
 
-def _restore(root: Path, original: str) -> None:
-    """Abort whatever integration is under way and put the branch back on ``original`` (the tree was clean)."""
+def _merge_subject(tgt: Target) -> str:
+    """The subject of sync's merge commit: how an interrupted sync's rollback knows the merge for its own."""
+    return f"Merge {tgt.remote}/{tgt.merge_ref.removeprefix('refs/heads/')} into {tgt.branch} (flowgit sync)"
+
+
+def _restore(root: Path, original: str, upstream: str | None, subject: str) -> None:
+    """Abort whatever integration is under way and put the branch back on ``original`` (the tree was clean),
+    but only where HEAD is provably what the integration made: the interrupt may have come after the merge
+    landed and after a commit that is not sync's (``git commit`` takes no flowgit lock) landed on top of it."""
     gdir = Path(_one(root, "rev-parse", "--absolute-git-dir"))
     if (gdir / "rebase-merge").exists() or (gdir / "rebase-apply").exists():
         _run(root, "rebase", "--abort")
-    if (gdir / "MERGE_HEAD").exists():
-        _run(root, "merge", "--abort")
-    left = _one(root, "status", "--porcelain", "--untracked-files=no")  # a merge stopped before MERGE_HEAD
-    if _one(root, "rev-parse", "HEAD") != original or left:  # (the tree was clean when sync began: checked)
-        _back_to(root, original)
+    head = _one(root, "rev-parse", "HEAD")
+    if (gdir / "MERGE_HEAD").exists():  # committed already (git stopped in its post-merge hook): only the
+        _run(root, "merge", "--quit" if head != original else "--abort")  # state goes, never a staged edit
+    if head == original:
+        if _one(root, "status", "--porcelain", "--untracked-files=no"):  # a merge stopped before MERGE_HEAD
+            _unstage_stopped_merge(root, original, upstream)
+        return
+    if not _made_by_integration(root, original, upstream, subject):
+        shown = _one(root, "log", "-1", "--format=%h %s", "HEAD")
+        raise RollbackRefused(
+            f"sync was interrupted after it integrated the remote, and HEAD has moved on since: {shown} is not "
+            "the commit sync made (a commit was made on top of it, or the branch was moved); nothing was undone "
+            "and nothing was pushed", path=root,
+            fix="nothing is lost: look at the branch (`git log --oneline --graph -5`), then run `flowgit sync` "
+                "again to judge and push it as it stands")
+    _back_to(root, original, head)
 
 
-def _back_to(root: Path, original: str) -> None:
-    """Put the branch back on ``original``, keeping every edit made since sync checked the tree was clean.
+def _made_by_integration(root: Path, original: str, upstream: str | None, subject: str) -> bool:
+    """Whether HEAD is exactly what integrating ``upstream`` into ``original`` makes: the fast-forward,
+    sync's merge commit (those two parents, its subject), or the rebased copies of our commits and no other."""
+    if not upstream:
+        return False
+    if _one(root, "rev-parse", "HEAD") == upstream:
+        return _run(root, "merge-base", "--is-ancestor", original, upstream).returncode == 0
+    if _one(root, "rev-list", "--parents", "-n", "1", "HEAD").split()[1:] == [original, upstream]:
+        return _one(root, "log", "-1", "--format=%s", "HEAD") == subject
+    if _run(root, "merge-base", "--is-ancestor", upstream, "HEAD").returncode != 0 or \
+            _one(root, "rev-list", "--merges", f"{upstream}..HEAD"):
+        return False
+    form = "--format=%ae%x00%ad%x00%s"
+    made = _one(root, "log", form, "--date=raw", "HEAD", "--not", upstream).splitlines()
+    ours = set(_one(root, "log", form, "--date=raw", original, "--not", upstream).splitlines())
+    return bool(made) and set(made) <= ours  # (a commit of anyone's made since has its own date and subject)
+
+
+def _unstage_stopped_merge(root: Path, original: str, upstream: str | None) -> None:
+    """A merge stopped before it wrote MERGE_HEAD left what it merged in the index: put back only paths the
+    remote's side changed (what the merge can have written); a change to any other path is someone's edit."""
+    base = _one(root, "merge-base", original, upstream) if upstream else ""
+    theirs = set(_one(root, "diff", "--name-only", base, upstream).splitlines()) if base else set()
+    changed = set(_one(root, "diff", "--name-only", "--cached", original).splitlines())
+    foreign = sorted(changed - theirs)
+    if foreign:
+        raise RollbackRefused(
+            "sync was interrupted while it merged, and the index holds changes the merge cannot have written ("
+            f"{', '.join(foreign[:5])}): putting the branch back would discard them; nothing was undone",
+            path=root, fix="see what is staged (`git diff --cached`); keep what is yours, put back the rest "
+                           "(`git restore --staged --worktree -- <file>`), then run `flowgit sync` again")
+    _back_to(root, original, original)
+
+
+def _back_to(root: Path, original: str, produced: str) -> None:
+    """Put the branch back on ``original`` from ``produced``, the commit sync's integration made, as a
+    compare-and-swap: only while HEAD is ``produced``, no git command holds the index, and the index holds
+    nothing but ``produced``'s tree; otherwise refuse (:class:`RollbackRefused`) and leave everything as is.
 
     The repository lock holds off flowgit's writers, not a person or an agent
-    editing files meanwhile: ``reset --merge`` (what ``git merge --abort``
-    runs) puts back the index and the files sync's integration wrote, keeps
-    every edit not added to the index, and refuses rather than overwrite one.
+    committing or staging meanwhile: a reset would drop their commit from the
+    branch and put back the file they staged. ``read-tree -m -u`` moves the
+    index and the files from ``produced`` to ``original``, keeps every edit not
+    staged, and refuses rather than overwrite one; the branch then moves by
+    ``update-ref`` from ``produced`` only, so a commit landing in between is
+    never dropped (the files are moved back and sync refuses).
     """
-    done = _run(root, "reset", "--merge", "--quiet", original)
+    if produced != original:
+        _refuse_unless_untouched(root, original, produced)
+    if produced == original:
+        done = _run(root, "reset", "--merge", "--quiet", original)
+    else:
+        _run(root, "update-index", "-q", "--refresh")  # (stale stat data would read as an edit in the way)
+        done = _run(root, "read-tree", "-m", "-u", produced, original)
     if done.returncode != 0:
         raise SyncFailed("could not put the branch back without overwriting a file edited while sync ran; "
                          f"nothing was pushed, and the branch is at the integrated commit:\n{git_said(done.stderr)}",
-                         path=root, fix=f"save your edits (`git stash`), then `git reset --merge {original[:12]}` "
+                         path=root, fix=f"save your edits (`git stash`), then `git reset --keep {original[:12]}` "
                                         "and `git stash pop`")
+    if produced == original:
+        return
+    swapped = _run(root, "update-ref", "-m", "flowgit sync: put back", "HEAD", original, produced)
+    if swapped.returncode != 0:
+        _run(root, "read-tree", "-m", "-u", original, produced)  # the files back under the commit that landed
+        raise RollbackRefused("the branch moved while sync put it back (a commit landed): nothing was undone",
+                              path=root, fix="look at the branch (`git log --oneline --graph -5`), then run "
+                                             "`flowgit sync` again")
+
+
+def _refuse_unless_untouched(root: Path, original: str, produced: str) -> None:
+    """Refuse unless HEAD is ``produced``, git holds no lock here and the index is ``produced``'s tree."""
+    head = _one(root, "rev-parse", "HEAD")
+    if head != produced:
+        shown = _one(root, "log", "-1", "--format=%h %s", "HEAD")
+        raise RollbackRefused(
+            f"sync would put the branch back on {original[:12]}, but HEAD is {shown}, not the commit sync made "
+            f"({produced[:12]}): a commit landed on top of it; nothing was undone and nothing was pushed",
+            path=root, fix="nothing is lost: look at the branch (`git log --oneline --graph -5`), then run "
+                           "`flowgit sync` again to judge and push it as it stands")
+    running = busy(git_dir(root))
+    if running:
+        raise RollbackRefused(f"sync would put the branch back on {original[:12]}, but a git command holds "
+                              f"{' and '.join(running)}: nothing was undone and nothing was pushed", path=root,
+                              fix=stale_lock_fix(root, git_dir(root), running, "run `flowgit sync` again"))
+    staged = _one(root, "diff", "--cached", "--name-only", produced, "--")
+    if staged:
+        raise RollbackRefused(
+            f"sync would put the branch back on {original[:12]}, but the index holds changes sync did not write "
+            f"({', '.join(staged.splitlines()[:5])}), staged while it ran: putting the branch back would discard "
+            f"them; nothing was undone, and the branch holds the integrated commit {produced[:12]}, not pushed",
+            path=root, fix="commit your staged change and run `flowgit sync` again (it judges and pushes the "
+                           f"branch as it stands); or unstage it and put the branch back yourself "
+                           f"(`git reset --keep {original[:12]}`)")
 
 
 def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
@@ -424,10 +527,15 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
     else:
         remotes = tuple(_one(root, "for-each-ref", "--format=%(objectname)", "refs/remotes").split())
         spec = RangeSpec(("HEAD",), remotes, "HEAD --not --remotes")
+    produced = _one(root, "rev-parse", "HEAD")  # (what the integration made: the rollback moves only this)
     report = run_audit(cfg, spec, jobs=1)
     problems = [f.format() for f in report.findings if f.severity == "error"]
     if problems:
-        _back_to(root, original)
+        try:
+            _back_to(root, original, produced)
+        except RollbackRefused as refused:
+            raise RollbackRefused("the gate refuses the integrated result:\n" + "\n".join(dict.fromkeys(problems))
+                                  + f"\nand {refused.message}", path=root, fix=refused.fix) from None
         raise SyncFailed("the gate refuses the integrated result; nothing was pushed and the branch is back "
                          "as it was:\n" + "\n".join(dict.fromkeys(problems)), path=root,
                          fix="integrate by hand (`git pull`), fix the findings, commit, then sync")

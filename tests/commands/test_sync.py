@@ -574,9 +574,9 @@ def test_putting_the_branch_back_keeps_an_edit_made_while_sync_ran(repo):
     branch back and leaves that edit where it is (a `reset --hard` wiped it)."""
     from flowgit.merge.sync import _back_to
 
-    original, _ = _two_commits(repo)
+    original, integrated = _two_commits(repo)
     (repo / "notes.txt").write_text("notes\nan edit made while sync ran\n")
-    _back_to(repo, original)
+    _back_to(repo, original, integrated)
     assert git(repo, "rev-parse", "HEAD").strip() == original
     assert (repo / "code.txt").read_text() == "v1\n"
     assert (repo / "notes.txt").read_text() == "notes\nan edit made while sync ran\n"
@@ -588,7 +588,7 @@ def test_putting_the_branch_back_refuses_rather_than_overwrite_an_edit(repo):
     original, integrated = _two_commits(repo)
     (repo / "code.txt").write_text("v2, edited by hand meanwhile\n")
     with pytest.raises(SyncFailed) as refused:
-        _back_to(repo, original)
+        _back_to(repo, original, integrated)
     assert "git stash" in refused.value.fix and original[:12] in refused.value.fix
     assert git(repo, "rev-parse", "HEAD").strip() == integrated
     assert (repo / "code.txt").read_text() == "v2, edited by hand meanwhile\n"
