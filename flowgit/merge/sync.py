@@ -229,6 +229,18 @@ def target(root: Path) -> Target:
     return Target(branch, "origin" if "origin" in remotes else remotes[0], f"refs/heads/{branch}", False)
 
 
+def _refuse_if_switched(root: Path, tgt: Target) -> None:
+    """Refuse (exit 2, nothing merged or pushed) when HEAD is no longer the branch sync set out to sync: the
+    fetch runs outside the lock, and a switch meanwhile would merge the remote into the other branch and push
+    that branch's commits to the remote's ``tgt.merge_ref``."""
+    now = _one(root, "symbolic-ref", "-q", "--short", "HEAD")
+    if now != tgt.branch:
+        raise FlowgitError(f"HEAD moved from {tgt.branch} to {now or 'a detached commit'} while sync fetched; "
+                           "nothing was merged or pushed", path=root,
+                           fix=f"switch back (`git switch {tgt.branch}`) and run `flowgit sync` again, or sync "
+                               "the branch you are on now")
+
+
 def integration_mode(root: Path, branch: str) -> str:
     for key in (f"branch.{branch}.rebase", "pull.rebase"):
         value = _one(root, "config", "--get", key).lower()
@@ -255,6 +267,7 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
         # integration's reset never takes a commit with it (the fetch, which may be slow, holds nothing).
         with RepoLock(git_dir(root), "flowgit sync"), _TerminatedAsInterrupt():
             preflight(root, locked=True)  # (again, under the lock: a wrap may have finished or started meanwhile)
+            _refuse_if_switched(root, tgt)
             original = _one(root, "rev-parse", "HEAD")
             pending = git_dir(root) / PENDING
             atomic_write(pending, original + "\n")  # (left behind only if this process is killed outright)
@@ -273,7 +286,7 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
                 result.head = upstream
                 return result
             pushed = _run(root, "push", "--porcelain", *([] if tgt.has_upstream else ["-u"]), tgt.remote,
-                          f"HEAD:{tgt.merge_ref}")
+                          f"refs/heads/{tgt.branch}:{tgt.merge_ref}")  # (the branch by name, never HEAD)
             if pushed.returncode == 0:
                 result.pushed, result.head = True, _one(root, "rev-parse", "HEAD")
                 return result

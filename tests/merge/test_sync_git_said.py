@@ -60,7 +60,7 @@ def test_a_push_a_server_hook_refuses_keeps_the_servers_reason(wrapped: Path, tm
         "flowgit: sync failed: git push failed:",
         "    remote: policy says no: tickets must be linked",
         f"    error: failed to push some refs to '{bare}'",
-        "    ! HEAD:refs/heads/main [remote rejected] (pre-receive hook declined)",
+        "    ! refs/heads/main:refs/heads/main [remote rejected] (pre-receive hook declined)",
         "  fix: nothing was pushed; the branch holds the integrated commits: fix and sync again"]
     assert _state(wrapped) == before
     assert git(bare, "for-each-ref") == ""  # nothing reached the server

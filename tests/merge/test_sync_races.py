@@ -115,6 +115,26 @@ def test_a_sync_stopped_in_gits_post_merge_hook_keeps_an_edit_staged_meanwhile(t
     assert not (a / ".git" / "MERGE_HEAD").exists()
 
 
+def test_a_branch_switched_to_during_the_fetch_is_neither_merged_nor_pushed(tmp_path, remote, run):
+    """The fetch runs outside the lock: a `git checkout` meanwhile must not make sync merge the remote into the
+    other branch and push that branch's commits to the remote's main (finding 13): refused, exit 2."""
+    a, _ = diverged(tmp_path, remote, run)
+    git(a, "checkout", "-qb", "experiment")
+    (a / "exp.txt").write_text("half-baked\n")
+    git(a, "add", "exp.txt")
+    commit(a, "WIP: experiment, not for main")
+    wip = head(a)
+    git(a, "checkout", "-q", "main")
+    pushed, release = git(remote, "rev-parse", "main"), tmp_path / "release"
+    proc = paused_sync(a, "sync-fetched", tmp_path, release=release)
+    git(a, "checkout", "-q", "experiment")
+    release.touch()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "HEAD moved from main to experiment while sync fetched" in err, err
+    assert git(remote, "rev-parse", "main") == pushed and head(a) == wip
+    assert git(a, "status", "--porcelain", "--untracked-files=no") == ""
+
+
 def _two_commits(repo: Path) -> tuple[str, str]:
     (repo / "notes.txt").write_text("notes\n")
     (repo / "code.txt").write_text("v1\n")
