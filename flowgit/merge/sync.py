@@ -390,15 +390,81 @@ def _integrate(root: Path, cfg: Config, tgt: Target, mode: str, original: str, u
         return "rebased onto the remote" if mode == "rebase" else "merged the remote"
     conflicted = _one(root, "diff", "--name-only", "--diff-filter=U")
     checkpoint("sync-aborting")  # (a test's pause: the abort meets git's lock)
+    _abort(root, mode, original)
+    raise _why_it_failed(root, tgt, mode, conflicted, done.stdout + done.stderr)
+
+
+def _integration_left(root: Path) -> list[str]:
+    """What a merge or a rebase leaves in the git directory while it is in progress."""
+    gdir = git_dir(root)
+    return [name for name in ("MERGE_HEAD", "rebase-merge", "rebase-apply") if (gdir / name).exists()]
+
+
+def _abort(root: Path, mode: str, original: str) -> None:
+    """Abort the failed integration and prove it is gone: no MERGE_HEAD or rebase state, HEAD on ``original``,
+    a clean tree. An editor's `git status` holding ``index.lock`` for a moment makes the abort fail as it made
+    the merge fail: the abort is tried again once the lock is gone (waiting no longer than the repository lock
+    waits), and a state still left is said as such, never as "the branch is as it was"."""
+    from flowgit.lock import _default_wait
+
+    deadline = time.monotonic() + _default_wait()
     _run(root, mode, "--abort")
+    while _integration_left(root) and time.monotonic() < deadline:
+        while busy(git_dir(root)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _run(root, mode, "--abort")
+    left = _integration_left(root)
+    if left:
+        running = busy(git_dir(root))
+        raise SyncFailed(f"git {mode} failed, and `git {mode} --abort` could not finish: "
+                         f"{' and '.join(left)} still in the git directory (a {mode} in progress)"
+                         + (f", and a git command holds {' and '.join(running)}" if running else ""), path=root,
+                         fix=f"once no git command runs, `git {mode} --abort`; your commits are at {original[:12]}")
     if _one(root, "rev-parse", "HEAD") != original or _one(root, "status", "--porcelain", "--untracked-files=no"):
         raise SyncFailed(f"git {mode} failed and `git {mode} --abort` did not restore the branch", path=root,
                          fix=f"inspect with `git status`; your commits are at {original[:12]}")
-    detail = "\n".join(ln for ln in (done.stdout + done.stderr).splitlines()
-                       if ln.startswith(("flowgit", "CONFLICT", "  ")))
-    raise SyncFailed(f"integrating {tgt.remote} by {mode} conflicted in {conflicted or 'the tree'}; aborted, the "
-                     f"branch is as it was" + (f"\n{detail}" if detail else ""), path=root,
-                     fix="resolve it by hand (`git pull`, fix, commit), then `flowgit sync`")
+
+
+def _why_it_failed(root: Path, tgt: Target, mode: str, conflicted: str, said: str) -> SyncFailed:
+    """The failure as git gave it, said by its cause (git's lock, an untracked file in the way, a merge driver
+    that cannot start, a conflict), with the files and a fix that fits: a bare "conflicted" hides the one
+    thing the person needs to act on."""
+    lines = said.splitlines()
+    gone = f"; aborted, the branch is as it was\n{git_said(said)}"
+    if any(mark in ln for ln in lines for mark in ("index.lock", "Unable to write index", "unable to write new "
+                                                                                          "index file")):
+        return SyncFailed(f"git's lock (index.lock) was held by another git command while sync ran `git {mode}`, "
+                          f"so git could not {mode}: no conflict" + gone, path=root,
+                          fix=stale_lock_fix(root, git_dir(root), ["index.lock"], "run `flowgit sync` again"))
+    untracked = _listed_after(lines, "untracked working tree files would be")
+    if untracked:
+        return SyncFailed(f"git refused to {mode}: the untracked file(s) {', '.join(untracked)} would be "
+                          f"overwritten by the remote's" + gone, path=root,
+                          fix=f"move or remove {', '.join(untracked)} (the remote has a file of that name), then "
+                              "`flowgit sync`")
+    if any(ln.rstrip().endswith(("not found", "No such file or directory")) for ln in lines):
+        return SyncFailed(f"git could not start flowgit's merge driver while it ran `git {mode}`" + gone,
+                          path=root, fix="run `flowgit init` in this clone again (it registers the driver with "
+                                         "the flowgit that runs it; safe to repeat), then `flowgit sync`")
+    detail = "\n".join(ln for ln in lines if ln.startswith(("flowgit", "CONFLICT", "  ")))
+    if conflicted or detail:
+        return SyncFailed(f"integrating {tgt.remote} by {mode} conflicted in {conflicted or 'the tree'}; aborted, "
+                          f"the branch is as it was" + (f"\n{detail}" if detail else ""), path=root,
+                          fix="resolve it by hand (`git pull`, fix, commit), then `flowgit sync`")
+    return SyncFailed(f"git {mode} failed" + gone, path=root, fix="act on git's message above, then `flowgit sync`")
+
+
+def _listed_after(lines: list[str], heading: str) -> list[str]:
+    """The tab-indented paths git lists under the line holding ``heading``."""
+    for at, line in enumerate(lines):
+        if heading in line:
+            names = []
+            for item in lines[at + 1:]:
+                if not item.startswith("\t"):
+                    break
+                names.append(item.strip())
+            return names
+    return []
 
 
 def _merge_subject(tgt: Target) -> str:

@@ -135,6 +135,44 @@ def test_a_branch_switched_to_during_the_fetch_is_neither_merged_nor_pushed(tmp_
     assert git(a, "status", "--porcelain", "--untracked-files=no") == ""
 
 
+def test_a_merge_that_meets_gits_lock_is_aborted_for_good_and_said_as_a_lock(tmp_path, remote, run):
+    """An editor's `git status` holds index.lock as sync merges: git writes MERGE_HEAD, fails, and the abort
+    meets the lock too (finding 10). Sync aborts again once the lock is gone, leaves no merge in progress, and
+    says it was git's lock, not a conflict."""
+    a, _ = diverged(tmp_path, remote, run)
+    original, release = head(a), tmp_path / "release"
+    lock, merge_head = a / ".git" / "index.lock", a / ".git" / "MERGE_HEAD"
+    proc = paused_sync(a, "sync-merging", tmp_path, release=release)
+    lock.touch()
+    release.touch()
+    deadline = time.monotonic() + 60
+    while not merge_head.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(1)  # the abort meets the lock meanwhile
+    lock.unlink()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "index.lock" in err and "no conflict" in err, err
+    assert "conflicted" not in err
+    assert not merge_head.exists() and head(a) == original
+    assert git(a, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_a_merge_git_refuses_names_the_untracked_file_in_the_way(tmp_path, remote, run):
+    """git refuses to merge over an untracked file: sync says so, with the file and what to do (finding 17),
+    not "conflicted in the tree"; the file is untouched."""
+    a, b = diverged(tmp_path, remote, run)
+    (b / "draft.md").write_text("b's draft\n")
+    git(b, "add", "draft.md")
+    commit(b, "b adds draft.md")
+    assert run(b, "sync").code == 0
+    (a / "draft.md").write_text("my untracked draft\n")
+    before = head(a)
+    res = run(a, "sync")
+    assert res.code == 1 and "untracked file(s) draft.md would be overwritten" in res.err, res.err
+    assert "move or remove draft.md" in res.err and "conflicted" not in res.err
+    assert head(a) == before and (a / "draft.md").read_text() == "my untracked draft\n"
+
+
 def _two_commits(repo: Path) -> tuple[str, str]:
     (repo / "notes.txt").write_text("notes\n")
     (repo / "code.txt").write_text("v1\n")
