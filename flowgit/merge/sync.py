@@ -33,8 +33,9 @@ from flowgit.git import busy, git, git_dir, git_said, operation_in_progress, req
 from flowgit.fsio import atomic_write
 from flowgit.lock import RepoLock
 
+REMOTE_MOVED = "flowgit: [remote moved since the last fetch]"  # hooks/pre-push's refusal of a ref that moved
 RETRYABLE = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref", "failed to update ref",
-             "incorrect old value", "failed to lock")
+             "incorrect old value", "failed to lock", REMOTE_MOVED)
 
 
 class SyncFailed(FlowgitError):

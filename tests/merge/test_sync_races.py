@@ -173,6 +173,38 @@ def test_a_merge_git_refuses_names_the_untracked_file_in_the_way(tmp_path, remot
     assert head(a) == before and (a / "draft.md").read_text() == "my untracked draft\n"
 
 
+def test_a_push_flowgits_pre_push_hook_refuses_because_someone_pushed_first_is_retried(tmp_path, remote, run):
+    """Between sync's fetch and its push another clone pushes: flowgit's own pre-push hook refuses first
+    ("which this clone has never seen"), so git never says `[rejected]`. The hook's stable marker line makes
+    sync integrate again, as for git's own rejection (finding 02), and the refusal never blames the audit."""
+    a, b = diverged(tmp_path, remote, run)
+    release = tmp_path / "release"
+    proc = paused_sync(a, "sync-fetched", tmp_path, release=release)
+    (b / "b2.txt").write_text("b, pushed first\n")
+    git(b, "add", "b2.txt")
+    commit(b, "b pushes first")
+    assert run(b, "sync").code == 0
+    first = head(b)
+    release.touch()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "after 2 attempts" in out, out + err
+    assert git(remote, "merge-base", "--is-ancestor", first, "main") == ""
+    assert git(remote, "rev-parse", "main").strip() == head(a)
+
+
+def test_the_pre_push_hooks_refusal_of_a_moved_remote_is_marked_and_not_blamed_on_the_audit(tmp_path, remote, run):
+    from flowgit.merge.sync import REMOTE_MOVED
+
+    a, b = diverged(tmp_path, remote, run)
+    (b / "b2.txt").write_text("b, pushed first\n")
+    git(b, "add", "b2.txt")
+    commit(b, "b pushes first")
+    assert run(b, "sync").code == 0
+    refused = subprocess.run(["git", "push", "-f", "origin", "main"], cwd=a, capture_output=True, text=True)
+    assert refused.returncode != 0 and REMOTE_MOVED + " refs/heads/main" in refused.stderr.splitlines()
+    assert "has never seen" in refused.stderr and "fail the audit" not in refused.stderr
+
+
 def _two_commits(repo: Path) -> tuple[str, str]:
     (repo / "notes.txt").write_text("notes\n")
     (repo / "code.txt").write_text("v1\n")
