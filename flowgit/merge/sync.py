@@ -21,6 +21,8 @@ result) and explains; the tree is never left half-merged.
 from __future__ import annotations
 
 import random
+import re
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,9 +116,10 @@ def _one(root: Path, *args: str) -> str:
 PENDING = "flowgit-sync.pending"  # in the git directory while a sync integrates: the HEAD it started from
 
 
-def preflight(root: Path, *, locked: bool = False) -> None:
+def preflight(root: Path, *, locked: bool = False) -> list[str]:
     """Refuse to start where integrating would take in or lose something. ``locked``: under the repository
-    lock, where a sync's pending mark can only be one a killed sync left."""
+    lock, where a sync's pending mark can only be one a killed sync left. Returns what settling such a mark
+    removed (git's merge temporaries), for the caller to say."""
     from flowgit.lock import refuse_if_wrap_pending
 
     refuse_if_wrap_pending(git_dir(root), probe=True)  # a wrap's files are not "uncommitted changes" to commit
@@ -129,30 +132,58 @@ def preflight(root: Path, *, locked: bool = False) -> None:
     if found is not None:
         what, how = found
         raise FlowgitError(f"{what} is in progress in this repository", path=root, fix=f"{how}, then sync")
+    removed: list[str] = []
     if (git_dir(root) / PENDING).exists():
         if not locked:
-            return  # another sync may be integrating now: asked again under the lock
-        settle_interrupted_sync(root)
+            return removed  # another sync may be integrating now: asked again under the lock
+        removed = settle_interrupted_sync(root)
     dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
     if dirty.strip():
         raise FlowgitError("uncommitted changes: " + ", ".join(ln[3:] for ln in dirty.splitlines()[:5]),
                            path=root, fix="commit them first (the continuity file and the store with `flowgit "
                                           "wrap`, any other file with `git commit`), or stash them (`git stash`)")
+    return removed
 
 
-def settle_interrupted_sync(root: Path) -> None:
+def settle_interrupted_sync(root: Path) -> list[str]:
     """Asked under the repository lock (by sync, and by the wrap before it writes): a sync was killed while it
     integrated when its mark is left. Where its merge was committed (HEAD
     descends from where it started), or the working tree holds nothing (HEAD unmoved), there is nothing to
     undo: the mark goes and this sync goes on. Otherwise its files may sit
     half-merged in the tree, the other clone's episodes among them: refused, with how to put the branch back,
-    never committed as if this clone had written them."""
+    never committed as if this clone had written them. A sync killed while git ran the merge driver also
+    leaves git's copies of the sides (``.merge_file_XXXXXX``: whole continuity files and stores) untracked
+    at the top of the tree: those, and only those made since the mark, are removed; their names returned."""
     found = interrupted_sync(root)
     if found is None:
-        return
+        return []
     if found.problem is not None:
         raise found.problem
+    removed = _remove_merge_temporaries(root, found.mark)
     found.mark.unlink(missing_ok=True)
+    return removed
+
+
+MERGE_TEMPORARY = re.compile(r"\.merge_file_[A-Za-z0-9]{6}")  # git's mkstemp name for a driver's %O %A %B
+
+
+def _remove_merge_temporaries(root: Path, mark: Path) -> list[str]:
+    """Remove git's merge-driver temporaries a killed sync left: untracked regular files at the top of the
+    tree named exactly as git names them, made no earlier than the killed sync's mark. Nothing else is
+    touched: a file of any other name, age or kind is the user's."""
+    try:
+        since = mark.stat().st_mtime
+    except FileNotFoundError:
+        return []
+    untracked = _one(root, "ls-files", "--others", "-z", "--", ":(glob).merge_file_*").split("\0")
+    removed = []
+    for name in sorted(n for n in untracked if MERGE_TEMPORARY.fullmatch(n)):
+        path = root / name
+        info = path.lstat()
+        if stat.S_ISREG(info.st_mode) and info.st_mtime >= since:
+            path.unlink()
+            removed.append(name)
+    return removed
 
 
 @dataclass(frozen=True)
@@ -267,7 +298,9 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
         # The repository lock, from integration to push: a wrap cannot commit in between, so a failed
         # integration's reset never takes a commit with it (the fetch, which may be slow, holds nothing).
         with RepoLock(git_dir(root), "flowgit sync"), _TerminatedAsInterrupt():
-            preflight(root, locked=True)  # (again, under the lock: a wrap may have finished or started meanwhile)
+            removed = preflight(root, locked=True)  # (again, under the lock: a wrap may have finished meanwhile)
+            if removed:
+                result.notes.append("removed git's merge temporaries a killed sync left: " + ", ".join(removed))
             _refuse_if_switched(root, tgt)
             original = _one(root, "rev-parse", "HEAD")
             pending = git_dir(root) / PENDING

@@ -205,6 +205,29 @@ def test_the_pre_push_hooks_refusal_of_a_moved_remote_is_marked_and_not_blamed_o
     assert "has never seen" in refused.stderr and "fail the audit" not in refused.stderr
 
 
+def test_git_merge_temporaries_a_killed_sync_left_are_removed_and_nothing_else(tmp_path, remote, run):
+    """kill -9 while git runs the merge driver leaves git's `.merge_file_XXXXXX` copies of the memory untracked
+    in the tree (finding 12). The next sync, settling the killed sync's mark, removes exactly those made since
+    the mark and says so; a file of another name, or older than the mark, is the user's and stays."""
+    from flowgit.merge.sync import PENDING
+
+    a, _ = diverged(tmp_path, remote, run)
+    older = a / ".merge_file_Old123"
+    older.write_text("older than the killed sync: not its\n")
+    os.utime(older, (time.time() - 3600, time.time() - 3600))
+    (a / ".git" / PENDING).write_text(head(a) + "\n")
+    left = a / ".merge_file_Ab12Cd"
+    left.write_text("# Continuity\n(git's copy of a side)\n")
+    mine = [a / ".merge_file_notes", a / "merge_file_Ab12Cd"]
+    for path in mine:
+        path.write_text("the user's\n")
+    res = run(a, "sync")
+    assert res.code == 0, res.err
+    assert "removed git's merge temporaries a killed sync left: .merge_file_Ab12Cd" in res.out
+    assert not left.exists() and older.exists() and all(path.exists() for path in mine)
+    assert not (a / ".git" / PENDING).exists()
+
+
 def _two_commits(repo: Path) -> tuple[str, str]:
     (repo / "notes.txt").write_text("notes\n")
     (repo / "code.txt").write_text("v1\n")
