@@ -79,9 +79,10 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
     ours_c, theirs_c = sides.describe(root, "HEAD", sides.other_commit(root))
     store_o, store_t = sides.stores(root, cfg.store_rel, ours_c, theirs_c)
     store = merge_store(store_o, store_t)
-    newer = "ours" if ours_c and theirs_c and ours_c.timestamp > theirs_c.timestamp else "theirs"
-    labels = (Side("ours" + (f" {ours_c.sha[:10]}" if ours_c else ""), ours_c.date if ours_c else ""),
-              Side("theirs" + (f" {theirs_c.sha[:10]}" if theirs_c else ""), theirs_c.date if theirs_c else ""))
+    ours_w, theirs_w = sides.wrote(root, rel, ours_c), sides.wrote(root, rel, theirs_c)  # not a sync's merge
+    newer = "ours" if ours_w and theirs_w and ours_w.timestamp > theirs_w.timestamp else "theirs"
+    labels = (Side("ours" + (f" {ours_w.sha[:10]}" if ours_w else ""), ours_w.date if ours_w else ""),
+              Side("theirs" + (f" {theirs_w.sha[:10]}" if theirs_w else ""), theirs_w.date if theirs_w else ""))
     result = merge_continuity(*texts, aliases=cfg.aliases, thresholds=cfg.thresholds,
                               lookup=lambda ids: lookup(store, ids), newer=newer, sides=labels,
                               notes=sides.quotes_the_other_side())

@@ -121,6 +121,20 @@ def describe(root: Path, *revs: str | None) -> list[CommitSide | None]:
     return result
 
 
+def wrote(root: Path, rel: str, side: CommitSide | None) -> CommitSide | None:
+    """The newest non-merge commit reachable from ``side`` that changed ``rel``: the wrap that wrote its text.
+
+    A side's tip may be a sync's merge commit, dated when the sync ran, not when the text it carries was
+    written; judging "the newer wrap" by it let an older wrap's State beat the newest one. A merge commit
+    only combines what its parents' wraps wrote, so it is passed over. The tip itself where git finds none.
+    """
+    if side is None:
+        return None
+    out = git(root, "log", "-1", "--no-merges", "--author-date-order", "--format=%H %at %as", side.sha, "--",
+              rel, check=False).decode().split()
+    return CommitSide(out[0], int(out[1]), out[2]) if len(out) == 3 else side
+
+
 def stores(root: Path, store_rel: str, ours: CommitSide | None, theirs: CommitSide | None) -> tuple[bytes, bytes]:
     """Both sides' stores as committed (empty when a side or its store is unknown)."""
     specs = [f"{c.sha}:{store_rel}" for c in (ours, theirs) if c]

@@ -90,6 +90,33 @@ def test_both_wraps_replace_state_the_newer_wins_and_names_the_other(team_repo):
     assert find_markers(text) is None and other
 
 
+def test_the_newer_wrap_wins_though_the_other_tip_is_a_later_merge_commit(team_repo):
+    """Theirs' tip is a sync's merge commit dated after our wrap, though the State it carries was written
+    before ours: the wraps' own dates decide, so our newer State stays current and theirs becomes the note."""
+    ours, theirs, _ = CASES["both_replace_state"]
+    git(team_repo, "checkout", "-qb", "other")
+    write(team_repo, theirs)
+    commit(team_repo, "theirs wrap", "2026-11-26T10:00:00Z")
+    git(team_repo, "checkout", "-qb", "unrelated", "main")
+    (team_repo / "notes.txt").write_text("unrelated\n")
+    git(team_repo, "add", "notes.txt")
+    commit(team_repo, "unrelated work", "2026-11-25T10:00:00Z")
+    git(team_repo, "checkout", "-q", "other")
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2026-11-28T10:00:00Z", "GIT_COMMITTER_DATE": "2026-11-28T10:00:00Z"}
+    subprocess.run(["git", "merge", "-q", "--no-edit", "unrelated"], cwd=team_repo, check=True, env=env,
+                   capture_output=True)  # the sync's merge commit: the newest date on theirs' side
+    git(team_repo, "checkout", "-q", "main")
+    write(team_repo, ours)
+    commit(team_repo, "ours wrap", "2026-11-27T10:00:00Z")
+    proc = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert "## Current State | 2026-11-26 (ours)\nFocus: cache." in text
+    wrap = git(team_repo, "rev-parse", "other^1").strip()[:10]  # theirs' wrap, not the merge commit
+    assert f"# flowgit merge: another wrap (theirs {wrap}, 2026-11-26) also replaced Current State" in text
+    assert "# | Focus: jitter. Critical path: backoff tuning." in text
+
+
 def test_a_cherry_picked_wrap_takes_the_newer_state_without_a_merge_note(team_repo, run):
     """A cherry-pick makes a non-merge commit, where only a merge may bring a merge note (G304): the newer
     wrap's State stands and the other's is not quoted, and the audit (the pre-push guarantee) is clean; a
