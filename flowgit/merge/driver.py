@@ -58,15 +58,26 @@ def run_driver(cfg: Config, base: str, ours: str, theirs: str, rel: str) -> Driv
 
 def _merge(cfg: Config, data: list[bytes], base: str, ours: str, theirs: str, rel: str) -> DriverResult:
     if rel == cfg.store_rel:
-        from flowgit.merge.store import merge_store
-
-        atomic_write(ours, merge_store(data[1], data[2]))
-        return DriverResult(rel, "store", True)
+        return _store(data, ours, rel)
     try:
         texts = [decode_text(d, f"{rel} ({side})") for d, side in zip(data, ("base", "ours", "theirs"))]
     except FlowgitError as exc:
         return _text_merge(cfg, base, ours, theirs, rel, f"not merged by meaning: {exc.render()}")
     return _continuity(cfg, data, texts, ours, rel)
+
+
+def _store(data: list[bytes], ours_path: str, rel: str) -> DriverResult:
+    """The store merged three-way; a line one side removed since the base (a redaction) is said, not hidden."""
+    from flowgit.merge.store import merge_store, removed_since_base
+
+    base, ours, theirs = data
+    atomic_write(ours_path, merge_store(ours, theirs, base))
+    out = DriverResult(rel, "store", True)
+    gone = removed_since_base(base, ours, theirs)
+    if gone:
+        out.notes.append(f"{len(gone)} line(s) of the base that one side removed (a redaction) stay removed, "
+                         "though the other side still held them")
+    return out
 
 
 def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str, rel: str) -> DriverResult:
@@ -78,7 +89,7 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
     root = cfg.root
     ours_c, theirs_c = sides.describe(root, "HEAD", sides.other_commit(root))
     store_o, store_t = sides.stores(root, cfg.store_rel, ours_c, theirs_c)
-    store = merge_store(store_o, store_t)
+    store = merge_store(store_o, store_t, sides.base_store(root, cfg.store_rel, ours_c, theirs_c))
     ours_w, theirs_w = sides.wrote(root, rel, ours_c), sides.wrote(root, rel, theirs_c)  # not a sync's merge
     newer = "ours" if ours_w and theirs_w and ours_w.timestamp > theirs_w.timestamp else "theirs"
     labels = (Side("ours" + (f" {ours_w.sha[:10]}" if ours_w else ""), ours_w.date if ours_w else ""),

@@ -140,3 +140,12 @@ def stores(root: Path, store_rel: str, ours: CommitSide | None, theirs: CommitSi
     specs = [f"{c.sha}:{store_rel}" for c in (ours, theirs) if c]
     found = iter(blobs(root, specs))
     return tuple((next(found) or b"") if c else b"" for c in (ours, theirs))  # type: ignore[return-value]
+
+
+def base_store(root: Path, store_rel: str, ours: CommitSide | None, theirs: CommitSide | None) -> bytes:
+    """The store at the two sides' merge base, as committed (empty when it is unknown: nothing counts as
+    removed then, and the merge is the union of both sides)."""
+    if ours is None or theirs is None:
+        return b""
+    base = git(root, "merge-base", ours.sha, theirs.sha, check=False).decode().split()
+    return (blobs(root, [f"{base[0]}:{store_rel}"])[0] or b"") if base else b""

@@ -1,12 +1,19 @@
-"""The store merge: every line of both sides exactly once, ours first, in stable order.
+"""The store merge: three-way by whole lines: what both sides hold or appended once, ours first, in stable order.
 
-The store is append-only, so two clones of one base differ only by what each
-appended. The merge keeps our lines as they are (the base stays a prefix of the
-result) and appends every line of theirs we do not already hold. Lines are
-identified by episode id (content-derived, so the same episode written on two
-machines is one episode); a line without a readable id is identified by its
-bytes, so nothing unreadable is lost or doubled. Duplicates a ``merge=union``
-merge once left behind collapse to their first occurrence.
+The store is append-only, so two clones of one base differ mostly by what each
+appended. The merge keeps our lines as they are and appends every line of theirs
+we do not already hold. Lines are identified by episode id (content-derived, so
+the same episode written on two machines is one episode); a line without a
+readable id is identified by its bytes, so nothing unreadable is lost or
+doubled. Duplicates a ``merge=union`` merge once left behind collapse to their
+first occurrence.
+
+The one removal a store sees is deliberate: a leaked secret redacted in a
+commit that carries ``Flow-Override:``. A line the base held, exactly, that one
+side no longer holds was removed there, and the other side merely kept it: it
+stays removed (a union of the two sides would bring the secret back
+unannounced). Lines added on either side are never dropped, and every line is
+taken whole, never merged inside.
 """
 
 from __future__ import annotations
@@ -30,11 +37,29 @@ def _lines(data: bytes, *, blank: bool = False) -> list[bytes]:
     return lines if blank else [ln for ln in lines if ln.strip()]
 
 
-def merge_store(ours: bytes, theirs: bytes) -> bytes:
-    """Our lines, then theirs we lack; each episode once; every kept line ends with a newline.
+def removed_since_base(base: bytes, ours: bytes, theirs: bytes) -> set[bytes]:
+    """The base's lines (without line endings) that one side no longer holds: removed there on purpose.
 
-    The base is not needed: nothing is ever removed from a store, so a line
-    either side holds belongs in the result. Where two lines name one id and
+    A line counts as removed only where that side holds no line that begins with it, so a torn last line a
+    side completed (appended onto) is not taken for a removal."""
+    def held(data: bytes) -> list[bytes]:
+        return [ln.rstrip(b"\r") for ln in _lines(data)]
+
+    mine, other = held(ours), held(theirs)
+    gone: set[bytes] = set()
+    for line in set(held(base)):
+        for side in (mine, other):
+            if line not in side and not any(ln.startswith(line) for ln in side):
+                gone.add(line)
+    return gone
+
+
+def merge_store(ours: bytes, theirs: bytes, base: bytes = b"") -> bytes:
+    """Our lines, then theirs we lack, less what one side removed since ``base``; each episode once; every
+    kept line ends with a newline.
+
+    A line either side appended belongs in the result; a line of the base one
+    side removed (a redaction) does not, though the other side kept it. Where two lines name one id and
     one of them is not a readable episode (a line torn by a crash, the same
     episode appended whole after it), the torn one is identified by its bytes:
     both stay, so neither the torn bytes nor the readable episode is lost. A blank line of ours (an editor's)
@@ -42,10 +67,13 @@ def merge_store(ours: bytes, theirs: bytes) -> bytes:
     """
     kept: dict[bytes, int] = {}  # key -> where the line that holds it is in ``out``
     out: list[bytes] = []
+    removed = removed_since_base(base, ours, theirs) if base else set()
     for line in (*_lines(ours, blank=True), *_lines(theirs)):
         if not line.strip():
             out.append(line)  # a blank line of ours stays where it is: ours is the result's first bytes, and a
             continue  # line gone from them is a store rewritten (G701), which refuses the merge itself
+        if line.rstrip(b"\r") in removed:
+            continue  # the base held it and one side removed it: a redaction stays done
         key = line_key(line)
         if key in kept and key.startswith(b"id:"):
             held = out[kept[key]]

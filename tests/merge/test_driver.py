@@ -302,3 +302,20 @@ def test_two_wraps_graduating_one_pattern_in_their_own_words_merge_and_audit_cle
     res = run(team_repo, "audit")
     assert res.code == 0, res.out + res.err
 
+
+
+def test_a_redaction_on_one_side_is_not_undone_by_the_other_sides_merge(team_repo):
+    """One branch removed a leaked line from the store (a recorded override); the other only kept it and
+    appended its own episode: the merge keeps the removal and the appended line, and says so."""
+    base_store = store_bytes(*BASE_EPISODES)
+    leaked = BASE_EPISODES[-1].to_json().encode() + b"\n"
+    git(team_repo, "checkout", "-qb", "other")
+    write(team_repo, BASE, base_store.replace(leaked, b""))
+    commit(team_repo, "redact a leaked line", "2026-11-26T10:00:00Z")
+    git(team_repo, "checkout", "-q", "main")
+    write(team_repo, edit(BASE, ("- provider storms", "- provider storms\n- a new worry")), base_store + store_bytes(A2))
+    commit(team_repo, "ours wrap", "2026-11-27T10:00:00Z")
+    proc = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (team_repo / ".flow" / "episodes.jsonl").read_bytes() == base_store.replace(leaked, b"") + store_bytes(A2)
+    assert "stay removed" in proc.stdout + proc.stderr

@@ -71,3 +71,22 @@ def test_a_blank_line_of_ours_stays_where_it_is():
     theirs = lines(EPISODES[0]) + b"\n" + lines(EPISODES[2]) + b"\n"
     merged = merge_store(ours, theirs)
     assert merged == ours + lines(EPISODES[2])  # ours is the first bytes, theirs' blank line adds nothing
+
+
+def test_a_line_one_side_removed_since_the_base_stays_removed():
+    """A redaction (a leaked secret's line removed with an override) on one side; the other side only kept the
+    line and appended its own: a union brought the secret back, the three-way merge keeps it out."""
+    base = lines(*EPISODES[:3])
+    redacted = lines(EPISODES[0], EPISODES[2])
+    appended = base + lines(EPISODES[3])
+    assert merge_store(appended, redacted, base) == lines(EPISODES[0], EPISODES[2], EPISODES[3])
+    assert merge_store(redacted, appended, base) == redacted + lines(EPISODES[3])
+
+
+def test_lines_either_side_added_are_kept_whole_and_a_completed_torn_line_is_no_removal():
+    torn = b'{"id": "ep-1", "cont'
+    base = lines(EPISODES[0]) + torn + b"\n"
+    ours = lines(EPISODES[0]) + torn + b'ent": "noon"}\n'  # a side that wrote onto the torn line
+    theirs = base + lines(EPISODES[1])
+    merged = merge_store(ours, theirs, base)
+    assert merged.startswith(ours) and merged.count(torn) == 2 and lines(EPISODES[1]) in merged
