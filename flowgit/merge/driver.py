@@ -68,7 +68,7 @@ def _merge(cfg: Config, data: list[bytes], base: str, ours: str, theirs: str, re
 
 def _store(data: list[bytes], ours_path: str, rel: str) -> DriverResult:
     """The store merged three-way; a line one side removed since the base (a redaction) is said, not hidden."""
-    from flowgit.merge.store import merge_store, removed_since_base
+    from flowgit.merge.store import merge_store, other_records, removed_since_base
 
     base, ours, theirs = data
     atomic_write(ours_path, merge_store(ours, theirs, base))
@@ -77,6 +77,7 @@ def _store(data: list[bytes], ours_path: str, rel: str) -> DriverResult:
     if gone:
         out.notes.append(f"{len(gone)} line(s) of the base that one side removed (a redaction) stay removed, "
                          "though the other side still held them")
+    out.notes.extend(other_records(ours, theirs))
     return out
 
 

@@ -14,6 +14,13 @@ side no longer holds was removed there, and the other side merely kept it: it
 stays removed (a union of the two sides would bring the secret back
 unannounced). Lines added on either side are never dropped, and every line is
 taken whole, never merged inside.
+
+Two agents that record the same text in one session write one episode id
+(the id hashes type, content and session). Ids stay unique — ``episode add``
+answers such a line "already stored", the gate refuses an appended repeat
+(G703), every reader reads the first line of an id — so the merge keeps ours'
+line and names the other side's record (its agent, tags and time) in a driver
+note, never silently; that line stays in its own commit's history.
 """
 
 from __future__ import annotations
@@ -98,3 +105,30 @@ def _readable(line: bytes, key: bytes) -> bool:
     except ValueError:
         return False
     return isinstance(data, dict) and isinstance(data.get("id"), str) and data["id"].encode() == key[3:]
+
+
+def other_records(ours: bytes, theirs: bytes) -> list[str]:
+    """A note per episode both sides recorded with other details (another agent, tags or time): the merge
+    keeps ours' line, so theirs' record is named here rather than dropped without a word."""
+    import json
+
+    mine: dict[bytes, bytes] = {}
+    for line in _lines(ours):
+        mine.setdefault(line_key(line), line.rstrip(b"\r"))
+    notes: list[str] = []
+    for line in _lines(theirs):
+        key, line = line_key(line), line.rstrip(b"\r")
+        held = mine.get(key)
+        if held is None or held == line or not (_readable(line, key) and _readable(held, key)):
+            continue
+        kept, other = json.loads(held), json.loads(line)
+        if all(kept.get(k) == other.get(k) for k in ("agent", "tags", "ts")):
+            continue
+        notes.append(f"episode {key[3:].decode()} was recorded on both sides (one id: same type, content and "
+                     f"session); kept ours ({_who(kept)}); theirs ({_who(other)}) stays in its commit's history")
+    return notes
+
+
+def _who(record: dict) -> str:
+    tags = ", ".join(t for t in record.get("tags") or [] if isinstance(t, str))
+    return f"agent {record.get('agent') or '?'}, tags [{tags}], at {record.get('ts') or '?'}"

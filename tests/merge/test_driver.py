@@ -319,3 +319,28 @@ def test_a_redaction_on_one_side_is_not_undone_by_the_other_sides_merge(team_rep
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (team_repo / ".flow" / "episodes.jsonl").read_bytes() == base_store.replace(leaked, b"") + store_bytes(A2)
     assert "stay removed" in proc.stdout + proc.stderr
+
+
+def test_one_episode_recorded_by_two_agents_keeps_one_line_and_names_the_other(team_repo):
+    """Same type, text and session on two branches by two agents: one id. Ids stay unique (G703, `episode
+    add`), so one line is kept, and the other agent's record is named in the merge's output, not dropped
+    without a word."""
+    from tests.merge.fixtures import ep
+
+    base_store = store_bytes(*BASE_EPISODES)
+    mine, yours = ep("queue depth doubles", "shared", agent="agent-a", tags=("from-a",)), \
+        ep("queue depth doubles", "shared", agent="agent-b", tags=("from-b",))
+    assert mine.id == yours.id
+    git(team_repo, "checkout", "-qb", "other")
+    write(team_repo, BASE, base_store + store_bytes(yours))
+    commit(team_repo, "theirs", "2026-11-26T10:00:00Z")
+    git(team_repo, "checkout", "-q", "main")
+    write(team_repo, BASE, base_store + store_bytes(mine))
+    commit(team_repo, "ours", "2026-11-27T10:00:00Z")
+    proc = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (team_repo / ".flow" / "episodes.jsonl").read_bytes() == base_store + store_bytes(mine)
+    said = proc.stdout + proc.stderr
+    assert f"episode {mine.id} was recorded on both sides" in said
+    assert "theirs (agent agent-b, tags [from-b]" in said
+
