@@ -104,6 +104,7 @@ def section_warnings(head: Document | None, final: Document, graduated_names: It
             if before is not None and now is not None and _has_content(head.body_text(before)) \
                     and head.body_text(before) == final.body_text(now):
                 out.append(f"{now.label} was left verbatim: it is {verb} every wrap with what is true now (Step 4)")
+    out.extend(dropped_merge_notes(head, final))
     top = final.find(TOP)
     if top is not None:
         body = final.body_text(top).casefold()
@@ -114,6 +115,31 @@ def section_warnings(head: Document | None, final: Document, graduated_names: It
                     (spaced != name.casefold() and spaced in body):
                 out.append(f"`{name}` is Proven but still named in Top of Mind: remove items absorbed into "
                            f"Proven knowledge (Step 4)")
+    return out
+
+
+def dropped_merge_notes(head: Document | None, final: Document) -> list[str]:
+    """A warning per merge note (another wrap's replaced text, kept by the merge driver) this wrap drops.
+
+    The note is the other agent's State, Top of Mind or Recent Context, there to be absorbed; a plan that
+    REPLACEs the section drops it with the rest, which is meant, but never without a word: the warning
+    names whose note it was and how it began, so a wrap that did not absorb it can still put it back."""
+    from flowgit.merge.notes import NOTE_HEAD, QUOTE
+
+    if head is None:
+        return []
+    kept = {line.rstrip("\r\n") for line in final.lines}
+    out = []
+    for section in head.sections:
+        lines = [ln.rstrip("\r\n") for ln in head.lines[section.body_start:section.body_end]]
+        for i, line in enumerate(lines):
+            if not line.startswith(NOTE_HEAD) or line in kept:
+                continue
+            whose = re.search(r"another wrap \(([^)]*)\)", line)
+            quoted = next((q[len(QUOTE):].strip() for q in lines[i + 1:] if q.startswith(QUOTE)), "")
+            out.append(f"{section.label}: this wrap drops the merge note of another wrap "
+                       f"({whose.group(1) if whose else 'unnamed'}), which began \"{quoted[:80]}\": make sure "
+                       f"your {section.label} absorbs what still matters of it (git history keeps the note)")
     return out
 
 

@@ -489,3 +489,24 @@ def test_a_refused_raise_by_hand_keeps_the_rewording_at_the_old_level(run, wrap_
     assert line == ("! cache_first: serve balances from cache before the provider, and keep it warm across deploys "
                     "with a canary request loop | 1x")
     assert "keep it warm across deploys" in git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+
+
+def test_a_plan_replacing_state_names_the_merge_note_it_drops(run, wrap_repo):
+    """A merge kept another agent's State as a note to absorb; the next plan's REPLACE drops it with the rest,
+    which is meant, but never silently: the warning names whose note it was and how it began."""
+    note = ("\n# flowgit merge: another wrap (theirs 0123456789, 2026-11-26) also replaced Current State; the "
+            "newer wrap's text is above, the other's below.\n"
+            "# Absorb what still matters in the next wrap, then drop these lines.\n"
+            "# | migrating the billing database, do not deploy\n")
+    text = base_text()
+    state_end = text.index("\n\n## Top of Mind")
+    (wrap_repo / "CONTINUITY.md").write_text(text[:state_end] + "\n" + note + text[state_end + 1:])
+    git(wrap_repo, "commit", "-qam", "a merge left a note")
+    plan = {"session": "sess-c", "state": "Focus: the CDN.",
+            "episodes": [{"type": "finding", "content": "cache tuned for the CDN"}]}
+    res = wrap(run, wrap_repo, plan, "--json")
+    assert res.code == 0, res.out
+    assert "billing database" not in (wrap_repo / "CONTINUITY.md").read_text()
+    warned = [w for w in data_of(res)["warnings"] if "merge note" in w]
+    assert len(warned) == 1 and "(theirs 0123456789, 2026-11-26)" in warned[0]
+    assert "migrating the billing database, do not deploy" in warned[0]
