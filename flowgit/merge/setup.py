@@ -20,8 +20,17 @@ DRIVER_NAME = "flowgit: continuity file and store merged by meaning"
 
 
 def driver_command() -> str:
-    """The driver with this interpreter baked in, so it runs outside the virtualenv too."""
-    return f"{shlex.quote(sys.executable)} -m flowgit.commands.merge_driver %O %A %B %P"
+    """The driver with this interpreter baked in, so it runs outside the virtualenv too.
+
+    git runs the command through the shell. Where the interpreter is gone (the virtualenv rebuilt elsewhere,
+    the checkout moved), a bare command would fail before it starts and git would leave ours whole, without
+    markers, for a `git add` to take silently; so the command says why, falls back to git's own text merge
+    (markers where the sides differ) and reports a conflict."""
+    py = shlex.quote(sys.executable)
+    said = shlex.quote(f"flowgit merge-driver: cannot start: {sys.executable} is gone; merged as text (markers "
+                       "where the sides differ) and left conflicted: run `flowgit init` in this clone")
+    return (f"if [ -x {py} ]; then exec {py} -m flowgit.commands.merge_driver %O %A %B %P; fi; "
+            f"echo {said} >&2; git merge-file -L ours -L base -L theirs %A %O %B; exit 1")
 
 
 def read_attributes(root: Path) -> str:
@@ -104,3 +113,31 @@ def ensure_config(root: Path) -> bool:
 
 def is_registered(root: Path) -> bool:
     return bool(git(root, "config", "--get", f"merge.{DRIVER}.driver", check=False).strip())
+
+
+def driver_problem(root: Path) -> str | None:
+    """Why the registered driver cannot start (its program is gone), or None where it can (or none is set).
+
+    git runs whatever the config says; a program that no longer exists fails before the driver can leave a
+    visible conflict, so a sync refuses to merge through it."""
+    import os
+    import re
+    import shutil
+
+    command = git(root, "config", "--get", f"merge.{DRIVER}.driver", check=False).decode().strip()
+    if not command:
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return f"the registered merge driver `{command}` cannot be read as a command"
+    found = re.search(r"\bexec\b", command)
+    program = words[words.index("exec") + 1] if found and "exec" in words[:-1] else (words[0] if words else "")
+    if not program:
+        return None
+    if os.sep in program:
+        ok = os.path.isfile(program) and os.access(program, os.X_OK)
+    else:
+        ok = shutil.which(program) is not None
+    return None if ok else (f"the registered merge driver's program `{program}` does not exist (its virtualenv "
+                            "rebuilt or moved?): git could not merge the continuity file and the store")

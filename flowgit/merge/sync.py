@@ -237,8 +237,13 @@ def _replayed(root: Path, started: str) -> bool:
 def require_driver(root: Path) -> None:
     """Refuse before fetching in a clone whose git config lacks flowgit's merge driver (a clone that never
     ran ``flowgit init``: git copies no config between clones), where two wraps would conflict line by line."""
-    from flowgit.merge.setup import is_registered
+    from flowgit.merge.setup import driver_problem, is_registered
 
+    problem = driver_problem(root)
+    if problem:
+        raise FlowgitError(f"{problem}; nothing was fetched or merged", path=root,
+                           fix="run `flowgit init` in this clone (it registers the driver with the flowgit you "
+                               "run now; safe to repeat), then sync")
     if not is_registered(root):
         raise FlowgitError("flowgit's merge driver is not registered in this clone, so two wraps of one base "
                            "would conflict line by line; nothing was fetched or merged", path=root,

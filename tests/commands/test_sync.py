@@ -601,3 +601,14 @@ def test_wrap_push_with_nothing_to_wrap_and_no_remote_is_syncs_usage_error(tmp_p
     res = run(repo, "wrap", "--session", "s-idle", "--push")
     assert res.code == 2 and head(repo) == before, (res.out, res.err)
     assert "no remote" in res.out + res.err
+
+
+def test_sync_refuses_a_registered_driver_whose_program_is_gone(tmp_path, remote, run):
+    """The interpreter `flowgit init` registered was removed (a rebuilt virtualenv): git could not start the
+    driver and would leave ours whole. Sync says so before fetching, and `flowgit init` mends it."""
+    a = clone(tmp_path, remote, "a", run)
+    gone = str(tmp_path / "old-venv" / "bin" / "python3")
+    git(a, "config", "merge.flowgit.driver", f"{gone} -m flowgit.commands.merge_driver %O %A %B %P")
+    res = run(a, "sync")
+    assert res.code == 2 and f"`{gone}` does not exist" in res.err and "flowgit init" in res.err
+    assert run(a, "init").code == 0 and "does not exist" not in run(a, "sync").err

@@ -344,3 +344,25 @@ def test_one_episode_recorded_by_two_agents_keeps_one_line_and_names_the_other(t
     assert f"episode {mine.id} was recorded on both sides" in said
     assert "theirs (agent agent-b, tags [from-b]" in said
 
+
+def test_a_driver_that_cannot_start_leaves_a_conflict_with_both_sides_and_says_why(team_repo):
+    """The registered interpreter is gone: the command itself falls back to git's text merge and a conflict,
+    so nothing takes ours whole (and the other side's action item with it) without a word."""
+    import shlex
+
+    from flowgit.merge.setup import driver_command, driver_problem
+
+    gone = str(team_repo.parent / "old-venv" / "bin" / "python3")
+    git(team_repo, "config", "merge.flowgit.driver", driver_command().replace(shlex.quote(sys.executable), gone))
+    assert f"`{gone}` does not exist" in (driver_problem(team_repo) or "")
+    git(team_repo, "checkout", "-qb", "other")
+    write(team_repo, edit(BASE, ("- ask the provider", "- rotate the keys\n- ask the provider")))
+    commit(team_repo, "theirs", "2026-11-26T10:00:00Z")
+    git(team_repo, "checkout", "-q", "main")
+    write(team_repo, edit(BASE, ("We chased two outages this week.", "We chased three outages.")))
+    commit(team_repo, "ours", "2026-11-27T10:00:00Z")
+    proc = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode != 0 and "cannot start" in proc.stdout + proc.stderr
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert "- rotate the keys" in text and "We chased three outages." in text
+    assert "CONTINUITY.md" in git(team_repo, "diff", "--name-only", "--diff-filter=U")
