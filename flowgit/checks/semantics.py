@@ -489,9 +489,26 @@ def _brought_words(ctx: CheckContext, was, other) -> list[str]:
             else:
                 added.append(line)
     for line in added:  # (a comment or a heading holds kept text too: every line is read for its words)
-        if line.strip():
+        if line.strip() and not (ctx.merge_parents and _a_parents_own_line_quoted(ctx, other, line)):
             brought.extend(_words_of_line(" ".join(line.split())))
     return brought
+
+
+def _a_parents_own_line_quoted(ctx: CheckContext, section, line: str) -> bool:
+    """Whether ``line`` is the merge driver's note: its head or instruction, or a quote (``# | ``) of a line
+    some parent holds in this very section (the other wrap's own text of it, kept for the next wrap to
+    absorb). Such a quote moves nothing from another section, whatever words the two share; a quote no
+    parent holds here is read as brought text."""
+    if not line.startswith(MERGE_NOTE_LINES):
+        return False
+    if not line.startswith(MERGE_QUOTE):
+        return True
+    quoted = line[len(MERGE_QUOTE):]
+    for parent in ctx.merge_parents:
+        theirs = parent.find(section.label)
+        if theirs is not None and quoted in _body_lines(parent, theirs):
+            return True
+    return False
 
 
 def _heading_finding(ctx: CheckContext, section, code: str) -> Finding:

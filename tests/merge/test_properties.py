@@ -158,3 +158,20 @@ def test_two_valid_wraps_merge_into_a_valid_file_that_loses_no_pattern(ours, the
 
 def _orig(text: str, folded: str) -> str:
     return next(n for n in pattern_map(Document.parse(text)) if n.casefold() == folded)
+
+
+def test_a_merge_note_quoting_the_other_wraps_own_line_is_not_old_text_moved_into_it():
+    """Found by the property above: theirs' Top of Mind line shares every word with Recent Context (one word
+    repeated). The merge quotes theirs' own line in Top of Mind's note; that moves nothing from Recent
+    Context (G303), since a parent holds that very line in that very section."""
+    shared = BASE.split("## Top of Mind\n")[0]
+    tail = ("\n## Action Items\n" + BASE.split("## Action Items\n")[1]).split("## Recent Context\n")[0]
+    rest = "## Developing Knowledge\n" + BASE.split("## Developing Knowledge\n")[1]
+    recent = "## Recent Context\nLantern lantern lantern lantern lantern.\n\n"
+    ours = shared + "## Top of Mind\n- lantern lantern lantern\n" + tail + recent + rest
+    theirs = shared + "## Top of Mind\n- lantern lantern lantern lantern\n" + tail + recent + rest
+    assert not errors(CFG, BASE, ours) and not errors(CFG, BASE, theirs)
+    result = merge_continuity(BASE, ours, theirs, lookup=lambda ids: lookup(STORE, ids), newer="ours")
+    assert result.clean and "# | - lantern lantern lantern lantern" in result.text
+    data = [BASE.encode(), ours.encode(), theirs.encode()]
+    assert refused_by_gate(CFG, data, result.text.encode(), STORE, "CONTINUITY.md") == []
