@@ -29,6 +29,16 @@ def add_episodes(cfg: Config, episodes: list[Episode], notes: Iterable[str] = ()
     return {"added": added, "already_present": already, "warnings": list(notes)}
 
 
+def refuse_stray_store(cfg: Config, store_named: bool) -> None:
+    """Refuse to record outside a git repository unless the store was named (``--store``): the project's
+    store lives in its repository, and an append anywhere else would leave a stray ``.flow/`` no commit ever
+    holds. The CLI and the MCP server ask the same question here, so they refuse alike."""
+    from flowgit.git import require_repo
+
+    if not store_named:
+        require_repo(cfg.root)
+
+
 def refuse_where_git_would_drop(cfg: Config) -> None:
     """Refuse an append (asked under the repository lock) where the next ordinary git step would drop it: a
     stopped rebase, whose ``--abort`` resets the tree hard, or a killed sync's half-merged store, whose way

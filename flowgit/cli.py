@@ -400,10 +400,7 @@ def episode_add(ctx: click.Context, text: str | None, type_: str | None, content
         episodes = [api.episode_from(text, type_, content=content, tags=tags, session=session, agent=agent, ts=ts,
                                      notes=notes)]
     cfg = _cfg(ctx)
-    if _root_obj(ctx).get("store") is None:  # the project's store lives in its repository: no stray .flow/ here
-        from flowgit.git import require_repo
-
-        require_repo(cfg.root)
+    api.refuse_stray_store(cfg, store_named=_root_obj(ctx).get("store") is not None)
     emit(api.add_episodes(cfg, episodes, notes), as_json,
          lambda d: cmd.render_added(d["added"], d["already_present"], d["warnings"]))
 

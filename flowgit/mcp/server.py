@@ -71,10 +71,15 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
                     agent: Annotated[Optional[str], Field(description=AGENT)] = None) -> CallToolResult:
         from flowgit import api
 
-        notes: list[str] = []  # what storing it changed (lines joined), said in `warnings`
-        return call(lambda: api.add_episodes(cfg(), [api.episode_from(text, type, content=content, tags=tags or (),
-                                                                       session=session, agent=agent, notes=notes)],
-                                             notes))
+        def add() -> dict:
+            notes: list[str] = []  # what storing it changed (lines joined), said in `warnings`
+            episode = api.episode_from(text, type, content=content, tags=tags or (), session=session, agent=agent,
+                                       notes=notes)
+            where = cfg()
+            api.refuse_stray_store(where, store_named=store is not None)  # as the CLI: no stray .flow/
+            return api.add_episodes(where, [episode], notes)
+
+        return call(add)
 
     @server.tool(description="Search episodes by text, type, tag, session and time (ISO dates).")
     def episode_search(text: Annotated[Optional[str], Field(description="words the content or a tag holds "

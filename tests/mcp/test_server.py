@@ -190,3 +190,24 @@ def test_a_failure_inside_a_tool_and_an_unknown_tool_come_back_as_the_json_error
     unknown = _call_in_process(repo, "statsu", {})
     assert unknown.is_error and payload(unknown)["error"]["message"] == "no tool `statsu`"
     assert "status" in payload(unknown)["error"]["fix"].split(": ")[1].split(", ")
+
+
+def test_episode_add_outside_a_repository_refuses_as_the_cli_does_and_writes_nothing(run, tmp_path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    refused = _call_in_process(plain, "episode_add", {"type": "finding", "content": "what happened",
+                                                      "session": "s1"})
+    cli = run(plain, "episode", "add", "--type", "finding", "--session", "s1", "what happened", "--json")
+    assert refused.is_error and cli.code == 2
+    assert payload(refused) == json.loads(cli.out)  # the CLI's JSON error, word for word
+    assert payload(refused)["error"]["message"] == "not inside a git repository"
+    assert list(plain.iterdir()) == []  # no stray .flow/, no lock file
+
+
+def test_episode_add_outside_a_repository_writes_where_the_server_was_told_to(tmp_path):
+    from flowgit.mcp.server import build_server
+
+    named = tmp_path / "notes.jsonl"
+    server = build_server(tmp_path, store=str(named))  # `flowgit mcp --store PATH`, as `--store` on the CLI
+    added = anyio.run(server.call_tool, "episode_add", {"type": "finding", "content": "x", "session": "s1"})
+    assert not added.is_error and named.read_text().count("\n") == 1
