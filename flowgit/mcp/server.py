@@ -99,7 +99,11 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
 
     @server.tool(description="Wrap step 2: patterns that fired again, ready to graduate, duplicates, demotions, "
                              "stale.")
-    def candidates(session: Optional[str] = None, date: Optional[str] = None) -> CallToolResult:
+    def candidates(session: Annotated[Optional[str], Field(description=SESSION + "; with none, the episodes added "
+                                                                         "since HEAD")] = None,
+                   date: Annotated[Optional[str], Field(description="judge staleness as of this day (ISO date, "
+                                                                    "YYYY-MM-DD; default today)")] = None
+                   ) -> CallToolResult:
         from flowgit.commands.wrap import run_candidates
 
         return call(lambda: run_candidates(cfg(), session, date))
@@ -129,8 +133,18 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
         return call(lambda: run_check(cfg()))
 
     @server.tool(description="Each pattern's timeline through git history (newest `limit` events).")
-    def log(names: Optional[list[str]] = None, since: Optional[str] = None, until: Optional[str] = None,
-            section: Optional[str] = None, graduated: bool = False, limit: Optional[int] = None) -> CallToolResult:
+    def log(names: Annotated[Optional[list[str]], Field(description="only these patterns (default: every "
+                                                                    "pattern)")] = None,
+            since: Annotated[Optional[str], Field(description="only events on or after this day (ISO date, "
+                                                              "YYYY-MM-DD)")] = None,
+            until: Annotated[Optional[str], Field(description="only events on or before this day (ISO date, "
+                                                              "YYYY-MM-DD)")] = None,
+            section: Annotated[Optional[str], Field(description="only events in this section of the continuity "
+                                                                "file (e.g. Proven)")] = None,
+            graduated: Annotated[bool, Field(description="only patterns that ever graduated")] = False,
+            limit: Annotated[Optional[int], Field(description="only the newest this many events, all patterns "
+                                                              "together (1 or more; default all)")] = None
+            ) -> CallToolResult:
         from flowgit.commands.history import build_timeline
 
         return call(lambda: build_timeline(cfg(), tuple(names or ()), since, until, section, graduated, limit))
@@ -147,11 +161,24 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
     @server.tool(description="Ascend a vague recall to a line of work, topic or concept (read-only). Start with "
                              "`recall` (type: chain, cluster or concept); answer a gate by passing back `state` with "
                              "one `answer` (recognize, refine, reorient, rescope) and its `value`.")
-    def ascend(recall: str = "", type: Optional[str] = None,
-               from_sid: Optional[str] = None, partitions: Optional[list[str]] = None,
-               state: Optional[dict[str, Any]] = None,
-               answer: Optional[str] = None,
-               value: Optional[str] = None) -> CallToolResult:
+    def ascend(recall: Annotated[str, Field(description="what you remember, in your own words (to start a "
+                                                        "recall; leave it out when answering with `state`)")] = "",
+               type: Annotated[Optional[str], Field(description="the kind of unit to look for: chain, cluster or "
+                                                                "concept (default: read from the recall)")] = None,
+               from_sid: Annotated[Optional[str], Field(description="start from this session's deposit (a "
+                                                                    "session id)")] = None,
+               partitions: Annotated[Optional[list[str]], Field(description="where to look: claude, transcripts, "
+                                                                             "git or episodes (default all)")] = None,
+               state: Annotated[Optional[dict[str, Any]], Field(description="the `state` the previous ascend "
+                                                                            "answer returned, passed back "
+                                                                            "unchanged with an `answer`")] = None,
+               answer: Annotated[Optional[str], Field(description="the answer to the gate: recognize (this is the "
+                                                                  "unit), refine, reorient or rescope")] = None,
+               value: Annotated[Optional[str], Field(description="the answer's argument: for refine drop:SID, "
+                                                                 "add:SID, widen or narrow; for reorient chain, "
+                                                                 "cluster, concept or another angle; for rescope "
+                                                                 "widen, type:KIND or partitions:all; none for "
+                                                                 "recognize")] = None) -> CallToolResult:
         from flowgit import api
 
         return call(lambda: api.ascend(cfg(), recall, unit_type=type, from_sid=from_sid,
@@ -159,7 +186,8 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
                                        answer=(answer, value) if answer else None))
 
     @server.tool(description="Continuity status: last wrap, unwrapped episodes, ready patterns, overdue, stale.")
-    def status(session: Optional[str] = None) -> CallToolResult:
+    def status(session: Annotated[Optional[str], Field(description="also say whether this session wrapped ("
+                                                                   + SESSION + ")")] = None) -> CallToolResult:
         from flowgit.overview import gather
         from flowgit.session import resolve_session
 

@@ -211,3 +211,16 @@ def test_episode_add_outside_a_repository_writes_where_the_server_was_told_to(tm
     server = build_server(tmp_path, store=str(named))  # `flowgit mcp --store PATH`, as `--store` on the CLI
     added = anyio.run(server.call_tool, "episode_add", {"type": "finding", "content": "x", "session": "s1"})
     assert not added.is_error and named.read_text().count("\n") == 1
+
+
+def test_every_argument_of_every_tool_is_described_in_tools_list(repo, run):
+    """README: "Every argument is described in the tool's schema": walked over `tools/list` as a client sees it,
+    so a tool added later without descriptions fails here too."""
+    from flowgit.mcp.server import build_server
+
+    assert run(repo, "init", "--commit").code == 0
+    tools = anyio.run(build_server(repo).list_tools)
+    assert TOOLS <= {t.name for t in tools}
+    bare = [f"{t.name}.{name}" for t in tools for name, prop in t.input_schema.get("properties", {}).items()
+            if not str(prop.get("description", "")).strip()]
+    assert bare == []
