@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -226,12 +226,35 @@ def _day(text: str | None) -> Any:
     return option_date(text, "--date")
 
 
+def _hook_start(payload: dict) -> str | None:
+    """The directory a hook works in: the payload's ``cwd`` when it is a path. Anything else there (a number, a
+    list, a NUL byte) is no ``cwd``, as a payload the hook cannot read is no payload: the hook then works where
+    the agent started it, which is the project, rather than breaking the session on a traceback."""
+    cwd = payload.get("cwd")
+    return cwd if isinstance(cwd, str) and cwd and "\x00" not in cwd else None
+
+
 def _hook_cfg(ctx: click.Context, payload: dict) -> Any:
     """The configuration a hook works in: the payload's ``cwd`` when Claude Code names one."""
     from flowgit.config import load_config
 
     obj = _root_obj(ctx)
-    return load_config(payload.get("cwd") or None, continuity=obj.get("continuity"), store=obj.get("store"))
+    return load_config(_hook_start(payload), continuity=obj.get("continuity"), store=obj.get("store"))
+
+
+def _never_break_the_session(body: Callable[[], None]) -> None:
+    """Run a session hook so that it never breaks the session it serves: a failure no check foresaw (a bug, an
+    OS error) is one line on stderr and exit 0, never a traceback in the agent's session. A failure to write
+    the answer itself still goes to :func:`main`, which turns it into its exit code."""
+    try:
+        body()
+    except FlowgitError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (the point: nothing escapes a hook)
+        if isinstance(exc, OSError) and _raised_writing_output(exc):
+            raise
+        click.echo(f"flowgit: the hook could not run ({type(exc).__name__}: {exc}); the session goes on "
+                   "without it", err=True)
 
 
 @cli.command(short_help="What an agent should read first, within a token budget.")
@@ -246,31 +269,40 @@ def prime(ctx: click.Context, max_tokens: int, session: str | None, hook: bool, 
           as_json: bool) -> None:
     """The continuity file's activation-critical sections, then a short status, within --max-tokens."""
     from flowgit.commands import prime as cmd
-    from flowgit.output import emit, emit_json
+    from flowgit.output import emit
     from flowgit.overview import gather
     from flowgit.primer import build
     from flowgit.session import resolve_session
 
     if hook:
-        from flowgit.commands.hookio import read_payload
-
-        payload = read_payload()
-        from flowgit.git import require_repo
-
-        try:
-            cfg = _hook_cfg(ctx, payload)
-            require_repo(cfg.root)
-        except FlowgitError:
-            return  # not a flowgit project (or not a repository): a hook must not break the session
-        try:
-            primer = build(gather(cfg, session=resolve_session(session, payload), when=_day(day)), max_tokens)
-        except FlowgitError as exc:  # a memory that cannot be read: the session is told why it starts without it
-            emit_json(cmd.hook_problem(exc))
-            return
-        emit_json(cmd.hook_answer(primer))
+        _never_break_the_session(lambda: _prime_hook(ctx, max_tokens, session, day))
         return
     primer = build(gather(_reading_cfg(ctx), session=resolve_session(session), when=_day(day)), max_tokens)
     emit(primer, as_json, cmd.render)
+
+
+def _prime_hook(ctx: click.Context, max_tokens: int, session: str | None, day: str | None) -> None:
+    """``prime --hook``: the payload on stdin, the SessionStart answer (or silence) on stdout."""
+    from flowgit.commands import prime as cmd
+    from flowgit.commands.hookio import read_payload
+    from flowgit.git import require_repo
+    from flowgit.output import emit_json
+    from flowgit.overview import gather
+    from flowgit.primer import build
+    from flowgit.session import resolve_session
+
+    payload = read_payload()
+    try:
+        cfg = _hook_cfg(ctx, payload)
+        require_repo(cfg.root)
+    except FlowgitError:
+        return  # not a flowgit project (or not a repository): a hook must not break the session
+    try:
+        primer = build(gather(cfg, session=resolve_session(session, payload), when=_day(day)), max_tokens)
+    except FlowgitError as exc:  # a memory that cannot be read: the session is told why it starts without it
+        emit_json(cmd.hook_problem(exc))
+        return
+    emit_json(cmd.hook_answer(primer))
 
 
 @cli.command(short_help="Continuity status for a person, like git status.")
@@ -295,23 +327,34 @@ def status(ctx: click.Context, session: str | None, day: str | None, as_json: bo
 @click.pass_context
 def remind(ctx: click.Context, session: str | None, hook: bool, as_json: bool) -> None:
     """Remind once per session to wrap, never when the session already wrapped or a Stop hook is active."""
+    from flowgit.output import emit_json
+    from flowgit.reminder import remind as do_remind
+    from flowgit.session import resolve_session
+
+    if hook:
+        _never_break_the_session(lambda: _remind_hook(ctx, session))
+        return
+    answer = do_remind(_hook_cfg(ctx, {}), {}, resolve_session(session, {}), once=False)
+    if as_json:
+        emit_json(answer or {})
+        return
+    click.echo(answer.get("reason") or answer.get("systemMessage") if answer else "nothing to remind")
+
+
+def _remind_hook(ctx: click.Context, session: str | None) -> None:
+    """``remind --hook``: the payload on stdin, the Stop/PreCompact answer (or silence) on stdout."""
     from flowgit.commands.hookio import read_payload
     from flowgit.output import emit_json
     from flowgit.reminder import remind as do_remind
     from flowgit.session import resolve_session
 
-    payload = read_payload() if hook else {}
+    payload = read_payload()
     try:
-        answer = do_remind(_hook_cfg(ctx, payload), payload, resolve_session(session, payload), once=hook)
+        answer = do_remind(_hook_cfg(ctx, payload), payload, resolve_session(session, payload), once=True)
     except FlowgitError:
-        if not hook:
-            raise
         return  # outside a flowgit project the hook stays silent
-    if hook or as_json:
-        if answer is not None or as_json:
-            emit_json(answer or {})
-        return
-    click.echo(answer.get("reason") or answer.get("systemMessage") if answer else "nothing to remind")
+    if answer is not None:
+        emit_json(answer)
 
 
 @cli.command(short_help="Serve flowgit's tools over MCP (stdio).")

@@ -29,12 +29,14 @@ def _marker(root: Path, session: str) -> Path:
 
 
 def _claim(marker: Path) -> bool:
-    """Create the marker; False when it was already there (this session has been reminded)."""
-    marker.parent.mkdir(parents=True, exist_ok=True)
+    """Create the marker; False when it was already there (this session has been reminded), or when it cannot
+    be made (an unwritable git directory, a file where its directory goes): a reminder that could not be
+    marked as given would block every stop of the session, so it is not given."""
     try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
         os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
         return True
-    except FileExistsError:
+    except OSError:  # (FileExistsError among them: reminded already)
         return False
 
 

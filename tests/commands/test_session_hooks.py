@@ -1,0 +1,69 @@
+"""`flowgit prime --hook` and `flowgit remind --hook` run as the agent runs them: the JSON payload it sends on
+stdin, the answer read back from stdout. A hook must never break the session it serves."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.commands.agent_fixtures import SESSION, committed_project, hook_env, payload, run_hook
+from tests.conftest import git
+
+HOOKS = ("flowgit prime --hook", "flowgit remind --hook")
+
+
+@pytest.fixture
+def project(repo: Path, run) -> Path:
+    return committed_project(repo, run)
+
+
+def record(project: Path, text: str, session: str = SESSION) -> None:
+    """One episode of ``session``, recorded as the agent records it (through the command line)."""
+    subprocess.run(["flowgit", "episode", "add", "--type", "finding", text], cwd=project, check=True,
+                   env=hook_env(CLAUDE_CODE_SESSION_ID=session), capture_output=True)
+
+
+def odd(event: str, cwd: object) -> str:
+    """A payload whose ``cwd`` is not a path (no agent sends one; a hook must not break on it either)."""
+    return json.dumps({"session_id": SESSION, "cwd": cwd, "hook_event_name": event})
+
+
+@pytest.mark.parametrize("cwd", [42, ["/tmp"], {"path": "/tmp"}, True, "bad\u0000path"])
+@pytest.mark.parametrize("command", HOOKS)
+def test_a_cwd_that_is_no_path_is_no_cwd_and_never_a_traceback(project, command, cwd):
+    record(project, "retry budget held the load flat again")
+    res = run_hook(command, project, odd("Stop" if "remind" in command else "SessionStart", cwd))
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    if res.stdout:  # the hook worked where the agent started it, the project: its ordinary answer
+        answer = json.loads(res.stdout)
+        assert answer.get("decision") == "block" or "Continuity" in answer["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_reminder_marker_that_cannot_be_made_keeps_the_stop_hook_silent(project):
+    """With a file where the marker's directory goes (an unwritable git directory reaches the same mkdir), the
+    reminder cannot be marked as given: it is not given (it would block every stop), and nothing breaks."""
+    record(project, "retry budget held the load flat again")
+    (Path(git(project, "rev-parse", "--absolute-git-dir").strip()) / "flowgit").write_text("in the way\n")
+    res = run_hook("flowgit remind --hook", project, payload("Stop", project, stop_hook_active=False))
+    assert res.returncode == 0 and res.stdout == "" and "Traceback" not in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("args", [("prime", "--hook"), ("remind", "--hook")])
+def test_a_failure_no_check_foresaw_is_one_line_and_exit_0(run, project, monkeypatch, args):
+    def broken(*a, **k):
+        raise RuntimeError("disk gremlin")
+
+    monkeypatch.setattr("flowgit.overview.gather", broken)
+    res = run(project, *args, stdin=payload("Stop", project, stop_hook_active=False))
+    assert res.code == 0 and res.out == ""
+    assert res.err == "flowgit: the hook could not run (RuntimeError: disk gremlin); the session goes on without it\n"
+
+
+def test_by_hand_a_failure_is_still_an_error(run, project, monkeypatch):
+    """Only the hooks swallow a failure: `flowgit remind` by hand still reports a user error as one."""
+    (project / ".flowgit.toml").write_text("thresholds = 3\n")
+    res = run(project, "remind")
+    assert res.code == 2 and "`thresholds` must be a table" in res.err
