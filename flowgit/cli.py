@@ -285,6 +285,7 @@ def _prime_hook(ctx: click.Context, max_tokens: int, session: str | None, day: s
     """``prime --hook``: the payload on stdin, the SessionStart answer (or silence) on stdout."""
     from flowgit.commands import prime as cmd
     from flowgit.commands.hookio import read_payload
+    from flowgit.config import find_root
     from flowgit.git import require_repo
     from flowgit.output import emit_json
     from flowgit.overview import gather
@@ -293,11 +294,11 @@ def _prime_hook(ctx: click.Context, max_tokens: int, session: str | None, day: s
 
     payload = read_payload()
     try:
-        cfg = _hook_cfg(ctx, payload)
-        require_repo(cfg.root)
+        require_repo(find_root(_hook_start(payload)))
     except FlowgitError:
-        return  # not a flowgit project (or not a repository): a hook must not break the session
+        return  # not a flowgit project (not a repository): a hook must not break the session
     try:
+        cfg = _hook_cfg(ctx, payload)  # an invalid .flowgit.toml is a flowgit project whose memory is not read
         primer = build(gather(cfg, session=resolve_session(session, payload), when=_day(day)), max_tokens)
     except FlowgitError as exc:  # a memory that cannot be read: the session is told why it starts without it
         emit_json(cmd.hook_problem(exc))

@@ -12,8 +12,9 @@ def hook_answer(primer: Primer) -> dict:
 
 
 def hook_problem(exc: FlowgitError) -> dict:
-    """The SessionStart answer when the memory cannot be read (conflict markers, bytes that are not text): the
-    session starts without it, and is told so, with the fix, instead of starting as if there were none."""
+    """The SessionStart answer when the memory cannot be read (conflict markers, bytes that are not text, an
+    invalid ``.flowgit.toml``): the session starts without it, and is told so, with the fix, instead of starting
+    as if there were none."""
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": (
         f"flowgit could not read this project's memory, so this session starts without it: {exc.render()}. "
         "Fix that first, then run `flowgit prime` to read it.")}}

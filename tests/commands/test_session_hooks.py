@@ -67,3 +67,23 @@ def test_by_hand_a_failure_is_still_an_error(run, project, monkeypatch):
     (project / ".flowgit.toml").write_text("thresholds = 3\n")
     res = run(project, "remind")
     assert res.code == 2 and "`thresholds` must be a table" in res.err
+
+
+@pytest.mark.parametrize("config, said", [("thresholds = 3\n", "`thresholds` must be a table"),
+                                          ("[budgets\n", "invalid TOML")])
+def test_the_session_start_hook_says_why_an_invalid_configuration_leaves_it_without_memory(project, config, said):
+    """A typo in .flowgit.toml is a flowgit project whose memory cannot be read: the session is told so, with the
+    file and the fix, as for conflict markers, rather than starting with no memory and no word why."""
+    (project / ".flowgit.toml").write_text(config)
+    res = run_hook("flowgit prime --hook", project, payload("SessionStart", project))
+    assert res.returncode == 0, res.stderr
+    answer = json.loads(res.stdout)["hookSpecificOutput"]
+    context = answer["additionalContext"]
+    assert answer["hookEventName"] == "SessionStart" and "starts without it" in context
+    assert ".flowgit.toml" in context and said in context and "fix:" in context
+
+
+def test_the_session_start_hook_stays_silent_outside_a_repository_whatever_lies_there(tmp_path):
+    (tmp_path / ".flowgit.toml").write_text("thresholds = 3\n")
+    res = run_hook("flowgit prime --hook", tmp_path, payload("SessionStart", tmp_path))
+    assert res.returncode == 0 and res.stdout == "" and res.stderr == ""
