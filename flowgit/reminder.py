@@ -1,13 +1,15 @@
 """The wrap reminder Claude Code's ``Stop`` and ``PreCompact`` hooks run (``flowgit remind --hook``).
 
-It speaks once per session and only when something is left to wrap: episodes of
-this session no commit holds yet, or uncommitted edits to the continuity file.
-It is silent when the session already wrapped (a commit carries its
-``Flow-Session`` trailer), when ``stop_hook_active`` says Claude is already
-continuing because of a Stop hook, and after it has reminded once (a marker in
-the repository's git directory, never in the working tree). A Stop reminder
-blocks the stop once with the reason; a PreCompact one is a message to the user,
-since compaction cannot wait for a wrap.
+It speaks once per session and event, and only when something is left to wrap:
+episodes of this session no commit holds yet, or uncommitted edits to the
+continuity file. It is silent when the session already wrapped (a commit carries
+its ``Flow-Session`` trailer), when ``stop_hook_active`` says the agent is already
+continuing because of a Stop hook, and after it has reminded once at that event
+(a marker per event in the repository's git directory, never in the working
+tree). A Stop reminder blocks the stop once with the reason: the one answer that
+reaches the agent. A PreCompact one is a message to the user, since compaction
+cannot wait for a wrap, so it has a marker of its own: it must not use up the
+Stop reminder, or a session compacted once would end without being asked to wrap.
 """
 
 from __future__ import annotations
@@ -21,11 +23,16 @@ from flowgit.config import Config
 MARKER_DIR = ("flowgit", "reminded")
 
 
-def _marker(root: Path, session: str) -> Path:
+def _safe(name: str) -> str:
+    """``name`` as one file name (a session id or event name comes from the agent, unchecked)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:120].lstrip(".") or "_"
+
+
+def _marker(root: Path, session: str, event: str) -> Path:
+    """The marker that ``session`` was reminded at ``event``: one per event, so no event uses up another's."""
     from flowgit.git import git_dir
 
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", session)[:120] or "_"
-    return git_dir(root).joinpath(*MARKER_DIR, safe)
+    return git_dir(root).joinpath(*MARKER_DIR, _safe(event), _safe(session))
 
 
 def _claim(marker: Path) -> bool:
@@ -63,15 +70,16 @@ def remind(cfg: Config, payload: dict, session: str, *, once: bool = True) -> di
     left, wrapped = pending(cfg, session)
     if wrapped or not left:
         return None
-    if once and not _claim(_marker(cfg.root, session)):
+    if once and not _claim(_marker(cfg.root, session, event)):
         return None
     episodes = sum(1 for x in left if x.startswith("ep-"))
     parts = [f"{episodes} episode(s) of this session are not wrapped"] if episodes else []
     if cfg.continuity_rel in left:
         parts.append(f"{cfg.continuity_rel} has uncommitted edits")
     what = " and ".join(parts)
-    message = (f"flowgit: {what}. Wrap the session before it ends: run /wrap (the flowgit-wrap skill). "
-               "If this session was trivial, say so and stop; this reminder is shown once.")
+    message = f"flowgit: {what}. Wrap the session before it ends: run /wrap (the flowgit-wrap skill)."
     if event == "Stop":
-        return {"decision": "block", "reason": message}
-    return {"systemMessage": message}
+        return {"decision": "block", "reason": message + " If this session was trivial, say so and stop; this "
+                                                         "reminder is shown once."}
+    return {"systemMessage": message + " (Shown once before compaction; the agent is asked once more when the "
+                                       "session stops.)"}

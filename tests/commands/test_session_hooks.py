@@ -87,3 +87,28 @@ def test_the_session_start_hook_stays_silent_outside_a_repository_whatever_lies_
     (tmp_path / ".flowgit.toml").write_text("thresholds = 3\n")
     res = run_hook("flowgit prime --hook", tmp_path, payload("SessionStart", tmp_path))
     assert res.returncode == 0 and res.stdout == "" and res.stderr == ""
+
+
+def test_a_compaction_does_not_use_up_the_reminder_that_asks_the_agent_to_wrap(project):
+    """PreCompact's reminder is a message to the person; only Stop's reaches the agent. Each is given once per
+    session, so a session compacted on the way still ends with the agent asked to wrap."""
+    record(project, "retry budget held the load flat again")
+    compact = payload("PreCompact", project, trigger="auto", custom_instructions="")
+    first = run_hook("flowgit remind --hook", project, compact)
+    assert "1 episode(s)" in json.loads(first.stdout)["systemMessage"]
+    assert run_hook("flowgit remind --hook", project, compact).stdout == ""  # once per session at compaction
+    record(project, "the breaker opened after five failures")
+    stop = payload("Stop", project, stop_hook_active=False)
+    asked = json.loads(run_hook("flowgit remind --hook", project, stop).stdout)
+    assert asked["decision"] == "block" and "2 episode(s)" in asked["reason"] and "/wrap" in asked["reason"]
+    again = run_hook("flowgit remind --hook", project, stop)
+    assert again.returncode == 0 and again.stdout == ""  # and once per session at the stop
+
+
+@pytest.mark.parametrize("session", [".", "..", "../escape"])
+def test_a_session_id_that_reads_as_a_path_is_reminded_once_inside_the_git_directory(project, session):
+    record(project, "retry budget held the load flat again", session=session)
+    stop = json.dumps({"session_id": session, "cwd": str(project), "hook_event_name": "Stop"})
+    assert json.loads(run_hook("flowgit remind --hook", project, stop).stdout)["decision"] == "block"
+    assert run_hook("flowgit remind --hook", project, stop).stdout == ""
+    assert not (project / ".git" / "flowgit" / "escape").exists() and not (project / "escape").exists()
