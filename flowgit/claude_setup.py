@@ -406,10 +406,39 @@ def command_of(exe: str) -> str:
     return shlex.quote(exe) if exe.strip() == exe and Path(exe).is_file() else exe
 
 
-def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_exe: bool = True) -> SetupReport:
-    """Install (or bring up to date) flowgit's skills, commands and hooks under ``base``."""
+def render(name: str, exe: str) -> bytes:
+    """The shipped skill or command ``name`` as installed: every ``flowgit COMMAND`` its body tells the agent to
+    run, and the ``Bash(flowgit:*)`` its frontmatter allows, name ``exe``, the program the hooks run (the reason
+    for ``--exe`` is a flowgit the agent's PATH does not hold, so a bare ``flowgit`` there would not be found).
+    With the default ``flowgit`` it is the template byte for byte. The manifest records the hash of this text,
+    so ``--remove`` and a second setup judge the files as they were written."""
     from flowgit.resources import template
 
+    text = template(name)
+    if exe != "flowgit":
+        head, body = _frontmatter(text)
+        body = _command_pattern().sub(lambda _: exe, body)
+        text = head.replace("Bash(flowgit:*)", f"Bash({exe}:*)") + body
+    return text.encode("utf-8")
+
+
+def _frontmatter(text: str) -> tuple[str, str]:
+    """``text`` split after its ``---`` frontmatter (its description is prose, left as written)."""
+    end = text.find("\n---\n", 4) if text.startswith("---\n") else -1
+    return (text[:end + 5], text[end + 5:]) if end >= 0 else ("", text)
+
+
+def _command_pattern() -> re.Pattern[str]:
+    """``flowgit`` where it starts a command line (followed by one of its commands), not in prose ("flowgit
+    performs") or a name (``flowgit-wrap``, ``…/bin/flowgit``)."""
+    from flowgit.cli import cli
+
+    names = sorted(cli.commands, key=len, reverse=True)
+    return re.compile(r"(?<![\w./-])flowgit(?= (?:%s)\b)" % "|".join(map(re.escape, names)))
+
+
+def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_exe: bool = True) -> SetupReport:
+    """Install (or bring up to date) flowgit's skills, commands and hooks under ``base``."""
     exe = command_of(exe)
 
     report = SetupReport(scope, str(base), dry_run)
@@ -418,7 +447,7 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_e
                                                  "dirs": []}
     writes: dict[Path, bytes] = {}
     for rel, name in FILES.items():
-        want = template(name).encode("utf-8")
+        want = render(name, exe)
         have = _read(base / rel)
         if have == want:
             report.changes.append(Change(rel, "unchanged"))

@@ -601,3 +601,53 @@ def test_a_manifest_whose_settings_record_setup_never_writes_is_refused_whole(ru
         res = run(project, "setup", "claude", *args)
         assert res.code == 2 and problem in res.err and "Traceback" not in res.err, res.err
     assert tree_digest(project) == before
+
+
+BARE_COMMAND = re.compile(r"(?<![\w./'-])flowgit (?:episode|candidates|wrap|ascend|status|prime|check|log)\b")
+
+
+def test_with_exe_the_skills_and_commands_call_the_program_the_hooks_call(run, project, tmp_path, monkeypatch):
+    """`--exe` exists for a flowgit the agent's PATH does not hold: the skills and /wrap, /ascend it installs
+    must run that program too (and allow it), not a bare `flowgit` the shell cannot find."""
+    import os
+    import shutil
+
+    tools = tmp_path / "my tools"
+    tools.mkdir()
+    exe = tools / "flowgit"
+    exe.write_text(f"#!/bin/sh\nexec {shutil.which('flowgit')} \"$@\"\n")
+    exe.chmod(0o755)
+    quoted = f"'{exe}'"
+    assert run(project, "setup", "claude", "--exe", str(exe)).code == 0
+    base = project / ".claude"
+    assert validate_claude_dir(base)["Stop"] == [f"{quoted} remind --hook"]  # (the frontmatter still parses)
+    installed = {rel: (base / rel).read_text() for rel in ("skills/flowgit-wrap/SKILL.md",
+                                                           "skills/flowgit-ascend/SKILL.md",
+                                                           "commands/wrap.md", "commands/ascend.md")}
+    for rel, text in installed.items():  # (the frontmatter's description is prose: "… with flowgit ascend")
+        body = frontmatter.loads(text).content
+        assert BARE_COMMAND.findall(body) == [] and f"{quoted} " in body, rel
+    for command in ("wrap", "ascend"):
+        assert frontmatter.load(base / "commands" / f"{command}.md")["allowed-tools"].startswith(f"Bash({quoted}:*)")
+    line = next(x for x in installed["skills/flowgit-wrap/SKILL.md"].splitlines() if " episode add " in x)
+    ran = subprocess.run(line, shell=True, cwd=project, capture_output=True, text=True,
+                         env={**os.environ, "PATH": "/usr/bin:/bin", "FLOWGIT_SESSION": "s-exe"})
+    assert ran.returncode == 0, ran.stderr  # the skill's own first command runs where bare `flowgit` would not
+    assert "s-exe" in (project / ".flow" / "episodes.jsonl").read_text()
+
+    assert run(project, "setup", "claude", "--exe", str(exe)).out.strip().endswith("nothing to change")
+    monkeypatch.setenv("PATH", f"{Path(shutil.which('flowgit')).parent}:/usr/bin:/bin")
+    assert run(project, "setup", "claude", "--exe", "flowgit").code == 0  # back to the name: files updated
+    assert BARE_COMMAND.search((base / "commands" / "wrap.md").read_text()) and str(exe) not in \
+        (base / "commands" / "wrap.md").read_text()
+    assert run(project, "setup", "claude", "--remove").code == 0
+    assert not base.exists() or not any(p.is_file() for p in base.rglob("*"))  # --remove: exactly what it wrote
+
+
+def test_without_exe_the_installed_skills_are_the_shipped_templates_byte_for_byte(run, project):
+    from flowgit.claude_setup import FILES
+    from flowgit.resources import template
+
+    assert run(project, "setup", "claude").code == 0
+    for rel, name in FILES.items():
+        assert (project / ".claude" / rel).read_text() == template(name)
