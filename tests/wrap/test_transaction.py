@@ -39,9 +39,11 @@ def write_plan(tmp: Path, name: str = "plan.json", **extra) -> Path:
     return path
 
 
-def start_paused(repo: Path, tmp: Path, point: str) -> subprocess.Popen:
+def start_paused(repo: Path, tmp: Path, point: str, seconds: float | None = None) -> subprocess.Popen:
+    """A wrap started and paused at ``point`` (for ``seconds``, then it goes on; by default until killed)."""
     marker = tmp / f"paused-{point}"
-    env = {**os.environ, "FLOWGIT_PAUSE": point, "FLOWGIT_PAUSE_FILE": str(marker)}
+    env = {**os.environ, "FLOWGIT_PAUSE": point, "FLOWGIT_PAUSE_FILE": str(marker),
+           **({"FLOWGIT_PAUSE_SECONDS": str(seconds)} if seconds is not None else {})}
     proc = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp)),
                              "--date", "2026-11-26"], cwd=repo, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
@@ -473,16 +475,7 @@ def test_a_wrap_that_reads_another_wraps_file_before_its_commit_says_so_not_hand
     from flowgit.wrap.plan import load_plan
     from flowgit.wrap.run import _refuse_replacing_hand_edits, read_inputs
 
-    marker = tmp_path / "paused"
-    env = {**os.environ, "FLOWGIT_PAUSE": "4-sections", "FLOWGIT_PAUSE_FILE": str(marker),
-           "FLOWGIT_PAUSE_SECONDS": "2"}
-    first = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp_path)),
-                              "--date", "2026-11-26"], cwd=wrap_repo, env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-    for _ in range(600):
-        if marker.exists() and marker.read_text():
-            break
-        time.sleep(0.02)
+    first = start_paused(wrap_repo, tmp_path, "4-sections", seconds=2)
     assert "Focus: the transaction" in (wrap_repo / "CONTINUITY.md").read_text()  # written, not committed
     second_plan = tmp_path / "second.json"
     second_plan.write_text(json.dumps({"session": "s-second", "state": "Focus: the second wrap"}))
@@ -531,15 +524,7 @@ def test_a_wrap_that_meets_another_gits_index_lock_for_a_moment_waits_and_commit
     instead of failing and leaving its writes behind."""
     import threading
 
-    marker = tmp_path / "paused"
-    env = {**os.environ, "FLOWGIT_PAUSE": point, "FLOWGIT_PAUSE_FILE": str(marker), "FLOWGIT_PAUSE_SECONDS": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--plan", str(write_plan(tmp_path)),
-                             "--date", "2026-11-26"], cwd=wrap_repo, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    for _ in range(600):
-        if marker.exists() and marker.read_text():
-            break
-        time.sleep(0.02)
+    proc = start_paused(wrap_repo, tmp_path, point, seconds=1)
     lock = wrap_repo / ".git" / "index.lock"
     lock.write_bytes(b"")  # another git at work, for the next 2 seconds: past the pause, into git's step
     threading.Timer(2.0, lock.unlink).start()
