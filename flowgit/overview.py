@@ -57,6 +57,7 @@ class Overview:
     interrupted_wrap: dict | None = None
     interrupted_sync: dict | None = None  # a killed sync's half-merged files: message and fix (None: none)
     outside_sparse: list[str] = field(default_factory=list)  # memory files a sparse checkout leaves out
+    merge_driver: str | None = None  # why the registered merge driver cannot start (None: it can, or none is set)
 
     @property
     def unwrapped_sessions(self) -> dict[str, int]:
@@ -75,7 +76,7 @@ class Overview:
                 "continuity_modified": self.continuity_modified,
                 "session": self.session or None, "session_wrapped": self.session_wrapped,
                 "interrupted_wrap": self.interrupted_wrap, "interrupted_sync": self.interrupted_sync,
-                "outside_sparse_checkout": self.outside_sparse}
+                "outside_sparse_checkout": self.outside_sparse, "merge_driver_problem": self.merge_driver}
 
 
 RECOVER = "run `flowgit wrap --recover`"
@@ -216,6 +217,9 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
     view.continuity_modified = not _same_as_head(data, head.get(cfg.continuity_rel))
     if light:
         return view
+    from flowgit.merge.setup import driver_problem
+
+    view.merge_driver = driver_problem(root)  # a sync would refuse it, and a `git pull` would take ours whole
     view.document = document_from_bytes(cfg, data, cfg.continuity_rel)
     if view.document is None or not view.document.sections:
         return view

@@ -39,6 +39,10 @@ def render(view: Overview) -> str:
     if view.interrupted_sync:
         lines += ["", style("An interrupted sync left a half-made merge:", "red"),
                   f"  {view.interrupted_sync['message']}", f"  (fix: {view.interrupted_sync['fix']})"]
+    if view.merge_driver:
+        lines += ["", style("The merge driver cannot start:", "red"), f"  {view.merge_driver}",
+                  "  (fix: run `flowgit init` again in this clone: it registers the driver with the flowgit that "
+                  "runs it; safe to repeat)"]
     if view.continuity_modified:
         hint = (f"  ({pending['fix']} first)" if pending and pending.get("running") else
                 f"  ({RECOVER} first)" if pending else "  (finish with `flowgit wrap`)")
@@ -60,6 +64,7 @@ def render(view: Overview) -> str:
                                                             f"{r['last_seen']}" for r in view.stale], "yellow")
     lines += _block("Going stale next", [f"{r['name']} in {r['section']}: {r['days_left']} day(s) left"
                                          for r in view.stale_soon], "yellow")
-    if len(lines) <= 3 and not view.continuity_modified and not pending and not view.interrupted_sync:
+    if len(lines) <= 3 and not view.continuity_modified and not pending and not view.interrupted_sync \
+            and not view.merge_driver:
         lines += ["", "nothing to wrap"]
     return "\n".join(lines)

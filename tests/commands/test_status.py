@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from tests.conftest import git
+
 
 def test_status_lists_the_newest_unwrapped_episodes_and_counts_the_rest(run, repo):
     """A page, not a log: 25 unwrapped episodes show the newest 20 and a count; --json keeps every id."""
@@ -15,3 +17,17 @@ def test_status_lists_the_newest_unwrapped_episodes_and_counts_the_rest(run, rep
     assert "(25)" in out and "5 earlier" in out and "unwrapped fact number 24" in out
     assert "unwrapped fact number 4\n" not in out and "unwrapped fact number 5" in out
     assert len(json.loads(run(repo, "status", "--json").out)["unwrapped_episodes"]) == 25
+
+
+def test_status_says_when_the_registered_merge_driver_cannot_start(run, repo):
+    """Its virtualenv rebuilt or moved: a sync refuses, and a hand `git pull` would take ours whole. status
+    says so, with the fix, before either happens; a driver that can start is not mentioned."""
+    assert run(repo, "init", "--commit").code == 0
+    assert json.loads(run(repo, "status", "--json").out)["merge_driver_problem"] is None
+    git(repo, "config", "merge.flowgit.driver", "/nonexistent/venv/bin/python -m flowgit merge-driver %O %A %B %P")
+    out = run(repo, "status")
+    assert out.code == 0 and "The merge driver cannot start:" in out.out and "`/nonexistent/venv/bin/python`" in out.out
+    assert "run `flowgit init` again" in out.out
+    assert "does not exist" in json.loads(run(repo, "status", "--json").out)["merge_driver_problem"]
+    assert run(repo, "init").code == 0
+    assert json.loads(run(repo, "status", "--json").out)["merge_driver_problem"] is None
