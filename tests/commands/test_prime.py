@@ -90,12 +90,17 @@ def test_status_for_a_person(run, project, monkeypatch):
     assert data["continuity_modified"] and data["ready_to_graduate"][0]["name"] == "retry_budget"
 
 
-def test_status_after_a_wrap_names_it_and_the_session(run, project, monkeypatch):
-    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "sess-c")
+def _status_after_a_wrap_by(run, project, monkeypatch, session: str) -> dict:
+    """`status --json` after one plan wrap made in ``session`` (the agent's session id in the environment)."""
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", session)
     plan = project.parent / "plan.json"
     plan.write_text(json.dumps({"recent": "We held the retry budget through three outages."}))
     assert run(project, "wrap", "--plan", str(plan), "--date", DAY).code == 0
-    data = json.loads(run(project, "status", "--json").out)
+    return json.loads(run(project, "status", "--json").out)
+
+
+def test_status_after_a_wrap_names_it_and_the_session(run, project, monkeypatch):
+    data = _status_after_a_wrap_by(run, project, monkeypatch, "sess-c")
     assert data["last_wrap"]["session"] == "sess-c" and data["session_wrapped"] is True
     assert data["unwrapped_episodes"] == []
     assert "this session (sess-c): wrapped" in run(project, "status").out
@@ -117,11 +122,7 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch):
 
 def test_a_session_id_with_a_comma_is_one_session_not_two(run, project, monkeypatch):
     """`Flow-Session: review, part 2` names one session: it is the one wrapped, and `part 2` is not."""
-    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "review, part 2")
-    plan = project.parent / "plan.json"
-    plan.write_text(json.dumps({"recent": "We held the retry budget through three outages."}))
-    assert run(project, "wrap", "--plan", str(plan), "--date", DAY).code == 0
-    data = json.loads(run(project, "status", "--json").out)
+    data = _status_after_a_wrap_by(run, project, monkeypatch, "review, part 2")
     assert data["last_wrap"]["session"] == "review, part 2" and data["session_wrapped"] is True
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "part 2")
     assert json.loads(run(project, "status", "--json").out)["session_wrapped"] is False
