@@ -41,6 +41,15 @@ def may_hold(text: str | bytes) -> bool:
 
 
 def loads(raw: str | bytes) -> Any:
-    """``json.loads`` of one line, lone surrogates replaced (ValueError as json raises it)."""
-    obj = json.loads(raw)
-    return scrub(obj) if may_hold(raw) else obj
+    """``json.loads`` of one line, lone surrogates replaced (ValueError as json raises it).
+
+    A line nested deeper than the parser (or :func:`scrub`) can recurse is a
+    ValueError too: a transcript is untrusted input, and every reader already
+    turns a ValueError into a skipped line, where a RecursionError would end
+    the whole command with a traceback.
+    """
+    try:
+        obj = json.loads(raw)
+        return scrub(obj) if may_hold(raw) else obj
+    except RecursionError:
+        raise ValueError("a JSON value nested too deeply to read") from None

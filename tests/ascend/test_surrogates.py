@@ -77,3 +77,38 @@ def test_a_deposit_whose_record_holds_a_lone_surrogate_is_shown(run, tmp_path, m
               "the whole line of work on the kiwi migration", *mode)
     assert res.code == 0, res.err
     assert "Migrate the kiwi schema \ufffd" in res.out or "Migrate the kiwi schema \\ufffd" in res.out
+
+
+DEEP = "[" * 20000 + "]" * 20000  # 40 KB, under every size cap: deeper than the parser can recurse
+
+
+def test_a_json_line_nested_too_deeply_is_a_value_error():
+    with pytest.raises(ValueError, match="nested too deeply"):
+        loads(DEEP)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        loads('{"a": "\\ud83d", "b": ' + DEEP + "}")  # (scrubbing walks it too)
+
+
+@pytest.mark.parametrize("where", ["member", "transcript-only"])
+def test_a_transcript_line_nested_too_deeply_is_skipped_not_a_traceback(run, tmp_path, where):
+    """One hostile line in a member's transcript, or atop a session known only by its transcript."""
+    config = tmp_path / "claude"
+    for n in range(3):
+        request = f"tune the kafka consumer lag alerts #990 step {n}"
+        write_session(config, Session(SLUG, sid(n), "/home/dev/web", f"2026-11-0{n + 1}", request, ["kafka lag"],
+                                      ["kafka", "lag", "alerts"],
+                                      cross_refs=[{"kind": "github_issue", "ref": "#990"}],
+                                      transcript=[("user", request), ("assistant", "ok")]))
+    projects = config / "projects" / SLUG
+    if where == "member":
+        path = projects / f"{sid(1)}.jsonl"
+        path.write_text(path.read_text() + DEEP + "\n")
+    else:
+        line = {"type": "user", "sessionId": sid(9), "cwd": "/home/dev/web", "timestamp": "2026-11-04T09:00:00Z",
+                "message": {"role": "user", "content": "kafka lag alerts again, #990"}}
+        (projects / f"{sid(9)}.jsonl").write_text(DEEP + "\n" + json.dumps(line) + "\n")
+    res = run(tmp_path, "ascend", "--claude-dir", str(config), "that whole line of work on #990", "--json")
+    assert "Traceback" not in res.err and "RecursionError" not in res.err
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert len(data["unit"]["members"]) >= 3
