@@ -85,6 +85,10 @@ def run(cfg: Config, *, recall: str, unit_type: str | None, from_sid: str | None
     if claude_dir and not Path(claude_dir).expanduser().is_dir():
         raise FlowgitError("no such directory", path=claude_dir,
                            fix="pass the directory that holds projects/ (e.g. ~/.claude)")
+    if answer is not None and not state_spec:  # an answer to nothing: a fresh recall would silently drop it
+        raise FlowgitError(f"--{answer[0]} answers a presented unit, and no --state says which",
+                           fix="pass back the `state` object of the previous --json answer with --state FILE "
+                               "(or `-` for stdin), or drop the answer to start a new recall")
     state = load_state(state_spec) if state_spec else None
     chosen = state.scope.partitions if state else (partitions or list(PARTITIONS))
     engine = Ascend(cfg, _deposit_tree(cfg, claude_dir, state), chosen)

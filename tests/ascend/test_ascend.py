@@ -141,6 +141,17 @@ def test_bad_state_and_bad_answers_are_clear_errors(run, tmp_path, corpus):
     assert res.code == 2 and "unknown partition" in res.err
 
 
+@pytest.mark.parametrize("answer", [("--recognize",), ("--refine", "narrow"), ("--rescope", "widen"),
+                                    ("--reorient", "cache")])
+def test_an_answer_without_a_state_is_refused_not_dropped(run, tmp_path, corpus, answer):
+    for mode in ((), ("--json",)):
+        res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "the whole line of work on the cache", *answer,
+                  *mode)
+        assert res.code == 2, res.out
+        said = json.loads(res.out)["error"] if mode else res.err
+        assert f"--{answer[0][2:]} answers a presented unit" in str(said) and "--state" in str(said)
+
+
 @pytest.mark.parametrize("name, data, said, line", [
     ("utf16.json", '{"state": {"version": 1}}'.encode("utf-16"), "UTF-16", None),
     ("latin1.json", b'{"recall":\n "caf\xe9"}', "not UTF-8 (byte 0xe9)", 2),
