@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-
 import re
 import shlex
 import unicodedata
@@ -115,9 +114,10 @@ class Deposit:
         if self.cwd and not _absolute(self.cwd):
             return None  # `cd -`, `cd ~/proj`, a relative path: the command would run somewhere else
         if self.partition in ("claude", "transcripts"):
-            if not self.cwd or not self.has_record():
+            launch = launch_dir(self.cwd, self.slug) if self.cwd else None
+            if not launch or not self.has_record():
                 return None
-            return f"cd {shlex.quote(self.cwd)} && claude --resume {shlex.quote(self.sid)}"
+            return f"cd {shlex.quote(launch)} && claude --resume {shlex.quote(self.sid)}"
         if self.partition == "git" and self.cwd:
             return f"git -C {shlex.quote(self.cwd)} show {shlex.quote(self.source_ref)}"
         if self.partition == "episodes" and self.cwd:
@@ -152,6 +152,10 @@ class Deposit:
         if any(d.partition in ("claude", "transcripts") for d in self.parts):
             if not any(d.cwd for d in self.parts if d.partition in ("claude", "transcripts")):
                 return "this session recorded no working directory, so it cannot be resumed from here"
+            if not any(launch_dir(d.cwd, d.slug) for d in self.parts if d.partition in ("claude", "transcripts")
+                       and d.cwd):
+                return ("this session's recorded working directory is not the one it was started from (nor below "
+                        "it), and the session is found from the directory it is resumed in: no command is printed")
             return "this session's transcript is not on disk, so it cannot be resumed"
         return "this deposit recorded no working directory, so it cannot be resumed from here"
 
@@ -218,6 +222,32 @@ def _plain(value: Any) -> bool:
     if value is None or value == "":
         return True
     return isinstance(value, str) and not any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value)
+
+
+def launch_dir(cwd: str, slug: str) -> str | None:
+    """The directory a session was started from: ``cwd`` or its nearest parent whose name is the partition's.
+
+    The agent finds a session from the directory it is resumed in, by that
+    directory's slug (DESIGN: a lossy encoding, ``/`` and ``.`` as ``-``), so
+    a deposit that recorded a directory the session later moved into would
+    print a command that cannot find it. The comparison reads every character
+    but letters and digits as ``-`` on both sides, which holds for any encoding
+    that turns punctuation into ``-``. None: no such directory.
+    """
+    if not slug:
+        return cwd
+    wanted = _SLUG_PUNCTUATION.sub("-", slug)
+    path = cwd
+    while True:
+        if _SLUG_PUNCTUATION.sub("-", path) == wanted:
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+_SLUG_PUNCTUATION = re.compile(r"[^A-Za-z0-9]")
 
 
 def _absolute(path: str) -> bool:

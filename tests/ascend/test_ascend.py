@@ -212,7 +212,8 @@ def test_every_quirk_is_read(run, tmp_path, corpus):
 def test_hostile_cwd_and_traversal_session_id(run, tmp_path):
     config = tmp_path / "claude"
     evil = '/tmp/x"; rm -rf ~; "'
-    write_session(config, Session(A, "aaaa0001", evil, "2026-11-01", "hostile start", ["hostile topic"],
+    hostile = evil.replace("/", "-").replace(".", "-")  # the slug of the directory it was started from
+    write_session(config, Session(hostile, "aaaa0001", evil, "2026-11-01", "hostile start", ["hostile topic"],
                                   ["hostile", "quoting"], cross_refs=[ISSUE]))
     write_session(config, Session(A, "aaaa0002", "/tmp/ok", "2026-11-02", "hostile follow-up", ["hostile topic"],
                                   ["hostile", "quoting"], cross_refs=[ISSUE]))
@@ -229,6 +230,22 @@ def test_hostile_cwd_and_traversal_session_id(run, tmp_path):
     assert subprocess.run(["bash", "-n", "-c", command]).returncode == 0
     words = shlex.split(command)
     assert words[:2] == ["cd", evil] and words[2] == "&&" and words[3:] == ["claude", "--resume", "aaaa0001"]
+
+
+def test_the_resume_command_enters_the_directory_the_session_was_started_from(run, tmp_path):
+    """The session is found by the directory it is resumed in: a deposit that recorded a directory the session
+    moved into resumes from the parent the partition is named after; one from elsewhere prints no command."""
+    config = tmp_path / "claude"
+    slug = "-home-u-shop"
+    for n, cwd in ((1, "/home/u/shop"), (2, "/home/u/shop/services/search"), (3, "/srv/other/place")):
+        write_session(config, Session(slug, f"3d3d000{n}", cwd, f"2026-11-0{n}", f"search indexing lag part {n}",
+                                      ["search indexing"], ["search", "indexing", "lag"], cross_refs=[ISSUE]))
+    data = ascend(run, tmp_path, config, "the whole line of work on search indexing lag #412")
+    deposits = {d["session_id"]: d for d in data["unit"]["deposits"]}
+    assert deposits["3d3d0001"]["resume"] == "cd /home/u/shop && claude --resume 3d3d0001"
+    assert deposits["3d3d0002"]["resume"] == "cd /home/u/shop && claude --resume 3d3d0002"
+    assert deposits["3d3d0003"]["resume"] is None
+    assert "not the one it was started from" in deposits["3d3d0003"]["not_resumable"]
 
 
 # -------------------------------------------------------- the other partitions
