@@ -152,12 +152,27 @@ def split_references(text: str) -> tuple[str, list[str]]:
 
 def extract(text: str) -> RecallTrace:
     quoted = [q.strip() for q in QUOTED_RE.findall(text)]
-    stripped = SIGNAL_WORDS.sub(" ", text)
+    stripped = without_time_words(SIGNAL_WORDS.sub(" ", text))
     compounds = {w.lower() for w in re.findall(r"\b\w+(?:[-_]\w+)+\b", stripped)}
     words = sorted(content_words(stripped) | {q.lower() for q in quoted} | compounds)
     temporal, window = temporal_window(text)
     return RecallTrace(text=text, keywords=words, anchors=[f"#{n}" for n in ANCHOR_RE.findall(text)],
                        quoted=quoted, temporal=temporal, window=window)
+
+
+# When the work happened, not what it was about: read into the trace's window, never matched as a topic
+# ("last month" must not find the monthly invoice job).
+TIME_WORDS_RE = re.compile(
+    r"\b(?:last|this|next|past|previous|the other)\s+(?:weeks?|months?|years?|quarters?|sprints?|weekend|days?)\b|"
+    r"\b(?:an?|one|two|three|four|few|several|couple(?:\s+of)?)\s+(?:days?|weeks?|months?|years?)\s+ago\b|"
+    r"\b(?:yesterday|today|recently|earlier|lately)\b", re.I)
+
+
+def without_time_words(text: str) -> str:
+    """``text`` without the phrases that say when (time words, dates, month names): the trace's ``temporal``."""
+    for rx in (TIME_WORDS_RE, ISO_RE, MONTH_RE, MAY_RE):
+        text = rx.sub(" ", text)
+    return text
 
 
 def _stems(text: str) -> list[str]:

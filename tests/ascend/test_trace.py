@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from flowgit.ascend.trace import temporal_window
+from flowgit.ascend.trace import extract, temporal_window
 from tests.ascend.corpus import Session, write_session
 
 NOW = date(2026, 11, 20)
@@ -45,3 +45,17 @@ def test_marketplace_does_not_narrow_a_line_to_its_march_session(run, tmp_path):
                           "the marketplace payouts for sellers", "--json").out)
     assert data["state"]["trace"]["temporal"] is None
     assert data["status"] != "single_session" and len(data["unit"]["members"]) == 2
+
+
+@pytest.mark.parametrize("recall, topic", [
+    ("that thing we did last month", set()),
+    ("the retry budget work last week", {"retry", "budget"}),
+    ("the cache stampede from 2026-10", {"cach", "stamped"}),
+    ("what we did on the billing export in November", {"bill", "export"}),
+    ("the deploy freeze a few weeks ago", {"deploy", "freez"}),
+])
+def test_the_words_that_say_when_are_the_time_hint_not_topic_words(recall, topic):
+    """"last month" must not match the monthly invoice job: time words go to the window only."""
+    trace = extract(recall)
+    assert not {"month", "week", "novemb", "2026", "10", "ago"} & set(trace.keywords)
+    assert topic <= set(trace.keywords)
