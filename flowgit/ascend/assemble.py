@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from flowgit.ascend.graph import MEMORY_TOPIC, DepositIndex
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit, Edge, Unit
 from flowgit.ascend.trace import RecallTrace
-from flowgit.words import stem, tokens
+from flowgit.words import EVERYDAY_STEMS, stem, tokens
 
 MAX_MEMBERS = 40
 MAX_ENTRIES = 3
@@ -264,15 +264,23 @@ def rank(index: DepositIndex, units: list[Unit], trace: RecallTrace) -> list[Uni
         u.connectivity = len(connected & {d.key for d in u.members}) / len(u.members)
         u.score = u.alignment * (0.5 + 0.5 * u.connectivity) * (1 + 0.1 * min(len(u.members), 10))
     ranked.sort(key=lambda u: (-u.score, -len(u.members)))
+    everyday = _everyday_only(trace)
     for i, u in enumerate(ranked):
         ahead = i == 0 and (len(ranked) == 1 or u.score >= 1.5 * ranked[1].score)
-        if u.alignment >= 0.6 and u.connectivity >= 0.8 and ahead:
+        if u.alignment >= 0.6 and u.connectivity >= 0.8 and ahead and not everyday:
             u.confidence = "high"
         elif u.alignment >= 0.3:
             u.confidence = "medium"
         else:
             u.confidence = "low"
     return ranked
+
+
+def _everyday_only(trace: RecallTrace) -> bool:
+    """Whether the recall named its subject in everyday words alone ("the problem with the data"), with no
+    anchor nor quoted term: whatever those words gather is a guess to put to the person, never high."""
+    return (bool(trace.keywords) and not trace.anchors and not trace.quoted
+            and all(w in EVERYDAY_STEMS for w in trace.keywords))
 
 
 def fold_subsets(units: list[Unit]) -> list[Unit]:

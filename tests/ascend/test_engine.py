@@ -198,3 +198,23 @@ def test_an_answer_reads_the_deposit_tree_the_state_was_read_from(run, tmp_path,
     (other / "projects").mkdir(parents=True)
     res = run(tmp_path, "ascend", "--claude-dir", str(other), "--state", str(state), "--recognize", "--json")
     assert res.code == 2 and "the state was read from" in res.err + res.out
+
+
+def test_a_unit_found_by_everyday_words_alone_is_put_to_the_person_not_shown_as_certain(run, tmp_path):
+    """Three unrelated sessions whose only common ground is "problem" and "data", among others that name
+    neither: never a high-confidence unit shown inline."""
+    config = tmp_path / "claude"
+    generic = (("/home/u/payments-api", "problem with the data export to the accountants", ["export", "data"]),
+               ("/home/u/web-shop", "analytics data looks wrong, some problem with timezones", ["analytics", "data"]),
+               ("/home/u/ops", "backup data problem: snapshots missing", ["backup", "snapshots", "data"]))
+    others = ("retry budget for the payment gateway", "cache stampede on the product page",
+              "login test flaking in CI", "kafka consumer lag alerts", "terraform state lock cleanup",
+              "pdf invoice fonts")
+    sessions = [(cwd, request, keywords) for cwd, request, keywords in generic]
+    sessions += [("/home/u/misc", request, request.split()[:2]) for request in others]
+    for n, (cwd, request, keywords) in enumerate(sessions, 1):
+        write_session(config, Session(cwd.replace("/", "-"), SID[n], cwd, f"2026-11-{n:02d}", request, [request],
+                                      keywords, transcript=[("user", request), ("assistant", "ok")]))
+    data = ask(run, tmp_path, config, "everything we figured out about the problem with the data")
+    unit = data["unit"]
+    assert not (data["status"] == "inline" and unit and unit["confidence"] == "high"), unit
