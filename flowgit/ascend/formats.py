@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -292,6 +293,16 @@ def read_text(path: Path | str, tree=None) -> str | None:
             return fh.read(1 << 20)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError):
         return None
+
+
+# The files a deposit is read from (the others only add to one): a directory under hypomnesis/ without
+# either is not a deposit, and the session's transcript stands in for it.
+INDEX_FILES = ("clue.md", "narrative.md")
+
+
+def holds_an_index_file(entry: str) -> bool:
+    """Whether the deposit directory ``entry`` holds one of :data:`INDEX_FILES` (as a file: its reader decides)."""
+    return any(os.path.isfile(os.path.join(entry, name)) for name in INDEX_FILES)
 
 
 def parse_table(text: str) -> list[dict[str, str]]:

@@ -109,12 +109,18 @@ class ClaudePartition:
             narrative = formats.read_text(os.path.join(entry, "narrative.md"), self.tree)
             if narrative is None:
                 notes.missing_files += 1
+                notes.refused.append(f"{slug}/{sid}: a deposit with neither clue.md nor narrative.md readable; not "
+                                     "read as a deposit (the transcripts partition reads the session's transcript)")
                 return None
         fm = formats.first_frontmatter(clue) if clue is not None else formats.split_blocks(narrative)[-1][0]
         data = formats.discover_fields(fm)
         claimed = formats.as_text(data.get("session_id"))
         if not safe_id(sid) or (claimed and not safe_id(claimed)):
             notes.refused.append(f"{slug}/{sid}: session id {claimed or sid!r} is not a plain id; refused")
+            return None
+        if claimed and claimed != sid:  # a deposit lives at hypomnesis/{session_id}/: this is a copy or a move
+            notes.refused.append(f"{slug}/{sid}: its clue.md names session {claimed!r}, and a deposit's directory "
+                                 "is its session id (a copied or moved deposit?); not read, so no session counts twice")
             return None
         anchors, anchor_notes = formats.anchors_from(fm, data)
         notes.legacy_anchors += len(anchor_notes)

@@ -322,7 +322,8 @@ class TranscriptPartition:
             if not self.tree.check_dir(slug_dir):
                 continue
             hyp = os.path.join(slug_dir, "hypomnesis")
-            deposited = set(os.listdir(hyp)) if self.deposits_win and self.tree.check_dir(hyp) else set()
+            deposited = ({name for name in os.listdir(hyp) if formats.holds_an_index_file(os.path.join(hyp, name))}
+                         if self.deposits_win and self.tree.check_dir(hyp) else set())
             for entry in sorted(os.scandir(slug_dir), key=lambda e: e.name):
                 if not entry.name.endswith(".jsonl"):
                     continue

@@ -218,3 +218,36 @@ def test_a_unit_found_by_everyday_words_alone_is_put_to_the_person_not_shown_as_
     data = ask(run, tmp_path, config, "everything we figured out about the problem with the data")
     unit = data["unit"]
     assert not (data["status"] == "inline" and unit and unit["confidence"] == "high"), unit
+
+
+def test_a_copied_deposit_directory_does_not_count_its_session_twice(run, tmp_path):
+    """`cp -r SID SID.bak`: the copy's clue.md still names SID; a deposit's directory is its session id."""
+    import shutil
+
+    config = tmp_path / "claude"
+    for n in (1, 2, 3):
+        deposit = write_session(config, Session(A, SID[n], "/home/dev/payments", f"2026-11-0{n}",
+                                                f"search indexing lag, part {n}", ["search indexing"],
+                                                ["search", "indexing", "lag"], cross_refs=[ISSUE]))
+    shutil.copytree(deposit, deposit.with_name(SID[3] + ".bak"))
+    data = ask(run, tmp_path, config, "the whole line of work on search indexing lag #412")
+    assert sorted(sids(data)) == [SID[1], SID[2], SID[3]]
+    assert any(f"{SID[3]}.bak" in r and "copied or moved" in r for r in data["scope"]["refused"])
+
+
+def test_a_deposit_without_clue_or_narrative_leaves_its_session_to_the_transcript(run, tmp_path):
+    """Any deposit file may be missing: a directory holding only vector.md and markers.md is not read as a
+    deposit, so the session's transcript is, and the scope says why."""
+    config = tmp_path / "claude"
+    for n in (1, 2, 3):
+        files = ("vector.md", "markers.md") if n == 2 else ("clue.md", "narrative.md")
+        write_session(config, Session(A, SID[n], "/home/dev/payments", f"2026-11-0{n}",
+                                      f"search indexing lag, part {n}, see #412", ["search indexing"],
+                                      ["search", "indexing", "lag"], cross_refs=[ISSUE], files=files,
+                                      transcript=[("user", f"search indexing lag, part {n}, see #412"),
+                                                  ("assistant", "ok")]))
+    res = run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude", "--partition", "transcripts",
+              "the whole line of work on search indexing lag #412", "--json")
+    data = json.loads(res.out)
+    assert sorted(sids(data)) == [SID[1], SID[2], SID[3]]
+    assert any(SID[2] in r and "neither clue.md nor narrative.md" in r for r in data["scope"]["refused"])
