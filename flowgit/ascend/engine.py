@@ -27,8 +27,8 @@ from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
 from flowgit.ascend.transcripts import Focus
 from flowgit.ascend.render import CAVEAT, present, record_date, scope_lines, shown
-from flowgit.ascend.trace import (RecallTrace, ambiguity, bind_terms, classify, extract, is_single_session,
-                                  rank_entries, split_references)
+from flowgit.ascend.trace import (SINGLE_DOMINANCE, RecallTrace, ambiguity, bind_terms, classify, extract,
+                                  is_single_session, rank_entries, split_references)
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 
@@ -339,7 +339,8 @@ class Ascend:
                 units.append(u)
         units = fold_subsets(units)
         if not units:
-            return self._empty(state, travel)
+            lone = self._lone_match(state)
+            return self._single(state, lone) if lone is not None else self._empty(state, travel)
         top = units[0]
         self.complete(top.members)
         claims = claims_for(top, self.confirmer, state.trace.keywords)
@@ -371,6 +372,18 @@ class Ascend:
         listed = "; ".join(f"“{n}”" for n in state.noted)
         return (f"\n\nYou also mentioned {listed}. This answer follows the first reference only; "
                 "ask again for the other on its own.")
+
+    def _lone_match(self, state: State) -> Deposit | None:
+        """The one session a first traversal's recall resolves to, when nothing larger joins it: Phase 0's
+        decisive test ("would a single session resolve this?") answered by the deposits, whatever the wording
+        ("the whole line of work on …" about one session): a hand-off, not a try spent on a rescope."""
+        if state.attempts != 1 or state.from_sid or state.scope.added:
+            return None
+        ranked = rank_entries(self.index, state.trace, dropped=set(state.scope.dropped))
+        if not ranked:
+            return None
+        second = ranked[1][0] if len(ranked) > 1 else 0.0
+        return ranked[0][1] if ranked[0][0] >= SINGLE_DOMINANCE * max(second, 1e-9) else None
 
     def _empty(self, state: State, travel: Traversal) -> Response:
         scope = self.scope_dict()

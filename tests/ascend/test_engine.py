@@ -170,12 +170,14 @@ def test_no_resume_command_for_a_session_without_a_transcript(run, tmp_path, cor
 
 
 def test_the_no_match_fallback_offers_the_closest_session_with_its_resume_command(run, tmp_path, corpus):
-    data = ask(run, tmp_path, corpus, "the whole saga of the flaky login test selenium")
+    """Two sessions touched equally (neither resolves the recall alone) and nothing joins them: three tries,
+    then the closest one with its way back in."""
+    data = ask(run, tmp_path, corpus, "the whole saga of the pipeline docs")
     while data["status"] == "rescope":
         data = answer(run, tmp_path, corpus, data, "--rescope", "widen")
     assert data["status"] == "null_match"
-    assert f"cd /home/dev/payments && claude --resume {SID[8]}" in data["text"]
-    assert data["closest_session"]["session_id"] == SID[8] and data["single_session"] is None
+    assert f"cd /home/dev/infra && claude --resume {SID[9]}" in data["text"]
+    assert data["closest_session"]["session_id"] == SID[9] and data["single_session"] is None
     assert "\n  Or" not in data["text"] and "Or the" not in data["text"]
     nothing = ask(run, tmp_path, corpus, "the zeppelin hangar saga")
     while nothing["status"] == "rescope":
@@ -251,3 +253,17 @@ def test_a_deposit_without_clue_or_narrative_leaves_its_session_to_the_transcrip
     data = json.loads(res.out)
     assert sorted(sids(data)) == [SID[1], SID[2], SID[3]]
     assert any(SID[2] in r and "neither clue.md nor narrative.md" in r for r in data["scope"]["refused"])
+
+
+def test_a_whole_line_of_work_that_one_session_resolves_is_handed_to_that_session(run, tmp_path):
+    """"That whole line of work on the flaky login test": one session matches and nothing joins it. Phase 0's
+    decisive test says defer to it, not spend a try on a rescope that names no session."""
+    config = tmp_path / "claude"
+    topics = ["the flaky login test in CI", "kafka consumer lag alerts", "terraform state lock cleanup",
+              "pdf invoice fonts", "cache stampede on the product page"]
+    for n, request in enumerate(topics, 1):
+        write_session(config, Session(A, SID[n], "/home/dev/payments", f"2026-11-0{n}", request, [request],
+                                      request.split()[1:4]))
+    data = ask(run, tmp_path, config, "that whole line of work on the flaky login test")
+    assert data["status"] == "single_session"
+    assert data["single_session"]["session_id"] == SID[1]
