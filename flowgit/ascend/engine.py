@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from flowgit.ascend.assemble import (ROLES_OF, Scope, Traversal, _internal_edges, fold_subsets, lone_coiner,
-                                     named_terms, traverse)
+from flowgit.ascend.assemble import (ROLES_OF, Scope, Traversal, _by_time, _internal_edges, fold_subsets,
+                                     lone_coiner, named_terms, traverse)
 from flowgit.ascend.confirm import Confirmer, Turn, claims_for, read_transcript
 from flowgit.ascend.graph import DepositIndex
 from flowgit.output import counted
@@ -420,8 +420,27 @@ class Ascend:
                 + present(unit, claims, scope, self.index.short))
         return Response("exhausted", state, text, unit, [unit], claims, [], scope)
 
+    def _assembled(self, unit: Unit, state: State) -> bool:
+        """Whether the unit's sessions hang together by the connections inferred now (the state travels through
+        other hands): every member is joined to the others, but for sessions the reader added with Refine."""
+        added = set(state.scope.added)
+        keys = [d.key for d in unit.members if d.key not in added]
+        if len(keys) < 2:
+            return True
+        linked: dict[str, set[str]] = {k: set() for k in keys}
+        for e in unit.edges:
+            if e.a in linked and e.b in linked:
+                linked[e.a].add(e.b)
+                linked[e.b].add(e.a)
+        reached, todo = {keys[0]}, [keys[0]]
+        while todo:
+            for nxt in linked[todo.pop()] - reached:
+                reached.add(nxt)
+                todo.append(nxt)
+        return len(reached) == len(keys)
+
     def _rebuild(self, summary: dict) -> Unit | None:
-        members = [self.index.by_key[k] for k in summary.get("members", []) if k in self.index.by_key]
+        members = _by_time([self.index.by_key[k] for k in summary.get("members", []) if k in self.index.by_key])
         if len(members) < 2:
             return None
         node = self.index.by_key.get(summary.get("node") or "")
@@ -450,6 +469,11 @@ class Ascend:
             unit = self._rebuild(state.presented[-1])
             if unit is None:
                 raise FlowgitError("the candidate's deposits are no longer readable", path="--state")
+            if not self._assembled(unit, state):
+                raise FlowgitError("the state's candidate is not a unit the deposits assemble: some of its sessions "
+                                   "share no inferred connection with the others (was the state edited?)",
+                                   path="--state", fix="pass back the `state` of the previous --json answer unchanged, "
+                                                       "or start afresh: flowgit ascend \"…\"")
             self.complete(unit.members)
             claims = claims_for(unit, self.confirmer, state.trace.keywords)
             state.status, state.recognized = "recognized", state.presented[-1]

@@ -267,3 +267,18 @@ def test_a_whole_line_of_work_that_one_session_resolves_is_handed_to_that_sessio
     data = ask(run, tmp_path, config, "that whole line of work on the flaky login test")
     assert data["status"] == "single_session"
     assert data["single_session"]["session_id"] == SID[1]
+
+
+def test_recognize_refuses_a_state_whose_unit_the_deposits_do_not_assemble(run, tmp_path, corpus):
+    """The state travels through other hands: an edited candidate (two unrelated sessions, a borrowed label and
+    confidence) is not recognised as a unit the deposits never implied."""
+    gate = ask(run, tmp_path, corpus, "everything we figured out about the cache")
+    assert gate["status"] in ("gate", "inline")
+    state = gate["state"]
+    keys = {d["session_id"]: d for d in gate["unit"]["deposits"]}
+    assert keys  # the real candidate is recognised as it was presented
+    assert answer(run, tmp_path, corpus, gate, "--recognize")["status"] == "recognized"
+    state["presented"][-1].update(members=[f"claude:{A}:{SID[8]}", f"claude:{A}:{SID[10]}"],
+                                  label="cache", confidence="high")
+    said = answer(run, tmp_path, corpus, {"state": state}, "--recognize", code=2)
+    assert "not a unit the deposits assemble" in said
