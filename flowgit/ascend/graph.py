@@ -27,7 +27,7 @@ from datetime import date
 from typing import Callable, Iterable
 
 from flowgit.ascend.model import CHAIN, CONCEPT, Anchor, Deposit, Edge
-from flowgit.words import PAIRED_RUN_RE, content_words, stem, tokens
+from flowgit.words import EVERYDAY_STEMS, PAIRED_RUN_RE, content_words, stem, tokens
 
 ANCHOR_WEIGHT = 3.0
 ELSEWHERE_FACTOR = 0.25  # a bare issue number shared across projects, on no shared subject: a weak hint
@@ -196,6 +196,12 @@ class DepositIndex:
             self._idf[term] = cached
         return cached
 
+    def _share_a_subject(self, key: str, other: str) -> bool:
+        """Whether two deposits share a telling word: one rare enough to say something (an everyday "fix" or
+        "data" is in every project's sessions and says nothing about which issue a bare `#12` is)."""
+        shared = self.terms.get(key, frozenset()) & self.terms.get(other, frozenset())
+        return any(t not in EVERYDAY_STEMS and self.idf(t) > 0 for t in shared)
+
     def edges_from(self, key: str, roles: frozenset[str] = ALL_ROLES) -> list[Edge]:
         """The inferred edges of the given roles from one deposit to others in this read."""
         d = self.prepare(key)
@@ -226,7 +232,7 @@ class DepositIndex:
                 add(other, role, weight, basis.format(a.ref))
             for other in self.by_anchor.get(a.key, ()):
                 if other not in near:  # a bare `#1` in another project: maybe the same issue, maybe its own `#1`
-                    backed = bool(self.terms.get(key, frozenset()) & self.terms.get(other, frozenset()))
+                    backed = self._share_a_subject(key, other)
                     add(other, role, weight if backed else weight * ELSEWHERE_FACTOR,
                         basis.format(a.ref) + (" in another project, on a shared subject" if backed else
                                                " (in another project, on another subject)"))
@@ -305,8 +311,8 @@ BARE_REF_RE = re.compile(r"(?:pr\s*)?#\d+", re.IGNORECASE)
 
 def indexed_key(anchor: Anchor, d: Deposit) -> str:
     """The key under which a reference surely names one thing: a bare issue or PR number (`#1`, `PR #7`) names
-    one issue within one project (every repository has its `#1`), so it is read with the deposit's project; a
-    qualified one (`owner/repo#1`, a URL) and every other kind are read as they are."""
-    if anchor.kind in ("github_issue", "github_pr") and BARE_REF_RE.fullmatch(anchor.ref.strip()):
+    one issue within one project (every repository has its `#1`), so it is read with the deposit's project (a
+    legacy bare string `#1` as well); a qualified one (`owner/repo#1`, a URL) and every other kind are read as they are."""
+    if anchor.kind in ("github_issue", "github_pr", "legacy") and BARE_REF_RE.fullmatch(anchor.ref.strip()):
         return f"{anchor.key}@{d.slug}"
     return anchor.key

@@ -33,6 +33,28 @@ def test_a_bare_issue_number_across_projects_on_a_shared_subject_joins_them():
     assert _chained(payments, infra) == {infra.key}
 
 
+def test_a_legacy_bare_issue_string_is_read_within_its_project_too():
+    """`  - #12` (a legacy bare cross-reference) names one project's #12, as a structured one does."""
+    ci, ci_later = _deposit("-home-u-alpha", "a1", "#12", "legacy"), _deposit("-home-u-alpha", "a2", "#12", "legacy")
+    vat = _deposit("-home-u-beta", "b1", "#12", "legacy")
+    assert _chained(ci, ci_later, vat) == {ci_later.key}
+
+
+def test_an_everyday_word_is_no_shared_subject_for_a_bare_issue_number_across_projects():
+    """Flaky CI runners and VAT rounding share "fix" and their `#12`: two issues, not one line of work."""
+    def dep(slug: str, sid: str, topic: str) -> Deposit:
+        return Deposit(partition="claude", slug=slug, sid=sid, topics=[topic],
+                       anchors=[Anchor("github_issue", "#12", "user")])
+
+    runners = dep("-home-u-alpha", "a1", "fix the flaky arm runners")
+    others = [dep("-home-u-alpha", "a2", "arm runners still flaky"),
+              dep("-home-u-beta", "b1", "fix invoice rounding in the VAT report"),
+              dep("-home-u-beta", "b2", "VAT rounding follow-up"),
+              *(dep("-home-u-misc", f"m{n}", topic) for n, topic in
+                enumerate(("kafka lag alerts", "pdf fonts", "terraform locks", "cache stampede")))]
+    assert _chained(runners, *others) == {others[0].key}
+
+
 def test_a_qualified_issue_joins_across_projects():
     mine, theirs = _deposit("-home-dev-a", "a1", "acme/api#12"), _deposit("-home-dev-b", "b1", "acme/api#12")
     assert _chained(mine, theirs) == {theirs.key}
