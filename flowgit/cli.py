@@ -596,9 +596,8 @@ def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: st
     try:
         result = api.wrap(cfg, plan, session=session, day=day, strict=strict, dry_run=dry_run,
                           cleanup=not no_cleanup)
-    except PromotionsRefused as exc:
-        click.echo(f"flowgit: {exc.render()}", err=True)
-        ctx.exit(EXIT_FINDINGS)
+    except PromotionsRefused as exc:  # findings (exit 1), reported as every error is: JSON under --json
+        ctx.exit(_fail(exc.to_dict(), exc.render(), EXIT_FINDINGS, as_json))
     if push and not dry_run and not result.exit_code:  # a refused wrap pushes nothing and says why below
         ctx.exit(cmd.push_after_wrap(cfg, result, as_json))
     emit(result, as_json, cmd.render_wrap)

@@ -135,6 +135,18 @@ def test_three_episodes_from_one_session_are_refused_and_nothing_changes(run, wr
     assert snapshot(wrap_repo) == before
 
 
+def test_a_strict_refusal_under_json_is_one_json_error_on_stdout_with_exit_1(run, wrap_repo):
+    """--json makes every error JSON on stdout, the --strict refusal too (same exit code, nothing written)."""
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-c", "state": "new focus", "patterns": [
+        {"op": "increment", "name": "cache_first", "evidence": [ONE[0].id]}]}, "--strict", "--json")
+    assert res.code == 1 and res.err == ""
+    error = json.loads(res.out)["error"]
+    assert error["message"].startswith("--strict: `cache_first` stays at 1x (increment refused [G103")
+    assert error["fix"] == "record the missing episodes, or drop the promotion from the plan"
+    assert snapshot(wrap_repo) == before
+
+
 def test_episodes_one_agent_appends_in_this_commit_count_once_and_the_rest_of_the_wrap_commits(run, wrap_repo):
     """Two episodes one agent records in two sessions and commits with the wrap are one source to the gate
     (G103); the wrap judges the same, so the increment is refused and the State it replaces still commits."""
