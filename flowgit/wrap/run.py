@@ -515,7 +515,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     msg = message(events, inputs.day, inputs.session, episode_ids,
                   body=[r.sentence() for r in outcome.refused] or None, override=override_reason(),
                   sections=summary["sections_changed"])
-    own = sum(1 for e in session_eps if e.session == inputs.session)
+    own = sum(1 for i in episode_ids if episodes[i].session == inputs.session)  # appended by this commit only
     warnings = joined + section_warnings(inputs.head_doc, final, [e.name for e in events if e.kind == GRADUATED])
     if own == 0:
         warnings.append(f"no new episodes from session {inputs.session}: Step 1 (episodic extraction) was "

@@ -168,6 +168,20 @@ def test_zero_new_episodes_warn_that_step_one_was_skipped(run, wrap_repo):
     assert res.code == 0 and "Step 1" not in res.out
 
 
+def test_a_plan_repeating_a_stored_episode_records_none_and_is_told_step_one_was_skipped(run, wrap_repo):
+    """An episode the store already holds is not recorded again: it is no episode of this wrap, so the counts
+    say 0 and the Step-1 warning is given."""
+    plan = {"session": "sess-c", "state": "Focus: first.",
+            "episodes": [{"type": "finding", "content": "retry budget held", "ts": "2026-11-26T08:00:00Z"}]}
+    assert wrap(run, wrap_repo, plan).code == 0
+    res = wrap(run, wrap_repo, {**plan, "state": "Focus: again."}, "--json")
+    data = data_of(res)
+    assert res.code == 0 and data["episodes_recorded"] == [] and data["session_episodes"] == 0
+    assert any(w.startswith("no new episodes from session sess-c: Step 1") for w in data["warnings"])
+    res = wrap(run, wrap_repo, {**plan, "state": "Focus: once more."})
+    assert "episodes recorded: 0 (0 from this session)" in res.out
+
+
 def test_state_left_verbatim_and_graduated_in_top_of_mind_warn(run, wrap_repo):
     top = base_text().replace("- provider storms", "- retry_budget rollout")
     (wrap_repo / "CONTINUITY.md").write_text(top)
