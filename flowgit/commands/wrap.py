@@ -75,7 +75,7 @@ def _attention(result: WrapResult) -> list[str]:
         lines.append(f"ATTENTION: Proven `{a['name']}` (line {a['line']}) is touched by tension/outcome "
                      f"episode(s) {', '.join(a['episodes'])} of this session.")
     lines += ["Re-examine its evidence chain (Step 5): demote it with the contradicting episode if the chain",
-              "does not survive; `--strict` stops the wrap until you have.", bar]
+              "does not survive (`--strict` stops the wrap on a tension episode until you have).", bar]
     return lines
 
 

@@ -500,8 +500,9 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
         raise PromotionsRefused("--strict: " + "; ".join(r.sentence() for r in outcome.refused),
                                 fix="record the missing episodes, or drop the promotion from the plan")
     attention = proven_touched(outcome.doc, session_eps)
-    if strict and attention:
-        raise PromotionsRefused("--strict: " + "; ".join(_attention(a) for a in attention),
+    contradicted = _contradicted(attention, session_eps)
+    if strict and contradicted:
+        raise PromotionsRefused("--strict: " + "; ".join(_attention(a) for a in contradicted),
                                 fix="re-examine each pattern's evidence chain (Step 5): demote it with the "
                                     "contradicting episode, or drop --strict once you have judged it holds")
 
@@ -603,6 +604,14 @@ def _staged_apart(cfg: Config, root: Path) -> list[str]:
 def _attention(a: dict) -> str:
     return (f"Proven `{a['name']}` is touched by tension/outcome episode(s) {', '.join(a['episodes'])} "
             f"of this session")
+
+
+def _contradicted(attention: list[dict], session_eps: list[Episode]) -> list[dict]:
+    """The Proven patterns a *tension* episode of this session touches: Step 5 asks whether anything
+    contradicted a graduated pattern, and a tension is the recorded contradiction. An outcome may as well
+    confirm the pattern ("the budget held again"), so it is said prominently but does not stop --strict."""
+    tensions = {e.id for e in session_eps if e.type == "tension"}
+    return [a for a in attention if tensions.intersection(a["episodes"])]
 
 
 def judge_wrap(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Episode], msg: str) -> list:

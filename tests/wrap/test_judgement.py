@@ -145,6 +145,18 @@ def test_a_tension_touching_a_proven_pattern_is_said_prominently_and_strict_stop
     assert res.out.startswith("!" * 72) and "ATTENTION: Proven `backoff_jitter`" in res.out
 
 
+def test_strict_does_not_stop_on_an_outcome_that_confirms_a_proven_pattern(run, wrap_repo):
+    """Step 5 asks what *contradicted* a graduated pattern: an outcome may confirm it, so it is said
+    prominently and the --strict wrap commits; a tension is the recorded contradiction and stops it (above)."""
+    held = {"type": "outcome", "content": "jittered backoff spread the retry wave again in the batch window",
+            "tags": ["backoff"], "ts": "2026-11-26T08:00:00Z"}
+    res = wrap(run, wrap_repo, {"session": "sess-c", "episodes": [held], "state": "Focus: batch jobs."},
+               "--strict")
+    assert res.code == 0, res.err
+    assert "ATTENTION: Proven `backoff_jitter`" in res.out and "committed" in res.out
+    assert git(wrap_repo, "log", "-1", "--format=%s").strip() == "Session wrap Nov 26 — Current State replaced"
+
+
 # --------------------------------------------------------- fired, stale, zero episodes
 def test_a_pattern_that_fired_this_session_is_never_stale(run, wrap_repo):
     run(wrap_repo, "episode", "add", stdin=json.dumps(
