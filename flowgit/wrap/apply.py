@@ -18,7 +18,7 @@ from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STA
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
 from flowgit.evidence import about, assess, bears_on, everyday_weight, recorded_on
-from flowgit.wrap.judgement import independent_contradiction, post_demotion
+from flowgit.wrap.judgement import independent_contradiction, no_new_evidence, post_demotion
 from flowgit.wrap.plan import PatternOp, Plan
 
 
@@ -244,7 +244,9 @@ class Editor:
         verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven,
                          batch=self.batch, now=_now(), **({"weight": self.weight} if self.weight else {}))
         codes = verdict_codes(verdict, demoted=bool(problems))
-        problems += verdict.problems()
+        stale = [] if problems else no_new_evidence(p.evidence, evidence)  # (a demotion's G208 says more)
+        problems += stale + verdict.problems()
+        codes = ("G202", *codes) if stale else codes
         if not problems:
             return True
         self.outcome.refused.append(Refusal(p.name, op.op, p.level, tuple(problems), codes))

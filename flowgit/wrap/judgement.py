@@ -42,6 +42,17 @@ def fired(doc: Document, session_episodes: Iterable[Episode], cited: Iterable[st
     return out
 
 
+def no_new_evidence(before: Iterable[str], after: Iterable[str]) -> list[str]:
+    """The gate's G202 as a refusal: a level raised on the evidence the line already cites is raised on nothing
+    new (a level is raised on episodes recorded since the last raise). Empty when ``after`` adds an id, or cites
+    none (that is G101's)."""
+    after = tuple(after)
+    if not after or set(after) - set(before):
+        return []
+    return ["cites no new evidence: every episode it names is already on the line (a level is raised on "
+            "episodes recorded since the last raise: cite this session's)"]
+
+
 def proven_touched(doc: Document, session_episodes: Iterable[Episode]) -> list[dict]:
     """Proven patterns a tension or outcome episode of this session is about (Step 5 must look at them)."""
     against = [e for e in session_episodes if e.type in ("tension", "outcome")]

@@ -40,8 +40,8 @@ from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import Outcome, Refusal, apply_plan, hand_edits_replaced, verdict_codes
 from flowgit.wrap.candidates import Candidates, find_candidates
 from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
-from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradiction, post_demotion,
-                                    proven_touched, section_warnings)
+from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradiction, no_new_evidence,
+                                    post_demotion, proven_touched, section_warnings)
 from flowgit.wrap.message import message
 from flowgit.wrap.plan import Plan
 from flowgit.journal import WRAP_COMMIT_VARIABLE
@@ -263,7 +263,10 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
         verdict = assess(p.name, p.text, p.level, p.evidence, episodes, inputs.judging.thresholds, in_proven=proven,
                          batch=batch, now=datetime.now(timezone.utc), **({"weight": weight} if weight else {}))
         codes = verdict_codes(verdict, demoted=len(problems) > int(jump), jump=jump)
-        problems += verdict.problems()
+        stale = no_new_evidence(old.pattern.evidence, p.evidence) if old is not None and not problems \
+            and _raised(old, p, proven) else []
+        problems += stale + verdict.problems()
+        codes = ("G202", *codes) if stale else codes
         if verdict.unknown:  # a short id copied from a listing: a plan may name a start, a file cites it whole
             problems += [f"`{start}` is the start of `{whole}`: write it whole in the file"
                          for start, whole in _whole_or_none(inputs.store_raw, verdict.unknown).items()]
@@ -274,6 +277,11 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
                                        strip_eol(outcome.doc.lines[at.line])))
         outcome.doc = _revert(outcome.doc, at.line, old, inputs.head_doc)
     return outcome
+
+
+def _raised(old, p, proven: bool) -> bool:
+    """Whether the edit raised the pattern's level (anything in Proven stands at 3x, as the gate reads it)."""
+    return (3 if proven else p.level) > (3 if old.section == PROVEN else old.pattern.level)
 
 
 def _whole_or_none(store: bytes, starts) -> dict[str, str]:

@@ -427,8 +427,8 @@ def test_a_2x_line_already_citing_enough_is_not_ready_without_new_evidence(run, 
     assert "new evidence" in lacking["lacks"][0]
     refused = wrap(run, wrap_repo, {"session": "sess-z", "patterns": [
         {"op": "graduate", "name": "retry_budget", "evidence": [A1.id, A2.id, B1.id]}]}, "--json")
-    assert refused.code == 1 and data_of(refused)["committed"] is None  # the gate's verdict, before committing
-    assert [f["code"] for f in data_of(refused)["gate"]] == ["G202"]
+    assert refused.code == 3 and data_of(refused)["committed"] is None  # refused as the gate would (G202)
+    assert [r["codes"] for r in data_of(refused)["refused"]] == [["G202"]]
     fresh = ep("the retry budget per request held load flat again in the third outage", "sess-z",
                ts="2026-11-26T09:00:00Z")
     with (wrap_repo / ".flow" / "episodes.jsonl").open("a") as out:

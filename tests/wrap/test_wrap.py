@@ -135,6 +135,45 @@ def test_three_episodes_from_one_session_are_refused_and_nothing_changes(run, wr
     assert snapshot(wrap_repo) == before
 
 
+RICH_2X = f"!! retry_budget: cap retries per request so outages cannot multiply load | 2x (RELIABILITY) " \
+          f"[evidence: {A1.id}, {B1.id}, {A2.id}]"  # enough for 3x: what it lacks is evidence since the raise
+
+
+def _rich_2x(repo: Path) -> str:
+    text = base_text().replace(f"[evidence: {A1.id}, {B1.id}]", f"[evidence: {A1.id}, {B1.id}, {A2.id}]")
+    (repo / "CONTINUITY.md").write_text(text)
+    git(repo, "commit", "-qam", "2x on three episodes")
+    return text
+
+
+def test_a_graduation_on_no_new_evidence_is_refused_alone_and_the_rest_commits(run, wrap_repo):
+    """G202 is refused like any promotion (the pattern stays at 2x), not by the gate for the whole wrap."""
+    _rich_2x(wrap_repo)
+    res = wrap(run, wrap_repo, {**graduate_plan([]), "state": "Focus: css."}, "--json")
+    data = json.loads(res.out)
+    assert res.code == 0 and data["committed"] and not data["gate_refused"], res.out
+    refusal = data["refused"][0]
+    assert (refusal["name"], refusal["stays_at"], refusal["codes"]) == ("retry_budget", 2, ["G202"])
+    assert refusal["reasons"] == ["cites no new evidence: every episode it names is already on the line (a level "
+                                  "is raised on episodes recorded since the last raise: cite this session's)"]
+    text = (wrap_repo / "CONTINUITY.md").read_text()
+    assert RICH_2X in text.split("## Proven Knowledge")[0] and "Focus: css." in text
+
+
+def test_a_hand_graduation_on_no_new_evidence_is_put_back_and_the_rest_commits(run, wrap_repo):
+    text = _rich_2x(wrap_repo).replace(RICH_2X + "\n", "").replace("Focus: outages. Critical path: retry budget.",
+                                                                    "Focus: css.")
+    text = text.replace("## Foundation", RICH_2X.replace("| 2x (RELIABILITY)", "| 3x (RELIABILITY — 2026-11-26)")
+                        + "\n\n## Foundation")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    data = json.loads(res.out)
+    assert res.code == 0 and data["committed"] and not data["gate_refused"], res.out
+    assert [(r["name"], r["op"], r["codes"]) for r in data["refused"]] == [("retry_budget", "graduate", ["G202"])]
+    committed = git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+    assert RICH_2X in committed.split("## Proven Knowledge")[0] and "Focus: css." in committed
+
+
 def test_a_strict_refusal_under_json_is_one_json_error_on_stdout_with_exit_1(run, wrap_repo):
     """--json makes every error JSON on stdout, the --strict refusal too (same exit code, nothing written)."""
     before = snapshot(wrap_repo)
