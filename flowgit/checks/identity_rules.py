@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
+from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import PatternAt, looks_like_pattern_loose, parse_pattern
 from flowgit.dates import parse_date
 from flowgit.continuity.sections import DEVELOPING, PROVEN, Semantics
@@ -76,12 +77,20 @@ def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
                               f"evidence; archival needs {limit} days)",
                               f"demote it to Developing with a reason (`[demoted {now:%Y-%m-%d}: contradicted "
                               "by ep-…]`) or keep it until it is stale")
+        elif now_at.section != PROVEN and _still_proven(ctx, key):
+            continue  # a second line of the same name (G112's): the Proven one did not leave
         elif now_at.section != PROVEN and not _demotion_reason(now_at):
             yield Finding("G205", "proven-exit", "error", ctx.path, now_at.lineno,
                           f"`{name}` left Proven without a demotion reason",
                           f"annotate why: `[demoted {now:%Y-%m-%d}: contradicted by ep-…]`")
         elif now_at.section != PROVEN:
             yield from _contradiction_holds(ctx, before, now_at, now)
+
+
+def _still_proven(ctx: CheckContext, key: str) -> bool:
+    """Whether a pattern of this identity still stands in Proven: the one outside it is a second line of the
+    same name (G112's), not the Proven one leaving."""
+    return any(at.section == PROVEN and name_key(at.pattern.name) == key for at in ctx.all_new_patterns)
 
 
 def _demotion_notes(at: PatternAt) -> list[str]:

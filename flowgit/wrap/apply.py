@@ -13,7 +13,9 @@ from typing import Any, Callable, Mapping
 
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
-from flowgit.continuity.patterns import DEFAULT_CATEGORY, Pattern, PatternAt, derivation_note, pattern_map
+from flowgit.continuity.identity import name_key
+from flowgit.continuity.patterns import (DEFAULT_CATEGORY, Pattern, PatternAt, derivation_note,
+                                         document_identity_map, pattern_map)
 from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STATE, TOP
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
@@ -217,8 +219,10 @@ class Editor:
             getattr(self, f"op_{op.op}")(op)
 
     def _at(self, op: PatternOp, *, required: bool = True) -> PatternAt | None:
+        """The pattern ``op`` names: by its exact name, else by identity (NFKC, case folding: the gate's G112
+        key), so ``add Retry_Budget`` beside ``retry_budget`` finds it instead of writing a duplicate."""
         patterns = pattern_map(self.doc)
-        at = patterns.get(op.name)
+        at = patterns.get(op.name) or document_identity_map(self.doc).get(name_key(op.name))
         if at is None and required:
             from flowgit.suggest import close_matches
 
@@ -255,8 +259,9 @@ class Editor:
     def op_add(self, op: PatternOp) -> None:
         at = self._at(op, required=False)
         if at is not None:
-            self.outcome.ignored.append(f"add `{op.name}`: the pattern already exists ({at.pattern.level}x in "
-                                        f"{at.section}); left as it is")
+            named = "" if at.pattern.name == op.name else f" as `{at.pattern.name}`, the same name to the gate"
+            self.outcome.ignored.append(f"add `{op.name}`: the pattern already exists{named} ({at.pattern.level}x "
+                                        f"in {at.section}); left as it is")
             return
         line = Pattern(name=op.name, text=op.text, level=1, category=op.category).render()
         self.doc = self.doc.insert_item(DEVELOPING, line)

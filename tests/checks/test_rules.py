@@ -339,6 +339,16 @@ def test_demotion_without_a_reason_is_refused(run, repo):
     assert code == 1 and codes == {"G205"}
 
 
+def test_a_case_variant_beside_a_proven_pattern_is_a_duplicate_not_a_proven_exit(run, repo):
+    """`! Retry_Budget: … | 1x` added while `retry_budget` stays Proven is G112 (the same name), and no G205:
+    the Proven pattern never left."""
+    committed_base(repo)
+    copy = "! Retry_Budget: cap retries per request | 1x"
+    stage(repo, base_text(developing=developing_lines(DEVELOPING[:11]) + "\n" + copy))
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G112"}
+
+
 def test_appended_garbage_in_the_store_warns(run, repo):
     committed_base(repo)
     with (repo / ".flow" / "episodes.jsonl").open("a") as fh:

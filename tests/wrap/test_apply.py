@@ -129,3 +129,18 @@ def test_a_done_entry_naming_an_item_and_the_plans_own_add_applied_again_changes
     again = wrap(run, wrap_repo, plan)
     assert again.code == 3, again.err
     assert snapshot(wrap_repo) == before
+
+
+def test_plan_ops_find_a_pattern_by_its_identity_not_its_exact_spelling(run, wrap_repo):
+    """`add Backoff_Jitter` beside Proven `backoff_jitter` is the same pattern (NFKC, case folding, as the
+    gate's G112 reads names): ignored, exit 3, nothing written; `archive Cache_First` takes `cache_first`."""
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-c", "patterns": [
+        {"op": "add", "name": "Backoff_Jitter", "text": "jittered backoff spreads retry waves"}]})
+    assert res.code == 3, (res.out, res.err)
+    assert ("ignored: add `Backoff_Jitter`: the pattern already exists as `backoff_jitter`, the same name to "
+            "the gate (3x in Proven Knowledge); left as it is") in res.out
+    assert snapshot(wrap_repo) == before
+    res = wrap(run, wrap_repo, {"session": "sess-c", "patterns": [{"op": "archive", "name": "Cache_First"}]})
+    assert res.code == 0, (res.out, res.err)
+    assert "cache_first" not in (wrap_repo / "CONTINUITY.md").read_text()
