@@ -100,13 +100,39 @@ def _fields(data: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
         for i, item in enumerate(tom):
             if isinstance(item, str):
                 yield f"plan.top_of_mind[{i}]", item, True
-    for i, item in enumerate((data.get("actions") or {}).get("add", []) or []):
-        if isinstance(item, str):
-            yield f"plan.actions.add[{i}]", item, True
+    yield from _action_fields(data.get("actions") or {})
     for i, op in enumerate(data.get("patterns", []) or []):
         for key in ("text", "reason", "category"):
             if isinstance(op, dict) and isinstance(op.get(key), str):
                 yield f"plan.patterns[{i}].{key}", op[key], True
+
+
+def _action_fields(actions: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
+    """Every text of ``actions``, each one line: ``add``'s items and ``done``/``remove``'s entries, and
+    ``seen``/``next``'s keys and values (a value is written into the item's line, a key names an item)."""
+    for kind in ("add", "done", "remove"):
+        for i, item in enumerate(actions.get(kind, []) or []):
+            if isinstance(item, str):
+                yield f"plan.actions.{kind}[{i}]", item, True
+    for kind in ("seen", "next"):
+        entries = actions.get(kind) or {}
+        for key, value in entries.items() if isinstance(entries, dict) else ():
+            yield f"plan.actions.{kind} key {key!r}", key, True
+            if isinstance(value, str):
+                yield f"plan.actions.{kind}.{key}", value, True
+
+
+def undated_action(data: dict[str, Any]) -> tuple[str, tuple[str, str], str] | None:
+    """(field, its keys, value) of the first ``actions.seen``/``actions.next`` value that is no date: it is
+    written as the item's ``seen:``/``next:``, which staleness and overdue items are read from."""
+    from flowgit.dates import parse_date
+
+    actions = data.get("actions") or {}
+    for kind in ("seen", "next"):
+        for key, value in (actions.get(kind) or {}).items():
+            if isinstance(value, str) and parse_date(value) is None:
+                return f"plan.actions.{kind}.{key}", (kind, key), value
+    return None
 
 
 def refuse_structure(data: dict[str, Any], source: str) -> None:

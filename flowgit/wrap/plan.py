@@ -47,6 +47,7 @@ class Plan:
         from flowgit.wrap.freetext import refuse_structure
 
         refuse_structure(data, source)
+        _refuse_undated(data, source, text)
         ops = [PatternOp(op=p["op"], name=p["name"], text=p.get("text", ""), category=p.get("category", ""),
                          evidence=tuple(p.get("evidence", ())), reason=p.get("reason", ""), index=i)
                for i, p in enumerate(data.get("patterns", []))]
@@ -54,6 +55,19 @@ class Plan:
                    episodes=list(data.get("episodes", [])), state=data.get("state"),
                    top_of_mind=data.get("top_of_mind"), actions=dict(data.get("actions", {})),
                    recent=data.get("recent"), patterns=ops, source=source)
+
+
+def _refuse_undated(data: dict[str, Any], source: str, text: str | None) -> None:
+    """An ``actions.seen``/``actions.next`` value that is no date, named with its line (exit 2)."""
+    from flowgit.wrap.freetext import undated_action
+
+    found = undated_action(data)
+    if found is None:
+        return
+    path, keys, value = found
+    raise FlowgitError(f"field `{path}` is {value!r}, which is not a date", path=source,
+                       line=field_line(text, ("actions", *keys)) if text is not None else None,
+                       fix="write the date as 2026-12-10 or Dec 10 (it becomes the item's `seen:`/`next:`)")
 
 
 MAX_PLAN_BYTES = 8 << 20  # a wrap's plan is a few kilobytes; more is a wrong file or a stream without end

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from flowgit.errors import FlowgitError
 from flowgit.wrap.freetext import refuse_structure
+from tests.wrap.test_wrap import snapshot, wrap, wrap_repo  # noqa: F401 (fixture)
 
 
 @pytest.mark.parametrize("data", [
@@ -30,3 +33,43 @@ def test_structure_outside_code_is_still_refused(data, said):
     with pytest.raises(FlowgitError, match=said.replace("(", r"\(").replace(")", r"\)").replace("`", "`")
                        .replace("[", r"\[").replace("]", r"\]")):
         refuse_structure(data, "plan.json")
+
+
+# ------------------------------------------------------------------ Action Items entries
+INJECTED = "Dec 10\n\n- [ ] wire the kill switch\n</activation>"
+
+
+@pytest.mark.parametrize("actions, field", [
+    ({"next": {"retry budget": INJECTED}}, "plan.actions.next.retry budget"),
+    ({"seen": {"retry budget": "Dec 10\n## Foundation"}}, "plan.actions.seen.retry budget"),
+    ({"next": {"retry budget\n## Foundation": "Dec 10"}}, "plan.actions.next key 'retry budget\\n## Foundation'"),
+    ({"done": ["retry budget\n! sneaky: x | 3x"]}, "plan.actions.done[0]"),
+    ({"remove": ["retry budget\n</activation>"]}, "plan.actions.remove[0]"),
+])
+def test_action_entries_are_checked_as_one_line_fields(run, wrap_repo, actions, field):
+    """`seen`/`next` values go into the item's line and the keys of every entry name an item: none may add an
+    item, a section, a wrapper tag or a pattern line (exit 2, the field named, nothing written)."""
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-c", "state": "Focus: deploys.", "actions": actions})
+    assert res.code == 2, (res.out, res.err)
+    assert f"field `{field}` " in res.err and "Traceback" not in res.err
+    assert snapshot(wrap_repo) == before
+
+
+@pytest.mark.parametrize("value", ["not a date; seen: never", "next week", ""])
+def test_a_seen_or_next_value_must_be_a_date(run, wrap_repo, value):
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-c", "actions": {"seen": {"retry budget": "Nov 26"},
+                                                                 "next": {"retry budget": value}}}, "--json")
+    error = json.loads(res.out)["error"]
+    assert res.code == 2 and error["line"] == 1
+    assert error["message"] == f"field `plan.actions.next.retry budget` is {value!r}, which is not a date"
+    assert error["fix"].startswith("write the date as 2026-12-10 or Dec 10")
+    assert snapshot(wrap_repo) == before
+
+
+@pytest.mark.parametrize("value", ["Dec 10", "2026-12-10", "10 Dec 2026"])
+def test_a_dated_next_value_is_written(run, wrap_repo, value):
+    res = wrap(run, wrap_repo, {"session": "sess-c", "actions": {"next": {"retry budget": value}}})
+    assert res.code == 0, (res.out, res.err)
+    assert f"- write the retry budget — seen: Nov 20, next: {value}\n" in (wrap_repo / "CONTINUITY.md").read_text()
