@@ -284,27 +284,19 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
             if index in hidden_at or (fenced and not ctx.new.is_content(section, index)):
                 continue
             line = ctx.new.lines[index]
-            if not holds and line.lstrip().startswith("|"):
-                continue  # a table row in State or Action Items (`| speed | 2x |`): no pattern starts so
-            shown = CODE_SPAN_RE.sub(" ", line)  # `! name: … | 1x` quoted in guidance is an example, not a pattern
             if holds and _a_pattern_in_code(line):
                 yield Finding("G111", "recognition", "error", ctx.path, index + 1,
                               f"{section.label}: a pattern line written as `code` is read as a pattern and "
                               f"judged by no rule: \"{line.strip()[:60]}\"",
                               "write it as a plain pattern line (it is then judged), or delete it")
                 continue
-            if COMMENT_LINE_RE.match(line):
-                if looks_like_pattern_loose(shown) and (section.semantics != Semantics.FREE or
-                                                        claims_a_raised_pattern(_as_read(line).lstrip()[1:])):
-                    yield Finding("G111", "recognition", "error", ctx.path, index + 1,
-                                  f"{section.label}: a pattern hidden in a `#` comment line is not judged: "
-                                  f"\"{line.strip()[:60]}\"",
-                                  "write it as a plain pattern line, or delete it")
-                continue
-            if looks_like_pattern_loose(shown) and parse_pattern(line) is None \
-                    and not _urgent_flowscript(shown, section.semantics) \
-                    and (section.semantics != Semantics.FREE or claims_a_raised_pattern(_as_read(line))) \
-                    and not (not holds and _prose_with_a_ratio(line)):
+            misread = pattern_misread(line, section.semantics)
+            if misread == COMMENTED:
+                yield Finding("G111", "recognition", "error", ctx.path, index + 1,
+                              f"{section.label}: a pattern hidden in a `#` comment line is not judged: "
+                              f"\"{line.strip()[:60]}\"",
+                              "write it as a plain pattern line, or delete it")
+            elif misread == UNPARSED:
                 yield Finding("G110", "recognition", "error", ctx.path, index + 1,
                               f"{section.label}: this line looks like a pattern but does not parse, so the "
                               f"gate cannot judge it: \"{line.strip()[:70]}\"",
@@ -312,11 +304,53 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                                "faster`, no `!!` in front); if it is a pattern, it belongs under Developing "
                                "Knowledge: ") + grammar_fix(line) + " — canonical form: `!! name: description "
                               "| 2x (CATEGORY) [evidence: ep-…, ep-…]`")
-            elif (levels := level_marks(shown)) > 1 and parse_pattern(line) is not None:
+            elif misread == LEVELS:
+                levels = level_marks(CODE_SPAN_RE.sub(" ", line))
                 yield Finding("G110", "recognition", "error", ctx.path, index + 1,
                               f"{section.label}: this pattern line shows {levels} levels; the gate "
                               f"judges the last, a reader reads the first: \"{line.strip()[:70]}\"",
                               "keep one `| Nx` on the line: the pattern's level")
+
+
+COMMENTED, UNPARSED, LEVELS = "commented", "unparsed", "levels"  # how a line misreads as a pattern
+
+
+def pattern_misread(line: str, semantics: Semantics) -> str | None:
+    """How a line of a section of ``semantics`` is a pattern the gate cannot judge: :data:`COMMENTED` (hidden in
+    a `#` comment line, G111), :data:`UNPARSED` (a reader takes it for one, the parser does not, G110: look-alike
+    marks such as a full-width `｜` too), :data:`LEVELS` (a pattern line showing two levels, G110); None when it
+    reads as what it is. The wrap asks the same of a plan's free text, so it is refused as the plan's field."""
+    holds = semantics in HOLDS_PATTERNS
+    if not holds and line.lstrip().startswith("|"):
+        return None  # a table row in State or Action Items (`| speed | 2x |`): no pattern starts so
+    shown = CODE_SPAN_RE.sub(" ", line)  # `! name: … | 1x` quoted in guidance is an example, not a pattern
+    if COMMENT_LINE_RE.match(line):
+        hides = looks_like_pattern_loose(shown) and (semantics != Semantics.FREE or
+                                                     claims_a_raised_pattern(_as_read(line).lstrip()[1:]))
+        return COMMENTED if hides else None
+    if looks_like_pattern_loose(shown) and parse_pattern(line) is None \
+            and not _urgent_flowscript(shown, semantics) \
+            and (semantics != Semantics.FREE or claims_a_raised_pattern(_as_read(line))) \
+            and not (not holds and _prose_with_a_ratio(line)):
+        return UNPARSED
+    if level_marks(shown) > 1 and parse_pattern(line) is not None:
+        return LEVELS
+    return None
+
+
+def headings_a_reader_sees(text: str) -> list[int]:
+    """The lines (from 0) of ``text`` a renderer shows as a section heading that the gate does not read as one
+    (underlined with `---`, an HTML `<h2>`, a heading of another level naming a section), and ``len(lines)`` when
+    the text leaves an HTML block or comment open that would hide the heading after it: what G111 refuses in the
+    file, asked of text about to be written into one section."""
+    from flowgit.continuity.document import rendered_structure
+
+    lines = text.splitlines()
+    if not _risky_lines(lines):
+        return []
+    shown, _ = rendered_structure("\n".join(lines) + "\n\n## Foundation\n")
+    after = len(lines) + 1  # the sentinel heading's line
+    return sorted(shown - {after}) + ([] if after in shown else [len(lines)])
 
 
 LEADING_MARKS_RE = re.compile(r"^[^\w!]+")

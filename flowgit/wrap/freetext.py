@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator
 
-from flowgit.continuity.patterns import CATEGORY_LABEL_RE, LEVEL_RE, looks_like_pattern
+from flowgit.checks.recognition import pattern_misread
+from flowgit.continuity.patterns import CATEGORY_LABEL_RE, LEVEL_RE, level_marks, looks_like_pattern
+from flowgit.continuity.sections import Semantics
 from flowgit.errors import FlowgitError
 
 SECTION_RE = re.compile(r"^\s{0,3}##(?!#)(\s|$)")  # `##` opens a section; `###` is a subsection, `# ` a comment
@@ -34,10 +36,12 @@ FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 OTHER_BREAKS_RE = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # (G111's, but the CR of a CRLF)
 
 
-def _block_problem(text: str) -> str | None:
-    """The first line of a block of free text that would add structure; what a closed code fence holds is
-    code (the file reads it so: a `## Rollback` in a fenced snippet is no section), a fence left open is not
-    (it would turn every section after it into code)."""
+def _block_problem(text: str, semantics: Semantics | None = Semantics.REPLACE) -> str | None:
+    """The first line of a block of free text that would add structure, in a section of ``semantics``; what a
+    closed code fence holds is code (the file reads it so: a `## Rollback` in a fenced snippet is no section),
+    a fence left open is not (it would turn every section after it into code). Patterns and headings are
+    recognised by the gate's own readers (:mod:`flowgit.checks.recognition`), so what the gate would refuse
+    in the file is refused here as the plan's field."""
     odd = OTHER_BREAKS_RE.search(text)
     if odd is not None:
         return (f"line {text[:odd.start()].count(chr(10)) + 1} holds a line break other than \\n "
@@ -54,14 +58,30 @@ def _block_problem(text: str) -> str | None:
             continue
         if SECTION_RE.match(line) or "#" in line and RAW_SECTION_RE.match(_as_a_reader_sees(line)):
             return f"line {n} opens a section (`{line.strip()[:40]}`)"
-        if looks_like_pattern(line):
+        if looks_like_pattern(line) or semantics is not None and pattern_misread(line, semantics):
             return f"line {n} is a pattern line (`{line.strip()[:40]}`): patterns change only through " \
                    f"`patterns` operations"
         if WRAPPER_RE.match(line):
             return f"line {n} is a section wrapper tag (`{line.strip()[:40]}`)"
     if fence is not None:
         return f"line {opened} opens a code fence ({fence}) that the text does not close"
-    return None
+    return _heading_problem(text)
+
+
+def _heading_problem(text: str) -> str | None:
+    """A heading a reader sees that the gate does not (underlined, HTML, another level naming a section),
+    or an HTML block or comment left open that would hide the next section's heading."""
+    from flowgit.checks.recognition import headings_a_reader_sees
+
+    found = headings_a_reader_sees(text)
+    if not found:
+        return None
+    lines = text.splitlines()
+    if found[0] == len(lines):
+        return "leaves an HTML block or comment open, which would hide the next section's heading from a reader"
+    return f"line {found[0] + 1} is a heading to a reader (`{lines[found[0]].strip()[:40]}`: underlined, HTML " \
+           "or naming a section), which the file would not read as one: write it as plain text or a `###` " \
+           "subheading"
 
 
 # FlowScript's bracketed markers, which a pattern's text may carry (the protocol compresses into them on
@@ -76,7 +96,7 @@ CODE_SPAN_RE = re.compile(r"(`+)[^`]+?\1")
 def _line_problem(text: str, flowscript: bool = False) -> str | None:
     if "\n" in text or "\r" in text:
         return "contains a line break; it is written into a single pattern line"
-    if LEVEL_RE.search(text):
+    if LEVEL_RE.search(text) or level_marks(text):  # (`｜ 3x` is a level to a reader too)
         return "contains a level marker (`| Nx`), which would change the pattern's level"
     rest = FLOWSCRIPT_BRACKETS_RE.sub(" ", text) if flowscript else text
     rest = CODE_SPAN_RE.sub(" ", rest)  # (`resp.headers["Retry-After"]` shown as code is no annotation)
@@ -85,6 +105,19 @@ def _line_problem(text: str, flowscript: bool = False) -> str | None:
                   "are fine)" if flowscript else ""
         return f"contains `[` or `]`, which would read as an annotation (evidence, link or note){allowed}"
     return None
+
+
+# The section a plan field is written into, by its semantics (a pattern's text, reason or category goes into
+# a pattern line, where a level of its own would be read: see :func:`_line_problem`)
+SEMANTICS = {"state": Semantics.REPLACE, "top_of_mind": Semantics.REPLACE, "recent": Semantics.REWRITE,
+             "actions": Semantics.LIFECYCLE}
+
+
+def _semantics_of(path: str) -> Semantics | None:
+    """The semantics of the section the field at ``path`` (``plan.actions.next.x``) is written into as lines of
+    its own; None for a pattern's fields (they go inside one pattern line)."""
+    top = re.match(r"plan\.(\w+)", path)
+    return SEMANTICS.get(top.group(1)) if top else None
 
 
 def _fields(data: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
@@ -138,7 +171,7 @@ def undated_action(data: dict[str, Any]) -> tuple[str, tuple[str, str], str] | N
 def refuse_structure(data: dict[str, Any], source: str) -> None:
     """Raise a FlowgitError naming the first free-text field that would inject structure."""
     for path, text, one_line in _fields(data):
-        problem = _block_problem(text)
+        problem = _block_problem(text, _semantics_of(path))
         if problem is None and one_line:
             if "\n" in text or "\r" in text:
                 problem = "contains a line break; it is written as one line"
