@@ -60,7 +60,7 @@ def parse_trailers(message: str) -> list[tuple[str, str]]:
     return out
 
 
-WRAP_KEYS = ("flow-session", "graduated", "incremented", "demoted", "archived")
+WRAP_KEYS = ("flow-session", "graduated", "incremented", "demoted", "archived", "lowered")
 
 
 def speaks_for_a_wrap(trailers: list[tuple[str, str]]) -> bool:
@@ -99,6 +99,8 @@ def mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
     for key, kind in kinds.items():
         for name in sorted(claimed[kind] - happened[kind]):
             problems.append(f"trailer `{key}: {name}` but the change does not show `{name}` {kind}")
+        if key in CLAIMED_ONLY:
+            continue
         for name in sorted(happened[kind] - claimed[kind]):
             problems.append(f"the change shows `{name}` {kind} but there is no `{key}: {name}` trailer")
     return problems
@@ -177,13 +179,17 @@ def episode_mismatches(ids: list[str], store: bytes, appended: bytes) -> list[st
 
 
 _KINDS: dict[str, str] | None = None
+# Trailers held to the change when given, not asked for when missing: wraps before `Lowered:` was written lowered
+# patterns without one, and their history stays clean
+CLAIMED_ONLY = frozenset({"Lowered"})
 
 
 def _trailer_kinds() -> dict[str, str]:
     """Trailer key -> the event kind it claims (imported when first asked: the hook starts without it)."""
     global _KINDS
     if _KINDS is None:
-        from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED
+        from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, LOWERED
 
-        _KINDS = {"Graduated": GRADUATED, "Incremented": INCREMENTED, "Demoted": DEMOTED, "Archived": ARCHIVED}
+        _KINDS = {"Graduated": GRADUATED, "Incremented": INCREMENTED, "Demoted": DEMOTED, "Archived": ARCHIVED,
+                  "Lowered": LOWERED}
     return _KINDS

@@ -121,3 +121,17 @@ def test_a_second_evidence_list_is_refused_and_numbers_in_prose_are_not_levels()
     prose = "retry_budget 1x->2x (p99 latency 10x lower) [evidence: ep-a, ep-b]"
     assert mismatches([("Incremented", prose)], INCREMENT) == []
     assert mismatches([("Incremented", "retry_budget 2x → 3x")], INCREMENT)  # a step, however it is arrowed
+
+
+def test_a_lowered_trailer_is_held_to_the_change_and_not_asked_of_older_wraps():
+    """`Lowered:` (written since wraps record a level taken down by hand) must name a pattern the change
+    lowers; a lowering without one (every wrap before it) is no mismatch."""
+    from flowgit.changes import LOWERED
+    from flowgit.trailers import speaks_for_a_wrap
+
+    lowered = [PatternEvent(LOWERED, "warm_cache", 1, "Developing", old_level=2)]
+    assert mismatches([("Lowered", "warm_cache 2x->1x")], lowered) == []
+    assert mismatches([("Flow-Session", "s1")], lowered) == []
+    assert mismatches([("Lowered", "retry_budget 2x->1x")], lowered) == [
+        "trailer `Lowered: retry_budget` but the change does not show `retry_budget` lowered"]
+    assert speaks_for_a_wrap([("Lowered", "warm_cache 2x->1x")])

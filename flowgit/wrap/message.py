@@ -26,6 +26,7 @@ def subject(events: list[PatternEvent], day: date, sections: dict[str, str] | No
     added = [e.name for e in events if e.kind == ADDED]
     archived = [e.name for e in events if e.kind == ARCHIVED]
     lowered = [e.name for e in events if e.kind == LOWERED]
+    renamed = [f"{e.old_name} to {e.name}" for e in events if e.kind == RENAMED]
     if graduated:
         parts.append(f"graduated {_names(graduated)} to Proven")
     if demoted:
@@ -38,6 +39,8 @@ def subject(events: list[PatternEvent], day: date, sections: dict[str, str] | No
         parts.append(f"archived {_names(archived)}")
     if lowered:
         parts.append(f"lowered {_names(lowered)}")
+    if renamed:
+        parts.append(f"renamed {_names(renamed)}")
     if not parts and sections:
         parts = [f"{name} {change}" for name, change in sections.items()][:3]
         if len(sections) > 3:
@@ -66,6 +69,8 @@ def trailers(events: list[PatternEvent], session: str, episode_ids: list[str],
             out.append(("Archived", e.name))
         elif e.kind == RENAMED:
             out.append(("Renamed", f"{e.old_name} -> {e.name}"))
+        elif e.kind == LOWERED:  # (its evidence annotation goes with the level: the record says so)
+            out.append(("Lowered", f"{e.name} {e.old_level}x->{e.level}x"))
     if episode_ids:
         out.append(("Episodes", ", ".join(episode_ids)))
     if override:

@@ -339,7 +339,7 @@ def _summary(head: Document | None, final: Document, events: list[PatternEvent])
         before = head.find(sec.label) if head else None
         if before is None:
             sections[sec.label] = "added"
-        elif head.section_text(before) != final.section_text(sec):
+        elif _lf(head.section_text(before)) != _lf(final.section_text(sec)):  # (a CRLF re-save replaces nothing)
             sections[sec.label] = {"replace": "replaced", "rewrite": "rewritten"}.get(sec.semantics.value, "updated")
     by_kind: dict[str, list[str]] = {}
     for e in events:
@@ -347,6 +347,10 @@ def _summary(head: Document | None, final: Document, events: list[PatternEvent])
     text = final.text
     return {"state_focus": focus, "sections_changed": sections, "patterns": by_kind,
             "lines": len(final.lines), "approx_tokens": len(text) // 4, "chars": len(text)}
+
+
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n")
 
 
 def _unified(head: Document | None, final: Document, path: str, new_eps: list[Episode], store_rel: str,

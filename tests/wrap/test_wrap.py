@@ -599,3 +599,15 @@ def test_a_hand_edit_of_a_file_never_committed_is_kept_from_a_plan(run, repo):
     res = wrap(run, repo, {"session": "s1", "state": "Focus: the plan's focus."})
     assert res.code == 2 and "holds an uncommitted edit" in res.err
     assert "rotate the deploy key first" in path.read_text()
+
+
+def test_a_crlf_resave_is_not_reported_as_sections_replaced(run, wrap_repo):
+    """An editor re-saving the file with CRLF changes no section's text: the subject names only State, which
+    the edit replaced."""
+    text = base_text().replace("Focus: outages. Critical path: retry budget.", "Focus: a windows laptop.")
+    (wrap_repo / "CONTINUITY.md").write_bytes(text.replace("\n", "\r\n").encode())
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    data = json.loads(res.out)
+    assert res.code == 0 and data["committed"], res.out
+    assert data["summary"]["sections_changed"] == {"Current State": "replaced"}
+    assert git(wrap_repo, "log", "-1", "--format=%s").strip() == "Session wrap Nov 26 — Current State replaced"
