@@ -68,6 +68,20 @@ def _block_problem(text: str, semantics: Semantics | None = Semantics.REPLACE) -
     return _heading_problem(text)
 
 
+def _leading_comment(text: str) -> str | None:
+    """A body REPLACEd or REWRITTEN whole that opens with a comment line (`# Sprint 2`, `<!-- … -->`): the file
+    reads its leading comments as the section's guidance, which every later wrap keeps above what it writes,
+    so the line would pile up wrap after wrap."""
+    from flowgit.continuity.document import COMMENT_RE
+
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    if not COMMENT_RE.match(first):
+        return None
+    return f"opens with a comment line (`{first.strip()[:40]}`): the file reads a section's leading `#` lines " \
+           "as its guidance, which every later wrap keeps, so each wrap's line would pile up above the next; " \
+           "start with the content (a `### Sprint 2` subheading, or the line after the first)"
+
+
 def _heading_problem(text: str) -> str | None:
     """A heading a reader sees that the gate does not (underlined, HTML, another level naming a section),
     or an HTML block or comment left open that would hide the next section's heading."""
@@ -171,7 +185,7 @@ def undated_action(data: dict[str, Any]) -> tuple[str, tuple[str, str], str] | N
 def refuse_structure(data: dict[str, Any], source: str) -> None:
     """Raise a FlowgitError naming the first free-text field that would inject structure."""
     for path, text, one_line in _fields(data):
-        problem = _block_problem(text, _semantics_of(path))
+        problem = _block_problem(text, _semantics_of(path)) or (None if one_line else _leading_comment(text))
         if problem is None and one_line:
             if "\n" in text or "\r" in text:
                 problem = "contains a line break; it is written as one line"

@@ -102,3 +102,29 @@ def test_rules_headings_of_other_levels_and_ratios_in_plan_text_pass(run, wrap_r
             "patterns": [{"op": "add", "name": "cache_ttl", "text": "cache balances for 30s (2x fewer calls)"}]}
     res = wrap(run, wrap_repo, plan)
     assert res.code == 0, (res.out, res.err)
+
+
+# ------------------------------------------------------------------ REPLACE keeps only guidance
+@pytest.mark.parametrize("plan, field", [
+    ({"state": "# Sprint 2\nFocus: the payment client."}, "plan.state"),
+    ({"recent": "\n  # Week 2\nThe retry storm was traced."}, "plan.recent"),
+    ({"recent": "<!-- week 2 -->\nThe retry storm was traced."}, "plan.recent"),
+    ({"top_of_mind": "# now\n- the breaker"}, "plan.top_of_mind"),
+])
+def test_a_replaced_body_may_not_open_with_a_comment_line(run, wrap_repo, plan, field):
+    """A section's leading comment lines are its guidance, kept by every wrap: a plan's `# Sprint 2` there
+    would pile up (`# Sprint 1`, `# Sprint 2` … above each new State), so it is refused as the field."""
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-c", **plan})
+    assert res.code == 2, (res.out, res.err)
+    assert f"field `{field}` opens with a comment line" in res.err
+    assert snapshot(wrap_repo) == before
+
+
+def test_a_subheading_in_state_is_replaced_with_the_rest_each_wrap(run, wrap_repo):
+    for n in (1, 2, 3):
+        res = wrap(run, wrap_repo, {"session": f"sess-{n}", "state": f"### Sprint {n}\nFocus: step {n}.\n# a note"})
+        assert res.code == 0, (res.out, res.err)
+    text = (wrap_repo / "CONTINUITY.md").read_text()
+    state = text.split("## Current State\n", 1)[1].split("\n## ", 1)[0]
+    assert state == "### Sprint 3\nFocus: step 3.\n# a note\n"
