@@ -69,17 +69,18 @@ def find_stale(doc: Document, episodes: Mapping[str, Episode], blamed: Mapping[s
                thresholds: Thresholds, keep: set[str] | frozenset[str] = frozenset()) -> list[Stale]:
     """Patterns past their staleness window; never one named in ``keep`` (it fired this session).
 
-    A Proven pattern's exit is judged by the gate as of the commit, which is
-    now: a wrap dated later (``today``) must not archive one the gate would
-    find still fresh, so its window is measured up to today at the latest.
+    Staleness is time that has passed, and the commit is made now: a wrap dated
+    later (``today``: a plan's ``date``, ``--date``) must not archive what is
+    still fresh now (a pattern recorded minutes earlier, a Proven one the gate's
+    G205 would find fresh), so every window is measured up to today at the latest.
     """
     limits = {DEVELOPING: thresholds.stale_developing_days, PROVEN: thresholds.stale_proven_days}
+    day = min(today, utc_today())
     out = []
     for at in iter_patterns(doc):
         limit = limits.get(at.section)
         if limit is None or at.pattern.name in keep:
             continue
-        day = min(today, utc_today()) if at.section == PROVEN else today  # see below
         seen = last_seen(at, episodes, blamed, day)
         days = (day - seen).days
         if days > limit:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import date, timedelta
 
 from flowgit.dates import today
 from tests.wrap.test_wrap import A2, graduate_plan, snapshot, wrap, wrap_repo  # noqa: F401 (fixture)
@@ -37,6 +37,27 @@ def test_a_wrap_dated_ahead_does_not_archive_a_proven_pattern_the_gate_finds_fre
     assert res.code == 0, res.out + res.err
     gate = json.loads(res.out)
     assert not any(f.get("code") == "G205" for f in gate.get("findings", []))
+
+
+def test_a_wrap_dated_ahead_does_not_archive_a_developing_pattern_recorded_today(run, wrap_repo):
+    """Dated months ahead (a plan's `date`, `--date`), the cleanup measured Developing staleness up to that day
+    and archived a pattern added minutes earlier as "88 days stale". Staleness is measured up to today at the
+    latest, for every section; a pattern stale as of today is still archived."""
+    from tests.conftest import git
+
+    text = (wrap_repo / "CONTINUITY.md").read_text()
+    (wrap_repo / "CONTINUITY.md").write_text(text.replace(
+        "## Proven Knowledge", "! fresh_idea: measure before tuning the pool | 1x\n\n## Proven Knowledge"))
+    git(wrap_repo, "commit", "-qam", "fresh idea", "--no-verify")  # committed now
+    ahead = (today() + timedelta(days=90)).isoformat()
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", ahead, "--json")
+    assert res.code == 0, res.out + res.err
+    archived = {a["name"]: a["days"] for a in json.loads(res.out)["archived"]}
+    assert "fresh_idea" not in archived
+    assert "fresh_idea" in (wrap_repo / "CONTINUITY.md").read_text()
+    # cache_first was last changed on Nov 24: stale as of today, and its days are counted up to today
+    assert archived["cache_first"] == (today() - date(2026, 11, 24)).days
+    assert "Archived: fresh_idea" not in git(wrap_repo, "log", "-1", "--format=%B")
 
 
 def test_a_store_rewritten_without_an_append_is_judged_not_nothing_to_wrap(run, wrap_repo):

@@ -9,10 +9,12 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 import pytest
 
+from flowgit.dates import today
 from flowgit.episodes import make_episode
 from tests.conftest import git
 
@@ -286,9 +288,11 @@ def test_cleanup_archives_ten_day_stale_developing_and_keeps_three_day(run, wrap
     data = json.loads(res.out)
     assert res.code == 0, res.err
     archived = {a["name"]: a["days"] for a in data["archived"]}
-    # last changed Nov 24 (evidence Nov 20): 10 days; fresh_idea changed Dec 1: 3 days, kept;
+    # last changed Nov 24 (evidence Nov 20): 10 days by Dec 4 (counted up to today at the latest: a wrap dated
+    # ahead does not age the memory); fresh_idea changed Dec 1: 3 days, kept;
     # backoff_jitter is Proven (dated Nov 25): 9 days is well inside its 30-day window
-    assert archived == {"cache_first": 10, "retry_budget": 10}
+    days = (min(date(2026, 12, 4), today()) - date(2026, 11, 24)).days
+    assert archived == {"cache_first": days, "retry_budget": days}
     after = (wrap_repo / "CONTINUITY.md").read_text()
     assert "cache_first" not in after and "fresh_idea" in after and "backoff_jitter" in after
     body = git(wrap_repo, "log", "-1", "--format=%B")
