@@ -406,7 +406,6 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
     effective = max(level, 3) if in_proven else level
     ids = list(dict.fromkeys(cited))
     verdict = Verdict(pattern=name, level=effective, cited=ids, needed=requirement(effective, thresholds))
-    pattern_words = meaningful_words(description if claim_only else f"{name} {description}")
     usable: list[Episode] = []
     for ident in ids:
         ep = store.get(ident)
@@ -414,8 +413,7 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
             verdict.unknown.append(ident)
         elif is_forged(ep):
             verdict.forged.append(ident)
-        elif not (is_relevant(ep, pattern_words, thresholds, weight)
-                  or not claim_only and names_it(ep, name, description)):
+        elif not records_it(ep, name, description, thresholds, weight, claim_only=claim_only):
             verdict.unrelated.append(ident)
         elif not ep.session.strip():
             verdict.sessionless.append(ident)
@@ -428,6 +426,18 @@ def assess(name: str, description: str, level: int, cited: Sequence[str], store:
     verdict.sessions = sorted(found.sessions)
     verdict.agents = sorted(found.agents)
     return verdict
+
+
+def records_it(episode: Episode, name: str, description: str, thresholds: Thresholds,
+               weight: Weight = everyday_weight, *, claim_only: bool = False) -> bool:
+    """Whether an episode records the pattern firing: G104's one reading of "about", by what the episode says
+    (never its tags, which file it): relevant by rare shared words, or naming the pattern with a word of its
+    claim. The wrap's "fired this session" (what cleanup keeps), ``candidates``' "fired again" and the merge's
+    "the other side fired it" read it too, so nothing is proposed as fired that the gate would refuse as
+    evidence, nor archived as stale that the gate would accept as evidence of this session.
+    ``claim_only``: by what its description says only (the name kept for a new claim does not count)."""
+    words = meaningful_words(description if claim_only else f"{name} {description}")
+    return is_relevant(episode, words, thresholds, weight) or not claim_only and names_it(episode, name, description)
 
 
 def names_it(episode: Episode, name: str, description: str) -> bool:

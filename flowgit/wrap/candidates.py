@@ -19,12 +19,11 @@ from flowgit.continuity.document import Document
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import DEVELOPING, PROVEN
 from flowgit.episodes import Episode
-from flowgit.evidence import assess, post_demotion, store_weight
+from flowgit.evidence import Weight, assess, everyday_weight, post_demotion, records_it, store_weight
 from flowgit.wrap.cleanup import Stale, find_stale
 from flowgit.wrap.judgement import about, after_demotion, demoted_on, fired, overdue_actions
 from flowgit.words import as_written, content_words, jaccard, overlap
 
-FIRED_MIN_SHARED = 2
 DUPLICATE_JACCARD = 0.5
 RESTATES_PROVEN = 0.6
 
@@ -49,14 +48,17 @@ class Candidates:
                 "stale": [s.to_dict() for s in self.stale], "overdue_actions": self.overdue}
 
 
-def _related(at: PatternAt, episodes: list[Episode], minimum: int) -> list[tuple[Episode, list[str]]]:
-    words = content_words(at.pattern.words)
-    out = []
-    for ep in episodes:
-        shared = words & content_words(ep.content + " " + " ".join(ep.tags))
-        if len(shared) >= minimum:
-            out.append((ep, sorted(shared)))
-    return out
+def _related(at: PatternAt, episodes: list[Episode], thresholds: Thresholds,
+             weight: Weight = everyday_weight) -> list[tuple[Episode, list[str]]]:
+    """The episodes that record the pattern firing, with the words each shares with it (shown to the agent).
+
+    Read as G104 reads evidence and as the cleanup reads "fired" (:func:`records_it`, by what an episode
+    says, not by its tags): a pattern proposed as fired again is one the gate accepts the episode for, and
+    one the cleanup keeps, never both "fired again" and "stale"."""
+    p = at.pattern
+    words = content_words(p.words)
+    return [(ep, sorted(words & content_words(ep.content))) for ep in episodes
+            if records_it(ep, p.name, p.text, thresholds, weight)]
 
 
 def find_candidates(doc: Document, session_episodes: list[Episode], store: Mapping[str, Episode],
@@ -73,7 +75,7 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
     patterns = list(iter_patterns(doc))
     for at in patterns:
         p = at.pattern
-        related = _related(at, session_episodes, FIRED_MIN_SHARED)
+        related = _related(at, session_episodes, thresholds, **weighed)
         if demoted_on(p) is not None:  # only evidence recorded after the demotion may bring it back
             keep = set(after_demotion(p, [e.id for e, _ in related], store))
             related = [(e, w) for e, w in related if e.id in keep]
@@ -115,7 +117,8 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
                                        "why": "a tension or outcome episode this session touches it: "
                                               "re-examine its evidence chain"})
     found.near_duplicates = _near_duplicates(patterns)
-    found.stale = find_stale(doc, store, blamed, today, thresholds, keep=fired(doc, session_episodes))
+    found.stale = find_stale(doc, store, blamed, today, thresholds,
+                             keep=fired(doc, session_episodes, thresholds, **weighed))
     found.overdue = overdue_actions(doc, today)
     return found
 

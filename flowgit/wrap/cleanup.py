@@ -16,6 +16,7 @@ from typing import Mapping
 
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
+from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import DEVELOPING, PROVEN
 from flowgit.dates import today as utc_today, utc_from_timestamp
@@ -76,10 +77,11 @@ def find_stale(doc: Document, episodes: Mapping[str, Episode], blamed: Mapping[s
     """
     limits = {DEVELOPING: thresholds.stale_developing_days, PROVEN: thresholds.stale_proven_days}
     day = min(today, utc_today())
+    kept = {name_key(name) for name in keep}  # (a name as the plan wrote it: by identity)
     out = []
     for at in iter_patterns(doc):
         limit = limits.get(at.section)
-        if limit is None or at.pattern.name in keep:
+        if limit is None or name_key(at.pattern.name) in kept:
             continue
         seen = last_seen(at, episodes, blamed, day)
         days = (day - seen).days

@@ -17,28 +17,38 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Iterable
 
+from flowgit.config import Thresholds
 from flowgit.continuity.document import Document, is_structural
+from flowgit.continuity.identity import name_key
 from flowgit.output import counted
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import ACTIONS, PROVEN, STATE, TOP
 from flowgit.dates import parse_date
 from flowgit.episodes import Episode
 from flowgit.evidence import (  # noqa: F401 (their home is below the wrap: the gate asks them too)
-    EPISODE_REF_RE, about, after_demotion, demoted_on, independent_contradiction, post_demotion,
+    EPISODE_REF_RE, Weight, about, after_demotion, demoted_on, everyday_weight, independent_contradiction,
+    post_demotion, records_it,
 )
 
 NEXT_RE = re.compile(r"\bnext:\s*([^,;\]—]+)", re.IGNORECASE)
 DONE_BOX_RE = re.compile(r"\[[xX]\]\s")  # a ticked task-list box: the item is done, like one marked ``✓``
 
 
-def fired(doc: Document, session_episodes: Iterable[Episode], cited: Iterable[str] = ()) -> set[str]:
-    """Names of the patterns this session's episodes are about, or that this wrap cites new evidence for."""
+def fired(doc: Document, session_episodes: Iterable[Episode], thresholds: Thresholds,
+          weight: Weight = everyday_weight, cited: Iterable[str] = (), named: Iterable[str] = ()) -> set[str]:
+    """Names of the patterns that fired this session: an episode of the session records it (as G104 reads
+    evidence, :func:`records_it`: one definition, so what the gate would accept as this session's evidence
+    is never archived as stale), this wrap cites new evidence for it, or a plan operation names it (a refused
+    increment too: the plan says it fired, and the pattern stays at its level rather than leave)."""
     eps = list(session_episodes)
     new_ids = set(cited) & {e.id for e in eps}
+    keys = {name_key(n) for n in named}
     out = set()
     for at in iter_patterns(doc):
-        if any(about(at.pattern, e) for e in eps) or new_ids & set(at.pattern.evidence):
-            out.add(at.pattern.name)
+        p = at.pattern
+        if name_key(p.name) in keys or new_ids & set(p.evidence) or \
+                any(records_it(e, p.name, p.text, thresholds, weight) for e in eps):
+            out.add(p.name)
     return out
 
 

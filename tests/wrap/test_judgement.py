@@ -172,6 +172,31 @@ def test_a_pattern_that_fired_this_session_is_never_stale(run, wrap_repo):
     assert "cache_first" in (wrap_repo / "CONTINUITY.md").read_text()
 
 
+def test_candidates_never_call_a_pattern_both_fired_again_and_stale(run, wrap_repo):
+    """"Fired" has one reading, G104's (what an episode says, not its tags): an episode tied to cache_first by
+    its tags alone is not "fired again" (the increment would be refused, G104) and the pattern is stale, as the
+    wrap then archives it; one that says a rare word of it (too little for two shared words) fired it: it is
+    proposed, and neither listed stale nor archived."""
+    tagged = {"type": "outcome", "content": "it worked exactly as configured during tonight's incident",
+              "session": "sess-z", "tags": ["cache", "balances", "provider"]}
+    run(wrap_repo, "episode", "add", stdin=json.dumps(tagged) + "\n")
+    cands = data_of(run(wrap_repo, "candidates", "--session", "sess-z", "--date", "2026-12-04", "--json"))
+    assert "cache_first" not in [x["name"] for x in cands["fired_again"]]
+    assert "cache_first" in [s["name"] for s in cands["stale"]]
+    dry = data_of(run(wrap_repo, "wrap", "--session", "sess-z", "--date", "2026-12-04", "--dry-run", "--json"))
+    assert "cache_first" in [a["name"] for a in dry["archived"]]
+
+    said = {"type": "outcome", "content": "balances came back right after the incident", "session": "sess-z"}
+    run(wrap_repo, "episode", "add", stdin=json.dumps(said) + "\n")
+    cands = data_of(run(wrap_repo, "candidates", "--session", "sess-z", "--date", "2026-12-04", "--json"))
+    assert "cache_first" in [x["name"] for x in cands["fired_again"]]
+    assert "cache_first" not in [s["name"] for s in cands["stale"]]
+    res = run(wrap_repo, "wrap", "--session", "sess-z", "--date", "2026-12-04", "--json")
+    assert res.code == 0, res.out + res.err
+    assert "cache_first" not in [a["name"] for a in data_of(res)["archived"]]
+    assert "cache_first" in (wrap_repo / "CONTINUITY.md").read_text()
+
+
 def test_zero_new_episodes_warn_that_step_one_was_skipped(run, wrap_repo):
     res = wrap(run, wrap_repo, {"session": "sess-c", "state": "Focus: nothing recorded."})
     assert res.code == 0 and "warning: no new episodes from session sess-c: Step 1" in res.out
