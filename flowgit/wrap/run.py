@@ -518,7 +518,8 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
                                 fix="re-examine each pattern's evidence chain (Step 5): demote it with the "
                                     "contradicting episode, or drop --strict once you have judged it holds")
 
-    keep = fired(outcome.doc, session_eps, thresholds, weight, cited)
+    named = [op.name for op in (plan.patterns if plan else []) if op.op != "archive"]  # the plan says it fired
+    keep = fired(outcome.doc, session_eps, thresholds, weight, cited, [*named, *(r.name for r in outcome.refused)])
     stale = find_stale(outcome.doc, episodes, inputs.blamed, inputs.day, thresholds, keep) if cleanup else []
     final = archive(outcome.doc, stale)
 

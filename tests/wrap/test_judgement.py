@@ -197,6 +197,25 @@ def test_candidates_never_call_a_pattern_both_fired_again_and_stale(run, wrap_re
     assert "cache_first" in (wrap_repo / "CONTINUITY.md").read_text()
 
 
+def test_a_pattern_a_plan_operation_names_is_not_archived_even_when_the_operation_is_refused(run, wrap_repo):
+    """The plan increments cache_first (stale by its dates) on an episode the immune system refuses: the
+    pattern stays at 1x, as the message says, and is not archived by the same wrap ("stays at 1x" and
+    "archived" in one commit); retry_budget, which no operation names, is still archived."""
+    plan = {"session": "sess-c", "patterns": [{"op": "increment", "name": "cache_first",
+                                               "evidence": [UNRELATED.id]}]}
+    path = wrap_repo.parent / "plan.json"
+    path.write_text(json.dumps(plan))
+    res = run(wrap_repo, "wrap", "--plan", str(path), "--date", "2026-12-04", "--json")
+    data = data_of(res)
+    assert res.code == 0, res.out + res.err
+    assert [r["name"] for r in data["refused"]] == ["cache_first"]
+    assert [a["name"] for a in data["archived"]] == ["retry_budget"]
+    assert "! cache_first: serve balances from cache before the provider | 1x" in \
+        (wrap_repo / "CONTINUITY.md").read_text()
+    body = git(wrap_repo, "log", "-1", "--format=%B")
+    assert "Archived: cache_first" not in body and "Archived: retry_budget" in body
+
+
 def test_zero_new_episodes_warn_that_step_one_was_skipped(run, wrap_repo):
     res = wrap(run, wrap_repo, {"session": "sess-c", "state": "Focus: nothing recorded."})
     assert res.code == 0 and "warning: no new episodes from session sess-c: Step 1" in res.out
