@@ -722,14 +722,10 @@ class EpisodeStore:
                     since: datetime | None = None, until: datetime | None = None, text: str | None = None,
                     on_problem: Callable[[Problem], None] | None = None) -> Iterator[Episode]:
         """Matching episodes in store order (first matching line of each id), streamed from a memory map."""
-        from flowgit.search import Query, Rows
+        from flowgit.search import Query
 
         query = Query(type_=type_, tags=tags, session=session, since=since, until=until, text=text)
-        for found in self.scan(query, on_problem):
-            if isinstance(found, Rows):
-                yield from found.episodes()
-            else:
-                yield found
+        yield from _episodes_of(self.scan(query, on_problem))
 
     def scan(self, query: Query, on_problem: Callable[[Problem], None] | None = None) -> Iterator[Found]:
         """:func:`flowgit.search.scan` over this store's memory map (batches of rows, or single episodes)."""
@@ -741,6 +737,24 @@ class EpisodeStore:
         finally:
             if hasattr(data, "close"):
                 data.close()
+
+
+def search_bytes(data: bytes, *, session: str | None = None,
+                 on_problem: Callable[[Problem], None] | None = None) -> list[Episode]:
+    """:meth:`EpisodeStore.search` over store bytes already read (the wrap's, as git records them)."""
+    from flowgit.search import Query, scan
+
+    return list(_episodes_of(scan(data, Query(session=session), on_problem)))
+
+
+def _episodes_of(found: Iterable[Any]) -> Iterator[Episode]:
+    from flowgit.search import Rows
+
+    for item in found:
+        if isinstance(item, Rows):
+            yield from item.episodes()
+        else:
+            yield item
 
 
 def filter_episodes(episodes: Iterable[Episode], *, type_: str | None = None, tags: Iterable[str] = (),

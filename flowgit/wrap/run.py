@@ -29,7 +29,7 @@ from flowgit.continuity.document import Document, is_structural, strip_eol
 from flowgit.continuity.patterns import iter_patterns, parse_pattern, pattern_map
 from flowgit.continuity.sections import DEVELOPING, PROVEN, STATE
 from flowgit.dates import parse_date, today as utc_today
-from flowgit.episodes import Episode, EpisodeStore, lookup, make_episode, parse_store, whole_ids
+from flowgit.episodes import Episode, EpisodeStore, lookup, make_episode, parse_store, search_bytes, whole_ids
 from flowgit.errors import CommitRejected, FlowgitError  # noqa: F401 (CommitRejected: raised here, named by callers)
 from flowgit.evidence import assess, store_weight
 from flowgit.faults import checkpoint
@@ -484,6 +484,10 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     new_eps = [e for e in recorded if e.id not in stored]
     appended, _ = parse_store(inputs.appended_raw)
     session_eps = list({**appended, **{e.id: e for e in recorded}}.values())
+    # what fired this session: its episodes since HEAD, and those its earlier wraps committed (a session may
+    # wrap once per work unit), read as `flowgit candidates --session` reads them
+    whole_session = list({**{e.id: e for e in search_bytes(inputs.store_raw, session=inputs.session)},
+                          **{e.id: e for e in session_eps}}.values())
     # the store the commit will hold: what is cited, the plan's episodes, and every episode the working store
     # appends to HEAD's (the session's, which candidates weigh as new evidence, as `flowgit candidates` does)
     episodes = {**stored, **appended, **{e.id: e for e in recorded}}
@@ -494,8 +498,8 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     checkpoint("2-candidates")
     thresholds = inputs.judging.thresholds
     weight = store_weight(inputs.store_raw + b"".join((e.to_json() + "\n").encode("utf-8") for e in new_eps))
-    candidates = find_candidates(inputs.doc, session_eps, episodes, thresholds, inputs.day, inputs.blamed, batch,
-                                 weight)
+    candidates = find_candidates(inputs.doc, whole_session, {**{e.id: e for e in whole_session}, **episodes},
+                                 thresholds, inputs.day, inputs.blamed, batch, weight)
 
     checkpoint("3-validate")
     if plan:
@@ -519,7 +523,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
                                     "contradicting episode, or drop --strict once you have judged it holds")
 
     named = [op.name for op in (plan.patterns if plan else []) if op.op != "archive"]  # the plan says it fired
-    keep = fired(outcome.doc, session_eps, thresholds, weight, cited, [*named, *(r.name for r in outcome.refused)])
+    keep = fired(outcome.doc, whole_session, thresholds, weight, cited, [*named, *(r.name for r in outcome.refused)])
     stale = find_stale(outcome.doc, episodes, inputs.blamed, inputs.day, thresholds, keep) if cleanup else []
     final = archive(outcome.doc, stale)
 

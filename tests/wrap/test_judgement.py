@@ -216,6 +216,30 @@ def test_a_pattern_a_plan_operation_names_is_not_archived_even_when_the_operatio
     assert "Archived: cache_first" not in body and "Archived: retry_budget" in body
 
 
+def test_a_sessions_second_wrap_keeps_a_pattern_the_session_fired_before_its_first(run, wrap_repo):
+    """A session wraps once per work unit: what it recorded before its first wrap fired cache_first this
+    session, so its second wrap (new episodes about something else) does not archive it as stale, as
+    `flowgit candidates --session` says; a pattern no episode of the session is about is still archived."""
+    def add(content: str, session: str = "sess-c") -> None:
+        run(wrap_repo, "episode", "add", stdin=json.dumps({"type": "finding", "content": content,
+                                                           "session": session}) + "\n")
+
+    add("serving balances from cache cut provider calls again")
+    first = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-12-04", "--json")
+    assert first.code == 0 and [a["name"] for a in data_of(first)["archived"]] == ["retry_budget"], first.out
+    add("the status page goes live on Monday")
+    cands = data_of(run(wrap_repo, "candidates", "--session", "sess-c", "--date", "2026-12-04", "--json"))
+    assert "cache_first" not in [s["name"] for s in cands["stale"]]
+    second = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-12-04", "--json")
+    assert second.code == 0, second.out + second.err
+    assert data_of(second)["archived"] == [] and "cache_first" not in [
+        s["name"] for s in data_of(second)["candidates"]["stale"]]
+    assert "cache_first" in (wrap_repo / "CONTINUITY.md").read_text()
+    add("the status page went live", "sess-d")  # another session's wrap: nothing of it fired cache_first
+    other = run(wrap_repo, "wrap", "--session", "sess-d", "--date", "2026-12-04", "--json")
+    assert other.code == 0 and [a["name"] for a in data_of(other)["archived"]] == ["cache_first"], other.out
+
+
 def test_zero_new_episodes_warn_that_step_one_was_skipped(run, wrap_repo):
     res = wrap(run, wrap_repo, {"session": "sess-c", "state": "Focus: nothing recorded."})
     assert res.code == 0 and "warning: no new episodes from session sess-c: Step 1" in res.out
