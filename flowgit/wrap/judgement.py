@@ -15,14 +15,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from typing import Iterable
+from typing import Collection, Iterable
 
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document, is_structural
 from flowgit.continuity.identity import name_key
+from flowgit.changes import GRADUATED, INCREMENTED, PatternEvent
 from flowgit.output import counted
 from flowgit.continuity.patterns import PatternAt, iter_patterns
-from flowgit.continuity.sections import ACTIONS, PROVEN, STATE, TOP
+from flowgit.continuity.sections import ACTIONS, PROVEN, RECENT, STATE, TOP
 from flowgit.dates import parse_date
 from flowgit.episodes import Episode
 from flowgit.evidence import (  # noqa: F401 (their home is below the wrap: the gate asks them too)
@@ -61,6 +62,23 @@ def no_new_evidence(before: Iterable[str], after: Iterable[str]) -> list[str]:
         return []
     return ["cites no new evidence: every episode it names is already on the line (a level is raised on "
             "episodes recorded since the last raise: cite this session's)"]
+
+
+def unfired_raises(events: Iterable[PatternEvent], this_session: Collection[str]) -> list[str]:
+    """A warning per pattern raised (1x -> 2x, 2x -> 3x) on evidence none of which is an episode of this
+    session (``this_session``: its episodes in the store, those recorded since HEAD, the plan's own).
+
+    Step 2 raises "existing 1x patterns that fired again" and "2x patterns that fired with independent
+    evidence": a raise on old episodes alone says nothing fired this session. The immune system may still
+    accept the evidence, so this is said, not refused (``--strict`` stops on it)."""
+    out = []
+    for e in events:
+        if e.kind in (INCREMENTED, GRADUATED) and not set(e.evidence) & set(this_session):
+            out.append(f"`{e.name}` was raised to {e.level}x ({e.section}) on evidence none of which is an "
+                       f"episode of this session or recorded since the last commit: Step 2 raises a pattern that "
+                       f"fired again this session — record the episode where it fired and cite it, or leave it "
+                       f"at {e.old_level or 1}x")
+    return out
 
 
 def proven_touched(doc: Document, session_episodes: Iterable[Episode]) -> list[dict]:
@@ -117,14 +135,16 @@ def overdue_actions(doc: Document, today: date) -> list[dict]:
 
 
 def section_warnings(head: Document | None, final: Document, graduated_names: Iterable[str] = ()) -> list[str]:
-    """State / Top of Mind left verbatim, and Proven patterns still named in Top of Mind."""
+    """State / Top of Mind / Recent Context left verbatim, and Proven patterns still named in Top of Mind."""
     out = []
     if head is not None:
-        for name, verb in ((STATE, "REPLACED"), (TOP, "REPLACED")):
+        for name, how in ((STATE, "REPLACED every wrap with what is true now"),
+                          (TOP, "REPLACED every wrap with what is true now"),
+                          (RECENT, "REWRITTEN every wrap as prose, this session's work folded in")):
             before, now = head.find(name), final.find(name)
             if before is not None and now is not None and _has_content(head.body_text(before)) \
                     and head.body_text(before) == final.body_text(now):
-                out.append(f"{now.label} was left verbatim: it is {verb} every wrap with what is true now (Step 4)")
+                out.append(f"{now.label} was left verbatim: it is {how} (Step 4)")
     out.extend(dropped_merge_notes(head, final))
     top = final.find(TOP)
     if top is not None:

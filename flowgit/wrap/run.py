@@ -41,7 +41,7 @@ from flowgit.wrap.apply import Outcome, Refusal, apply_plan, hand_edits_replaced
 from flowgit.wrap.candidates import Candidates, find_candidates
 from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
 from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradiction, no_new_evidence,
-                                    post_demotion, proven_touched, section_warnings)
+                                    post_demotion, proven_touched, section_warnings, unfired_raises)
 from flowgit.wrap.message import message
 from flowgit.wrap.plan import Plan
 from flowgit.journal import WRAP_COMMIT_VARIABLE
@@ -528,13 +528,19 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     final = archive(outcome.doc, stale)
 
     events = diff_patterns(inputs.head_doc, final)
+    unfired = unfired_raises(events, {e.id for e in whole_session})
+    if strict and unfired:
+        raise PromotionsRefused("--strict: " + "; ".join(unfired),
+                                fix="cite the episode of this session where the pattern fired again (record it "
+                                    "first), or drop the promotion from the plan")
     episode_ids = list(dict.fromkeys([*appended, *(e.id for e in new_eps)]))
     summary = _summary(inputs.head_doc, final, events)
     msg = message(events, inputs.day, inputs.session, episode_ids,
                   body=[r.sentence() for r in outcome.refused] or None, override=override_reason(),
                   sections=summary["sections_changed"])
     own = sum(1 for i in episode_ids if episodes[i].session == inputs.session)  # appended by this commit only
-    warnings = joined + section_warnings(inputs.head_doc, final, [e.name for e in events if e.kind == GRADUATED])
+    warnings = joined + unfired + section_warnings(inputs.head_doc, final,
+                                                   [e.name for e in events if e.kind == GRADUATED])
     if own == 0:
         warnings.append(f"no new episodes from session {inputs.session}: Step 1 (episodic extraction) was "
                         f"skipped — record what happened (`flowgit episode add`) before compressing it")

@@ -277,6 +277,51 @@ def test_state_left_verbatim_and_graduated_in_top_of_mind_warn(run, wrap_repo):
     assert any("`retry_budget` is Proven but still named in Top of Mind" in w for w in warnings)
 
 
+def test_a_raise_citing_no_episode_of_this_session_warns_and_strict_stops(run, wrap_repo):
+    """Step 2 raises a 1x pattern that fired again: the session here recorded nothing about cache_first, and
+    its plan increments it on two old episodes (the immune system accepts them). The wrap says so (and stops
+    under --strict, nothing written); the same increment citing this session's own episode is not warned."""
+    old = [ep("serving balances from cache cut provider calls", "sess-x", ts="2026-11-21T09:00:00Z"),
+           ep("balances served from the cache before asking the provider held up", "sess-y", agent="agent-y",
+              ts="2026-11-22T09:00:00Z")]
+    with (wrap_repo / ".flow" / "episodes.jsonl").open("a") as out:
+        out.write("".join(e.to_json() + "\n" for e in old))
+    git(wrap_repo, "commit", "-qam", "older sessions' episodes")
+    plan = {"session": "sess-c", "state": "Focus: css.", "recent": "We fixed the css grid.",
+            "episodes": [{"type": "finding", "content": "the css grid layout broke on safari"}],
+            "patterns": [{"op": "increment", "name": "cache_first", "evidence": [e.id for e in old]}]}
+    before = snapshot(wrap_repo)
+    strict = wrap(run, wrap_repo, plan, "--strict")
+    assert strict.code == 1 and "`cache_first` was raised to 2x" in strict.err, strict.out + strict.err
+    assert snapshot(wrap_repo) == before
+    res = wrap(run, wrap_repo, plan, "--json")
+    assert res.code == 0, res.out + res.err
+    warned = [w for w in data_of(res)["warnings"] if w.startswith("`cache_first` was raised to 2x")]
+    assert warned and "none of which is an episode of this session or recorded since the last commit" in warned[0]
+    assert "!! cache_first:" in (wrap_repo / "CONTINUITY.md").read_text()
+
+    git(wrap_repo, "reset", "-q", "--hard", "HEAD~1")
+    fired = {**plan, "episodes": [{"type": "outcome", "content": "serving balances from cache spared the provider "
+                                                                 "again during the css deploy"}],
+             "patterns": [{"op": "increment", "name": "cache_first", "evidence": [old[0].id, "#0"]}]}
+    ok = wrap(run, wrap_repo, fired, "--strict", "--json")
+    assert ok.code == 0, ok.out + ok.err
+    assert not any("was raised to" in w for w in data_of(ok)["warnings"])
+
+
+def test_recent_context_left_verbatim_warns_as_state_does(run, wrap_repo):
+    plan = {"session": "sess-c", "state": "Focus: the breaker.", "top_of_mind": ["breaker thresholds"],
+            "episodes": [{"type": "finding", "content": "the breaker opened after five failures"}]}
+    res = wrap(run, wrap_repo, plan, "--json")
+    assert res.code == 0, res.out + res.err
+    assert [w for w in data_of(res)["warnings"] if "verbatim" in w] == [
+        "Recent Context was left verbatim: it is REWRITTEN every wrap as prose, this session's work folded in "
+        "(Step 4)"]
+    rewritten = wrap(run, wrap_repo, {**plan, "state": "Focus: rollout.", "top_of_mind": ["rollout"],
+                                      "recent": "The breaker held; rollout next."}, "--json")
+    assert rewritten.code == 0 and not [w for w in data_of(rewritten)["warnings"] if "verbatim" in w]
+
+
 def test_overdue_action_items_are_listed(run, wrap_repo):
     cands = data_of(run(wrap_repo, "candidates", "--date", "2026-11-28", "--json"))
     assert [x["why"] for x in cands["overdue_actions"]] == ["next: 2026-11-25 has passed (3 days)"]
