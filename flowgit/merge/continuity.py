@@ -32,7 +32,7 @@ from flowgit.continuity.document import COMMENT_RE, WRAPPER_RE, Document, strip_
 from flowgit.continuity.sections import Semantics
 from flowgit.merge import actions
 from flowgit.merge.notes import NOTE_ABSORB, NOTE_HEAD, QUOTE
-from flowgit.merge.patterns import Lookup, PatternMerge, placed_patterns
+from flowgit.merge.patterns import Lookup, PatternMerge, SinceBase, placed_patterns
 
 WHOLE_NEWER = (Semantics.REPLACE, Semantics.REWRITE)
 WHOLE_CONFLICT = (Semantics.PROTECTED, None)  # None: the text before the first section
@@ -121,12 +121,14 @@ class ContinuityMerge:
     """One merge: the patterns decided once for the whole file, then each section by its semantics."""
 
     def __init__(self, base: Document, ours: Document, theirs: Document, *, lookup: Lookup,
-                 thresholds: Thresholds, newer: str, sides: tuple[Side, Side], notes: bool = True) -> None:
+                 thresholds: Thresholds, newer: str, sides: tuple[Side, Side], notes: bool = True,
+                 since_base: SinceBase | None = None) -> None:
         self.docs = {"base": base, "ours": ours, "theirs": theirs}
         self.spans = {name: spans(doc) for name, doc in self.docs.items()}
         self.by_key = {name: {sp.key: sp for sp in sps} for name, sps in self.spans.items()}
         placed = {name: placed_patterns(doc, _owned(self.spans[name])) for name, doc in self.docs.items()}
-        self.patterns = PatternMerge(placed["base"], placed["ours"], placed["theirs"], lookup, thresholds, newer)
+        self.patterns = PatternMerge(placed["base"], placed["ours"], placed["theirs"], lookup, thresholds, newer,
+                                     since_base)
         self.idents = {name: self.patterns.line_identities(name) for name in self.docs}
         self.newer, self.sides = newer, {"ours": sides[0], "theirs": sides[1]}
         self.with_notes = notes  # (a merge commit: only a merge may bring a merge note, G304)
@@ -320,14 +322,16 @@ def merge_units(base: Sequence[tuple[tuple, str]], ours: Sequence[tuple[tuple, s
 
 def merge_continuity(base: str, ours: str, theirs: str, *, aliases: Mapping[str, tuple[str, ...]] | None = None,
                      thresholds: Thresholds | None = None, lookup: Lookup | None = None, newer: str = "theirs",
-                     sides: tuple[Side, Side] = (Side("ours"), Side("theirs")), notes: bool = True) -> MergeResult:
+                     sides: tuple[Side, Side] = (Side("ours"), Side("theirs")), notes: bool = True,
+                     since_base: SinceBase | None = None) -> MergeResult:
     """Merge two versions of a continuity file that share ``base``.
 
     ``lookup(ids)`` returns the cited episodes found in the merged store;
     ``newer`` names the side whose wrap is newer ("ours" or "theirs"); ``notes``: whether the result is a
-    merge commit, where the other wrap's replaced text is quoted as a merge note (else it is left out).
+    merge commit, where the other wrap's replaced text is quoted as a merge note (else it is left out);
+    ``since_base``: the episodes each side recorded since the base (a pattern they fired is not archived).
     """
     docs = [Document.parse(text, aliases=aliases) for text in (base, ours, theirs)]
     merge = ContinuityMerge(*docs, lookup=lookup or (lambda ids: {}), thresholds=thresholds or Thresholds(),
-                            newer=newer, sides=sides, notes=notes)
+                            newer=newer, sides=sides, notes=notes, since_base=since_base)
     return merge.run()

@@ -83,21 +83,28 @@ def _store(data: list[bytes], ours_path: str, rel: str) -> DriverResult:
 
 def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str, rel: str) -> DriverResult:
     from flowgit.episodes import lookup
+    from flowgit.evidence import store_weight
     from flowgit.merge import sides
     from flowgit.merge.continuity import Side, merge_continuity
-    from flowgit.merge.store import merge_store
+    from flowgit.merge.patterns import SinceBase
+    from flowgit.merge.store import added_since_base, merge_store
 
     root = cfg.root
     ours_c, theirs_c = sides.describe(root, "HEAD", sides.other_commit(root))
     store_o, store_t = sides.stores(root, cfg.store_rel, ours_c, theirs_c)
-    store = merge_store(store_o, store_t, sides.base_store(root, cfg.store_rel, ours_c, theirs_c))
+    base_store = sides.base_store(root, cfg.store_rel, ours_c, theirs_c)
+    store = merge_store(store_o, store_t, base_store)
+    since_base = None  # a side or the base unknown: nothing is known to be new, and an archival stands
+    if ours_c is not None and theirs_c is not None:
+        since_base = SinceBase(added_since_base(store_o, base_store), added_since_base(store_t, base_store),
+                               store_weight(store))
     ours_w, theirs_w = sides.wrote(root, rel, ours_c), sides.wrote(root, rel, theirs_c)  # not a sync's merge
     newer = "ours" if ours_w and theirs_w and ours_w.timestamp > theirs_w.timestamp else "theirs"
     labels = (Side("ours" + (f" {ours_w.sha[:10]}" if ours_w else ""), ours_w.date if ours_w else ""),
               Side("theirs" + (f" {theirs_w.sha[:10]}" if theirs_w else ""), theirs_w.date if theirs_w else ""))
     result = merge_continuity(*texts, aliases=cfg.aliases, thresholds=cfg.thresholds,
                               lookup=lambda ids: lookup(store, ids), newer=newer, sides=labels,
-                              notes=sides.quotes_the_other_side())
+                              notes=sides.quotes_the_other_side(), since_base=since_base)
     out = DriverResult(rel, "continuity", result.clean, list(result.conflicts), list(result.notes))
     if theirs_c is None:
         out.notes.append("the other side's commit was not found: evidence was checked against our store only")

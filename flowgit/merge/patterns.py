@@ -8,6 +8,9 @@ ours, theirs) decide:
 * changed on one side only: that side's line;
 * archived on one side, changed on the other: the changed line (a pattern that
   fired again is not stale; nothing is lost);
+* archived on one side, untouched on the other: archived, unless the other
+  side's episodes recorded since the base are about it (as G104 reads evidence):
+  it fired there, so it is not stale, and it is kept with a note;
 * a demotion on one side against any change on the other: the demotion, with
   both sides' notes and the evidence of both;
 * otherwise (both raised, both added, both edited): the higher level whose
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
@@ -28,7 +31,7 @@ from flowgit.continuity.identity import is_rename
 from flowgit.continuity.patterns import DEFAULT_CATEGORY, DERIVATION_NOTE_RE, Pattern, iter_patterns
 from flowgit.continuity.sections import PROVEN
 from flowgit.episodes import Episode
-from flowgit.evidence import assess
+from flowgit.evidence import Weight, assess, everyday_weight, records_it
 
 PROVEN_KEY = PROVEN.casefold()
 Lookup = Callable[[list[str]], Mapping[str, Episode]]
@@ -62,6 +65,22 @@ class Resolved:
     section: str
     text: str
     note: str = ""
+
+
+@dataclass(frozen=True)
+class SinceBase:
+    """What each side's store recorded since the base, and the merged store's word weights: a pattern one
+    side archived as stale that the other side's new episodes are about fired there this session."""
+
+    ours: Sequence[Episode] = ()
+    theirs: Sequence[Episode] = ()
+    weight: Weight = everyday_weight
+
+    def fired(self, side: str, p: Pattern, thresholds: Thresholds) -> list[str]:
+        """Ids of ``side``'s new episodes about ``p``, by G104's reading (:func:`records_it`), as the wrap's
+        cleanup reads "fired this session"."""
+        episodes = self.ours if side == "ours" else self.theirs
+        return [e.id for e in episodes if records_it(e, p.name, p.text, thresholds, self.weight)]
 
 
 def placed_patterns(doc: Document, section_of: Callable[[int], str | None]) -> dict[str, Placed]:
@@ -99,9 +118,10 @@ class PatternMerge:
     """Decides every pattern identity once, for the whole document."""
 
     def __init__(self, base: Mapping[str, Placed], ours: Mapping[str, Placed], theirs: Mapping[str, Placed],
-                 lookup: Lookup, thresholds: Thresholds, newer: str) -> None:
+                 lookup: Lookup, thresholds: Thresholds, newer: str, since_base: SinceBase | None = None) -> None:
         self.base, self.ours, self.theirs = base, side_identities(base, ours), side_identities(base, theirs)
         self.lookup, self.thresholds, self.newer = lookup, thresholds, newer
+        self.since_base = since_base or SinceBase()
         self.notes: list[str] = []
         self.resolved: dict[str, Resolved | None] = {}
         for key in dict.fromkeys([*self.ours, *self.theirs]):
@@ -118,7 +138,7 @@ class PatternMerge:
         if o is None or t is None:
             present = o or t
             if b is not None and present.same(b):
-                return None  # archived on one side, untouched on the other
+                return self._archived_unless_fired("ours" if o is not None else "theirs", present)
             if b is not None:
                 self.notes.append(f"`{present.pattern.name}` was archived on one side and changed on the "
                                   "other: kept as changed")
@@ -128,6 +148,18 @@ class PatternMerge:
         if o.same(b):
             return Resolved(t.section, t.pattern.render())
         return self._both_changed(b, o, t)
+
+    def _archived_unless_fired(self, side: str, present: Placed) -> Resolved | None:
+        """Archived on one side, untouched on ``side``: archived (None), unless ``side`` recorded episodes
+        about it since the base. Its wrap kept it because it fired there; the archiving wrap could not see
+        them. Kept, and said: nothing leaves or stays silently in a merge."""
+        ids = self.since_base.fired(side, present.pattern, self.thresholds)
+        if not ids:
+            return None
+        self.notes.append(f"`{present.pattern.name}` was archived on one side, but the other side's episodes "
+                          f"since the base are about it ({', '.join(ids)}): it fired there, so it is not stale; "
+                          "kept (archive it in a later wrap if it no longer holds)")
+        return Resolved(present.section, present.pattern.render())
 
     def _demoted(self, b: Placed | None, x: Placed) -> bool:
         return b is not None and ((b.proven and not x.proven) or x.pattern.level < b.pattern.level)

@@ -26,6 +26,10 @@ note, never silently; that line stays in its own commit's history.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from flowgit.episodes import Episode
 
 ID_RE = re.compile(rb'"id"\s*:\s*"([^"\\]{1,200})"')
 
@@ -94,6 +98,15 @@ def merge_store(ours: bytes, theirs: bytes, base: bytes = b"") -> bytes:
             kept[key] = len(out)
             out.append(line)
     return b"".join(ln + b"\n" for ln in out)
+
+
+def added_since_base(side: bytes, base: bytes) -> list[Episode]:
+    """The episodes ``side``'s store holds that ``base``'s did not (by :func:`line_key`): what that side
+    recorded since, which the pattern merge reads (a pattern they are about fired there)."""
+    from flowgit.episodes import parse_store
+
+    held = {line_key(ln) for ln in _lines(base)}
+    return list(parse_store(b"\n".join(ln for ln in _lines(side) if line_key(ln) not in held))[0].values())
 
 
 def _readable(line: bytes, key: bytes) -> bool:

@@ -366,3 +366,32 @@ def test_a_driver_that_cannot_start_leaves_a_conflict_with_both_sides_and_says_w
     text = (team_repo / "CONTINUITY.md").read_text()
     assert "- rotate the keys" in text and "We chased three outages." in text
     assert "CONTINUITY.md" in git(team_repo, "diff", "--name-only", "--diff-filter=U")
+
+
+@pytest.mark.parametrize("about_it", [True, False])
+def test_one_sides_archival_does_not_silently_beat_the_other_sides_session_that_fired_it(team_repo, about_it):
+    """Theirs archived cache_first as stale; ours' session recorded an episode about it (its wrap kept it, as a
+    pattern that fired is never stale): the merge keeps it and says why. An episode about something else lets
+    the archival stand, as before."""
+    from tests.merge.fixtures import ep
+
+    base_store = store_bytes(*BASE_EPISODES)
+    fresh = ep("serving balances from cache first cut provider calls again today" if about_it
+               else "the status page went live on Monday", "s-new", "outcome", agent="agent-z")
+    git(team_repo, "checkout", "-qb", "other")
+    write(team_repo, edit(BASE, ("! cache_first: serve balances from cache before the provider | 1x\n", ""),
+                          ("Focus: outages.", "Focus: theirs.")))
+    commit(team_repo, "theirs wrap: archived cache_first", "2026-11-26T10:00:00Z")
+    git(team_repo, "checkout", "-q", "main")
+    write(team_repo, edit(BASE, ("Focus: outages.", "Focus: ours.")), base_store + store_bytes(fresh))
+    commit(team_repo, "ours wrap", "2026-11-27T10:00:00Z")
+    proc = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    merged = (team_repo / "CONTINUITY.md").read_text()
+    said = proc.stdout + proc.stderr
+    if about_it:
+        assert "! cache_first: serve balances from cache before the provider | 1x" in merged
+        assert f"`cache_first` was archived on one side, but the other side's episodes since the base are " \
+               f"about it ({fresh.id})" in said
+    else:
+        assert "cache_first" not in merged and "cache_first" not in said
