@@ -241,7 +241,9 @@ def claim_text(pattern: Pattern, demoted: Callable[[str], bool] = lambda name: F
 
 def _linked(link: str) -> list[str]:
     """The names a link of names (`-> a, b`) names."""
-    return [n.strip() for n in re.sub(r"^\s*(?:<->|<-|->|[←→↔⟵⟶⟷])", "", link).split(",") if n.strip()]
+    from flowgit.continuity.derivation import link_names
+
+    return link_names(link)[1]
 
 
 def _name_read(name: str) -> str:

@@ -14,8 +14,8 @@ from typing import Any, Callable, Mapping
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
 from flowgit.continuity.identity import name_key
-from flowgit.continuity.patterns import (DEFAULT_CATEGORY, Pattern, PatternAt, derivation_note,
-                                         document_identity_map, pattern_map)
+from flowgit.continuity.patterns import (DEFAULT_CATEGORY, Pattern, PatternAt, document_identity_map,
+                                         pattern_map)
 from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STATE, TOP
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
@@ -314,8 +314,7 @@ class Editor:
         note = f"demoted {self._demotion_day(p, against)}: {op.reason}" + \
             (f" ({', '.join(against)})" if against else "")
         demoted = p.changed(level=2, date="", notes=p.notes + (note,))
-        self._move(at, demoted, DEVELOPING)
-        self._annotate_dependants(op.name)
+        self._move(at, demoted, DEVELOPING)  # (what derives from it: annotate_dependants, every wrap's)
 
     def _demotion_day(self, p: Pattern, against: list[str]) -> str:
         """The wrap's day, or a later one: never before the episode that contradicted the pattern, nor before
@@ -334,19 +333,6 @@ class Editor:
             return []
         cited = ", ".join(f'"{ref}"' for ref in about_it)
         return [f"this plan records {', '.join(about_it)} about `{p.name}`: cite it, `\"evidence\": [{cited}]`"]
-
-    def _annotate_dependants(self, name: str) -> None:
-        """Step 5: patterns deriving from a demoted one carry a note saying so, in the file itself."""
-        note = derivation_note(name, self.date)
-        touched = []
-        for a in list(pattern_map(self.doc).values()):
-            p = a.pattern
-            if any(link.lstrip("<-> ").strip() == name for link in p.links) and note not in p.notes:
-                self._replace(a, p.changed(notes=p.notes + (note,)))
-                touched.append(p.name)
-        if touched:
-            self.outcome.notes.append(f"`{name}` was demoted; annotated the patterns that derive from it for "
-                                      f"re-checking: {', '.join(touched)}")
 
     def op_archive(self, op: PatternOp) -> None:
         at = self._at(op, required=not self.archived_before(op.name))
@@ -407,6 +393,16 @@ def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thres
     editor.apply_patterns()
     editor.outcome.doc = editor.doc
     return editor.outcome
+
+
+def annotate_dependants(outcome: Outcome, head: Document | None, day: str) -> None:
+    """Step 5, for every wrap, plan or hand edit alike: patterns deriving from a demoted one that HEAD did
+    not yet hold so (a demotion made now, by either way, or a derived pattern a merge brought onto one)
+    carry the re-check note (:mod:`flowgit.continuity.derivation`)."""
+    from flowgit.continuity import derivation
+
+    outcome.doc, written = derivation.annotate_dependants(outcome.doc, [head], day)
+    outcome.notes.extend(derivation.said(written))
 
 
 GUIDANCE_LINE_RE = re.compile(r"^\s{0,3}#(\s|$)")  # a section's `# ` guidance comment line

@@ -37,7 +37,7 @@ from flowgit.fsio import atomic_write
 from flowgit.git import as_recorded, blob_oid, blobs, git, git_dir, head_entries, head_sha, held_index_lock, \
     require_repo, run_until_done, wait_until_idle
 from flowgit.repo import document_from_bytes, load_document
-from flowgit.wrap.apply import Outcome, Refusal, apply_plan, hand_edits_replaced, verdict_codes
+from flowgit.wrap.apply import Outcome, Refusal, annotate_dependants, apply_plan, hand_edits_replaced, verdict_codes
 from flowgit.wrap.candidates import Candidates, find_candidates
 from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
 from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradiction, no_new_evidence,
@@ -512,6 +512,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     else:
         outcome = validate_edits(inputs, episodes, batch, weight)
     checkpoint("5-demotion")
+    annotate_dependants(outcome, inputs.head_doc, inputs.day.isoformat())
     if strict and outcome.refused:
         raise PromotionsRefused("--strict: " + "; ".join(r.sentence() for r in outcome.refused),
                                 fix="record the missing episodes, or drop the promotion from the plan")

@@ -134,6 +134,26 @@ def test_derivations_of_a_demoted_pattern_are_annotated(run, wrap_repo):
     assert "annotated the patterns that derive from it" in res.out
 
 
+def test_a_demotion_reads_links_by_direction_and_identity(run, wrap_repo):
+    """`[<- Backoff_Jitter]` and `[<- cache_first, backoff_jitter]` derive from the demoted pattern (names
+    compare by identity, a link may name several); `[-> backoff_jitter]` leads to it and derives from nothing."""
+    derived = ("! wave_a: shape retry waves | 1x [<- Backoff_Jitter]\n"
+               "! wave_b: shape cached retry waves | 1x [<- cache_first, backoff_jitter]\n"
+               "! herd: thundering herds of retries | 1x [-> backoff_jitter]\n")
+    text = base_text().replace("! cache_first:", derived + "! cache_first:")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    git(wrap_repo, "commit", "-qam", "derived patterns")
+    res = wrap(run, wrap_repo, demote_plan(), "--json")
+    assert res.code == 0 and data_of(res)["committed"], res.out
+    note = " [derives from backoff_jitter, demoted 2026-11-26: re-check]"
+    lines = (wrap_repo / "CONTINUITY.md").read_text().splitlines()
+    assert "! wave_a: shape retry waves | 1x [<- Backoff_Jitter]" + note in lines
+    assert "! wave_b: shape cached retry waves | 1x [<- cache_first, backoff_jitter]" + note in lines
+    assert "! herd: thundering herds of retries | 1x [-> backoff_jitter]" in lines
+    assert data_of(res)["notes"] == ["`backoff_jitter` was demoted; annotated the patterns that derive from it "
+                                     "for re-checking: wave_a, wave_b"]
+
+
 def test_a_tension_touching_a_proven_pattern_is_said_prominently_and_strict_stops(run, wrap_repo):
     plan = {"session": "sess-c", "episodes": [TENSION], "state": "Focus: batch jobs."}
     before = snapshot(wrap_repo)
