@@ -141,7 +141,23 @@ class ContinuityMerge:
         for key in self._order():
             out.extend(self._section(key))
         self.result.text = "".join(out)
+        if self.result.clean:
+            self._annotate_dependants()
         return self.result
+
+    def _annotate_dependants(self) -> None:
+        """Step 5 across the merge: where a derived pattern meets a demotion neither side held it with (one
+        side demoted, the other added `[<- it]`), the re-check note the wrap writes, as it would write it."""
+        from flowgit.continuity.derivation import annotate_dependants, said
+        from flowgit.dates import today
+
+        ours, theirs = self.docs["ours"], self.docs["theirs"]
+        day = self.sides[self.newer].when or today().isoformat()
+        merged, written = annotate_dependants(Document.parse(self.result.text, aliases=ours.aliases),
+                                              [ours, theirs], day)
+        if written:
+            self.result.text = merged.text
+            self.result.notes.extend(said(written))
 
     def _lines(self, side: str, key: str) -> list[str] | None:
         sp = self.by_key[side].get(key)

@@ -178,3 +178,17 @@ def test_a_line_of_ones_own_section_changed_on_both_sides_keeps_both_and_says_so
     assert any("Team Notes: both sides changed `| pgbouncer | @li | 49 |`" in n for n in result.notes)
     same = merge_continuity(base, ours, ours)
     assert not any("both sides changed" in n for n in same.notes)  # one change made twice: no doubt
+
+
+def test_a_merge_writes_the_re_check_note_only_where_a_derivation_first_meets_a_demotion():
+    """Demoted on one side, derived on the other: the note. Held together on a side already (its note
+    removed after the re-check): the merge does not put it back."""
+    demoted, _, _ = CASES["raise_vs_demote"]
+    wave = "! wave_shaping: shape retry waves | 1x [<- backoff_jitter]"
+    derived = edit(BASE, ("! cache_first:", wave + "\n! cache_first:"))
+    meeting = merge_continuity(BASE, demoted, derived, lookup=store_lookup, sides=SIDES)
+    assert wave + " [derives from backoff_jitter, demoted 2026-11-26: re-check]\n" in meeting.text
+    both = edit(demoted, ("! cache_first:", wave + "\n! cache_first:"))
+    held = merge_continuity(demoted, both, edit(both, ("provider storms", "provider outages")),
+                            lookup=store_lookup, sides=SIDES)
+    assert wave + "\n" in held.text and "re-check" not in held.text

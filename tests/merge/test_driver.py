@@ -395,3 +395,23 @@ def test_one_sides_archival_does_not_silently_beat_the_other_sides_session_that_
                f"about it ({fresh.id})" in said
     else:
         assert "cache_first" not in merged and "cache_first" not in said
+
+
+def test_a_derived_pattern_merged_onto_a_demotion_gets_the_re_check_note(team_repo, run):
+    """One wrap demotes backoff_jitter; the other, not knowing, adds a pattern deriving from it. Neither side
+    held the two together, so the merge writes the note the wrap writes on a demotion (Step 5)."""
+    demoted, _, _ = CASES["raise_vs_demote"]
+    wave = "! wave_shaping: shape retry waves | 1x [<- backoff_jitter]"
+    git(team_repo, "checkout", "-qb", "other")
+    write(team_repo, edit(BASE, ("! cache_first:", wave + "\n! cache_first:")))
+    commit(team_repo, "theirs adds a derived pattern", "2026-11-27T10:00:00Z")
+    git(team_repo, "checkout", "-q", "main")
+    write(team_repo, demoted)
+    commit(team_repo, "ours demotes", "2026-11-26T10:00:00Z")
+    proc = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "annotated the patterns that derive from it for re-checking: wave_shaping" in proc.stderr
+    merged = (team_repo / "CONTINUITY.md").read_text()
+    assert wave + " [derives from backoff_jitter, demoted 2026-11-26: re-check]\n" in merged
+    res = run(team_repo, "audit")
+    assert res.code == 0, res.out + res.err

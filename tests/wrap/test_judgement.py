@@ -154,6 +154,46 @@ def test_a_demotion_reads_links_by_direction_and_identity(run, wrap_repo):
                                      "for re-checking: wave_a, wave_b"]
 
 
+def test_a_demotion_by_hand_marks_what_derives_from_it_as_the_plan_does(run, wrap_repo):
+    """The same change makes the same commit either way: a plan's `demote`, or the same edit by hand."""
+    text = base_text().replace("! cache_first:", "! wave_shaping: shape retry waves | 1x [<- backoff_jitter]\n"
+                                                 "! cache_first:")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    git(wrap_repo, "commit", "-qam", "a derived pattern")
+    assert wrap(run, wrap_repo, demote_plan()).code == 0
+    by_plan = (wrap_repo / "CONTINUITY.md").read_text()
+    store = (wrap_repo / ".flow" / "episodes.jsonl").read_bytes()
+    note = " [derives from backoff_jitter, demoted 2026-11-26: re-check]"
+    assert "! wave_shaping: shape retry waves | 1x [<- backoff_jitter]" + note + "\n" in by_plan
+    git(wrap_repo, "reset", "-q", "--hard", "HEAD~1")
+    (wrap_repo / "CONTINUITY.md").write_text(by_plan.replace(note, ""))  # the demotion, written by hand
+    (wrap_repo / ".flow" / "episodes.jsonl").write_bytes(store)
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    assert res.code == 0 and data_of(res)["committed"], res.out
+    assert (wrap_repo / "CONTINUITY.md").read_text() == by_plan
+    assert data_of(res)["notes"] == ["`backoff_jitter` was demoted; annotated the patterns that derive from it "
+                                     "for re-checking: wave_shaping"]
+
+
+def test_a_re_check_note_removed_after_the_re_check_stays_removed(run, wrap_repo):
+    """The note is written when a derivation first meets a demotion: the next wrap does not put back a note
+    the user removed, nor add one to a derivation HEAD already held unmarked."""
+    text = base_text().replace("! cache_first:", "! wave_shaping: shape retry waves | 1x [<- backoff_jitter]\n"
+                                                 "! cache_first:")
+    (wrap_repo / "CONTINUITY.md").write_text(text)
+    git(wrap_repo, "commit", "-qam", "a derived pattern")
+    assert wrap(run, wrap_repo, demote_plan()).code == 0
+    note = " [derives from backoff_jitter, demoted 2026-11-26: re-check]"
+    rechecked = (wrap_repo / "CONTINUITY.md").read_text().replace(note, "")
+    (wrap_repo / "CONTINUITY.md").write_text(rechecked)
+    git(wrap_repo, "commit", "-qam", "re-checked wave_shaping: it holds without backoff_jitter")
+    plan = {"session": "sess-d", "episodes": [{"type": "finding", "content": "the cache warmed up"}],
+            "state": "Focus: the cache."}
+    res = wrap(run, wrap_repo, plan, "--json")
+    assert res.code == 0 and data_of(res)["committed"], res.out
+    assert note not in (wrap_repo / "CONTINUITY.md").read_text() and data_of(res)["notes"] == []
+
+
 def test_a_tension_touching_a_proven_pattern_is_said_prominently_and_strict_stops(run, wrap_repo):
     plan = {"session": "sess-c", "episodes": [TENSION], "state": "Focus: batch jobs."}
     before = snapshot(wrap_repo)
