@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Callable, Collection, Iterable, Mapping, Named
 from flowgit.config import Thresholds
 from flowgit.dates import parse_date
 from flowgit.episodes import Episode, episode_id, parse_ts
-from flowgit.words import EVERYDAY_STEMS, content_words, is_character_pair
+from flowgit.words import EVERYDAY_STEMS, content_words, is_character_pair, is_cluster_pair
 
 if TYPE_CHECKING:
     from flowgit.continuity.patterns import Pattern
@@ -291,12 +291,11 @@ def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thr
     if len(shared) < thresholds.relevance_min_shared:
         return False
     floor = COMMON_WEIGHT if weight is everyday_weight else getattr(weight, "floor", None)
-    if floor is not None and len(shared) * floor >= RELEVANT_WEIGHT:
+    if floor is not None and sum(min(floor, _most(word)) for word in shared) >= RELEVANT_WEIGHT:
         return True
     total = 0.0
     for word in shared:
-        found = weight(word)
-        total += min(found, PAIR_WEIGHT) if is_character_pair(word) else found
+        total += min(weight(word), _most(word))
         if total >= RELEVANT_WEIGHT:
             return True
     return False
@@ -306,6 +305,19 @@ def is_relevant(episode: Episode, pattern_words: frozenset[str], thresholds: Thr
 # of `ログイン` and `プラグイン` is two, `了一` spans two words), so a few make no episode about a pattern; texts
 # about one thing share many (a Japanese or Chinese sentence of twenty characters is nineteen pairs).
 PAIR_WEIGHT = 0.25
+# A pair of Thai, Lao or Khmer letter clusters spans about one syllable where a pair of ideographs (or of
+# Burmese clusters) spans two: it weighs half as much, so one everyday word (`ทดสอบ`, "test": four pairs) is
+# not enough either.
+CLUSTER_PAIR_WEIGHT = PAIR_WEIGHT / 2
+
+
+def _most(word: str) -> float:
+    """The most a shared word can weigh: a word 1, a pair of characters or clusters a part of one."""
+    if word.isascii():
+        return 1.0
+    if is_character_pair(word):
+        return PAIR_WEIGHT
+    return CLUSTER_PAIR_WEIGHT if is_cluster_pair(word) else 1.0
 
 
 APPENDED_HERE = "(appended in this change)"

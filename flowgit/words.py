@@ -6,8 +6,11 @@ meet. Names like ``retry_budget`` split on ``_`` and ``-``. Chinese and
 Japanese write no spaces between words: their ideographs and katakana are read
 as overlapping pairs of characters (a search engine's usual reading without a
 dictionary: ``商品缓存`` holds ``商品``, ``品缓``, ``缓存``), and hiragana, mostly
-particles and endings there, separate them. Korean writes spaces, and a
-two-syllable word is a word.
+particles and endings there, separate them. Thai, Lao, Khmer and Burmese write
+no spaces either, in letters that carry their vowels and tones as marks: their
+runs are read as overlapping pairs of letter clusters (a letter with its marks,
+a vowel written before it, or a letter stacked under it), the same reading in a
+smaller unit. Korean writes spaces, and a two-syllable word is a word.
 """
 
 from __future__ import annotations
@@ -20,6 +23,15 @@ TOKEN_RE = re.compile(r"[^\W_]+")  # letters and digits of any script
 PAIRED_RUN_RE = re.compile("[\u3005\u3007\u3021-\u3029\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
                            "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9d\U00020000-\U0003134f]+")
 HIRAGANA_RE = re.compile("[\u3041-\u309f]+")
+# Thai, Lao, Myanmar and Khmer letters (with their marks and extensions): written without spaces between words
+CLUSTERED_RUN_RE = re.compile("[\u0e01-\u0e5b\u0e81-\u0edf\u1000-\u109f\u1780-\u17dd\u17e0-\u17e9"
+                              "\u19e0-\u19ff\ua9e0-\ua9fe\uaa60-\uaa7f]+")
+UNSPACED_RE = re.compile(f"{PAIRED_RUN_RE.pattern[:-2]}\u3041-\u309f{CLUSTERED_RUN_RE.pattern[1:-2]}]")
+MYANMAR_RE = re.compile("[\u1000-\u109f\ua9e0-\ua9fe\uaa60-\uaa7f]")
+LEADING_VOWELS = "\u0e40-\u0e44\u0ec0-\u0ec4"  # Thai and Lao vowels written before the letter they follow
+FOLLOWING_VOWELS = "\u0e30\u0e32\u0e33\u0e45\u0eb0\u0eb2\u0eb3"  # vowels that are letters, not marks
+STACKERS = "\u1039\u17d2"  # Myanmar virama, Khmer coeng: the next letter is written under this one
+MYANMAR_ASAT = "\u103a"  # a letter it kills ends the cluster before it
 HANGUL_RE = re.compile("[\uac00-\ud7a3]")
 STOP = frozenset("""
 a about above after again against all also am an and any are as at be because been before being below
@@ -187,7 +199,7 @@ def tokens(text: str) -> list[str]:
     found = _marked_token_re().findall(unicodedata.normalize("NFC", text).replace("_", " "))
     out: list[str] = []
     for word in found:
-        if word.isascii() or not PAIRED_RUN_RE.search(word) and not HIRAGANA_RE.search(word):
+        if word.isascii() or not UNSPACED_RE.search(word):
             out.append(word)
         else:
             out.extend(_paired(word))
@@ -195,30 +207,67 @@ def tokens(text: str) -> list[str]:
 
 
 def _paired(word: str) -> list[str]:
-    """A run holding ideographs, katakana or hiragana: the other letters as words, each ideograph or katakana
-    run as its overlapping pairs (one character alone as itself), hiragana left out."""
+    """A run holding letters of a script written without spaces: the other letters as words, each run of
+    ideographs or katakana as its overlapping pairs of characters, each Thai, Lao, Khmer or Burmese run as
+    its overlapping pairs of clusters (one unit alone as itself), hiragana left out."""
     out: list[str] = []
     for part in HIRAGANA_RE.split(word):
         pos = 0
-        for run in PAIRED_RUN_RE.finditer(part):
+        for run in _unspaced_run_re().finditer(part):
             if run.start() > pos:
                 out.append(part[pos:run.start()])
-            chars = run.group()
-            out.extend([chars[i:i + 2] for i in range(len(chars) - 1)] if len(chars) > 1 else [chars])
+            units = list(run.group()) if run.lastgroup == "paired" else clusters(run.group())
+            out.extend(["".join(units[i:i + 2]) for i in range(len(units) - 1)] if len(units) > 1 else units)
             pos = run.end()
         if pos < len(part):
             out.append(part[pos:])
     return out
 
 
+@lru_cache(maxsize=1)
+def _unspaced_run_re() -> "re.Pattern[str]":
+    return re.compile(f"(?P<paired>{PAIRED_RUN_RE.pattern})|(?P<clustered>{CLUSTERED_RUN_RE.pattern})")
+
+
+@lru_cache(maxsize=1)
+def _cluster_re() -> "re.Pattern[str]":
+    """A letter cluster of Thai, Lao, Khmer or Burmese: a letter with the vowels written before it, the marks
+    and vowel letters after it, letters stacked under it, and a final letter killed by the Burmese asat (what
+    a reader sees as one unit; compiled when a text first needs it)."""
+    return re.compile(f"[{LEADING_VOWELS}]*[^{MARKS}]"
+                      f"(?:[{STACKERS}][^{MARKS}]|[^{MARKS}{LEADING_VOWELS}]{MYANMAR_ASAT}|[{MARKS}{FOLLOWING_VOWELS}])*")
+
+
+@lru_cache(maxsize=8192)
+def clusters(run: str) -> list[str]:
+    """The letter clusters of a run of Thai, Lao, Khmer or Burmese (``แคช`` is ``แค``, ``ช``)."""
+    return _cluster_re().findall(run)
+
+
 def is_character_pair(word: str) -> bool:
-    """Whether the word is a pair of ideographs or katakana (how Chinese and Japanese are read here)."""
-    return len(word) == 2 and PAIRED_RUN_RE.fullmatch(word) is not None
+    """Whether the word is a pair of ideographs or katakana, or of Burmese clusters (how Chinese, Japanese and
+    Burmese are read here: units of a syllable or more; a Burmese cluster holds its final letter)."""
+    if len(word) == 2 and PAIRED_RUN_RE.fullmatch(word) is not None:
+        return True
+    return MYANMAR_RE.match(word) is not None and _clusters_pair(word)
+
+
+def is_cluster_pair(word: str) -> bool:
+    """Whether the word is a pair of Thai, Lao or Khmer letter clusters (units of about half a syllable: a
+    final letter is a cluster of its own)."""
+    return not word.isascii() and MYANMAR_RE.match(word) is None and _clusters_pair(word)
+
+
+def _clusters_pair(word: str) -> bool:
+    return CLUSTERED_RUN_RE.fullmatch(word) is not None and len(clusters(word)) == 2
 
 
 def _meaningful(token: str) -> bool:
     """Whether a word counts: three or more letters (two for a pair of ideographs or kana, or a Korean
-    word), not a stop word, not a number."""
+    word; a Thai, Lao, Khmer or Burmese one is a pair of clusters, one alone is none), not a stop word, not
+    a number."""
+    if not token.isascii() and CLUSTERED_RUN_RE.fullmatch(token):
+        return _clusters_pair(token) and token not in STOP and not token.isdigit()
     if len(token) < 3 and not (len(token) == 2 and (PAIRED_RUN_RE.fullmatch(token) or HANGUL_RE.search(token))):
         return False
     return token.lower() not in STOP and not token.isdigit()

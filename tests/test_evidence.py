@@ -381,6 +381,19 @@ IN_OTHER_SCRIPTS = {
     "korean": ("캐시_예열: 아침 피크 전에 상품 캐시를 예열하면 미스가 줄어든다",
                "오늘도 아침 피크 전에 상품 캐시를 예열했다 미스가 줄었다",
                "화요일에 사무실 커피 머신을 고쳤다"),
+    # written without spaces: read as pairs of letter clusters (see flowgit.words)
+    "thai": ("อุ่น_แคช: อุ่นแคชก่อนดีพลอยเพื่อให้ดีพลอยเร็วขึ้น",
+             "เราอุ่นแคชก่อนดีพลอยแล้วดีพลอยเร็วขึ้นมาก",
+             "ซ่อมเครื่องชงกาแฟในออฟฟิศเมื่อวันอังคาร"),
+    "lao": ("ອຸ່ນແຄຊ: ອຸ່ນແຄຊກ່ອນປ່ອຍລະບົບເພື່ອໃຫ້ໄວຂຶ້ນ",
+            "ພວກເຮົາອຸ່ນແຄຊກ່ອນປ່ອຍລະບົບ ແລະມັນໄວຂຶ້ນຫຼາຍ",
+            "ສ້ອມແປງເຄື່ອງກາເຟໃນຫ້ອງການມື້ວັນອັງຄານ"),
+    "khmer": ("កំដៅឃ្លាំងសម្ងាត់: កំដៅឃ្លាំងសម្ងាត់មុនពេលដាក់ឱ្យប្រើ ដើម្បីឱ្យលឿនជាងមុន",
+              "យើងបានកំដៅឃ្លាំងសម្ងាត់មុនពេលដាក់ឱ្យប្រើ ហើយវាលឿនជាងមុនច្រើន",
+              "បានជួសជុលម៉ាស៊ីនកាហ្វេនៅការិយាល័យកាលពីថ្ងៃអង្គារ"),
+    "burmese": ("ကက်ရှ်_နွှေး: ထုတ်ဝေမီ ကက်ရှ်ကို ကြိုနွှေးထားလျှင် ပိုမြန်သည်",
+                "ထုတ်ဝေမီ ကက်ရှ်ကို ကြိုနွှေးခဲ့ပြီး ပိုမြန်လာသည်",
+                "အင်္ဂါနေ့က ရုံးရှိ ကော်ဖီစက်ကို ပြင်ခဲ့သည်"),
 }
 
 
@@ -436,6 +449,18 @@ def test_function_words_and_chance_character_pairs_make_no_episode_about_a_patte
                                ("хранить токены сессий для браузера", "купил кофе для команды"),
                                ("プラグインのリトライ回数を制限する", "ログイン画面の色を変えた")]:
         assert not is_relevant(_ep(unrelated), content_words(pattern), Thresholds()), (pattern, unrelated)
+
+
+def test_one_or_two_everyday_words_of_thai_make_no_episode_about_a_pattern():
+    """A Thai word is several pairs of clusters (`ทดสอบ`, "test", is four): each pair weighs an eighth of a word,
+    so an episode sharing "test" and "new" (`ใหม่`) with a pattern is not about it, in any store."""
+    pattern = content_words("ทดสอบการจำกัดจำนวนการลองใหม่ต่อคำขอ")  # tested limiting retries per request
+    unrelated = _ep("ทดสอบเครื่องชงกาแฟใหม่ในออฟฟิศ")  # tested the office's new coffee machine
+    assert len(content_words(unrelated.content) & pattern) == 6
+    store = "\n".join(json.dumps({"content": f"episode {i} about something else"}) for i in range(30)).encode()
+    for weight in (everyday_weight, store_weight(store)):
+        assert not is_relevant(unrelated, pattern, Thresholds(), weight)
+        assert is_relevant(_ep("ทดสอบการจำกัดจำนวนการลองใหม่ต่อคำขออีกครั้ง"), pattern, Thresholds(), weight)
 
 
 def test_an_episode_in_hindi_or_saved_decomposed_is_about_a_pattern_in_the_same_words():

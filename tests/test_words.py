@@ -25,7 +25,7 @@ import re  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from flowgit.words import tokens, word_count  # noqa: E402
+from flowgit.words import clusters, is_character_pair, is_cluster_pair, tokens, word_count  # noqa: E402
 
 
 @settings(max_examples=300, deadline=None)
@@ -48,6 +48,18 @@ def test_chinese_and_japanese_are_read_as_pairs_of_characters_between_hiragana()
     assert tokens("API的缓存") == ["API", "的缓", "缓存"] and word_count("缓存预热") == 3
 
 
+def test_thai_lao_khmer_and_burmese_are_read_as_pairs_of_letter_clusters():
+    """Written without spaces, a run is one word to ``\\w``: no two texts share it. A cluster is a letter with
+    the vowel written before it, its marks and vowel letters after it, a letter stacked under it (Khmer coeng),
+    a final letter killed by the Burmese asat; one cluster alone is no word."""
+    assert clusters("แคช") == ["แค", "ช"] and clusters("เปลี่ยน") == ["เป", "ลี่", "ย", "น"]
+    assert tokens("อุ่นแคช") == ["อุ่น", "นแค", "แคช"] and content_words("ไม่") == frozenset()
+    assert tokens("ຂຶ້ນໄວ") == ["ຂຶ້ນ", "ນໄວ"]
+    assert clusters("ខ្មែរ") == ["ខ្មែ", "រ"] and clusters("ကက်ရှ်ကို") == ["ကက်", "ရှ်", "ကို"]
+    assert tokens("API แคช") == ["API", "แคช"] and tokens("APIแคช") == ["API", "แคช"]
+    assert is_cluster_pair("แคช") and not is_cluster_pair("ကက်ရှ်") and is_character_pair("ကက်ရှ်")
+
+
 def test_a_restatement_in_chinese_has_fewer_words_and_the_same_meaning():
     """Without words, a Chinese item could be cut to a third and no compression rule would see it."""
     long, short = "早高峰前预热商品缓存可以减少未命中", "预热缓存减少未命中"
@@ -59,7 +71,7 @@ def test_the_marks_written_on_letters_stay_in_the_word():
     """Hindi, Thai and Tamil vowel signs are combining marks, which ``\\w`` leaves out: they cut a word into
     letters no other text shares as words."""
     assert tokens("प्रति अनुरोध पुनःप्रयास सीमित करें") == ["प्रति", "अनुरोध", "पुनःप्रयास", "सीमित", "करें"]
-    assert tokens("ลองใหม่ ไม่เกิน") == ["ลองใหม่", "ไม่เกิน"]
+    assert tokens("ลองใหม่ ไม่เกิน") == ["ลอ", "อง", "งให", "ใหม่", "ไม่เกิ", "เกิน"]  # (pairs of clusters, below)
     assert "மறுமுயற்சி" in tokens("மறுமுயற்சி வரம்பு")
 
 

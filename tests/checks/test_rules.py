@@ -508,11 +508,11 @@ def test_merge_notes_absorbed_and_dropped_are_no_over_compression(run, repo):
     assert "G501" in codes, data
 
 
-@pytest.mark.parametrize("language", ["russian", "japanese", "chinese", "korean"])
+@pytest.mark.parametrize("language", ["russian", "japanese", "chinese", "korean", "thai", "lao", "khmer", "burmese"])
 def test_a_pattern_in_another_script_graduates_on_episodes_that_record_it_and_not_on_others(run, repo, language):
-    """Relevance reads letters of any script: a Russian, Japanese, Chinese or Korean pattern is raised on two
-    sessions' episodes that record it (before, no episode in those scripts was ever about anything), and an
-    episode about something else is still refused (G104)."""
+    """Relevance reads letters of any script: a Russian, Japanese, Chinese, Korean, Thai, Lao, Khmer or Burmese
+    pattern is raised on two sessions' episodes that record it (before, no episode in those scripts was ever
+    about anything), and an episode about something else is still refused (G104)."""
     from tests.test_evidence import IN_OTHER_SCRIPTS
 
     line, fired, unrelated = IN_OTHER_SCRIPTS[language]

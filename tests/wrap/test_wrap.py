@@ -617,3 +617,22 @@ def test_a_crlf_resave_is_not_reported_as_sections_replaced(run, wrap_repo):
     assert res.code == 0 and data["committed"], res.out
     assert data["summary"]["sections_changed"] == {"Current State": "replaced"}
     assert git(wrap_repo, "log", "-1", "--format=%s").strip() == "Session wrap Nov 26 — Current State replaced"
+
+
+def test_a_thai_pattern_is_incremented_on_thai_episodes_that_say_it(run, repo):
+    """Thai writes no spaces between words: read as pairs of letter clusters, an episode saying the pattern
+    again is about it (not G104), and the pattern rises as a Chinese one does."""
+    assert run(repo, "init", "--commit", "--no-hooks").code == 0
+    said = ["เราอุ่นแคชก่อนดีพลอยแล้วดีพลอยเร็วขึ้นมาก", "หลังจากอุ่นแคชก่อนดีพลอย การดีพลอยเร็วขึ้นอีกครั้ง"]
+    ids = []
+    for n, text in enumerate(said):
+        res = run(repo, "--json", "episode", "add", "--session", f"s{n}", "--agent", f"a{n}", "--type", "finding",
+                  text)
+        ids.append(json.loads(res.out)["added"][0]["id"])
+        plan = {"session": f"s{n}", "state": f"Focus: cache {n}.", "patterns": [
+            {"op": "add", "name": "อุ่น_แคช", "text": "อุ่นแคชก่อนดีพลอยเพื่อให้ดีพลอยเร็วขึ้น"} if n == 0 else
+            {"op": "increment", "name": "อุ่น_แคช", "evidence": ids}]}
+        res = wrap(run, repo, plan, "--json")
+        assert res.code == 0 and not json.loads(res.out)["refused"], res.out
+    line = next(ln for ln in (repo / "CONTINUITY.md").read_text().splitlines() if "อุ่น_แคช" in ln)
+    assert line == f"!! อุ่น_แคช: อุ่นแคชก่อนดีพลอยเพื่อให้ดีพลอยเร็วขึ้น | 2x (GENERAL) [evidence: {ids[0]}, {ids[1]}]"
