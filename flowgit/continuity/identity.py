@@ -65,6 +65,15 @@ INVISIBLE_RE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u034f\u115f\u
                           "\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]")
 
 
+# Modifier letters drawn as an apostrophe: Hawaiian's ʻokina, the apostrophe letter of Ukrainian or Nenets `ʼ`,
+# the half rings of transliterated Arabic `ʾ ʿ`, primes and stress marks, the Latin saltillo `ꞌ`. Letters of no
+# script (Unicode's Common), written inside words of Latin, Cyrillic and other scripts; drawn alike, so identity
+# reads none of them: `hawaiʻi`, `hawaiʼi`, `hawaiꞌi` and `hawaii` are one name (a reader reads one word, with
+# or without its okina), and no one of them can pose as another, unjudged pattern.
+APOSTROPHE_LETTERS = "\u02b9\u02ba\u02bb\u02bc\u02bd\u02be\u02bf\u02c8\u02ca\u02cb\u02ee\ua78b\ua78c"
+APOSTROPHES_DROPPED = dict.fromkeys(map(ord, APOSTROPHE_LETTERS))
+
+
 # Diacritics that stay a combining mark after NFKC (no letter composes with them: `i` + U+0307, `_` + U+0332)
 GENERIC_MARKS_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 
@@ -73,10 +82,11 @@ GENERIC_MARKS_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u
 def name_key(name: str) -> str:
     """The identity of a name: NFKC, case-folded, invisible characters dropped, look-alikes mapped, and
     combining marks that compose with no letter dropped (`rate_li̇mit` with a dot above its `i` draws as
-    `rate_limit`; an accented letter that composes, `é`, stays a letter of its own)."""
+    `rate_limit`; an accented letter that composes, `é`, stays a letter of its own), and the modifier letters
+    drawn as an apostrophe (:data:`APOSTROPHE_LETTERS`) dropped."""
     text = unicodedata.normalize("NFKC", INVISIBLE_RE.sub("", name))
     if not text.isascii():
-        text = _marks_on_ascii(GENERIC_MARKS_RE.sub("", text))
+        text = _marks_on_ascii(GENERIC_MARKS_RE.sub("", text)).translate(APOSTROPHES_DROPPED)
     return fold_lookalikes(text).replace("-", "_")
 
 
@@ -155,10 +165,10 @@ SCRIPTS_WRITTEN_TOGETHER = (
 def scripts(name: str) -> set[str]:
     """The writing systems of a name's letters (LATIN, CYRILLIC, GREEK, HAN, …), each letter read as NFKC
     reads it (a full-width ``ａ`` is Latin); a digit of another script counts as a letter of it (an Oriya
-    ``୦`` in ``time୦ut`` is no ASCII ``0``)."""
+    ``୦`` in ``time୦ut`` is no ASCII ``0``). An apostrophe letter (``hawaiʻi``, ``обʼєкт``) is of none."""
     found = set()
     for raw in name:
-        if raw in COMMON_LETTERS:
+        if raw in COMMON_LETTERS or raw in APOSTROPHE_LETTERS:
             continue
         for ch in unicodedata.normalize("NFKC", raw):
             if ch.isalpha() or (ch.isdigit() and not ch.isascii()):

@@ -508,6 +508,23 @@ def test_merge_notes_absorbed_and_dropped_are_no_over_compression(run, repo):
     assert "G501" in codes, data
 
 
+def test_a_name_with_an_okina_is_one_script_and_its_apostrophe_twin_is_the_same_name(run, repo):
+    """`hawaiʻi_cache` is Latin with the ʻokina (no G113); `hawaiʼi_cache`, drawn alike with the apostrophe
+    letter, is the same name (G112); a Cyrillic `с` beside the ʻokina is still a mix of scripts (G113)."""
+    committed_base(repo)
+    okina = "! hawaiʻi_cache: warm the regional cache before deploys | 1x"
+    stage(repo, base_text(developing=developing_lines(DEVELOPING[:3]) + "\n" + okina))
+    code, data, codes = check(run, repo)
+    assert code == 0 and not codes, data
+    twin = "! hawaiʼi_cache: warm the cache of the region before a deploy | 1x"
+    stage(repo, base_text(developing=developing_lines(DEVELOPING[:3]) + "\n" + okina + "\n" + twin))
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G112"}, data
+    stage(repo, base_text(developing=developing_lines(DEVELOPING[:3]) + "\n" + okina.replace("_cache", "_сache")))
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G113"}, data
+
+
 @pytest.mark.parametrize("language", ["russian", "japanese", "chinese", "korean", "thai", "lao", "khmer", "burmese"])
 def test_a_pattern_in_another_script_graduates_on_episodes_that_record_it_and_not_on_others(run, repo, language):
     """Relevance reads letters of any script: a Russian, Japanese, Chinese, Korean, Thai, Lao, Khmer or Burmese

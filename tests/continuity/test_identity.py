@@ -29,6 +29,18 @@ def test_scripts_one_language_writes_together_are_one_writing_system():
         assert not is_mixed_script(name), name
 
 
+def test_an_apostrophe_letter_belongs_to_no_script_and_no_identity():
+    """Hawaiian's ʻokina and the apostrophe letter `ʼ` are written inside Latin (or Cyrillic) words: no mix of
+    scripts. Drawn alike, they are read as nothing by identity, so one cannot make a twin of another."""
+    for name in ("hawaiʻi_cache", "hawaiʼi_cache", "obʼekt_cache", "обʼєкт_кеш", "ʻokina"):
+        assert not is_mixed_script(name), name
+    for name in ("hawaiʻi_сache", "hawaiʻi_κache"):  # a Cyrillic `с`, a Greek `κ`: still mixed
+        assert is_mixed_script(name), name
+    for twin in ("hawaiʼi_cache", "hawaiꞌi_cache", "hawaiʽi_cache", "hawaii_cache", "HAWAIʻI_cache"):
+        assert name_key(twin) == name_key("hawaiʻi_cache") == "hawaii_cache", twin
+    assert name_key("cache_fiʻrst") == name_key("cache_first")
+
+
 def test_scripts_no_language_writes_together_are_mixed():
     for name in ("retryκ", "ローカルα", "한글ひらがな", "rеtry", "сache_ttl", "ㄅretry한"):
         assert is_mixed_script(name), name
