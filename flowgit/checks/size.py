@@ -23,20 +23,22 @@ def catastrophic_shrink(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding("G501", "catastrophic-shrink", "error", ctx.path, None,
                       f"the file shrank {100 * (base - new_chars) / base:.0f}% (from {base:,} to {new_chars:,} "
                       f"characters; archived patterns, removed Action Items, absorbed merge notes and what "
-                      f"State and Top of Mind lost by being replaced aside); more than {limit:.0%} is "
-                      f"over-compression",
-                      "compress for density, not size: restore what was lost outside State and Top of Mind "
-                      "(git show HEAD:" + ctx.path + "); if a section of your own moved whole to another file, "
-                      "commit the move alone with FLOWGIT_OVERRIDE=\"moved <section> to <file>\"")
+                      f"State, Top of Mind and Recent Context lost by being replaced or rewritten aside); more "
+                      f"than {limit:.0%} is over-compression",
+                      "compress for density, not size: restore what was lost outside State, Top of Mind and "
+                      "Recent Context (git show HEAD:" + ctx.path + "); if a section of your own moved whole to "
+                      "another file, commit the move alone with FLOWGIT_OVERRIDE=\"moved <section> to <file>\"")
 
 
 def _replaced_shrink(ctx: CheckContext) -> int:
-    """Characters of content the sections a wrap replaces (State, Top of Mind) lost in this change: set aside
-    as archived patterns are, since a long State replaced by one line of today's focus is the protocol working.
-    Only what they lost: the rule never judges more strictly than it did without them. (Recent Context is
-    rewritten into a compressed narrative, not dropped: cut to a line, it still counts.)"""
+    """Characters of content the sections a wrap replaces or rewrites (State, Top of Mind, Recent Context) lost
+    in this change: set aside as archived patterns are, since a long State replaced by one line of today's
+    focus, or a long narrative rewritten into a momentum pointer ("previous narrative gets folded into a
+    summary if still relevant, dropped if absorbed elsewhere"), is the protocol working. Only what they lost:
+    the rule never judges more strictly than it did without them, and what the rest of the file loses still
+    counts whole."""
     lost = 0
-    for before, section in ctx.changed_pairs(Semantics.REPLACE):
+    for before, section in ctx.changed_pairs(Semantics.REPLACE, Semantics.REWRITE):
         was = ctx.old.facts(before).derived("size.content_chars", _content_chars)
         now = ctx.new.facts(section).derived("size.content_chars", _content_chars)
         lost += max(0, was - now)  # type: ignore[operator]

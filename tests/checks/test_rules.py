@@ -174,12 +174,28 @@ def test_protected_zone_loses_a_line(run, repo):
     assert code == 1 and codes == {"G402"}
 
 
+LONG_NARRATIVE = " ".join(["The outage work taught us how the provider fails and how our client amplifies it."] * 30)
+
+
 def test_catastrophic_shrink(run, repo):
-    long_recent = " ".join(["The outage work taught us how the provider fails and how our client amplifies it."] * 30)
-    committed_base(repo, base_text(recent=long_recent))
-    stage(repo, base_text(recent="Outage work: see the retry patterns."))
+    committed_base(repo, base_text() + "\n## Runbook\n" + LONG_NARRATIVE + "\n")
+    stage(repo, base_text() + "\n## Runbook\nOutage work: see the retry patterns.\n")
     code, data, codes = check(run, repo)
     assert code == 1 and codes == {"G501"}
+
+
+def test_recent_context_rewritten_into_a_short_narrative_is_no_catastrophic_shrink(run, repo):
+    """Recent Context is REWRITTEN: a long narrative folded into two sentences is the protocol working, set
+    aside as State's replacement is. What the rest of the file loses in the same change still counts whole."""
+    short = "Outage work converged: the budget held; the breaker is next."
+    committed_base(repo, base_text(recent=LONG_NARRATIVE))
+    stage(repo, base_text(recent=short))
+    code, data, codes = check(run, repo)
+    assert code == 0 and not codes, data
+    committed_base(repo, base_text(recent=LONG_NARRATIVE) + "\n## Runbook\n" + LONG_NARRATIVE + "\n")
+    stage(repo, base_text(recent=short) + "\n## Runbook\nOutage work: see the retry patterns.\n")
+    code, data, codes = check(run, repo)
+    assert code == 1 and codes == {"G501"}, data
 
 
 def test_size_budgets(run, repo):
@@ -422,38 +438,38 @@ def test_removing_resolved_action_items_is_no_over_compression(run, repo, mark):
 
 def test_action_items_swapped_for_new_ones_make_no_room_for_a_cut_elsewhere(run, repo):
     """Twelve items resolved and twelve new ones of the same size: the section lost nothing on balance, so the
-    narrative wiped in the same commit is over-compression (G501) as it is alone."""
+    runbook (a section of one's own) wiped in the same commit is over-compression (G501) as it is alone."""
     old_items = "\n".join(f"- deliver the provider migration step {i} with the retry budget — seen: Nov {10 + i}"
                           for i in range(12))
     new_items = "\n".join(f"- rehearse the rollback drill {i} with the payments on-call team — next: Dec {10 + i}"
                           for i in range(12))
-    recent = "\n\n## Recent Context\n" + " ".join(f"Step {i} moved the payment client onto the new provider."
-                                                   for i in range(25))
+    runbook = "\n\n## Runbook\n" + " ".join(f"Step {i} moved the payment client onto the new provider."
+                                            for i in range(25))
     committed_base(repo, SMALL.format(items=old_items).replace("Focus: the migration.",
-                                                               "Focus: the migration." + recent))
+                                                               "Focus: the migration." + runbook))
     stage(repo, SMALL.format(items=new_items).replace("Focus: the migration.",
-                                                      "Focus: x.\n\n## Recent Context\nMoved."))
+                                                      "Focus: x.\n\n## Runbook\nMoved."))
     code, data, codes = check(run, repo)
     assert "G501" in codes, data
 
 
 def test_action_items_moved_into_another_section_make_no_room_for_a_cut_elsewhere(run, repo):
-    """Items moved verbatim out of Action Items (into a `## Backlog` of one's own) are not gone: the narrative
+    """Items moved verbatim out of Action Items (into a `## Backlog` of one's own) are not gone: the runbook
     wiped in the same commit is over-compression (G501) as it is alone."""
     items = "\n".join(f"- deliver the provider migration step {i} with the retry budget — seen: Nov {10 + i}"
                       for i in range(12))
-    recent = "\n\n## Recent Context\n" + " ".join(f"Step {i} moved the payment client onto the new provider."
-                                                   for i in range(25))
-    committed_base(repo, SMALL.format(items=items).replace("Focus: the migration.", "Focus: the migration." + recent))
+    runbook = "\n\n## Runbook\n" + " ".join(f"Step {i} moved the payment client onto the new provider."
+                                            for i in range(25))
+    committed_base(repo, SMALL.format(items=items).replace("Focus: the migration.", "Focus: the migration." + runbook))
     stage(repo, SMALL.format(items="").replace("\n\n- write", "\n- write").replace(
-        "Focus: the migration.", "Focus: x.\n\n## Recent Context\nMoved.") + "\n## Backlog\n" + items + "\n")
+        "Focus: the migration.", "Focus: x.\n\n## Runbook\nMoved.") + "\n## Backlog\n" + items + "\n")
     code, data, codes = check(run, repo)
     assert "G501" in codes, data
 
 
 def test_action_items_reworded_shorter_still_count_toward_a_shrink(run, repo):
     """Only what is gone is set aside: twelve items kept with most of their words, in far fewer characters,
-    beside a wiped narrative, are still over-compression (G501)."""
+    beside a wiped runbook, are still over-compression (G501)."""
     items = "\n".join(f"- deliver the provider migration step {i} with the retry budget and the runbook, "
                       f"reviewed by the payments team before the Friday freeze — seen: Nov {10 + i}" for i in range(12))
     short = "\n".join(f"- provider migration step {i} retry budget runbook payments" for i in range(12))
@@ -464,14 +480,14 @@ def test_action_items_reworded_shorter_still_count_toward_a_shrink(run, repo):
 
 
 def test_finished_items_kept_under_another_bullet_are_not_set_aside(run, repo):
-    """Only what is gone is set aside: finished items re-bulleted (kept) do not make room for a wiped narrative
-    (Recent Context is rewritten into fewer words, not dropped: it still counts)."""
+    """Only what is gone is set aside: finished items re-bulleted (kept) do not make room for a wiped runbook
+    (a section of one's own: what it loses counts)."""
     items = "\n".join(f"- ✓ deliver the provider migration step {i} with the retry budget" for i in range(24))
-    recent = "\n\n## Recent Context\n" + " ".join(f"Step {i} moved the payment client onto the new provider."
-                                                   for i in range(25))
-    committed_base(repo, SMALL.format(items=items).replace("Focus: the migration.", "Focus: the migration." + recent))
+    runbook = "\n\n## Runbook\n" + " ".join(f"Step {i} moved the payment client onto the new provider."
+                                            for i in range(25))
+    committed_base(repo, SMALL.format(items=items).replace("Focus: the migration.", "Focus: the migration." + runbook))
     stage(repo, SMALL.format(items=items.replace("- ✓", "* ✓")).replace("Focus: the migration.",
-                                                                        "Focus: x.\n\n## Recent Context\nMoved."))
+                                                                        "Focus: x.\n\n## Runbook\nMoved."))
     code, data, codes = check(run, repo)
     assert "G501" in codes, data
 
@@ -489,7 +505,8 @@ def test_an_open_item_sharing_words_does_not_keep_the_finished_ones(run, repo):
 
 def test_merge_notes_absorbed_and_dropped_are_no_over_compression(run, repo):
     """After many merges the other wraps' quoted narratives can be half the file: the next wrap absorbs them
-    and drops them, as the notes ask. The same text as plain narrative, wiped, is still over-compression."""
+    and drops them, as the notes ask. The same text as plain lines of a section of one's own, wiped, is still
+    over-compression."""
     quoted = "\n".join(f"# | Step {i} moved the payment client onto the new provider with the retry budget."
                        for i in range(30))
     notes = ("\n\n## Recent Context\nThe migration went on.\n# flowgit merge: another wrap (ours 0123456789, "
@@ -501,9 +518,10 @@ def test_merge_notes_absorbed_and_dropped_are_no_over_compression(run, repo):
     code, data, codes = check(run, repo)
     assert "G501" not in codes, data
     plain = notes.replace("# | ", "").replace("# flowgit merge:", "Merged:").replace("# Absorb", "Absorb")
+    plain = plain.replace("## Recent Context", "## Runbook")  # (what Recent Context loses is set aside: G501 above)
     committed_base(repo, SMALL.format(items="").replace("Focus: the migration.", "Focus: the migration." + plain))
-    stage(repo, SMALL.format(items="").replace("Focus: the migration.", "Focus: the migration.\n\n## Recent "
-                                                                       "Context\nThe migration moved every step."))
+    stage(repo, SMALL.format(items="").replace("Focus: the migration.", "Focus: the migration.\n\n## "
+                                                                       "Runbook\nThe migration moved every step."))
     code, data, codes = check(run, repo)
     assert "G501" in codes, data
 
