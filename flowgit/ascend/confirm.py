@@ -90,11 +90,11 @@ def read_transcript(path: str, root: str | None = None, sid: str | None = None) 
 
 def _turn(obj: dict, sid: str | None) -> Turn | None:
     """One transcript line as a turn of session ``sid``, or None (another session's, meta, a tool's, markup)."""
-    from flowgit.ascend.transcripts import person_text
+    from flowgit.ascend.transcripts import main_line, person_text
 
     other = obj.get("sessionId")
-    if sid and isinstance(other, str) and other != sid:
-        return None
+    if (sid and isinstance(other, str) and other != sid) or not main_line(obj):
+        return None   # another session's line, or a sub-agent's (its prompt is the agent's, not the person's)
     if obj.get("type") == "user":
         text = person_text(obj)
         return Turn(str(obj.get("timestamp", "")), "person", text) if text else None

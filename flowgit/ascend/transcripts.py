@@ -48,8 +48,12 @@ SYSTEM_PREFIXES = ("<command-", "<local-command", "<system-reminder", "Caveat:",
 
 
 def person_text(obj: dict) -> str | None:
-    """The text of a person's turn, or None: a ``user`` line whose content is text, not a tool result or meta."""
-    if obj.get("type") != "user" or obj.get("isMeta") or obj.get("isCompactSummary"):
+    """The text of a person's turn, or None: a ``user`` line whose content is text, not a tool result or meta.
+
+    A sidechain line (``isSidechain``: the prompt the agent wrote for a sub-agent, and that sub-agent's
+    exchange) and a line of another ``userType`` than ``external`` are the agent's words, not the person's.
+    """
+    if obj.get("type") != "user" or obj.get("isMeta") or obj.get("isCompactSummary") or not main_line(obj):
         return None
     message = obj.get("message")
     content = message.get("content") if isinstance(message, dict) else None
@@ -65,6 +69,11 @@ def person_text(obj: dict) -> str | None:
     if not text or text.startswith(SYSTEM_PREFIXES):
         return None
     return text
+
+
+def main_line(obj: dict) -> bool:
+    """Whether a transcript line belongs to the session's own conversation, not a sub-agent's side chain."""
+    return obj.get("isSidechain") is not True and obj.get("userType", "external") in ("external", None)
 
 
 COLOUR_CONTEXT_RE = re.compile(r"colou?r|background|fill|stroke|border|shadow|hex|rgb|css|theme|palette|font",

@@ -252,3 +252,40 @@ def test_a_session_that_worked_on_two_things_is_quoted_on_the_one_recalled():
     unfocused = claims_for(Unit(CHAIN, [one, two], [], "x"), Confirmer(lambda d: turns), [])
     assert [c.value for c in unfocused if c.kind == "utterance"] == ["keep 40 connections in the pool",
                                                                       "move the batch job off-peak"]
+
+
+def _audit_sid(n: int) -> str:
+    return f"f500000{n}-0000-4000-8000-00000000000{n}"
+
+
+def _audit_session(n: int, day: str, transcript: list, utterances: list[str] = ()):
+    from tests.ascend.corpus import Session
+
+    return Session("-home-dev-audit", _audit_sid(n), "/home/dev/audit", day,
+                   f"audit log retention step {n}", ["audit log retention"], ["audit", "retention"],
+                   cross_refs=[{"kind": "github_issue", "ref": "#130", "channel": "user"}],
+                   utterances=list(utterances), transcript=transcript)
+
+
+def test_a_sub_agent_prompt_does_not_confirm_the_person_s_words(run, tmp_path):
+    """The quote is only in the prompt the agent wrote for a sub-agent (`isSidechain: true`); the person said
+    the opposite. Said by the person in the main conversation, the same quote is confirmed."""
+    import json
+
+    from tests.ascend.corpus import write_session
+
+    config, quote = tmp_path / "claude", "we must delete the audit logs older than 7 days"
+    side = write_session(config, _audit_session(1, "2026-10-01", [
+        ("user", "audit log retention step 1"), ("assistant", "I'll ask a sub-agent to map the settings."),
+        ("user", "do not delete anything, only list the retention settings")], [quote]))
+    path = side.parent.parent / f"{_audit_sid(1)}.jsonl"
+    line = {"type": "user", "isSidechain": True, "userType": "external", "sessionId": _audit_sid(1),
+            "cwd": "/home/dev/audit", "timestamp": "2026-10-01T09:30:00Z",
+            "message": {"role": "user", "content": f"Sub-agent task: list every job where {quote}."}}
+    path.write_text(path.read_text() + json.dumps(line) + "\n", encoding="utf-8")
+    write_session(config, _audit_session(2, "2026-10-05", [
+        ("user", "audit log retention step 2"), ("user", f"ok, {quote}.")], [quote]))
+    data = json.loads(run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude",
+                          "the whole line of work on #130", "--json").out)
+    said = {c["deposit"][-1]: c["verdict"] for c in data["confirmations"] if c["kind"] == "utterance"}
+    assert said == {"1": "unattested", "2": "confirmed"}

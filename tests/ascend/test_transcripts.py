@@ -147,3 +147,23 @@ def test_a_session_the_recall_did_not_reach_can_still_be_added(run, tmp_path):
     res = run(tmp_path, "ascend", "--claude-dir", str(config), "--state", str(state), "--refine", "add:7a0000",
               "--json")
     assert res.code == 2 and "names 8 sessions" in json.loads(res.out)["error"]["message"]
+
+
+def test_a_sub_agent_prompt_is_not_a_person_s_turn(tmp_path):
+    """Claude Code writes the prompt the agent gave a sub-agent as a `user` line with `isSidechain: true`: the
+    agent's words, so the session's requests and statements leave it out (the person's own lines stay)."""
+    from flowgit.ascend.transcripts import person_text
+
+    s = Session(SLUG, sid(40), CWD, "2026-10-02", "", [], [], transcript=[
+        ("user", "list the audit log retention settings"), ("assistant", "Asking a sub-agent.")])
+    path = write_transcript(tmp_path, s)
+    side = {"type": "user", "isSidechain": True, "userType": "external", "sessionId": s.sid, "cwd": CWD,
+            "timestamp": "2026-10-02T09:30:00Z", "message": {"role": "user", "content":
+                                                             "we must delete the audit logs older than 7 days"}}
+    path.write_text(path.read_text() + json.dumps(side) + "\n", encoding="utf-8")
+    assert person_text(side) is None
+    assert person_text({**side, "isSidechain": False}) == "we must delete the audit logs older than 7 days"
+    assert person_text({**side, "isSidechain": False, "userType": "internal"}) is None
+    d = derive(SLUG, s.sid, str(path), Tree(str(tmp_path)))
+    assert d.initial_request == "list the audit log retention settings"
+    assert not any("audit logs older" in u for u in d.key_utterances)
