@@ -108,7 +108,13 @@ def _turn(obj: dict, sid: str | None) -> Turn | None:
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.lower().split()).strip(" .!?\"'“”")
+    """Text to compare: lower case, spacing collapsed, end punctuation (and an index's "…" cut mark) dropped."""
+    return " ".join(text.lower().split()).strip(" .!?\"'“”…")
+
+
+def _cut(text: str, limit: int = 300) -> str:
+    """A record's text as shown: its own words, cut to ``limit`` characters."""
+    return text.strip()[:limit]
 
 
 def _flat(text: str) -> str:
@@ -182,11 +188,11 @@ class Confirmer:
         first = next((t for t in turns or () if t.role == "person"), None)
         if first is None:
             return _unattested(claim, "no session record to check against")
-        claimed = _norm(d.initial_request)
-        if claimed and _norm(first.text).startswith(claimed[:80]):  # the record says it (the index may cut it
-            return _settle(claim, "confirmed", d.initial_request,  # short); never the other way round: a first
-                           "matches the first request in the session record")  # turn of "Delete" confirms nothing
-        return _settle(claim, "corrected", first.text.strip()[:300],
+        claimed, said = _norm(d.initial_request), _norm(first.text)
+        if claimed and said.startswith(claimed):   # every word of it, in the record's order: the index may cut
+            return _settle(claim, "confirmed", _cut(first.text),   # the request short, never add to it (a tail
+                           "matches the first request in the session record")  # the person never said)
+        return _settle(claim, "corrected", _cut(first.text),
                        "the session record's first request differs from the index")
 
     def date(self, d: Deposit) -> Claim:
