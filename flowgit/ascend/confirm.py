@@ -262,33 +262,49 @@ class Confirmer:
         return next((t for t in turns if find_words(t.text.lower(), low) != -1), None)
 
     def standing(self, d: Deposit) -> Claim:
-        """Where the session ended, checked against its record's last turns.
+        """Where the session ended, checked sentence by sentence against its record's last turns.
 
-        The latest sentence there that holds most of the outcome's words settles
-        it: said the same way, it is confirmed; negated where the outcome is not
-        (or the other way round), the record's sentence is shown instead ("we
-        decided not to drop redis" holds every word of "we decided to drop
-        redis"). A question settles nothing. Otherwise the outcome's words spread
-        over the last turns still confirm it.
+        The latest sentence about the outcome (half its words) settles it: one
+        that holds (nearly) all its words, said the same way, confirms it; one
+        that negates what the outcome does not (or the other way round)
+        corrects it ("we decided not to drop redis" holds every word of
+        "we decided to drop redis"). Words scattered over several sentences
+        confirm nothing: "failed its dry run. Nothing was shipped. Production
+        stays on the old job" holds most words of "job shipped to production".
+        A question settles nothing, nor does the opening request ("ship the job").
         """
-        from flowgit.checks.claims import NOT, claim_words
-
         claim = Claim(d.key, "standing", "where it last stood", d.outcome or d.topic)
         turns = self.record_of(d)
         if not turns or not claim.value:
             return _unattested(claim, "no session record to check against" if not turns else "no outcome recorded")
-        words = content_words(claim.value)
-        negated = claim_words(claim.value)[NOT] > 0
-        said = [s for t in turns[-6:] for s in _sentences(t.text) if not s.endswith("?")]
-        for sentence in reversed(said):
-            if words and len(words & content_words(sentence)) / len(words) >= 0.5:
-                if (claim_words(sentence)[NOT] > 0) != negated:
-                    return _settle(claim, "corrected", sentence, "the end of the session record says otherwise")
-                break
-        tail = content_words(" ".join(said))
-        if words and len(words & tail) / len(words) >= 0.5:
+        opening = turns[0] if turns[0].role == "person" else None   # what was asked for, not where it went
+        said = [s for t in turns[-6:] if t is not opening for s in _sentences(t.text) if not s.endswith("?")]
+        sentence, verdict = next(((s, v) for s in reversed(said) if (v := _carries(claim.value, s))), ("", None))
+        if verdict == "contrary":
+            return _settle(claim, "corrected", sentence, "the end of the session record says otherwise")
+        if verdict == "same":
             return _settle(claim, "confirmed", claim.value, "the end of the session record says as much")
         return _unattested(claim, "the end of the session record does not say this")
+
+
+CARRIES = 0.75     # a sentence that says an outcome holds this share of its words
+CONTRADICTS = 0.5  # one that holds this share and negates what the outcome does not turns it around
+
+
+def _carries(outcome: str, sentence: str) -> str | None:
+    """Whether ``sentence`` is about ``outcome`` and how: says it ("same"), says it turned around ("contrary"),
+    holds only some of it ("part"); None when it is about something else."""
+    from flowgit.checks.claims import NOT, claim_words
+
+    words = content_words(outcome)
+    if not words:
+        return None
+    share = len(words & content_words(sentence)) / len(words)
+    if share < CONTRADICTS:
+        return None
+    if (claim_words(sentence)[NOT] > 0) != (claim_words(outcome)[NOT] > 0):
+        return "contrary"
+    return "same" if share >= CARRIES else "part"
 
 
 def _sentences(text: str) -> list[str]:

@@ -310,3 +310,26 @@ def test_an_origin_is_confirmed_only_when_the_record_says_all_of_it(run, tmp_pat
         origin = next(c for c in data["confirmations"] if c["kind"] == "origin")
         assert origin["verdict"] == "confirmed" and origin["shown"] == said, cut
         assert "purge" not in data["text"]
+
+
+def test_where_a_line_arrived_is_not_confirmed_by_its_words_spread_over_a_record_that_says_otherwise(run, tmp_path):
+    """The narrative's outcome says the job shipped; the record's last turn says the dry run failed and nothing
+    shipped. Its words are all there, spread over three sentences: not confirmed. Said in one sentence, the
+    same outcome is confirmed."""
+    from tests.ascend.corpus import write_session
+
+    outcome = "Ledger reconciliation job shipped to production."
+    failed = ("The reconciliation job failed its dry run. Nothing was shipped. "
+              "The ledger totals are off, so production stays on the old job.")
+    for last, verdict in ((failed, "unattested"), ("Done: the ledger reconciliation job shipped to production.",
+                                                    "confirmed")):
+        config = tmp_path / verdict / "claude"
+        write_session(config, _ledger(1, "2026-10-01", "Reconcile the ledger export nightly"))
+        write_session(config, _ledger(2, "2026-10-05", "Ship the ledger reconciliation job", outcome=outcome,
+                                      transcript=[("user", "Ship the ledger reconciliation job"),
+                                                  ("user", "status?"), ("assistant", last)]))
+        data = _ledger_line(run, tmp_path, config)
+        standing = next(c for c in data["confirmations"] if c["kind"] == "standing")
+        assert standing["verdict"] == verdict, last
+        if verdict == "unattested":
+            assert f"{outcome} (not confirmed by the session record: provisional)" in data["text"]
