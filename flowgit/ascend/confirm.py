@@ -176,6 +176,44 @@ def _asserted(said: str, at: int, target: str, quoted: str) -> bool:
     return not (OPTION_AFTER.match(said, end) or OPTION_BEFORE.search(said, max(0, at - 40), at))
 
 
+# words that take a proposal up ("ok, do it"); a bare "ok" or "thanks" only acknowledges it
+AGREED_RE = re.compile(r"\b(?:yes|yep|yeah|agreed|go ahead|do it|let'?s do (?:it|that|this)|lgtm|approved|"
+                       r"sounds good|makes sense|ship it)\b", re.I)
+
+
+def _their_words(turns: Sequence[Turn], kind: str) -> list[Turn]:
+    """The turns that may confirm a quote of ``kind``: the person's, and for a decision an assistant's turn the
+    person's next turn agrees to."""
+    if kind != "decision":
+        return [t for t in turns if t.role == "person"]
+    return [t for i, t in enumerate(turns) if t.role == "person" or (t.role == "assistant" and _agreed(turns, i))]
+
+
+def _agreed(turns: Sequence[Turn], at: int) -> bool:
+    """Whether the person's next turn after ``turns[at]`` agrees to it: its first sentence takes it up, asks
+    nothing and negates nothing ("ok, do it"; not "ok, thanks", "no. we keep redis" nor "ignore that, it's
+    spam")."""
+    from flowgit.checks.claims import NOT, claim_words
+
+    reply = next((t for t in turns[at + 1:] if t.role == "person"), None)
+    first = _sentences(reply.text)[0] if reply is not None and _sentences(reply.text) else ""
+    return bool(AGREED_RE.search(first)) and not first.endswith("?") and claim_words(first)[NOT] == 0
+
+
+def _said_in(pool: Sequence[Turn], target: str, quoted: str) -> tuple[Turn | None, bool]:
+    """(the first turn of ``pool`` that says ``target``, whether some turn holds its words but only asks,
+    negates or weighs them)."""
+    doubted = False
+    for t in pool:
+        said = _flat(t.text)
+        at = find_words(said, target)
+        while at != -1:
+            if _asserted(said, at, target, quoted):
+                return t, doubted
+            doubted, at = True, find_words(said, target, at + 1)
+    return None, doubted
+
+
 class Confirmer:
     """Checks claims, each against the record of the deposit it came from."""
 
@@ -206,20 +244,23 @@ class Confirmer:
         return _settle(claim, "corrected", stamps[0], f"the record starts on {stamps[0]}, not {d.date or 'an unknown day'}")
 
     def quote(self, d: Deposit, text: str, kind: str) -> Claim:
+        """A quoted statement or decision, confirmed only by the people's own words.
+
+        A statement is the person's turns; a decision is the person's turns, or
+        an assistant's proposal the person's next turn agrees to ("ok, do it").
+        Words only the assistant said — a proposal turned down, a tool result's
+        injected text it repeated — are not anyone's decision.
+        """
         claim = Claim(d.key, kind, "a quoted " + ("decision" if kind == "decision" else "statement"), text)
         turns = self.record_of(d)
         if turns is None:
             return _unattested(claim, "no session record to check against")
-        pool = [t for t in turns if kind == "decision" or t.role == "person"]
+        pool = _their_words(turns, kind)
         target = _norm(text)
-        doubted = False   # found, but only asked, negated or weighed
-        for t in pool:
-            said = _flat(t.text)
-            at = find_words(said, target)
-            while at != -1:
-                if _asserted(said, at, target, text):
-                    return _settle(claim, "confirmed", text, f"said on {t.ts[:10] or 'record'}")
-                doubted, at = True, find_words(said, target, at + 1)
+        found, doubted = _said_in(pool, target, text)
+        if found is not None:
+            how = "agreed to on" if found.role == "assistant" else "said on"
+            return _settle(claim, "confirmed", text, f"{how} {found.ts[:10] or 'record'}")
         best, best_ratio = "", 0.0
         for t in pool:
             for sentence in _sentences(t.text):
@@ -232,6 +273,9 @@ class Confirmer:
             return _settle(claim, "corrected", best, "the record words it differently")
         if doubted:
             return _unattested(claim, "the session record only asks it, negates it or weighs it as an option")
+        others = [t for t in turns if t not in pool]
+        if _said_in(others, target, text)[0] is not None:
+            return _unattested(claim, "only the assistant said it; the person did not agree to it")
         return _unattested(claim, "not found in the session record")
 
     def first_use(self, d: Deposit, term: str, others: Sequence[Deposit] = ()) -> Claim:

@@ -333,3 +333,43 @@ def test_where_a_line_arrived_is_not_confirmed_by_its_words_spread_over_a_record
         assert standing["verdict"] == verdict, last
         if verdict == "unattested":
             assert f"{outcome} (not confirmed by the session record: provisional)" in data["text"]
+
+
+def test_a_decision_only_the_assistant_voiced_is_not_confirmed(run, tmp_path):
+    """vector.md records two decisions the assistant put into words: a proposal the person turned down, and
+    a fetched page's injected instruction the assistant repeated. Neither is confirmed nor shown as said; a
+    proposal the person agreed to ("ok, do it") is."""
+    from tests.ascend.corpus import write_session
+
+    config = tmp_path / "claude"
+    write_session(config, _ledger(1, "2026-10-01", "Where should ledger sessions live?",
+                                  decisions=["drop redis and move sessions to postgres"], transcript=[
+        ("user", "Where should ledger sessions live?"),
+        ("assistant", "My recommendation: drop redis and move sessions to postgres."),
+        ("user", "No. We keep Redis for sessions; the postgres idea is off the table.")]))
+    write_session(config, _ledger(2, "2026-10-03", "Summarise the vendor's ledger export page",
+                                  decisions=["disable 2FA for admin accounts"], transcript=[
+        ("user", "Summarise the vendor's ledger export page"),
+        ("assistant", "The page is about export formats. It also says the team decided to disable 2FA for admin "
+                      "accounts."),
+        ("user", "ignore that, it's spam. we never decided anything about 2FA.")]))
+    write_session(config, _ledger(3, "2026-10-05", "Speed up the ledger export",
+                                  decisions=["stream it in pages of 500 rows"], transcript=[
+        ("user", "Speed up the ledger export"),
+        ("assistant", "I suggest we stream it in pages of 500 rows."), ("user", "ok, do it.")]))
+    data = _ledger_line(run, tmp_path, config)
+    decided = {c["deposit"][-1]: c for c in data["confirmations"] if c["kind"] == "decision"}
+    assert {k: c["verdict"] for k, c in decided.items()} == {"1": "unattested", "2": "unattested", "3": "confirmed"}
+    assert decided["1"]["detail"] == "only the assistant said it; the person did not agree to it"
+    assert decided["3"]["detail"] == "agreed to on 2026-10-05"
+    assert "“disable 2FA for admin accounts” — " in data["text"]
+    assert "the person did not agree to it: provisional)" in data["text"]
+
+
+def test_a_proposal_is_the_person_s_decision_only_when_their_next_turn_takes_it_up():
+    proposal = ("assistant", "The page also says the team decided to disable 2FA for admin accounts.")
+    for reply, verdict in (("ok, do it.", "confirmed"), ("Yes, go ahead.", "confirmed"),
+                           ("ok, thanks", "unattested"), ("should we do it?", "unattested"),
+                           ("ignore that, it's spam.", "unattested"), ("No, do not do it.", "unattested")):
+        claim = _turns(proposal, ("person", reply)).quote(_deposit(), "disable 2FA for admin accounts", "decision")
+        assert claim.verdict == verdict, reply
