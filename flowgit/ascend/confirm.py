@@ -27,7 +27,7 @@ FUZZY = 0.75
 @dataclass(frozen=True)
 class Turn:
     ts: str
-    role: str      # "person" | "assistant"
+    role: str      # "person" | "assistant" | "note" (text an agent wrote down: a wrap commit, an episode)
     text: str
 
 
@@ -183,7 +183,10 @@ AGREED_RE = re.compile(r"\b(?:yes|yep|yeah|agreed|go ahead|do it|let'?s do (?:it
 
 def _their_words(turns: Sequence[Turn], kind: str) -> list[Turn]:
     """The turns that may confirm a quote of ``kind``: the person's, and for a decision an assistant's turn the
-    person's next turn agrees to."""
+    person's next turn agrees to. A record agents wrote (a wrap commit, episodes) confirms only that an agent
+    wrote the words down, never that the person said them (:attr:`Claim.said_by`)."""
+    if all(t.role == "note" for t in turns):
+        return list(turns)
     if kind != "decision":
         return [t for t in turns if t.role == "person"]
     return [t for i, t in enumerate(turns) if t.role == "person" or (t.role == "assistant" and _agreed(turns, i))]
@@ -214,34 +217,33 @@ def _said_in(pool: Sequence[Turn], target: str, quoted: str) -> tuple[Turn | Non
     return None, doubted
 
 
+RANK = {"unattested": 0, "corrected": 1, "confirmed": 2}
+
+
 class Confirmer:
-    """Checks claims, each against the record of the deposit it came from."""
+    """Checks claims, each against the record of the deposit it came from.
+
+    A session seen in several partitions is one node (:mod:`merge`); each claim
+    is checked against the own record of each of its deposits that holds the
+    claim (the face's first), never against their records pooled: a
+    continuity file's blob holds every earlier session's text, and an
+    episode is an agent's note, not what the person said.
+    """
 
     def __init__(self, record_of) -> None:
-        self.record_of = record_of  # Deposit -> tuple[Turn, ...] | None
+        self.record_of = record_of  # one deposit's own record: Deposit -> tuple[Turn, ...] | None
+
+    def _by_parts(self, d: Deposit, holds, check) -> Claim:
+        """``check(d, record)`` against the own record of ``d`` and of each folded deposit that ``holds`` the
+        claim; the best verdict wins (the first of equals: the face's)."""
+        tried = [check(d, self.record_of(p)) for p in d.parts if p is d or holds(p)]
+        return max(tried, key=lambda c: RANK[c.verdict])
 
     def origin(self, d: Deposit) -> Claim:
-        claim = Claim(d.key, "origin", "where it began", d.initial_request)
-        turns = self.record_of(d)
-        first = next((t for t in turns or () if t.role == "person"), None)
-        if first is None:
-            return _unattested(claim, "no session record to check against")
-        claimed, said = _norm(d.initial_request), _norm(first.text)
-        if claimed and said.startswith(claimed):   # every word of it, in the record's order: the index may cut
-            return _settle(claim, "confirmed", _cut(first.text),   # the request short, never add to it (a tail
-                           "matches the first request in the session record")  # the person never said)
-        return _settle(claim, "corrected", _cut(first.text),
-                       "the session record's first request differs from the index")
+        return self._by_parts(d, lambda p: p.initial_request == d.initial_request, _origin)
 
     def date(self, d: Deposit) -> Claim:
-        claim = Claim(d.key, "date", "when the session took place", d.date or "")
-        turns = self.record_of(d)
-        stamps = [t.ts[:10] for t in turns or () if re.match(r"\d{4}-\d{2}-\d{2}", t.ts)]
-        if not stamps:
-            return _unattested(claim, "no dated turn in the session record")
-        if d.date == stamps[0]:
-            return _settle(claim, "confirmed", d.date, "the record starts that day")
-        return _settle(claim, "corrected", stamps[0], f"the record starts on {stamps[0]}, not {d.date or 'an unknown day'}")
+        return self._by_parts(d, lambda p: p.date == d.date, _date)
 
     def quote(self, d: Deposit, text: str, kind: str) -> Claim:
         """A quoted statement or decision, confirmed only by the people's own words.
@@ -251,84 +253,135 @@ class Confirmer:
         Words only the assistant said — a proposal turned down, a tool result's
         injected text it repeated — are not anyone's decision.
         """
-        claim = Claim(d.key, kind, "a quoted " + ("decision" if kind == "decision" else "statement"), text)
-        turns = self.record_of(d)
-        if turns is None:
-            return _unattested(claim, "no session record to check against")
-        pool = _their_words(turns, kind)
-        target = _norm(text)
-        found, doubted = _said_in(pool, target, text)
-        if found is not None:
-            how = "agreed to on" if found.role == "assistant" else "said on"
-            return _settle(claim, "confirmed", text, f"{how} {found.ts[:10] or 'record'}")
-        best, best_ratio = "", 0.0
-        for t in pool:
-            for sentence in _sentences(t.text):
-                if sentence.endswith("?") and not text.rstrip().endswith("?"):
-                    continue   # a question is no wording of what was said
-                ratio = SequenceMatcher(None, target, _norm(sentence)).ratio()
-                if ratio > best_ratio:
-                    best, best_ratio = sentence.strip(), ratio
-        if best_ratio >= FUZZY:
-            return _settle(claim, "corrected", best, "the record words it differently")
-        if doubted:
-            return _unattested(claim, "the session record only asks it, negates it or weighs it as an option")
-        others = [t for t in turns if t not in pool]
-        if _said_in(others, target, text)[0] is not None:
-            return _unattested(claim, "only the assistant said it; the person did not agree to it")
-        return _unattested(claim, "not found in the session record")
+        field = "decisions" if kind == "decision" else "key_utterances"
+        return self._by_parts(d, lambda p: text in getattr(p, field), lambda n, turns: _quote(n, turns, text, kind))
+
+    def standing(self, d: Deposit) -> Claim:
+        return self._by_parts(d, lambda p: (p.outcome or p.topic) == (d.outcome or d.topic), _standing)
 
     def first_use(self, d: Deposit, term: str, others: Sequence[Deposit] = ()) -> Claim:
         """Where the term was first used: the node's own record says when; an earlier member of the unit whose
         record uses it first (an index may leave out what a record holds) corrects it (Phase 1 §5)."""
+        low = term.lower()
+        return self._by_parts(d, lambda p: any(c.token.lower() == low for c in p.coined),
+                              lambda n, turns: self._first_use(n, turns, term, others))
+
+    def _first_use(self, d: Deposit, turns, term: str, others: Sequence[Deposit]) -> Claim:
         claim = Claim(d.key, "first_use", f"where “{term}” was coined", d.date or "")
-        turns = self.record_of(d)
         if turns is None:
             return _unattested(claim, "no session record to check against")
-        hit = self._first_hit(turns, term)
+        hit = _first_hit(turns, term)
         if hit is None:
             return _unattested(claim, f"“{term}” does not occur in this session's record")
         day = hit.ts[:10] or (d.date or "")
         for other in sorted((o for o in others if o.key != d.key and (o.date or "9999") < day),
                             key=lambda o: o.date or ""):
-            earlier = self._first_hit(self.record_of(other) or (), term)
-            if earlier is not None and (earlier.ts[:10] or other.date or day) < day:
-                when = earlier.ts[:10] or other.date or ""
-                return _settle(claim, "corrected", when, f"first used on {when}, in session {other.sid} of this "
-                                                         "unit, which the coinage index leaves out")
+            earlier = min((t.ts[:10] or other.date or day for t in self._hits(other, term)), default=None)
+            if earlier is not None and earlier < day:
+                return _settle(claim, "corrected", earlier, f"first used on {earlier}, in session {other.sid} of "
+                                                            "this unit, which the coinage index leaves out")
         if d.date and day and day != d.date:
             return _settle(claim, "corrected", day, f"first used on {day} in the record")
         return _settle(claim, "confirmed", day, f"first used on {day} ({hit.role})")
 
-    @staticmethod
-    def _first_hit(turns, term: str):
-        low = term.lower()
-        return next((t for t in turns if find_words(t.text.lower(), low) != -1), None)
+    def _hits(self, d: Deposit, term: str) -> list[Turn]:
+        """The first turn using ``term`` in the own record of each of the session's deposits."""
+        found = (_first_hit(self.record_of(p) or (), term) for p in d.parts)
+        return [t for t in found if t is not None]
 
-    def standing(self, d: Deposit) -> Claim:
-        """Where the session ended, checked sentence by sentence against its record's last turns.
 
-        The latest sentence about the outcome (half its words) settles it: one
-        that holds (nearly) all its words, said the same way, confirms it; one
-        that negates what the outcome does not (or the other way round)
-        corrects it ("we decided not to drop redis" holds every word of
-        "we decided to drop redis"). Words scattered over several sentences
-        confirm nothing: "failed its dry run. Nothing was shipped. Production
-        stays on the old job" holds most words of "job shipped to production".
-        A question settles nothing, nor does the opening request ("ship the job").
-        """
-        claim = Claim(d.key, "standing", "where it last stood", d.outcome or d.topic)
-        turns = self.record_of(d)
-        if not turns or not claim.value:
-            return _unattested(claim, "no session record to check against" if not turns else "no outcome recorded")
-        opening = turns[0] if turns[0].role == "person" else None   # what was asked for, not where it went
-        said = [s for t in turns[-6:] if t is not opening for s in _sentences(t.text) if not s.endswith("?")]
-        sentence, verdict = next(((s, v) for s in reversed(said) if (v := _carries(claim.value, s))), ("", None))
-        if verdict == "contrary":
-            return _settle(claim, "corrected", sentence, "the end of the session record says otherwise")
-        if verdict == "same":
-            return _settle(claim, "confirmed", claim.value, "the end of the session record says as much")
-        return _unattested(claim, "the end of the session record does not say this")
+def _first_hit(turns, term: str) -> Turn | None:
+    low = term.lower()
+    return next((t for t in turns if find_words(t.text.lower(), low) != -1), None)
+
+
+def _opening(turns: Sequence[Turn]) -> Turn | None:
+    """What a record began with: the person's first turn; in a record agents wrote (a wrap commit, episodes),
+    its first note."""
+    return next((t for t in turns if t.role == "person"), None) or \
+        next((t for t in turns if t.role == "note"), None)
+
+
+def _origin(d: Deposit, turns) -> Claim:
+    claim = Claim(d.key, "origin", "where it began", d.initial_request)
+    first = _opening(turns or ())
+    if first is None:
+        return _unattested(claim, "no session record to check against")
+    claimed, said = _norm(d.initial_request), _norm(first.text)
+    if claimed and said.startswith(claimed):   # every word of it, in the record's order: the index may cut
+        return _settle(claim, "confirmed", _cut(first.text),   # the request short, never add to it (a tail
+                       "matches the first request in the session record")  # the person never said)
+    return _settle(claim, "corrected", _cut(first.text), "the session record's first request differs from the index")
+
+
+def _date(d: Deposit, turns) -> Claim:
+    claim = Claim(d.key, "date", "when the session took place", d.date or "")
+    stamps = [t.ts[:10] for t in turns or () if re.match(r"\d{4}-\d{2}-\d{2}", t.ts)]
+    if not stamps:
+        return _unattested(claim, "no dated turn in the session record")
+    if d.date == stamps[0]:
+        return _settle(claim, "confirmed", d.date, "the record starts that day")
+    return _settle(claim, "corrected", stamps[0], f"the record starts on {stamps[0]}, not {d.date or 'an unknown day'}")
+
+
+def _quote(d: Deposit, turns, text: str, kind: str) -> Claim:
+    """One quote against one record (see :meth:`Confirmer.quote`)."""
+    claim = Claim(d.key, kind, "a quoted " + ("decision" if kind == "decision" else "statement"), text)
+    if turns is None:
+        return _unattested(claim, "no session record to check against")
+    pool = _their_words(turns, kind)
+    target = _norm(text)
+    found, doubted = _said_in(pool, target, text)
+    if found is not None:
+        how = {"assistant": "agreed to on", "note": "written down by an agent on"}.get(found.role, "said on")
+        claim.said_by = _speaker(found)
+        return _settle(claim, "confirmed", text, f"{how} {found.ts[:10] or 'record'}")
+    best, best_ratio, by = "", 0.0, None
+    for t in pool:
+        for sentence in _sentences(t.text):
+            if sentence.endswith("?") and not text.rstrip().endswith("?"):
+                continue   # a question is no wording of what was said
+            ratio = SequenceMatcher(None, target, _norm(sentence)).ratio()
+            if ratio > best_ratio:
+                best, best_ratio, by = sentence.strip(), ratio, t
+    if best_ratio >= FUZZY and by is not None:
+        claim.said_by = _speaker(by)
+        return _settle(claim, "corrected", best, "the record words it differently")
+    if doubted:
+        return _unattested(claim, "the session record only asks it, negates it or weighs it as an option")
+    if _said_in([t for t in turns if t not in pool], target, text)[0] is not None:
+        return _unattested(claim, "only the assistant said it; the person did not agree to it")
+    return _unattested(claim, "not found in the session record")
+
+
+def _speaker(turn: Turn) -> str:
+    """Whose words a confirming turn holds: the person's (or a proposal they agreed to), or an agent's note."""
+    return "agent" if turn.role == "note" else "person"
+
+
+def _standing(d: Deposit, turns) -> Claim:
+    """Where the session ended, checked sentence by sentence against its record's last turns.
+
+    The latest sentence about the outcome (half its words) settles it: one
+    that holds (nearly) all its words, said the same way, confirms it; one
+    that negates what the outcome does not (or the other way round)
+    corrects it ("we decided not to drop redis" holds every word of
+    "we decided to drop redis"). Words scattered over several sentences
+    confirm nothing: "failed its dry run. Nothing was shipped. Production
+    stays on the old job" holds most words of "job shipped to production".
+    A question settles nothing, nor does the opening request ("ship the job").
+    """
+    claim = Claim(d.key, "standing", "where it last stood", d.outcome or d.topic)
+    if not turns or not claim.value:
+        return _unattested(claim, "no session record to check against" if not turns else "no outcome recorded")
+    opening = turns[0] if turns[0].role == "person" else None   # what was asked for, not where it went
+    said = [s for t in turns[-6:] if t is not opening for s in _sentences(t.text) if not s.endswith("?")]
+    sentence, verdict = next(((s, v) for s in reversed(said) if (v := _carries(claim.value, s))), ("", None))
+    if verdict == "contrary":
+        return _settle(claim, "corrected", sentence, "the end of the session record says otherwise")
+    if verdict == "same":
+        return _settle(claim, "confirmed", claim.value, "the end of the session record says as much")
+    return _unattested(claim, "the end of the session record does not say this")
 
 
 CARRIES = 0.75     # a sentence that says an outcome holds this share of its words

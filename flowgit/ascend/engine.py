@@ -210,34 +210,19 @@ class Ascend:
 
     # ------------------------------------------------------------- sources
     def record_of(self, d: Deposit) -> tuple[Turn, ...] | None:
-        """The authoritative record a deposit's claims are checked against: its own, then those of the same
-        session's deposits folded into it (a claim the node shows may come from any of them: an episode's
-        words quoted beside a wrap commit are checked against the store, not only the commit)."""
-        records = [r for r in (self._own_record(part) for part in (d, *d.also)) if r is not None]
-        if not records:
-            return None
-        return tuple(turn for record in records for turn in record)
-
-    def _own_record(self, d: Deposit) -> tuple[Turn, ...] | None:
-        """One deposit's own authoritative record (a transcript, a commit's blob, the store's episodes)."""
+        """One deposit's own authoritative record, never pooled with the same session's other deposits (the
+        confirmer checks a claim against each deposit that holds it): a transcript, the change a wrap commit
+        made, the session's episodes. What agents wrote down (a commit, an episode) is a note, never a turn
+        of the person's."""
         if d.partition in ("claude", "transcripts"):
             return read_transcript(str(d.source), str(self.claude_dir), d.sid) if d.source else None
         if d.partition == "git":
-            from flowgit.history.walk import open_repo
-
-            sha, _, path = d.source_ref.partition(":")
-            repo = open_repo(Path(d.source))
-            commit = repo[sha]
-            try:
-                blob = repo[commit.tree[path].id].data.decode("utf-8", "replace")
-            except KeyError:
-                return None
-            return (Turn(d.started_at, "person", commit.message), Turn(d.started_at, "assistant", blob))
+            return _wrap_record(d)
         if d.partition == "episodes":
             from flowgit.episodes import EpisodeStore
 
             found, _ = EpisodeStore(d.source).search(session=d.sid)
-            return tuple(Turn(e.ts, "person", e.content) for e in found)
+            return tuple(Turn(e.ts, "note", e.content) for e in found)
         return None
 
     def complete(self, deposits: list[Deposit]) -> None:
@@ -591,6 +576,31 @@ class Ascend:
     def _trace_line(self, unit: Unit) -> str:
         return (f"Recognised: {len(unit.members)} deposits, joined by {len(unit.edges)} inferred connections, "
                 f"form this {_NAMES[unit.type]}.")
+
+
+def _wrap_record(d: Deposit) -> tuple[Turn, ...] | None:
+    """A wrap commit's own record: its message and the lines it added to the continuity file — not the whole
+    file, which holds what every earlier session wrote."""
+    from difflib import SequenceMatcher
+
+    from flowgit.history.walk import open_repo
+
+    sha, _, path = d.source_ref.partition(":")
+    repo = open_repo(Path(d.source))
+    commit = repo[sha]
+    try:
+        after = repo[commit.tree[path].id].data.decode("utf-8", "replace").splitlines()
+    except KeyError:
+        return None
+    before: list[str] = []
+    if commit.parents:
+        try:
+            before = repo[commit.parents[0].tree[path].id].data.decode("utf-8", "replace").splitlines()
+        except KeyError:
+            pass   # added (or renamed) here: every line is this commit's
+    matcher = SequenceMatcher(None, before, after, autojunk=False)
+    added = [line for op, _, _, j1, j2 in matcher.get_opcodes() if op in ("replace", "insert") for line in after[j1:j2]]
+    return (Turn(d.started_at, "note", commit.message), Turn(d.started_at, "note", "\n".join(added)))
 
 
 def _shape_note(state: State) -> str:

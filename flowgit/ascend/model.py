@@ -208,10 +208,11 @@ class Claim:
     verdict: str = "unattested"   # confirmed | corrected | unattested
     shown: str = ""       # what is shown: the index value, or the source's when corrected
     detail: str = ""
+    said_by: str = ""     # a quote's confirmed speaker: person | agent (a wrap or an episode an agent wrote)
 
     def to_dict(self) -> dict[str, Any]:
         return {"deposit": self.deposit, "kind": self.kind, "statement": self.statement, "index_value": self.value,
-                "verdict": self.verdict, "shown": self.shown, "detail": self.detail}
+                "verdict": self.verdict, "shown": self.shown, "detail": self.detail, "said_by": self.said_by}
 
 
 def _plain(value: Any) -> bool:

@@ -108,14 +108,26 @@ def narrative(unit: Unit, claims: list[Claim], short: Short = _eight) -> list[st
         out += ["", "Where it was coined", _line(node, claims, f"first used: {coined}" if coined else "coined here", short)]
         out += ["", "The sessions that shaped it"] + [_line(d, claims, _short(d.topic or d.initial_request), short)
                                                        for d in m if d is not node]
-    quotes = [c for c in claims if c.kind in ("utterance", "decision") and c.verdict != "unattested"]
-    provisional = [c for c in claims if c.kind in ("utterance", "decision") and c.verdict == "unattested"]
-    if quotes or provisional:
+    return out + quotations(claims, short)
+
+
+def quotations(claims: list[Claim], short: Short = _eight) -> list[str]:
+    """Quoted statements and decisions: the people's own words, then words agents wrote down (a wrap, an
+    episode: confirmed as written, never as said), then those no record confirms (provisional)."""
+    quoted = [c for c in claims if c.kind in ("utterance", "decision")]
+    said = [c for c in quoted if c.verdict != "unattested" and c.said_by != "agent"]
+    noted = [c for c in quoted if c.verdict != "unattested" and c.said_by == "agent"]
+    provisional = [c for c in quoted if c.verdict == "unattested"]
+    out: list[str] = []
+    if said or provisional:
         out += ["", "In their own words"]
         out += [f"  “{_short(c.shown)}”" + (" (the record's wording)" if c.verdict == "corrected" else "")
-                + f" — {short(c.deposit.rsplit(':', 1)[-1])}" for c in quotes]
+                + f" — {short(c.deposit.rsplit(':', 1)[-1])}" for c in said]
         out += [f"  “{_short(c.value)}” — {short(c.deposit.rsplit(':', 1)[-1])} "
                 f"({c.detail or 'not found in the session record'}: provisional)" for c in provisional]
+    if noted:
+        out += ["", "As agents wrote them down (not the people's own words)"]
+        out += [f"  “{_short(c.shown)}” — {short(c.deposit.rsplit(':', 1)[-1])} ({c.detail})" for c in noted]
     return out
 
 

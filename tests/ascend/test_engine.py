@@ -282,3 +282,68 @@ def test_recognize_refuses_a_state_whose_unit_the_deposits_do_not_assemble(run, 
                                   label="cache", confidence="high")
     said = answer(run, tmp_path, corpus, {"state": state}, "--recognize", code=2)
     assert "not a unit the deposits assemble" in said
+
+
+def _refund_line(config, repo) -> None:
+    """Three sessions on #950 in ``repo``; the third also has a wrap commit and an episode an agent added.
+    An older session (no deposit, no transcript) once wrote "drop the legacy queue…" into the continuity file."""
+    from tests.ascend.corpus import Wrap, continuity, write_wraps
+
+    old = "- Decided: drop the legacy queue and page the on-call for every refund"
+    write_wraps(repo, [Wrap("sess-old-0001", "2026-10-01", continuity("Focus: refunds.", [old]), "Session wrap Oct 1")])
+    for n in (1, 2, 3):
+        said = [("user", f"refund pipeline work for #950 part {n}"), ("assistant", "ok"),
+                ("user", "let's keep the legacy queue for now"), ("assistant", "Agreed, the legacy queue stays.")]
+        write_session(config, Session(
+            "-refunds", SID[n], str(repo), f"2026-11-0{n}", f"refund pipeline work for #950 part {n}",
+            ["refund pipeline"], ["refund", "pipeline", "queue"], transcript=said,
+            cross_refs=[{"kind": "github_issue", "ref": "#950", "channel": "user"}], outcome="The legacy queue stays.",
+            utterances=["we must refund every duplicate charge automatically"] if n == 3 else
+            ["let's keep the legacy queue for now"],
+            decisions=["drop the legacy queue and page the on-call for every refund"] if n == 3 else []))
+    write_wraps(repo, [Wrap(SID[3], "2026-11-03", continuity("Focus: refunds.", [old, "- legacy queue kept"]),
+                            "Session wrap Nov 3")])
+
+
+def test_a_session_s_claims_are_checked_against_its_own_transcript_not_the_continuity_file_or_episodes(
+        run, repo, tmp_path, monkeypatch):
+    """Read with every partition, session 3 is one node of a deposit, a transcript, a wrap commit and an
+    episode. Its decision is only in the continuity file (another session wrote it); its utterance only in
+    an agent's episode ("proposal, not agreed"). Neither is confirmed — nor when its transcript is gone —
+    while the other sessions' words, in their transcripts, are."""
+    config = tmp_path / "claude"
+    run(repo, "init", "--no-hooks")
+    _refund_line(config, repo)
+    monkeypatch.setenv("FLOWGIT_SESSION", SID[3])
+    assert run(repo, "episode", "add", "--type", "observation", "--agent", "claude",
+               "agent note: we must refund every duplicate charge automatically (proposal, not agreed)").code == 0
+
+    def verdicts() -> dict[tuple[str, str], str]:
+        res = run(repo, "ascend", "--claude-dir", str(config), "that whole line of work on #950", "--json")
+        data = json.loads(res.out)
+        third = next(d for d in data["unit"]["deposits"] if d["session_id"] == SID[3])
+        assert sorted(s["partition"] for s in third["sources"]) == ["claude", "episodes", "git"]
+        quoted = [c for c in data["confirmations"] if c["kind"] in ("utterance", "decision")]
+        assert all(c["said_by"] == "person" for c in quoted if c["verdict"] == "confirmed")
+        return {(c["deposit"][-1], c["kind"]): c["verdict"] for c in quoted}
+
+    assert verdicts() == {("1", "utterance"): "confirmed", ("2", "utterance"): "confirmed",
+                          ("3", "utterance"): "unattested", ("3", "decision"): "unattested"}
+    (config / "projects" / "-refunds" / f"{SID[3]}.jsonl").unlink()   # cleaned up after 30 days
+    assert verdicts()[("3", "decision")] == "unattested" and verdicts()[("3", "utterance")] == "unattested"
+
+
+def test_a_wrap_commit_s_record_is_what_it_changed_not_the_whole_continuity_file(run, repo):
+    """The file at a commit holds what every earlier session wrote: the commit's own record is its message
+    and the lines it added, written down by an agent (never the person's words)."""
+    from flowgit.ascend.engine import _wrap_record
+    from tests.ascend.corpus import Wrap, continuity, write_wraps
+
+    run(repo, "init", "--no-hooks")
+    old, kept = "- Decided: drop the legacy queue", "- legacy queue kept"
+    shas = write_wraps(repo, [Wrap("s-old", "2026-10-01", continuity("Focus.", [old]), "Session wrap Oct 1"),
+                              Wrap("s-new", "2026-11-03", continuity("Focus.", [old, kept]), "Session wrap Nov 3")])
+    record = _wrap_record(Deposit("git", "git:repo", "s-new", source=repo, source_ref=f"{shas[1]}:CONTINUITY.md",
+                                  started_at="2026-11-03T12:00:00+00:00"))
+    assert [t.role for t in record] == ["note", "note"]
+    assert record[0].text.startswith("Session wrap Nov 3") and record[1].text == kept

@@ -65,7 +65,8 @@ def test_merging_keeps_the_deposit_as_the_face_and_unions_what_the_others_know()
 
 def test_an_episodes_words_quoted_beside_its_sessions_wrap_are_confirmed_by_the_store(run, repo):
     """A node made of a wrap commit and the same session's episodes: a decision quoted from an episode is
-    checked against every record the node holds, so the store confirms it (it was shown as provisional)."""
+    checked against the store, which confirms an agent wrote it down (it was shown as provisional) — listed
+    apart from the people's own words, which no agent's note can confirm."""
     run(repo, "init", "--no-hooks")
 
     def episode(session: str, kind: str, words: str) -> str:
@@ -84,7 +85,11 @@ def test_an_episodes_words_quoted_beside_its_sessions_wrap_are_confirmed_by_the_
     wrap({"session": "s2", "patterns": [{"op": "increment", "name": "retry_budget", "evidence": [first, second]}]})
     data = json.loads(run(repo, "ascend", "that whole line of work on the retry budget", "--partition", "git",
                           "--partition", "episodes", "--no-interactive", "--json").out)
-    assert "“cap retries per request with a retry budget of 3” — s1" in data["text"], data["text"]
+    assert "“cap retries per request with a retry budget of 3” — s1 (written down by an agent on " in data["text"]
+    assert "As agents wrote them down (not the people's own words)" in data["text"]
+    assert "In their own words" not in data["text"]
+    quoted = next(c for c in data["confirmations"] if c["kind"] == "utterance")
+    assert quoted["verdict"] == "confirmed" and quoted["said_by"] == "agent"
     assert "not found in the session record" not in data["text"]
     sources = data["text"].split("Sources, and how to go back into each session", 1)[1]
     assert f"continuity file history of {repo.name} + episodic store · s1" in sources
