@@ -26,7 +26,7 @@ from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Dep
 from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
 from flowgit.ascend.transcripts import Focus
-from flowgit.ascend.render import CAVEAT, present, record_date, scope_lines, shown
+from flowgit.ascend.render import CAVEAT, find_claim, present, record_date, scope_lines, shown, when
 from flowgit.ascend.trace import (SINGLE_DOMINANCE, RecallTrace, ambiguity, bind_terms, classify, extract,
                                   is_single_session, rank_entries, split_references)
 from flowgit.config import Config
@@ -111,16 +111,25 @@ class Response:
     def to_dict(self) -> dict:
         return {"status": self.status, "converged": self.converged,
                 "unit": _unit_dict(self.unit, self.claims) if self.unit else None,
-                "single_session": _deposit_dict(self.single) if self.single else None,
-                "closest_session": _deposit_dict(self.closest) if self.closest else None,
+                "single_session": _deposit_dict(self.single, self.claims) if self.single else None,
+                "closest_session": _deposit_dict(self.closest, self.claims) if self.closest else None,
                 "candidates": [_unit_summary(u) for u in self.candidates],
                 "confirmations": [c.to_dict() for c in self.claims], "options": self.options,
                 "scope": self.scope, "caveat": CAVEAT if (self.unit or self.single) else None,
                 "state": self.state.to_dict(), "text": self.text}
 
 
-def _deposit_dict(d: Deposit) -> dict:
-    return {**d.locator(), "topic": d.topic, "initial_request": d.initial_request, "cwd": d.cwd}
+def _deposit_dict(d: Deposit, claims: list[Claim]) -> dict:
+    """A deposit as its own record has it: date and first request checked (``*_verdict``; ``index_*``: what
+    the index said), never an index value shown bare."""
+    origin = find_claim(claims, d.key, "origin")
+    date = find_claim(claims, d.key, "date")
+    request = origin.shown if origin is not None and origin.verdict != "unattested" else d.initial_request
+    return {**d.locator(), "topic": d.topic, "cwd": d.cwd,
+            "date": record_date(d, claims), "date_verdict": date.verdict if date else "unattested",
+            "index_date": d.date, "initial_request": request,
+            "initial_request_verdict": origin.verdict if origin else "unattested",
+            "index_initial_request": d.initial_request}
 
 
 SUMMARY_TYPES = {"type": str, "label": str, "confidence": str, "score": float, "members": list[str],
@@ -147,7 +156,7 @@ def _unit_summary(u: Unit) -> dict:
 
 def _unit_dict(u: Unit, claims: list[Claim]) -> dict:
     """The unit with each session's date as its own record has it (``index_date``: what the index said)."""
-    deposits = [{**_deposit_dict(d), "date": record_date(d, claims), "index_date": d.date} for d in u.members]
+    deposits = [_deposit_dict(d, claims) for d in u.members]
     return {**_unit_summary(u), "deposits": deposits,
             "connections": [asdict(e) for e in u.edges]}
 
@@ -285,9 +294,13 @@ class Ascend:
             raise FlowgitError(f"{what}: {prefix!r} names {len(found)} sessions ({names})", fix="give more of the id")
         return next(iter(found.values()))
 
-    def _single(self, state: State, d: Deposit) -> Response:
+    def _session_claims(self, d: Deposit) -> list[Claim]:
+        """A session offered on its own: its date and first request, each checked against its record."""
         self.complete([d])
-        claims = [self.confirmer.date(d), self.confirmer.origin(d)]
+        return [self.confirmer.date(d), self.confirmer.origin(d)]
+
+    def _single(self, state: State, d: Deposit) -> Response:
+        claims = self._session_claims(d)
         loc = d.locator()
         where = loc["resume"] or f"not resumable: {loc['not_resumable']}"
         text = "\n".join([
@@ -382,14 +395,15 @@ class Ascend:
         if not state.presented:
             state.status = "null_match"
             closest = travel.entries[0] if travel.entries else None
+            claims = self._session_claims(closest) if closest else []
             lines += ["", "No larger unit could be recognised in three tries. What you can do instead:"]
             if closest:
                 lines.append(f"  - look at the closest single session on its own: {self.index.short(closest.sid)} "
-                             f"({closest.date or 'undated'}, {closest.topic})")
+                             f"({when(closest, claims)}, {closest.topic})")
                 lines += [f"      {r}" for r in closest.resumes()] or \
                     [f"      not resumable: {closest.why_not_resumable()}"]
             lines.append("  - the cases you mean may not be recorded yet, and need finding afresh")
-            return Response("null_match", state, "\n".join(lines), scope=scope, closest=closest)
+            return Response("null_match", state, "\n".join(lines), claims=claims, scope=scope, closest=closest)
         return self._exhausted(state)
 
     def _exhausted(self, state: State) -> Response:

@@ -21,7 +21,8 @@ CAVEAT = ("This describes a past trajectory assembled from session records; chec
           "state before acting on it.")
 
 
-def _claim(claims: list[Claim], key: str, kind: str) -> Claim | None:
+def find_claim(claims: list[Claim], key: str, kind: str) -> Claim | None:
+    """The claim of ``kind`` about deposit ``key``, if one was checked."""
     return next((c for c in claims if c.deposit == key and c.kind == kind), None)
 
 
@@ -44,14 +45,15 @@ def _short(text: str, limit: int = 160) -> str:
 
 def record_date(d: Deposit, claims: list[Claim]) -> str | None:
     """The session's date as its own record has it (a corrected date replaces the index's everywhere)."""
-    c = _claim(claims, d.key, "date")
+    c = find_claim(claims, d.key, "date")
     if c is not None and c.verdict == "corrected" and c.shown:
         return c.shown
     return d.date
 
 
-def _when(d: Deposit, claims: list[Claim]) -> str:
-    c = _claim(claims, d.key, "date")
+def when(d: Deposit, claims: list[Claim]) -> str:
+    """A session's date as shown: the record's, saying so when it corrects the index's."""
+    c = find_claim(claims, d.key, "date")
     if c is not None and c.verdict == "corrected":
         return f"{c.shown} (from the session record; the index said {d.date or 'nothing'})"
     return d.date or "undated"
@@ -72,15 +74,15 @@ def _where(d: Deposit, *, named: bool = False) -> str:
 
 
 def _line(d: Deposit, claims: list[Claim], text: str, short: Short = _eight) -> str:
-    return f"  {_when(d, claims)} · {_where(d)} · {short(d.sid)} — {text}"
+    return f"  {when(d, claims)} · {_where(d)} · {short(d.sid)} — {text}"
 
 
 def _fragment(d: Deposit, claims: list[Claim]) -> str:
     """A cluster's fragment: where it began and what it came to, each as its own record has it."""
-    began = shown(_claim(claims, d.key, "origin"), d.initial_request or d.topic)
+    began = shown(find_claim(claims, d.key, "origin"), d.initial_request or d.topic)
     if not d.outcome:
         return f"began with: {began}"
-    return f"began with: {began} — came to: {shown(_claim(claims, d.key, 'standing'), _short(d.outcome, 100))}"
+    return f"began with: {began} — came to: {shown(find_claim(claims, d.key, 'standing'), _short(d.outcome, 100))}"
 
 
 def narrative(unit: Unit, claims: list[Claim], short: Short = _eight) -> list[str]:
@@ -88,22 +90,22 @@ def narrative(unit: Unit, claims: list[Claim], short: Short = _eight) -> list[st
     out: list[str] = []
     if unit.type == CHAIN:
         out.append(f"A line of work across {len(m)} sessions: {unit.label}")
-        origin = _claim(claims, m[0].key, "origin")
+        origin = find_claim(claims, m[0].key, "origin")
         out += ["", "Where it began", _line(m[0], claims, shown(origin, m[0].initial_request or m[0].topic), short)]
         if len(m) > 2:
             out += ["", "How it developed"] + [_line(d, claims, _short(d.topic or d.initial_request), short)
                                              for d in m[1:-1]]
-        standing = _claim(claims, m[-1].key, "standing")
+        standing = find_claim(claims, m[-1].key, "standing")
         out += ["", "Where it arrived", _line(m[-1], claims, shown(standing, m[-1].topic), short)]
     elif unit.type == CLUSTER:
         out.append(f"Everything on one topic, in {len(m)} sessions: {unit.label}")
         out += ["", "The fragments"] + [_line(d, claims, _fragment(d, claims), short) for d in m]
-        standing = _claim(claims, m[-1].key, "standing")
+        standing = find_claim(claims, m[-1].key, "standing")
         out += ["", "Where the topic last stood", _line(m[-1], claims, shown(standing, m[-1].topic), short)]
     elif unit.type == CONCEPT:
         node = unit.node or m[0]
         out.append(f"The concept “{unit.label}”, named in earlier work")
-        first = _claim(claims, node.key, "first_use")
+        first = find_claim(claims, node.key, "first_use")
         coined = shown(first, node.date or "")
         out += ["", "Where it was coined", _line(node, claims, f"first used: {coined}" if coined else "coined here", short)]
         out += ["", "The sessions that shaped it"] + [_line(d, claims, _short(d.topic or d.initial_request), short)

@@ -347,3 +347,30 @@ def test_a_wrap_commit_s_record_is_what_it_changed_not_the_whole_continuity_file
                                   started_at="2026-11-03T12:00:00+00:00"))
     assert [t.role for t in record] == ["note", "note"]
     assert record[0].text.startswith("Session wrap Nov 3") and record[1].text == kept
+
+
+def test_a_session_s_first_request_and_date_are_shown_as_its_record_has_them(run, tmp_path, corpus):
+    """--json's deposits carried the index's first request beside the record's date, and the no-match's
+    closest session the index's date: each now comes as the record has it, with its verdict."""
+    from dataclasses import replace
+
+    from tests.ascend.corpus import story, write_transcript
+
+    said = "Why do payment retries multiply during a provider outage?"
+    write_transcript(corpus, replace(story()[0], first_request=said))
+    data = ask(run, tmp_path, corpus, "that whole line of work on the retry budget")
+    first = data["unit"]["deposits"][0]
+    assert first["session_id"] == SID[1]
+    assert (first["initial_request"], first["initial_request_verdict"]) == (said, "corrected")
+    assert first["index_initial_request"] == "Why do payment retries storm the provider?"
+    assert all(d["initial_request_verdict"] == "confirmed" for d in data["unit"]["deposits"][1:])
+
+    write_transcript(corpus, replace(story()[7], date="2026-10-01"))   # the index says 2026-11-15
+    nothing = ask(run, tmp_path, corpus, "the whole saga of the flaky login test selenium")
+    while nothing["status"] == "rescope":
+        nothing = answer(run, tmp_path, corpus, nothing, "--rescope", "widen")
+    closest = nothing["closest_session"]
+    assert closest["session_id"] == SID[8]
+    assert (closest["date"], closest["date_verdict"], closest["index_date"]) == ("2026-10-01", "corrected",
+                                                                                  "2026-11-15")
+    assert "(2026-10-01 (from the session record; the index said 2026-11-15), flaky login test)" in nothing["text"]
