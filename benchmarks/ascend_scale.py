@@ -96,3 +96,30 @@ def bench(tmp: Path, runs: int, median_time, peak_rss) -> list[tuple[str, float,
     return [("grep -rl over 10,000 transcripts (floor)", floor, None),
             (f"flowgit ascend, 10,000 transcripts, no deposits (peak {peak / 1024:.0f} MB, {found} sessions found)",
              wall, "grep -rl")]
+
+
+def history_bench(tmp: Path, runs: int, median_time, history_repo, commits: int = 5_000
+                  ) -> list[tuple[str, float, str | None]]:
+    """``flowgit ascend`` reading only the continuity file's history (the git partition), a first answer and
+    one ``--state`` answer, against ``git log -p`` and ``flowgit log`` over the same repository, same run."""
+    import subprocess
+    import sys
+
+    root = history_repo(tmp, commits=commits)
+    empty = tmp / "no-deposits"
+    empty.mkdir()
+    floor = median_time(["git", "log", "-p", "--", "CONTINUITY.md"], runs, cwd=root)
+    log = median_time([sys.executable, "-m", "flowgit", "log", "--json"], runs, cwd=root)
+    first = [sys.executable, "-m", "flowgit", "ascend", "that whole line of work on the retry budget",
+             "--claude-dir", str(empty), "--partition", "git", "--json"]
+    out = json.loads(subprocess.run(first, cwd=root, capture_output=True, text=True, check=True).stdout)
+    state = tmp / "state.json"
+    state.write_text(json.dumps(out["state"]))
+    answer = [sys.executable, "-m", "flowgit", "ascend", "--state", str(state),
+              "--refine" if out["status"] in ("gate", "inline") else "--rescope", "widen", "--json"]
+    return [(f"git log -p -- CONTINUITY.md (floor), {commits:,} commits", floor, None),
+            ("flowgit log (the same history walk)", log, "git log -p"),
+            (f"flowgit ascend --partition git, first answer ({out['status']})", median_time(first, runs, cwd=root),
+             "git log -p"),
+            ("flowgit ascend --partition git, one --state answer", median_time(answer, runs, cwd=root),
+             "git log -p")]

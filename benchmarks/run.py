@@ -1,6 +1,6 @@
 """Benchmark runner: generates large inputs, times whole processes, prints medians and ratios.
 
-    python benchmarks/run.py [foundation|gate|wrap|history|audit|ascend|ascend-transcripts|ascend-recall|report|merge|agent|all] [--runs N]
+    python benchmarks/run.py [foundation|gate|wrap|history|audit|ascend|ascend-transcripts|ascend-history|ascend-recall|report|merge|agent|all] [--runs N]
 
 Every figure is the median of N whole-process runs (default 5) next to the
 baseline its issue names, so a regression shows up as a ratio, not a feeling.
@@ -387,6 +387,7 @@ from benchmarks import agent, ascend_recall, ascend_scale  # noqa: E402
 BENCHES["agent"] = lambda tmp, runs: agent.prime_hook(tmp, runs, median_time, gate_repo)
 BENCHES["ascend-transcripts"] = lambda tmp, runs: ascend_scale.bench(tmp, runs, median_time, _peak_rss)
 BENCHES["ascend-recall"] = lambda tmp, runs: ascend_recall.bench(tmp, runs)
+BENCHES["ascend-history"] = lambda tmp, runs: ascend_scale.history_bench(tmp, runs, median_time, history_repo)
 
 
 def report(name: str, rows: list[tuple[str, float, str | None]]) -> None:

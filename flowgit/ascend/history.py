@@ -10,51 +10,25 @@ own. Its anchors are those pattern names and evidence ids, which is what
 joins four wraps on ``retry_budget`` into one line of work; its authoritative
 record is the blob at that commit.
 
-History is read with pygit2, one commit at a time (newest first, each version
-compared with its first parent's), keeping only the deposits.
+History is read by the project's one history walk (:mod:`flowgit.history.walk`,
+as ``log``, ``audit`` and ``report`` read it): every version is scanned once,
+and each changed version is turned into a deposit while its parents' patterns
+are still held. A shallow clone's boundary commits are a baseline, not changes
+(their parents cannot be seen), so they deposit nothing.
 """
 
 from __future__ import annotations
 
-import unicodedata
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
-from flowgit.continuity.patterns import Pattern
-from flowgit.continuity.scan import scan_patterns
+from flowgit.changes import ARCHIVED, RENAMED
+from flowgit.continuity.patterns import Pattern, PatternAt
 from flowgit.dates import utc_from_timestamp
 from flowgit.trailers import parse_trailers, values
 from flowgit.words import written_words
 
 PATTERN_TRAILERS = ("Graduated", "Incremented", "Demoted", "Archived")
-
-
-def _blob_text(repo, tree, path: str) -> str | None:
-    try:
-        entry = tree[path]
-    except KeyError:
-        return None
-    return repo[entry.id].data.decode("utf-8", "replace")
-
-
-def _renamed_from(repo, parent, commit, path: str) -> str | None:
-    """The path ``path`` had in ``parent`` when the commit renamed it (None: it did not exist there)."""
-    diff = repo.diff(parent, commit)
-    diff.find_similar()
-    for delta in diff.deltas:
-        if delta.new_file.path == path and delta.status_char() == "R":
-            return delta.old_file.path
-    return None
-
-
-def _patterns(text: str | None) -> dict[str, Pattern]:
-    if not text:
-        return {}
-    return {name: at.pattern for name, at in scan_patterns(text).items()}
-
-
-def _norm(name: str) -> str:
-    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def _derived_from(p: Pattern) -> list[str]:
@@ -66,11 +40,13 @@ def _derived_from(p: Pattern) -> list[str]:
     return out
 
 
-def changed_patterns(before: dict[str, Pattern], after: dict[str, Pattern]) -> tuple[list[Pattern], list[str]]:
-    """(patterns added or changed in ``after``, names that disappeared)."""
-    changed = [p for name, p in after.items() if name not in before or before[name].render() != p.render()]
-    gone = [name for name in before if name not in after]
-    return changed, gone
+def _changes(events: list, after: Mapping[str, PatternAt]) -> tuple[list[Pattern], list[str]]:
+    """(patterns the commit added or changed, as they stand after it; names it archived or renamed away), from
+    the walk's events: the same reading of a commit as ``flowgit log`` and ``audit`` make."""
+    changed = [after[e.name].pattern for e in events if e.kind != ARCHIVED and e.name in after]
+    gone = [e.name for e in events if e.kind == ARCHIVED] + [e.old_name for e in events
+                                                              if e.kind == RENAMED and e.old_name]
+    return list({p.name: p for p in changed}.values()), gone
 
 
 def trailer_names(trailers: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
@@ -89,37 +65,44 @@ def trailer_names(trailers: list[tuple[str, str]]) -> tuple[list[str], list[str]
     return names, evidence
 
 
-def wrap_deposit(commit, path: str, text: str, before_text: str | None, root, slug: str) -> Deposit:
-    """One commit's deposit: its session, its pattern names, evidence ids and derivations as anchors."""
+def wrap_time(seconds: int) -> str:
+    """A wrap's time as ascend shows it: the UTC instant of the commit's author time (when the session wrapped;
+    a rebase, amend or cherry-pick rewrites the committer time, never this)."""
+    return utc_from_timestamp(seconds).isoformat()
+
+
+def wrap_deposit(commit, events: list, before: Mapping[str, PatternAt], after: Mapping[str, PatternAt],
+                 root, slug: str) -> Deposit:
+    """One commit's deposit (``commit`` a walked :class:`~flowgit.history.walk.CommitInfo`, ``events`` what the
+    walk found it changed against its parent): its session, its pattern names, evidence ids and derivations as
+    anchors; the patterns it added are the terms it coined."""
     trailers = parse_trailers(commit.message)
     session = next((s for s in values(trailers, "Flow-Session") if safe_id(s) and s != "unknown"), None)
-    before, after = _patterns(before_text), _patterns(text)
-    changed, gone = changed_patterns(before, after)
+    changed, gone = _changes(events, after)
     names, evidence = trailer_names(trailers)
     names = list(dict.fromkeys([*names, *(p.name for p in changed), *gone]))
     derived = [x for p in changed for x in _derived_from(p)]
     for p in changed:
-        new_ids = set(p.evidence) - set(before[p.name].evidence if p.name in before else ())
+        new_ids = set(p.evidence) - set(before[p.name].pattern.evidence if p.name in before else ())
         evidence += sorted(new_ids)
     evidence = list(dict.fromkeys(evidence))
     anchors = [Anchor("pattern", n) for n in names]
     anchors += [Anchor("pattern", n, "derived") for n in dict.fromkeys(derived) if n not in names]
     anchors += [Anchor("evidence", e) for e in evidence]
-    sha = str(commit.id)
     if session:
         anchors.append(Anchor("session", session))
-    when = utc_from_timestamp(commit.commit_time)
-    subject = commit.message.splitlines()[0] if commit.message else ""
+    when = wrap_time(commit.time)
+    subject = commit.subject
     described = " ".join(p.words for p in changed)
     written = written_words(described + " " + subject)
     words = [written[w] for w in sorted(written)][:60]  # as written: keywords are shown, terms are stemmed
     coined = [Coinage(p.name, 1.0) for p in changed if p.name not in before]
-    return Deposit(partition="git", slug=slug, sid=session or sha, cwd=str(root),
-                   date=when.date().isoformat(), started_at=when.isoformat(), last_turn_at=when.isoformat(),
+    return Deposit(partition="git", slug=slug, sid=session or commit.sha, cwd=str(root),
+                   date=when[:10], started_at=when, last_turn_at=when,
                    topics=[subject, *names], keywords=[*names, *words], anchors=anchors, initial_request=subject,
                    fingerprint=" | ".join(p.render() for p in changed)[:2000], coined=coined,
                    outcome="; ".join(f"{p.name} at {p.level}x" for p in changed)[:300],
-                   source=root, source_ref=f"{sha}:{path}", full=True)
+                   source=root, source_ref=f"{commit.sha}:{commit.path}", full=True)
 
 
 def _surely_unborn(git_dir) -> bool:
@@ -152,38 +135,24 @@ class HistoryPartition:
         root = self.cfg.root
         if not (root / ".git").exists() or _surely_unborn(root / ".git"):
             return   # no history: pygit2 is not even loaded (it costs more than reading ten thousand files)
-        import pygit2
+        from flowgit.errors import FlowgitError
+        from flowgit.history.walk import read_history
+
+        slug = f"git:{root.name}"
+        found: list[Deposit] = []
+
+        def visit(commit, events: list, parents: list, after: Mapping[str, PatternAt]) -> None:
+            if len(parents) > 1:
+                return  # a merge joins two sessions' deposits: it is no session of its own
+            found.append(wrap_deposit(commit, events, parents[0] if parents else {}, after, root, slug))
 
         try:
-            repo = pygit2.Repository(str(root))
-        except pygit2.GitError:
-            notes.refused.append(f"{root}: not a readable git repository; its history was not read")
+            read_history(self.cfg, on_version=visit)
+        except FlowgitError as exc:
+            notes.refused.append(f"{root}: {exc.message}; its history was not read")
             return
-        if repo.head_is_unborn:
-            return
-        slug = f"git:{root.name}"
-        paths = {str(repo.head.target): self.cfg.continuity_rel}   # the file's path at each commit
-        for commit in repo.walk(repo.head.target, pygit2.GIT_SORT_TOPOLOGICAL | pygit2.GIT_SORT_TIME):
-            path = paths.pop(str(commit.id), None)
-            if path is None:
-                continue
-            for parent in commit.parents:   # followed through renames, as git log --follow would
-                before = path if _blob_text(repo, parent.tree, path) is not None else \
-                    _renamed_from(repo, parent, commit, path)
-                if before:
-                    paths.setdefault(str(parent.id), before)
-            if len(commit.parents) > 1:
-                continue  # a merge joins two sessions' deposits: it is no session of its own
-            text = _blob_text(repo, commit.tree, path)
-            if text is None:
-                continue
-            first = commit.parents[0] if commit.parents else None
-            parent_path = paths.get(str(first.id), path) if first is not None else path
-            parent_text = _blob_text(repo, first.tree, parent_path) if first is not None else None
-            if parent_text == text:
-                continue
-            notes.partitions[slug] += 1
-            yield wrap_deposit(commit, path, text, parent_text, root, slug)
+        notes.partitions[slug] += len(found)
+        yield from reversed(found)   # newest first, as before
 
     def complete(self, deposit: Deposit, notes) -> None:
         return None

@@ -39,6 +39,7 @@ class CommitInfo:
     message: str
     path: str | None  # the continuity file's path at this commit (None: not there)
     blob: object | None  # the blob's pygit2 Oid
+    authored: int = 0  # the author's time: when the change was made (a rebase or cherry-pick keeps it)
 
     # Read once each (a report asks every commit's date and session several times; the fields never change).
     @cached_property
@@ -145,7 +146,8 @@ def collect_commits(cfg: Config, repo, on_blob=None) -> tuple[list[CommitInfo], 
         parents = tuple(str(p) for p in commit.parent_ids)
         info = CommitInfo(sha=sha, parents=parents, time=commit.commit_time,
                           author=commit.author.name if commit.author else "", message=commit.message,
-                          path=path if blob is not None else None, blob=blob)
+                          path=path if blob is not None else None, blob=blob,
+                          authored=commit.author.time if commit.author else commit.commit_time)
         newest_first.append(info)
         if blob is None:
             continue
@@ -173,8 +175,13 @@ def _parents(commit) -> list:
         return []
 
 
+VersionVisitor = Callable[[CommitInfo, list[PatternEvent], list[Mapping[str, PatternAt]], Mapping[str, PatternAt]],
+                          None]
+
+
 def read_history(cfg: Config, measure: Callable[[str], object] | None = None, *,
-                 known: "VersionNotes | None" = None, walked: tuple[list[CommitInfo], bool] | None = None) -> History:
+                 known: "VersionNotes | None" = None, walked: tuple[list[CommitInfo], bool] | None = None,
+                 on_version: VersionVisitor | None = None) -> History:
     """Every version's pattern events, with memory flat in the length of history.
 
     A version's pattern map is kept only while a later commit still needs it
@@ -190,6 +197,8 @@ def read_history(cfg: Config, measure: Callable[[str], object] | None = None, *,
     (:mod:`.notes`); a commit whose events are noted for exactly the blobs
     this walk would compare is not read again. ``walked``: the commits
     :func:`collect_commits` already listed (the caller walked them meanwhile).
+    ``on_version``, when given, sees each changed version with its events, its parents' pattern maps and its
+    own, in replay order, while they are still held (ascend's history partition: no second scan or diff).
     """
     from flowgit.history.blobstream import planned_reads
     from flowgit.memtune import collector_paused
@@ -259,7 +268,10 @@ def read_history(cfg: Config, measure: Callable[[str], object] | None = None, *,
                 continue
             parents = parent_blobs(commit)
             if changed(commit, parents):
-                history.events.extend(HistoryEvent(commit, e) for e in _events(commit, parents, patterns_of))
+                events = _events(commit, parents, patterns_of)
+                history.events.extend(HistoryEvent(commit, e) for e in events)
+                if on_version is not None:
+                    on_version(commit, events, [patterns_of(b) for b in parents], patterns_of(commit.blob))
             for blob in set(parents) - {None}:
                 used(blob)
             if uses.get(commit.blob, 0) <= 0:

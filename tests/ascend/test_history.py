@@ -176,3 +176,37 @@ def test_a_merge_is_no_session_and_names_people_chose_are_shown_whole(run, repo,
     merge = git(repo, "rev-parse", "HEAD").strip()
     assert merge not in data["text"] and merge[:8] not in data["text"]
     assert "read 3 deposit(s)" in data["text"]
+
+
+def test_the_git_partition_reads_each_version_once_through_the_history_walk(run, wrapped, monkeypatch):
+    """The partition is read by the walk ``log``, ``audit`` and ``report`` use: every version scanned once
+    (not once as a commit and again as its child's parent), the same deposits as before."""
+    import flowgit.continuity.scan as scan
+    import flowgit.history.walk as walk
+    from flowgit.ascend.history import HistoryPartition
+    from flowgit.ascend.partitions import ScopeNotes
+    from flowgit.config import load_config
+
+    repo, _, shas = wrapped
+    scanned: list[int] = []
+    by_bytes, by_text = scan.scan_pattern_bytes, scan.scan_patterns
+
+    def count_bytes(data, *a, **kw):
+        scanned.append(len(data))
+        return by_bytes(data, *a, **kw)
+
+    def count_text(text, *a, **kw):
+        scanned.append(len(text))
+        return by_text(text, *a, **kw)
+
+    monkeypatch.setattr(walk, "scan_pattern_bytes", count_bytes)
+    monkeypatch.setattr(scan, "scan_patterns", count_text)
+    import flowgit.ascend.history as history
+    monkeypatch.setattr(history, "scan_patterns", count_text, raising=False)
+    notes = ScopeNotes()
+    found = list(HistoryPartition(load_config(repo)).deposits(notes))
+    versions = int(git(repo, "rev-list", "--count", "HEAD").strip())   # seven wraps, seven versions
+    assert len(scanned) == versions == 7
+    assert [d.sid for d in found] == [f"sess-{c}" for c in "gfedcba"]
+    assert found[-1].coined[0].token == "retry_budget" and found[-1].source_ref == f"{shas[0]}:CONTINUITY.md"
+    assert notes.partitions[f"git:{repo.name}"] == len(found)
