@@ -105,6 +105,15 @@ def wrap_deposit(commit, events: list, before: Mapping[str, PatternAt], after: M
                    source=root, source_ref=f"{commit.sha}:{commit.path}", full=True)
 
 
+def shallow_note(root, history) -> str:
+    """What a shallow clone hides, said as scope: its boundary commits are a baseline (their parents are not
+    here), so they deposit nothing, and no visible wrap is shown coining a pattern the file already held."""
+    edge = [c for c in history.commits if c.sha in history.boundary] or history.commits[:1]
+    since = min((wrap_time(c.time)[:10] for c in edge), default="its oldest commit")
+    return (f"the history of {root.name}'s continuity file is shallow before {since}: earlier wraps are not in "
+            "this clone, so where the patterns it already held were coined cannot be seen")
+
+
 def _surely_unborn(git_dir) -> bool:
     """True only when a plain ``.git`` directory's HEAD names a branch with no commit (loose or packed)."""
     try:
@@ -147,10 +156,12 @@ class HistoryPartition:
             found.append(wrap_deposit(commit, events, parents[0] if parents else {}, after, root, slug))
 
         try:
-            read_history(self.cfg, on_version=visit)
+            history = read_history(self.cfg, on_version=visit)
         except FlowgitError as exc:
             notes.refused.append(f"{root}: {exc.message}; its history was not read")
             return
+        if history.shallow:
+            notes.shallow_history.append(shallow_note(root, history))
         notes.partitions[slug] += len(found)
         yield from reversed(found)   # newest first, as before
 

@@ -46,13 +46,14 @@ class ScopeNotes:
     deposit_won: int = 0          # transcripts not read because the session has a deposit
     scanned: int = 0              # transcripts searched as bytes (read in full only when the recall reached them)
     unsafe_frontmatter: int = 0   # YAML refused: aliases, or larger than the cap
+    shallow_history: list[str] = field(default_factory=list)   # what a shallow clone's history cannot show
 
     def to_dict(self) -> dict:
         return {"partitions": dict(self.partitions), "refused": self.refused,
                 "deposit_won": self.deposit_won, "scanned": self.scanned, "unsafe_frontmatter": self.unsafe_frontmatter,
                 "skipped_entries": self.skipped_entries, "missing_files": self.missing_files,
                 "legacy_anchors": self.legacy_anchors, "tolerant_frontmatter": self.tolerant_frontmatter,
-                "reindexed_narratives": self.reindexed_narratives}
+                "reindexed_narratives": self.reindexed_narratives, "shallow_history": self.shallow_history}
 
 
 def claude_config_dir(explicit: str | Path | None, configured: Path | None) -> Path:

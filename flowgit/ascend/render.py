@@ -161,6 +161,8 @@ def scope_lines(scope: dict) -> list[str]:
     if scope.get("scanned"):
         out.append(f"  searched {scope['scanned']} transcript(s) for the recall's words and ids; read in full only "
                    "those it reached")
+    for note in scope.get("shallow_history", []):
+        out.append(f"  not visible: {note}")
     for note in scope.get("broken_links", [])[:5]:
         out.append(f"  not yet written: {note} (noted, not an error)")
     for note in scope.get("refused", [])[:5]:

@@ -210,3 +210,24 @@ def test_the_git_partition_reads_each_version_once_through_the_history_walk(run,
     assert [d.sid for d in found] == [f"sess-{c}" for c in "gfedcba"]
     assert found[-1].coined[0].token == "retry_budget" and found[-1].source_ref == f"{shas[0]}:CONTINUITY.md"
     assert notes.partitions[f"git:{repo.name}"] == len(found)
+
+
+def test_a_shallow_clones_boundary_coins_nothing_and_the_shallowness_is_scope(run, wrapped, tmp_path):
+    """The oldest commit of a shallow clone has parents the clone cannot show: it is a baseline, so it coins
+    none of the patterns it holds and deposits nothing; the reader is told what the clone cannot see."""
+    repo, empty, _ = wrapped
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "3", f"file://{repo}", str(shallow))
+    res = run(shallow, "ascend", "--claude-dir", str(empty), "--partition", "git",
+              "the principle we ended up calling retry_budget", "--json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert not any(c["kind"] == "first_use" for c in data["confirmations"])
+    assert data["scope"]["partitions"] == {"git:shallow": 2}          # sess-f and sess-g; sess-e is the boundary
+    note = ("the history of shallow's continuity file is shallow before 2026-11-06: earlier wraps are not in this "
+            "clone, so where the patterns it already held were coined cannot be seen")
+    assert data["scope"]["shallow_history"] == [note]
+    assert f"  not visible: {note}" in data["text"]
+    full = json.loads(run(repo, "ascend", "--claude-dir", str(empty), "--partition", "git",
+                          "the principle we ended up calling retry_budget", "--json").out)
+    assert full["scope"]["shallow_history"] == []
