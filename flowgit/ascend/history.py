@@ -91,7 +91,7 @@ def wrap_deposit(commit, events: list, before: Mapping[str, PatternAt], after: M
     anchors += [Anchor("evidence", e) for e in evidence]
     if session:
         anchors.append(Anchor("session", session))
-    when = wrap_time(commit.time)
+    when = wrap_time(commit.authored)
     subject = commit.subject
     described = " ".join(p.words for p in changed)
     written = written_words(described + " " + subject)
@@ -109,7 +109,7 @@ def shallow_note(root, history) -> str:
     """What a shallow clone hides, said as scope: its boundary commits are a baseline (their parents are not
     here), so they deposit nothing, and no visible wrap is shown coining a pattern the file already held."""
     edge = [c for c in history.commits if c.sha in history.boundary] or history.commits[:1]
-    since = min((wrap_time(c.time)[:10] for c in edge), default="its oldest commit")
+    since = min((wrap_time(c.authored)[:10] for c in edge), default="its oldest commit")
     return (f"the history of {root.name}'s continuity file is shallow before {since}: earlier wraps are not in "
             "this clone, so where the patterns it already held were coined cannot be seen")
 

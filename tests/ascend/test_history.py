@@ -231,3 +231,49 @@ def test_a_shallow_clones_boundary_coins_nothing_and_the_shallowness_is_scope(ru
     full = json.loads(run(repo, "ascend", "--claude-dir", str(empty), "--partition", "git",
                           "the principle we ended up calling retry_budget", "--json").out)
     assert full["scope"]["shallow_history"] == []
+
+
+def test_wraps_are_dated_by_when_the_session_wrapped_not_by_a_rebase(run, repo, tmp_path):
+    """A rebase gives every commit the rebase day as its committer date; the wrap keeps its author date, which
+    dates the deposit, orders the line and is what the date claim is checked against (read from the commit,
+    not from the deposit: a wrong index date is corrected, never confirmed by itself)."""
+    import os
+    import subprocess
+
+    from flowgit.ascend.engine import Ascend
+    from flowgit.config import load_config
+
+    run(repo, "init", "--no-hooks")
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2026-11-20T12:00:00Z", "GIT_COMMITTER_DATE": "2026-11-20T12:00:00Z"}
+    (repo / "README.md").write_text("x\n")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-qm", "readme", "--no-verify")
+    git(repo, "checkout", "-qb", "work")
+    write_wraps(repo, [
+        Wrap("sess-c", "2026-10-02", continuity("Focus: breaker.", [LOGIN_1]), "Session wrap Oct 2 — added login_wait"),
+        Wrap("sess-b", "2026-10-15", continuity("Focus: breaker.", [LOGIN_1.replace("cookie", "cookie and token")]),
+             "Session wrap Oct 15 — login_wait waits for the token too"),
+        Wrap("sess-a", "2026-11-01", continuity("Focus: breaker.", [LOGIN_1.replace("cookie", "cookie, token")]),
+             "Session wrap Nov 1 — login_wait reworded")])
+    git(repo, "checkout", "-q", "-b", "base", "HEAD~3")
+    (repo / "README.md").write_text("y\n")
+    subprocess.run(["git", "add", "README.md"], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "commit", "-qm", "readme", "--no-verify"], cwd=repo, check=True, env=env)
+    subprocess.run(["git", "checkout", "-q", "work"], cwd=repo, check=True)
+    subprocess.run(["git", "rebase", "-q", "base"], cwd=repo, check=True, env=env)
+    assert set(git(repo, "log", "-3", "--format=%cs").split()) == {"2026-11-20"}
+    empty = tmp_path / "no-claude"
+    empty.mkdir()
+    data = json.loads(run(repo, "ascend", "--claude-dir", str(empty), "--partition", "git",
+                          "that whole line of work on login_wait", "--json").out)
+    assert [(d["session_id"], d["date"]) for d in data["unit"]["deposits"]] == [
+        ("sess-c", "2026-10-02"), ("sess-b", "2026-10-15"), ("sess-a", "2026-11-01")]
+    dates = {c["deposit"].rsplit(":", 1)[-1]: (c["verdict"], c["shown"]) for c in data["confirmations"]
+             if c["kind"] == "date"}
+    assert dates == {"sess-c": ("confirmed", "2026-10-02"), "sess-b": ("confirmed", "2026-10-15"),
+                     "sess-a": ("confirmed", "2026-11-01")}
+    engine = Ascend(load_config(repo), empty, ["git"])
+    wrap = next(d for d in engine.index.deposits if d.sid == "sess-b")
+    wrap.date, wrap.started_at = "2026-11-20", "2026-11-20T12:00:00+00:00"   # an index that says otherwise
+    claim = engine.confirmer.date(wrap)
+    assert (claim.verdict, claim.shown) == ("corrected", "2026-10-15")
