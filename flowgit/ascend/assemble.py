@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Callable
 
 from flowgit.ascend.graph import MEMORY_TOPIC, DepositIndex
-from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit, Edge, Unit
+from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit, Edge, Unit, time_key
 from flowgit.ascend.trace import RecallTrace
 from flowgit.words import EVERYDAY_STEMS, stem, tokens
 
@@ -90,8 +92,11 @@ def _internal_edges(index: DepositIndex, members: list[Deposit], roles: set[str]
     return out
 
 
-def _by_time(members: list[Deposit]) -> list[Deposit]:
-    return sorted(members, key=lambda d: (d.sort_time or "9999", d.sid))
+def in_time_order(members: list[Deposit], when: Callable[[Deposit], datetime | None] = lambda d: d.when
+                  ) -> list[Deposit]:
+    """Members earliest first, by the instant ``when`` gives (the index's time while assembling; the session
+    record's once a unit is shown); undated members after every dated one (see :attr:`Unit.timeline`)."""
+    return sorted(members, key=lambda d: time_key(when(d), d.sid))
 
 
 def chains(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:
@@ -103,7 +108,7 @@ def chains(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scop
         members = _on_the_recalled_line(index, entry, members, trace)
         if len(members) >= 2:
             internal = _internal_edges(index, members, {CHAIN})
-            units.append(Unit(CHAIN, _by_time(members), internal, _chain_label(members, trace, index.surface)))
+            units.append(Unit(CHAIN, in_time_order(members), internal, _chain_label(members, trace, index.surface)))
     return units, followed
 
 
@@ -188,7 +193,7 @@ def clusters(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, sc
         members = sorted(members, key=lambda k: -share.get(k, 0.0))[:MAX_MEMBERS]
     if len(members) < 2:
         return [], followed
-    deposits = _by_time([index.by_key[k] for k in members])
+    deposits = in_time_order([index.by_key[k] for k in members])
     term = max((t for t in trace.keywords if index.idf(t) > 0),
                key=lambda t: sum(1 for d in deposits if t in index.terms[d.key]) * index.idf(t), default="")
     label = _display_term(deposits, term, index.surface) if term else deposits[0].topic
@@ -229,14 +234,14 @@ def concepts(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, sc
         coiners = [index.by_key[k] for k in index.by_coined[token] if k not in scope.dropped]
         if not coiners:
             continue
-        node = min(coiners, key=lambda d: (d.sort_time or "9999", -_precision(d, token)))
+        node = min(coiners, key=lambda d: (time_key(d.when, "")[:2], -_precision(d, token), d.sid))
         members, edges = _bfs(index, [node], lambda e, t=token: e.role == CONCEPT and e.weight >= scope.min_weight
                               and (t in index.terms[e.b] or any(c.token.lower() == t for c in index.by_key[e.b].coined)),
                               scope, frozenset({CONCEPT}))
         followed += edges
         if len(members) >= 2:
             label = next((c.token for c in node.coined if c.token.lower() == token), token)
-            units.append(Unit(CONCEPT, _by_time(members), _internal_edges(index, members, {CONCEPT}), label, node=node))
+            units.append(Unit(CONCEPT, in_time_order(members), _internal_edges(index, members, {CONCEPT}), label, node=node))
     return units, followed
 
 

@@ -14,15 +14,16 @@ passes it back with its answer (``--state``), so nothing is ever written.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Optional
 
-from flowgit.ascend.assemble import (ROLES_OF, Scope, Traversal, _by_time, _internal_edges, fold_subsets,
+from flowgit.ascend.assemble import (ROLES_OF, Scope, Traversal, _internal_edges, fold_subsets, in_time_order,
                                      lone_coiner, named_terms, traverse)
 from flowgit.ascend.confirm import Confirmer, Turn, claims_for, read_transcript
 from flowgit.ascend.graph import DepositIndex
 from flowgit.output import counted
-from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, safe_id
+from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, instant, safe_id
 from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
 from flowgit.ascend.transcripts import Focus
@@ -234,6 +235,18 @@ class Ascend:
             return tuple(Turn(e.ts, "note", e.content) for e in found)
         return None
 
+    def record_time(self, d: Deposit) -> datetime | None:
+        """When a session began by its own record (its earliest stamped turn), else by its index."""
+        stamps = [t for t in (instant(turn.ts) for turn in self.record_of(d) or ()) if t is not None]
+        return min(stamps, default=None) or d.when
+
+    def _confirmed(self, unit: Unit, state: State) -> list[Claim]:
+        """The unit's members put in the time order their own records give (the index's only where a record
+        dates nothing), then every claim the presentation makes checked: the origin is the record's first."""
+        times = {d.key: self.record_time(d) for d in unit.members}
+        unit.members = in_time_order(unit.members, lambda d: times[d.key])
+        return claims_for(unit, self.confirmer, state.trace.keywords)
+
     def complete(self, deposits: list[Deposit]) -> None:
         for d in deposits:
             self.readers[d.partition].complete(d, self.notes)
@@ -341,7 +354,7 @@ class Ascend:
             return self._single(state, lone) if lone is not None else self._empty(state, travel)
         top = units[0]
         self.complete(top.members)
-        claims = claims_for(top, self.confirmer, state.trace.keywords)
+        claims = self._confirmed(top, state)
         state.presented.append({**_unit_summary(top), "attempt": state.attempts})
         scope = self.scope_dict()
         noted = self._noted(state)
@@ -361,7 +374,7 @@ class Ascend:
         keys = {d.key for d in unit.members}
         extra = [self.index.by_key[k] for k in state.scope.added if k in self.index.by_key and k not in keys]
         if extra:
-            unit.members = sorted(unit.members + extra, key=lambda d: (d.sort_time or "9999", d.sid))
+            unit.members = in_time_order(unit.members + extra)
             unit.edges = _internal_edges(self.index, unit.members, ROLES_OF[unit.type])
 
     def _noted(self, state: State) -> str:
@@ -414,7 +427,7 @@ class Ascend:
         if unit is None:
             return Response("exhausted", state, "The best earlier candidate is no longer readable.", scope=scope)
         self.complete(unit.members)
-        claims = claims_for(unit, self.confirmer, state.trace.keywords)
+        claims = self._confirmed(unit, state)
         text = ("No more tries left; here is the best candidate found earlier.\n\n"
                 + present(unit, claims, scope, self.index.short))
         return Response("exhausted", state, text, unit, [unit], claims, [], scope)
@@ -439,7 +452,7 @@ class Ascend:
         return len(reached) == len(keys)
 
     def _rebuild(self, summary: dict) -> Unit | None:
-        members = _by_time([self.index.by_key[k] for k in summary.get("members", []) if k in self.index.by_key])
+        members = in_time_order([self.index.by_key[k] for k in summary.get("members", []) if k in self.index.by_key])
         if len(members) < 2:
             return None
         node = self.index.by_key.get(summary.get("node") or "")
@@ -474,7 +487,7 @@ class Ascend:
                                    path="--state", fix="pass back the `state` of the previous --json answer unchanged, "
                                                        "or start afresh: flowgit ascend \"…\"")
             self.complete(unit.members)
-            claims = claims_for(unit, self.confirmer, state.trace.keywords)
+            claims = self._confirmed(unit, state)
             state.status, state.recognized = "recognized", state.presented[-1]
             trace = self._trace_line(unit)
             text = present(unit, claims, self.scope_dict(), self.index.short) + "\n\n" + trace

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
-from flowgit.ascend.model import Deposit
+from flowgit.ascend.model import Deposit, instant, time_key
 
 FACE_ORDER = {"claude": 0, "transcripts": 1, "git": 2, "episodes": 3}
 
@@ -34,7 +34,7 @@ def merge_sessions(deposits: Iterable[Deposit]) -> list[Deposit]:
         if len(group) == 1:
             out.append(group[0])
             continue
-        group.sort(key=lambda d: (FACE_ORDER.get(d.partition, 9), d.sort_time))
+        group.sort(key=lambda d: (FACE_ORDER.get(d.partition, 9), *time_key(d.when, d.sid)))
         face, rest = group[0], group[1:]
         face.also = rest
         for d in rest:
@@ -69,8 +69,8 @@ def _fold(face: Deposit, other: Deposit) -> None:
         face.outcome = other.outcome
     if not face.date:
         face.date = other.date
-    if not face.started_at or (other.started_at and other.started_at < face.started_at
-                               and FACE_ORDER.get(face.partition, 9) >= 2):
-        face.started_at = other.started_at
+    began, other_began = instant(face.started_at), instant(other.started_at)
+    if began is None or (other_began is not None and other_began < began and FACE_ORDER.get(face.partition, 9) >= 2):
+        face.started_at = other.started_at or face.started_at
     if other.last_turn_at > face.last_turn_at:
         face.last_turn_at = other.last_turn_at

@@ -7,6 +7,7 @@ import re
 import shlex
 import unicodedata
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,28 @@ SAFE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 
 CHAIN, CLUSTER, CONCEPT = "chain", "cluster", "concept"
 UNIT_TYPES = (CHAIN, CLUSTER, CONCEPT)
+
+
+def instant(text: str | None) -> datetime | None:
+    """An ISO-8601 time or day as an aware UTC instant, or None when there is none to read.
+
+    Deposits write ``started_at`` with whatever offset the writer's clock had (``09:00+09:00`` is
+    ``00:00Z``): compared as text they sort by local wall time, not by when things happened. A time
+    without an offset is read as UTC (the transcripts' own stamps are), a bare day as its UTC midnight.
+    """
+    if not isinstance(text, str) or not text.strip():
+        return None
+    try:
+        found = datetime.fromisoformat(text.strip().replace("z", "Z"))
+    except ValueError:
+        return None
+    return found.replace(tzinfo=timezone.utc) if found.tzinfo is None else found.astimezone(timezone.utc)
+
+
+def time_key(when: datetime | None, sid: str) -> tuple:
+    """Sort key of time order: earlier first, a session with no known time after every dated one (it has no
+    place in time; callers say so rather than let it stand last), ties by session id."""
+    return (when is None, when or datetime.min.replace(tzinfo=timezone.utc), sid)
 
 
 def safe_id(value: str) -> bool:
@@ -90,8 +113,9 @@ class Deposit:
         return self.topics[0] if self.topics else (self.keywords[0] if self.keywords else "")
 
     @property
-    def sort_time(self) -> str:
-        return self.started_at or self.date or ""
+    def when(self) -> datetime | None:
+        """When the session began as its index says: ``started_at`` as an instant, else its day."""
+        return instant(self.started_at) or instant(self.date)
 
     @property
     def parts(self) -> list["Deposit"]:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, timedelta
 
 from flowgit.ascend.graph import DepositIndex
-from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit
+from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Deposit, time_key
 from flowgit.dates import MONTHS, today
 from flowgit.words import content_words
 
@@ -231,7 +231,7 @@ def candidate_scores(index: DepositIndex, trace: RecallTrace, *, dropped: set[st
 def rank_entries(index: DepositIndex, trace: RecallTrace, *, dropped: set[str] = frozenset()) -> list[tuple[float, Deposit]]:
     """Deposits the recall touches, best first (these are where traversal starts)."""
     scored = candidate_scores(index, trace, dropped=dropped)
-    return sorted(((v, index.by_key[k]) for k, v in scored.items()), key=lambda s: (-s[0], s[1].sort_time))
+    return sorted(((v, index.by_key[k]) for k, v in scored.items()), key=lambda s: (-s[0], *time_key(s[1].when, s[1].sid)))
 
 
 def is_single_session(trace: RecallTrace, ranked: list[tuple[float, Deposit]]) -> bool:

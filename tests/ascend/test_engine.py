@@ -365,12 +365,37 @@ def test_a_session_s_first_request_and_date_are_shown_as_its_record_has_them(run
     assert first["index_initial_request"] == "Why do payment retries storm the provider?"
     assert all(d["initial_request_verdict"] == "confirmed" for d in data["unit"]["deposits"][1:])
 
-    write_transcript(corpus, replace(story()[7], date="2026-10-01"))   # the index says 2026-11-15
-    nothing = ask(run, tmp_path, corpus, "the whole saga of the flaky login test selenium")
+    write_transcript(corpus, replace(story()[8], date="2026-10-01"))   # the index says 2026-11-16
+    nothing = ask(run, tmp_path, corpus, "the whole saga of the pipeline docs")
     while nothing["status"] == "rescope":
         nothing = answer(run, tmp_path, corpus, nothing, "--rescope", "widen")
     closest = nothing["closest_session"]
-    assert closest["session_id"] == SID[8]
+    assert closest["session_id"] == SID[9]
     assert (closest["date"], closest["date_verdict"], closest["index_date"]) == ("2026-10-01", "corrected",
-                                                                                  "2026-11-15")
-    assert "(2026-10-01 (from the session record; the index said 2026-11-15), flaky login test)" in nothing["text"]
+                                                                                  "2026-11-16")
+    assert "(2026-10-01 (from the session record; the index said 2026-11-16), " in nothing["text"]
+
+
+HOOK = {"kind": "github_issue", "ref": "#960", "channel": "user"}
+
+
+@pytest.mark.parametrize("with_transcript", [True, False])
+def test_time_order_compares_instants_across_time_zones(run, tmp_path, with_transcript):
+    """09:00+09:00 is 00:00Z: it began before a session at 08:00Z that day, whether the record (its first
+    stamped turn) or only the index (``started_at`` with its offset) dates it."""
+    config = tmp_path / "claude"
+    first = Session(A, SID[1], "/home/u/hooks", "2026-11-06", "first look at the webhook signature failures #960",
+                    ["webhook signatures"], ["webhook", "signature"], cross_refs=[HOOK], start_hour=0)
+    second = Session(A, SID[2], "/home/u/hooks", "2026-11-06", "fix the webhook signature clock skew #960",
+                     ["webhook signatures"], ["webhook", "signature"], cross_refs=[HOOK], start_hour=8)
+    third = Session(A, SID[3], "/home/u/hooks", "2026-11-07", "ship the webhook signature fix #960",
+                    ["webhook signatures"], ["webhook", "signature"], cross_refs=[HOOK], start_hour=10)
+    for s in (first, second, third):
+        write_session(config, s, with_transcript=with_transcript)
+    clue = config / "projects" / A / "hypomnesis" / SID[1] / "clue.md"
+    clue.write_text(clue.read_text().replace('started_at: "2026-11-06T00:00:00Z"',
+                                             'started_at: "2026-11-06T09:00:00+09:00"'))
+    data = ask(run, tmp_path, config, "that whole line of work on #960")
+    assert sids(data) == [SID[1], SID[2], SID[3]]
+    began = data["text"].split("Where it began", 1)[1].split("\n")[1]
+    assert SID[1][:8] in began and "first look at the webhook signature failures" in began

@@ -73,3 +73,17 @@ def test_a_working_directory_that_is_no_absolute_path_gives_no_command(tmp_path,
     record.write_text("{}\n")
     deposit = Deposit(partition="claude", slug="-p", sid="s1", cwd=cwd, source=record)
     assert deposit.resume() is None and "not an absolute path" in deposit.why_not_resumable()
+
+
+def test_instants_compare_moments_not_wall_clock_text():
+    from datetime import datetime, timezone
+
+    from flowgit.ascend.model import instant, time_key
+
+    tokyo, utc = instant("2026-11-06T09:00:00+09:00"), instant("2026-11-06T08:00:00Z")
+    assert tokyo == datetime(2026, 11, 6, 0, 0, tzinfo=timezone.utc) and tokyo < utc
+    assert instant("2026-11-06T08:00:00.000Z") == utc and instant("2026-11-06T08:00:00") == utc
+    assert instant("2026-11-06") == datetime(2026, 11, 6, tzinfo=timezone.utc)
+    assert [instant(x) for x in ("", None, "soon", "2026-13-01")] == [None, None, None, None]
+    assert sorted([time_key(None, "a"), time_key(utc, "b"), time_key(tokyo, "c")]) == [
+        time_key(tokyo, "c"), time_key(utc, "b"), time_key(None, "a")]
