@@ -424,11 +424,12 @@ def claims_for(unit: Unit, confirmer: Confirmer, recalled: Sequence[str] = ()) -
     members = unit.members
     for d in members:
         out.append(confirmer.date(d))
+    timeline = unit.timeline   # where a line began and arrived: never a session with no place in time
     out.extend(confirmer.origin(d) for d in members)   # every member's first request is surfaced (--json)
     if unit.type == CHAIN:
-        out.append(confirmer.standing(members[-1]))
+        out.append(confirmer.standing(timeline[-1]))
     elif unit.type == CLUSTER:   # each fragment is shown with where it began and what it came to
-        out.extend(confirmer.standing(d) for d in members if d.outcome or d is members[-1])
+        out.extend(confirmer.standing(d) for d in members if d.outcome or d is timeline[-1])
     elif unit.type == CONCEPT and unit.node is not None:
         out.append(confirmer.first_use(unit.node, unit.label, members))
     words = set(recalled)

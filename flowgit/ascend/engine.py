@@ -27,7 +27,8 @@ from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Dep
 from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
 from flowgit.ascend.transcripts import Focus
-from flowgit.ascend.render import CAVEAT, find_claim, present, record_date, scope_lines, shown, when
+from flowgit.ascend.render import (CAVEAT, find_claim, not_visible, present, record_date, scope_lines, shown,
+                                   when)
 from flowgit.ascend.trace import (SINGLE_DOMINANCE, RecallTrace, ambiguity, bind_terms, classify, extract,
                                   is_single_session, rank_entries, split_references)
 from flowgit.config import Config
@@ -156,9 +157,10 @@ def _unit_summary(u: Unit) -> dict:
 
 
 def _unit_dict(u: Unit, claims: list[Claim]) -> dict:
-    """The unit with each session's date as its own record has it (``index_date``: what the index said)."""
+    """The unit with each session's date as its own record has it (``index_date``: what the index said), in
+    time order; ``undated``: members nothing dates, listed after the others but with no place in time."""
     deposits = [_deposit_dict(d, claims) for d in u.members]
-    return {**_unit_summary(u), "deposits": deposits,
+    return {**_unit_summary(u), "deposits": deposits, "undated": list(u.undated),
             "connections": [asdict(e) for e in u.edges]}
 
 
@@ -241,10 +243,11 @@ class Ascend:
         return min(stamps, default=None) or d.when
 
     def _confirmed(self, unit: Unit, state: State) -> list[Claim]:
-        """The unit's members put in the time order their own records give (the index's only where a record
-        dates nothing), then every claim the presentation makes checked: the origin is the record's first."""
+        """The unit's members put in the time order their own records give (text and graph share it; a
+        session nothing dates has no place in it), then every claim the presentation makes checked."""
         times = {d.key: self.record_time(d) for d in unit.members}
         unit.members = in_time_order(unit.members, lambda d: times[d.key])
+        unit.undated = [k for k, t in times.items() if t is None]
         return claims_for(unit, self.confirmer, state.trace.keywords)
 
     def complete(self, deposits: list[Deposit]) -> None:
@@ -316,13 +319,14 @@ class Ascend:
         claims = self._session_claims(d)
         loc = d.locator()
         where = loc["resume"] or f"not resumable: {loc['not_resumable']}"
+        scope = self.scope_dict()
         text = "\n".join([
             "One session answers this; there is no larger unit to assemble.",
             f"  {record_date(d, claims) or 'undated'} · {d.partition} · {d.slug} · {d.sid}",
             f"  began with: {shown(claims[1], d.initial_request or d.topic)}",
-            f"  {where}", "", CAVEAT])
+            f"  {where}", *not_visible(scope), "", CAVEAT])
         state.status = "single_session"
-        return Response("single_session", state, text, claims=claims, single=d, scope=self.scope_dict())
+        return Response("single_session", state, text, claims=claims, single=d, scope=scope)
 
     def _entries(self, state: State) -> list[Deposit]:
         dropped = set(state.scope.dropped)

@@ -211,10 +211,18 @@ class Unit:
     edges: list[Edge]
     label: str
     node: Deposit | None = None     # concept: the coining deposit
+    undated: list[str] = field(default_factory=list)   # members no index or record dates: no place in time
     score: float = 0.0
     alignment: float = 0.0
     connectivity: float = 0.0
     confidence: str = "low"
+
+    @property
+    def timeline(self) -> list[Deposit]:
+        """The members that have a place in time, in time order (all of them when none has one): where a
+        line began and where it arrived are read from these, never from an undated session."""
+        dated = [d for d in self.members if d.key not in self.undated]
+        return dated or list(self.members)
 
     @property
     def signature(self) -> str:

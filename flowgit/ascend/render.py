@@ -88,20 +88,23 @@ def _fragment(d: Deposit, claims: list[Claim]) -> str:
 def narrative(unit: Unit, claims: list[Claim], short: Short = _eight) -> list[str]:
     m = unit.members
     out: list[str] = []
+    line, last = unit.timeline, unit.timeline[-1]
     if unit.type == CHAIN:
         out.append(f"A line of work across {len(m)} sessions: {unit.label}")
-        origin = find_claim(claims, m[0].key, "origin")
-        out += ["", "Where it began", _line(m[0], claims, shown(origin, m[0].initial_request or m[0].topic), short)]
-        if len(m) > 2:
+        origin = find_claim(claims, line[0].key, "origin")
+        out += ["", "Where it began", _line(line[0], claims, shown(origin, line[0].initial_request or line[0].topic),
+                                            short)]
+        if len(line) > 2:
             out += ["", "How it developed"] + [_line(d, claims, _short(d.topic or d.initial_request), short)
-                                             for d in m[1:-1]]
-        standing = find_claim(claims, m[-1].key, "standing")
-        out += ["", "Where it arrived", _line(m[-1], claims, shown(standing, m[-1].topic), short)]
+                                             for d in line[1:-1]]
+        if len(line) > 1:
+            standing = find_claim(claims, last.key, "standing")
+            out += ["", "Where it arrived", _line(last, claims, shown(standing, last.topic), short)]
     elif unit.type == CLUSTER:
         out.append(f"Everything on one topic, in {len(m)} sessions: {unit.label}")
         out += ["", "The fragments"] + [_line(d, claims, _fragment(d, claims), short) for d in m]
-        standing = find_claim(claims, m[-1].key, "standing")
-        out += ["", "Where the topic last stood", _line(m[-1], claims, shown(standing, m[-1].topic), short)]
+        standing = find_claim(claims, last.key, "standing")
+        out += ["", "Where the topic last stood", _line(last, claims, shown(standing, last.topic), short)]
     elif unit.type == CONCEPT:
         node = unit.node or m[0]
         out.append(f"The concept “{unit.label}”, named in earlier work")
@@ -110,7 +113,7 @@ def narrative(unit: Unit, claims: list[Claim], short: Short = _eight) -> list[st
         out += ["", "Where it was coined", _line(node, claims, f"first used: {coined}" if coined else "coined here", short)]
         out += ["", "The sessions that shaped it"] + [_line(d, claims, _short(d.topic or d.initial_request), short)
                                                        for d in m if d is not node]
-    return out + quotations(claims, short)
+    return out + _undated(unit, claims, short) + quotations(claims, short)
 
 
 def quotations(claims: list[Claim], short: Short = _eight) -> list[str]:
@@ -133,6 +136,15 @@ def quotations(claims: list[Claim], short: Short = _eight) -> list[str]:
     return out
 
 
+def _undated(unit: Unit, claims: list[Claim], short: Short) -> list[str]:
+    """A line's sessions that neither the index nor the record dates: part of the line, but with no place in
+    its time order, so never where it began or arrived."""
+    if unit.type != CHAIN or len(unit.timeline) == len(unit.members):
+        return []
+    return ["", "When unknown (nothing dates these sessions, so they have no place in the order above)"] + [
+        _line(d, claims, _short(d.topic or d.initial_request), short) for d in unit.members if d.key in unit.undated]
+
+
 def connections(unit: Unit) -> list[str]:
     bases: dict[str, int] = {}
     for e in unit.edges:
@@ -153,6 +165,12 @@ def sources(unit: Unit, claims: list[Claim] | None = None) -> list[str]:
     return out
 
 
+def not_visible(scope: dict) -> list[str]:
+    """What the read could not see (a shallow clone's cut history): said with every answer, a single session's
+    too, since an older session may be the one the recall means."""
+    return [f"  not visible: {note}" for note in scope.get("shallow_history", [])]
+
+
 def scope_lines(scope: dict) -> list[str]:
     parts = scope.get("partitions", {})
     reached = ", ".join(f"{k} ({v})" for k, v in sorted(parts.items())) or "none"
@@ -161,8 +179,7 @@ def scope_lines(scope: dict) -> list[str]:
     if scope.get("scanned"):
         out.append(f"  searched {scope['scanned']} transcript(s) for the recall's words and ids; read in full only "
                    "those it reached")
-    for note in scope.get("shallow_history", []):
-        out.append(f"  not visible: {note}")
+    out += not_visible(scope)
     for note in scope.get("broken_links", [])[:5]:
         out.append(f"  not yet written: {note} (noted, not an error)")
     for note in scope.get("refused", [])[:5]:

@@ -80,7 +80,7 @@ def unit_graph(response: Mapping[str, Any]) -> UnitGraph:
         title = "one session answers this recall"
     else:
         return UnitGraph("ascend", status, empty_note=f"no unit to draw (status: {status or 'unknown'})")
-    ordered = sorted(deposits, key=lambda d: (str(d.get("date") or ""), str(d.get("session_id", ""))))
+    ordered = deposits   # in the response's own time order (ascend's, from the records): text and graph agree
     node_key = str(unit.get("node") or "") if unit else ""
     shown = _shown_ids(list(dict.fromkeys(str(d.get("session_id", "")) for d in ordered)))
     nodes = [Node(id=f"n{i}", key=_key(d), date=str(d.get("date") or ""), partition=str(d.get("partition", "")),

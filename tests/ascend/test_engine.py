@@ -399,3 +399,54 @@ def test_time_order_compares_instants_across_time_zones(run, tmp_path, with_tran
     assert sids(data) == [SID[1], SID[2], SID[3]]
     began = data["text"].split("Where it began", 1)[1].split("\n")[1]
     assert SID[1][:8] in began and "first look at the webhook signature failures" in began
+
+
+def _undated_line(config, *, record: bool) -> None:
+    """Three sessions on #970; the first one's deposit has no date and no start time (an older deposit)."""
+    ref = {"kind": "github_issue", "ref": "#970", "channel": "user"}
+    sessions = [Session(A, SID[1], "/home/u/mail", "2026-10-01", "first report of the duplicate emails bug #970",
+                        ["duplicate emails"], ["duplicate", "emails"], cross_refs=[ref], outcome="Open."),
+                Session(A, SID[2], "/home/u/mail", "2026-11-02", "dedupe the outbound emails by message id #970",
+                        ["duplicate emails"], ["duplicate", "emails"], cross_refs=[ref], outcome="Dedupe merged."),
+                Session(A, SID[3], "/home/u/mail", "2026-11-05", "verify the duplicate emails fix in production #970",
+                        ["duplicate emails"], ["duplicate", "emails"], cross_refs=[ref],
+                        outcome="Verified fixed in production.")]
+    for s in sessions:
+        write_session(config, s, with_transcript=record or s is not sessions[0])
+    entry = config / "projects" / A / "hypomnesis" / SID[1]
+    for name in ("clue.md", "narrative.md"):
+        text = (entry / name).read_text()
+        lines = [x for x in text.splitlines(keepends=True) if not x.startswith(("date:", "started_at:"))]
+        (entry / name).write_text("".join(lines))
+
+
+def test_an_undated_session_takes_its_place_from_its_record(run, tmp_path):
+    config = tmp_path / "claude"
+    _undated_line(config, record=True)
+    data = ask(run, tmp_path, config, "that whole line of work on #970")
+    assert sids(data) == [SID[1], SID[2], SID[3]] and data["unit"]["undated"] == []
+    arrived = data["text"].split("Where it arrived", 1)[1].split("\n")[1]
+    assert SID[3][:8] in arrived and "Verified fixed in production." in arrived
+
+
+def test_a_session_nothing_dates_is_never_where_the_line_arrived(run, tmp_path):
+    """No date in its index and no record to date it: it belongs to the line, but has no place in time; text
+    and graph show one order."""
+    config = tmp_path / "claude"
+    _undated_line(config, record=False)
+    data = ask(run, tmp_path, config, "that whole line of work on #970")
+    key = f"claude:{A}:{SID[1]}"
+    assert sids(data) == [SID[2], SID[3], SID[1]] and data["unit"]["undated"] == [key]
+    text = data["text"]
+    assert SID[2][:8] in text.split("Where it began", 1)[1].split("\n")[1]
+    arrived = text.split("Where it arrived", 1)[1].split("\n")[1]
+    assert SID[3][:8] in arrived and "Verified fixed in production." in arrived
+    unknown = text.split("When unknown (nothing dates these sessions, so they have no place in the order above)",
+                         1)[1].split("\n")[1]
+    assert unknown.startswith(f"  undated · project {A} · {SID[1][:8]}")
+    standing = [c["deposit"] for c in data["confirmations"] if c["kind"] == "standing"]
+    assert standing == [f"claude:{A}:{SID[3]}"]
+    res = run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude",
+              "that whole line of work on #970", "--format", "mermaid")
+    nodes = [line for line in res.out.splitlines() if '["' in line]
+    assert [SID[2][:8] in nodes[0], SID[3][:8] in nodes[1], SID[1][:8] in nodes[2]] == [True, True, True]

@@ -116,11 +116,11 @@ def test_ascend_mermaid_is_the_chain_in_time_order(repo: Path, monkeypatch, caps
 def test_mermaid_labels_survive_hostile_text() -> None:
     response = {"status": "inline", "unit": {
         "type": "chain", "label": NASTY, "confidence": "high", "node": None,
-        "deposits": [{"partition": "claude", "slug": "s", "session_id": "a", "date": "2026-11-02", "topic": NASTY},
-                     {"partition": "claude", "slug": "s", "session_id": "b", "date": "2026-11-01", "topic": NASTY}],
+        "deposits": [{"partition": "claude", "slug": "s", "session_id": "b", "date": "2026-11-01", "topic": NASTY},
+                     {"partition": "claude", "slug": "s", "session_id": "a", "date": "2026-11-02", "topic": NASTY}],
         "connections": [{"a": "claude:s:a", "b": "claude:s:b", "role": "chain", "weight": 1.0, "basis": NASTY}]}}
     graph = unit_graph(response)
-    assert [n.session for n in graph.nodes] == ["b", "a"]
+    assert [n.session for n in graph.nodes] == ["b", "a"]   # the response's own (time) order
     nodes, edges = check_flowchart(unit_flowchart(graph))
     assert edges == [("n0", edges[0][1], "n1")]
     check_flowchart(unit_flowchart(unit_graph({"status": "null_match"})))
