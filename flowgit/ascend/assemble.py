@@ -218,10 +218,11 @@ def named_terms(index: DepositIndex, trace: RecallTrace) -> list[str]:
 
 
 def lone_coiner(index: DepositIndex, token: str) -> Deposit | None:
-    """The one session that coined ``token`` when no other session uses it: one session answers that recall."""
+    """The one session that coined ``token`` when no other session uses it, by name or by its words (four
+    sessions on the "retry budget" are a topic, whoever named ``retry_budget``): one session answers that."""
     coiners = set(index.by_coined.get(token, ()))
-    users = coiners | set(index.by_term.get(token, ()))
-    return index.by_key[next(iter(coiners))] if len(coiners) == 1 and len(users) == 1 else None
+    users = index.token_users(token) | index.word_holders(token)
+    return index.by_key[next(iter(coiners))] if len(coiners) == 1 and users == coiners else None
 
 
 def concepts(index: DepositIndex, entries: list[Deposit], trace: RecallTrace, scope: Scope) -> tuple[list[Unit], list[Edge]]:

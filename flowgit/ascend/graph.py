@@ -166,6 +166,19 @@ class DepositIndex:
                         self.by_coined[c.token.lower()].append(key)
         return d
 
+    def token_users(self, token: str) -> set[str]:
+        """Deposits that coin a term or write it whole (``retry_budget``)."""
+        token = token.lower()
+        return set(self.by_coined.get(token, ())) | set(self.by_term.get(token, ()))
+
+    def word_holders(self, token: str) -> set[str]:
+        """Deposits that write every word of a term of two or more words (``retry budget`` for ``retry_budget``):
+        sessions that worked on what it names, whatever they called it."""
+        words = content_words(token.lower())
+        if len(words) < 2:
+            return set()
+        return set.intersection(*(set(self.by_term.get(w, ())) for w in words))
+
     @property
     def size(self) -> int:
         return len(self.deposits)

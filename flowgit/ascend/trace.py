@@ -183,12 +183,15 @@ def _stems(text: str) -> list[str]:
 
 def named_coined(trace: RecallTrace, index: DepositIndex) -> None:
     """A coined term the recall names in other spelling ("boring deploys" for ``boring-deploys``): the
-    term's words, stemmed, in order in the recall. It is then treated as if quoted."""
+    term's words, stemmed, in order in the recall. It is then treated as if quoted, but only where those words
+    are the term's alone: words other sessions write without it ("the retry budget", which four sessions
+    worked on and one wrap named ``retry_budget``) name their topic, not the term."""
     words = _stems(trace.text)
     joined = " " + " ".join(words) + " "
     for token in index.by_coined:
         parts = _stems(token)
-        if len(parts) >= 2 and " " + " ".join(parts) + " " in joined and token not in (q.lower() for q in trace.quoted):
+        if len(parts) >= 2 and " " + " ".join(parts) + " " in joined and token not in (q.lower() for q in trace.quoted) \
+                and index.word_holders(token) <= index.token_users(token):
             trace.quoted.append(token)
 
 

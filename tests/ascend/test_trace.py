@@ -59,3 +59,35 @@ def test_the_words_that_say_when_are_the_time_hint_not_topic_words(recall, topic
     trace = extract(recall)
     assert not {"month", "week", "novemb", "2026", "10", "ago"} & set(trace.keywords)
     assert topic <= set(trace.keywords)
+
+
+def test_words_four_sessions_share_are_their_topic_not_one_wraps_pattern_name(run, repo, tmp_path):
+    """One wrap (of one of four sessions on the retry budget) added the pattern ``retry_budget``: "the retry
+    budget" still names the four sessions' topic, not a term one session coined, so it is no single-session
+    answer; a recall that writes the term as the term still names it."""
+    from tests.ascend.corpus import A, Session, Wrap, continuity, write_session, write_wraps
+
+    config = tmp_path / "claude"
+    sid = lambda n: f"7a1c0e2f-{n:04d}-4000-8000-{n:012d}"  # noqa: E731
+    asks = ["cap the payment retries with a retry budget", "measure the retry budget under load",
+            "share the retry budget across calls", "did the retry budget hold in the outage"]
+    for n, request in enumerate(asks, 1):
+        write_session(config, Session(A, sid(n), "/home/dev/payments", f"2026-11-0{n + 1}", request,
+                                      ["retry budget"], ["retry", "budget", "payments"]))
+    others = [("rotate the signing keys for the gateway", ["key rotation"], ["keys", "gateway"]),
+              ("why is the invoice pdf font wrong", ["invoice fonts"], ["invoice", "font", "pdf"]),
+              ("migrate the search index to the new schema", ["search migration"], ["search", "schema"]),
+              ("flaky login test waits for the cookie", ["login test"], ["login", "cookie"])]
+    for n, (request, topics, keywords) in enumerate(others, 11):
+        write_session(config, Session(A, sid(n), "/home/dev/payments", f"2026-11-{n}", request, topics, keywords))
+    run(repo, "init", "--no-hooks")
+    write_wraps(repo, [Wrap(sid(2), "2026-11-03", continuity("Focus: retries.", [
+        "! retry_budget: spend from a per-client budget before retrying | 1x"]), "Session wrap — added retry_budget")])
+    res = run(repo, "ascend", "--claude-dir", str(config), "that thing with the retry budget", "--json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["status"] != "single_session", data["text"]
+    assert data["unit"], data["text"]
+    assert (data["unit"]["type"], len(data["unit"]["deposits"])) == ("cluster", 4)
+    named = json.loads(run(repo, "ascend", "--claude-dir", str(config), "the term retry_budget", "--json").out)
+    assert named["unit"] is None or named["unit"]["type"] == "concept"
