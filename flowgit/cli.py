@@ -345,15 +345,23 @@ def remind(ctx: click.Context, session: str | None, hook: bool, as_json: bool) -
 def _remind_hook(ctx: click.Context, session: str | None) -> None:
     """``remind --hook``: the payload on stdin, the Stop/PreCompact answer (or silence) on stdout."""
     from flowgit.commands.hookio import read_payload
+    from flowgit.config import find_root
+    from flowgit.git import require_repo
     from flowgit.output import emit_json
     from flowgit.reminder import remind as do_remind
+    from flowgit.reminder import unreadable
     from flowgit.session import resolve_session
 
     payload = read_payload()
     try:
-        answer = do_remind(_hook_cfg(ctx, payload), payload, resolve_session(session, payload), once=True)
+        root = require_repo(find_root(_hook_start(payload)))
     except FlowgitError:
-        return  # outside a flowgit project the hook stays silent
+        return  # not a flowgit project (not a repository): a hook must not break the session
+    who = resolve_session(session, payload)
+    try:
+        answer = do_remind(_hook_cfg(ctx, payload), payload, who, once=True)
+    except FlowgitError as exc:  # a memory that cannot be read: the session is told why, as prime --hook does
+        answer = unreadable(root, payload, who, exc)
     if answer is not None:
         emit_json(answer)
 

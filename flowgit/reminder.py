@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from flowgit.config import Config
+from flowgit.errors import FlowgitError
 
 MARKER_DIR = ("flowgit", "reminded")
 
@@ -77,7 +78,25 @@ def remind(cfg: Config, payload: dict, session: str, *, once: bool = True) -> di
     if cfg.continuity_rel in left:
         parts.append(f"{cfg.continuity_rel} has uncommitted edits")
     what = " and ".join(parts)
-    message = f"flowgit: {what}. Wrap the session before it ends: run /wrap (the flowgit-wrap skill)."
+    return _answer(event, f"flowgit: {what}. Wrap the session before it ends: run /wrap (the flowgit-wrap skill).")
+
+
+def unreadable(root: Path, payload: dict, session: str, exc: FlowgitError) -> dict | None:
+    """The hook's answer inside a repository whose memory flowgit cannot read (an invalid ``.flowgit.toml``,
+    conflict markers): whether the session is wrapped cannot be told, so it says why and the fix, once per
+    session and event (a marker of its own: once the fix is in, the ordinary reminder still comes), instead of
+    the silence that let a session end unwrapped with nobody told why."""
+    event = str(payload.get("hook_event_name") or "Stop")
+    if payload.get("stop_hook_active") or not _claim(_marker(root, session or "_", f"{event}-unreadable")):
+        return None
+    return _answer(event, f"flowgit cannot read this project's memory, so it cannot tell whether this session "
+                          f"is wrapped: {exc.render()}. Fix that, then wrap the session: run /wrap (the "
+                          "flowgit-wrap skill).")
+
+
+def _answer(event: str, message: str) -> dict:
+    """A Stop answer blocks the stop once with the reason (the one answer that reaches the agent); any other
+    event's is a message to the person."""
     if event == "Stop":
         return {"decision": "block", "reason": message + " If this session was trivial, say so and stop; this "
                                                          "reminder is shown once."}

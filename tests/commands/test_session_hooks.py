@@ -112,3 +112,27 @@ def test_a_session_id_that_reads_as_a_path_is_reminded_once_inside_the_git_direc
     assert json.loads(run_hook("flowgit remind --hook", project, stop).stdout)["decision"] == "block"
     assert run_hook("flowgit remind --hook", project, stop).stdout == ""
     assert not (project / ".git" / "flowgit" / "escape").exists() and not (project / "escape").exists()
+
+
+@pytest.mark.parametrize("event, key", [("Stop", "reason"), ("PreCompact", "systemMessage")])
+def test_the_wrap_reminder_says_why_an_invalid_configuration_leaves_it_unable_to_tell(project, event, key):
+    """With a typo in .flowgit.toml the reminder cannot tell what is left to wrap: it says so once, with the file
+    and the fix (as the session start does), rather than letting the session end unwrapped in silence."""
+    record(project, "retry budget held the load flat again")
+    (project / ".flowgit.toml").write_text("thresholds = 3\n")
+    asked = payload(event, project, stop_hook_active=False)
+    res = run_hook("flowgit remind --hook", project, asked)
+    assert res.returncode == 0, res.stderr
+    said = json.loads(res.stdout)[key]
+    assert "cannot read this project's memory" in said and ".flowgit.toml" in said and "fix:" in said
+    again = run_hook("flowgit remind --hook", project, asked)
+    assert again.returncode == 0 and again.stdout == ""  # once per session and event
+    (project / ".flowgit.toml").unlink()  # fixed: the ordinary reminder still comes
+    if event == "Stop":
+        assert json.loads(run_hook("flowgit remind --hook", project, asked).stdout)["decision"] == "block"
+
+
+def test_the_wrap_reminder_stays_silent_outside_a_repository_whatever_lies_there(tmp_path):
+    (tmp_path / ".flowgit.toml").write_text("thresholds = 3\n")
+    res = run_hook("flowgit remind --hook", tmp_path, payload("Stop", tmp_path, stop_hook_active=False))
+    assert res.returncode == 0 and res.stdout == "" and res.stderr == ""
