@@ -715,20 +715,43 @@ def _resolve(repo, rev: str):
         return None
 
 
-def dropped_episodes(cfg: Config, repo, spec: RangeSpec, overrides: dict | None) -> list[AuditFinding]:
-    """A501 where a branch's update (``--replaces``) rewrote its history and the new tip's store lacks
-    episodes the old tip's held: the store is append-only for the branch too, and a force-push that drops
-    commits would otherwise take their episodes with it, each commit of the new history judged clean.
-    A ``Flow-Override:`` on the new tip records it as a notice."""
-    from flowgit.checks.paths import ID_RE
-
+def replaced_pair(repo, spec: RangeSpec) -> tuple | None:
+    """(old tip, new tip) when ``spec`` is a branch's update (``--replaces``) that is no fast-forward: the new
+    history is put in place of the old one, so what the old tip held is judged against the new tip too."""
     if not spec.replaces or spec.base is None:
-        return []
+        return None
     base, tip = _resolve(repo, spec.base), _resolve(repo, spec.include[0])
     if base is None or tip is None or tip == base or repo.descendant_of(tip, base):
+        return None
+    return base, tip
+
+
+def replaced_history(cfg: Config, repo, spec: RangeSpec, overrides: dict | None) -> list[AuditFinding]:
+    """What a branch's update that rewrote its history takes away from its old tip: episodes (A501) and what a
+    commit would be refused for losing (:func:`~flowgit.checks.judge.judge_replacement`). A ``Flow-Override:``
+    on the new tip records them as notices."""
+    pair = replaced_pair(repo, spec)
+    if pair is None:
         return []
     auditor = Auditor(cfg, repo, overrides)
-    old, new = auditor.version(repo[base]), auditor.version(repo[tip])
+    old_commit, new_commit = repo[pair[0]], repo[pair[1]]
+    old, new = auditor.version(old_commit), auditor.version(new_commit)
+    if old.blobs == new.blobs:
+        return []
+    commit = new_commit
+    override = "; ".join(values(parse_trailers(commit.message), "Flow-Override")) or None
+    date = utc_from_timestamp(commit.commit_time).date().isoformat()
+    found = dropped_episodes(auditor, pair, old, new, date, override)
+    return found + _replaced_losses(auditor, pair, old, new, date, override)
+
+
+def dropped_episodes(auditor: Auditor, pair: tuple, old: Version, new: Version, date: str,
+                     override: str | None) -> list[AuditFinding]:
+    """A501 where the new tip's store lacks episodes the old tip's held: the store is append-only for the
+    branch too, and a force-push that drops commits would otherwise take their episodes with it, each commit
+    of the new history judged clean."""
+    from flowgit.checks.paths import ID_RE
+
     kept = {line.rstrip(b"\r") for line in (auditor.data(new.store) or b"").split(b"\n")} \
         if new.store is not None else set()
     lost = []  # each episode line the old tip held must be in the new store as it was (an id kept over new
@@ -739,9 +762,7 @@ def dropped_episodes(cfg: Config, repo, spec: RangeSpec, overrides: dict | None)
     lost = list(dict.fromkeys(lost))
     if not lost:
         return []
-    commit = repo[tip]
-    override = values(parse_trailers(commit.message), "Flow-Override")
-    date = utc_from_timestamp(commit.commit_time).date().isoformat()
+    base, tip = pair
     sample = ", ".join(lost[:5]) + (" …" if len(lost) > 5 else "")
     return [AuditFinding("A501", str(tip), date, "",
                          f"this update replaces {str(base)[:12]}, whose store held {len(lost)} episode(s) the new "
@@ -749,6 +770,33 @@ def dropped_episodes(cfg: Config, repo, spec: RangeSpec, overrides: dict | None)
                          fix="push a history that keeps every episode (rebase keeps them; dropping a commit drops "
                              "its episodes), or record why with FLOWGIT_OVERRIDE on the new tip",
                          severity="notice" if override else "error")]
+
+
+def _replaced_losses(auditor: Auditor, pair: tuple, old: Version, new: Version, date: str,
+                     override: str | None) -> list[AuditFinding]:
+    """The old tip's memory judged against the new tip's under the old tip's configuration (what the branch
+    held): a demotion, a Proven pattern or its evidence the update takes away is refused as the same edit
+    made as a commit would be (G208, G205, G401 …)."""
+    from flowgit.checks.judge import judge_replacement
+
+    if old.blobs == (None, None):
+        return []  # the old tip held no memory: nothing of it to lose
+    base, tip = pair
+    repo = auditor.repo
+    fork_id = repo.merge_base(base, tip)
+    fork = None
+    if fork_id is not None:
+        fork_commit = repo[fork_id]
+        fork = auditor.side(fork_commit, auditor.version(fork_commit))
+    lost = judge_replacement(old.config.cfg, auditor.side(repo[base], old), auditor.side(repo[tip], new), fork)
+    where = f"this update replaces {str(base)[:12]} (a rewritten history: its memory is judged against the new tip's)"
+    return [AuditFinding(f.code, str(tip), date, _pattern_named(f), f"{where}: {f.message}", rule=f.rule,
+                         path=f.path, line=f.line,
+                         fix=f"{f.fix}; or push a history that keeps what {str(base)[:12]} held (a new commit on "
+                             "top of it), or record why with FLOWGIT_OVERRIDE on the new tip" if f.fix else
+                             f"push a history that keeps what {str(base)[:12]} held (a new commit on top of it), or "
+                             "record why with FLOWGIT_OVERRIDE on the new tip",
+                         severity="notice" if override else "error") for f in lost]
 
 
 def replaced_roots(repo, spec: RangeSpec, commits: list) -> dict[str, str]:
@@ -831,7 +879,7 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
         result = _judge_all(cfg, repo, commits, overrides, workers, progress,
                             stand_ins=replaced_roots(repo, spec, commits))
     progress.done()
-    result.findings.extend(dropped_episodes(cfg, repo, spec, overrides))
+    result.findings.extend(replaced_history(cfg, repo, spec, overrides))
     return _report(repo, commits, spec, result)
 
 

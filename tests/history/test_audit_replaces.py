@@ -1,0 +1,122 @@
+"""A branch's update that rewrites its history (a force-push, a rewind) is judged as the change from the old
+tip's memory to the new tip's: pre-push, the server's pre-receive and CI's ``audit --range OLD..NEW --replaces``
+refuse what the same edit made as a commit is refused for, and let a rebase or an amend through."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from flowgit.episodes import make_episode
+from tests.checks.gate_fixtures import E_BACKOFF, base_text, committed_base, write_store
+from tests.commands.test_enforcement import server_hook, sh
+from tests.conftest import git
+
+CONTRADICTION = make_episode({"type": "tension", "session": "s9", "agent": "agent-d", "tags": [],
+                              "content": "retries per request were not the cause: the retry budget did not keep "
+                                         "provider load flat in the outage"})
+
+
+@pytest.fixture
+def guarded(tmp_path: Path, repo: Path, run) -> tuple[Path, Path]:
+    """A memory with retry_budget Proven, pushed to a bare remote guarded by pre-push and pre-receive."""
+    git(repo, "checkout", "-q", "-b", "main")
+    committed_base(repo)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "origin", "main")
+    assert run(repo, "install-hook").code == 0
+    server_hook(run, repo, remote)
+    return repo, remote
+
+
+def wrap(run, repo: Path, session: str, plan: dict) -> None:
+    (repo.parent / "plan.json").write_text(json.dumps({"session": session, "agent": f"agent-{session}", **plan}))
+    res = run(repo, "wrap", "--plan", str(repo.parent / "plan.json"), "--json")
+    assert res.code == 0, res.out + res.err
+
+
+def demote(run, repo: Path) -> str:
+    """The contradicting episode committed on its own, then a wrap that demotes retry_budget; returns the
+    commit before the demotion."""
+    write_store(repo, [CONTRADICTION])
+    git(repo, "commit", "-qam", "record the contradicting episode")
+    before = git(repo, "rev-parse", "HEAD").strip()
+    wrap(run, repo, "s9", {"state": "Focus: the outage review.", "patterns": [
+        {"op": "demote", "name": "retry_budget", "reason": "load rose with the budget in place",
+         "evidence": [CONTRADICTION.id]}]})
+    return before
+
+
+def push(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    return sh(repo, "git", "push", *args)
+
+
+def test_a_rewind_that_drops_a_demotion_is_refused_at_push_on_the_server_and_in_ci(run, guarded):
+    """The rewound tip keeps every episode (no A501) and has no commit of its own to judge: only the change
+    from the old tip's memory to the new one shows retry_budget back in Proven on its discredited chain (G208,
+    as the same undo made as a commit is refused)."""
+    repo, remote = guarded
+    before = demote(run, repo)
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    old = git(remote, "rev-parse", "main").strip()
+    git(repo, "reset", "-q", "--hard", before)
+    refused = push(repo, "-f", "origin", "main")
+    assert refused.returncode != 0 and "G208" in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+    server = push(repo, "--no-verify", "-f", "origin", "main")
+    assert server.returncode != 0 and "G208" in server.stderr, server.stderr
+    assert git(remote, "rev-parse", "main").strip() == old
+    ci = run(repo, "audit", "--range", f"{old}..{before}", "--replaces", "--json")
+    found = json.loads(ci.out)["findings"]
+    assert ci.code == 1 and [f["code"] for f in found] == ["G208"], ci.out
+    assert found[0]["pattern"] == "retry_budget" and found[0]["commit"] == before and old[:12] in found[0]["message"]
+    assert "FLOWGIT_OVERRIDE" in found[0]["fix"]
+
+
+def test_a_rewind_that_drops_a_proven_pattern_is_refused_and_an_override_on_the_new_tip_records_it(run, guarded):
+    """A Proven pattern the old tip held and the new tip lacks, with nothing in the new history taking it out,
+    is a Proven pattern dropped (G205); a `Flow-Override:` on the new tip makes it a notice on the record."""
+    repo, remote = guarded
+    ids = ", ".join(e.id for e in E_BACKOFF)
+    (repo / "CONTINUITY.md").write_text(base_text(proven_extra="!! jitter_backoff: jitter the backoff so retries "
+                                                  f"spread out | 3x (RELIABILITY) [evidence: {ids}]\n"))
+    added = sh(repo, "git", "commit", "-qam", "adopt jitter_backoff", env={"FLOWGIT_OVERRIDE": "adopted as proven"})
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    old = git(remote, "rev-parse", "main").strip()
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    refused = push(repo, "-f", "origin", "main")
+    assert refused.returncode != 0 and "G205" in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+    git(repo, "commit", "-q", "--allow-empty", "-m", "drop jitter_backoff\n\nFlow-Override: never proven here")
+    noted = run(repo, "audit", "--range", f"{old}..HEAD", "--replaces", "--json")
+    report = json.loads(noted.out)
+    assert "G205" in [f["code"] for f in report["findings"]], noted.out
+    assert noted.code == 0 and all(f["severity"] == "notice" for f in report["findings"]), noted.out
+
+
+def test_a_rebase_of_a_clean_wrap_onto_a_main_that_demoted_and_an_amend_are_force_pushed(run, guarded):
+    """The legitimate force-pushes: a wrap branch rebased onto a main that moved (and demoted a pattern the old
+    branch tip still held in Proven: the new history made that change, judged in its commit), and an amend of
+    a pushed wrap."""
+    repo, remote = guarded
+    git(repo, "checkout", "-q", "-b", "feature")
+    wrap(run, repo, "s7", {"top_of_mind": ["the feature branch"]})
+    assert push(repo, "-q", "origin", "feature").returncode == 0
+    git(repo, "checkout", "-q", "main")
+    demote(run, repo)
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    git(repo, "checkout", "-q", "feature")
+    old = git(repo, "rev-parse", "HEAD").strip()
+    rebased = sh(repo, "git", "rebase", "-q", "main")
+    assert rebased.returncode == 0, rebased.stdout + rebased.stderr
+    forced = push(repo, "-f", "origin", "feature")
+    assert forced.returncode == 0, forced.stdout + forced.stderr
+    new = git(remote, "rev-parse", "feature").strip()
+    assert run(repo, "audit", "--range", f"{old}..{new}", "--replaces").code == 0
+    git(repo, "commit", "-q", "--amend", "-m", git(repo, "log", "-1", "--format=%B") + "\nReviewed-by: someone\n")
+    amended = push(repo, "-f", "origin", "feature")
+    assert amended.returncode == 0, amended.stdout + amended.stderr
