@@ -677,12 +677,9 @@ def audit(ctx: click.Context, range_text: str | None, since_ref: str | None, exc
     from flowgit.commands import history as cmd
     from flowgit.output import emit
 
-    if pushed:
-        range_text, exclude, default = cmd.pushed_range(range_text, exclude)
-        root_base = root_base or default
-        replaces = replaces or cmd.pushed_branch_update()
+    spec = cmd.pushed_spec(range_text, exclude, root_base) if pushed else None
     report = cmd.audit(_history_cfg(ctx, judging=True), range_text, since_ref, exclude, ctx.find_root().obj or {},
-                       jobs=jobs, root_base=root_base, replaces=replaces)
+                       jobs=jobs, root_base=root_base, replaces=replaces, spec=spec)
     emit(report, as_json, cmd.render_audit)
     if report.errors:
         ctx.exit(EXIT_FINDINGS)

@@ -149,12 +149,13 @@ def _shallow_note(shallow: bool, oldest: str | None) -> str:
 
 def audit(cfg: Config, range_text: str | None, since_ref: str | None, exclude: tuple[str, ...],
           options: dict, *, jobs: int | None = None, root_base: str | None = None,
-          replaces: bool = False) -> AuditReport:
-    """Run the audit; ``--file``/``--store`` given on the command line apply to every commit's configuration."""
+          replaces: bool = False, spec=None) -> AuditReport:
+    """Run the audit; ``--file``/``--store`` given on the command line apply to every commit's configuration.
+    ``spec``: the range already worked out (``--pushed``)."""
     from flowgit.history.audit import RangeSpec, run_audit
 
     overrides = {k: v for k, v in (("continuity", options.get("continuity")), ("store", options.get("store"))) if v}
-    return run_audit(cfg, RangeSpec.parse(range_text, since_ref, exclude, root_base, replaces), overrides,
+    return run_audit(cfg, spec or RangeSpec.parse(range_text, since_ref, exclude, root_base, replaces), overrides,
                      jobs=jobs)
 
 
@@ -170,41 +171,13 @@ def _live_line(cfg: Config, name: str) -> int | None:
     return at.lineno if at is not None else None
 
 
-def pushed_branch_update() -> bool:
-    """Whether the pre-commit framework's pre-push stage describes an existing branch's update (a tag that
-    moves replaces nothing a store held)."""
-    import os
-
-    remote = os.environ.get("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/")
-    return bool(os.environ.get("PRE_COMMIT_FROM_REF")) and remote.startswith("refs/heads/")
-
-
-def pushed_range(range_text: str | None, exclude: tuple[str, ...]
-                 ) -> tuple[str | None, tuple[str, ...], str | None]:
-    """The range the pre-commit framework's pre-push stage describes in its environment, and what a history
-    begun afresh in it is judged against.
-
-    ``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF`` when the remote has a base;
-    for a branch new to the remote, what no ref of that remote has, judged
-    against the remote's default branch where a root would stand.
-    """
-    import os
-
-    from flowgit.git import git
+def pushed_spec(range_text: str | None, exclude: tuple[str, ...], root_base: str | None):
+    """``audit --pushed``: the pre-commit framework's pre-push stage (:func:`flowgit.history.remote.pushed_spec`)."""
+    from flowgit.history.remote import pushed_spec as spec_of
 
     if range_text:
         raise FlowgitError("--pushed reads the range from the pre-push stage; do not give --range too")
-    start, end = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
-    if start and end:  # an existing branch's update (the caller audits it as one: --replaces)
-        return f"{start}..{end}", exclude, None
-    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
-    remote = os.environ.get("PRE_COMMIT_REMOTE_NAME") or os.environ.get("PRE_COMMIT_REMOTE_URL")
-    if not remote:
-        return local, exclude, None
-    from flowgit.history.remote import commits_the_remote_holds
-
-    known, default = commits_the_remote_holds(Path.cwd(), remote)
-    return local, exclude + tuple(known), default
+    return spec_of(Path.cwd(), exclude, root_base)
 
 
 def render_audit(report: AuditReport) -> str:

@@ -116,6 +116,14 @@ class RangeSpec:
     label: str | None = None
     base: str | None = None  # A of ``A..B`` (or ``--since-ref A``): what the tip's branch held before
     replaces: bool = False  # B replaces A on a branch (a push's update): B may not drop what A's store held
+    roots_base: str | None = None  # what a root on another included tip's first-parent line is judged against
+
+    def with_tips(self, tips: tuple[str, ...], label: str, roots_base: str | None) -> "RangeSpec":
+        """This range with more tips to judge (a push whose other refs are not named): the first stays the
+        branch's update :func:`replaced_pair` judges, a root met on another's line is judged against
+        ``roots_base``."""
+        return RangeSpec((*self.include, *(t for t in tips if t not in self.include)), self.exclude, label,
+                         self.base, self.replaces, roots_base)
 
     @classmethod
     def parse(cls, range_text: str | None = None, since_ref: str | None = None,
@@ -818,14 +826,35 @@ def replaced_roots(repo, spec: RangeSpec, commits: list) -> dict[str, str]:
     base = _resolve(repo, spec.base)
     tip = _resolve(repo, spec.include[0])
     inside = {commit.id: commit for commit in commits}
-    at = inside.get(tip) if base is not None else None
+    found = _other_roots(repo, spec, inside)
+    at = _line_end(inside, tip) if base is not None else None
+    if at is None:
+        return found
+    if at.parent_ids and (tip == base or repo.descendant_of(tip, base)):
+        return found  # B holds A: nothing was put in place of it
+    return {**found, str(at.id): str(base)}
+
+
+def _line_end(inside: dict, tip):
+    """Where ``tip``'s first-parent line ends inside the range (None: the tip is not in it)."""
+    at = inside.get(tip)
     while at is not None and at.parent_ids and at.parent_ids[0] in inside:
         at = inside[at.parent_ids[0]]
-    if at is None:
+    return at
+
+
+def _other_roots(repo, spec: RangeSpec, inside: dict) -> dict[str, str]:
+    """{a root on another included tip's first-parent line: ``spec.roots_base``} (a push whose refs the
+    caller could not tell apart: each history begun afresh in it is judged against the remote's default)."""
+    if spec.roots_base is None:
         return {}
-    if at.parent_ids and (tip == base or repo.descendant_of(tip, base)):
-        return {}  # B holds A: nothing was put in place of it
-    return {str(at.id): str(base)}
+    out = {}
+    for rev in spec.include[1:]:
+        tip = _resolve(repo, rev)
+        at = _line_end(inside, tip) if tip is not None else None
+        if at is not None and not at.parent_ids:
+            out[str(at.id)] = spec.roots_base
+    return out
 
 
 def open_any(root: Path):

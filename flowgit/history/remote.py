@@ -5,14 +5,62 @@ moved by hand (``git update-ref``) or left behind after the branch was deleted
 there would hide, from the audit of a push, commits the remote never had and
 no audit judged. So a new ref's range stops only at commits the remote names
 itself (``git ls-remote``) that this clone has.
+
+The pre-commit framework's pre-push stage tells its hooks of one pushed ref
+(the first with something to push, found from remote-tracking refs): ``audit
+--pushed`` therefore judges that ref and every local branch, tag and HEAD
+the remote lacks (:func:`pushed_spec`), so ``git push origin clean evil``
+cannot land ``evil`` behind ``clean``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Mapping, TYPE_CHECKING
 
 from flowgit.errors import FlowgitError
 from flowgit.git import git
+
+if TYPE_CHECKING:
+    from flowgit.history.audit import RangeSpec
+
+
+def pushed_spec(root: Path, exclude: tuple[str, ...] = (), root_base: str | None = None,
+                env: Mapping[str, str] | None = None) -> "RangeSpec":
+    """What the framework's pre-push stage pushes, read from its environment, and all the push may carry.
+
+    ``PRE_COMMIT_FROM_REF``/``TO_REF`` name one ref's update (judged as a
+    branch's update, ``--replaces``, when it goes to a branch). Which other
+    refs git pushes the framework does not say, so every local branch, tag
+    and HEAD is judged above the commits the remote itself names (not above
+    this clone's remote-tracking refs); a history begun afresh on any of them
+    is judged against the remote's default branch. Without a remote (``pre-commit
+    try-repo``), the named range alone.
+    """
+    from flowgit.history.audit import RangeSpec
+
+    env = os.environ if env is None else env
+    start, end = env.get("PRE_COMMIT_FROM_REF"), env.get("PRE_COMMIT_TO_REF")
+    tip = end or env.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
+    update = bool(start and end) and env.get("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/").startswith("refs/heads/")
+    remote = env.get("PRE_COMMIT_REMOTE_NAME") or env.get("PRE_COMMIT_REMOTE_URL")
+    named = f"{start}..{end}" if start and end else tip
+    if not remote:
+        return RangeSpec.parse(named, None, exclude, root_base, update)
+    known, default = commits_the_remote_holds(root, remote)
+    spec = RangeSpec.parse(named, None, exclude + tuple(known), root_base or default, update)
+    return spec.with_tips(_local_tips(root), f"{named} and every local branch and tag {remote} lacks",
+                          root_base or default)
+
+
+def _local_tips(root: Path) -> tuple[str, ...]:
+    """HEAD and every local branch and tag (peeled where git can): what a push may carry."""
+    out = git(root, "for-each-ref", "--format=%(objectname) %(*objectname)", "refs/heads", "refs/tags",
+              check=False).decode().split("\n")
+    tips = [parts[-1] for parts in map(str.split, out) if parts]
+    head = git(root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).decode().strip()
+    return tuple(dict.fromkeys([head, *tips] if head else tips))
 
 
 def commits_the_remote_holds(root: Path, remote: str) -> tuple[list[str], str | None]:
