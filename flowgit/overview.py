@@ -58,6 +58,7 @@ class Overview:
     interrupted_sync: dict | None = None  # a killed sync's half-merged files: message and fix (None: none)
     outside_sparse: list[str] = field(default_factory=list)  # memory files a sparse checkout leaves out
     merge_driver: str | None = None  # why the registered merge driver cannot start (None: it can, or none is set)
+    merge_attributes: list[str] = field(default_factory=list)  # a .gitattributes line overriding the driver
 
     @property
     def unwrapped_sessions(self) -> dict[str, int]:
@@ -76,7 +77,8 @@ class Overview:
                 "continuity_modified": self.continuity_modified,
                 "session": self.session or None, "session_wrapped": self.session_wrapped,
                 "interrupted_wrap": self.interrupted_wrap, "interrupted_sync": self.interrupted_sync,
-                "outside_sparse_checkout": self.outside_sparse, "merge_driver_problem": self.merge_driver}
+                "outside_sparse_checkout": self.outside_sparse, "merge_driver_problem": self.merge_driver,
+                "merge_attribute_problems": self.merge_attributes}
 
 
 RECOVER = "run `flowgit wrap --recover`"
@@ -217,9 +219,10 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
     view.continuity_modified = not _same_as_head(data, head.get(cfg.continuity_rel))
     if light:
         return view
-    from flowgit.merge.setup import driver_problem
+    from flowgit.merge.setup import driver_problem, shadowed_attributes
 
     view.merge_driver = driver_problem(root)  # a sync would refuse it, and a `git pull` would take ours whole
+    view.merge_attributes = shadowed_attributes(root, [cfg.continuity_rel, cfg.store_rel], overriding_only=True)
     view.document = document_from_bytes(cfg, data, cfg.continuity_rel)
     if view.document is None or not view.document.sections:
         return view

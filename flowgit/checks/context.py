@@ -112,6 +112,7 @@ class CheckContext:
     new_raw: bytes | None = None  # the staged continuity file's bytes, when the caller has them (``new``'s text)
     merge_parents: tuple = ()  # a merge result judged against one parent: every parent's Document
     base_unreadable: str | None = None  # why HEAD's file could not be read as text (then read leniently)
+    attributes: tuple | None = None  # (old, new) readings of the judged attributes, when the change touches them
 
     def __init__(self, cfg: Config, new: Document, old: Document | None, new_store: bytes, path: str,
                  store_path: str, **optional: Any) -> None:

@@ -136,7 +136,9 @@ def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequ
                         merge_parents=tuple(_base_document(cfg, p.continuity, f"parent:{p.continuity_path}")[0]
                                             for p in merge_parents if p is not None and p.continuity is not None),
                         appended_check=new.extra.get("appended_check") if old is not None and old.commit and
-                        old.commit == new.extra.get("base") else None, base_unreadable=unreadable)
+                        old.commit == new.extra.get("base") else None, base_unreadable=unreadable,
+                        attributes=(old.extra.get("attributes") if old is not None else None,
+                                    new.extra.get("attributes")))
 
 
 def _base_document(cfg: Config, data: bytes, label: str) -> tuple["Document | None", str | None]:

@@ -20,8 +20,8 @@ class Rule(NamedTuple):
 
 
 def _rules() -> list[Rule]:
-    from flowgit.checks import (claims, compression, evidence_rules, identity_rules, lint_rule, recognition,
-                                semantics, size, store)
+    from flowgit.checks import (attributes, claims, compression, evidence_rules, identity_rules, lint_rule,
+                                recognition, semantics, size, store)
     from flowgit.checks.conflict import conflict_markers
 
     return [
@@ -47,6 +47,8 @@ def _rules() -> list[Rule]:
         Rule("size-budget", "State, Developing and file size budgets", size.budgets),
         Rule("flowscript", "FlowScript lint errors on changed lines", lint_rule.flowscript),
         Rule("store-append-only", "the episodic store only ever grows", store.append_only),
+        Rule("attributes", ".gitattributes re-encoding, filtering or re-merging the memory",
+             attributes.attribute_changes),
     ]
 
 

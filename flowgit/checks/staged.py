@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from flowgit.checks.attributes import attribute_files
 from flowgit.checks.hooklist import HOOK_CONFIG
 from flowgit.checks.judge import Side
 from flowgit.checks.paths import case_variants_of
@@ -359,7 +360,8 @@ def staged_change(root: Path, *, amend: bool | None = None, continuity: str | No
     amend = amend_in_progress(root) if amend is None else amend
     files = (continuity or DEFAULT_CONTINUITY, store or DEFAULT_STORE)
     guess = with_parents(list(files))  # parents: symlinked dirs
-    index = IndexQuery(root, [*CONFIG_FILES, HOOK_CONFIG, *guess], icase=files)  # answered while cat-file runs
+    index = IndexQuery(root, [*CONFIG_FILES, HOOK_CONFIG, *guess, *attribute_files(list(files))],
+                       icase=files)  # answered while cat-file runs
     try:
         with Reads(root) as reads:
             return _staged_change(root, reads, index, amend=amend, continuity=continuity, store=store,
@@ -384,12 +386,13 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
         names += [cont, st]
     links: set[str] = set()
     staged = index.result(links)
-    more = [n for n in (names[:len(CONFIG_FILES)] + with_parents(names[len(CONFIG_FILES):]))
+    attr_files = attribute_files(names[len(CONFIG_FILES):]) if cfg is not None else []
+    more = [n for n in (names[:len(CONFIG_FILES)] + with_parents(names[len(CONFIG_FILES):]) + attr_files)
             if n not in index.paths]
     unasked = tuple(n for n in names[len(CONFIG_FILES):] if n not in index.icase)
     if more or unasked:
         staged.update(index_blobs(root, more, links, icase=unasked))
-    bases = {base: reads.entries(base, [*names, HOOK_CONFIG])} if base else {}
+    bases = {base: reads.entries(base, [*names, HOOK_CONFIG, *attr_files])} if base else {}
     paths_at: dict[str, tuple[str, str]] = {}  # a merge's other parent: its memory where its own configuration puts it
     configs: dict[str, Config] = {}  # each parent's committed configuration, read once
     for parent in merge_heads:
@@ -424,8 +427,9 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     hooks_weakened = _hooks_weakened(root, reads, staged.get(HOOK_CONFIG),
                                      {rev: b.get(HOOK_CONFIG) for rev, b in bases.items()},
                                      linked=HOOK_CONFIG in links)
+    attributes = _attributes_read(root, reads, staged, base_entries, attr_files, judged)
     if (not config_changed and not merge_heads and not symlinked and variants == held_variants and not hooks_weakened
-            and all(staged.get(p) == base_entries.get(p) for p in judged)):
+            and attributes is None and all(staged.get(p) == base_entries.get(p) for p in judged)):
         return None
     # judged now: every twin a case-insensitive filesystem would take for a judged file, not only ASCII ones
     variants = {**variants, **_listed_twins(root, [cont, st, new_cont, new_st])}
@@ -454,7 +458,7 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                       "unmerged": [p for p in dict.fromkeys([*judged, new_cont, new_st]) if staged.get(p) == ""],
                       "appended_check": appended,
                       "symlinked": symlinked, "case_variants": variants, "hooks_weakened": hooks_weakened,
-                      "base": base, "proof": proof})
+                      "base": base, "proof": proof, "attributes": attributes[1] if attributes else None})
     def side_at(rev: str, entries: dict[str, str], texts: dict[str, bytes], config: Config | None = None) -> Side:
         c, s = paths_at.get(rev, (cont, st))
         oid = entries.get(s)
@@ -467,6 +471,7 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                      if merge_heads else None) for rev, entries in bases.items()]
     if sides:
         sides[0].extra["case_variants"] = held_variants
+        sides[0].extra["attributes"] = attributes[0] if attributes else None
     holding = [rev for rev, side in zip(bases, sides) if side.continuity is not None]  # (dict order: base first)
     def base_side(rev: str) -> Side:  # a merge base: its memory where its own configuration puts it
         own = _committed_config(root, reads, rev)
@@ -479,6 +484,21 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     return StagedChange(cfg=cfg, new_cfg=new_cfg, old=sides[0] if sides else None, new=new,
                         other_parents=sides[1:], base=base, amend=amend, config_changed=config_changed,
                         merge_base=merge_base, config_problem=problem)
+
+
+def _attributes_read(root: Path, reads, staged: dict[str, str], held: dict[str, str], files: list[str],
+                     judged: list[str]) -> tuple[dict, dict] | None:
+    """(the base's, the index's) reading of the judged files' attributes when a ``.gitattributes`` that can give
+    them any is staged otherwise (G811's question); None when none is (git is not asked)."""
+    if all(staged.get(f) == held.get(f) for f in files):
+        return None
+    from flowgit.checks.attributes import side_attributes
+
+    changed = [f for f in files if staged.get(f) and staged.get(f) != held.get(f)]
+    texts = reads.objects([staged[f] for f in changed])
+    return (side_attributes(root, {f: held.get(f) for f in files}, judged),
+            side_attributes(root, {f: staged.get(f) for f in files}, judged,
+                            {f: texts.get(staged[f], b"") for f in changed}))
 
 
 def staged_hooks_weakened(root: Path) -> list[str]:

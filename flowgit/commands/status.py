@@ -43,6 +43,9 @@ def render(view: Overview) -> str:
         lines += ["", style("The merge driver cannot start:", "red"), f"  {view.merge_driver}",
                   "  (fix: run `flowgit init` again in this clone: it registers the driver with the flowgit that "
                   "runs it; safe to repeat)"]
+    if view.merge_attributes:
+        lines += ["", style("A merge attribute overrides flowgit's driver:", "red"),
+                  *(f"  {problem}" for problem in view.merge_attributes)]
     if view.continuity_modified:
         hint = (f"  ({pending['fix']} first)" if pending and pending.get("running") else
                 f"  ({RECOVER} first)" if pending else "  (finish with `flowgit wrap`)")
@@ -65,6 +68,6 @@ def render(view: Overview) -> str:
     lines += _block("Going stale next", [f"{r['name']} in {r['section']}: {r['days_left']} day(s) left"
                                          for r in view.stale_soon], "yellow")
     if len(lines) <= 3 and not view.continuity_modified and not pending and not view.interrupted_sync \
-            and not view.merge_driver:
+            and not view.merge_driver and not view.merge_attributes:
         lines += ["", "nothing to wrap"]
     return "\n".join(lines)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from flowgit.changes import diff_pattern_maps, events_against
+from flowgit.checks.attributes import attribute_files
 from flowgit.checks.finding import Finding
 from flowgit.checks.hooklist import HOOK_CONFIG
 from flowgit.checks.judge import Side, judge_change, judge_merge, merge_answers
@@ -171,6 +172,7 @@ class Version:
     symlinked: tuple[str, ...] = ()  # the judged paths (or directories on their way) committed as links
     case_variants: tuple[tuple[str, str], ...] = ()  # (path, blob id) differing from a judged path only in case
     hooks: object | None = None  # the pre-commit framework's hook list (blob Oid), which runs the gate's hooks
+    attributes: tuple = ()  # (path, blob Oid) of the .gitattributes files that can give the judged paths any
 
     @property
     def blobs(self) -> tuple:
@@ -278,7 +280,8 @@ class Auditor:
             conf = self.configs.at(tree)
             cont, store, judged = self._paths(conf)
             found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store), _links(tree, judged),
-                            self._case_variants(tree, (cont, store)), self._hook_list(tree))
+                            self._case_variants(tree, (cont, store)), self._hook_list(tree),
+                            tuple((name, _oid(tree, name)) for name in attribute_files([cont, store])))
             self._versions[sha] = found
             if len(self._versions) > 256:
                 self._versions.popitem(last=False)
@@ -530,8 +533,8 @@ class Auditor:
                                     f"({version.config.problem}); the defaults judged this commit"))
         # A merge that took one side's files whole may still have dropped the other side's episodes: it is
         # judged unless it equals every parent.
-        unchanged = (all if len(before) > 1 else any)(p.blobs == version.blobs and
-                                                      p.case_variants == version.case_variants for p in before)
+        unchanged = (all if len(before) > 1 else any)(p.blobs == version.blobs and p.attributes == version.attributes
+                                                      and p.case_variants == version.case_variants for p in before)
         untouched = version.blobs == (None, None) and all(p.blobs == (None, None) for p in before)
         claims = speaks_for_a_wrap(trailers)
         if unchanged or untouched:  # a trailer that claims a change this commit does not make is still false
@@ -584,6 +587,8 @@ class Auditor:
         per_parent: list[list[Finding]] = []
         for parent, was in zip(parents, before):
             old = self.side(parent, was) if was.blobs != (None, None) else None
+            if old is not None:
+                self._read_attributes(old, was, new, version)
             found = judge_change(was.config.cfg, old, new, message=commit.message, override=override,
                                  held_twins=dict(was.case_variants))
             per_parent.append([f for f in found if f.severity == "error"])
@@ -595,6 +600,23 @@ class Auditor:
             keys = {(f.code, f.message) for f in other}
             kept = [f for f in kept if (f.code, f.message) in keys]
         return _as_audit_findings(kept, sha, date)
+
+    def _read_attributes(self, old, was: Version, new, version: Version) -> None:
+        """Both sides' reading of the judged attributes (G811's question) when the commit changed an attributes
+        file that can give them any; otherwise neither side carries one and git is not asked."""
+        from flowgit.checks.attributes import side_attributes
+
+        if was.attributes == version.attributes:
+            old.extra["attributes"] = new.extra["attributes"] = None
+            return
+        paths = [version.continuity_path, version.store_path]
+        held = dict(was.attributes)
+        changed = {name: self.data(oid) or b"" for name, oid in version.attributes
+                   if oid is not None and oid != held.get(name)}
+        old.extra["attributes"] = side_attributes(self.cfg.root, {n: str(o) if o else None for n, o in was.attributes},
+                                                  paths)
+        new.extra["attributes"] = side_attributes(self.cfg.root, {n: str(o) if o else None
+                                                                  for n, o in version.attributes}, paths, changed)
 
     def _merge_base(self, parents: list):
         """The merge base of a merge's parents as a Side (None: they share no history)."""

@@ -79,20 +79,24 @@ def ensure_attributes(root: Path, paths: list[str]) -> list[str]:
     return changed
 
 
-def shadowed_attributes(root: Path, paths: list[str]) -> list[str]:
+def shadowed_attributes(root: Path, paths: list[str], *, overriding_only: bool = False) -> list[str]:
     """A warning per path whose merge attribute, as git reads it (``git check-attr``), is not flowgit's: a
-    deeper ``.gitattributes`` (``*.jsonl binary``) or ``info/attributes`` overrides the top one, and a merge
-    of it would conflict line by line instead."""
+    deeper ``.gitattributes`` (``*.jsonl binary``), ``info/attributes`` or an edited line overrides the driver,
+    and a merge of it would conflict line by line (or union the lines) instead. ``overriding_only``: only an
+    attribute that names another merge (``flowgit status``), not one left unspecified (no line: a project
+    whose attributes flowgit never wrote)."""
     out = git(root, "check-attr", "-z", "merge", "--", *paths, check=False).split(b"\0")
     found = {out[i].decode("utf-8", "surrogateescape"): out[i + 2].decode("utf-8", "replace")
              for i in range(0, len(out) - 2, 3)}
-    read = {"unset": "unset (`-merge`, as `binary` sets it)", "unspecified": "unspecified"}
+    read = {"unset": "unset (`-merge`, as `binary` sets it)", "unspecified": "unspecified",
+            "set": "set (git's own line merge)"}
+    skipped = {DRIVER, "unspecified"} if overriding_only else {DRIVER}
     return [f"git reads the merge attribute of {path} as {read.get(found.get(path, 'unspecified'), found.get(path))}"
-            f", not `merge={DRIVER}`: a deeper "
-            ".gitattributes (or .git/info/attributes) overrides the top one's line, so two clones' wraps would "
-            f"conflict; add `merge={DRIVER}` to the line there that matches {path} (`git check-attr merge -- "
+            f", not `merge={DRIVER}`: a .gitattributes line (a deeper file's, an edited one, or "
+            ".git/info/attributes) overrides flowgit's, so two clones' wraps would not merge through its driver; "
+            f"put back `merge={DRIVER}` on the line that matches {path} (`git check-attr merge -- "
             f"{path}` shows what git reads)"
-            for path in paths if found.get(path) != DRIVER]
+            for path in paths if found.get(path, "unspecified") not in skipped]
 
 
 def _quoted(path: str) -> str:

@@ -31,3 +31,18 @@ def test_status_says_when_the_registered_merge_driver_cannot_start(run, repo):
     assert "does not exist" in json.loads(run(repo, "status", "--json").out)["merge_driver_problem"]
     assert run(repo, "init").code == 0
     assert json.loads(run(repo, "status", "--json").out)["merge_driver_problem"] is None
+
+
+def test_status_says_when_a_merge_attribute_overrides_the_driver(run, repo):
+    """`merge=union` in place of `merge=flowgit` bypasses the driver on every merge: status says so, with the
+    fix; the attributes `flowgit init` writes (and harmless ones beside them) are not mentioned."""
+    assert run(repo, "init", "--commit").code == 0
+    attributes = repo / ".gitattributes"
+    attributes.write_text(attributes.read_text() + "CONTINUITY.md diff linguist-documentation\n")
+    assert json.loads(run(repo, "status", "--json").out)["merge_attribute_problems"] == []
+    attributes.write_text(attributes.read_text().replace("CONTINUITY.md merge=flowgit", "CONTINUITY.md merge=union"))
+    out = run(repo, "status")
+    assert out.code == 0 and "A merge attribute overrides flowgit's driver:" in out.out
+    assert "CONTINUITY.md as union" in out.out and "put back `merge=flowgit`" in out.out
+    said = json.loads(run(repo, "status", "--json").out)["merge_attribute_problems"]
+    assert len(said) == 1 and "CONTINUITY.md" in said[0]
