@@ -178,6 +178,13 @@ class Version:
     def blobs(self) -> tuple:
         return (self.continuity, self.store)
 
+    @property
+    def held(self) -> tuple:
+        """What the rules judge of the commit, as git records it: the blobs, and how their paths are held
+        (a file turned into a symbolic link of its own blob, G806, or a twin in another letter case, G809,
+        is a change though no blob differs)."""
+        return (self.continuity, self.store, self.symlinked, self.case_variants)
+
 
 def _as_audit_findings(errors: list[Finding], sha: str, date: str) -> list[AuditFinding]:
     """The gate's errors on a commit as audit findings; one its ``Flow-Override:`` let through is a notice
@@ -533,8 +540,8 @@ class Auditor:
                                     f"({version.config.problem}); the defaults judged this commit"))
         # A merge that took one side's files whole may still have dropped the other side's episodes: it is
         # judged unless it equals every parent.
-        unchanged = (all if len(before) > 1 else any)(p.blobs == version.blobs and p.attributes == version.attributes
-                                                      and p.case_variants == version.case_variants for p in before)
+        unchanged = (all if len(before) > 1 else any)(p.held == version.held and p.attributes == version.attributes
+                                                      for p in before)
         untouched = version.blobs == (None, None) and all(p.blobs == (None, None) for p in before)
         claims = speaks_for_a_wrap(trailers)
         if unchanged or untouched:  # a trailer that claims a change this commit does not make is still false

@@ -591,3 +591,24 @@ def test_a_hook_list_behind_a_symbolic_link_is_judged_as_the_list_it_names(run, 
     git(repo, "commit", "-qm", "re-point the gate", "--no-verify")
     found = json.loads(run(repo, "audit", "--json", "--range", f"{before}..HEAD").out)["findings"]
     assert [f["code"] for f in found] == ["A404"]
+
+
+@pytest.mark.parametrize("path", ["CONTINUITY.md", ".flow/episodes.jsonl"])
+@pytest.mark.parametrize("mode, code", [("120000", "G806")])
+def test_the_hook_sees_a_judged_file_turned_into_a_link_of_its_own_blob(run, repo, path, mode, code):
+    """A mode-only change keeps the blob id: the shell fast path compares (mode, id), so a memory staged as
+    a symbolic link (G806) or a gitlink (G803/G804) of its own blob goes to the gate and is refused; an
+    unrelated commit still passes."""
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    blob = git(repo, "rev-parse", f"HEAD:{path}").strip()
+    if mode == "160000":
+        git(repo, "rm", "-q", "--cached", path)
+    git(repo, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}")
+    refused = commit(repo, "the memory, as a link")
+    assert refused.returncode == 1 and code in refused.stderr, refused.stderr
+    git(repo, "reset", "-q")
+    (repo / "notes.txt").write_text("unrelated\n")
+    git(repo, "add", "notes.txt")
+    accepted = commit(repo, "an unrelated file")
+    assert accepted.returncode == 0, accepted.stderr

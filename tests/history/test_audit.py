@@ -372,3 +372,19 @@ def test_a_wrap_trailer_listing_evidence_the_change_does_not_cite_is_refused_and
     commit_text(based, p01(2, E_RETRY[:2]), truthful)  # the hooks pass it, and the audit finds nothing
     code, data = audit(run, based, "--range", "base..HEAD")
     assert code == 0 and data["findings"] == []
+
+
+@pytest.mark.parametrize("path", ["CONTINUITY.md", ".flow/episodes.jsonl"])
+def test_a_mode_only_change_to_a_symbolic_link_is_judged(run, based, path):
+    """The blob stays the same and only the mode becomes 120000: the commit is a change all the same (G806,
+    so pre-push, CI and pre-receive refuse it); an executable bit set on the memory changes nothing judged."""
+    blob = git(based, "rev-parse", f"HEAD:{path}").strip()
+    git(based, "update-index", "--cacheinfo", f"100755,{blob},{path}")
+    git(based, "commit", "-qm", "executable", "--no-verify")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 0 and data["findings"] == [], data["findings"]
+    git(based, "update-index", "--cacheinfo", f"120000,{blob},{path}")
+    git(based, "commit", "-qm", "the memory as a link", "--no-verify")
+    bad = git(based, "rev-parse", "HEAD").strip()
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and ("G806", bad) in found(data), data["findings"]
