@@ -93,21 +93,30 @@ def removed(old: "Side | None", new: "Side") -> Iterator[Finding]:
     """Deleting or moving the continuity file or the store stops the gate from looking (G803, G804)."""
     if old is None:
         return
+    gitlinked = new.extra.get("gitlinked") or ()
     if old.continuity is not None and new.continuity is None:
         moved = new.extra.get("renamed_to")
-        what = f"moved to {moved}" if moved else "deleted"
+        what = (f"moved to {moved}" if moved else _gitlink_said(gitlinked, new.continuity_path) or "deleted")
         yield Finding("G803", "removed", "error", new.continuity_path, None,
                       f"the continuity file is {what} in this commit, so no later commit would be judged",
                       f"restore it (`git restore --staged --worktree --source=HEAD -- {new.continuity_path}`)"
                       "; to move it, change `continuity` in the configuration in the same commit "
                       "with FLOWGIT_OVERRIDE=\"<why>\"")
     if old.has_store and not new.has_store:
+        what = _gitlink_said(gitlinked, new.store_path) or "deleted"
         yield Finding("G804", "removed", "error", new.store_path, None,
-                      "the episodic store is deleted in this commit; it is append-only and every "
+                      f"the episodic store is {what} in this commit; it is append-only and every "
                       "graduation stands on it",
                       f"put it back in the index (`git restore --staged -- {new.store_path}`), and, only if the "
                       f"working tree no longer has the file, there too (`git restore -- {new.store_path}`): a "
                       "working store still there holds the episodes recorded since HEAD")
+
+
+def _gitlink_said(gitlinked, path: str) -> str | None:
+    """How a judged file replaced by a gitlink (mode 160000, itself or a directory on its way) is gone: git
+    records a submodule's commit id there, and no file (the fix, restoring the file, is the same)."""
+    held = [p for p in gitlinked if path == p or path.startswith(p + "/")]
+    return f"replaced by a gitlink (mode 160000 at `{held[0]}`: a submodule's commit, not a file)" if held else None
 
 
 def unmerged(new: "Side") -> Iterator[Finding]:

@@ -200,14 +200,16 @@ def tree_entries(root: Path, rev: str | None, paths: list[str]) -> dict[str, str
 
 
 def index_blobs(root: Path, paths: list[str], links: set[str] | None = None, *,
-                icase: tuple[str, ...] = ()) -> dict[str, str]:
+                icase: tuple[str, ...] = (), gitlinks: set[str] | None = None) -> dict[str, str]:
     """Stage-0 blob ids of ``paths`` in the index; a conflicted path maps to "" (unmerged).
 
-    Symbolic links among the entries are added to ``links`` when it is given.
+    Symbolic links among the entries are added to ``links`` when it is given,
+    gitlinks (left out, see :func:`_index_records`) to ``gitlinks``.
     Paths that equal one of ``icase`` but for letter case are listed too (see
     :func:`flowgit.checks.paths.case_collisions`).
     """
-    return _index_records(git(root, "ls-files", "-s", "-z", "--", *paths, *_icase(icase), check=False), links)
+    return _index_records(git(root, "ls-files", "-s", "-z", "--", *paths, *_icase(icase), check=False), links,
+                          gitlinks)
 
 
 def _icase(paths: tuple[str, ...]) -> list[str]:
@@ -215,13 +217,20 @@ def _icase(paths: tuple[str, ...]) -> list[str]:
     return [f":(icase){path}" for path in paths]
 
 
-def _index_records(out: bytes, links: set[str] | None = None) -> dict[str, str]:
+def _index_records(out: bytes, links: set[str] | None = None, gitlinks: set[str] | None = None) -> dict[str, str]:
+    """``ls-files -s`` records by path. A gitlink (mode 160000) is not there: git records a submodule's commit
+    id at that path, not a file, whatever object the id names (the file's own blob, say), so a judged path
+    held as one is a file taken away (as the audit, which reads trees, sees it)."""
     found: dict[str, str] = {}
     for record in out.split(b"\0"):
         meta, _, path = record.partition(b"\t")
         parts = meta.split()
         if len(parts) == 3:
             name = path.decode("utf-8", "replace")
+            if parts[0] == b"160000":
+                if gitlinks is not None:
+                    gitlinks.add(name)
+                continue
             found[name] = parts[1].decode() if parts[2] == b"0" else ""
             if links is not None and parts[0] == b"120000":
                 links.add(name)
@@ -274,9 +283,9 @@ class IndexQuery:
         self._proc = subprocess.Popen(["git", "ls-files", "-s", "-z", "--", *self.paths, *_icase(icase)], cwd=root,
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
-    def result(self, links: set[str] | None = None) -> dict[str, str]:
+    def result(self, links: set[str] | None = None, gitlinks: set[str] | None = None) -> dict[str, str]:
         out, _ = self._proc.communicate()
-        return _index_records(out, links)
+        return _index_records(out, links, gitlinks)
 
     def close(self) -> None:
         """Reap the process whether or not its answer was needed."""
@@ -385,13 +394,14 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
         st = store or cfg.store_rel
         names += [cont, st]
     links: set[str] = set()
-    staged = index.result(links)
+    gitlinks: set[str] = set()
+    staged = index.result(links, gitlinks)
     attr_files = attribute_files(names[len(CONFIG_FILES):]) if cfg is not None else []
     more = [n for n in (names[:len(CONFIG_FILES)] + with_parents(names[len(CONFIG_FILES):]) + attr_files)
             if n not in index.paths]
     unasked = tuple(n for n in names[len(CONFIG_FILES):] if n not in index.icase)
     if more or unasked:
-        staged.update(index_blobs(root, more, links, icase=unasked))
+        staged.update(index_blobs(root, more, links, icase=unasked, gitlinks=gitlinks))
     bases = {base: reads.entries(base, [*names, HOOK_CONFIG, *attr_files])} if base else {}
     paths_at: dict[str, tuple[str, str]] = {}  # a merge's other parent: its memory where its own configuration puts it
     configs: dict[str, Config] = {}  # each parent's committed configuration, read once
@@ -407,14 +417,14 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     if cfg is None:  # a root commit: nothing was in force, the staged configuration judges
         cfg = new_cfg
         cont, st = continuity or cfg.continuity_rel, store or cfg.store_rel
-        staged.update(index_blobs(root, with_parents([cont, st]), links))
+        staged.update(index_blobs(root, with_parents([cont, st]), links, gitlinks=gitlinks))
     # The commit's memory is where its own configuration puts it, the base's where the base's does (as the
     # audit reads them): a configuration that starts judging a file the base held unjudged makes that file's
     # content the memory's first commit, not an unchanged file.
     new_cont, new_st = continuity or new_cfg.continuity_rel, store or new_cfg.store_rel
     if (new_cont, new_st) != (cont, st):
         staged.update(index_blobs(root, [n for n in with_parents([new_cont, new_st]) if n not in staged], links,
-                                  icase=(new_cont, new_st)))
+                                  icase=(new_cont, new_st), gitlinks=gitlinks))
     # A first commit's configuration is held to the defaults (an orphan root could otherwise set its own)
     config_changed = (any(staged.get(n) != base_entries.get(n) for n in CONFIG_FILES) if base
                       else new_cfg.source is not None)
@@ -456,6 +466,7 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
                extra={"renamed_to": (_renamed_to(root, base, cont) if base and not staged.get(new_cont)
                                      else None),
                       "unmerged": [p for p in dict.fromkeys([*judged, new_cont, new_st]) if staged.get(p) == ""],
+                      "gitlinked": [p for p in with_parents([new_cont, new_st]) if p in gitlinks],
                       "appended_check": appended,
                       "symlinked": symlinked, "case_variants": variants, "hooks_weakened": hooks_weakened,
                       "base": base, "proof": proof, "attributes": attributes[1] if attributes else None})

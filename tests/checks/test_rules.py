@@ -564,3 +564,22 @@ def test_a_pattern_in_another_script_graduates_on_episodes_that_record_it_and_no
     code, data, codes = check(run, repo)
     assert code == 1 and "G104" in codes and other.id in next(f["message"] for f in data["findings"]
                                                              if f["code"] == "G104"), data
+
+
+@pytest.mark.parametrize("path, code", [("CONTINUITY.md", "G803"), (".flow/episodes.jsonl", "G804")])
+def test_a_gitlink_of_the_files_own_blob_is_a_file_taken_away(run, repo, path, code):
+    """git records a submodule's commit id at a gitlink (mode 160000), not a file, whatever object the id
+    names: the memory is gone from every clone, as the audit reads the tree. A real submodule elsewhere is
+    nothing the gate judges."""
+    committed_base(repo)
+    blob = git(repo, "rev-parse", f"HEAD:{path}").strip()
+    git(repo, "rm", "-q", "--cached", path)
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{blob},{path}")
+    status, data, codes = check(run, repo)
+    assert status == 1 and code in codes, data["findings"]
+    assert any("gitlink" in f["message"] for f in data["findings"] if f["code"] == code)
+    git(repo, "reset", "-q")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},vendor/lib")
+    status, data, codes = check(run, repo)
+    assert status == 0 and not codes, data["findings"]

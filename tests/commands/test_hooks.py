@@ -594,7 +594,7 @@ def test_a_hook_list_behind_a_symbolic_link_is_judged_as_the_list_it_names(run, 
 
 
 @pytest.mark.parametrize("path", ["CONTINUITY.md", ".flow/episodes.jsonl"])
-@pytest.mark.parametrize("mode, code", [("120000", "G806")])
+@pytest.mark.parametrize("mode, code", [("120000", "G806"), ("160000", "G80")])
 def test_the_hook_sees_a_judged_file_turned_into_a_link_of_its_own_blob(run, repo, path, mode, code):
     """A mode-only change keeps the blob id: the shell fast path compares (mode, id), so a memory staged as
     a symbolic link (G806) or a gitlink (G803/G804) of its own blob goes to the gate and is refused; an
