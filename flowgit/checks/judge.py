@@ -171,7 +171,8 @@ MERGE_LOSS_CODES = {"G205", "G207", "G208", "G401", "G402", "G404"}
 
 
 def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | None = None,
-                new_config: Config | None = None, base: "Side | None | object" = NO_BASE) -> list[Finding]:
+                new_config: Config | None = None, base: "Side | None | object" = NO_BASE,
+                carried: Config | None = None) -> list[Finding]:
     """A merge result judged against each parent (and their merge base, when given).
 
     An error shown against every parent stands: the merge itself introduced it.
@@ -189,7 +190,13 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     Each parent judges under its own committed configuration (``Side.config``,
     else ``cfg``): a branch whose configuration switched rules off (an orphan
     root commit is judged by itself) cannot lend it to what another parent's
-    memory brings.
+    memory brings. Nor to what the merge itself writes: each is held to the
+    stricter of its own and the configuration the result carries (``carried``,
+    else ``new_config``, else ``cfg``; :func:`flowgit.checks.paths.stricter`),
+    so a merge that drops a scratch branch's lenient configuration is judged
+    by the result's for its own edits. A result weaker than the first parent
+    (one that holds the memory) needs the merge's own override (G801): the
+    branch it lands on never agreed to the other's leniency.
 
     A parent that does not hold the continuity file (a code branch forked
     before the memory existed, an orphan branch) has no say: judged against
@@ -207,14 +214,17 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     """
     if len(parents) < 2:
         return judge_change(cfg, parents[0] if parents else None, new, override=override, new_config=new_config)
-    per_parent = [judge_change(p.config or cfg, p, new, override=None, new_config=new_config,
-                               merge_parents=parents) for p in parents]
+    result_config = carried or new_config or cfg
+    per_parent = [judge_change(paths.stricter(p.config or cfg, result_config), p, new, override=None,
+                               new_config=new_config, merge_parents=parents) for p in parents]
 
     key = merge_key
     shown = [{key(f) for f in fs if f.is_error} for fs in per_parent]
     holds = [p.continuity is not None for p in parents]
     began_apart = base is not NO_BASE and (base is None or base.continuity is None)  # type: ignore[union-attr]
     kept = merge_answers(shown, holds, began_apart)
+    if holds[0]:  # weaker than the branch merged into: the merge's own weakening, whatever the other allowed
+        kept |= {k for k in shown[0] if k[0] == "G801"}
     if base is not NO_BASE and not began_apart:
         where = {key(f): f for fs in per_parent for f in fs if f.is_error}
         kept |= _answered_by_the_changers(cfg, parents, base, new, shown, holds, where)  # type: ignore[arg-type]

@@ -59,6 +59,37 @@ def weakenings(base: Config, new: Config, *, holds: tuple[bool, bool] = (True, T
     return problems
 
 
+def stricter(own: Config, other: Config) -> Config:
+    """``own`` with every rule, threshold and budget at the stricter of its value and ``other``'s (its paths
+    and aliases, which say where its memory is and how it reads, kept).
+
+    A merge judges each parent under this, ``other`` being the configuration the result carries: a branch's
+    lenient configuration (switched on there, with an override of its own) judged that branch's commits,
+    not what a merge writes into a result that drops it, nor into one that keeps it (G801 asks for the
+    merge's own override then).
+    """
+    if own.rules == other.rules and own.thresholds == other.thresholds and own.budgets == other.budgets:
+        return own
+    rules = {}
+    for name in set(own.rules) | set(other.rules):
+        mine, theirs = own.rules.get(name, "on"), other.rules.get(name, "on")
+        kept = mine if STRICTNESS.get(mine, 2) >= STRICTNESS.get(theirs, 2) else theirs
+        if kept != "on":
+            rules[name] = kept
+    return own._replace(rules=rules, thresholds=_stricter_values(Thresholds, own.thresholds, other.thresholds),
+                        budgets=_stricter_values(Budgets, own.budgets, other.budgets))
+
+
+def _stricter_values(cls, own, other):
+    """Field by field, the stricter of two thresholds or budgets (as :func:`weakenings` reads them)."""
+    values = {}
+    for field_name in cls._fields:
+        a, b = getattr(own, field_name), getattr(other, field_name)
+        larger = cls is Thresholds and field_name in STRICTER_WHEN_LARGER
+        values[field_name] = a if field_name in IGNORED else (max(a, b) if larger else min(a, b))
+    return cls(**values)
+
+
 def config_weakened(base: Config, new: Config, path: str, *, holds: tuple[bool, bool] = (True, True)
                     ) -> Iterator[Finding]:
     """G801: the staged configuration is looser than the committed one (see :func:`weakenings`)."""

@@ -348,10 +348,13 @@ class Auditor:
     def _weaker_than_parents(self, parents: list, before: list[Version], version: Version) -> list[str]:
         """How this commit's configuration is weaker than its parents' ([] when it is not).
 
-        A merge weakens only when it is weaker than every parent that holds the
+        A merge weakens when it is weaker than every parent that holds the
         memory (a parent without it, a code branch or an orphan holding only a
-        configuration, vouches for nothing); when two memories began apart, than
-        any of them: no configuration of one vouches for the other's.
+        configuration, vouches for nothing), or than the first parent, the
+        branch merged into, when that one holds it (another branch's lenient
+        configuration, overridden there, needs the merge's own override to land);
+        when two memories began apart, than any of them: no configuration of one
+        vouches for the other's.
         """
         if not before:  # a root commit: held to the defaults, as the gate holds a first commit
             return weakenings(default_config(self.cfg.root), version.config.cfg, holds=(False, False))
@@ -361,6 +364,8 @@ class Auditor:
         holds = [p.continuity is not None for p in before]
         began_apart = sum(holds) > 1 and not self._share_memory(parents, before)
         answered = merge_answers([set(w) for w in found], holds, began_apart)
+        if holds[0]:  # weaker than the branch merged into (the gate's G801 of a merge, judge_merge)
+            answered |= set(found[0])
         return list(dict.fromkeys(w for ws in found for w in ws if w in answered))
 
     def _share_memory(self, parents: list, before: list[Version]) -> bool:
@@ -589,7 +594,7 @@ class Auditor:
             for side, was in zip(olds, before):
                 side.config = was.config.cfg  # each parent judges under its own configuration
             found = judge_merge(before[0].config.cfg, olds, new, override=override,
-                                base=self._memory_base(parents, before))
+                                base=self._memory_base(parents, before), carried=version.config.cfg)
             return _as_audit_findings([f for f in found if f.severity == "error"], sha, date)
         per_parent: list[list[Finding]] = []
         for parent, was in zip(parents, before):

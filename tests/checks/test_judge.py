@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -170,3 +171,134 @@ def test_a_merge_over_a_size_budget_is_a_warning_and_a_later_wrap_may_not_grow_i
     grown = union.replace("! p12:", "! p15: one more | 1x\n! p12:")
     assert "G503" in codes(judge_change(c, side(union), side(grown)))
     assert "G503" in codes(judge_merge(c, [side(left), side(right)], side(grown), base=side(base)))  # its own line
+
+
+# ------------------------------------------------- a merge under a branch's lenient configuration (git, hooks)
+LENIENT = '[rules]\nlevel-jump = "off"\n'
+
+
+def _git_commit(repo: Path, *args: str, **env: str):
+    import os
+    import subprocess
+
+    return subprocess.run(["git", "commit", "-q", *args], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, **env})
+
+
+def _lenient_branch(run, repo: Path) -> str:
+    """main with flowgit's hooks, and a branch `scratch` that switched level-jump off, alone and overridden
+    (as the gate allows); main moved on with an unrelated file, so merging it is a real merge."""
+    from tests.checks.gate_fixtures import committed_base
+    from tests.conftest import git
+
+    committed_base(repo, episodes=[*E_RETRY, E_FRESH])
+    assert run(repo, "install-hook").code == 0
+    base = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "-b", "scratch")
+    (repo / ".flowgit.toml").write_text(LENIENT)
+    git(repo, "add", ".flowgit.toml")
+    done = _git_commit(repo, "-m", "scratch: a lenient gate", FLOWGIT_OVERRIDE="trying a lenient gate")
+    assert done.returncode == 0, done.stdout + done.stderr
+    git(repo, "checkout", "-q", "main")
+    (repo / "notes.txt").write_text("code\n")
+    git(repo, "add", "notes.txt")
+    assert _git_commit(repo, "-m", "code").returncode == 0
+    return base
+
+
+def _jump_to_3x(repo: Path) -> None:
+    """p01 1x -> 3x in Proven on three independent episodes: only level-jump (G201) refuses it."""
+    from tests.conftest import git
+    from tests.history.test_audit import p01
+
+    (repo / "CONTINUITY.md").write_text(p01(3, [*E_RETRY[:2], E_FRESH], proven=True))
+    git(repo, "add", "CONTINUITY.md")
+
+
+E_FRESH = ep("retries without a budget multiplied provider load in the fourth outage", "s8", "outcome",
+             agent="reviewer", tags=["retries"])
+
+
+def test_a_merge_cannot_borrow_a_branchs_lenient_configuration_for_its_own_edit(run, repo):
+    """The merge drops the scratch branch's `.flowgit.toml` and graduates 1x -> 3x itself: judged against
+    each parent under the stricter of that parent's configuration and the result's, it is G201 at commit
+    and in the audit. Kept instead, the lenient configuration is weaker than the branch merged into (G801,
+    A401): it lands only with the merge's own override."""
+    from tests.conftest import git
+
+    base = _lenient_branch(run, repo)
+    git(repo, "merge", "-q", "--no-commit", "--no-ff", "scratch")
+    git(repo, "rm", "-q", "-f", ".flowgit.toml")
+    _jump_to_3x(repo)
+    dropped = _git_commit(repo, "--no-edit")
+    assert dropped.returncode == 1 and "G201" in dropped.stderr, dropped.stdout + dropped.stderr
+    git(repo, "commit", "-q", "--no-edit", "--no-verify")
+    forced = git(repo, "rev-parse", "HEAD").strip()
+    data = json.loads(run(repo, "audit", "--json", "--range", f"{base}..HEAD").out)
+    assert ("G201", forced) in {(f["code"], f["commit"]) for f in data["findings"]}, data["findings"]
+
+    git(repo, "reset", "-q", "--hard", "HEAD^")
+    git(repo, "merge", "-q", "--no-commit", "--no-ff", "scratch")
+    kept = _git_commit(repo, "--no-edit")
+    assert kept.returncode == 1 and "G801" in kept.stderr and "level-jump" in kept.stderr, kept.stderr
+    git(repo, "commit", "-q", "--no-edit", "--no-verify")
+    forced = git(repo, "rev-parse", "HEAD").strip()
+    data = json.loads(run(repo, "audit", "--json", "--range", f"{base}..HEAD").out)
+    assert ("A401", forced) in {(f["code"], f["commit"]) for f in data["findings"]}, data["findings"]
+
+    git(repo, "reset", "-q", "--hard", "HEAD^")
+    git(repo, "merge", "-q", "--no-commit", "--no-ff", "scratch")
+    agreed = _git_commit(repo, "--no-edit", FLOWGIT_OVERRIDE="main takes the lenient gate")
+    assert agreed.returncode == 0, agreed.stdout + agreed.stderr
+    data = json.loads(run(repo, "audit", "--json", "--range", f"{base}..HEAD").out)
+    assert data["ok"] and {f["code"] for f in data["findings"]} == {"A301"}, data["findings"]
+
+
+def test_a_merge_of_a_branch_that_changed_the_configuration_properly_passes(run, repo):
+    """A branch that tightened the configuration (no override needed) and raised p01 1x -> 2x on its
+    evidence, merged into main that moved on: the merge writes nothing of its own and passes the hook and
+    the audit; so does merging main back into the lenient branch (the branch's own configuration kept)."""
+    from tests.conftest import git
+    from tests.history.test_audit import p01
+
+    base = _lenient_branch(run, repo)
+    git(repo, "checkout", "-q", "-b", "tight", base)
+    (repo / ".flowgit.toml").write_text("[thresholds]\nevidence_3x = 4\n")
+    git(repo, "add", ".flowgit.toml")
+    assert _git_commit(repo, "-m", "a stricter gate").returncode == 0
+    (repo / "CONTINUITY.md").write_text(p01(2, E_RETRY[:2]))
+    git(repo, "add", "CONTINUITY.md")
+    raised = _git_commit(repo, "-m", "p01 to 2x")
+    assert raised.returncode == 0, raised.stdout + raised.stderr
+    git(repo, "checkout", "-q", "scratch")
+    back = subprocess_merge(repo, "main")
+    assert back.returncode == 0, back.stdout + back.stderr
+    git(repo, "checkout", "-q", "main")
+    merged = subprocess_merge(repo, "tight")
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    for tip in ("main", "scratch"):
+        data = json.loads(run(repo, "audit", "--json", "--range", f"{base}..{tip}").out)
+        assert data["ok"] and {f["code"] for f in data["findings"]} <= {"A301"}, (tip, data["findings"])
+
+
+def subprocess_merge(repo: Path, branch: str):
+    """A clean `git merge` (its pre-merge-commit hook judges it)."""
+    import subprocess
+
+    return subprocess.run(["git", "merge", "-q", "--no-ff", "--no-edit", branch], cwd=repo, capture_output=True,
+                          text=True)
+
+
+def test_stricter_takes_each_setting_from_the_stricter_configuration(tmp_path):
+    """What a merge judges each parent under: the parent's paths and aliases, every rule, threshold and
+    budget at the stricter of the two configurations."""
+    from flowgit.checks.paths import stricter
+
+    loose = cfg(tmp_path, _flowgit_toml=b'[rules]\nlevel-jump = "off"\nflowscript = "warning"\n'
+                                        b'[thresholds]\nevidence_3x = 2\n[budgets]\nstate_chars_max = 9000\n')
+    strict = cfg(tmp_path, _flowgit_toml=b'[rules]\nflowscript = "off"\n[thresholds]\nevidence_2x = 3\n')
+    both = stricter(loose, strict)
+    assert both.rules == {"flowscript": "warning"}
+    assert (both.thresholds.evidence_3x, both.thresholds.evidence_2x) == (3, 3)
+    assert both.budgets.state_chars_max == Budgets().state_chars_max
+    assert stricter(strict, strict) is strict

@@ -497,16 +497,29 @@ def the_memory_merged_into_an_orphan_that_switches_every_rule_off(lab):
     return lab.attempt("merge", "-q", "--no-edit", "--allow-unrelated-histories", "main")
 
 
-@case(L)
-def a_branch_that_loosened_a_rule_under_an_override_merged_back(lab):
-    """The loosening was judged (and recorded) on its branch; the merge that brings it is not a new one."""
+def _a_branch_that_loosened_a_rule_under_an_override(lab: Lab) -> None:
     lab.git("checkout", "-q", "-b", "loose")
     lab.write('[rules]\nflowscript = "warning"\n', ".flowgit.toml")
     assert lab.commit("loosen flowscript for the import", env=OVERRIDE).returncode == 0
     lab.git("checkout", "-q", "main")
     lab.write("main moved on\n", "MAIN.md")
     lab.setup_commit("main work")
+
+
+@case(V, "G801")
+def a_branch_that_loosened_a_rule_under_an_override_merged_back(lab):
+    """The loosening was overridden on its branch, for that branch: the branch merged into never agreed to
+    it, so the merge that brings it weakens main's gate and needs an override of its own."""
+    _a_branch_that_loosened_a_rule_under_an_override(lab)
     return lab.attempt("merge", "-q", "--no-edit", "loose")
+
+
+@case(L)
+def a_branch_that_loosened_a_rule_merged_back_with_the_merges_own_override(lab):
+    """The same merge, with its own override: main takes the looser configuration on the record."""
+    _a_branch_that_loosened_a_rule_under_an_override(lab)
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "loose")
+    return lab.attempt("commit", "-q", "-m", "Merge loose: the looser flowscript rule, for the import", env=OVERRIDE)
 
 
 def _one_session_on_a_side_branch(lab: Lab) -> list[str]:
