@@ -7,8 +7,10 @@ brings, so the violation it carries passes with no ``--no-verify``. As with
 flowgit's own configuration (G801), the list the base commits is the one that
 counts: every flowgit hook there must still run, as it ran, in the change.
 A hook added, a ``rev`` moved to another release, or a hook's name or
-description reworded take nothing away. The gate (G810), check-msg and the
-audit (A404) ask this one question.
+description reworded take nothing away, in a commit of their own: with a
+change of the memory, any change of a list that runs flowgit's hooks is
+refused (the commit would pick the code that judges it). The gate (G810),
+check-msg and the audit (A404) ask this one question.
 """
 
 from __future__ import annotations
@@ -49,14 +51,27 @@ def runs_flowgit(data: bytes | None) -> bool:
     return bool(flowgit_hooks(data))
 
 
-def merged_weakenings(new: bytes | None, parents: list[bytes | None]) -> list[str]:
+def merged_weakenings(new: bytes | None, parents: list[bytes | None], *, memory_changed: bool = False) -> list[str]:
     """How ``new`` runs flowgit's hooks less than every parent whose list runs one does ([] for a list as a
-    parent holds it): a merge answers for what it takes from all of them, as it does for the memory."""
+    parent holds it): a merge answers for what it takes from all of them, as it does for the memory.
+    ``memory_changed``: the commit also changes the continuity file or the store (see
+    :func:`changed_with_the_memory`)."""
     if new in parents:
         return []
     voters = [old for old in parents if runs_flowgit(old)]
     found = [hook_weakenings(old, new) for old in voters]
-    return [problem for problem in found[0] if all(problem in other for other in found[1:])] if found else []
+    kept = [problem for problem in found[0] if all(problem in other for other in found[1:])] if found else []
+    return kept + (changed_with_the_memory() if voters and memory_changed and not kept else [])
+
+
+def changed_with_the_memory() -> list[str]:
+    """A hook list changed in the commit that changes the memory: the framework runs the list as staged, so
+    a new ``rev`` (whose manifest may point flowgit's hooks at ``true``) or a hook added after
+    ``flowgit-check`` (which may rewrite the index the gate judged) would choose the code that judges the
+    very commit that brings it. Changed alone, the list is judged before it runs anything."""
+    return [f"changes {HOOK_CONFIG} in the commit that also changes the memory (its `rev`, the hooks it adds "
+            "and their order would choose the code that judges the commit): commit the hook list on its own "
+            "first (`pre-commit autoupdate` alone passes)"]
 
 
 def hook_weakenings(old: bytes | None, new: bytes | None) -> list[str]:

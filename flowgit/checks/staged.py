@@ -434,9 +434,10 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     variants = case_variants_of([cont, st, new_cont, new_st], staged)
     held_variants = ({k: v for k, v in reads.entries(base, list(variants)).items() if "\0" not in k}
                      if variants and base else {})
+    memory_changed = bool(symlinked) or any(staged.get(p) != base_entries.get(p) for p in judged)
     hooks_weakened = _hooks_weakened(root, reads, staged.get(HOOK_CONFIG),
                                      {rev: b.get(HOOK_CONFIG) for rev, b in bases.items()},
-                                     linked=HOOK_CONFIG in links)
+                                     linked=HOOK_CONFIG in links, memory_changed=memory_changed)
     attributes = _attributes_read(root, reads, staged, base_entries, attr_files, judged)
     if (not config_changed and not merge_heads and not symlinked and variants == held_variants and not hooks_weakened
             and attributes is None and all(staged.get(p) == base_entries.get(p) for p in judged)):
@@ -530,7 +531,7 @@ def staged_hooks_weakened(root: Path) -> list[str]:
 
 
 def _hooks_weakened(root: Path, reads, staged: str | None, held: dict[str, str | None], *,
-                    linked: bool = False) -> list[str]:
+                    linked: bool = False, memory_changed: bool = False) -> list[str]:
     """How the staged hook list runs flowgit's hooks less than the parents' (``held``: each parent's blob id
     of it) do (G810; see :func:`flowgit.checks.hooklist.merged_weakenings`). A list staged as a symbolic
     link (``linked``) is judged by the list it names, in the index and in each parent."""
@@ -550,7 +551,7 @@ def _hooks_weakened(root: Path, reads, staged: str | None, held: dict[str, str |
 
     new = followed(staged, lambda path: index_blobs(root, [path]).get(path))
     olds = [followed(oid, lambda path, rev=rev: reads.entries(rev, [path]).get(path)) for rev, oid in held.items()]
-    return merged_weakenings(new, olds)
+    return merged_weakenings(new, olds, memory_changed=memory_changed)
 
 
 def _staged_config(root: Path, staged: dict[str, str], texts: dict[str, bytes], problem: "FlowgitError | None",

@@ -386,7 +386,9 @@ class Auditor:
             return []
         from flowgit.checks.hooklist import merged_weakenings
 
-        return merged_weakenings(self.data(version.hooks), [self.data(p.hooks) for p in before])
+        memory_changed = all(p.held != version.held for p in before)
+        return merged_weakenings(self.data(version.hooks), [self.data(p.hooks) for p in before],
+                                 memory_changed=memory_changed)
 
     def _hook_list(self, tree):
         """The blob id of the framework's hook list in ``tree``: a symbolic link is followed (one hop, inside

@@ -612,3 +612,43 @@ def test_the_hook_sees_a_judged_file_turned_into_a_link_of_its_own_blob(run, rep
     git(repo, "add", "notes.txt")
     accepted = commit(repo, "an unrelated file")
     assert accepted.returncode == 0, accepted.stderr
+
+
+REMOTE_LIST = """repos:
+  - repo: https://git.example.org/tools/flowgit
+    rev: v0.1.0
+    hooks:
+      - id: flowgit-check
+      - id: flowgit-commit-msg
+"""
+
+
+def test_a_rev_moved_with_a_change_of_the_memory_is_refused_and_alone_it_passes(run, repo):
+    """What runs is the manifest at `rev`: moved in the commit that changes the memory, the commit would pick
+    the code that judges it (G810 at commit, A404 in the audit); moved alone (`pre-commit autoupdate`
+    committed on its own), then a wrap, both pass."""
+    committed_base(repo)
+    (repo / ".pre-commit-config.yaml").write_text(REMOTE_LIST)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the framework's list", "--no-verify")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert run(repo, "install-hook").code == 0
+    (repo / ".pre-commit-config.yaml").write_text(REMOTE_LIST.replace("v0.1.0", "4b825dc642cb6eb9a060e54bf8d69288fbee4904"))
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    refused = commit(repo, "p01 to 2x, and another rev")
+    assert refused.returncode == 1 and "G810" in refused.stderr and "also changes the memory" in refused.stderr
+    git(repo, "commit", "-qm", "forced", "--no-verify")
+    forced = git(repo, "rev-parse", "HEAD").strip()
+    found = json.loads(run(repo, "audit", "--json", "--range", f"{head}..HEAD").out)["findings"]
+    assert ("A404", forced) in {(f["code"], f["commit"]) for f in found}, found
+    git(repo, "reset", "-q", "--hard", head)
+    (repo / ".pre-commit-config.yaml").write_text(REMOTE_LIST.replace("v0.1.0", "v0.2.0"))
+    git(repo, "add", "-A")
+    assert commit(repo, "pre-commit autoupdate").returncode == 0
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    wrapped = commit(repo, "p01 to 2x")
+    assert wrapped.returncode == 0, wrapped.stderr
+    found = json.loads(run(repo, "audit", "--json", "--range", f"{head}..HEAD").out)["findings"]
+    assert found == [], found
