@@ -652,3 +652,27 @@ def test_a_rev_moved_with_a_change_of_the_memory_is_refused_and_alone_it_passes(
     assert wrapped.returncode == 0, wrapped.stderr
     found = json.loads(run(repo, "audit", "--json", "--range", f"{head}..HEAD").out)["findings"]
     assert found == [], found
+
+
+def test_a_hook_added_after_the_gate_in_the_commit_that_changes_the_memory_is_refused(framework_repo,
+                                                                                      pre_commit_home):
+    """A `repo: local` hook listed after flowgit-check could rewrite the index the gate judged (git records
+    what the last hook left): added in the commit that changes the memory, the list is G810 before it runs;
+    added alone, it passes, and later commits are judged as usual."""
+    repo = framework_repo
+    listed = (repo / ".pre-commit-config.yaml").read_text()
+    tidy = ("      - id: tidy\n        name: tidy\n        entry: sh .tidy.sh\n        language: system\n"
+            "        always_run: true\n        pass_filenames: false\n        stages: [pre-commit]\n")
+    (repo / ".tidy.sh").write_text("true\n")
+    (repo / ".pre-commit-config.yaml").write_text(listed + tidy)
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    refused = _commit_with_home(repo, pre_commit_home, "p01 to 2x; tidy")
+    said = refused.stdout + refused.stderr
+    assert refused.returncode == 1 and "G810" in said and "also changes the memory" in said, said
+    git(repo, "reset", "-q", "--", "CONTINUITY.md")
+    alone = _commit_with_home(repo, pre_commit_home, "a tidy hook")
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    git(repo, "add", "CONTINUITY.md")
+    wrapped = _commit_with_home(repo, pre_commit_home, "p01 to 2x")
+    assert wrapped.returncode == 0, wrapped.stdout + wrapped.stderr
