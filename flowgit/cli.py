@@ -569,7 +569,8 @@ def install_hook(ctx: click.Context, server: str | None, shared_hooks: bool, as_
 @click.option("--plan", "plan_spec", metavar="FILE|-", help="A wrap plan (JSON or YAML); - reads stdin.")
 @click.option("--session", help="Session id (default: plan.session, $FLOWGIT_SESSION, $CLAUDE_CODE_SESSION_ID).")
 @click.option("--date", "day", help="The wrap's date (default today, UTC).")
-@click.option("--strict", is_flag=True, help="Abort the whole wrap if any promotion is refused, or if a tension "
+@click.option("--strict", is_flag=True, help="Abort the whole wrap if any promotion is refused, if a pattern is "
+                                             "raised on no episode of this session (Step 2), or if a tension "
                                              "episode of this session touches a Proven pattern (Step 5).")
 @click.option("--dry-run", is_flag=True, help="Print the diff and the message; write nothing.")
 @click.option("--no-cleanup", is_flag=True, help="Skip the temporal cleanup (archival of stale patterns).")

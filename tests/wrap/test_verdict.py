@@ -39,12 +39,11 @@ def hook_codes(run, repo) -> set[str]:
 
 # ----------------------------------------------------------------- plan mode
 @pytest.mark.parametrize("plan, code", [
-    ({"patterns": [{"op": "graduate", "name": "retry_budget", "evidence": []}]}, "G202"),
     ({"top_of_mind": ["provider storms", "breaker thresholds"]}, "G302"),
     ({"recent": "We chased two outages this week. Then a third one came."}, "G303"),
     ({"state": "Focus: breaker. Tradeoff: speed >< safety"}, "E001"),
     ({"state": "[decided] ship it"}, "E002"),
-], ids=["G202-no-new-evidence", "G302-append-top", "G303-append-recent", "E001-flowscript", "E002-flowscript"])
+], ids=["G302-append-top", "G303-append-recent", "E001-flowscript", "E002-flowscript"])
 def test_plan_mode_refused_with_the_gates_code(run, rich_repo, plan, code):
     before = snapshot(rich_repo)
     res = wrap(run, rich_repo, {"session": "sess-c", **plan}, "--json")
@@ -82,9 +81,8 @@ def _tension_without_axis(text: str) -> str:
 @pytest.mark.parametrize("edit, code", [
     (_strip_proven_evidence, "G401"),
     (_drop_foundation, "G402"),
-    (_graduate_without_new_evidence, "G202"),
     (_tension_without_axis, "E001"),
-], ids=["G401", "G402", "G202", "E001"])
+], ids=["G401", "G402", "E001"])
 def test_hand_edit_mode_refused_with_the_gates_code(run, rich_repo, edit, code):
     (rich_repo / "CONTINUITY.md").write_text(edit((rich_repo / "CONTINUITY.md").read_text()))
     before = snapshot(rich_repo)
@@ -94,6 +92,27 @@ def test_hand_edit_mode_refused_with_the_gates_code(run, rich_repo, edit, code):
     assert code in codes
     assert snapshot(rich_repo) == before
     assert codes == hook_codes(run, rich_repo)  # the same findings the hook prints
+
+
+def test_a_raise_on_no_new_evidence_is_refused_on_its_own_with_g202_in_either_mode(run, rich_repo):
+    """G202 is a promotion's refusal, as G101 and G103 are: the pattern stays at its level, the wrap names the
+    gate's code, and the rest of the session commits (a plan with nothing else commits nothing, exit 3)."""
+    before = snapshot(rich_repo)
+    res = wrap(run, rich_repo, {"session": "sess-c", "patterns": [
+        {"op": "graduate", "name": "retry_budget", "evidence": []}]}, "--json")
+    data = json.loads(res.out)
+    assert res.code == 3 and data["committed"] is None, res.out
+    assert [(r["name"], r["codes"], r["stays_at"]) for r in data["refused"]] == [("retry_budget", ["G202"], 2)]
+    assert snapshot(rich_repo) == before
+    path = rich_repo / "CONTINUITY.md"
+    path.write_text(_graduate_without_new_evidence(path.read_text()).replace("Focus: outages.", "Focus: breakers."))
+    res = run(rich_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    data = json.loads(res.out)
+    assert res.code == 0 and data["committed"], res.out
+    assert [(r["name"], r["codes"]) for r in data["refused"]] == [("retry_budget", ["G202"])]
+    committed = git(rich_repo, "show", "HEAD:CONTINUITY.md")
+    assert "!! retry_budget:" in committed and "| 2x (RELIABILITY)" in committed and "Focus: breakers." in committed
+    assert "graduate refused [G202]" in git(rich_repo, "log", "-1", "--format=%B")
 
 
 def test_a_rewritten_store_line_is_refused_with_g701(run, rich_repo):
