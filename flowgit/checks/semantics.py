@@ -503,7 +503,9 @@ def _a_parents_own_line_quoted(ctx: CheckContext, section, line: str) -> bool:
         return False
     if not line.startswith(MERGE_QUOTE):
         return True
-    quoted = line[len(MERGE_QUOTE):]
+    quoted = _content_line(line[len(MERGE_QUOTE):])  # compared as the parent's body lines are: spacing and
+    if quoted is None:  # the line's end collapsed; a quoted heading or rule is read as brought text
+        return False
     for parent in ctx.merge_parents:
         theirs = parent.find(section.label)
         if theirs is not None and quoted in _body_lines(parent, theirs):

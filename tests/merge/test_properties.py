@@ -175,3 +175,38 @@ def test_a_merge_note_quoting_the_other_wraps_own_line_is_not_old_text_moved_int
     assert result.clean and "# | - lantern lantern lantern lantern" in result.text
     data = [BASE.encode(), ours.encode(), theirs.encode()]
     assert refused_by_gate(CFG, data, result.text.encode(), STORE, "CONTINUITY.md") == []
+
+
+def _lantern_wraps(theirs_top: str) -> tuple[str, str]:
+    shared = BASE.split("## Top of Mind\n")[0]
+    tail = ("\n## Action Items\n" + BASE.split("## Action Items\n")[1]).split("## Recent Context\n")[0]
+    rest = "## Developing Knowledge\n" + BASE.split("## Developing Knowledge\n")[1]
+    recent = "## Recent Context\nLantern lantern lantern lantern lantern.\n\n"
+    ours = shared + "## Top of Mind\n- lantern lantern lantern\n" + tail + recent + rest
+    theirs = shared + f"## Top of Mind\n{theirs_top}\n" + tail + recent + rest
+    return ours, theirs
+
+
+def test_the_quote_is_matched_to_the_parents_line_whole_not_with_its_line_end():
+    """Found by the property above: theirs' Top of Mind line holds every word of Recent Context, as many times.
+    The note quotes it with its line end; the parent's line is compared without one, so the quote is the other
+    wrap's own text and the merge is accepted."""
+    ours, theirs = _lantern_wraps("- lantern lantern lantern lantern lantern")
+    assert not errors(CFG, BASE, ours) and not errors(CFG, BASE, theirs)
+    result = merge_continuity(BASE, ours, theirs, lookup=lambda ids: lookup(STORE, ids), newer="ours")
+    assert "# | - lantern lantern lantern lantern lantern\n" in result.text
+    data = [BASE.encode(), ours.encode(), theirs.encode()]
+    assert refused_by_gate(CFG, data, result.text.encode(), STORE, "CONTINUITY.md") == []
+
+
+def test_a_quote_no_parent_holds_in_that_section_still_counts_as_text_brought_there():
+    """The other side of the rule: a merge result that quotes Recent Context's text in Top of Mind as if a
+    parent had said it there keeps the rewritten section's old text under another heading (G303)."""
+    ours, theirs = _lantern_wraps("- lantern lantern lantern lantern")
+    result = merge_continuity(BASE, ours, theirs, lookup=lambda ids: lookup(STORE, ids), newer="ours")
+    forged = result.text.replace("# | - lantern lantern lantern lantern\n",
+                                 "# | Lantern lantern lantern lantern lantern.\n")
+    assert forged != result.text
+    data = [BASE.encode(), ours.encode(), theirs.encode()]
+    found = refused_by_gate(CFG, data, forged.encode(), STORE, "CONTINUITY.md")
+    assert any("G303" in f and "Recent Context's text into `Top of Mind`" in f for f in found), found
