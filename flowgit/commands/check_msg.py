@@ -55,6 +55,9 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     if _looks_like_a_wrap(texts):
         readings += _as_this_clone_reads(cfg.root, texts)
     if reason and not values(trailers, "Flow-Override"):
+        if data and not data.endswith(b"\n"):  # (`git merge --no-edit` writes no line end: git's
+            with path.open("ab") as fh:  # interpret-trailers would then glue the trailer to the last paragraph,
+                fh.write(b"\n")  # where git reads no trailer)
         git(cfg.root, "interpret-trailers", "--in-place", "--no-divider", "--trailer", f"Flow-Override: {reason}",
             str(path))  # (--no-divider: git commit records a `---` line as text, so the trailer goes at the end)
         report.override_recorded = reason
@@ -108,8 +111,13 @@ def _override_kept(path: Path, comment_char: Callable[[], str]) -> list[str]:
     text = path.read_bytes().decode("utf-8", "replace")
     for reading in as_git_may_record(text, comment_char, ask=True):
         if not values(parse_trailers(reading), "Flow-Override"):
+            char = comment_char()
+            if char == "#":
+                return ["git would record this message without its Flow-Override trailer (its last paragraph "
+                        "is not a trailer block to git), so the override would not be on record: end the message "
+                        "with a blank line, or put the trailer in a paragraph of trailers of its own"]
             return [f"git may record this message without its Flow-Override trailer (core.commentChar is "
-                    f"{comment_char()!r}, and git's cleanup drops the lines starting with it), so the override "
+                    f"{char!r}, and git's cleanup drops the lines starting with it), so the override "
                     "would not be on record: set another comment character (`git config core.commentChar "
                     "\"#\"`) for this commit"]
     return []

@@ -676,3 +676,40 @@ def test_a_hook_added_after_the_gate_in_the_commit_that_changes_the_memory_is_re
     git(repo, "add", "CONTINUITY.md")
     wrapped = _commit_with_home(repo, pre_commit_home, "p01 to 2x")
     assert wrapped.returncode == 0, wrapped.stdout + wrapped.stderr
+
+
+def test_an_override_on_a_merge_made_with_no_edit_is_recorded(run, repo):
+    """`git merge --no-edit` hands the hook a message with no line end: the trailer must still go in a paragraph
+    of its own, where git reads it (appended to the subject line, git records no override and the hook refused
+    the merge with advice to set the comment character it already had)."""
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    git(repo, "checkout", "-qb", "side")
+    (repo / "a.txt").write_text("a\n")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-qm", "a")
+    git(repo, "checkout", "-q", "-")
+    (repo / "b.txt").write_text("b\n")
+    git(repo, "add", "b.txt")
+    git(repo, "commit", "-qm", "b")
+    res = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=repo, capture_output=True, text=True,
+                         env={**os.environ, "FLOWGIT_OVERRIDE": "merging a reviewed branch"})
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert git(repo, "rev-list", "--parents", "-1", "HEAD").count(" ") == 2
+    assert git(repo, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly)").strip() == \
+        "merging a reviewed branch"
+    assert git(repo, "log", "-1", "--format=%s").strip() == "Merge branch 'side'"
+
+
+def test_an_override_on_a_message_file_with_no_line_end_is_recorded(run, repo, tmp_path):
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    message = tmp_path / "msg"
+    message.write_bytes(b"Raise p01\n\nreviewed in the weekly call")
+    res = subprocess.run(["git", "commit", "-q", "-F", str(message)], cwd=repo, capture_output=True, text=True,
+                         env={**os.environ, "FLOWGIT_OVERRIDE": "seeded by hand"})
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert git(repo, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly)").strip() == "seeded by hand"
+    assert "reviewed in the weekly call" in git(repo, "log", "-1", "--format=%b")
