@@ -23,21 +23,14 @@ from typing import Iterator, Mapping
 
 from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
 from flowgit.changes import ARCHIVED, RENAMED
+from flowgit.continuity.derivation import derives_from
+from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import Pattern, PatternAt
 from flowgit.dates import utc_from_timestamp
 from flowgit.trailers import parse_trailers, values
 from flowgit.words import written_words
 
 PATTERN_TRAILERS = ("Graduated", "Incremented", "Demoted", "Archived")
-
-
-def _derived_from(p: Pattern) -> list[str]:
-    """Pattern names in ``[<- a, b]`` derivation links."""
-    out = []
-    for link in p.links:
-        if link.startswith("<-") and not link.startswith("<->"):
-            out += [x.strip() for x in link[2:].split(",") if x.strip()]
-    return out
 
 
 def _changes(events: list, after: Mapping[str, PatternAt]) -> tuple[list[Pattern], list[str]]:
@@ -81,7 +74,8 @@ def wrap_deposit(commit, events: list, before: Mapping[str, PatternAt], after: M
     changed, gone = _changes(events, after)
     names, evidence = trailer_names(trailers)
     names = list(dict.fromkeys([*names, *(p.name for p in changed), *gone]))
-    derived = [x for p in changed for x in _derived_from(p)]
+    known = {name_key(n): n for n in (*before, *after)}  # a link names a pattern by identity: `[<- Retry_Budget]`
+    derived = [known.get(name_key(x), x) for p in changed for x in derives_from(p)]  # (the wrap's own reading)
     for p in changed:
         new_ids = set(p.evidence) - set(before[p.name].pattern.evidence if p.name in before else ())
         evidence += sorted(new_ids)

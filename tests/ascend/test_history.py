@@ -277,3 +277,23 @@ def test_wraps_are_dated_by_when_the_session_wrapped_not_by_a_rebase(run, repo, 
     wrap.date, wrap.started_at = "2026-11-20", "2026-11-20T12:00:00+00:00"   # an index that says otherwise
     claim = engine.confirmer.date(wrap)
     assert (claim.verdict, claim.shown) == ("corrected", "2026-10-15")
+
+
+@pytest.mark.parametrize("link", ["[<-> retry_budget]", "[← retry_budget]", "[<- Retry_Budget, cache_warmup]"])
+def test_every_derivation_link_the_wrap_reads_joins_the_wraps(run, repo, tmp_path, link):
+    """The partition reads derivations with the wrap's own reading of FlowScript links (a mutual `<->`, an arrow
+    character, a name in another case), not a narrower one of its own."""
+    run(repo, "init", "--no-hooks")
+    wraps = seven_wraps()
+    alerts = ALERTS.replace("[<- retry_budget]", link)
+    last = wraps[-1]
+    wraps[-1] = Wrap(last.session, last.day, continuity("Focus: alerting.", [CACHE_2, LOGIN_1, alerts], [RETRY_3]),
+                     last.subject)
+    write_wraps(repo, wraps)
+    empty = tmp_path / "no-claude"
+    empty.mkdir()
+    res = run(repo, "ascend", "--claude-dir", str(empty), "that whole line of work on retry_budget", "--json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert [d["session_id"] for d in data["unit"]["deposits"]][-1] == "sess-g"
+    assert "a new pattern derived from retry_budget" in data["text"]
