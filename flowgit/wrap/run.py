@@ -26,7 +26,7 @@ from flowgit.changes import ADDED, DEMOTED, GRADUATED, INCREMENTED, RENAMED, Pat
 from flowgit.checks.registry import override_reason
 from flowgit.config import Config, judging_config_at
 from flowgit.continuity.document import Document, is_structural, strip_eol
-from flowgit.continuity.patterns import iter_patterns, parse_pattern, pattern_map
+from flowgit.continuity.patterns import document_patterns, iter_patterns, parse_pattern, pattern_map
 from flowgit.continuity.sections import DEVELOPING, PROVEN, STATE
 from flowgit.dates import parse_date, today as utc_today
 from flowgit.episodes import Episode, EpisodeStore, lookup, make_episode, parse_store, search_bytes, whole_ids
@@ -326,7 +326,29 @@ def _revert(doc: Document, line: int, old, head: Document | None = None) -> Docu
     here = doc.section_at(line)
     if here is not None and here.label == section:
         return doc.splice(line, line + 1, [text])
-    return doc.move_line(line, section, text)
+    rest = doc.splice(line, line + 1, [])
+    home = _home(rest, section, old, head)
+    return rest.splice(home, home, [text]) if home is not None else doc.move_line(line, section, text)
+
+
+def _home(doc: Document, section: str, old, head: Document | None) -> int | None:
+    """Where a pattern moved out of ``section`` goes back in ``doc``: after the nearest pattern that stood above
+    it there in HEAD and still does, else before the nearest that stood below it (None: at the section's end).
+    A refused graduation returns to its place in Developing, not to the end of it."""
+    if old is None or head is None:
+        return None
+    was = [at.pattern.name for at in document_patterns(head) if at.section == section]
+    if old.pattern.name not in was:
+        return None
+    mine = was.index(old.pattern.name)
+    now = {at.pattern.name: at.line for at in document_patterns(doc) if at.section == section}
+    for name in reversed(was[:mine]):
+        if name in now:
+            return now[name] + 1
+    for name in was[mine + 1:]:
+        if name in now:
+            return now[name]
+    return None
 
 
 def _summary(head: Document | None, final: Document, events: list[PatternEvent]) -> dict:

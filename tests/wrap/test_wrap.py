@@ -174,6 +174,8 @@ def test_a_hand_graduation_on_no_new_evidence_is_put_back_and_the_rest_commits(r
     assert [(r["name"], r["op"], r["codes"]) for r in data["refused"]] == [("retry_budget", "graduate", ["G202"])]
     committed = git(wrap_repo, "show", "HEAD:CONTINUITY.md")
     assert RICH_2X in committed.split("## Proven Knowledge")[0] and "Focus: css." in committed
+    developing = committed.split("## Developing Knowledge\n")[1].split("\n\n")[0].splitlines()
+    assert developing[0] == RICH_2X and developing[1].startswith("! cache_first:"), developing  # in its place
 
 
 def test_a_strict_refusal_under_json_is_one_json_error_on_stdout_with_exit_1(run, wrap_repo):
