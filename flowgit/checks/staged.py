@@ -408,7 +408,8 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     for parent in merge_heads:
         own = configs[parent] = _committed_config(root, reads, parent)
         paths_at[parent] = (continuity or own.continuity_rel, store or own.store_rel)
-        bases[parent] = reads.entries(parent, list(dict.fromkeys([*names, *paths_at[parent], HOOK_CONFIG])))
+        bases[parent] = reads.entries(parent, list(dict.fromkeys([*names, *paths_at[parent], HOOK_CONFIG,
+                                                                  *attr_files])))
     texts = reads.objects([staged.get(n, "") for n in CONFIG_FILES]
                           + [bases[base].get(n, "") for n in CONFIG_FILES] if base else
                           [staged.get(n, "") for n in CONFIG_FILES])
@@ -484,6 +485,10 @@ def _staged_change(root: Path, reads, index: IndexQuery, *, amend: bool, continu
     if sides:
         sides[0].extra["case_variants"] = held_variants
         sides[0].extra["attributes"] = attributes[0] if attributes else None
+        for rev, side in zip(list(bases)[1:], sides[1:]):  # a merge: each other parent's reading too, so an
+            read = (_attributes_read(root, reads, staged, bases[rev], attr_files, judged)  # attributes change
+                    if attributes else None)  # the merge makes itself shows against every parent and stands
+            side.extra["attributes"] = read[0] if read else None
     holding = [rev for rev, side in zip(bases, sides) if side.continuity is not None]  # (dict order: base first)
     def base_side(rev: str) -> Side:  # a merge base: its memory where its own configuration puts it
         own = _committed_config(root, reads, rev)

@@ -595,6 +595,7 @@ class Auditor:
             olds = [self.side(p, was) for p, was in zip(parents, before)]  # and no parent's episode is lost
             for side, was in zip(olds, before):
                 side.config = was.config.cfg  # each parent judges under its own configuration
+            self._read_merge_attributes(olds, before, new, version)
             found = judge_merge(before[0].config.cfg, olds, new, override=override,
                                 base=self._memory_base(parents, before), carried=version.config.cfg)
             return _as_audit_findings([f for f in found if f.severity == "error"], sha, date)
@@ -614,6 +615,26 @@ class Auditor:
             keys = {(f.code, f.message) for f in other}
             kept = [f for f in kept if (f.code, f.message) in keys]
         return _as_audit_findings(kept, sha, date)
+
+    def _read_merge_attributes(self, olds: list, before: list[Version], new, version: Version) -> None:
+        """:meth:`_read_attributes` for a merge: the result's reading against each parent whose attributes
+        differ from it (G811 then stands as any error of a merge does: where every parent shows it, so an
+        attributes change the merge makes itself is found, and one a branch made and answered for is not)."""
+        from flowgit.checks.attributes import side_attributes
+
+        differs = [was.attributes != version.attributes for was in before]
+        if not any(differs):
+            for side in (*olds, new):
+                side.extra["attributes"] = None
+            return
+        paths = [version.continuity_path, version.store_path]
+        changed = {name: self.data(oid) or b"" for name, oid in version.attributes if oid is not None
+                   and any(oid != dict(was.attributes).get(name) for was in before)}
+        new.extra["attributes"] = side_attributes(self.cfg.root, {n: str(o) if o else None
+                                                                  for n, o in version.attributes}, paths, changed)
+        for side, was, differ in zip(olds, before, differs):
+            side.extra["attributes"] = side_attributes(
+                self.cfg.root, {n: str(o) if o else None for n, o in was.attributes}, paths) if differ else None
 
     def _read_attributes(self, old, was: Version, new, version: Version) -> None:
         """Both sides' reading of the judged attributes (G811's question) when the commit changed an attributes

@@ -99,3 +99,47 @@ def test_an_override_records_the_change_and_a_later_commit_is_not_refused_for_it
     assert commit(repo).returncode == 0
     audited = json.loads(run(repo, "audit", "--range", "origin/main..HEAD", "--json").out)
     assert audited["ok"] and [f["code"] for f in audited["findings"]] == ["A301", "G811"], audited
+
+
+def _two_branches(repo: Path) -> None:
+    """`side` with a code commit, `main` with another: a merge of the two changes no attribute of its own."""
+    git(repo, "checkout", "-qb", "side")
+    edit(repo, "side.txt", lambda t: "side\n")
+    assert commit(repo).returncode == 0
+    git(repo, "checkout", "-q", "main")
+    edit(repo, "main.txt", lambda t: "main\n")
+    assert commit(repo).returncode == 0
+
+
+def test_a_merge_that_changes_an_attribute_itself_is_refused_by_the_hook_and_the_audit(run, project):
+    """Judged against every parent: the merge's own `-merge` line shows against both, so it stands (it once
+    showed against the first parent only, and a merge answers only for what every parent shows)."""
+    repo, _ = project
+    _two_branches(repo)
+    git(repo, "merge", "-q", "--no-commit", "side")
+    edit(repo, ".gitattributes", lambda t: t + "CONTINUITY.md -merge\n")
+    refused = commit(repo)
+    assert refused.returncode != 0 and "G811" in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+    assert commit(repo, "--no-verify").returncode == 0
+    assert len(git(repo, "rev-list", "--parents", "-1", "HEAD").split()) == 3
+    audited = run(repo, "audit", "--range", "origin/main..HEAD", "--json")
+    findings = json.loads(audited.out)["findings"]
+    assert audited.code == 1 and [(f["code"], f["commit"][:12]) for f in findings] == \
+        [("G811", git(repo, "rev-parse", "--short=12", "HEAD").strip())], audited.out
+
+
+def test_a_merge_bringing_a_branchs_overridden_attribute_change_passes(run, project):
+    """The other direction: the branch made the change under an override (on the record there); the merge
+    only carries it, shows it against the first parent alone, and is not refused for it."""
+    repo, _ = project
+    _two_branches(repo)
+    git(repo, "checkout", "-q", "side")
+    edit(repo, ".gitattributes", lambda t: t.replace("CONTINUITY.md merge=flowgit", "CONTINUITY.md merge=union"))
+    assert commit(repo, env={"FLOWGIT_OVERRIDE": "a plain union on purpose"}).returncode == 0
+    git(repo, "checkout", "-q", "main")
+    merged = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=repo, capture_output=True, text=True)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    audited = json.loads(run(repo, "audit", "--range", "origin/main..HEAD", "--json").out)
+    assert audited["ok"] and [f["code"] for f in audited["findings"]] == ["A301", "G811"], audited
+    side_commit = git(repo, "rev-parse", "--short=12", "side").strip()
+    assert {f["commit"][:12] for f in audited["findings"]} == {side_commit}
