@@ -21,7 +21,7 @@ def decode_text(data: bytes, path: str | Path, *, max_bytes: int = MAX_TEXT_BYTE
     if len(data) > max_bytes:
         raise UnreadableText(
             f"file is {len(data):,} bytes, over the {max_bytes:,}-byte limit for a continuity file",
-            path=path, fix="archive old sections, or raise the limit with max_file_bytes in config")
+            path=path, fix="archive old sections and move long pasted text (logs, transcripts) out of the file")
     if data[:2] in (b"\xff\xfe", b"\xfe\xff") and _wide_text(data):
         raise UnreadableText("is UTF-16 or UTF-32 text (its byte order mark says so), not UTF-8", path=path,
                            fix="re-save it as UTF-8; if git checks it out so, a `working-tree-encoding` attribute "

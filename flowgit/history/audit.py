@@ -562,7 +562,10 @@ class Auditor:
             out.append(AuditFinding("A403", sha, date, "", f"the commit's continuity file cannot be read: "
                                     f"{exc.message}", path=version.continuity_path, line=exc.line,
                                     fix=exc.fix or ""))  # read as it was most likely meant (as later commits
-            out.extend(self._judge(commit, version, parents, before, override, sha, date, as_text=True))  # read it)
+            try:  # read it)
+                out.extend(self._judge(commit, version, parents, before, override, sha, date, as_text=True))
+            except UnreadableText:
+                pass  # not text even read leniently (over the size limit): reported; the next commit is judged
         events = None  # against the first parent
         if claims:
             events = diff_pattern_maps(self.patterns(before[0]) if before else {}, self.patterns(version))

@@ -123,3 +123,26 @@ def test_an_error_in_a_pending_audit_is_raised_when_its_report_is_asked_for(tmp_
             pytest.raises(FlowgitError) as raised:
         pending.report()
     assert "not in this clone" in raised.value.render()
+
+
+def test_a_version_over_the_size_limit_is_a_finding_and_the_audit_goes_on(repo, run):
+    """Over the size limit even read leniently: A403 at its commit, and the commit that shrinks it again and
+    the ones after it are judged (the audit once stopped with exit 2 for the whole history)."""
+    from flowgit.fsio import MAX_TEXT_BYTES
+
+    committed_base(repo)
+    (repo / "CONTINUITY.md").write_text(base_text() + ("a pasted log line\n" * (MAX_TEXT_BYTES // 17 + 10)))
+    git(repo, "commit", "-qam", "pasted a log", "--no-verify")
+    big = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "CONTINUITY.md").write_text(base_text())
+    git(repo, "commit", "-qam", "log removed", "--no-verify")
+    commit_text(repo, p01(2), "ungrounded 2x", "--no-verify")
+    cfg = load_config(repo)
+    alone, workers = run_audit(cfg, jobs=1), run_audit(cfg, jobs=2)
+    codes = [(f.code, f.commit) for f in alone.findings]
+    assert ("A403", big) in codes and "over the" in next(f.message for f in alone.findings if f.code == "A403")
+    assert any(code == "G101" for code, _ in codes), codes  # judged after it
+    assert [f.to_dict() for f in workers.findings] == [f.to_dict() for f in alone.findings]
+    res = run(repo, "audit")
+    assert res.code == 1 and "A403" in res.out, res.out + res.err
+    assert run(repo, "report", "-o", str(repo.parent / "r.html")).code == 0
