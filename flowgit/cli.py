@@ -869,6 +869,13 @@ def main(argv: list[str] | None = None) -> int:
         if not _raised_writing_output(exc):
             raise
         return _output_failed(exc)
+    except Exception as exc:  # noqa: BLE001 (only libgit2's refusals are turned into an error here)
+        if type(exc).__module__.lstrip("_") != "pygit2":
+            raise
+        message = f"git's object database holds something libgit2 cannot read: {exc}"
+        fix = ("`git fsck` names what is wrong with it; flowgit reads history through libgit2, which refuses "
+               "the object (repair or rewrite that commit, then run this again)")
+        return _fail(error_dict(message, fix=fix), FlowgitError(message, fix=fix).render(), EXIT_USAGE, as_json)
 
 
 OUTPUT_WRITERS = {"emit", "emit_json", "emit_bytes", "echo", "write", "write_text", "flush", "splice", "close"}

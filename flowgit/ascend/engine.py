@@ -615,12 +615,13 @@ def _wrap_record(d: Deposit) -> tuple[Turn, ...] | None:
     from difflib import SequenceMatcher
 
     from flowgit.ascend.history import wrap_time
+    from flowgit.history.commits import authored_time_of, message_of
     from flowgit.history.walk import open_repo
 
     sha, _, path = d.source_ref.partition(":")
     repo = open_repo(Path(d.source))
     commit = repo[sha]
-    when = wrap_time(commit.author.time)   # from the commit itself: the deposit's own date is no check
+    when = wrap_time(authored_time_of(commit))   # from the commit itself: the deposit's own date is no check
     try:
         after = repo[commit.tree[path].id].data.decode("utf-8", "replace").splitlines()
     except KeyError:
@@ -633,7 +634,7 @@ def _wrap_record(d: Deposit) -> tuple[Turn, ...] | None:
             pass   # added (or renamed) here: every line is this commit's
     matcher = SequenceMatcher(None, before, after, autojunk=False)
     added = [line for op, _, _, j1, j2 in matcher.get_opcodes() if op in ("replace", "insert") for line in after[j1:j2]]
-    return (Turn(when, "note", commit.message), Turn(when, "note", "\n".join(added)))
+    return (Turn(when, "note", message_of(commit)), Turn(when, "note", "\n".join(added)))
 
 
 def _shape_note(state: State) -> str:

@@ -41,6 +41,7 @@ from flowgit.continuity.patterns import PatternAt, pattern_map
 from flowgit.dates import utc_from_timestamp
 from flowgit.errors import FlowgitError, UnreadableText
 from flowgit.history.blobstream import PlannedReads, planned_reads
+from flowgit.history.commits import commit_time_of, message_of
 from flowgit.history.config_at import ConfigAt, ConfigReader
 from flowgit.history.notes import VersionNotes
 from flowgit.history.walk import open_repo
@@ -442,7 +443,7 @@ class Auditor:
         return Side(continuity=self.data(version.continuity), store=store, store_ref=ref,
                     extra={"symlinked": list(version.symlinked), "case_variants": dict(version.case_variants)},
                     continuity_path=version.continuity_path, store_path=version.store_path, commit=str(commit.id),
-                    when=utc_from_timestamp(min(commit.commit_time, self._now)))
+                    when=utc_from_timestamp(min(commit_time_of(commit), self._now)))
 
     def patterns(self, version: Version) -> Mapping[str, PatternAt]:
         """The version's patterns by name, for the trailer check.
@@ -525,8 +526,8 @@ class Auditor:
         if parents is None:
             return None
         version = self.version(commit)
-        date = utc_from_timestamp(commit.commit_time).date().isoformat()  # (UTC, as the walk dates it)
-        trailers = parse_trailers(commit.message)
+        date = utc_from_timestamp(commit_time_of(commit)).date().isoformat()  # (UTC, as the walk dates it)
+        trailers = parse_trailers(message_of(commit))
         override = "; ".join(values(trailers, "Flow-Override")) or None
         out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}", severity="notice")
                for r in values(trailers, "Flow-Override")]
@@ -607,11 +608,11 @@ class Auditor:
             old = self.side(parent, was) if was.blobs != (None, None) else None
             if old is not None:
                 self._read_attributes(old, was, new, version)
-            found = judge_change(was.config.cfg, old, new, message=commit.message, override=override,
+            found = judge_change(was.config.cfg, old, new, message=message_of(commit), override=override,
                                  held_twins=dict(was.case_variants))
             per_parent.append([f for f in found if f.severity == "error"])
         if not per_parent:  # a root commit: judged as a first commit, under its own configuration
-            found = judge_change(version.config.cfg, None, new, message=commit.message, override=override)
+            found = judge_change(version.config.cfg, None, new, message=message_of(commit), override=override)
             per_parent.append([f for f in found if f.severity == "error"])
         kept = per_parent[0]
         for other in per_parent[1:]:  # a merge answers only for what it shows against every parent
@@ -774,7 +775,9 @@ def _resolve(repo, rev: str):
 
     try:
         found = repo.revparse_single(rev)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as exc:
+        if isinstance(exc, pygit2.InvalidError) and "failed to parse" in str(exc):
+            raise  # a commit on the way libgit2 cannot read: said as such (flowgit.cli.main), not "unknown"
         raise FlowgitError(f"unknown revision {rev!r}", fix="name a commit, branch or tag this repository has "
                                                            "(in CI, fetch enough history first)") from None
     try:
@@ -807,8 +810,8 @@ def replaced_history(cfg: Config, repo, spec: RangeSpec, overrides: dict | None)
     if old.blobs == new.blobs:
         return []
     commit = new_commit
-    override = "; ".join(values(parse_trailers(commit.message), "Flow-Override")) or None
-    date = utc_from_timestamp(commit.commit_time).date().isoformat()
+    override = "; ".join(values(parse_trailers(message_of(commit)), "Flow-Override")) or None
+    date = utc_from_timestamp(commit_time_of(commit)).date().isoformat()
     found = dropped_episodes(auditor, pair, old, new, date, override)
     return found + _replaced_losses(auditor, pair, old, new, date, override)
 

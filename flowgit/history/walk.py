@@ -23,6 +23,7 @@ from flowgit.continuity.scan import scan_pattern_bytes
 from flowgit.continuity.sections import alias_table
 from flowgit.dates import utc_from_timestamp
 from flowgit.errors import FlowgitError
+from flowgit.history.commits import author_name_of, authored_time_of, commit_time_of, message_of
 from flowgit.output import Progress
 from flowgit.trailers import parse_trailers, values
 
@@ -144,10 +145,10 @@ def collect_commits(cfg: Config, repo, on_blob=None) -> tuple[list[CommitInfo], 
             entry = _entry(commit.tree, path)
             blob = entry.id if entry is not None else None
         parents = tuple(str(p) for p in commit.parent_ids)
-        info = CommitInfo(sha=sha, parents=parents, time=commit.commit_time,
-                          author=commit.author.name if commit.author else "", message=commit.message,
+        info = CommitInfo(sha=sha, parents=parents, time=commit_time_of(commit),
+                          author=author_name_of(commit), message=message_of(commit),
                           path=path if blob is not None else None, blob=blob,
-                          authored=commit.author.time if commit.author else commit.commit_time)
+                          authored=authored_time_of(commit))
         newest_first.append(info)
         if blob is None:
             continue
