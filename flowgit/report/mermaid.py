@@ -43,7 +43,8 @@ def _state(event: Mapping) -> str:
 
 
 def log_gantt(patterns: Mapping[str, Sequence[Mapping]], title: str = "Pattern lives") -> str:
-    """Each pattern a section; each level it held a bar from its event to the next; archival a milestone.
+    """Each pattern a section; each level it held a bar from its event to the next; archival a milestone (and
+    a pattern added again after it starts a new bar there, as ``flowgit log`` shows it live again).
 
     ``patterns`` maps a name to its events as ``flowgit log --json`` gives them
     (``date``, ``kind``, ``level``, ``section``), oldest first.
@@ -60,9 +61,9 @@ def log_gantt(patterns: Mapping[str, Sequence[Mapping]], title: str = "Pattern l
         for s, event in enumerate(events):
             start = date.fromisoformat(str(event["date"]))
             tid = f"p{p}s{s}"
-            if event.get("kind") == "archived":
+            if event.get("kind") == "archived":  # a milestone; a later event is a new life (added again)
                 lines.append(f"    archived :crit, milestone, {tid}, {start.isoformat()}, 0d")
-                break
+                continue
             nxt = date.fromisoformat(str(events[s + 1]["date"])) if s + 1 < len(events) else last + timedelta(days=1)
             end = max(nxt, start + timedelta(days=1))
             final = s + 1 == len(events)

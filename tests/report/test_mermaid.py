@@ -95,6 +95,17 @@ def test_gantt_survives_hostile_names_and_empty_history() -> None:
     check_gantt(log_gantt({}))
 
 
+def test_a_pattern_added_again_after_its_archival_has_a_new_bar_from_then() -> None:
+    """The archival is a milestone, not the end of the chart: `flowgit log` shows the pattern live again."""
+    events = [{"date": "2026-11-01", "kind": "added", "level": 1, "section": "Developing Knowledge"},
+              {"date": "2026-11-10", "kind": "archived", "level": 1, "section": ""},
+              {"date": "2026-11-20", "kind": "added", "level": 1, "section": "Developing Knowledge"}]
+    tasks = check_gantt(log_gantt({"cache_first": events}))
+    assert [(t["name"], t["start"]) for t in tasks] == [("1x added", "2026-11-01"), ("archived", "2026-11-10"),
+                                                       ("1x added", "2026-11-20")]
+    assert "active" in tasks[-1]["tags"] and "milestone" in tasks[1]["tags"]
+
+
 def ascend_response(monkeypatch, capsys, root: Path, fmt: str, recall: str) -> str:
     monkeypatch.chdir(root)
     code = main(["ascend", recall, "--claude-dir", str(sample_dir() / "claude"), "--partition", "claude",
