@@ -14,8 +14,9 @@ from typing import Iterable
 
 from flowgit.report.assets import CSS, JS
 from flowgit.report.colors import Palette
-from flowgit.report.model import (ARCHIVED, DEMOTED, DEVELOPING, GROUND_MISSING, GROUND_NONE_GIVEN, GROUND_WEAK,
-                                  GROUNDING_WORDS, PROVEN, WEAK_GROUNDINGS, Lane, Report, Step)
+from flowgit.report.model import (ARCHIVED, DEMOTED, DEVELOPING, GROUNDING_WORDS, GROUND_MISSING, GROUND_NONE_GIVEN,
+                                  GROUND_WEAK, NAME_SHOWN, NOTE_SHOWN, PROVEN, WEAK_GROUNDINGS, Lane, Report, Step,
+                                  shown)
 from flowgit.report.svg import SHAPES, esc, graph_svg, lane_span, lane_svg, size_chart
 
 LANE_LIMIT = 500        # lanes drawn; the rest are aggregated into the table
@@ -201,9 +202,9 @@ def _session_legend(report: Report, palette: Palette) -> str:
         return ""
 
     def chips(names: list[str], color, rounded: str) -> str:  # noqa: ANN001
-        shown = "".join(f'<span><svg width="12" height="12"><rect width="12" height="12" {rounded} '
-                        f'fill="{color(n)}"/></svg> {esc(n or "(none)")}</span>' for n in names[:24])
-        return shown + (f"<span>… {len(names) - 24} more</span>" if len(names) > 24 else "")
+        drawn = "".join(f'<span><svg width="12" height="12"><rect width="12" height="12" {rounded} '
+                        f'fill="{color(n)}"/></svg> {esc(shown(n, NAME_SHOWN) or "(none)")}</span>' for n in names[:24])
+        return drawn + (f"<span>… {len(names) - 24} more</span>" if len(names) > 24 else "")
 
     rounded = 'rx="6"'
     return (f'<div class="legend"><strong>sessions:</strong>{chips(sessions, palette.session, "")}</div>'
@@ -303,9 +304,10 @@ def _event_row(step: Step, lane: Lane, anchor: str) -> str:
     where = "Proven" if step.section.lower().startswith("proven") else step.section
     return (f"<tr{anchor}{flag} data-pattern=\"{esc(lane.name)}\">"
             f"<td>{esc(step.date)}</td><td><code>{esc(step.commit[:10])}</code></td><td>{esc(step.name)}</td>"
-            f"<td>{esc(step.kind)}{(': ' + esc(step.note)) if step.note else ''}{_said(step)}</td><td>{step.level}x</td>"
-            f"<td>{esc(where)}</td><td>{esc(', '.join(step.evidence))}</td><td>{esc(step.session)}</td>"
-            f"<td>{esc(step.author)}</td><td>{esc(', '.join(step.findings))}</td></tr>")
+            f"<td>{esc(step.kind)}{(': ' + esc(shown(step.note, NOTE_SHOWN))) if step.note else ''}{_said(step)}</td>"
+            f"<td>{step.level}x</td><td>{esc(where)}</td><td>{esc(', '.join(step.evidence))}</td>"
+            f"<td>{esc(shown(step.session, NAME_SHOWN))}</td><td>{esc(shown(step.author, NAME_SHOWN))}</td>"
+            f"<td>{esc(', '.join(step.findings))}</td></tr>")
 
 
 def _said(step: Step) -> str:

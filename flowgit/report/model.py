@@ -22,6 +22,17 @@ WEAK_GROUNDINGS = (GROUND_NONE_GIVEN, GROUND_MISSING, GROUND_WEAK)  # counted as
 GROUNDING_WORDS = {GROUND_NONE: "none needed (1x)", GROUND_NONE_GIVEN: "none given: raised without evidence"}
 
 
+
+NAME_SHOWN = 120  # characters of a session id, an agent or an author the page shows (--json has all of it)
+NOTE_SHOWN = 600  # characters of a step's note (a demotion's reason, an archived pattern's last text)
+
+
+def shown(text: str, limit: int) -> str:
+    """``text`` as the page carries it: whole up to ``limit`` characters, then cut. A page repeats a step's
+    session and author in every mark and row, so one hostile trailer must not multiply into megabytes."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 @dataclass(frozen=True)
 class Step:
     """One event in a pattern's life, at one commit."""

@@ -13,8 +13,8 @@ from typing import Iterable, Sequence
 
 from flowgit.report.colors import Palette
 from flowgit.report.graph import EvidenceGraph
-from flowgit.report.model import (ARCHIVED, GROUND_MISSING, GROUND_NONE_GIVEN, GROUND_WEAK, EpisodeInfo, Lane,
-                                  SizePoint, Step)
+from flowgit.report.model import (ARCHIVED, GROUND_MISSING, GROUND_NONE_GIVEN, GROUND_WEAK, NAME_SHOWN, NOTE_SHOWN,
+                                  EpisodeInfo, Lane, SizePoint, Step, shown)
 
 WIDTH = 960
 LANE_H = 66
@@ -55,15 +55,15 @@ SHAPES = {
 
 def step_title(step: Step) -> str:
     where = "Proven" if step.section.lower().startswith("proven") else f"{step.level}x in {step.section}"
-    parts = [f"{step.kind} — {where}", f"{step.date} · commit {step.commit[:10]} · {step.author}"]
+    parts = [f"{step.kind} — {where}", f"{step.date} · commit {step.commit[:10]} · {shown(step.author, NAME_SHOWN)}"]
     if step.session:
-        parts.append(f"session {step.session}")
+        parts.append(f"session {shown(step.session, NAME_SHOWN)}")
     if step.text_changed and step.text and step.kind != ARCHIVED:
         parts.append("says: " + (step.text if len(step.text) <= 300 else step.text[:299] + "…"))
     if step.evidence:
         parts.append("evidence: " + ", ".join(step.evidence))
     if step.note:
-        parts.append(step.note)
+        parts.append(shown(step.note, NOTE_SHOWN))
     if step.findings:
         parts.append("audit: " + ", ".join(step.findings))
     parts.append(step.subject if len(step.subject) <= 100 else step.subject[:99] + "…")
@@ -144,7 +144,8 @@ def episode_title(ep: EpisodeInfo) -> str:
     if not ep.present:
         return f"{ep.id}: not in the store at HEAD (cited, never recorded or lost)"
     text = ep.content if len(ep.content) <= 200 else ep.content[:199] + "… (click for all of it)"
-    return f"{ep.id} · {ep.type} · session {ep.session or '?'} · agent {ep.agent or '?'} · {ep.ts}\n{text}"
+    return (f"{ep.id} · {ep.type} · session {shown(ep.session, NAME_SHOWN) or '?'} · "
+            f"agent {shown(ep.agent, NAME_SHOWN) or '?'} · {ep.ts}\n{text}")
 
 
 # ------------------------------------------------------------------ size charts

@@ -74,6 +74,22 @@ def test_large_history_is_aggregated_and_small() -> None:
     assert series and all(len(s.split()) <= 480 for s in series)  # 10,000 points bucketed per column
 
 
+def test_uncut_fields_repeated_per_step_do_not_grow_the_page() -> None:
+    """A commit's session and author are shown on every step it made, and an archived pattern's last text with
+    its archival: one 20 KB trailer, author or line must not be copied into every mark and row (the page
+    grew to 16 MB on 400 steps of one commit); --json keeps all of it."""
+    report = synthetic(400, 400)
+    huge = "s" * 20_000
+    for lane in report.lanes:
+        lane.steps = [Step(s.kind, s.level, s.section, s.commit, s.index, s.date, "A" * 20_000, huge, s.subject,
+                           s.evidence, s.new_evidence, note="archived: " + "x" * 20_000) for s in lane.steps]
+    page = render_html(report)
+    assert len(page.encode()) < 5_000_000, len(page.encode())  # (uncut: about 100 MB)
+    assert "s" * 200 not in page and "A" * 200 not in page and "x" * 700 not in page
+    assert "s" * 100 in page  # cut, not dropped
+    assert report.lanes[0].steps[0].to_dict()["session"] == huge
+
+
 def test_empty_state_explains_what_to_do(repo: Path) -> None:
     page = render_html(build_report(load_config(repo)))
     assert 'id="empty"' in page and "flowgit wrap" in page and "flowgit init" in page
