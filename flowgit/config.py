@@ -272,6 +272,8 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     store_path = _typed_path(store) or contained(root, raw.get("store", DEFAULT_STORE), "store", where)
     _apart(root / cont_path, root / store_path, where if not (continuity or store) else "options",
            (str(continuity) if continuity else None, str(store) if store else None))
+    _not_control_files(root, {"continuity": (root / cont_path, continuity), "store": (root / store_path, store)},
+                       where)
     return Config(
         root=root,
         continuity=(root / cont_path) if not cont_path.is_absolute() else cont_path,
@@ -358,6 +360,26 @@ def _apart(continuity: Path, store: Path, where: str, typed: tuple = (None, None
                            "or one is inside the other", path=where,
                            fix="give each its own file, e.g. continuity = \"CONTINUITY.md\", "
                                f"store = \"{DEFAULT_STORE}\"")
+
+
+# Files that say how the memory is judged and merged: a continuity file or store that is one of them would be
+# rewritten or appended to by a wrap or `episode add`, leaving the configuration unreadable (or the gate's
+# own settings in the memory's hands).
+CONTROL_FILES = (".flowgit.toml", "pyproject.toml", ".pre-commit-config.yaml", ".gitattributes",
+                 ".flow/.gitattributes")
+
+
+def _not_control_files(root: Path, paths: dict[str, tuple[Path, object]], where: str) -> None:
+    """Refuse a configured (or typed) continuity file or store that is one of :data:`CONTROL_FILES`."""
+    control = {os.path.realpath(root / name): name for name in CONTROL_FILES}
+    for key, (path, typed) in paths.items():
+        name = control.get(os.path.realpath(path))
+        if name is not None:
+            option = "--file" if key == "continuity" else "--store"
+            raise FlowgitError(f"the {'continuity file' if key == 'continuity' else 'episode store'} would be "
+                               f"{name}, a file that configures flowgit or git", path=option if typed else where,
+                               fix=f"give it a file of its own, e.g. {key} = "
+                                   f"\"{DEFAULT_CONTINUITY if key == 'continuity' else DEFAULT_STORE}\"")
 
 
 def default_config(root: Path) -> Config:

@@ -65,3 +65,30 @@ def test_paths_inside_are_fine_and_options_are_the_users_choice(repo, tmp_path):
     assert cfg.store == tmp_path / "mine.jsonl"
     os.chdir(repo)
     assert load_config().store_rel == "memory/eps.jsonl"
+
+
+@pytest.mark.parametrize("key, value", [
+    ("store", ".flowgit.toml"), ("store", "pyproject.toml"), ("continuity", ".pre-commit-config.yaml"),
+    ("store", ".gitattributes"), ("store", ".flow/.gitattributes"), ("continuity", "./pyproject.toml"),
+])
+def test_a_memory_file_that_is_a_configuration_file_is_refused_and_nothing_is_written(repo, run, key, value):
+    """An `episode add` into pyproject.toml left the configuration invalid TOML, and every later command with it."""
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.flowgit]\n'
+                                         f'{key} = "{value}"\n')
+    (repo / ".flow").mkdir(exist_ok=True)
+    with pytest.raises(FlowgitError) as info:
+        load_config(repo)
+    assert "a file that configures flowgit or git" in info.value.message and "e.g." in info.value.fix
+    before = tree_digest(repo.parent)
+    res = run(repo, "episode", "add", "--type", "finding", "--content", "x", "--session", "s")
+    assert res.code == 2 and "configures flowgit or git" in res.err
+    assert tree_digest(repo.parent) == before
+
+
+def test_a_typed_store_that_is_a_configuration_file_names_the_option(repo, run):
+    res = run(repo, "--store", "pyproject.toml", "episode", "add", "--type", "finding", "--content", "x",
+              "--session", "s", "--json")
+    assert res.code == 2
+    import json
+
+    assert json.loads(res.out)["error"]["option"] == "--store"
