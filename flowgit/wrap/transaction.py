@@ -90,6 +90,7 @@ class Journal:
     pid: int = 0
     host: str = ""
     backups: dict[str, str | None] = field(default_factory=dict)  # role -> a name in BACKUPS, or None
+    kept_edit: Path | None = field(default=None, compare=False)  # where a rollback kept a changed file (not stored)
 
     @property
     def continuity(self) -> Path:
@@ -147,7 +148,8 @@ class Journal:
         return journal
 
     def save(self) -> None:
-        data = {"format": FORMAT, **{k: v for k, v in asdict(self).items() if k not in ("path", "root")}}
+        data = {"format": FORMAT, **{k: v for k, v in asdict(self).items()
+                                     if k not in ("path", "root", "kept_edit")}}
         atomic_write(self.path, json.dumps(data, indent=2, default=str))
 
     def committing(self, cfg: Config) -> None:
@@ -335,12 +337,18 @@ class Journal:
             raise FlowgitError("the store did not come back to its pre-wrap bytes", path=store)
 
     def _keep_hook_edit(self) -> None:
-        """Copy the continuity file as a hook left it beside the journal (replacing an older copy)."""
-        kept = self.path.parent / HOOK_EDITED
+        """Copy the continuity file as it was found beside the journal, under a name no earlier copy has: the
+        lock keeps other wraps out, not a person's editor, so the bytes may be someone's edit, and a second
+        rollback must not replace the first one's copy."""
+        kept = _unused(self.path.parent / HOOK_EDITED)
         data = _read(self.continuity) or b""
         tmp = kept.with_name(kept.name + ".tmp")
         tmp.write_bytes(data)
-        os.replace(tmp, kept)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.link(tmp, kept)  # (fails rather than replace a copy that appeared meanwhile)
+        tmp.unlink()
+        self.kept_edit = kept
 
     def _restore_continuity(self) -> None:
         if self.pre.continuity is None:
@@ -560,8 +568,6 @@ def undo_after(journal: Journal, exc: BaseException) -> bool:
     from flowgit.wrap.run import CommitRejected
 
     refused_commit = isinstance(exc, CommitRejected)
-    kept = journal.path.parent / HOOK_EDITED
-    before = kept.stat().st_mtime_ns if kept.exists() else None
     try:
         done = journal.undo(hook_edits=refused_commit)
     except RecoveryRefused as refused:
@@ -570,9 +576,11 @@ def undo_after(journal: Journal, exc: BaseException) -> bool:
                                f"{refused.message}", path=refused.path, fix=refused.fix) from exc
         sys.stderr.write(f"flowgit: error: {refused.render()}\n")
         return False
-    if refused_commit and kept.exists() and kept.stat().st_mtime_ns != before:
-        sys.stderr.write(f"flowgit: note: a hook rewrote {journal.continuity_rel} while git ran the wrap's commit; "
-                         f"the wrap was rolled back and the hook's version is kept at {kept}\n")
+    kept = journal.kept_edit
+    if refused_commit and kept is not None:
+        sys.stderr.write(f"flowgit: note: {journal.continuity_rel} was changed while git ran the wrap's commit (by "
+                         f"a hook, or by someone editing it); the wrap was rolled back and the changed file is kept "
+                         f"at {kept}: compare it with {journal.continuity_rel} and take back any edit of yours\n")
     if "already committed" in done:
         sys.stderr.write(f"flowgit: note: {done}\n")
         return True
@@ -595,6 +603,16 @@ def _index_modes(root: Path, paths: list[str]) -> dict[str, str]:
         if meta:
             modes[path.decode("utf-8", "surrogateescape")] = meta.split()[0].decode()
     return modes
+
+def _unused(path: Path) -> Path:
+    """``path``, or ``path.2``, ``path.3``… : the first name no file has."""
+    n = 1
+    found = path
+    while found.exists() or found.with_name(found.name + ".tmp").exists():
+        n += 1
+        found = path.with_name(f"{path.name}.{n}")
+    return found
+
 
 def _read(path: Path) -> bytes | None:
     try:

@@ -436,12 +436,18 @@ def test_a_formatter_hook_that_rewrites_the_file_and_refuses_the_commit_is_rolle
                             "echo 'formatter: files were modified by this hook' >&2\nexit 1\n")
     res = flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
     assert res.returncode == 1 and "Traceback" not in res.stderr
-    assert "a hook rewrote CONTINUITY.md while git ran the wrap's commit" in res.stderr
+    assert "CONTINUITY.md was changed while git ran the wrap's commit (by a hook, or by someone" in res.stderr
     assert full_state(wrap_repo) == before
     kept = wrap_repo / ".git" / "flowgit-wrap.hook-edited"
     assert kept.read_text().endswith("<!-- formatted -->\n") and "retry_budget" in kept.read_text()
     assert not (wrap_repo / ".git" / "flowgit-wrap.journal").exists()
     assert flowgit(wrap_repo, "episode", "add", "--type", "finding", "--session", "s9", "later").returncode == 0
+    # A second rollback keeps its own copy: the lock keeps out other wraps, not a person's editor, so the
+    # first copy may be the only place someone's edit is left.
+    again = flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert again.returncode == 1 and "flowgit-wrap.hook-edited.2" in again.stderr, again.stderr
+    assert kept.read_text().endswith("<!-- formatted -->\n")
+    assert (wrap_repo / ".git" / "flowgit-wrap.hook-edited.2").read_text().endswith("<!-- formatted -->\n")
 
 
 @pytest.mark.parametrize("extra", ["a file staged beside it", "a ticket prefix on its subject"])
