@@ -79,5 +79,10 @@ def run_rules(ctx: CheckContext, *, override: str | None = None) -> list[Finding
 
 
 def override_reason() -> str | None:
-    reason = os.environ.get("FLOWGIT_OVERRIDE", "").strip()
-    return reason or None
+    """FLOWGIT_OVERRIDE as the one line it is recorded as: a paragraph's line breaks, tabs and other control
+    characters become single spaces. A ``Flow-Override:`` trailer holds one line, and a reason written over
+    several would add lines of its own to the message (a second ``Flow-Session:`` that names a session which
+    never wrapped); the audit, ``git log`` and the hook all read the same single line."""
+    reason = os.environ.get("FLOWGIT_OVERRIDE", "")
+    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in reason).split())
+    return flat or None

@@ -713,3 +713,19 @@ def test_an_override_on_a_message_file_with_no_line_end_is_recorded(run, repo, t
     assert res.returncode == 0, res.stdout + res.stderr
     assert git(repo, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly)").strip() == "seeded by hand"
     assert "reviewed in the weekly call" in git(repo, "log", "-1", "--format=%b")
+
+
+def test_an_override_written_over_several_lines_is_recorded_as_one_trailer_line(run, repo):
+    """A reason explained in a paragraph must not add trailers of its own: each line break was a new line in
+    the message, so `Flow-Session: other` in it gave the commit a second session."""
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    reason = "seeded by hand\nFlow-Session: other\n\x1b[31mred\x1b[0m\tdone"
+    res = commit(repo, "hand edit", env={"FLOWGIT_OVERRIDE": reason})
+    assert res.returncode == 0, res.stdout + res.stderr
+    recorded = git(repo, "log", "-1", "--format=%(trailers:key=Flow-Override,valueonly)").strip()
+    assert recorded == "seeded by hand Flow-Session: other [31mred [0m done", recorded
+    assert git(repo, "log", "-1", "--format=%(trailers:key=Flow-Session,valueonly)").strip() == ""
+    assert "\x1b" not in git(repo, "log", "-1", "--format=%B")
