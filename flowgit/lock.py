@@ -189,6 +189,7 @@ class RepoLock:
         deadline = time.monotonic() + self.wait
         told = False
         while not self._try(fd):
+            self._refuse_inside_the_holders_commit(fd)
             if not told and self.wait > 0:
                 told = True
                 self._tell_waiting()
@@ -213,6 +214,24 @@ class RepoLock:
                 raise
         with _guard:
             _held[self._key] = (fd, 1, me)
+
+    def _refuse_inside_the_holders_commit(self, fd: int) -> None:
+        """Refuse at once, not after the whole wait, when this process runs inside the holder's own commit (a
+        git hook of the wrap's commit: the wrap passes its pid down as FLOWGIT_WRAP_COMMIT). The holder waits
+        for git, git for the hook, the hook for the lock: it could only time out."""
+        from flowgit.journal import WRAP_COMMIT_VARIABLE
+
+        import socket
+
+        wrap = os.environ.get(WRAP_COMMIT_VARIABLE, "")
+        holder = read_holder(self.path) if wrap.isdigit() else None
+        if holder is None or str(holder.pid) != wrap or holder.host != socket.gethostname():
+            return
+        os.close(fd)
+        raise LockBusy(f"the repository is locked by {holder.describe()}, and this runs inside that wrap's own "
+                       "commit (from a git hook): the lock is released only after the hook ends",
+                       path=self.path, fix="let the hook skip while FLOWGIT_WRAP_COMMIT is set (the wrap records "
+                                           "its own episodes), or record the episode after the wrap")
 
     def _tell_waiting(self) -> None:
         """Say once, on a terminal, who holds the lock and how long this waits: a silent wait of up to

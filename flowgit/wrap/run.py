@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -442,10 +444,28 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
             raise FlowgitError("git could not write the commit (disk full); the wrap was rolled back\n" + detail,
                                path=root, fix="free disk space and run the wrap again")
         raise CommitRejected("git refused the wrap commit; nothing was changed\n" + detail)
+    _show_hooks_output(out + b"\n" + err)
     sha = head_sha(root)
     if sha is None:
         raise FlowgitError("git reported a commit but HEAD cannot be read", path=root)
     return sha
+
+
+# flowgit's own hooks on the wrap's commit: the wrap has judged the change in-process already
+_GATE_LINE_RE = re.compile(r"^(?:flowgit check(?:-msg)?: |recorded trailer |\S.*?:\d*:? ?[GA]\d{3} "
+                           r"(?:error|warning|notice) |\s+fix: )")
+
+
+def _show_hooks_output(said: bytes) -> None:
+    """What the project's own git hooks printed while the wrap committed, on stderr (a plain ``git commit``
+    shows it too: a post-commit hook's failure would otherwise pass unseen), without flowgit's own gate
+    lines, which repeat the verdict the wrap has reported."""
+    lines = [ln for ln in said.decode("utf-8", "replace").splitlines() if ln.strip() and not _GATE_LINE_RE.match(ln)]
+    if lines:
+        from flowgit.output import terminal_safe
+
+        sys.stderr.write("flowgit: git's hooks said, while the wrap committed:\n"
+                         + "".join(f"  {terminal_safe(ln, sys.stderr)}\n" for ln in lines))
 
 
 # A hand edit's event named as the plan operation that makes it: a refusal reads the same either way.

@@ -538,3 +538,22 @@ def test_a_wrap_that_meets_another_gits_index_lock_for_a_moment_waits_and_commit
     assert proc.returncode == 0, out + err
     assert "Focus: the transaction" in git(wrap_repo, "show", "HEAD:CONTINUITY.md")
     assert git(wrap_repo, "status", "--porcelain") == "" and not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+def test_a_post_commit_hook_recording_an_episode_is_told_at_once_and_its_words_are_shown(wrap_repo, tmp_path):
+    """A hook of the wrap's own commit cannot take the lock the wrap holds while git runs it: `episode add` there
+    waited out the whole lock wait, then failed, and the wrap showed nothing of it. It is refused at once, and
+    the wrap shows what the project's hooks said (flowgit's own gate lines aside: the wrap reported them)."""
+    assert flowgit(wrap_repo, "install-hook").returncode == 0  # (the gate's own lines are not repeated)
+    hook = wrap_repo / ".git" / "hooks" / "post-commit"
+    hook.write_text(f'#!/bin/sh\necho "post-commit ran"\n"{sys.executable}" -m flowgit episode add --type observation '
+                    '"made a commit" --session hook\n')
+    hook.chmod(0o755)
+    before = (wrap_repo / ".flow" / "episodes.jsonl").read_bytes()
+    res = flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26",
+                  env={"FLOWGIT_LOCK_WAIT": "300"}, timeout=120)  # (a wait would outlast the timeout)
+    assert res.returncode == 0, res.stderr
+    assert "flowgit: git's hooks said, while the wrap committed:\n  post-commit ran\n" in res.stderr
+    assert "runs inside that wrap's own commit" in res.stderr and "FLOWGIT_WRAP_COMMIT" in res.stderr
+    assert "flowgit check:" not in res.stderr
+    assert b"made a commit" not in (wrap_repo / ".flow" / "episodes.jsonl").read_bytes()[len(before):]
