@@ -112,10 +112,40 @@ def flowgit_hooks(data: bytes | None) -> dict[str, list[tuple]] | None:
         text = data.decode("utf-8")
         if "\ufeff" in text[1:]:
             return None  # libyaml skips a byte-order mark at any line's start, the pure loader only at the first
+        if not _expands_within(text, MAX_NODES):
+            return None  # aliases that expand past any real hook list (a "billion laughs" key): unreadable
         read = [_listed(yaml.load(text, Loader=loader)) for loader in _loaders()]  # noqa: S506 (safe loaders)
     except (yaml.YAMLError, UnicodeDecodeError, RecursionError, ValueError, TypeError, _TooLarge):
         return None
     return read[0] if all(other == read[0] for other in read[1:]) else None  # readers that disagree: unreadable
+
+
+def _expands_within(text: str, limit: int) -> bool:
+    """Whether the YAML's node graph, every alias expanded, has at most ``limit`` nodes (each document).
+
+    Counted on the composed graph, where an alias is the node it names: a size per node, worked out once, so
+    ten nested aliases of nine cost ten sums, not 9^10 nodes. Loading (which compares keys by their ``repr``)
+    would expand them all.
+    """
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+    sizes: dict[int, int] = {}
+
+    def size(node) -> int:  # noqa: ANN001
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        sizes[key] = limit + 1  # (a node that holds itself expands without end)
+        total = 1
+        if isinstance(node, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            total += sum(size(v) for v in node.value)
+        sizes[key] = total = min(total, limit + 1)
+        return total
+
+    return all(size(doc) <= limit for doc in yaml.compose_all(text, Loader=base) if doc is not None)
 
 
 _LOADERS: list | None = None

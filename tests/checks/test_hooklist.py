@@ -86,6 +86,21 @@ def test_yaml_aliases_that_would_expand_past_any_list_are_unreadable_not_walked(
     assert found and "unreadable" in found[0]
 
 
+def test_an_alias_bomb_as_a_mapping_key_is_unreadable_before_anything_expands_it():
+    """A key built of nested aliases: the check for a key given twice compared keys by their repr, which walked
+    9^10 leaves (all memory, in the gate and in every audit). The graph's expanded size is counted first."""
+    bomb = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+        f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]\n" for n in range(1, 10))
+    assert flowgit_hooks((BASE + bomb + "bomb:\n  ? *a9\n  : x\n").encode()) is None
+
+
+def test_a_list_with_a_few_anchors_is_still_read():
+    shared = BASE.replace("repos:\n", "x-args: &shared [--quiet]\nrepos:\n", 1).replace(
+        "- id: flowgit-audit\n", "- id: flowgit-audit\n        args: *shared\n")
+    found = flowgit_hooks(shared.encode())
+    assert found and "flowgit-audit" in found and ("args", ("[]", ("--quiet",))) in found["flowgit-audit"][0]
+
+
 @pytest.mark.parametrize("trick", [
     BASE.replace("      - id: flowgit-check\n", "      - {id: flowgit-check,\n\ufeffentry: 'true'}\n"),
     BASE.replace("      - id: flowgit-check\n", "      - id: flowgit-check\n        entry: flowgit check\n"
