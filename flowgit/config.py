@@ -111,6 +111,9 @@ def _load_toml(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise FlowgitError(f"not valid UTF-8 (byte 0x{exc.object[exc.start]:02x})", path=path,
                            fix="re-save the file as UTF-8") from None
+    except RecursionError:  # (Python's TOML reader recurses once per level of arrays or inline tables)
+        raise FlowgitError("invalid TOML: arrays or inline tables nested hundreds of levels deep", path=path,
+                           fix="flowgit's settings are a few flat keys: remove the nested value") from None
 
 
 def _require_rule_names(rules: dict, where) -> None:

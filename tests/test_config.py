@@ -178,3 +178,27 @@ def test_the_pyproject_tables_pasted_into_flowgit_toml_say_to_drop_the_prefix(tm
     with pytest.raises(FlowgitError) as info:
         load_config(tmp_path)
     assert info.value.line == 2 and "drop the `tool.flowgit.` prefix" in info.value.fix
+
+
+def test_toml_nested_hundreds_deep_is_bad_input_in_the_tree_and_in_history(tmp_path, run):
+    """Python's TOML reader recurses once per level: 600 levels of arrays (1.2 KB) were a RecursionError
+    traceback in every command; now the file, the reason and a fix (exit 2), and in history an A402."""
+    from tests.checks.gate_fixtures import committed_base
+    from tests.conftest import git
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    committed_base(repo)
+    (repo / ".flowgit.toml").write_text("x = " + "[" * 600 + "]" * 600 + "\n")
+    with pytest.raises(FlowgitError) as info:
+        load_config(repo)
+    assert "nested hundreds of levels deep" in info.value.message and info.value.path.endswith(".flowgit.toml")
+    res = run(repo, "patterns")
+    assert res.code == 2 and "Traceback" not in res.err and ".flowgit.toml" in res.err
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "deep config", "--no-verify")
+    git(repo, "rm", "-q", ".flowgit.toml")
+    git(repo, "commit", "-qm", "config gone", "--no-verify")
+    audited = run(repo, "audit", "--json")
+    assert audited.code in (0, 1) and "A402" in [f["code"] for f in json.loads(audited.out)["findings"]]
