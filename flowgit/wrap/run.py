@@ -440,9 +440,14 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
         os.unlink(msg_path)
     if proc.returncode != 0:
         detail = "\n".join(x.decode("utf-8", "replace").strip() for x in (out, err) if x.strip())
-        if "No space left on device" in detail or "File too large" in detail:
-            raise FlowgitError("git could not write the commit (disk full); the wrap was rolled back\n" + detail,
-                               path=root, fix="free disk space and run the wrap again")
+        unwritten = _GIT_COULD_NOT_WRITE_RE.search(detail)
+        if unwritten is not None:
+            full = _DISK_FULL_RE.search(unwritten[0]) is not None
+            raise FlowgitError(f"git could not write the commit ({'disk full' if full else 'a write failed'}); "
+                               "the wrap was rolled back\n" + detail, path=root,
+                               fix="free disk space and run the wrap again" if full else
+                               "make the repository's .git directory writable (its refs, logs and index), then "
+                               "run the wrap again")
         raise CommitRejected("git refused the wrap commit; nothing was changed\n" + detail)
     _show_hooks_output(out + b"\n" + err)
     sha = head_sha(root)
@@ -450,6 +455,14 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
         raise FlowgitError("git reported a commit but HEAD cannot be read", path=root)
     return sha
 
+
+# git's own words for a write that failed (not a hook's refusal: the wrap exits 2 for these, not 1)
+_DISK_FULL_RE = re.compile(r"No space left on device|File too large|Out of diskspace|Disk quota exceeded",
+                           re.IGNORECASE)
+_GIT_COULD_NOT_WRITE_RE = re.compile(
+    r"^(?:fatal|error): .*?(?:No space left on device|File too large|Out of diskspace|Disk quota exceeded|"
+    r"couldn't write|unable to write|unable to append|write error|short write|Read-only file system).*$",
+    re.IGNORECASE | re.MULTILINE)
 
 # flowgit's own hooks on the wrap's commit: the wrap has judged the change in-process already
 _GATE_LINE_RE = re.compile(r"^(?:flowgit check(?:-msg)?: |recorded trailer |\S.*?:\d*:? ?[GA]\d{3} "

@@ -387,7 +387,15 @@ def test_a_clean_filter_on_the_file_is_predicted_and_undone_exactly(wrap_repo, t
     assert full_state(wrap_repo) == before
 
 
-@pytest.mark.parametrize("where", ["journal", "continuity", "commit"])
+GIT_SAYS = {  # what git prints when it cannot write part of a commit (printed here by a hook, as git prints it)
+    "commit": ("fatal: unable to write new index file: No space left on device", "disk full"),
+    "commit-out-of-diskspace": ("error: write error. Out of diskspace", "disk full"),
+    "commit-ref": ("error: couldn't write '.git/refs/heads/main.lock'", "a write failed"),
+    "commit-read-only": ("fatal: unable to append to '.git/logs/HEAD': Read-only file system", "a write failed"),
+}
+
+
+@pytest.mark.parametrize("where", ["journal", "continuity", *GIT_SAYS])
 def test_disk_full_anywhere_in_a_wrap_is_exit_2_and_the_pre_wrap_state(wrap_repo, tmp_path, run, monkeypatch, where):
     import errno
 
@@ -404,11 +412,12 @@ def test_disk_full_anywhere_in_a_wrap_is_exit_2_and_the_pre_wrap_state(wrap_repo
     elif where == "continuity":
         monkeypatch.setattr(wrap_run, "atomic_write", full)
         expected = "could not write (No space left on device); it was rolled back"
-    else:  # git reporting a full disk (printed here by a hook, as git prints it)
+    else:  # git reporting a write it could not make
+        said, why = GIT_SAYS[where]
         hook = wrap_repo / ".git" / "hooks" / "pre-commit"
-        hook.write_text("#!/bin/sh\necho 'fatal: unable to write new index file: No space left on device' >&2\nexit 128\n")
+        hook.write_text(f"#!/bin/sh\necho \"{said}\" >&2\nexit 128\n")
         hook.chmod(0o755)
-        expected = "git could not write the commit (disk full)"
+        expected = f"git could not write the commit ({why})"
     res = run(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
     assert res.code == 2 and expected in res.err, res.err
     assert full_state(wrap_repo) == before
