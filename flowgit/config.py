@@ -337,7 +337,8 @@ def contained(root: Path, value: Any, key: str, where: str) -> Path:
         raise FlowgitError(f"`{key}` = {value!r} points outside the repository", path=where,
                            fix="configured paths must stay inside the repository (relative, no `..` or "
                                "symlinks out of it)") from None
-    if inside.parts[:1] == (".git",) or not inside.parts:
+    if not inside.parts or any(part.casefold() == ".git" for part in (*inside.parts, *rel.parts)):
+        # (a `.git` anywhere: `sub/.git/x` made a directory git takes for a nested repository, and refused to add)
         raise FlowgitError(f"`{key}` = {value!r} points into git's own directory (or at the root)", path=where,
                            fix=f"use a path inside the working tree, e.g. {key} = "
                                f"\"{DEFAULT_STORE if key == 'store' else DEFAULT_CONTINUITY}\"")

@@ -255,10 +255,9 @@ GIT_LOCK_WAIT_SECONDS = 5.0  # an editor's `git status` holds index.lock for mil
 
 def git_lock_wait() -> float:
     """How long a writer waits for git's own lock files to go: ``$FLOWGIT_GIT_LOCK_WAIT`` seconds, else 5."""
-    try:
-        return max(0.0, float(os.environ.get("FLOWGIT_GIT_LOCK_WAIT", GIT_LOCK_WAIT_SECONDS)))
-    except ValueError:
-        return GIT_LOCK_WAIT_SECONDS
+    from flowgit.lock import env_seconds
+
+    return env_seconds("FLOWGIT_GIT_LOCK_WAIT", GIT_LOCK_WAIT_SECONDS, "to wait for git's own lock files to go")
 
 
 def wait_until_idle(git_directory: Path, seconds: float | None = None) -> list[str]:

@@ -168,6 +168,9 @@ class RepoLock:
         self.purpose = purpose
         self.pending_ok = pending_ok
         self.wait = _default_wait() if wait is None else wait
+        from flowgit.git import git_lock_wait
+
+        git_lock_wait()  # (read once here, where nothing is written yet: a bad value refused up front, never midway)
         self._try, self._unlock = _backend(platform)
         self._key = str(self.path.resolve())
 
@@ -314,11 +317,15 @@ def held(git_dir: str | Path) -> bool:
 
 
 def _default_wait() -> float:
-    """``$FLOWGIT_LOCK_WAIT`` in seconds (a number of 0 or more); anything else is refused, not ignored: a
-    wait its author cannot get is a wait they do not expect."""
-    raw = os.environ.get("FLOWGIT_LOCK_WAIT", "").strip()
+    return env_seconds("FLOWGIT_LOCK_WAIT", DEFAULT_WAIT, "to wait for another writer")
+
+
+def env_seconds(name: str, default: float, what: str) -> float:
+    """``$name`` in seconds (a number of 0 or more; unset or empty: ``default``); anything else is refused, not
+    ignored: a wait its author cannot get is a wait they do not expect."""
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return DEFAULT_WAIT
+        return default
     try:
         value = float(raw)
     except ValueError:
@@ -326,6 +333,6 @@ def _default_wait() -> float:
     if not math.isfinite(value) or value < 0:
         from flowgit.errors import FlowgitError
 
-        raise FlowgitError(f"FLOWGIT_LOCK_WAIT is {raw!r}, not a number of seconds", path="environment",
-                           fix="set it to seconds to wait for another writer, e.g. FLOWGIT_LOCK_WAIT=30 (or unset it)")
+        raise FlowgitError(f"{name} is {raw!r}, not a number of seconds", path="environment",
+                           fix=f"set it to seconds {what}, e.g. {name}={default:g} (or unset it)")
     return value

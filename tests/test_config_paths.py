@@ -16,6 +16,8 @@ from tests.conftest import tree_digest
     ("store", "/tmp/flowgit-anywhere.jsonl", "outside the repository"),
     ("continuity", "../../etc/CONTINUITY.md", "outside the repository"),
     ("store", ".git/hooks/post-commit", "git's own directory"),
+    ("store", "sub/.git/x.jsonl", "git's own directory"),
+    ("continuity", "docs/.GIT/CONTINUITY.md", "git's own directory"),
     ("store", "link/episodes.jsonl", "outside the repository"),
     ("store", ".", "git's own directory (or at the root)"),
     ("store", "", "non-empty path string"),

@@ -177,6 +177,15 @@ def test_a_wait_that_is_not_seconds_is_refused_not_ignored(tmp_path, monkeypatch
         RepoLock(tmp_path, "test")
 
 
+@pytest.mark.parametrize("raw", ["abc", "-1", "nan"])
+def test_a_git_lock_wait_that_is_not_seconds_is_refused_before_anything_is_written(tmp_path, monkeypatch, raw, run):
+    """FLOWGIT_GIT_LOCK_WAIT was read as 5 s whatever it held; it is refused as FLOWGIT_LOCK_WAIT is, when the
+    lock is asked for (before a writer writes anything), not midway through a rollback."""
+    monkeypatch.setenv("FLOWGIT_GIT_LOCK_WAIT", raw)
+    with pytest.raises(FlowgitError, match="FLOWGIT_GIT_LOCK_WAIT is .* not a number of seconds"):
+        RepoLock(tmp_path, "test")
+
+
 @pytest.mark.parametrize("raw, wait", [("", lockmod.DEFAULT_WAIT), (" 2.5 ", 2.5), ("0", 0.0)])
 def test_a_wait_in_seconds_is_taken(tmp_path, monkeypatch, raw, wait):
     monkeypatch.setenv("FLOWGIT_LOCK_WAIT", raw)
