@@ -811,6 +811,8 @@ def replaced_history(cfg: Config, repo, spec: RangeSpec, overrides: dict | None)
         return []
     commit = new_commit
     override = "; ".join(values(parse_trailers(message_of(commit)), "Flow-Override")) or None
+    if override and repo.descendant_of(pair[0], pair[1]):
+        override = None  # a rewind to a commit the old history holds: its override was for its own change
     date = utc_from_timestamp(commit_time_of(commit)).date().isoformat()
     found = dropped_episodes(auditor, pair, old, new, date, override)
     return found + _replaced_losses(auditor, pair, old, new, date, override)

@@ -120,3 +120,27 @@ def test_a_rebase_of_a_clean_wrap_onto_a_main_that_demoted_and_an_amend_are_forc
     git(repo, "commit", "-q", "--amend", "-m", git(repo, "log", "-1", "--format=%B") + "\nReviewed-by: someone\n")
     amended = push(repo, "-f", "origin", "feature")
     assert amended.returncode == 0, amended.stdout + amended.stderr
+
+
+def test_a_rewind_to_an_old_commit_that_carried_an_override_is_still_refused(run, guarded):
+    """The new tip's override excuses a replacement only when the update brings that commit: a rewind to an
+    old commit the replaced history holds (an adoption made under an override, say) has no reason on record
+    for the rewind itself; its override was for its own change."""
+    repo, remote = guarded
+    ids = ", ".join(e.id for e in E_BACKOFF)
+    (repo / "CONTINUITY.md").write_text(base_text(recent="The team adopted the memory by hand."))
+    seeded = sh(repo, "git", "commit", "-qam", "seed by hand", env={"FLOWGIT_OVERRIDE": "seeding the file by hand"})
+    assert seeded.returncode == 0, seeded.stdout + seeded.stderr
+    rewind_to = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "CONTINUITY.md").write_text(base_text(recent="The team adopted the memory by hand.", proven_extra=(
+        f"!! jitter_backoff: jitter the backoff so retries spread out | 3x (RELIABILITY) [evidence: {ids}]\n")))
+    assert sh(repo, "git", "commit", "-qam", "adopt jitter_backoff",
+              env={"FLOWGIT_OVERRIDE": "adopted as proven"}).returncode == 0
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    old = git(remote, "rev-parse", "main").strip()
+    server = push(repo, "--no-verify", "-f", "origin", f"{rewind_to}:main")
+    assert server.returncode != 0 and "G205" in server.stderr, server.stderr
+    assert git(remote, "rev-parse", "main").strip() == old
+    ci = run(repo, "audit", "--range", f"{old}..{rewind_to}", "--replaces", "--json")
+    assert ci.code == 1 and "G205" in [f["code"] for f in json.loads(ci.out)["findings"]
+                                       if f["severity"] == "error"], ci.out
