@@ -33,7 +33,7 @@ from typing import Callable, Iterator
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.patterns import (
-    CATEGORY_LABEL_RE, DEFAULT_CATEGORY, DERIVATION_NOTE_RE, Pattern, free_notes, stray_text,
+    CATEGORY_LABEL_RE, DEFAULT_CATEGORY, Pattern, derivation_note_match, free_notes, stray_text,
 )
 from flowgit.continuity.sections import PROVEN
 from flowgit.words import stem
@@ -234,9 +234,18 @@ def claim_text(pattern: Pattern, demoted: Callable[[str], bool] = lambda name: F
     when each one is a pattern's (``named``): `[-> never-cap-retries]` naming none is a sentence."""
     notes = [n for n in free_notes(pattern) if not n.lower().startswith("demoted")  # (`[→ name]`: a link too)
              and not (NAMES_RE.fullmatch(n) and all(map(named, _linked(n))))]
-    notes += [m.group() for n in pattern.notes if (m := DERIVATION_NOTE_RE.fullmatch(n)) and not demoted(m["name"])]
+    notes += [m.group() for n in pattern.notes if (m := derivation_note_match(n))
+              and not (demoted(m["name"]) and _derives_from(pattern, m["name"]))]  # (the wrap writes it only there)
     links = [link for link in pattern.links if not (NAMES_RE.fullmatch(link) and all(map(named, _linked(link))))]
     return " ".join(filter(None, (pattern.text, stray_text(pattern), *notes, *links)))
+
+
+def _derives_from(pattern: Pattern, name: str) -> bool:
+    """Whether the pattern's own links derive it from ``name`` (by identity)."""
+    from flowgit.continuity.derivation import derives_from
+    from flowgit.continuity.identity import name_key
+
+    return name_key(name) in {name_key(n) for n in derives_from(pattern)}
 
 
 def _linked(link: str) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Iterable, NamedTuple
 
 from flowgit.continuity.document import Document
 from flowgit.continuity.identity import name_key
-from flowgit.continuity.patterns import (DERIVATION_NOTE_RE, Pattern, PatternAt, derivation_note, document_patterns,
+from flowgit.continuity.patterns import (Pattern, PatternAt, derivation_note, derivation_note_match, document_patterns,
                                         parse_pattern)
 from flowgit.dates import parse_date
 
@@ -109,7 +109,7 @@ def annotate_dependants(doc: Document, seen: Iterable[Document | None],
 
 
 def _notes_source(note: str, source: str) -> bool:
-    found = DERIVATION_NOTE_RE.fullmatch(note)
+    found = derivation_note_match(note)
     return found is not None and name_key(found["name"]) == name_key(source)
 
 

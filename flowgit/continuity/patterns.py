@@ -202,12 +202,20 @@ def derivation_note(name: str, day: str) -> str:
     return f"derives from {name}, demoted {day}: re-check"
 
 
-DERIVATION_NOTE_RE = re.compile(r"derives from (?P<name>[^\s,]+), demoted [^:]+: re-check")
+DERIVATION_NOTE_RE = re.compile(r"derives from (?P<name>[^\s,]+), demoted (?P<day>[^:]{1,40}): re-check")
+
+
+def derivation_note_match(note: str) -> "re.Match[str] | None":
+    """The wrap's derivation note, exactly: ``derives from X, demoted <a date>: re-check``. Only a date stands
+    where the day goes (prose there, `demoted Dec 4 because X is false`, is a claim written in the note's
+    shape)."""
+    found = DERIVATION_NOTE_RE.fullmatch(note)
+    return found if found is not None and parse_date(found["day"]) is not None else None
 
 
 def free_notes(pattern: Pattern) -> tuple[str, ...]:
     """The pattern's ``[…]`` notes that say something of it (the wrap's derivation notes aside)."""
-    return tuple(n for n in pattern.notes if not DERIVATION_NOTE_RE.fullmatch(n))
+    return tuple(n for n in pattern.notes if not derivation_note_match(n))
 
 
 def _is_date(text: str) -> bool:

@@ -28,7 +28,7 @@ from typing import Callable, Mapping, Sequence
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document
 from flowgit.continuity.identity import is_rename
-from flowgit.continuity.patterns import DEFAULT_CATEGORY, DERIVATION_NOTE_RE, Pattern, iter_patterns
+from flowgit.continuity.patterns import DEFAULT_CATEGORY, Pattern, derivation_note_match, iter_patterns
 from flowgit.continuity.sections import PROVEN
 from flowgit.episodes import Episode
 from flowgit.evidence import Weight, assess, everyday_weight, records_it
@@ -209,7 +209,7 @@ class PatternMerge:
         links = tuple(dict.fromkeys((*p.links, *other.pattern.links)))
         if notes is None:  # the chosen side's notes, and the other wrap's re-check marks (a demotion it saw)
             notes = tuple(dict.fromkeys((*p.notes, *(n for n in other.pattern.notes
-                                                      if DERIVATION_NOTE_RE.fullmatch(n)))))
+                                                      if derivation_note_match(n)))))
         category = p.category
         if category in ("", DEFAULT_CATEGORY) and other.pattern.category not in ("", DEFAULT_CATEGORY) \
                 and p.level > 1:

@@ -121,15 +121,29 @@ def test_a_category_is_a_label_that_says_nothing_against_the_claim(was, now, in_
 
 def test_the_claim_is_the_whole_line_less_what_the_wrap_writes_of_it():
     line = ("!! p: cap retries | 2x (RELIABILITY) [evidence: ep-1] except payments [payments never cap] "
-            "[-> drop the cap in outages] [<- backoff, jitter] "
+            "[-> drop the cap in outages] [<- backoff, jitter, q] "
             "[derives from q, demoted 2026-12-01: re-check] [demoted 2026-12-02: load grew (ep-9)]")
     pattern = parse_pattern(line)
-    text = claim_text(pattern, demoted=lambda name: name == "q", named=lambda name: name in ("backoff", "jitter"))
+    named = lambda name: name in ("backoff", "jitter", "q")  # noqa: E731
+    text = claim_text(pattern, demoted=lambda name: name == "q", named=named)
     assert "except payments" in text and "payments never cap" in text and "drop the cap in outages" in text
     assert "backoff" not in text and "derives from" not in text and "load grew" not in text
     assert "derives from q" in claim_text(pattern)  # a note naming no demoted pattern is prose like any other
-    assert "<- backoff, jitter" in claim_text(pattern, named=lambda name: name == "backoff")  # a link naming
+    assert "<- backoff, jitter, q" in claim_text(pattern, named=lambda name: name == "backoff")  # a link naming
     # what no pattern is called is a sentence (`[-> never-cap-retries]`), read as words
+
+
+@pytest.mark.parametrize("note, why", [
+    ("[derives from q, demoted Dec 4 because backoff is false, never back off: re-check]", "prose for a day"),
+    ("[derives from q, demoted 2026-12-01: re-check]", "on a pattern that does not derive from q"),
+])
+def test_a_note_in_the_derivation_notes_shape_is_a_claim_unless_the_wrap_could_have_written_it(note, why):
+    """The wrap writes `[derives from X, demoted <day>: re-check]` with a date, on a pattern linked `[<- X]`;
+    any other note of that shape on a Proven line is prose the gate reads (G404)."""
+    links = "[<- q] " if "because" in note else "[<- backoff] "
+    pattern = parse_pattern(f"!! p: cap retries | 3x (RELIABILITY) [evidence: ep-1] {links}{note}")
+    text = claim_text(pattern, demoted=lambda name: name == "q", named=lambda name: name in ("q", "backoff"))
+    assert "derives from q" in text, why
 
 
 def test_what_a_reader_sees():

@@ -1954,6 +1954,21 @@ def proven_gets_a_derivation_note(lab):
 
 
 @case(V, "G404")
+def proven_gets_prose_where_a_derivation_notes_day_goes(lab):
+    _p02_demoted(lab)
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + " [<- p02] [derives from p02, demoted Dec 4 because the budget is false, "
+                                         "never cap retries: re-check]")
+
+
+@case(V, "G404")
+def proven_gets_a_derivation_note_without_deriving_from_the_demoted_pattern(lab):
+    _p02_demoted(lab)
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, line + f" [derives from p02, demoted {TODAY}: re-check]")
+
+
+@case(V, "G404")
 def proven_gets_a_derivation_note_naming_no_demoted_pattern(lab):
     line = lab.line("!! retry_budget:")
     return edit_commit(lab, line, line + f" [derives from the_cap_doubles_load_remove_it, demoted {TODAY}: re-check]")
