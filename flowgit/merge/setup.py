@@ -61,8 +61,8 @@ def ensure_attributes(root: Path, paths: list[str]) -> list[str]:
     changed: list[str] = []
     for path in paths:
         rule = f"{_quoted(path)} merge={DRIVER}"
-        hits = [i for i, ln in enumerate(lines) if ln.split()[:1] == [_quoted(path)] and "merge=" in ln]
-        if any(lines[i].split() == rule.split() for i in hits):
+        hits = [i for i, ln in enumerate(lines) if _split_rule(ln)[0] == _quoted(path) and "merge=" in ln]
+        if any(_split_rule(lines[i]) == _split_rule(rule) for i in hits):
             continue
         if hits:
             lines[hits[0]] = rule + (ending if lines[hits[0]].endswith("\n") else "")
@@ -97,6 +97,19 @@ def shadowed_attributes(root: Path, paths: list[str], *, overriding_only: bool =
             f"put back `merge={DRIVER}` on the line that matches {path} (`git check-attr merge -- "
             f"{path}` shows what git reads)"
             for path in paths if found.get(path, "unspecified") not in skipped]
+
+
+def _split_rule(line: str) -> tuple[str, list[str]]:
+    """(the pattern as written, quotes kept; the attributes) of a ``.gitattributes`` line: a pattern with a
+    space in it is written in quotes (`"team notes/our memory.md" merge=flowgit`), one token to git."""
+    text = line.strip()
+    if text.startswith('"'):
+        end = 1
+        while end < len(text) and text[end] != '"':
+            end += 2 if text[end] == "\\" else 1
+        return text[:end + 1], text[end + 1:].split()
+    words = text.split()
+    return (words[0] if words else ""), words[1:]
 
 
 def _quoted(path: str) -> str:
