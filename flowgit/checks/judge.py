@@ -245,6 +245,10 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
                 seen.add(key(f))
                 findings.append(_budget_left_to_the_next_wrap(f, parents, new))
     findings.extend(paths.merge_lost_episodes(parents, new))
+    if base is not NO_BASE:
+        from flowgit.checks.merge_patterns import merge_lost_patterns
+
+        findings.extend(merge_lost_patterns(cfg, parents, new, base))  # type: ignore[arg-type]
     return _overridden(findings, override)
 
 

@@ -1,0 +1,62 @@
+"""A merge keeps every pattern a branch added or changed (G707), as it keeps every episode (G704).
+
+Judged against each parent alone, a merge result that takes one side's continuity file whole (a
+`git checkout --theirs CONTINUITY.md` after a conflict, a clone without the merge driver) reads as an
+archival against the other side and as nothing against the side it copied: every per-parent rule passes,
+and a pattern one branch added, raised or re-worded since the two histories parted is gone with no
+`Archived:` trailer and no event in `flowgit log`. The merge driver never does this (patterns merge by
+identity); a merge that means to archive one does it in a commit of its own.
+
+A pattern the side left exactly as the merge base had it is not that side's work: another branch may have
+archived it, and the merge taking that archival is a merge, not a loss.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator, Mapping
+
+from flowgit.changes import ARCHIVED, diff_pattern_maps
+from flowgit.checks.finding import Finding
+
+if TYPE_CHECKING:
+    from flowgit.checks.judge import Side
+    from flowgit.config import Config
+    from flowgit.continuity.patterns import PatternAt
+
+
+def merge_lost_patterns(cfg: "Config", parents: "list[Side]", new: "Side", base: "Side | None"
+                        ) -> Iterator[Finding]:
+    """G707 for each pattern a parent added or changed since ``base`` (None: no shared history, so every
+    pattern is that parent's) that the result no longer holds under any name."""
+    if new.continuity is None:
+        return
+    result = _patterns(cfg, new)
+    was = _patterns(cfg, base) if base is not None and base.continuity is not None else {}
+    seen: set[str] = set()
+    for side in parents:
+        if side.continuity is None:
+            continue
+        mine = _patterns(cfg, side)
+        for event in diff_pattern_maps(mine, result):
+            if event.kind != ARCHIVED or event.name in seen:
+                continue
+            held, before = mine[event.name], was.get(event.name)
+            if before is not None and before.pattern.raw.strip() == held.pattern.raw.strip():
+                continue  # as the base had it: another branch archived it, and the merge takes that
+            seen.add(event.name)
+            what = "added" if before is None else "changed"
+            yield Finding("G707", "merge-keeps-patterns", "error", new.continuity_path, None,
+                          f"the merge drops `{event.name}`, which parent {str(side.commit or '')[:10]} {what} since "
+                          f"the branches parted ({held.pattern.level}x in {held.section}): a merge keeps both "
+                          "sides' patterns",
+                          "take the pattern's line back from that parent (the flowgit merge driver, which "
+                          "`flowgit init` sets up, merges patterns by identity); archive it, if it should go, "
+                          "in a commit of its own after the merge")
+
+
+def _patterns(cfg: "Config", side: "Side") -> "Mapping[str, PatternAt]":
+    from flowgit.checks.judge import _base_document
+    from flowgit.continuity.patterns import pattern_map
+
+    doc, _ = _base_document(cfg, side.continuity or b"", side.continuity_path)
+    return pattern_map(doc) if doc is not None else {}

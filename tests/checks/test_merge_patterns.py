@@ -1,0 +1,78 @@
+"""G707: a merge keeps every pattern a branch added or changed since the branches parted."""
+
+from __future__ import annotations
+
+import json
+
+from flowgit.checks.judge import Side, judge_merge
+from flowgit.config import load_config
+from tests.checks.gate_fixtures import base_text, committed_base, developing_lines
+from tests.conftest import git
+from tests.merge.test_properties import BASE, STORE
+
+CFG = load_config("/")
+ALPHA_1 = "! p_alpha: the alpha widget must be handled carefully | 1x"
+
+
+def side(text: str, commit: str) -> Side:
+    return Side(text.encode(), STORE, "CONTINUITY.md", ".flow/episodes.jsonl", commit=commit)
+
+
+def codes(parents: list[str], result: str, base: str | None = BASE, override: str | None = None) -> list[str]:
+    sides = [side(text, f"{n}" * 40) for n, text in enumerate(parents, start=1)]
+    found = judge_merge(CFG, sides, side(result, "f" * 40), base=side(base, "0" * 40) if base else None,
+                        override=override)
+    return [f.code for f in found if f.is_error]
+
+
+ADDED = BASE.replace(ALPHA_1, ALPHA_1 + "\n! p_echo: the echo widget must be handled carefully | 1x")
+OTHER = BASE.replace("Focus: the widget audit.", "Focus: the echo audit.")
+
+
+def test_a_pattern_this_side_added_and_the_result_lacks_is_refused_against_either_order():
+    assert "G707" in codes([ADDED, OTHER], OTHER)
+    assert "G707" in codes([OTHER, ADDED], OTHER)
+
+
+def test_a_pattern_the_other_branch_archived_is_not_a_loss():
+    """One branch archived p_bravo; the other left it as the base had it: the merge takes the archival."""
+    archived = BASE.replace("! p_bravo: the bravo widget must be handled carefully | 1x\n", "")
+    assert "G707" not in codes([archived, OTHER], archived.replace("Focus: the widget audit.",
+                                                                   "Focus: the echo audit."))
+
+
+def test_a_merge_that_keeps_both_sides_patterns_passes():
+    both = ADDED.replace("Focus: the widget audit.", "Focus: the echo audit.")
+    assert "G707" not in codes([ADDED, OTHER], both)
+
+
+def test_without_shared_history_every_pattern_a_parent_holds_is_its_own():
+    assert "G707" in codes([ADDED, OTHER], OTHER, base=None)
+
+
+def test_an_override_lets_the_loss_through_on_the_record():
+    sides = [side(ADDED, "1" * 40), side(OTHER, "2" * 40)]
+    found = judge_merge(CFG, sides, side(OTHER, "f" * 40), base=side(BASE, "0" * 40), override="dropped on purpose")
+    g707 = [f for f in found if f.code == "G707"]
+    assert g707 and all(f.overridden for f in g707)
+
+
+def test_a_checkout_theirs_merge_is_refused_by_the_hook_and_reported_by_the_audit(run, repo):
+    """The path seen in teams: a conflict resolved by taking the other side's file whole."""
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    main = git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    git(repo, "checkout", "-qb", "side")
+    (repo / "CONTINUITY.md").write_text(base_text(recent="The side branch looked at compaction.", developing=(
+        developing_lines() + "\n! compaction_io: compaction saturates the disk queue | 1x")))
+    git(repo, "commit", "-qam", "side adds compaction_io")
+    git(repo, "checkout", "-q", main)
+    (repo / "CONTINUITY.md").write_text(base_text(recent="Main looked at the breaker."))
+    git(repo, "commit", "-qam", "main moves")
+    git(repo, "merge", "-q", "--no-commit", "-s", "ours", "side")
+    refused = run(repo, "check")
+    assert refused.code == 1 and "G707" in refused.out + refused.err, refused.out + refused.err
+    git(repo, "commit", "-qm", "merge side, keeping main's file", "--no-verify")
+    audited = run(repo, "audit", "--json")
+    found = [f for f in json.loads(audited.out)["findings"] if f["code"] == "G707"]
+    assert audited.code == 1 and found and "compaction_io" in found[0]["message"], audited.out
