@@ -136,7 +136,7 @@ class CheckContext:
         glued onto that committed episode and still count as an append.
         """
         if not self._is_prefix:
-            return False
+            return self._markers_removed is not None
         if self.old_store_entry is None or self.old_store_entry[1] == 0:
             return True
         size = self.old_store_entry[1]
@@ -160,9 +160,30 @@ class CheckContext:
         return is_prefix(self.new_store, self.old_store_entry)
 
     @computed_once
+    def _markers_removed(self) -> int | None:
+        """The length of HEAD's store less git's conflict-marker lines, when that is exactly how the staged store
+        begins (followed by nothing or a new line) and the staged store holds no marker: a repair of markers a
+        merge without flowgit's driver committed (each side's episodes kept, only git's lines taken out), which
+        the store's rule must accept, or G601 ("remove every marker line") and G701 refuse every way out."""
+        from flowgit.merge.markers import find_markers
+
+        old = self.old_store
+        if not old or find_markers(old) is None or find_markers(self.new_store[:]) is not None:
+            return None
+        kept = _without_marker_lines(old)
+        new = self.new_store[:len(kept) + 1]
+        if not new.startswith(kept) or (len(new) > len(kept) and kept and not kept.endswith(b"\n")
+                                        and new[len(kept):len(kept) + 1] not in (b"\n", b"\r")):
+            return None
+        return len(kept)
+
+    @computed_once
     def appended_store(self) -> bytes:
-        size = self.old_store_entry[1] if self.old_store_entry and self.store_appended_only else 0
-        return self.new_store[size:]
+        if self.old_store_entry and self.store_appended_only:
+            size = self._markers_removed if not self._is_prefix else self.old_store_entry[1]
+        else:
+            size = 0
+        return self.new_store[size or 0:]
 
     @computed_once
     def appended_ids(self) -> frozenset[str]:
@@ -556,3 +577,9 @@ def _kinds(doc: Document) -> tuple:
         found = doc.memo["checks.kinds"] = tuple((s, s.semantics) for s in doc.sections)
     return found
 
+
+def _without_marker_lines(data: bytes) -> bytes:
+    """``data`` with every line that is one of git's conflict markers taken out (whole lines, endings too)."""
+    from flowgit.merge.markers import MARKER_RE
+
+    return b"".join(line for line in data.splitlines(keepends=True) if not MARKER_RE.fullmatch(line.rstrip(b"\n")))

@@ -340,8 +340,11 @@ def _guidance_words() -> frozenset[str]:
                      for w in claim_words(line))
 
 
-def _zone_lines(doc, section) -> Counter[str]:
-    return Counter(text for _, text in _zone_shape(doc, section))
+def _is_marker(text: str) -> bool:
+    """A line that is one of git's conflict markers (``<<<<<<< ours``, ``=======``, ``>>>>>>> theirs``)."""
+    from flowgit.merge.markers import MARKER_RE
+
+    return text[:1] in "<=|>" and MARKER_RE.fullmatch(text.encode("utf-8", "surrogateescape")) is not None
 
 
 def _zone_shape(doc, section) -> list[tuple[int, str]]:
@@ -377,9 +380,12 @@ def protected_zone(ctx: CheckContext) -> Iterator[Finding]:
         if before is not None and now is not None and ctx.same_body(before, now) \
                 and ctx.old.lines[before.heading].split() == ctx.new.lines[now.heading].split():
             continue  # the same heading and lines: nothing lost or gained
-        old_lines, new_lines = _zone_lines(ctx.old, before), _zone_lines(ctx.new, now)
+        old_shape, new_shape = _zone_shape(ctx.old, before), _zone_shape(ctx.new, now)
+        if not any(_is_marker(text) for _, text in new_shape):  # git's conflict markers taken out (each side's
+            old_shape = [(i, t) for i, t in old_shape if not _is_marker(t)]  # lines kept) repair a merge
+        old_lines, new_lines = Counter(t for _, t in old_shape), Counter(t for _, t in new_shape)
         lost, added = old_lines - new_lines, new_lines - old_lines
-        moved = _zone_shape(ctx.old, before) != _zone_shape(ctx.new, now)
+        moved = old_shape != new_shape
         if not lost and not added and not moved and (before is None) == (now is None):
             continue
         parts = [] if lost or added else ["kept its lines but moved or re-indented them (what a rule sits "

@@ -60,3 +60,46 @@ def test_a_clean_file_with_a_setext_underline_passes(run, repo):
     (repo / "CONTINUITY.md").write_text(BASE.replace("## Foundation\n", "## Foundation\nRules\n=======\n"))
     git(repo, "add", "-A")
     assert "G601" not in run(repo, "check").err
+
+
+def _store_lines() -> list[bytes]:
+    return [ln + b"\n" for ln in STORE.split(b"\n") if ln.strip()]
+
+
+def _committed_markers(repo) -> list[bytes]:
+    """Markers committed by a merge made without the driver (`--no-verify`): the store's last two episodes
+    as the two sides of a conflict, and Foundation's one line conflicting with another wording."""
+    committed(repo)
+    lines = _store_lines()
+    if len(lines) < 2:
+        raise AssertionError("the fixture store needs two episodes")
+    held = lines[:-2]
+    conflicted = [*held, b"<<<<<<< HEAD\n", lines[-2], b"=======\n", lines[-1], b">>>>>>> origin/main\n"]
+    (repo / ".flow" / "episodes.jsonl").write_bytes(b"".join(conflicted))
+    (repo / "CONTINUITY.md").write_text(CONFLICTED)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "merge committed with its markers", "--no-verify")
+    return lines
+
+
+def test_taking_out_the_marker_lines_a_merge_committed_is_a_repair_the_gate_accepts(run, repo):
+    """G601 asked for every marker line removed, and G701 (the store) and G402 (Foundation) refused exactly that:
+    with markers committed, no commit but an override could move on."""
+    lines = _committed_markers(repo)
+    (repo / ".flow" / "episodes.jsonl").write_bytes(b"".join(lines))
+    (repo / "CONTINUITY.md").write_text(CONFLICTED.replace("<<<<<<< ours\n", "").replace("=======\n", "")
+                                        .replace(">>>>>>> theirs\n", ""))
+    git(repo, "add", "-A")
+    res = run(repo, "check", "--json")
+    assert res.code == 0, res.out
+    assert not [f for f in json.loads(res.out)["findings"] if f["severity"] == "error"]
+
+
+def test_a_repair_that_also_drops_a_sides_episode_or_line_is_still_refused(run, repo):
+    lines = _committed_markers(repo)
+    (repo / ".flow" / "episodes.jsonl").write_bytes(b"".join(lines[:-1]))  # theirs' episode gone too
+    (repo / "CONTINUITY.md").write_text(CONFLICTED.replace("<<<<<<< ours\n", "").replace("=======\n", "")
+                                        .replace(">>>>>>> theirs\n", "").replace("Record it first.\n", ""))
+    git(repo, "add", "-A")
+    codes = {f["code"] for f in json.loads(run(repo, "check", "--json").out)["findings"] if f["severity"] == "error"}
+    assert {"G701", "G402"} <= codes, codes
