@@ -204,6 +204,13 @@ class CheckContext:
 
     @computed_once
     def _appended_split(self) -> tuple[frozenset[str], frozenset[str]]:
+        if self.merge_parents and not self.store_appended_only and self.old_store_entry is not None:
+            # A merge's store interleaves the other branch's lines with this parent's: what it brings against
+            # this parent is the episodes this parent lacks (appended on the other branch, commit by commit,
+            # and judged there), not every line after the first difference as one batch.
+            held = frozenset(ID_RE.findall(self.old_store))
+            return frozenset(m.decode("utf-8", "replace") for m in ID_RE.findall(self.new_store[:])
+                             if m not in held), frozenset()
         ids = frozenset(m.decode("utf-8", "replace") for m in ID_RE.findall(self.appended_store))
         held_until = len(self.new_store) - len(self.appended_store)
         if not ids or held_until == 0:

@@ -612,3 +612,31 @@ def test_sync_refuses_a_registered_driver_whose_program_is_gone(tmp_path, remote
     res = run(a, "sync")
     assert res.code == 2 and f"`{gone}` does not exist" in res.err and "flowgit init" in res.err
     assert run(a, "init").code == 0 and "does not exist" not in run(a, "sync").err
+
+
+def test_a_rename_on_one_clone_and_a_graduation_on_the_other_merge_and_pass(tmp_path, remote, run):
+    """Alice renames retry_budget (same claim, same evidence) and records an episode; Bob graduates it under
+    the old name on a third episode from another agent. The driver writes the renamed pattern graduated; the
+    verdict against Alice's parent read every line of the interleaved store as appended together (one source,
+    G103) and refused the merge. Against a parent, a merge brings the episodes that parent lacks."""
+    import json as _json
+
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    (a / "CONTINUITY.md").write_text((a / "CONTINUITY.md").read_text().replace("!! retry_budget:", "!! retry_cap:"))
+    (tmp_path / "alice.json").write_text(_json.dumps({"session": "sa1", "agent": "alice", "state": "A: renamed.",
+                                                      "episodes": [{"type": "observation",
+                                                                    "content": "renamed the retry pattern"}]}))
+    assert run(a, "wrap", "--plan", str(tmp_path / "alice.json")).code == 0
+    assert run(a, "sync").code == 0
+    (tmp_path / "bob.json").write_text(_json.dumps({"session": "sb1", "agent": "bob", "state": "B: graduated.",
+                                                    "episodes": [{"type": "outcome", "content": "retry budget per "
+                                                                  "request held provider load flat in failover"}],
+                                                    "patterns": [{"op": "graduate", "name": "retry_budget",
+                                                                  "evidence": ["#0"]}]}))
+    graduated = run(b, "wrap", "--plan", str(tmp_path / "bob.json"), "--json")
+    assert graduated.code == 0, graduated.out + graduated.err
+    synced = run(b, "sync")
+    assert synced.code == 0, synced.out + synced.err
+    merged = (b / "CONTINUITY.md").read_text()
+    assert "!! retry_cap:" in merged and "| 3x" in merged.split("!! retry_cap:")[1].split("\n")[0], merged
+    assert run(b, "audit").code == 0
