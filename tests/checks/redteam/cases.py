@@ -1648,6 +1648,37 @@ def demoted_claim_raised_again_under_a_new_name_with_a_full_stop(lab):
                        f"!! retry_cap: {claim}. | 2x (RELIABILITY) [evidence: {ids}]")
 
 
+@case(V, "G208")
+def demoted_claim_raised_again_under_a_new_name_with_a_word_added(lab):
+    """One function word added ("the") is no new claim to the claim rules; it binds the twin to the demotion too.
+    (Two of the chain's three episodes: not "all its evidence".)"""
+    line = _demoted(lab)
+    claim = line.split(": ", 1)[1].split(" | ")[0]
+    reworded = claim.replace("cap ", "cap the ", 1) if "cap " in claim else "the " + claim
+    ids = ", ".join(line.split("[evidence: ")[1].split("]")[0].split(", ")[:2])
+    lab.sub(line, line + f"\n! retry_cap: {reworded} | 1x")
+    lab.setup_commit("the same claim, one word added, new name")
+    return edit_commit(lab, f"! retry_cap: {reworded} | 1x",
+                       f"!! retry_cap: {reworded} | 2x (RELIABILITY) [evidence: {ids}]")
+
+
+@case(V, "G208")
+def demoted_line_removed_and_folded_into_a_graduation(lab):
+    """In one commit the demoted line goes and its words and whole chain are folded into another pattern that
+    graduates: HEAD still holds the demotion, which binds the claim wherever it goes."""
+    to_2x(lab)
+    line = _demoted(lab)
+    claim = line.split(": ", 1)[1].split(" | ")[0]
+    chain = line.split("[evidence: ")[1].split("]")[0].split(", ")
+    target = lab.line("!! p01:")
+    ids = ", ".join(dict.fromkeys([R0, R1, *chain]))
+    folded = f"!! p01: {DEV['p01']}; {claim} | 3x (RELIABILITY — {TODAY}) [evidence: {ids}]"
+    lab.sub(line + "\n", "")
+    lab.sub(target + "\n", "")
+    lab.sub("## Proven Knowledge\n", "## Proven Knowledge\n" + folded + "\n")
+    return lab.commit()
+
+
 def _raise_committed_at(lab: Lab, date: str) -> Attempt:
     """p01 raised to 2x on two episodes recorded on Nov 29, in a commit git dates ``date``."""
     ids = lab.episodes(ep("the retry budget per request held provider load flat in the outage", "b1",
