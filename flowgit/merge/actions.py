@@ -20,6 +20,17 @@ def is_item_start(line: str) -> bool:
     return bool(BULLET_RE.match(line))
 
 
+def indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def is_continuation(line: str, top: int | None) -> bool:
+    """Whether ``line`` belongs to the item above it: indented deeper than the section's items (a sub-task, a
+    wrapped line). Such lines merge with their item, never on their own (else a sub-task one side added under
+    an item the other removed lands under the item before it)."""
+    return bool(line.strip()) and top is not None and indent(line) > top
+
+
 def item_key(line: str) -> str:
     """The item's identity: its words without bullet, tick and lifecycle fields."""
     text = strip_eol(line)
@@ -71,3 +82,21 @@ def merge_item(ours: str, theirs: str) -> str:
         if value and value != mine.get(key):
             line = _set_field(line, key, value)
     return line + eol
+
+
+def merge_block(base: str | None, ours: str, theirs: str) -> str:
+    """An item with its sub-lines changed on both sides: the item line by :func:`merge_item`, the sub-lines
+    three ways (ours' in order, less what theirs removed; then what theirs added)."""
+    o_first, _, o_rest = ours.partition("\n")
+    t_first, _, t_rest = theirs.partition("\n")
+    b_rest = (base or "").partition("\n")[2]
+    eol = "\n" if o_first != ours else ""
+    first = o_first + eol if o_first == t_first else merge_item(o_first + eol, t_first + eol)
+    o_sub, t_sub, b_sub = (_sub_lines(x) for x in (o_rest, t_rest, b_rest))
+    kept = [ln for ln in o_sub if ln in t_sub or ln not in b_sub]
+    kept += [ln for ln in t_sub if ln not in o_sub and ln not in b_sub]
+    return first + "".join(kept)
+
+
+def _sub_lines(rest: str) -> list[str]:
+    return [ln + "\n" for ln in rest.split("\n") if ln] if rest else []

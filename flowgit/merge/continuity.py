@@ -246,12 +246,18 @@ class ContinuityMerge:
         idents = self.idents[side] if sp is not None else {}
         seen: Counter[tuple] = Counter()
         units = []
+        top: int | None = None  # the indentation of the section's items (deeper lines belong to the item above)
         for offset, line in enumerate(lines):
             ident = idents.get(start + offset)
+            if semantics == Semantics.LIFECYCLE and ident is None and units and units[-1][0][0] == "a" \
+                    and actions.is_continuation(line, top):
+                units[-1] = (units[-1][0], units[-1][1] + line)  # a sub-task goes where its item goes
+                continue
             if ident is not None:
                 base_key: tuple = ("p", ident)
             elif semantics == Semantics.LIFECYCLE and actions.is_item_start(line):
                 base_key = ("a", actions.item_key(line))
+                top = actions.indent(line) if top is None else top
             else:
                 base_key = ("l", strip_eol(line))
             units.append((base_key + (seen[base_key],), line))
@@ -291,14 +297,15 @@ class ContinuityMerge:
             return unit if strip_eol(unit) == resolved.text else resolved.text + unit[len(strip_eol(unit)):]
         if o is not None and t is not None:
             if kind == "a" and o != t and t != b:
-                return t if o == b else actions.merge_item(o, t)
+                return t if o == b else actions.merge_block(b, o, t)
             return o
         present = o if o is not None else t
         if b is None:
             return present
         if kind == "a" and present != b:
-            self.result.notes.append(f"action item `{strip_eol(present).strip()}` was removed on one side and "
-                                     "changed on the other: kept")
+            first = strip_eol(present.split("\n", 1)[0]).strip()
+            self.result.notes.append(f"action item `{first}` was removed on one side and changed on the other "
+                                     "(its sub-tasks with it): kept")
             return present
         return None
 
