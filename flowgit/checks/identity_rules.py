@@ -235,6 +235,7 @@ def _rewording(ctx: CheckContext, before: PatternAt, now: PatternAt, demoted) ->
 def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
     yield from graduations_dated(ctx)
     yield from proven_takes_only_patterns(ctx)
+    yield from _links_left_naming_nothing(ctx)
     from flowgit.checks.claims import demoted_names
 
     demoted = demoted_names(ctx)
@@ -253,6 +254,36 @@ def proven_claims_stay(ctx: CheckContext) -> Iterator[Finding]:
                           f"({before.pattern.date or 'none'} -> {now_at.pattern.date or 'none'}): archival and "
                           "staleness are measured from it",
                           f"restore `{before.pattern.date}`; the date is the wrap's record of when it graduated")
+
+
+def _links_left_naming_nothing(ctx: CheckContext) -> Iterator[Finding]:
+    """G404 for a Proven line whose link names a pattern this change takes out of the file: a link to a pattern
+    is no change to the claim, but once the pattern is gone it names nothing and reads as a sentence
+    (`[-> never-cap-retries]`): added beside a throwaway pattern and left when that pattern is archived, it
+    would put in two commits what one commit may not write."""
+    if ctx.old is None:
+        return
+    from flowgit.continuity.derivation import link_names
+    from flowgit.continuity.identity import name_key
+    from flowgit.continuity.patterns import document_patterns
+
+    gone = {name_key(at.pattern.name) for at in document_patterns(ctx.old)} - {
+        name_key(at.pattern.name) for at in document_patterns(ctx.new)}
+    if not gone:
+        return
+    for at in document_patterns(ctx.new):
+        if at.section != PROVEN:
+            continue
+        for link in (*at.pattern.links, *at.pattern.notes):
+            dangling = [n for n in link_names(link)[1] if name_key(n) in gone]
+            if dangling:
+                yield Finding("G404", "proven-claim", "error", ctx.path, at.lineno,
+                              f"Proven `{at.pattern.name}` links to `{dangling[0]}`, which this change takes out "
+                              f"of the file: the link `[{link}]` then names no pattern and reads as words of the "
+                              "proven claim",
+                              f"keep `{dangling[0]}` while the proven line links to it, or take the link off the "
+                              "proven line in the same commit")
+                break
 
 
 def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:

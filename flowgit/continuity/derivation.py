@@ -120,3 +120,28 @@ def said(written: list[Recheck]) -> list[str]:
         by_source.setdefault(r.source, []).append(r.at.pattern.name)
     return [f"`{source}` was demoted; annotated the patterns that derive from it for re-checking: "
             f"{', '.join(dict.fromkeys(names))}" for source, names in by_source.items()]
+
+
+def unlink_archived(doc: Document, names: set[str]) -> Document:
+    """``doc`` with the names of archived patterns taken out of the links on Proven lines (a link left empty
+    goes whole): a link to a pattern is no claim, but one naming a pattern the file no longer holds reads as
+    words of the proven claim, which the gate refuses (G404). Developing lines keep theirs: their claims are
+    still earning evidence, and the link there says where they came from."""
+    from flowgit.continuity.sections import PROVEN
+
+    gone = {name_key(n) for n in names}
+    for at in reversed(document_patterns(doc)):
+        if at.section != PROVEN or not at.pattern.links:
+            continue
+        links = []
+        for link in at.pattern.links:
+            arrow, named = link_names(link)
+            kept = [n for n in named if name_key(n) not in gone]
+            if arrow and kept != named:
+                if kept:
+                    links.append(f"{arrow} {', '.join(kept)}")
+                continue
+            links.append(link)
+        if tuple(links) != at.pattern.links:
+            doc = doc.splice(at.line, at.line + 1, [at.pattern.changed(links=tuple(links)).render()])
+    return doc

@@ -338,7 +338,9 @@ class Editor:
         at = self._at(op, required=not self.archived_before(op.name))
         if at is None:
             return  # archived by an earlier wrap: idempotent
-        self.doc = self.doc.splice(at.line, at.line + 1, [])
+        from flowgit.continuity.derivation import unlink_archived
+
+        self.doc = unlink_archived(self.doc.splice(at.line, at.line + 1, []), {at.pattern.name})
 
 
 def replaced_sections(plan: Plan) -> list[tuple[str, str]]:

@@ -91,8 +91,10 @@ def find_stale(doc: Document, episodes: Mapping[str, Episode], blamed: Mapping[s
 
 
 def archive(doc: Document, stale: list[Stale]) -> Document:
+    from flowgit.continuity.derivation import unlink_archived
+
     names = {s.name for s in stale}
     for at in reversed(list(iter_patterns(doc))):
         if at.pattern.name in names:
             doc = doc.splice(at.line, at.line + 1, [])
-    return doc
+    return unlink_archived(doc, names) if names else doc

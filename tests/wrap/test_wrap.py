@@ -638,3 +638,17 @@ def test_a_thai_pattern_is_incremented_on_thai_episodes_that_say_it(run, repo):
         assert res.code == 0 and not json.loads(res.out)["refused"], res.out
     line = next(ln for ln in (repo / "CONTINUITY.md").read_text().splitlines() if "อุ่น_แคช" in ln)
     assert line == f"!! อุ่น_แคช: อุ่นแคชก่อนดีพลอยเพื่อให้ดีพลอยเร็วขึ้น | 2x (GENERAL) [evidence: {ids[0]}, {ids[1]}]"
+
+
+def test_archiving_a_pattern_a_proven_line_links_to_takes_the_name_off_the_link(run, wrap_repo):
+    """A link naming a pattern the file no longer holds reads as words of the proven claim (G404): the wrap's
+    archival takes the archived name off Proven links, so archiving is never refused for a link."""
+    text = (wrap_repo / "CONTINUITY.md").read_text()
+    proven = next(ln for ln in text.splitlines() if ln.startswith("!! backoff_jitter:"))
+    (wrap_repo / "CONTINUITY.md").write_text(text.replace(proven, proven + " [-> cache_first, retry_budget]"))
+    git(wrap_repo, "commit", "-qam", "link the proven line to two patterns")
+    res = wrap(run, wrap_repo, {"session": "sess-c", "state": "Focus: cleanup.",
+                                "patterns": [{"op": "archive", "name": "cache_first"}]}, "--json")
+    assert res.code == 0 and json.loads(res.out)["committed"], res.out + res.err
+    committed = git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+    assert proven + " [-> retry_budget]" in committed and "cache_first" not in committed, committed

@@ -4118,6 +4118,29 @@ def proven_claim_links_to_a_pattern(lab):
     return edit_commit(lab, line, line + " [-> p01]")
 
 
+@case(V, "G404")
+def proven_claim_gains_prose_through_a_throwaway_pattern_archived_later(lab):
+    """Commit one adds a 1x pattern named `never-cap-retries` and the link to it on the Proven line (a link to a
+    pattern: no change); commit two archives the pattern, leaving the link naming nothing: the sentence one
+    commit may not write, written in two."""
+    line = lab.line("!! retry_budget:")
+    lab.sub(line, line + " [-> never-cap-retries]")
+    lab.sub("## Proven Knowledge", "! never-cap-retries: a placeholder | 1x\n\n## Proven Knowledge")
+    lab.setup_commit("a pattern and a link to it")
+    return edit_commit(lab, "! never-cap-retries: a placeholder | 1x\n", "")
+
+
+@case(L)
+def proven_link_taken_off_with_the_pattern_it_names(lab):
+    line = lab.line("!! retry_budget:")
+    lab.sub(line, line + " [-> never-cap-retries]")
+    lab.sub("## Proven Knowledge", "! never-cap-retries: a placeholder | 1x\n\n## Proven Knowledge")
+    lab.setup_commit("a pattern and a link to it")
+    lab.sub("! never-cap-retries: a placeholder | 1x\n", "")
+    lab.sub(line + " [-> never-cap-retries]", line)
+    return lab.commit()
+
+
 @case(V, "G209")
 def raised_claim_arrow_turned_around(lab):
     line = _raised(lab, "retries without a budget -> provider load multiplied")
