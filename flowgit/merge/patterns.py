@@ -11,8 +11,9 @@ ours, theirs) decide:
 * archived on one side, untouched on the other: archived, unless the other
   side's episodes recorded since the base are about it (as G104 reads evidence):
   it fired there, so it is not stale, and it is kept with a note;
-* a demotion on one side against any change on the other: the demotion, with
-  both sides' notes and the evidence of both;
+* a demotion (out of Proven) on one side against any change on the other: the
+  demotion, with both sides' notes and the evidence of both; a Developing pattern
+  lowered a level is no demotion and is ranked with the rest, with a note;
 * otherwise (both raised, both added, both edited): the higher level whose
   evidence, the union of both lists, holds against the merged store; if the
   higher does not hold, the lower with the same union (if that holds) or as it
@@ -162,7 +163,14 @@ class PatternMerge:
         return Resolved(present.section, present.pattern.render())
 
     def _demoted(self, b: Placed | None, x: Placed) -> bool:
-        return b is not None and ((b.proven and not x.proven) or x.pattern.level < b.pattern.level)
+        """Whether side ``x`` demoted the pattern: took it out of Proven (the gate asks a demotion for a reason
+        and an independent contradiction). A Developing pattern lowered a level is no demotion (nothing
+        contradicted it): against a raise on the other side, the higher level whose evidence holds is kept."""
+        return b is not None and b.proven and not x.proven
+
+    @staticmethod
+    def _lowered(b: Placed | None, x: Placed) -> bool:
+        return b is not None and not x.proven and x.pattern.level < b.pattern.level
 
     def _name(self, b: Placed | None, chosen: Placed, other: Placed) -> str:
         """A rename on either side wins over the base name."""
@@ -184,6 +192,10 @@ class PatternMerge:
             union = tuple(dict.fromkeys((*cand.pattern.evidence, *evidence)))
             if self._holds(cand, union):
                 other = second if cand is first else first
+                if self._lowered(b, other) and not self._lowered(b, cand):
+                    self.notes.append(f"`{cand.pattern.name}`: one wrap lowered it to {other.pattern.level}x, the "
+                                      f"other raised it on evidence that holds; kept the raise (lower it again in "
+                                      "a later wrap if it no longer holds)")
                 return self._build(cand, other, b, union, None)
         low, high = ranked[1], ranked[0]
         self.notes.append(f"`{low.pattern.name}`: the evidence for {high.pattern.level}x does not hold against "

@@ -192,3 +192,24 @@ def test_a_merge_writes_the_re_check_note_only_where_a_derivation_first_meets_a_
     held = merge_continuity(demoted, both, edit(both, ("provider storms", "provider outages")),
                             lookup=store_lookup, sides=SIDES)
     assert wave + "\n" in held.text and "re-check" not in held.text
+
+
+def test_a_lowering_on_one_side_and_a_graduation_on_the_other_keep_the_graduation_the_gate_accepts():
+    """A Developing pattern lowered a level is no demotion: "demotion wins" wrote it at 1x in Developing, which
+    the driver's own gate check refused (G205, Proven left without a demotion) and the merge could not be made.
+    The graduation whose evidence holds is kept, with a note naming the lowering."""
+    from flowgit.merge.driver import refused_by_gate
+    from tests.merge.fixtures import A1, A2, B1
+
+    two = f"!! retry_budget: cap retries per request so outages cannot multiply load | 2x (RELIABILITY) " \
+          f"[evidence: {A1.id}, {B1.id}]"
+    ours = edit(BASE, (two + "\n", "! retry_budget: cap retries per request so outages cannot multiply load | 1x\n"))
+    proven = (f"!! retry_budget: cap retries per request so outages cannot multiply load | 3x (RELIABILITY — "
+              f"2026-11-26) [evidence: {A1.id}, {B1.id}, {A2.id}]")
+    theirs = edit(BASE, (two + "\n", ""), ("## Proven Knowledge\n", "## Proven Knowledge\n" + proven + "\n"))
+    result = merge_continuity(BASE, ours, theirs, lookup=store_lookup, newer="ours")
+    assert result.clean and proven in result.text.split("## Proven Knowledge")[1], result.text
+    assert any("lowered it to 1x" in n for n in result.notes), result.notes
+    cfg = load_config("/")
+    assert refused_by_gate(cfg, [BASE.encode(), ours.encode(), theirs.encode()], result.text.encode(), STORE,
+                           "CONTINUITY.md") == []
