@@ -98,6 +98,8 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
     if ours_c is not None and theirs_c is not None:
         since_base = SinceBase(added_since_base(store_o, base_store), added_since_base(store_t, base_store),
                                store_weight(store))
+    elif theirs_c is None:
+        since_base = SinceBase(theirs_unknown=True)
     ours_w, theirs_w = sides.wrote(root, rel, ours_c), sides.wrote(root, rel, theirs_c)  # not a sync's merge
     newer = "ours" if ours_w and theirs_w and ours_w.timestamp > theirs_w.timestamp else "theirs"
     labels = (Side("ours" + (f" {ours_w.sha[:10]}" if ours_w else ""), ours_w.date if ours_w else ""),

@@ -76,6 +76,7 @@ class SinceBase:
     ours: Sequence[Episode] = ()
     theirs: Sequence[Episode] = ()
     weight: Weight = everyday_weight
+    theirs_unknown: bool = False  # no commit holds the other side (a stash popped): its episodes cannot be looked up
 
     def fired(self, side: str, p: Pattern, thresholds: Thresholds) -> list[str]:
         """Ids of ``side``'s new episodes about ``p``, by G104's reading (:func:`records_it`), as the wrap's
@@ -198,6 +199,12 @@ class PatternMerge:
                                       "a later wrap if it no longer holds)")
                 return self._build(cand, other, b, union, None)
         low, high = ranked[1], ranked[0]
+        if self.since_base.theirs_unknown:  # the other side's episodes cannot be looked up: a citation is not
+            union = tuple(dict.fromkeys((*high.pattern.evidence, *evidence)))  # dropped for that
+            self.notes.append(f"`{high.pattern.name}`: the other side's episodes could not be looked up (no commit "
+                              "holds them); both sides' citations are kept, and the gate judges them when this is "
+                              "committed")
+            return self._build(high, low, b, union, None)
         self.notes.append(f"`{low.pattern.name}`: the evidence for {high.pattern.level}x does not hold against "
                           f"the merged store; kept at {low.pattern.level}x")
         return self._build(low, high, b, low.pattern.evidence, None)

@@ -640,3 +640,43 @@ def test_a_rename_on_one_clone_and_a_graduation_on_the_other_merge_and_pass(tmp_
     merged = (b / "CONTINUITY.md").read_text()
     assert "!! retry_cap:" in merged and "| 3x" in merged.split("!! retry_cap:")[1].split("\n")[0], merged
     assert run(b, "audit").code == 0
+
+
+def test_a_stash_popped_after_a_sync_keeps_the_citation_of_an_episode_no_commit_holds(tmp_path, run):
+    """Bob records an episode and raises a pattern by hand citing it; `flowgit sync` asks him to stash, and the
+    pop merges his line with Alice's raise of the same pattern. No commit holds Bob's side (a stash sets no
+    merge head), so his episode cannot be looked up: the driver dropped his citation as evidence that "does not
+    hold". Both sides' citations are kept, and the gate judges them when Bob commits."""
+    import json as _json
+
+    remote = bare_of(tmp_path, seeded(tmp_path, run, text=BASE.replace(
+        "! cache_first: serve balances from cache before the provider | 1x\n", "")))
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+
+    def wrap_a(plan: dict) -> None:
+        (tmp_path / "a.json").write_text(_json.dumps({"agent": "alice", **plan}))
+        res = run(a, "wrap", "--plan", str(tmp_path / "a.json"))
+        assert res.code == 0, res.out + res.err
+
+    wrap_a({"session": "sa1", "state": "Focus: retries.", "episodes": [
+        {"type": "finding", "content": "slow requests multiplied provider calls during the outage"}],
+        "patterns": [{"op": "add", "name": "call_cap", "text": "cap provider calls per request in an outage"}]})
+    first = _json.loads(run(a, "episode", "list", "--json").out)[-1]["id"]
+    assert run(a, "sync").code == 0 and run(b, "sync").code == 0
+    wrap_a({"session": "sa2", "state": "A: raised.", "episodes": [
+        {"type": "outcome", "content": "capping provider calls per request kept the outage small"}],
+        "patterns": [{"op": "increment", "name": "call_cap", "evidence": ["#0", first]}]})
+    assert run(a, "sync").code == 0
+    added = run(b, "episode", "add", "--type", "outcome", "--session", "sb1", "--agent", "bob", "--json",
+                "capped provider calls per request held during failover")
+    mine = _json.loads(added.out)["added"][0]["id"]
+    text = (b / "CONTINUITY.md").read_text()
+    (b / "CONTINUITY.md").write_text(text.replace(
+        "! call_cap: cap provider calls per request in an outage | 1x",
+        f"!! call_cap: cap provider calls per request in an outage | 2x (RELIABILITY) [evidence: {first}, {mine}]"))
+    git(b, "stash", "-q")
+    assert run(b, "sync").code == 0
+    subprocess.run(["git", "stash", "pop"], cwd=b, capture_output=True)
+    line = next(ln for ln in (b / "CONTINUITY.md").read_text().splitlines() if "call_cap:" in ln)
+    assert mine in line and first in line, line
+    assert mine.encode() in (b / ".flow" / "episodes.jsonl").read_bytes()
