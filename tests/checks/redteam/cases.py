@@ -381,6 +381,41 @@ def evil_merge_adds_ungrounded(lab):
     return lab.attempt("commit", "-q", "-m", "merge side")
 
 
+STATE_NOW = "Focus: ship the gate. Critical path: the compression rule, then the benchmark."
+
+
+def _side_branch_then_main_replaces_state(lab) -> str:
+    """`side` forks and changes code only; main then replaces State. Returns main's new State."""
+    lab.git("checkout", "-q", "-b", "side")
+    lab.write("side\n", "SIDE.md")
+    lab.setup_commit("side work")
+    lab.git("checkout", "-q", "main")
+    replaced = "Focus: the audit of every past graduation."
+    lab.sub(STATE_NOW, replaced)
+    lab.setup_commit("main replaces State")
+    return replaced
+
+
+@case(V, "G304")
+def merge_quotes_the_branchs_own_state_where_only_it_replaced_state(lab):
+    """A hand-written merge keeps the side's (the base's) State as content and quotes main's current State as
+    if another wrap had written it: the next wrap absorbs the quote, which reads as main's State kept beside the
+    new one, an append in two commits. Only main replaced State since the fork: no note belongs there."""
+    replaced = _side_branch_then_main_replaces_state(lab)
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
+    lab.sub(replaced, STATE_NOW + "\n\n# flowgit merge: another wrap (ours) also replaced Current State; the "
+                      "newer wrap's text is above, the other's below.\n# Absorb what still matters in the next "
+                      "wrap, then drop these lines.\n# | " + replaced)
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(L)
+def merge_keeps_the_only_replacement_of_state_without_a_note(lab):
+    _side_branch_then_main_replaces_state(lab)
+    return lab.attempt("merge", "-q", "--no-edit", "side")
+
+
 @case(V, "G704")
 def merge_drops_the_other_sides_episodes(lab):
     before = lab.path(STORE).read_bytes()
