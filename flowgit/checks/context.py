@@ -111,7 +111,6 @@ class CheckContext:
     old_store_in_memory: bool = False  # HEAD's store bytes are already read: compare them instead of hashing
     new_raw: bytes | None = None  # the staged continuity file's bytes, when the caller has them (``new``'s text)
     merge_parents: tuple = ()  # a merge result judged against one parent: every parent's Document
-    merge_base: Any = None  # and the Document where the parents' histories part (None: not known)
     base_unreadable: str | None = None  # why HEAD's file could not be read as text (then read leniently)
     attributes: tuple | None = None  # (old, new) readings of the judged attributes, when the change touches them
 

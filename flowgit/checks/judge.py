@@ -80,8 +80,7 @@ class Side:
 
 def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | None = None,
                  override: str | None = None, new_config: Config | None = None,
-                 merge_parents: Sequence[Side] = (), held_twins: dict | None = None,
-                 merge_base: Side | None = None) -> list[Finding]:
+                 merge_parents: Sequence[Side] = (), held_twins: dict | None = None) -> list[Finding]:
     """Every enabled rule's findings for ``old`` -> ``new`` under ``cfg`` (the base's configuration).
 
     ``old`` is None for a first commit. ``override`` is the reason given with
@@ -103,7 +102,7 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     findings.extend(paths.case_collisions(old, new, held_twins))
     if new.continuity is None and old is not None and old.continuity is not None:
         return _overridden(findings, override)  # nothing left to judge the rules on
-    ctx = context_for(cfg, old, new, merge_parents=merge_parents, merge_base=merge_base)
+    ctx = context_for(cfg, old, new, merge_parents=merge_parents)
     if ctx.base_unreadable:
         findings.append(Finding("G002", "structure", "warning", f"base:{old.continuity_path}", None,  # type: ignore
                                 f"the base's continuity file cannot be read as text ({ctx.base_unreadable}); it "
@@ -117,13 +116,11 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     return _overridden(findings, override)
 
 
-def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequence[Side] = (),
-                merge_base: Side | None = None) -> CheckContext:
+def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequence[Side] = ()) -> CheckContext:
     """The rules' view of a change: both documents parsed, the stores by reference.
 
     ``merge_parents``: every parent of a merge result being judged against one
-    of them (the rules that read a merge note ask what each parent held);
-    ``merge_base``: where those parents' histories part (which of them changed a section).
+    of them (the rules that read a merge note ask what each parent held).
     """
     new_doc = document_from_bytes(cfg, new.continuity if new.continuity is not None else b"", new.continuity_path)
     old_doc, unreadable = (_base_document(cfg, old.continuity, f"base:{old.continuity_path}")
@@ -138,9 +135,6 @@ def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequ
                         when=new.when,
                         merge_parents=tuple(_base_document(cfg, p.continuity, f"parent:{p.continuity_path}")[0]
                                             for p in merge_parents if p is not None and p.continuity is not None),
-                        merge_base=(_base_document(cfg, merge_base.continuity, f"base:{merge_base.continuity_path}")[0]
-                                    if merge_parents and merge_base is not None and merge_base.continuity is not None
-                                    else None),
                         appended_check=new.extra.get("appended_check") if old is not None and old.commit and
                         old.commit == new.extra.get("base") else None, base_unreadable=unreadable,
                         attributes=(old.extra.get("attributes") if old is not None else None,
@@ -221,9 +215,8 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
     if len(parents) < 2:
         return judge_change(cfg, parents[0] if parents else None, new, override=override, new_config=new_config)
     result_config = carried or new_config or cfg
-    parted = base if isinstance(base, Side) else None
     per_parent = [judge_change(paths.stricter(p.config or cfg, result_config), p, new, override=None,
-                               new_config=new_config, merge_parents=parents, merge_base=parted) for p in parents]
+                               new_config=new_config, merge_parents=parents) for p in parents]
 
     key = merge_key
     shown = [{key(f) for f in fs if f.is_error} for fs in per_parent]

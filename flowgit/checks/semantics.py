@@ -328,18 +328,8 @@ def planted_quotes(ctx: CheckContext, semantics: Semantics) -> Iterator[Finding]
             theirs = parent.find(section.label)
             if theirs is not None:
                 held.update(_held_with_heading(parent, theirs))
-        one_sided = _replaced_by_one_parent_only(ctx, section.label)
         for offset, quoted in planted:
             if ctx.new.facts(section).body[offset] in had:
-                continue
-            if one_sided and quoted in held:
-                yield Finding("G304", "append-not-replace" if semantics == Semantics.REPLACE else
-                              "append-not-rewrite", "error", ctx.path, section.body_start + offset + 1,
-                              f"{section.label}: a merge-note quote where only one branch replaced the section "
-                              f"since the branches parted: \"{quoted[:60]}\" (a merge keeps that branch's text as "
-                              "the section; a note quotes the other wrap's text only when both replaced it, and a "
-                              "quote of the kept text would be absorbed later as the other's, an append in two steps)",
-                              f"take the branch's text that replaced {section.label} as its content, and no note")
                 continue
             if not ctx.merge_parents and quoted in held:
                 yield Finding("G304", "append-not-replace" if semantics == Semantics.REPLACE else
@@ -358,23 +348,6 @@ def planted_quotes(ctx: CheckContext, semantics: Semantics) -> Iterator[Finding]
                           f"write new text as {section.label}'s content, not as a `# | ` quote; if a rebase "
                           "replayed a wrap with its own text as the note, integrate by merge instead (`git rebase "
                           "--abort`, then `flowgit sync` or `git pull --no-rebase`)")
-
-
-def _replaced_by_one_parent_only(ctx: CheckContext, label: str) -> bool:
-    """Whether, in a merge whose base is known, some parent left section ``label`` as the base had it (so at
-    most one branch replaced it, and the merge driver writes no note for it)."""
-    base = ctx.merge_base
-    if not ctx.merge_parents or base is None:
-        return False
-    at_base = base.find(label)
-    if at_base is None:
-        return False
-    was = _body_lines(base, at_base)
-    for parent in ctx.merge_parents:
-        theirs = parent.find(label)
-        if theirs is not None and _body_lines(parent, theirs) == was:
-            return True
-    return False
 
 
 def _held_with_heading(doc, section) -> tuple[str, ...]:

@@ -381,41 +381,6 @@ def evil_merge_adds_ungrounded(lab):
     return lab.attempt("commit", "-q", "-m", "merge side")
 
 
-STATE_NOW = "Focus: ship the gate. Critical path: the compression rule, then the benchmark."
-
-
-def _side_branch_then_main_replaces_state(lab) -> str:
-    """`side` forks and changes code only; main then replaces State. Returns main's new State."""
-    lab.git("checkout", "-q", "-b", "side")
-    lab.write("side\n", "SIDE.md")
-    lab.setup_commit("side work")
-    lab.git("checkout", "-q", "main")
-    replaced = "Focus: the audit of every past graduation."
-    lab.sub(STATE_NOW, replaced)
-    lab.setup_commit("main replaces State")
-    return replaced
-
-
-@case(V, "G304")
-def merge_quotes_the_branchs_own_state_where_only_it_replaced_state(lab):
-    """A hand-written merge keeps the side's (the base's) State as content and quotes main's current State as
-    if another wrap had written it: the next wrap absorbs the quote, which reads as main's State kept beside the
-    new one, an append in two commits. Only main replaced State since the fork: no note belongs there."""
-    replaced = _side_branch_then_main_replaces_state(lab)
-    lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
-    lab.sub(replaced, STATE_NOW + "\n\n# flowgit merge: another wrap (ours) also replaced Current State; the "
-                      "newer wrap's text is above, the other's below.\n# Absorb what still matters in the next "
-                      "wrap, then drop these lines.\n# | " + replaced)
-    lab.add()
-    return lab.attempt("commit", "-q", "-m", "merge side")
-
-
-@case(L)
-def merge_keeps_the_only_replacement_of_state_without_a_note(lab):
-    _side_branch_then_main_replaces_state(lab)
-    return lab.attempt("merge", "-q", "--no-edit", "side")
-
-
 @case(V, "G704")
 def merge_drops_the_other_sides_episodes(lab):
     before = lab.path(STORE).read_bytes()
@@ -1670,31 +1635,28 @@ def demoted_claim_raised_again_under_a_new_name(lab):
                        f"!! retry_cap: {claim} | 2x (RELIABILITY) [evidence: {ids}]")
 
 
+def _demoted_twin_raised(lab, reword, what: str) -> Attempt:
+    """retry_budget demoted; its claim, reworded by ``reword``, added as `retry_cap` at 1x (scaffolding), then
+    raised to 2x on two of the three discredited episodes (not "all its evidence": only the words bind it)."""
+    line = _demoted(lab)
+    claim = reword(line.split(": ", 1)[1].split(" | ")[0])
+    ids = ", ".join(line.split("[evidence: ")[1].split("]")[0].split(", ")[:2])
+    lab.sub(line, line + f"\n! retry_cap: {claim} | 1x")
+    lab.setup_commit(what)
+    return edit_commit(lab, f"! retry_cap: {claim} | 1x", f"!! retry_cap: {claim} | 2x (RELIABILITY) [evidence: {ids}]")
+
+
 @case(V, "G208")
 def demoted_claim_raised_again_under_a_new_name_with_a_full_stop(lab):
-    """A full stop (or a comma) added to the description is the same claim: punctuation is no new wording.
-    (Cited on all but one of the chain's episodes: not "all its evidence", so only the words bind it.)"""
-    line = _demoted(lab)
-    claim = line.split(": ", 1)[1].split(" | ")[0]
-    ids = ", ".join(line.split("[evidence: ")[1].split("]")[0].split(", ")[:2])
-    lab.sub(line, line + f"\n! retry_cap: {claim}. | 1x")
-    lab.setup_commit("the same claim and a full stop, new name")
-    return edit_commit(lab, f"! retry_cap: {claim}. | 1x",
-                       f"!! retry_cap: {claim}. | 2x (RELIABILITY) [evidence: {ids}]")
+    """A full stop (or a comma) added to the description is the same claim: punctuation is no new wording."""
+    return _demoted_twin_raised(lab, lambda claim: claim + ".", "the same claim and a full stop, new name")
 
 
 @case(V, "G208")
 def demoted_claim_raised_again_under_a_new_name_with_a_word_added(lab):
-    """One function word added ("the") is no new claim to the claim rules; it binds the twin to the demotion too.
-    (Two of the chain's three episodes: not "all its evidence".)"""
-    line = _demoted(lab)
-    claim = line.split(": ", 1)[1].split(" | ")[0]
-    reworded = claim.replace("cap ", "cap the ", 1) if "cap " in claim else "the " + claim
-    ids = ", ".join(line.split("[evidence: ")[1].split("]")[0].split(", ")[:2])
-    lab.sub(line, line + f"\n! retry_cap: {reworded} | 1x")
-    lab.setup_commit("the same claim, one word added, new name")
-    return edit_commit(lab, f"! retry_cap: {reworded} | 1x",
-                       f"!! retry_cap: {reworded} | 2x (RELIABILITY) [evidence: {ids}]")
+    """One function word added ("the") is no new claim to the claim rules; it binds the twin to the demotion too."""
+    return _demoted_twin_raised(lab, lambda claim: claim.replace("cap ", "cap the ", 1) if "cap " in claim
+                                else "the " + claim, "the same claim, one word added, new name")
 
 
 @case(V, "G208")
@@ -1746,12 +1708,8 @@ def raise_dated_after_its_evidence(lab):
 @case(V, "G208")
 def demoted_claim_raised_again_under_a_new_name_with_a_look_alike_letter(lab):
     """A Cyrillic `е` and a soft hyphen in the description: the same claim to a reader, so to the gate."""
-    line = _demoted(lab)
-    claim = line.split(": ", 1)[1].split(" | ")[0].replace("e", "\u0435", 1).replace("re", "re\u00ad", 1)
-    ids = ", ".join(line.split("[evidence: ")[1].split("]")[0].split(", ")[:2])
-    lab.sub(line, line + f"\n! retry_cap: {claim} | 1x")
-    lab.setup_commit("the same claim, look-alike letters, new name")
-    return edit_commit(lab, f"! retry_cap: {claim} | 1x", f"!! retry_cap: {claim} | 2x (RELIABILITY) [evidence: {ids}]")
+    return _demoted_twin_raised(lab, lambda claim: claim.replace("e", "\u0435", 1).replace("re", "re\u00ad", 1),
+                                "the same claim, look-alike letters, new name")
 
 
 @case(V, "G809")
