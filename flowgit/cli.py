@@ -333,7 +333,7 @@ def remind(ctx: click.Context, session: str | None, hook: bool, as_json: bool) -
     from flowgit.session import resolve_session
 
     if hook:
-        _never_break_the_session(lambda: _remind_hook(ctx, session))
+        _never_break_the_session(lambda: _remind_hook(ctx, session, as_json))
         return
     answer = do_remind(_hook_cfg(ctx, {}), {}, resolve_session(session, {}), once=False)
     if as_json:
@@ -342,8 +342,9 @@ def remind(ctx: click.Context, session: str | None, hook: bool, as_json: bool) -
     click.echo(answer.get("reason") or answer.get("systemMessage") if answer else "nothing to remind")
 
 
-def _remind_hook(ctx: click.Context, session: str | None) -> None:
-    """``remind --hook``: the payload on stdin, the Stop/PreCompact answer (or silence) on stdout."""
+def _remind_hook(ctx: click.Context, session: str | None, as_json: bool = False) -> None:
+    """``remind --hook``: the payload on stdin, the Stop/PreCompact answer (or silence) on stdout; with --json,
+    ``{}`` for the silence (an empty object asks the agent for nothing), so the output is always JSON."""
     from flowgit.commands.hookio import read_payload
     from flowgit.config import find_root
     from flowgit.git import require_repo
@@ -356,14 +357,16 @@ def _remind_hook(ctx: click.Context, session: str | None) -> None:
     try:
         root = require_repo(find_root(_hook_start(payload)))
     except FlowgitError:
+        if as_json:
+            emit_json({})
         return  # not a flowgit project (not a repository): a hook must not break the session
     who = resolve_session(session, payload)
     try:
         answer = do_remind(_hook_cfg(ctx, payload), payload, who, once=True)
     except FlowgitError as exc:  # a memory that cannot be read: the session is told why, as prime --hook does
         answer = unreadable(root, payload, who, exc)
-    if answer is not None:
-        emit_json(answer)
+    if answer is not None or as_json:
+        emit_json(answer or {})
 
 
 @cli.command(short_help="Serve flowgit's tools over MCP (stdio).")

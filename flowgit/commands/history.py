@@ -182,8 +182,13 @@ def pushed_spec(range_text: str | None, exclude: tuple[str, ...], root_base: str
 
 def render_audit(report: AuditReport) -> str:
     lines = [f.format() + (f"\n    fix: {f.fix}" if f.fix else "") for f in report.findings]
-    if report.errors:  # a finding of a commit already made is repaired by a commit on top of it
-        lines.append("  (each is in a commit already made: repair it in a new commit, as its fix says)")
+    if report.errors and report.range:  # commits on their way out: a later commit does not take them back
+        lines.append("  (each is in a commit already made; the audit judges every commit, so a repair on top fixes "
+                     "the memory but not the record: rewrite the commit before it leaves, e.g. `git rebase -i` "
+                     "from its parent, fix it as its fix says, `git rebase --continue`)")
+    elif report.errors:  # history: the record stays; the memory is repaired by a commit on top of it
+        lines.append("  (each is in a commit already made: repair the memory in a new commit, as its fix says; the "
+                     "commit itself stays on the record)")
     overrides = sum(1 for f in report.findings if f.code == "A301")
     let_through = sum(1 for f in report.findings if f.severity == "notice" and f.code != "A301")
     verdict = "clean" if report.ok else f"{len(report.errors)} finding(s)" if report.errors else "incomplete"

@@ -136,3 +136,14 @@ def test_the_wrap_reminder_stays_silent_outside_a_repository_whatever_lies_there
     (tmp_path / ".flowgit.toml").write_text("thresholds = 3\n")
     res = run_hook("flowgit remind --hook", tmp_path, payload("Stop", tmp_path, stop_hook_active=False))
     assert res.returncode == 0 and res.stdout == "" and res.stderr == ""
+
+
+def test_with_json_the_reminders_silence_is_an_empty_object(tmp_path, project):
+    """Every command answers `--json` with JSON: the hook's silence (nothing to remind, or no project here) is
+    `{}`, which asks the agent for nothing; without --json it stays empty, as the agent's hook expects."""
+    outside = run_hook("flowgit remind --hook --json", tmp_path, payload("Stop", tmp_path, stop_hook_active=True))
+    assert outside.returncode == 0 and json.loads(outside.stdout) == {}, outside.stdout
+    active = run_hook("flowgit remind --hook --json", project, payload("Stop", project, stop_hook_active=True))
+    assert active.returncode == 0 and json.loads(active.stdout) == {}, active.stdout
+    plain = run_hook("flowgit remind --hook", project, payload("Stop", project, stop_hook_active=True))
+    assert plain.returncode == 0 and plain.stdout == ""

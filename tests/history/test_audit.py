@@ -67,7 +67,9 @@ def test_no_verify_is_caught(run, based):
     human = run(based, "audit", "--range", "base..HEAD")
     assert human.code == 1 and f"{bad[:12]}" in human.out and "G101 [ungrounded-graduation]" in human.out
     assert f"\n    fix: {data['findings'][0]['fix']}\n" in human.out  # as `flowgit check` says it
-    assert "repair it in a new commit" in human.out
+    assert "rewrite the commit before it leaves" in human.out  # a range on its way out: a commit on top repairs
+    whole = run(based, "audit")                                    # the memory, never the record
+    assert whole.code == 1 and "repair the memory in a new commit" in whole.out and "stays on the record" in whole.out
 
 
 def test_amend_is_judged_against_the_real_parent(run, based):
