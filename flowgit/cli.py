@@ -871,7 +871,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         if not _raised_writing_output(exc):
             raise
-        return _output_failed(exc)
+        return _output_failed(exc, args)
     except Exception as exc:  # noqa: BLE001 (only libgit2's refusals are turned into an error here)
         if type(exc).__module__.lstrip("_") != "pygit2":
             raise
@@ -898,14 +898,24 @@ def _raised_writing_output(exc: OSError) -> bool:
         ("flowgit/output.py", "flowgit/commands/episode.py", "click/utils.py", "click/_compat.py"))
 
 
-def _output_failed(exc: OSError) -> int:
+# Commands that only read (and `episode` subcommands that only read): a lost output lost nothing else
+READING_COMMANDS = frozenset({"log", "audit", "show-archived", "status", "prime", "patterns", "candidates", "check",
+                              "ascend"})
+READING_EPISODE_COMMANDS = frozenset({"list", "search", "show"})
+
+
+def _output_failed(exc: OSError, args: list[str] | None = None) -> int:
     """Say (on stderr, if it can take it) that the output was lost, not the work: exit 4, not a traceback
-    and not 1, which would read as a wrap the gate refused."""
+    and not 1, which would read as a wrap the gate refused. A command that only reads says it changed nothing."""
     from flowgit.errors import EXIT_OUTPUT
 
+    words = [a for a in (args or []) if not a.startswith("-")]
+    reading = bool(words) and (words[0] in READING_COMMANDS or (
+        words[0] == "episode" and len(words) > 1 and words[1] in READING_EPISODE_COMMANDS))
+    after = ("it only reads, and changed nothing: run it again with the output going somewhere that takes it"
+             if reading else "what the command did stands (see `flowgit status`, `git log -1`)")
     try:
-        sys.stderr.write(f"flowgit: error: could not write the output ({exc.strerror or exc}); what the command "
-                         "did stands (see `flowgit status`, `git log -1`)\n")
+        sys.stderr.write(f"flowgit: error: could not write the output ({exc.strerror or exc}); {after}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

@@ -278,9 +278,23 @@ def test_output_that_cannot_be_written_is_exit_4_after_the_work_not_a_traceback(
     finally:
         full.close()
     assert added.returncode == 4 and "Traceback" not in added.stderr and "could not write the output" in added.stderr
+    assert "what the command did stands" in added.stderr
     assert "stored though unsaid" in (repo / ".flow" / "episodes.jsonl").read_text()
     assert wrapped.returncode == 4 and "Traceback" not in wrapped.stderr, wrapped.stderr
     assert git(repo, "rev-parse", "HEAD") != head  # committed: the work stands
+
+
+def test_a_reading_command_whose_output_is_lost_says_it_changed_nothing(run, repo):
+    """`log` or `episode list` into a full disk: exit 4, and no pointer at what the command "did" (it only
+    reads: the advice to look at `git log -1` read as if something had been written)."""
+    assert run(repo, "init", "--commit").code == 0
+    with open("/dev/full", "w") as full:
+        said = [subprocess.run([sys.executable, "-m", "flowgit", *args], cwd=repo, stdout=full,
+                               stderr=subprocess.PIPE, text=True) for args in (["log"], ["episode", "list"],
+                                                                            ["--json", "audit"])]
+    for res in said:
+        assert res.returncode == 4 and "it only reads, and changed nothing" in res.stderr, res.stderr
+        assert "did stands" not in res.stderr
 
 
 def _closed(stream: str, repo: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
