@@ -89,7 +89,7 @@ def status_lines(view: Overview) -> list[str]:
     if view.unwrapped:
         sessions = ", ".join(f"{s} ({n})" for s, n in view.unwrapped_sessions.items())
         out.append(f"- episodes recorded but not wrapped: {len(view.unwrapped)} from {sessions}: "
-                   "wrap before the session ends (/wrap)")
+                   "wrap before the session ends (`flowgit wrap`, or /wrap in an agent set up with `flowgit setup`)")
     if view.interrupted_sync:
         out.append(f"- an interrupted `flowgit sync` left a half-made merge: {view.interrupted_sync['message']}; "
                    f"{view.interrupted_sync['fix']} (the episodes listed as not wrapped may be another clone's)")

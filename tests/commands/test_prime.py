@@ -39,6 +39,7 @@ def test_prime_reads_activation_sections_first_then_status(run, project):
     assert "overdue action (line 10, next: 2026-11-25): write the retry budget" in status
     assert "goes stale next: cache_first in Developing Knowledge in 2 day(s)" in status
     assert "episodes recorded but not wrapped: 1 from sess-c (1)" in status
+    assert "(`flowgit wrap`, or /wrap in an agent set up with `flowgit setup`)" in status  # a person reads it too
 
 
 def test_prime_shows_what_a_merge_kept_of_the_other_wrap(run, project):
