@@ -269,6 +269,12 @@ def _links_left_naming_nothing(ctx: CheckContext) -> Iterator[Finding]:
 
     gone = {name_key(at.pattern.name) for at in document_patterns(ctx.old)} - {
         name_key(at.pattern.name) for at in document_patterns(ctx.new)}
+    if gone:  # (a rename is the same pattern under a new name: only what the change archives names nothing)
+        from flowgit.changes import RENAMED, diff_pattern_maps
+        from flowgit.continuity.patterns import pattern_map
+
+        gone -= {name_key(e.old_name) for e in diff_pattern_maps(pattern_map(ctx.old), pattern_map(ctx.new))
+                 if e.kind == RENAMED and e.old_name}
     if not gone:
         return
     for at in document_patterns(ctx.new):

@@ -4124,6 +4124,15 @@ def proven_claim_gains_prose_through_a_throwaway_pattern_archived_later(lab):
 
 
 @case(L)
+def pattern_a_proven_line_links_to_renamed(lab):
+    """A rename is the same pattern: the link still names it by its old name, and nothing was archived."""
+    line = lab.line("!! retry_budget:")
+    lab.sub(line, line + " [-> p01]")
+    lab.setup_commit("a link to p01")
+    return edit_commit(lab, "! p01:", "! p01_renamed:")
+
+
+@case(L)
 def proven_link_taken_off_with_the_pattern_it_names(lab):
     line = lab.line("!! retry_budget:")
     lab.sub(line, line + " [-> never-cap-retries]")
