@@ -222,9 +222,9 @@ class RepoLock:
         """Refuse at once, not after the whole wait, when this process runs inside the holder's own commit (a
         git hook of the wrap's commit: the wrap passes its pid down as FLOWGIT_WRAP_COMMIT). The holder waits
         for git, git for the hook, the hook for the lock: it could only time out."""
-        from flowgit.journal import WRAP_COMMIT_VARIABLE
-
         import socket
+
+        from flowgit.journal import WRAP_COMMIT_VARIABLE
 
         wrap = os.environ.get(WRAP_COMMIT_VARIABLE, "")
         holder = read_holder(self.path) if wrap.isdigit() else None

@@ -346,8 +346,7 @@ class Journal:
         tmp.write_bytes(data)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
-        os.link(tmp, kept)  # (fails rather than replace a copy that appeared meanwhile)
-        tmp.unlink()
+        os.replace(tmp, kept)  # (a name no copy has: the wrap holds the lock, so no other wrap takes it meanwhile)
         self.kept_edit = kept
 
     def _restore_continuity(self) -> None:

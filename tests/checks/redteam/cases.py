@@ -4116,11 +4116,8 @@ def proven_claim_gains_prose_through_a_throwaway_pattern_archived_later(lab):
     """Commit one adds a 1x pattern named `never-cap-retries` and the link to it on the Proven line (a link to a
     pattern: no change); commit two archives the pattern, leaving the link naming nothing: the sentence one
     commit may not write, written in two."""
-    line = lab.line("!! retry_budget:")
-    lab.sub(line, line + " [-> never-cap-retries]")
-    lab.sub("## Proven Knowledge", "! never-cap-retries: a placeholder | 1x\n\n## Proven Knowledge")
-    lab.setup_commit("a pattern and a link to it")
-    return edit_commit(lab, "! never-cap-retries: a placeholder | 1x\n", "")
+    _proven_link_to_a_throwaway(lab)
+    return edit_commit(lab, THROWAWAY, "")
 
 
 @case(L)
@@ -4134,13 +4131,23 @@ def pattern_a_proven_line_links_to_renamed(lab):
 
 @case(L)
 def proven_link_taken_off_with_the_pattern_it_names(lab):
-    line = lab.line("!! retry_budget:")
-    lab.sub(line, line + " [-> never-cap-retries]")
-    lab.sub("## Proven Knowledge", "! never-cap-retries: a placeholder | 1x\n\n## Proven Knowledge")
-    lab.setup_commit("a pattern and a link to it")
-    lab.sub("! never-cap-retries: a placeholder | 1x\n", "")
+    line = _proven_link_to_a_throwaway(lab)
+    lab.sub(THROWAWAY, "")
     lab.sub(line + " [-> never-cap-retries]", line)
     return lab.commit()
+
+
+THROWAWAY = "! never-cap-retries: a placeholder | 1x\n"
+
+
+def _proven_link_to_a_throwaway(lab) -> str:
+    """Scaffolding: a 1x pattern `never-cap-retries` and retry_budget's Proven line linking to it; returns that
+    line as it was before the link."""
+    line = lab.line("!! retry_budget:")
+    lab.sub(line, line + " [-> never-cap-retries]")
+    lab.sub("## Proven Knowledge", THROWAWAY + "\n## Proven Knowledge")
+    lab.setup_commit("a pattern and a link to it")
+    return line
 
 
 @case(V, "G209")
