@@ -249,6 +249,9 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
         from flowgit.checks.merge_patterns import merge_lost_patterns
 
         findings.extend(merge_lost_patterns(cfg, parents, new, base))  # type: ignore[arg-type]
+        from flowgit.checks.merge_notes import one_sided_merge_notes
+
+        findings.extend(one_sided_merge_notes(cfg, parents, new, lambda: _best_bases(cfg, base)))  # type: ignore[arg-type]
     return _overridden(findings, override)
 
 
@@ -380,6 +383,14 @@ def _by_the_changers(about: dict, holding: list, base_docs: list, new_doc) -> tu
         out |= kept
         contested = contested or (len(voters) > 1 and kept != keys)
     return out, contested
+
+
+def _best_bases(cfg: Config, base: Side | None) -> list:
+    """Every best merge base's document (None for one that cannot be read); empty when there is no base."""
+    if base is None or base.continuity is None:
+        return []
+    return [_base_document(base.config or cfg, base.continuity, f"base:{base.continuity_path}")[0],
+            *_other_bases(cfg, base)]
 
 
 def _other_bases(cfg: Config, base: Side) -> list:

@@ -3957,6 +3957,67 @@ def a_criss_cross_merge_appends_to_top_of_mind_whichever_base_git_names(lab):
     return lab.attempt("commit", "-q", "-m", "merge side")
 
 
+MERGE_NOTE = ("# flowgit merge: another wrap (main, 2026-12-01) also replaced Current State; the newer wrap's text "
+              "is above, the other's below.\n# Absorb what still matters in the next wrap, then drop these lines.\n")
+
+
+@case(V, "G304")
+def a_merge_quotes_the_only_replacement_of_state_as_the_other_wraps_text(lab):
+    """Only main replaced State since `side` forked, so a merge takes main's State and writes no note; this one
+    keeps the base's old State as content and quotes main's as if another wrap had written it. The next commit
+    writes a new State plus the quoted one, which reads as the note absorbed: an append in two commits."""
+    _forked_then_wrapped(lab, lambda: _state_replaced(lab))
+    lab.sub(NEW_STATE, STATE + "\n\n" + MERGE_NOTE + "# | " + NEW_STATE)
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(V, "G304")
+def a_criss_cross_merge_quotes_the_only_replacement_of_state(lab):
+    """The same note in a merge with two best bases: both hold State as `side` has it, so only main replaced
+    it, whichever base git names."""
+    lab.git("checkout", "-q", "-b", "side")
+    lab.section("## Action Items", "- review the retry dashboard — next: Dec 9")
+    lab.setup_commit("B1: an action item")
+    lab.git("checkout", "-q", "main")
+    lab.section("## Top of Mind", "- the provider quota resets at midnight")
+    lab.setup_commit("A1: Top of Mind replaced")
+    lab.git("checkout", "-q", "side")
+    lab.git("merge", "-q", "--no-edit", "--no-verify", "main")
+    lab.git("checkout", "-q", "main")
+    lab.git("merge", "-q", "--no-edit", "--no-verify", "side~1")
+    _state_replaced(lab)
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side")
+    lab.sub(NEW_STATE, STATE + "\n\n" + MERGE_NOTE + "# | " + NEW_STATE)
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(L)
+def a_merge_note_where_both_branches_replaced_state(lab):
+    """Both branches replaced State since they parted: the newer kept, the other quoted (the driver's note)."""
+    lab.git("checkout", "-q", "-b", "side")
+    side_state = "Focus: the breaker thresholds on the side branch."
+    lab.sub(STATE, side_state)
+    assert lab.commit("Session wrap on side").returncode == 0
+    lab.git("checkout", "-q", "main")
+    _state_replaced(lab)
+    lab.git("merge", "-q", "--no-commit", "--no-ff", "side", check=False)
+    lab.git("checkout", "--ours", CONT)
+    lab.sub(NEW_STATE, NEW_STATE + "\n\n" + MERGE_NOTE.replace("(main, ", "(side, ") + "# | " + side_state)
+    lab.add()
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
+@case(L)
+def a_merge_that_keeps_an_unabsorbed_note_main_already_held(lab):
+    """A note left by an earlier merge, not yet absorbed, stays through a merge of a code-only branch."""
+    lab.sub(STATE, STATE + "\n\n" + MERGE_NOTE + "# | Focus: the breaker thresholds on the side branch.")
+    lab.setup_commit("an earlier merge's note")
+    _forked_then_wrapped(lab, lambda: lab.write("main\n", "MAIN.md"))
+    return lab.attempt("commit", "-q", "-m", "merge side")
+
+
 @case(V, "G205")
 def a_merge_into_a_branch_that_moved_the_memory_drops_the_other_sides_graduation(lab):
     """`side` moved the memory to MEM.md (its own configuration says so); read at `side`'s path, main held no

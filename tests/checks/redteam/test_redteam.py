@@ -43,7 +43,9 @@ MERGES_THE_AUDIT_JUDGES = ("merge_of_a_branch_forked_before_a_wrap_appends_to_st
                            "merge_renames_a_raised_pattern_into_proven_with_a_new_claim",
                            "a_trailing_space_on_a_branch_does_not_buy_it_a_vote",
                            "a_heading_suffix_on_a_branch_does_not_buy_it_a_vote",
-                           "a_criss_cross_merge_appends_to_top_of_mind_whichever_base_git_names")
+                           "a_criss_cross_merge_appends_to_top_of_mind_whichever_base_git_names",
+                           "a_merge_quotes_the_only_replacement_of_state_as_the_other_wraps_text",
+                           "a_criss_cross_merge_quotes_the_only_replacement_of_state")
 
 
 @pytest.mark.parametrize("name", MERGES_THE_AUDIT_JUDGES)
