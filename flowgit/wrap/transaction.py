@@ -52,6 +52,7 @@ from flowgit.journal import WRAP_JOURNAL as JOURNAL
 from flowgit.lock import RepoLock, refuse_if_wrap_pending
 
 MESSAGE = "flowgit-wrap.message"  # the commit message git reads (one wrap at a time holds the lock)
+REFLOG_LOOKBACK = 200  # HEAD's last moves searched for the wrap's own commit left behind by a reset
 NEXT_INDEX = "flowgit-wrap.index.next"  # the index the wrap predicts its commit's tree with (beside git's own)
 FORMAT = 3  # 3: paths relative to the repository the journal lives in (2 held absolute paths)
 # The backups, by role: always these names in the journal's own git directory, never a path.
@@ -222,6 +223,12 @@ class Journal:
         head = head_sha(self.root)
         if head != self.pre.head:
             return self._completed(head)
+        made = self._our_commit_left_behind() if self.stage == "committing" and not hook_edits else None
+        if made is not None:
+            self.finish()
+            return (f"the interrupted wrap had already committed {made[:12]}, and HEAD was since moved back to its "
+                    "parent (`git reflog` shows both): that was done after the wrap, so nothing was rolled back "
+                    "and what it changed stands as you left it; cleared its journal")
         problems, actions = self._plan_undo(hook_edits)
         if problems:
             raise self._refuse(problems)
@@ -259,6 +266,17 @@ class Journal:
             out = git(self.root, "rev-list", "--ancestry-path", "--parents", head, f"^{self.pre.head}",
                       check=False).decode()
             children = [f[0] for f in (ln.split() for ln in out.splitlines()) if f[1:] == [self.pre.head]]
+        return next((sha for sha in children if self._is_our_commit(sha)), None)
+
+    def _our_commit_left_behind(self) -> str | None:
+        """The wrap's commit when HEAD's reflog shows it made and left since (``git reset --soft HEAD~1`` after
+        a kill): the state then looks like a wrap killed before committing, but the wrap had finished, and
+        rolling back would undo what the person did after it. None when the reflog shows no such commit."""
+        if self.pre.head is None:
+            return None  # (the wrap would have made the first commit: HEAD cannot have moved back to before it)
+        out = git(self.root, "log", "-g", "--format=%H %P", f"-n{REFLOG_LOOKBACK}", "HEAD", check=False)
+        children = dict.fromkeys(fields[0] for fields in (line.split() for line in out.decode("ascii", "replace")
+                                                          .splitlines()) if fields[1:] == [self.pre.head])
         return next((sha for sha in children if self._is_our_commit(sha)), None)
 
     def _plan_undo(self, hook_edits: bool = False) -> tuple[list[str], list]:

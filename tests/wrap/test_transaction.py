@@ -566,3 +566,20 @@ def test_a_post_commit_hook_recording_an_episode_is_told_at_once_and_its_words_a
     assert "runs inside that wrap's own commit" in res.stderr and "FLOWGIT_WRAP_COMMIT" in res.stderr
     assert "flowgit check:" not in res.stderr
     assert b"made a commit" not in (wrap_repo / ".flow" / "episodes.jsonl").read_bytes()[len(before):]
+
+
+@pytest.mark.parametrize("how", ["--soft", "--mixed"])
+def test_a_reset_to_the_parent_after_the_wraps_commit_is_not_rolled_back(wrap_repo, tmp_path, how):
+    """Killed just after committing, then `git reset --soft HEAD~1`: HEAD is the journal's pre-wrap HEAD again
+    and the wrap's tree is staged, the look of a wrap killed before its commit; but the reflog shows the
+    wrap's commit made, so what the person did after it stands and only the journal goes."""
+    base = git(wrap_repo, "rev-parse", "HEAD").strip()
+    kill9(start_paused(wrap_repo, tmp_path, "7-committed"))
+    made = git(wrap_repo, "rev-parse", "HEAD").strip()
+    git(wrap_repo, "reset", "-q", how, "HEAD~1")
+    after_reset = full_state(wrap_repo)
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0, res.stderr
+    assert f"had already committed {made[:12]}" in res.stdout and "nothing was rolled back" in res.stdout
+    assert git(wrap_repo, "rev-parse", "HEAD").strip() == base and full_state(wrap_repo) == after_reset
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
