@@ -381,7 +381,8 @@ def _judge_each(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNum
             yield from _nonempty(_select(run, query, seen, b"\n".join(run_text), batch.holding))
             run, run_text = [], []
         try:
-            ep = _episode_from_line(json.loads(line if line is not None else raw.decode("utf-8")))
+            ep = _episode_from_line(json.loads(raw))  # (the bytes, read as every store reader reads a line:
+            # a byte order mark before it, as an editor on Windows saves the file, is no part of the JSON)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             if on_problem is not None:
                 on_problem(Problem(numbers.at(batch.start(i)), f"unreadable line skipped ({_describe(exc)})"))

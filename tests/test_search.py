@@ -130,6 +130,23 @@ def test_a_forged_duplicate_id_shows_the_first_matching_line(tmp_path):
     assert found == [forged]
 
 
+def test_a_byte_order_mark_before_the_first_line_is_read_as_every_store_reader_reads_it(tmp_path):
+    """An editor on Windows saves the store with a BOM: list and search find its first episode, as show, the
+    gate's evidence lookup and the whole-store reading do (one reading of a line everywhere)."""
+    from flowgit.episodes import lookup, parse_store
+
+    first = Episode("ep-1", "2026-11-30T10:00:00Z", "finding", "retry held", "s", "", ())
+    second = Episode("ep-2", "2026-11-30T10:00:00Z", "finding", "budget held", "s", "", ())
+    path = tmp_path / "e.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + f"{first.to_json()}\n{second.to_json()}\n".encode())
+    store = EpisodeStore(path)
+    listed, problems = store.search()
+    assert listed == [first, second] and not problems
+    assert store.search(text="retry")[0] == [first]
+    assert store.show(["ep-1"]) == [first] and lookup(path.read_bytes(), ["ep-1"]) == {"ep-1": first}
+    assert parse_store(path.read_bytes()) == ({"ep-1": first, "ep-2": second}, [])
+
+
 def _rss_file_kb() -> int:
     with open("/proc/self/status") as fh:
         for line in fh:
