@@ -16,6 +16,7 @@ check-msg and the audit (A404) ask this one question.
 from __future__ import annotations
 
 import posixpath
+from pathlib import Path
 from typing import Any
 
 HOOK_CONFIG = ".pre-commit-config.yaml"
@@ -49,6 +50,23 @@ def runs_flowgit(data: bytes | None) -> bool:
     """Whether a hook list runs one of flowgit's hooks (only such a list has a say in a merge's verdict: a
     branch forked before the list existed vouches for no list)."""
     return bool(flowgit_hooks(data))
+
+
+FRAMEWORK_INSTALL = ("pre-commit install --hook-type pre-commit --hook-type pre-merge-commit "
+                     "--hook-type prepare-commit-msg --hook-type commit-msg --hook-type pre-push")
+
+
+def framework_hook_ids(root: Path) -> list[str]:
+    """The ids of flowgit's hooks the working tree's pre-commit framework list runs ([] for none, no list, or
+    one that cannot be read): where it runs them, flowgit's own hooks would run the gate a second time."""
+    path = root / HOOK_CONFIG
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_BYTES:
+            return []
+        data = path.read_bytes()
+    except OSError:
+        return []
+    return sorted(flowgit_hooks(data) or {})
 
 
 def merged_weakenings(new: bytes | None, parents: list[bytes | None], *, memory_changed: bool = False) -> list[str]:

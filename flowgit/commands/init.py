@@ -45,6 +45,8 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
     if commit:
         _require_committed_paths(cfg, root)
     _require_not_ignored(root, [_adoptable(cfg, root, explicit) or cfg.continuity_rel, cfg.store_rel])
+    framework = _framework_runs_the_hooks(root) if hooks else None
+    hooks = hooks and framework is None
     if hooks:
         from flowgit.commands.install_hook import refuse_shared_hooks, refuse_unchainable_in
 
@@ -58,6 +60,8 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
 
         refuse_outside_sparse_checkout(root, [cfg.continuity_rel, cfg.store_rel, ".gitattributes"])
     result = InitResult(cfg.continuity_rel, cfg.store_rel, adopted=adopted, root=str(root))
+    if framework is not None:
+        result.hooks.append(framework)
     if config_file:
         result.created.append(f"{config_file} (continuity = {cfg.continuity_rel!r})")
     for path, rel, content in ((cfg.continuity, cfg.continuity_rel, template("continuity.md")),
@@ -92,6 +96,19 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
         _commit(root, result.staged, adopted=adopted)
         result.committed = git(root, "rev-parse", "HEAD").decode().strip()
     return result
+
+
+def _framework_runs_the_hooks(root: Path) -> str | None:
+    """What to say instead of installing flowgit's hooks, when the pre-commit framework's list runs them (None:
+    it does not): with both, the gate would run twice on every commit and print its verdict twice."""
+    from flowgit.checks.hooklist import FRAMEWORK_INSTALL, HOOK_CONFIG, framework_hook_ids
+
+    ids = framework_hook_ids(root)
+    if not ids:
+        return None
+    return (f"not installed: {HOOK_CONFIG} runs flowgit's hooks ({', '.join(ids)}) through the pre-commit "
+            f"framework; install its hooks with `{FRAMEWORK_INSTALL}` (`flowgit install-hook` installs "
+            "flowgit's own as well)")
 
 
 def _refuse_in_progress(root: Path) -> None:

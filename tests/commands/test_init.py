@@ -411,3 +411,34 @@ def test_a_sha256_repository_is_set_up_without_a_pre_push_hook_that_would_refuse
     git(tmp_path, "init", "-q", "--bare", "--object-format=sha256", str(remote))
     pushed = subprocess.run(["git", "push", "-q", str(remote), "main"], cwd=repo, capture_output=True, text=True)
     assert pushed.returncode == 0, pushed.stderr
+
+
+FRAMEWORK_LIST = ("repos:\n  - repo: local\n    hooks:\n      - id: flowgit-check\n        name: the gate\n"
+                  "        entry: flowgit check\n        language: system\n        pass_filenames: false\n")
+
+
+def test_a_pre_commit_framework_list_that_runs_flowgit_leaves_the_hooks_to_the_framework(run, repo):
+    """With the framework running flowgit's hooks, flowgit's own would run the gate a second time on every
+    commit: init installs none, names the framework's install command, and sets up everything else."""
+    (repo / ".pre-commit-config.yaml").write_text(FRAMEWORK_LIST)
+    res = run(repo, "init", "--json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    assert data["hooks"] and data["hooks"][0].startswith("not installed: .pre-commit-config.yaml runs flowgit's "
+                                                         "hooks (flowgit-check)")
+    assert "pre-commit install --hook-type pre-commit" in data["hooks"][0]
+    hooks = repo / ".git" / "hooks"
+    assert not any((hooks / name).exists() for name in ("pre-commit", "commit-msg", "pre-push"))
+    assert "CONTINUITY.md" in data["created"] and config(repo, "merge.flowgit.name")
+    assert run(repo, "install-hook").code == 0 and (hooks / "pre-commit").exists()  # asked for outright
+
+
+@pytest.mark.parametrize("listed", ["", "repos: []\n", "repos:\n  - repo: local\n    hooks:\n      - id: black\n"
+                                    "        name: black\n        entry: black\n        language: system\n",
+                                    "repos: [unclosed\n"])
+def test_a_list_without_flowgits_hooks_gets_flowgits_own(run, repo, listed):
+    """A framework list that runs other tools, an empty one or an unreadable one runs no gate: the hooks go in."""
+    (repo / ".pre-commit-config.yaml").write_text(listed)
+    res = run(repo, "init")
+    assert res.code == 0, res.err
+    assert (repo / ".git" / "hooks" / "pre-commit").exists() and "not installed" not in res.out
