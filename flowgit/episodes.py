@@ -216,6 +216,25 @@ def is_text(value: str) -> bool:
     return True
 
 
+BOM = "\ufeff"
+
+
+def read_line(raw: bytes | str) -> Episode:
+    """One store line as an episode, read the one way every reader reads it: its UTF-8 text, a byte order mark
+    before it (an editor on Windows saves one) skipped, then JSON. Raises ValueError (UnicodeDecodeError and
+    JSONDecodeError among them) or RecursionError for a line that is no episode.
+
+    (``json.loads`` given bytes would guess UTF-16 or UTF-32 from NUL bytes: a line is never read so.)"""
+    return _episode_from_line(line_object(raw))
+
+
+def line_object(raw: bytes | str) -> Any:
+    """The JSON value of one store line, read as :func:`read_line` reads it (the gate's store rules and the
+    store merge read a line's fields so too)."""
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    return json.loads(text[1:] if text.startswith(BOM) else text)
+
+
 def _episode_from_line(obj: Any) -> Episode:
     if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
         raise ValueError("not an episode object")
@@ -239,14 +258,13 @@ def parse_store(data: bytes, *, prefilter: Callable[[bytes], bool] | None = None
     """
     episodes: dict[str, Episode] = {}
     problems: list[Problem] = []
-    loads = json.loads
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
         if prefilter is not None and not prefilter(raw):
             continue
         try:
-            ep = _episode_from_line(loads(raw))
+            ep = read_line(raw)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             problems.append(Problem(number, f"unreadable line skipped ({_describe(exc)})"))
             continue
@@ -299,7 +317,7 @@ def _episode_at(data: bytes, key: int, after: int, ident: str) -> tuple[Episode,
     end = data.find(b"\n", after)
     end = len(data) if end == -1 else end
     try:
-        ep = _episode_from_line(json.loads(data[start:end]))
+        ep = read_line(data[start:end])
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     return (ep, end) if ep.id == ident else None

@@ -14,7 +14,7 @@ A search over a million episodes cannot afford to decode a million JSON lines
   are recognised by one regular expression over the whole batch, which also
   splits them into fields; that form is strict enough that the fields' bytes
   *are* the UTF-8 of the decoded values, so they stay bytes from the store to the
-  output. Any other line is decoded with ``json.loads`` as it always was, and
+  output. Any other line is read as every store reader reads one (``read_line``), and
   reported with its line number when it cannot be read.
 
 Both kinds of line are judged by the one definition of a match,
@@ -27,7 +27,6 @@ the others as :class:`~flowgit.episodes.Episode`.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,7 +34,7 @@ from itertools import accumulate, chain, compress, repeat
 from operator import itemgetter, not_
 from typing import Callable, Iterable, Iterator, Union
 
-from flowgit.episodes import EPISODE_TYPES, Episode, Problem, _describe, _episode_from_line, parse_ts
+from flowgit.episodes import EPISODE_TYPES, Episode, Problem, _describe, parse_ts, read_line
 
 # Bytes per chunk: a quarter of a megabyte stays in cache while it is copied, lowered and searched
 # (8 MB chunks made the same scan twice as slow); a line longer than this is one chunk of its own.
@@ -362,7 +361,8 @@ def _judge(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNumbers,
 
 def _judge_each(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNumbers,
                 on_problem: Callable[[Problem], None] | None) -> Iterator[Found]:
-    """Line by line: runs in flowgit's form still go together, anything else through ``json.loads``."""
+    """Line by line: runs in flowgit's form still go together, anything else through
+    :func:`flowgit.episodes.read_line` (as every store reader reads a line)."""
     run: list[tuple[bytes, ...]] = []
     run_text: list[bytes] = []
     for i, raw in enumerate(batch.lines):
@@ -381,8 +381,7 @@ def _judge_each(batch: _Batch, query: Query, seen: set[bytes], numbers: _LineNum
             yield from _nonempty(_select(run, query, seen, b"\n".join(run_text), batch.holding))
             run, run_text = [], []
         try:
-            ep = _episode_from_line(json.loads(raw))  # (the bytes, read as every store reader reads a line:
-            # a byte order mark before it, as an editor on Windows saves the file, is no part of the JSON)
+            ep = read_line(line if line is not None else raw)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             if on_problem is not None:
                 on_problem(Problem(numbers.at(batch.start(i)), f"unreadable line skipped ({_describe(exc)})"))

@@ -54,11 +54,10 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
     read), G705 for one dated more than an hour after the commit that records it (the store's dates are
     what "recorded since" is read by, so a `ts` set ahead would pass an episode recorded before a demotion
     for one recorded after it)."""
-    import json
     from collections import Counter
     from datetime import timedelta
 
-    from flowgit.episodes import parse_ts
+    from flowgit.episodes import line_object, parse_ts
 
     from flowgit.checks.context import ID_RE
 
@@ -67,7 +66,7 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
     ahead, disguised = [], []
     for raw in added.split(b"\n"):
         try:
-            data = json.loads(raw) if raw.strip() else None
+            data = line_object(raw) if raw.strip() else None
         except ValueError:
             continue  # (not an episode: G702)
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
@@ -101,13 +100,13 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
 
 def _line_of_id(ctx: CheckContext, ident: str) -> int | None:
     """The store line number of the first appended line whose JSON holds episode ``ident`` however spelled."""
-    import json
+    from flowgit.episodes import line_object
 
     start = len(ctx.new_store) - len(ctx.appended_store)
     first = ctx.new_store[:start].count(b"\n") + 1
     for offset, raw in enumerate(ctx.appended_store.split(b"\n")):
         try:
-            data = json.loads(raw) if raw.strip() else None
+            data = line_object(raw) if raw.strip() else None
         except ValueError:
             continue
         if isinstance(data, dict) and data.get("id") == ident:

@@ -111,10 +111,10 @@ def added_since_base(side: bytes, base: bytes) -> list[Episode]:
 
 def _readable(line: bytes, key: bytes) -> bool:
     """Whether ``line`` is a JSON object whose id is the one ``key`` names (asked only of lines sharing an id)."""
-    import json
+    from flowgit.episodes import line_object
 
     try:
-        data = json.loads(line)
+        data = line_object(line)
     except ValueError:
         return False
     return isinstance(data, dict) and isinstance(data.get("id"), str) and data["id"].encode() == key[3:]
@@ -123,7 +123,7 @@ def _readable(line: bytes, key: bytes) -> bool:
 def other_records(ours: bytes, theirs: bytes) -> list[str]:
     """A note per episode both sides recorded with other details (another agent, tags or time): the merge
     keeps ours' line, so theirs' record is named here rather than dropped without a word."""
-    import json
+    from flowgit.episodes import line_object
 
     mine: dict[bytes, bytes] = {}
     for line in _lines(ours):
@@ -134,7 +134,7 @@ def other_records(ours: bytes, theirs: bytes) -> list[str]:
         held = mine.get(key)
         if held is None or held == line or not (_readable(line, key) and _readable(held, key)):
             continue
-        kept, other = json.loads(held), json.loads(line)
+        kept, other = line_object(held), line_object(line)
         if all(kept.get(k) == other.get(k) for k in ("agent", "tags", "ts")):
             continue
         notes.append(f"episode {key[3:].decode()} was recorded on both sides (one id: same type, content and "

@@ -117,14 +117,15 @@ DAMAGED = [b'{"id": "ep-torn", "type": "find', b'{"retry": torn', b"", b"   ", b
 
 
 def reference(data: bytes, *, limit: int, as_json: bool, **query) -> str:
-    """What the command prints: every line decoded, first matching line of each id, last ``limit`` kept."""
+    """What the command prints: every line decoded (a byte order mark before it skipped), first matching line
+    of each id, last ``limit`` kept."""
     seen: set[str] = set()
     found = []
     for raw in data.split(b"\n"):
         if not raw.strip():
             continue
         try:
-            ep = _episode_from_line(json.loads(raw.decode("utf-8")))
+            ep = _episode_from_line(json.loads(raw.decode("utf-8").removeprefix("\ufeff")))
         except (ValueError, UnicodeDecodeError, RecursionError):
             continue
         if ep.id in seen or not list(filter_episodes([ep], **query)):
@@ -180,7 +181,7 @@ def test_warnings_name_each_unreadable_candidate_line_once_in_order(tmp_path, ch
             if not raw.strip() or not all(n.in_line(raw) for n in wanted):
                 continue
             try:
-                _episode_from_line(json.loads(raw.decode("utf-8")))
+                _episode_from_line(json.loads(raw.decode("utf-8").removeprefix("\ufeff")))
             except (ValueError, UnicodeDecodeError, RecursionError):
                 expected.append(number)
         warned = [int(m) for m in re.findall(r"episodes\.jsonl:(\d+): ", capsys.readouterr().err)]
