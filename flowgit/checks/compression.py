@@ -151,7 +151,15 @@ def shortening(old: Item, new: Item) -> float | None:
         old_text, new_text = old.text, new.text
     if _structure(new_text) > _structure(old_text):
         return None  # prose turned into FlowScript structure: real compression
-    old_text, new_text = normalise(DONE_RE.sub("", old_text)), normalise(new_text)
+    bare = _cut(_bare(DONE_RE.sub("", old_text)), _bare(new_text))
+    if bare is None:
+        return None  # only lifecycle fields' values changed (`next: schema review` dated, or dropped with `✓`)
+    return _cut(normalise(DONE_RE.sub("", old_text)), normalise(new_text))
+
+
+def _cut(old_text: str, new_text: str) -> float | None:
+    """How much shorter ``new_text`` says what ``old_text`` said (both normalised); None when it is not shorter
+    or says something else."""
     before, after = word_count(old_text), word_count(new_text)
     if not before or after >= before:
         return None
@@ -159,6 +167,16 @@ def shortening(old: Item, new: Item) -> float | None:
     if not new_words or len(new_words & content_words(old_text)) / len(new_words) < SAME_MEANING:
         return None
     return 1 - after / before
+
+
+def _bare(text: str) -> str:
+    """An item's words without markup and without its lifecycle fields, values and all: what the item says
+    apart from where it stands in its lifecycle. A restatement is one read both ways: words moved into a
+    field are not cut (:func:`normalise` keeps them), and a field's value changed is no cut of the item."""
+    text = MARKUP_RE.sub(" ", text)
+    if ":" in text and LIFECYCLE_HINT_RE.search(text):
+        text = LIFECYCLE_RE.sub(" ", text)
+    return " ".join(text.replace("✓", " ").split())
 
 
 def is_restatement(old: Item, new: Item) -> bool:

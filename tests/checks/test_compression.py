@@ -60,3 +60,46 @@ def test_a_field_is_stripped_and_a_text_without_one_is_kept():
     assert compression.normalise("- ship the gate — next: Dec 1") == "ship the gate"
     assert compression.normalise("- ship the gate, SEEN: Nov 30; then more") == "ship the gate, then more"
     assert compression.normalise("- the next step: ship") == "the next step: ship"  # `next step:` is no field
+
+
+def _item(text: str) -> "compression.Item":
+    return compression.Item(0, 1, text, "item")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("- [ ] finish the consumer rewrite for billing events — next: schema review",
+     "- [ ] finish the consumer rewrite for billing events — next: 2026-12-07"),   # the next step dated
+    ("- [ ] write the runbook for queue cutover next: ask Priya about dead letters",
+     "- ✓ write the runbook for queue cutover"),                                    # done: the step is moot
+    ("- [ ] migrate the schema — next: verify the backups restore",
+     "- [ ] migrate the schema — seen: Dec 2, next: Dec 9"),
+])
+def test_a_lifecycle_fields_value_changed_or_dropped_is_no_restatement(old, new):
+    """Step 4's lifecycle (`seen:`/`next:` kept current, `✓` when done) changes a field's value, words and all:
+    the item itself says what it said (the wrap's own `actions.next` writes such an edit)."""
+    assert compression.shortening(_item(old), _item(new)) is None
+
+
+@pytest.mark.parametrize("old, new", [
+    ("- [ ] finish the consumer rewrite for billing events and the dead letter queue — next: schema review",
+     "- [ ] finish consumer rewrite for billing — next: schema review"),            # the body cut, the field kept
+    ("- [ ] finish the consumer rewrite for billing events and the dead letter queue — next: schema review",
+     "- [ ] finish consumer rewrite — next: 2026-12-07"),                           # cut while the field is dated
+])
+def test_an_items_own_words_cut_is_a_restatement_whatever_its_fields_do(old, new):
+    assert compression.shortening(_item(old), _item(new)) is not None
+
+
+def test_the_wraps_own_next_operation_on_two_items_passes_the_gate(run, repo):
+    """The false reject seen: two items' `next:` steps dated by `actions.next` were refused as G301."""
+    from tests.checks.gate_fixtures import base_text, committed_base
+
+    committed_base(repo, base_text(actions="- [ ] finish the consumer rewrite for billing events — next: schema "
+                                           "review\n- [ ] write the runbook for queue cutover — next: ask Priya "
+                                           "about dead letters"))
+    plan = repo / "plan.json"
+    plan.write_text('{"session": "s9", "state": "Focus: cutover prep.", "actions": {"next": '
+                    '{"consumer rewrite": "2026-12-07", "runbook": "2026-12-08"}}}')
+    res = run(repo, "wrap", "--plan", str(plan))
+    assert res.code == 0 and "G301" not in res.out + res.err, res.out + res.err
+    assert "next: 2026-12-07" in (repo / "CONTINUITY.md").read_text()
