@@ -77,6 +77,13 @@ def proven_leaves_properly(ctx: CheckContext) -> Iterator[Finding]:
                               f"evidence; archival needs {limit} days)",
                               f"demote it to Developing with a reason (`[demoted {now:%Y-%m-%d}: contradicted "
                               "by ep-…]`) or keep it until it is stale")
+        elif now_at.section == PROVEN and now_at.pattern.level < min(before.pattern.level, 3):
+            yield Finding("G205", "proven-exit", "error", ctx.path, now_at.lineno,
+                          f"Proven `{name}` is lowered to {now_at.pattern.level}x where it stands: a reader takes it "
+                          "as demoted, with no reason and no contradicting episode (`flowgit patterns` lists it "
+                          f"at {now_at.pattern.level}x)",
+                          f"keep `| 3x`; to demote it, move it to Developing Knowledge with a reason (`[demoted "
+                          f"{now:%Y-%m-%d}: contradicted by ep-…]`)")
         elif now_at.section != PROVEN and _still_proven(ctx, key):
             continue  # a second line of the same name (G112's): the Proven one did not leave
         elif now_at.section != PROVEN and not _demotion_reason(now_at):

@@ -4568,3 +4568,17 @@ for _name, _opening in (("a_numbered_item", "1) "), ("a_ticked_task", "- [x] "),
 for _name, _mark in (("a_dot_above", "\u0307"), ("a_low_line", "\u0332")):
     CASES.append(Case(f"a_second_name_that_draws_as_the_first_with_{_name}", V, lambda lab, _m=_mark: _dev(
         lab, pline("p01", 1) + f"\n! p0{_m}1: cap retries at two per request | 1x"), "G112"))
+
+
+# ------------------------------------------------------------------ round 69: single-commit edits
+@case(V, "G205")
+def a_proven_pattern_lowered_in_place(lab):
+    """`| 3x` written `| 1x` where it stands: the gate reads anything in Proven at 3x, a reader (and `flowgit
+    patterns`) reads it demoted, with no reason and no contradicting episode."""
+    return edit_commit(lab, "| 3x (RELIABILITY — 2026-09-01)", "| 1x (RELIABILITY — 2026-09-01)")
+
+
+@case(L)
+def a_proven_pattern_restated_at_3x_where_it_stands(lab):
+    """The same line with its spacing tidied and its level as it was: nothing lowered."""
+    return edit_commit(lab, "| 3x (RELIABILITY — 2026-09-01)", "|  3x (RELIABILITY — 2026-09-01)")
