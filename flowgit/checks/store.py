@@ -63,7 +63,7 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
 
     latest = ctx.when + timedelta(seconds=AHEAD_SECONDS) if ctx.when is not None else None
     seen: Counter[str] = Counter()
-    ahead, disguised = [], []
+    ahead, disguised, nested = [], [], []
     for raw in added.split(b"\n"):
         try:
             data = line_object(raw) if raw.strip() else None
@@ -71,9 +71,11 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
             continue  # (not an episode: G702)
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             continue
-        plain = ID_RE.search(raw)
-        if plain is None or plain.group(1).decode("utf-8", "replace") != data["id"]:
+        plain = ID_RE.findall(raw)
+        if not plain or plain[0].decode("utf-8", "replace") != data["id"]:
             disguised.append(data["id"])
+        elif len(plain) > 1:
+            nested.append((data["id"], plain[1].decode("utf-8", "replace")))
         seen[data["id"]] += 1
         ts = parse_ts(data["ts"]) if isinstance(data.get("ts"), str) else None
         if latest is not None and ts is not None and ts > latest:
@@ -89,6 +91,12 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
                       "the store's lookups find episodes by that plain form, so a restatement of it would pass "
                       "for a new episode and readers would disagree on which line records it",
                       "write the line as `flowgit episode add` does (`{\"id\": \"ep-…\", …}`)")
+    for ident, other in nested[:5]:
+        yield Finding("G706", "store-append-only", "error", ctx.store_path, _line_of_id(ctx, ident),
+                      f"the appended line of episode {ident} also holds `\"id\": \"{other}\"` inside another field: "
+                      f"the store's lookups, which find episodes by that plain form, would take this line for "
+                      f"{other} (a merge could then drop {other}'s own line unnoticed)",
+                      "record the episode as `flowgit episode add` does, with no `id` key but its own")
     for ident, ts in ahead[:5]:
         yield Finding("G705", "store-append-only", "error", ctx.store_path, _line_of(ctx, ident),
                       f"episode {ident} is dated {ts}, after this commit ({ctx.when:%Y-%m-%dT%H:%M:%SZ}): an "

@@ -4582,3 +4582,24 @@ def a_proven_pattern_lowered_in_place(lab):
 def a_proven_pattern_restated_at_3x_where_it_stands(lab):
     """The same line with its spacing tidied and its level as it was: nothing lowered."""
     return edit_commit(lab, "| 3x (RELIABILITY — 2026-09-01)", "|  3x (RELIABILITY — 2026-09-01)")
+
+
+@case(V, "G706")
+def an_episode_carrying_another_episodes_id_in_a_nested_field(lab):
+    """`"ref": {"id": "<X>"}` on an ordinary line makes lookups by the plain `"id": "…"` form find X here: a
+    later merge that drops X's own line then passed G704, since X still seemed to be in the store."""
+    import json
+
+    first = raw_episode("the cache served balances during the outage", "s9", "agent-a")
+    _append_raw(lab, json.dumps({**first, "ref": {"id": E_RETRY[0].id}}))
+    return lab.commit()
+
+
+@case(L)
+def an_episode_whose_content_quotes_an_id_field(lab):
+    """Quotes in the content are escaped in JSON: no plain `"id": "…"` stands in the line but its own."""
+    import json
+
+    first = raw_episode('the log line said {"id": "ep-123456789abc"} before the crash', "s9", "agent-a")
+    _append_raw(lab, json.dumps(first))
+    return lab.commit()
