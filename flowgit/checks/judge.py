@@ -246,9 +246,10 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
                 findings.append(_budget_left_to_the_next_wrap(f, parents, new))
     findings.extend(paths.merge_lost_episodes(parents, new))
     if base is not NO_BASE:
-        from flowgit.checks.merge_patterns import merge_lost_patterns
+        from flowgit.checks.merge_patterns import merge_lost_patterns, merge_lowered_patterns
 
         findings.extend(merge_lost_patterns(cfg, parents, new, base))  # type: ignore[arg-type]
+        findings.extend(merge_lowered_patterns(cfg, parents, new, base))  # type: ignore[arg-type]
         from flowgit.checks.merge_notes import one_sided_merge_notes
 
         findings.extend(one_sided_merge_notes(cfg, parents, new, lambda: _best_bases(cfg, base)))  # type: ignore[arg-type]

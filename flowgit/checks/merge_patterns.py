@@ -54,6 +54,49 @@ def merge_lost_patterns(cfg: "Config", parents: "list[Side]", new: "Side", base:
                           "in a commit of its own after the merge")
 
 
+def merge_lowered_patterns(cfg: "Config", parents: "list[Side]", new: "Side", base: "Side | None"
+                           ) -> Iterator[Finding]:
+    """G707 for a raise one parent made since ``base`` that the result undoes while every other parent holds the
+    pattern as the base did: its level back down, or the evidence it cited for the raise gone (`git merge -s
+    ours`, a side's file taken whole). Where another parent changed the pattern too, the two changes meet in
+    the merge, and the per-parent rules judge what it made of them."""
+    if new.continuity is None or base is None or base.continuity is None:
+        return
+    result, was = _patterns(cfg, new), _patterns(cfg, base)
+    holding = [(side, _patterns(cfg, side)) for side in parents if side.continuity is not None]
+    for side, mine in holding:
+        for name, held in mine.items():
+            now, before = result.get(name), was.get(name)
+            if now is None or before is None or _raw(before) == _raw(held) or _raw(now) == _raw(held):
+                continue  # (gone: G707 above; new on the side; the side's own version kept)
+            if any(other is not side and _raw(theirs.get(name)) != _raw(before) for other, theirs in holding):
+                continue  # another parent changed it too
+            raised = _rank(held) > _rank(before)
+            lost = [i for i in held.pattern.evidence if i not in before.pattern.evidence
+                    and i not in now.pattern.evidence]
+            if (raised and _rank(now) < _rank(held)) or lost:
+                what = (f"back to {now.pattern.level}x" if raised and _rank(now) < _rank(held) else
+                        f"without {', '.join(lost[:3])}")
+                yield Finding("G707", "merge-keeps-patterns", "error", new.continuity_path, now.lineno,
+                              f"the merge takes `{name}` {what}, undoing what parent {str(side.commit or '')[:10]} "
+                              f"recorded since the branches parted ({held.pattern.level}x in {held.section}, "
+                              f"evidence {', '.join(held.pattern.evidence) or 'none'}): a merge keeps both sides' "
+                              "patterns as each left them", "take the pattern's line from that parent (the flowgit "
+                              "merge driver merges patterns by identity); lower it, if it should be, in a wrap of "
+                              "its own after the merge")
+
+
+def _raw(at: "PatternAt | None") -> str | None:
+    return None if at is None else at.pattern.raw.strip()
+
+
+def _rank(at: "PatternAt") -> int:
+    """A pattern's standing: its level, or 3 in Proven (as the gate reads it)."""
+    from flowgit.continuity.sections import PROVEN
+
+    return 3 if at.section == PROVEN else at.pattern.level
+
+
 def _patterns(cfg: "Config", side: "Side") -> "Mapping[str, PatternAt]":
     from flowgit.checks.judge import _base_document
     from flowgit.continuity.patterns import pattern_map

@@ -8,7 +8,7 @@ from flowgit.checks.judge import Side, judge_merge
 from flowgit.config import load_config
 from tests.checks.gate_fixtures import base_text, committed_base, developing_lines
 from tests.conftest import git
-from tests.merge.test_properties import BASE, STORE
+from tests.merge.test_properties import BASE, EPS, STORE, line
 
 CFG = load_config("/")
 ALPHA_1 = "! p_alpha: the alpha widget must be handled carefully | 1x"
@@ -76,3 +76,29 @@ def test_a_checkout_theirs_merge_is_refused_by_the_hook_and_reported_by_the_audi
     audited = run(repo, "audit", "--json")
     found = [f for f in json.loads(audited.out)["findings"] if f["code"] == "G707"]
     assert audited.code == 1 and found and "compaction_io" in found[0]["message"], audited.out
+
+
+RAISED = BASE.replace(ALPHA_1, line("alpha", 2, EPS["alpha"][:2]))
+MORE_EVIDENCE = BASE.replace(line("charlie", 2, EPS["charlie"][:2]), line("charlie", 2, EPS["charlie"][:3]))
+
+
+def test_a_merge_that_takes_a_raise_back_down_is_refused_against_either_order():
+    """`git merge -s ours`, or the other side's file taken whole: the raise one branch recorded is undone."""
+    assert "G707" in codes([RAISED, OTHER], OTHER)
+    assert "G707" in codes([OTHER, RAISED], OTHER)
+
+
+def test_a_merge_that_drops_the_evidence_a_branch_added_is_refused():
+    assert "G707" in codes([MORE_EVIDENCE, OTHER], OTHER)
+
+
+def test_a_merge_that_keeps_the_raise_passes():
+    kept = RAISED.replace("Focus: the widget audit.", "Focus: the echo audit.")
+    assert "G707" not in codes([RAISED, OTHER], kept)
+
+
+def test_where_both_branches_changed_the_pattern_the_merge_is_left_to_the_per_parent_rules():
+    """One branch raised p_alpha, the other reworded it at 1x: the result holding the reworded 1x line is the
+    two changes meeting (judged by the per-parent rules), not a raise silently undone."""
+    reworded = BASE.replace(ALPHA_1, ALPHA_1.replace("handled carefully", "handled with gloves"))
+    assert "G707" not in codes([RAISED, reworded], reworded)
