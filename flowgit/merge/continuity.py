@@ -212,8 +212,9 @@ class ContinuityMerge:
             return win
         if not self.with_notes:
             self.result.notes.append(f"{label}: both sides replaced it; kept the newer ({self.newer}); the other's "
-                                     "text is not quoted, as this is no merge commit (a cherry-pick or revert "
-                                     "replays one commit) and only a merge may bring a merge note")
+                                     "text is not quoted, as no merge commit follows (a cherry-pick, a revert, a "
+                                     "stash applied, a checkout -m) and only a merge may bring a merge note; "
+                                     "it stays in its commit")
             return win
         end = len(win)
         while end > 1 and (not win[end - 1].strip() or WRAPPER_RE.match(win[end - 1])):

@@ -47,12 +47,18 @@ def other_commit(root: Path) -> str | None:
     return None
 
 
+# git commands that run the driver with no merge commit to follow: a cherry-pick or a revert replays one commit
+# into a non-merge commit; a stash applied (`git stash pop`, after `flowgit sync` asked for a stash) and a
+# `checkout -m`/`switch -m` carry working-tree edits over. A note is refused outside a merge (G304).
+NO_MERGE_COMMIT = frozenset({"cherry-pick", "revert", "stash", "checkout", "switch"})
+
+
 def quotes_the_other_side() -> bool:
     """Whether the driver quotes the other wrap's replaced text as a merge note: unless git runs it for a
-    cherry-pick or a revert, which replay one commit into a non-merge commit where a note is refused (G304)
+    command after which no merge commit comes (:data:`NO_MERGE_COMMIT`), where a note is refused (G304)
     and there is no way back (a rebase's replayed commit is refused too, and `flowgit sync` merges instead).
     Any other merge, `git merge-tree` included, or a git this cannot tell, quotes it: nothing is lost."""
-    return _running_git_command() not in ("cherry-pick", "revert")
+    return _running_git_command() not in NO_MERGE_COMMIT
 
 
 GIT_OPTIONS_WITH_VALUE = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"})

@@ -131,6 +131,29 @@ def test_a_cherry_picked_wrap_takes_the_newer_state_without_a_merge_note(team_re
     assert res.code == 0, res.out
 
 
+@pytest.mark.parametrize("carry", ["stash pop", "checkout -m"])
+def test_an_uncommitted_state_carried_over_another_wrap_keeps_the_edit_without_a_merge_note(team_repo, carry):
+    """`flowgit sync` asks for a stash; `git stash pop` (or `checkout -m`) then merges the pending edit into
+    the new HEAD with no merge commit to follow, where a note is refused (G304): the pending State stands, and
+    HEAD's stays in its commit."""
+    ours, theirs, _ = CASES["both_replace_state"]
+    git(team_repo, "checkout", "-qb", "other")
+    write(team_repo, ours)
+    commit(team_repo, "a teammate's wrap", "2026-11-27T10:00:00Z")
+    git(team_repo, "checkout", "-q", "main")
+    (team_repo / "CONTINUITY.md").write_text(theirs)  # the pending edit, not committed
+    if carry == "stash pop":
+        git(team_repo, "stash", "-q")
+        git(team_repo, "merge", "-q", "--ff-only", "other")
+        proc = subprocess.run(["git", "stash", "pop"], cwd=team_repo, capture_output=True, text=True)
+    else:
+        proc = subprocess.run(["git", "checkout", "-m", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert "# flowgit merge:" not in text and "# | " not in text and "Focus: jitter." in text
+    assert "Focus: cache." in git(team_repo, "show", "HEAD:CONTINUITY.md")
+
+
 def test_a_merge_made_with_merge_tree_quotes_the_other_side(team_repo):
     """A merge commit made without `git merge` (`git merge-tree`, as a tool or a server might) is a merge: the
     other wrap's State is quoted, not dropped. Only a cherry-pick or a revert leaves it out."""
