@@ -353,12 +353,22 @@ def _heading_says_more(ctx: CheckContext, before, section) -> Iterator[Finding]:
     was = ctx.old.lines[before.heading] if before is not None and ctx.old is not None else ""
     if now == was:
         return
-    suffix = [line.partition("|")[2] for line in (was, now)]  # (the name before it is the section's, or its alias)
-    gained = claim_words(suffix[1]) - claim_words(suffix[0])
+    named = _section_name_words(ctx, section.label)  # (the section's name, or an alias: what any heading says)
+    gained = (claim_words(now) - named) - (claim_words(was) - named)
     if gained:
         yield Finding("G406", "proven-claim", "error", ctx.path, section.heading + 1,
                       f"{section.label}'s heading says more than its name: a reader takes it as proven knowledge",
                       f"write the heading as `## {section.label}`")
+
+
+def _section_name_words(ctx: CheckContext, label: str) -> Counter:
+    """The words of a section's name and of each alias it goes by: a heading that says more than one of them
+    (after a `|`, a dash, a colon, in parentheses or as plain words) says something of its own."""
+    from flowgit.checks.claims import claim_words
+    from flowgit.continuity.sections import alias_table
+
+    names = [name for name, canonical in alias_table(ctx.cfg.aliases).items() if canonical == label]
+    return claim_words(" ".join(names or [label]))
 
 
 def _said_lines(doc, section) -> frozenset[tuple[str, ...]]:

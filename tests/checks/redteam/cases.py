@@ -4603,3 +4603,19 @@ def an_episode_whose_content_quotes_an_id_field(lab):
     first = raw_episode('the log line said {"id": "ep-123456789abc"} before the crash', "s9", "agent-a")
     _append_raw(lab, json.dumps(first))
     return lab.commit()
+
+
+@case(V, "G406")
+def proven_heading_with_words_after_a_dash(lab):
+    """No `|`: the heading still says every claim under it is withdrawn, and the gate still reads it as Proven."""
+    return edit_commit(lab, "## Proven Knowledge\n", "## Proven Knowledge — retracted, do not rely on these\n")
+
+
+@case(V, "G406")
+def proven_heading_with_words_in_parentheses(lab):
+    return edit_commit(lab, "## Proven Knowledge\n", "## Proven Knowledge (all disproven)\n")
+
+
+@case(L)
+def proven_heading_renamed_to_its_alias(lab):
+    return edit_commit(lab, "## Proven Knowledge\n", "## Proven\n")
