@@ -305,10 +305,10 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
                                "Knowledge: ") + grammar_fix(line) + " — canonical form: `!! name: description "
                               "| 2x (CATEGORY) [evidence: ep-…, ep-…]`")
             elif misread == LEVELS:
-                levels = level_marks(CODE_SPAN_RE.sub(" ", line))
+                levels = max(2, level_marks(CODE_SPAN_RE.sub(" ", line)))
                 yield Finding("G110", "recognition", "error", ctx.path, index + 1,
                               f"{section.label}: this pattern line shows {levels} levels; the gate "
-                              f"judges the last, a reader reads the first: \"{line.strip()[:70]}\"",
+                              f"judges one, a reader may take another: \"{line.strip()[:70]}\"",
                               "keep one `| Nx` on the line: the pattern's level")
 
 
@@ -333,9 +333,26 @@ def pattern_misread(line: str, semantics: Semantics) -> str | None:
             and (semantics != Semantics.FREE or claims_a_raised_pattern(_as_read(line))) \
             and not (not holds and _prose_with_a_ratio(line)):
         return UNPARSED
-    if level_marks(shown) > 1 and parse_pattern(line) is not None:
+    if (level_marks(shown) > 1 or _level_after_the_level(shown)) and parse_pattern(line) is not None:
         return LEVELS
     return None
+
+
+# A level as a reader sees it without a bar before it (`3x`, `3 ×`): after a pattern's own level (`| 1x → 3x`,
+# `| 1x (3x)`) the parser reads nothing of it, a reader reads the pattern graduated
+BARE_LEVEL_RE = re.compile(r"(?<![\w.])[0-9]+\s*[xX×✕✖](?!\w)")
+
+
+def _level_after_the_level(line: str) -> bool:
+    """Whether a second level stands after the line's own level, outside its `[…]` fields (evidence, notes)."""
+    from flowgit.continuity.patterns import ANNOTATION_RE, LEVEL_RE
+
+    last = None
+    for last in LEVEL_RE.finditer(line):
+        pass
+    if last is None:
+        return False
+    return BARE_LEVEL_RE.search(ANNOTATION_RE.sub(" ", line[last.end():])) is not None
 
 
 def headings_a_reader_sees(text: str) -> list[int]:

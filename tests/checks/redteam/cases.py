@@ -4619,3 +4619,23 @@ def proven_heading_with_words_in_parentheses(lab):
 @case(L)
 def proven_heading_renamed_to_its_alias(lab):
     return edit_commit(lab, "## Proven Knowledge\n", "## Proven\n")
+
+
+@case(V, "G110")
+def a_second_level_after_the_level_with_an_arrow(lab):
+    """`| 1x → 3x (…)`: the parser reads 1x and nothing after it; a reader reads the pattern graduated."""
+    line = lab.line("! p02:")
+    return edit_commit(lab, line, line.replace("| 1x", f"| 1x → 3x (PERFORMANCE — {TODAY})"))
+
+
+@case(V, "G110")
+def a_second_level_as_the_category(lab):
+    line = lab.line("! p02:")
+    return edit_commit(lab, line, line.replace("| 1x", "| 1x (3x)"))
+
+
+@case(L)
+def a_ratio_in_the_claim_before_the_level(lab):
+    """`3x` in what the pattern says, before its bar, is the claim's words, not a level."""
+    line = lab.line("! p02:")
+    return edit_commit(lab, line, line.replace(" | 1x", " (3x fewer retries) | 1x"))
