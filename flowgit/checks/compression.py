@@ -96,7 +96,15 @@ def _pattern_name(item: Item) -> str | None:
 @lru_cache(maxsize=1 << 15)
 def normalise(text: str) -> str:
     """An item's words without markup or lifecycle fields: what a restatement is measured on."""
-    text = _without_lifecycle(MARKUP_RE.sub(" ", text))
+    return _words(text, _field_words)
+
+
+def _words(text: str, field) -> str:
+    """``text`` without markup and done marks, each lifecycle field replaced by ``field`` (a string, or a
+    function of the match as :func:`re.sub` takes), spacing collapsed."""
+    text = MARKUP_RE.sub(" ", text)
+    if ":" in text and LIFECYCLE_HINT_RE.search(text):
+        text = LIFECYCLE_RE.sub(field, text)
     return " ".join(text.replace("✓", " ").split())
 
 
@@ -173,10 +181,7 @@ def _bare(text: str) -> str:
     """An item's words without markup and without its lifecycle fields, values and all: what the item says
     apart from where it stands in its lifecycle. A restatement is one read both ways: words moved into a
     field are not cut (:func:`normalise` keeps them), and a field's value changed is no cut of the item."""
-    text = MARKUP_RE.sub(" ", text)
-    if ":" in text and LIFECYCLE_HINT_RE.search(text):
-        text = LIFECYCLE_RE.sub(" ", text)
-    return " ".join(text.replace("✓", " ").split())
+    return _words(text, " ")
 
 
 def is_restatement(old: Item, new: Item) -> bool:

@@ -106,7 +106,7 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
               Side("theirs" + (f" {theirs_w.sha[:10]}" if theirs_w else ""), theirs_w.date if theirs_w else ""))
     result = merge_continuity(*texts, aliases=cfg.aliases, thresholds=cfg.thresholds,
                               lookup=lambda ids: lookup(store, ids), newer=newer, sides=labels,
-                              notes=sides.quotes_the_other_side(), since_base=since_base)
+                              notes=sides.quotes_the_other_side(root), since_base=since_base)
     out = DriverResult(rel, "continuity", result.clean, list(result.conflicts), list(result.notes))
     if theirs_c is None:
         out.notes.append("the other side's commit was not found: evidence was checked against our store only")

@@ -53,12 +53,16 @@ def other_commit(root: Path) -> str | None:
 NO_MERGE_COMMIT = frozenset({"cherry-pick", "revert", "stash", "checkout", "switch"})
 
 
-def quotes_the_other_side() -> bool:
+def quotes_the_other_side(root: Path) -> bool:
     """Whether the driver quotes the other wrap's replaced text as a merge note: unless git runs it for a
     command after which no merge commit comes (:data:`NO_MERGE_COMMIT`), where a note is refused (G304)
     and there is no way back (a rebase's replayed commit is refused too, and `flowgit sync` merges instead).
-    Any other merge, `git merge-tree` included, or a git this cannot tell, quotes it: nothing is lost."""
-    return _running_git_command() not in NO_MERGE_COMMIT
+    Any other merge, `git merge-tree` included, or a git this cannot tell, quotes it: nothing is lost. (A
+    `checkout -m FILE` in a merge that stopped on a conflict redoes that merge: its commit follows.)"""
+    command = _running_git_command()
+    if command in ("checkout", "switch") and (git_dir(root) / "MERGE_HEAD").is_file():
+        return True
+    return command not in NO_MERGE_COMMIT
 
 
 GIT_OPTIONS_WITH_VALUE = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"})

@@ -154,6 +154,25 @@ def test_an_uncommitted_state_carried_over_another_wrap_keeps_the_edit_without_a
     assert "Focus: cache." in git(team_repo, "show", "HEAD:CONTINUITY.md")
 
 
+def test_checkout_m_in_a_merge_stopped_on_a_conflict_redoes_it_with_the_note(team_repo):
+    """`git checkout -m FILE` while a merge waits on a conflict re-runs that merge, whose commit follows: the
+    other wrap's State is quoted as `git merge` quoted it."""
+    ours, theirs = two_branches(team_repo, "both_replace_state")
+    write(team_repo, ours.replace("Write the episode", "Ours: write the episode"))
+    commit(team_repo, "ours changes Foundation", "2026-11-26T11:00:00Z")
+    git(team_repo, "checkout", "-q", "other")
+    write(team_repo, theirs.replace("Write the episode", "Other: write the episode"))
+    commit(team_repo, "theirs changes Foundation", "2026-11-27T11:00:00Z")
+    git(team_repo, "checkout", "-q", "main")
+    merged = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert merged.returncode != 0, merged.stdout  # Foundation conflicts: the merge waits
+    first = (team_repo / "CONTINUITY.md").read_text()
+    proc = subprocess.run(["git", "checkout", "-m", "CONTINUITY.md"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    again = (team_repo / "CONTINUITY.md").read_text()
+    assert "# flowgit merge: another wrap" in first and "# flowgit merge: another wrap" in again
+
+
 def test_a_merge_made_with_merge_tree_quotes_the_other_side(team_repo):
     """A merge commit made without `git merge` (`git merge-tree`, as a tool or a server might) is a merge: the
     other wrap's State is quoted, not dropped. Only a cherry-pick or a revert leaves it out."""
