@@ -545,15 +545,26 @@ def _says_more(old: tuple[str, ...], new: tuple[str, ...], quoted: tuple[str, ..
 
 def _kept_every_item(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     """Whether each old item is still there: an item of its words (stemmed, so a plural flipped is the word
-    kept), or, for an item of :data:`ITEM_KEPT_INSIDE` words or more, those words in a row inside one new
-    item (items merged into one, or one extended with more text). A short item ("tests") inside a longer new
-    one is a new item: its words say too little to be the old one."""
+    kept; articles aside, so `The schema review` is `Schema review`), or, for an item of
+    :data:`ITEM_KEPT_INSIDE` words or more, those words less one dropped, or in a row inside one new item
+    (items merged into one, or one extended with more text). A short item ("tests") inside a longer new one
+    is a new item: its words say too little to be the old one."""
     if not (Counter(map(_item_key, old)) - Counter(map(_item_key, new))):
         return True  # each old item is a new one, word for word
-    new_keys = [_item_key(item) for item in new]
-    return all(words in new_keys or (len(words) >= ITEM_KEPT_INSIDE and any(_nearly_in_a_row(words, key)
-                                                                             for key in new_keys))
-               for words in map(_item_key, old))
+    new_keys = [_unarticled(_item_key(item)) for item in new]
+    held = set(new_keys)
+    return all(words in held or (len(words) >= ITEM_KEPT_INSIDE and (
+        any(words[:at] + words[at + 1:] in held for at in range(len(words)))
+        or any(_nearly_in_a_row(words, key) for key in new_keys)))
+        for words in (_unarticled(_item_key(item)) for item in old))
+
+
+ARTICLES = frozenset({"a", "an", "the"})
+
+
+def _unarticled(words: tuple[str, ...]) -> tuple[str, ...]:
+    """An item's words without its articles: an article dropped or swapped keeps the item what it was."""
+    return tuple(word for word in words if word not in ARTICLES) or words
 
 
 def _nearly_in_a_row(part: tuple[str, ...], whole: tuple[str, ...]) -> bool:

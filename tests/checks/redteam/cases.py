@@ -2988,6 +2988,34 @@ def top_of_mind_last_item_extended(lab):
     return edit_commit(lab, "\n".join(TOP_ITEMS), f"{TOP_ITEMS[0]}\n{TOP_ITEMS[1]}, and the staging run on Tuesday")
 
 
+@case(V, "G302")
+def top_of_mind_kept_with_an_article_off_each_item_and_two_added(lab):
+    """An article dropped or swapped in each old item keeps the item: every item kept, two added."""
+    old = ("- The schema review meeting is on Thursday with the data team\n"
+           "- Consumer lag alarms are noisy since the queue migration began")
+    lab.section("## Top of Mind", old)
+    lab.setup_commit("top of mind")
+    return edit_commit(lab, old, "- Schema review meeting is on Thursday with the data team\n"
+                       "- Consumer lag alarms are noisy since a queue migration began\n"
+                       "- The payments team wants the cutover date by Friday\n- Staging load test doubled p99")
+
+
+@case(V, "G302")
+def top_of_mind_kept_with_one_word_dropped_from_each_item_and_one_added(lab):
+    return edit_commit(lab, "\n".join(TOP_ITEMS), "- provider 503 storms arrive in bursts of seconds\n"
+                       "- trailer format under review\n- staging run on Tuesday")
+
+
+@case(L)
+def top_of_mind_items_updated_with_a_new_word_each(lab):
+    """An item whose word is replaced says something new (the day moved): that is a replacement."""
+    old = "- schema review meeting is on Thursday\n- consumer lag alarms are noisy since the migration"
+    lab.section("## Top of Mind", old)
+    lab.setup_commit("top of mind")
+    return edit_commit(lab, old, "- schema review meeting is on Friday\n- consumer lag alarms are quiet since "
+                       "the migration\n- payments team wants the cutover date")
+
+
 @case(L)
 def top_of_mind_short_items_rewritten_in_the_same_shape(lab):
     """New items that share a word or two with the old ones ("the", a verb) are new items."""
