@@ -11,6 +11,7 @@ from flowgit.checks.compression import LIST_MARK_RE
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import COMMENT_RE, is_structural
+from flowgit.continuity.patterns import parse_pattern
 from flowgit.continuity.sections import PROVEN, Semantics
 from flowgit.merge.notes import NOTE_LINES as MERGE_NOTE_LINES, QUOTE as MERGE_QUOTE  # the driver's note
 from flowgit.words import stem
@@ -403,9 +404,12 @@ def _heading_keeps_old_text(ctx: CheckContext, before, section) -> bool:
     return sum(word in old for word in words) >= COPIED * len(words)
 
 
-# Sections the protocol moves old State or Top of Mind text into, judged by rules of their own: a Top of Mind
-# item taken into knowledge as a pattern, State's unfinished work carried on as an Action Item
-TAKES_UP_OLD_TEXT = (Semantics.PATTERNS, Semantics.PROVEN, Semantics.LIFECYCLE)
+# Sections the protocol moves old State or Top of Mind text into, judged by rules of their own: State's
+# unfinished work carried on as an Action Item
+TAKES_UP_OLD_TEXT = (Semantics.LIFECYCLE,)
+# Sections that take old text up as pattern lines only (a Top of Mind item taken into knowledge as a pattern):
+# any other line brought there (a `### State log`, a bullet, prose) is read as text brought like any other
+TAKES_UP_AS_PATTERNS = (Semantics.PATTERNS, Semantics.PROVEN)
 
 
 def _kept_in_another_section(ctx: CheckContext, before, section, code: str) -> Iterator[Finding]:
@@ -413,7 +417,8 @@ def _kept_in_another_section(ctx: CheckContext, before, section, code: str) -> I
     State`` added with the old State under it, the old State as the next heading, a `## State log` that grows
     each wrap, filled before or as State is replaced, State and Recent Context swapped): a log of past states
     under another name. Only what the change brings to that section is read; Recent Context may take up the
-    old State, and patterns and Action Items (:data:`TAKES_UP_OLD_TEXT`) what the protocol moves there."""
+    old State, Action Items (:data:`TAKES_UP_OLD_TEXT`) and pattern lines (:data:`TAKES_UP_AS_PATTERNS`) what
+    the protocol moves there."""
     receiving = [(other, was) for other, was in _touched_sections(ctx) if other is not section
                  and not (code == "G302" and other.semantics == Semantics.REWRITE)]
     if not receiving and not ctx.preamble_added:
@@ -488,6 +493,8 @@ def _brought_words(ctx: CheckContext, was, other) -> list[str]:
                 left[line] -= 1
             else:
                 added.append(line)
+    if other.semantics in TAKES_UP_AS_PATTERNS:  # (a pattern line takes old text up as the protocol asks)
+        added = [line for line in added if parse_pattern(line) is None]
     for line in added:  # (a comment or a heading holds kept text too: every line is read for its words)
         if line.strip() and not (ctx.merge_parents and _a_parents_own_line_quoted(ctx, other, line)):
             brought.extend(_words_of_line(" ".join(line.split())))

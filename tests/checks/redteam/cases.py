@@ -2818,6 +2818,30 @@ def state_copied_into_a_log_while_it_stands(lab):
     return edit_commit(lab, "- began\n", f"- began\n- {STATE}\n")
 
 
+@case(V, "G302")
+def state_logged_under_a_subheading_inside_developing(lab):
+    """Developing takes old text up as pattern lines; a `### State log` of bullets there is a log."""
+    lab.sub(STATE + "\n", "Focus: the merge driver and the audit of every past graduation.\n")
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, f"{line}\n\n### State log\n- {STATE}")
+
+
+@case(V, "G303")
+def recent_kept_as_prose_inside_developing(lab):
+    lab.sub(RECENT + "\n", "The gate gained its first rules; the audit reads every commit again.\n")
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, f"{line}\n\nEarlier: {RECENT}")
+
+
+@case(L)
+def a_developing_note_that_shares_words_with_state(lab):
+    """A note of one's own in Developing that keeps none of the old text is no log."""
+    lab.sub(STATE + "\n", "Focus: the merge driver and the audit of every past graduation.\n")
+    line = lab.line("! p12:")
+    return edit_commit(lab, line, f"{line}\n\n### Open questions\n- does the benchmark need the compression "
+                                  "corpus of last month, or a fresh one?")
+
+
 @case(L)
 def a_top_of_mind_item_taken_into_developing_and_state_work_into_an_action(lab):
     lab.sub(STATE + "\n", "Focus: the merge driver.\n")
