@@ -531,6 +531,12 @@ def evidence_words(ctx: CheckContext, pattern: Pattern) -> Callable[[str], bool]
     return ask
 
 
+def claims_kept(ctx: CheckContext) -> Iterator[Finding]:
+    """G209: a raised pattern's line, and the lines under it that a reader reads as part of it."""
+    yield from raised_claims_keep_their_words(ctx)
+    yield from raised_claims_gain_no_lines(ctx)
+
+
 def raised_claims_keep_their_words(ctx: CheckContext) -> Iterator[Finding]:
     """G209 for a pattern at 2x or more (or entering or leaving Proven) whose claim gains a word, or loses a
     negation, while it keeps a raised level: lowered to 1x, a pattern may say anything anew. Raised
@@ -563,6 +569,60 @@ def raised_claims_keep_their_words(ctx: CheckContext) -> Iterator[Finding]:
                           "keep the words its evidence speaks to (dropping words, or FlowScript markers, is "
                           "fine; a negation is never dropped); to claim something new, lower it to 1x as you "
                           "reword it, or add a new 1x pattern")
+
+
+def raised_claims_gain_no_lines(ctx: CheckContext) -> Iterator[Finding]:
+    """G209 for the lines under a raised pattern's line that continue its item (a nested bullet, an indented
+    or directly following line: :mod:`flowgit.continuity.attached`): a reader reads them as part of the
+    claim, so words they bring, or a negation they take away, change what the evidence stands behind, as
+    on the line itself. Only what they add to the line's own reading is named here (the line is G209's
+    other half)."""
+    if ctx.old is None:
+        return
+    from flowgit.continuity.attached import attached_text, attachments
+    from flowgit.continuity.patterns import PatternAt
+    from flowgit.continuity.sections import Semantics
+
+    demoted, named = demoted_names(ctx), pattern_names(ctx)
+    for section in ctx.sections(ctx.new, Semantics.PATTERNS):  # (a line under one in Proven is G406's)
+        if ctx.untouched(section):
+            continue
+        facts = ctx.new.facts(section)
+        found = attachments(facts)
+        if not found and not any(attachments(ctx.old.facts(s)) for s in
+                                 ctx.sections(ctx.old, Semantics.PATTERNS, Semantics.PROVEN)):
+            continue  # no line under a pattern on either side (nearly every file): nothing to compare
+        for offset, pattern in facts.patterns:
+            if pattern.level < 2:
+                continue  # a 1x claim has no evidence to keep faith with
+            now = PatternAt(pattern, section.body_start + offset, section.label)
+            before = ctx.old_for(now)
+            if before is None or (before.pattern.level < 2 and before.section != PROVEN):
+                continue
+            said_under = attached_text(ctx.new, now.line) if offset in found else ""
+            was_under = attached_text(ctx.old, before.line)
+            if said_under == was_under:
+                continue
+            yield from _gained_under(ctx, before, now, (was_under, said_under), (demoted, named))
+
+
+def _gained_under(ctx: CheckContext, before, now, under: tuple[str, str], readers) -> Iterator[Finding]:
+    """The G209 finding for what the lines under ``now`` add to its line's claim, if anything."""
+    was, said = (claim_text(at.pattern, *readers) for at in (before, now))
+    known = evidence_words(ctx, before.pattern)
+    on_the_line = set(new_words(was, said, None, known)) if was != said else set()
+    added = [w for w in new_words(f"{was}\n{under[0]}", f"{said}\n{under[1]}", None, known)
+             if w not in on_the_line]
+    lost_on_line = set(lost_negations(was, said))
+    lost = [w for w in lost_negations(f"{was}\n{under[0]}", f"{said}\n{under[1]}") if w not in lost_on_line]
+    if added or lost:
+        level = "Proven" if now.section == PROVEN else f"{now.pattern.level}x"
+        yield Finding("G209", "claim-kept", "error", ctx.path, now.lineno,
+                      f"`{now.pattern.name}` {describe(added, lost)} at {level}, in the lines under it (a "
+                      "reader reads them as part of it): its evidence was recorded for the old words",
+                      "put a blank line before a note of your own and start it at the pattern's indentation "
+                      "(or write it elsewhere); to claim something new, lower the pattern to 1x as you "
+                      "reword it, or add a new 1x pattern")
 
 
 def _folded_into(now, gone, demoted) -> Counter[str]:

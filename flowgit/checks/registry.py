@@ -32,7 +32,7 @@ def _rules() -> list[Rule]:
         Rule("proven-exit", "Proven leaves only stale or demoted with a reason", identity_rules.proven_leaves_properly),
         Rule("proven-claim", "a Proven claim is not reworded in place", identity_rules.proven_claims_stay),
         Rule("claim-kept", "a raised pattern gains no words its evidence was not recorded for",
-             claims.raised_claims_keep_their_words),
+             claims.claims_kept),
         Rule("ungrounded-graduation", "a 2x/3x or Proven pattern without [evidence: …]", evidence_rules.ungrounded),
         Rule("evidence", "cited evidence must exist, be about the pattern and be enough", evidence_rules.evidence_holds),
         Rule("evidence-reuse", "one episode cited by many patterns (warning)", evidence_rules.evidence_reuse),

@@ -568,13 +568,17 @@ class Document:
         target = self.find_item(name, item) if isinstance(item, str) else item
         return self.splice(target.start, target.end, [])
 
-    def move_line(self, index: int, to: str, text: str | None = None) -> "Document":
-        """Take one line out of its section and append it (or ``text``) to section ``to``."""
-        line = strip_eol(self.lines[index]) if text is None else text
-        doc = self.splice(index, index + 1, [])
+    def move_line(self, index: int, to: str, text: str | None = None, end: int | None = None) -> "Document":
+        """Take one line (or the lines up to ``end``) out of its section and append them to section ``to``,
+        the first written as ``text`` when given."""
+        end = index + 1 if end is None else end
+        lines = [strip_eol(line) for line in self.lines[index:end]]
+        if text is not None:
+            lines[0] = text
+        doc = self.splice(index, end, [])
         if doc.find(to) is None:
             doc = doc.add_section(to)
-        return doc.append_lines(to, [line])
+        return doc.append_lines(to, lines)
 
     def add_section(self, canonical: str, body: str = "") -> "Document":
         """Insert a missing canonical section after the nearest earlier one, in canonical order."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from flowgit.config import Thresholds
+from flowgit.continuity.attached import attached_span
 from flowgit.continuity.document import Document
 from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import (DEFAULT_CATEGORY, Pattern, PatternAt, document_identity_map,
@@ -240,7 +241,10 @@ class Editor:
         self.doc = self.doc.splice(at.line, at.line + 1, [pattern.render()])
 
     def _move(self, at: PatternAt, pattern: Pattern, section: str) -> None:
-        self.doc = self.doc.move_line(at.line, section, pattern.changed(indent="", bullet="").render())
+        """Move the pattern with the lines that continue it (a note under it moves with it, rather than be
+        left to read as part of the pattern above)."""
+        self.doc = self.doc.move_line(at.line, section, pattern.changed(indent="", bullet="").render(),
+                                      end=attached_span(self.doc, at.line))
 
     def _validate(self, op: PatternOp, p: Pattern, level: int, evidence: tuple[str, ...], proven: bool) -> bool:
         problems = post_demotion(p, evidence, self.episodes, level=level, thresholds=self.thresholds, in_proven=proven,
@@ -340,7 +344,8 @@ class Editor:
             return  # archived by an earlier wrap: idempotent
         from flowgit.continuity.derivation import unlink_archived
 
-        self.doc = unlink_archived(self.doc.splice(at.line, at.line + 1, []), {at.pattern.name})
+        self.doc = unlink_archived(self.doc.splice(at.line, attached_span(self.doc, at.line), []),
+                                   {at.pattern.name})
 
 
 def replaced_sections(plan: Plan) -> list[tuple[str, str]]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Mapping
 
 from flowgit.config import Thresholds
+from flowgit.continuity.attached import attached_span
 from flowgit.continuity.document import Document
 from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import PatternAt, iter_patterns
@@ -96,5 +97,5 @@ def archive(doc: Document, stale: list[Stale]) -> Document:
     names = {s.name for s in stale}
     for at in reversed(list(iter_patterns(doc))):
         if at.pattern.name in names:
-            doc = doc.splice(at.line, at.line + 1, [])
+            doc = doc.splice(at.line, attached_span(doc, at.line), [])  # (with the lines under it)
     return unlink_archived(doc, names) if names else doc

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 from tests.conftest import git
-from tests.wrap.test_wrap import snapshot, wrap, wrap_repo  # noqa: F401 (fixture)
+from tests.wrap.test_wrap import A2, snapshot, wrap, wrap_repo  # noqa: F401 (fixture)
+
+A2_ID = A2.id
 
 ITEM = "- write the retry budget — seen: Nov 20, next: Nov 25"
 
@@ -144,3 +146,54 @@ def test_plan_ops_find_a_pattern_by_its_identity_not_its_exact_spelling(run, wra
     res = wrap(run, wrap_repo, {"session": "sess-c", "patterns": [{"op": "archive", "name": "Cache_First"}]})
     assert res.code == 0, (res.out, res.err)
     assert "cache_first" not in (wrap_repo / "CONTINUITY.md").read_text()
+
+
+def _note_under(repo, pattern_prefix: str, note: str) -> None:
+    """Write ``note`` as a nested line under the pattern line starting with ``pattern_prefix``, committed."""
+    path = repo / "CONTINUITY.md"
+    lines = path.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith(pattern_prefix))
+    lines.insert(at + 1, f"  - {note}\n")
+    path.write_text("".join(lines))
+    git(repo, "commit", "-qam", "a note under a pattern")
+
+
+def test_an_archived_pattern_takes_the_lines_under_it_along(run, wrap_repo):
+    """Left behind, cache_first's note would read as part of retry_budget (2x) above it: the gate's G209."""
+    text = (wrap_repo / "CONTINUITY.md").read_text()
+    lines = text.splitlines(keepends=True)
+    retry = next(i for i, line in enumerate(lines) if line.startswith("!! retry_budget"))
+    cache = lines.pop(retry + 1)
+    lines.insert(retry, cache)  # cache_first above retry_budget, so its note sits right above the raised one
+    (wrap_repo / "CONTINUITY.md").write_text("".join(lines))
+    git(wrap_repo, "commit", "-qam", "reorder")
+    _note_under(wrap_repo, "! cache_first", "only for balances older than a minute")
+    res = wrap(run, wrap_repo, {"session": "sess-c", "patterns": [{"op": "archive", "name": "cache_first"}]})
+    assert res.code == 0, (res.out, res.err)
+    after = (wrap_repo / "CONTINUITY.md").read_text()
+    assert "cache_first" not in after and "older than a minute" not in after
+    assert "!! retry_budget" in after
+
+
+def test_a_pattern_archived_as_stale_takes_the_lines_under_it_along(run, wrap_repo):
+    """Cleanup's archival (retry_budget, stale by 2026-12-04) removes the pattern's item whole."""
+    _note_under(wrap_repo, "!! retry_budget", "seen in both outages this month")
+    path = wrap_repo.parent / "plan.json"
+    path.write_text(json.dumps({"session": "sess-c", "state": "Focus: the status page."}))
+    res = run(wrap_repo, "wrap", "--plan", str(path), "--date", "2026-12-04", "--json")
+    assert res.code == 0, (res.out, res.err)
+    assert "retry_budget" in [a["name"] for a in json.loads(res.out)["archived"]]
+    after = (wrap_repo / "CONTINUITY.md").read_text()
+    assert "retry_budget" not in after and "both outages this month" not in after
+    assert "## Proven Knowledge\n!! backoff_jitter" in after  # (the rest of the file as it was)
+
+
+def test_a_graduation_moves_the_lines_under_the_pattern_and_the_gate_names_them_in_proven(run, wrap_repo):
+    """A note under a graduating pattern would read as proven knowledge: the wrap refuses with G406 and
+    changes nothing, rather than leave the note behind to read as part of another pattern."""
+    _note_under(wrap_repo, "!! retry_budget", "held in both outages")
+    before = snapshot(wrap_repo)
+    res = wrap(run, wrap_repo, {"session": "sess-c", "patterns": [
+        {"op": "graduate", "name": "retry_budget", "evidence": [A2_ID]}]})
+    assert res.code != 0 and "G406" in res.out + res.err, (res.out, res.err)
+    assert snapshot(wrap_repo) == before

@@ -2842,6 +2842,75 @@ def a_developing_note_that_shares_words_with_state(lab):
                                   "corpus of last month, or a fresh one?")
 
 
+def _p01_at_2x_line(lab) -> str:
+    to_2x(lab)
+    return lab.line("!! p01:")
+
+
+@case(V, "G209")
+def a_nested_bullet_under_a_raised_pattern_reverses_it(lab):
+    line = _p01_at_2x_line(lab)
+    return edit_commit(lab, line, f"{line}\n  - correction: never do this, it caused the storms")
+
+
+@case(V, "G209")
+def an_indented_line_under_a_raised_pattern_reverses_it(lab):
+    line = _p01_at_2x_line(lab)
+    return edit_commit(lab, line, f"{line}\n    actually never: it made the storms worse")
+
+
+@case(V, "G209")
+def a_line_right_under_a_raised_pattern_continues_it(lab):
+    """No blank line between: markdown joins the line to the pattern's paragraph, and a reader does too."""
+    line = _p01_at_2x_line(lab)
+    return edit_commit(lab, line, f"{line}\nExcept in batch jobs, where it doubles the load.")
+
+
+@case(V, "G209")
+def a_limit_under_a_raised_pattern_taken_away(lab):
+    """The sub-line that said `never in batch jobs` removed: the claim now holds everywhere."""
+    line = _p01_at_2x_line(lab)
+    lab.sub(line, f"{line}\n  - never in batch jobs")
+    lab.setup_commit("p01 limited")  # (raised before: its words are the line and the limit)
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1, R2]))
+    return edit_commit(lab, "\n  - never in batch jobs", "")
+
+
+@case(V, "G209")
+def a_pattern_archived_by_hand_leaves_its_note_under_the_raised_one_above(lab):
+    """p02's sub-note stays when p02's line goes: it now reads as part of p01, which is raised."""
+    line = _p01_at_2x_line(lab)
+    p02 = lab.line("! p02:")
+    lab.sub(p02, f"{p02}\n  - never when the provider is healthy")
+    lab.setup_commit("a note under p02 (1x)")
+    assert f"{line}\n{p02}\n" in lab.text()  # (p01 stands right above p02)
+    return edit_commit(lab, f"{p02}\n", "")
+
+
+@case(L)
+def a_note_after_a_blank_line_below_a_raised_pattern(lab):
+    """A blank line and the pattern's own indentation end its item: the note is the file's, not the claim's."""
+    line = _p01_at_2x_line(lab)
+    return edit_commit(lab, line, f"{line}\n\nNote: never merge retry changes on a Friday.")
+
+
+@case(L)
+def a_sub_note_under_a_one_x_pattern_and_a_new_pattern_right_under_a_raised_one(lab):
+    line = _p01_at_2x_line(lab)
+    p02 = lab.line("! p02:")
+    lab.sub(p02, f"{p02}\n  - never tried on the batch path yet")
+    return edit_commit(lab, line, f"{line}\n! batch_retries: batch jobs retry on their own schedule | 1x")
+
+
+@case(L)
+def a_raised_pattern_incremented_with_its_note_kept(lab):
+    line = _p01_at_2x_line(lab)
+    lab.sub(line, f"{line}\n  - seen on the provider path")
+    lab.setup_commit("a note under p01")
+    set_pattern(lab, "p01", pline("p01", 2, [R0, R1, R2]))
+    return lab.commit()
+
+
 @case(L)
 def a_top_of_mind_item_taken_into_developing_and_state_work_into_an_action(lab):
     lab.sub(STATE + "\n", "Focus: the merge driver.\n")
