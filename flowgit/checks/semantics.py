@@ -10,7 +10,7 @@ from typing import Iterator
 from flowgit.checks.compression import LIST_MARK_RE
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.continuity.document import COMMENT_RE, is_structural
+from flowgit.continuity.document import COMMENT_RE, is_structural, shared_ends
 from flowgit.continuity.patterns import parse_pattern
 from flowgit.continuity.sections import PROVEN, Semantics
 from flowgit.merge.notes import NOTE_LINES as MERGE_NOTE_LINES, QUOTE as MERGE_QUOTE  # the driver's note
@@ -482,13 +482,23 @@ def _brought_words(ctx: CheckContext, was, other) -> list[str]:
     """The words of the lines the change brings to section ``other`` (HEAD's ``was``; None: the change adds it,
     heading and all): lines HEAD's body did not hold, each taken once, comments and subheadings included.
     Read from the raw lines, so a large section a change touches costs what the change brings, not its
-    size."""
+    size. Worked out once per section and change: each section replaced or rewritten asks it."""
+    key = ("semantics.brought", other)
+    found = ctx.memo.get(key)
+    if found is None:
+        found = ctx.memo[key] = _brought_words_of(ctx, was, other)
+    return found
+
+
+def _brought_words_of(ctx: CheckContext, was, other) -> list[str]:
     body = ctx.new.facts(other).body
     if was is None:
         brought, added = list(_words_of_line(other.title)), body
     else:
-        left, brought, added = Counter(ctx.old.facts(was).body), [], []
-        for line in body:
+        old = ctx.old.facts(was).body
+        top, bottom = shared_ends(old, body)  # (lines both hold at the ends match each other: only the middle
+        left, brought, added = Counter(old[top:len(old) - bottom]), [], []  # is counted)
+        for line in body[top:len(body) - bottom]:
             if left[line] > 0:
                 left[line] -= 1
             else:
