@@ -22,8 +22,8 @@ def parse_trailers(message: str) -> list[tuple[str, str]]:
     it; whitespace may stand before the colon; an indented line continues the
     trailer above; a ``#`` comment line is passed over.
     """
-    lines = message.replace("\r\n", "\n").split("\n")  # a CRLF message: git reads its blank lines as blank
-    while lines and (not lines[-1].strip(" \t\r") or lines[-1].startswith("#")):
+    lines = _log_message(message.replace("\r\n", "\n").split("\n"))  # (a CRLF message: git reads its blank
+    while lines and (not lines[-1].strip(" \t\r") or lines[-1].startswith("#")):  # lines as blank)
         lines.pop()  # comment and blank lines at the end are not the last paragraph, to git
     message = "\n".join(lines)
     # Lines end at "\n" alone (a form feed or U+2028 is no line break to git), and a line of spaces, tabs
@@ -58,6 +58,30 @@ def parse_trailers(message: str) -> list[tuple[str, str]]:
     if others and not (written and trailers * 3 >= others):
         return []  # not a trailer block
     return out
+
+
+SCISSORS = "# ------------------------ >8 ------------------------"
+
+
+def _log_message(lines: list[str]) -> list[str]:
+    """The lines git reads trailers from: the message above a scissors line (a message kept verbatim still
+    holds one), without the run at its end of comment lines, empty lines and an old-style ``Conflicts:``
+    block (``Conflicts:``, then tab-indented paths), which git passes over, so the paragraph above is the
+    one its ``%(trailers)`` reports."""
+    if SCISSORS in lines:
+        lines = lines[:lines.index(SCISSORS)]
+    tail: int | None = None  # where the run git passes over begins
+    in_conflicts = False
+    for at, line in enumerate(lines):
+        if not line or line.startswith("#"):
+            tail = at if tail is None else tail
+        elif line == "Conflicts:":
+            in_conflicts, tail = True, at if tail is None else tail
+        elif in_conflicts and line.startswith("\t"):
+            continue  # a path of the conflicts block
+        elif tail is not None:
+            tail, in_conflicts = None, False
+    return lines if tail is None else lines[:tail]
 
 
 WRAP_KEYS = ("flow-session", "graduated", "incremented", "demoted", "archived", "lowered")

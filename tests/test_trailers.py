@@ -135,3 +135,34 @@ def test_a_lowered_trailer_is_held_to_the_change_and_not_asked_of_older_wraps():
     assert mismatches([("Lowered", "retry_budget 2x->1x")], lowered) == [
         "trailer `Lowered: retry_budget` but the change does not show `retry_budget` lowered"]
     assert speaks_for_a_wrap([("Lowered", "warm_cache 2x->1x")])
+
+
+def test_trailers_are_read_as_git_log_reports_them_past_a_conflicts_block_and_a_scissors_line(tmp_path):
+    """git passes over the run at a message's end of comments, empty lines and an old-style `Conflicts:` block,
+    and stops at a scissors line (a message kept verbatim holds one): the paragraph above is the one
+    `git log --format=%(trailers)` reports, so it is the one the gate and the audit hold to the change."""
+    import subprocess
+
+    def git(*args: str, data: bytes | None = None) -> str:
+        return subprocess.run(["git", *args], cwd=tmp_path, input=data, capture_output=True, check=True).stdout.decode()
+
+    git("init", "-q")
+    tree = git("mktree", data=b"").strip()
+    rng = random.Random(11)
+    tails = ["Conflicts:", "\tCONTINUITY.md", "\t.flow/episodes.jsonl", "# a comment", "",
+             "# ------------------------ >8 ------------------------", "diff --git a/x b/x", "Archived: other",
+             "prose after the block", "  Conflicts:", "Conflicts: CONTINUITY.md"]
+    messages = ["Add notes\n\nGraduated: retry_budget 2x->3x\n\nConflicts:\n\tCONTINUITY.md\n",
+                "Add notes\n\nGraduated: retry_budget 2x->3x\n# ------------------------ >8 ------------------------\n"
+                "diff --git a/x b/x\n\nArchived: x\n"]
+    for _ in range(150):
+        tail = "\n".join(rng.choice(tails) for _ in range(rng.randint(1, 5)))
+        messages.append(f"Wrap\n\nFlow-Session: s1\nGraduated: retry_budget\n{tail}\n")
+    seen = 0
+    for message in messages:
+        sha = git("commit-tree", tree, "-F", "-", data=message.encode()).strip()
+        reported = git("log", "-1", "--format=%(trailers:only,unfold)", sha)
+        theirs = [(k.strip(), v.strip()) for k, v in (line.split(":", 1) for line in reported.split("\n") if line)]
+        assert [(k, v.strip()) for k, v in parse_trailers(message)] == theirs, message
+        seen += any(k == "Graduated" for k, _ in theirs)
+    assert seen > 40  # many of the messages hide a graduation behind what git passes over

@@ -82,7 +82,14 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
         report.problems.extend(p for p in mismatches(reading, events) if p not in report.problems)
     if ctx is not None:
         report.problems.extend(episode_mismatches(episode_ids(readings), ctx.new_store, ctx.appended_store))
+    elif ids := episode_ids(readings):  # the memory unchanged: the store stands as HEAD has it, nothing appended
+        report.problems.extend(episode_mismatches(ids, _store_as_staged(root, cfg), b""))
     return report
+
+
+def _store_as_staged(root: Path, cfg) -> bytes:
+    """The store the commit records when the change leaves it alone: the index's blob (none: empty)."""
+    return git(root, "cat-file", "blob", f":{cfg.store_rel}", check=False) or b""
 
 
 def _context(change):

@@ -553,8 +553,8 @@ class Auditor:
         untouched = version.blobs == (None, None) and all(p.blobs == (None, None) for p in before)
         claims = speaks_for_a_wrap(trailers)
         if unchanged or untouched:  # a trailer that claims a change this commit does not make is still false
-            out.extend(AuditFinding("A201", sha, date, "", problem) for problem in
-                       (mismatches(trailers, []) if claims and len(before) <= 1 else ()))
+            out.extend(AuditFinding("A201", sha, date, "", problem) for problem in  # (a merge that changes
+                       (mismatches(trailers, []) if claims else ()))  # nothing against any parent too)
             out.extend(self._episode_claims(trailers, sha, date, version, before))
             return False, out
         try:

@@ -141,6 +141,29 @@ def test_commit_msg_trailers_must_agree_with_the_change(run, repo):
     assert run(repo, "check-msg", str(msg)).code == 0
 
 
+@pytest.mark.parametrize("trailer", ["Lowered: p01 2x->1x", "lowered : p01", "Graduated: p01", "Episodes: ep-1"])
+def test_the_commit_msg_hook_hands_every_trailer_check_msg_reads_to_it(run, repo, trailer):
+    """A trailer claiming what the change does not do is refused at commit time, whichever key: the hook's
+    shell fast path must not let one through that `flowgit check-msg` and the audit refuse."""
+    committed_base(repo)
+    run(repo, "install-hook")
+    (repo / "notes.txt").write_text("notes\n")
+    git(repo, "add", "-A")
+    head = git(repo, "rev-parse", "HEAD")
+    res = commit(repo, f"Add notes\n\n{trailer}")
+    assert res.returncode != 0, res.stdout + res.stderr
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+def test_the_commit_msg_hooks_fast_path_names_every_key_check_msg_reads():
+    from flowgit.trailers import WRAP_KEYS
+
+    hook = (PROJECT / "hooks" / "commit-msg").read_text()
+    spelled = {"".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in key.split("-")[0])
+               for key in (*WRAP_KEYS, "episodes")}
+    assert all(pattern in hook for pattern in spelled), sorted(p for p in spelled if p not in hook)
+
+
 @pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory):
     return tmp_path_factory.mktemp("pre-commit-home")

@@ -194,6 +194,22 @@ def test_a_false_wrap_trailer_is_found_without_a_session_and_without_a_change(ru
     assert "trailer `Graduated: p01` but the change does not show `p01` graduated" in data["findings"][0]["message"]
 
 
+def test_a_false_wrap_trailer_on_a_merge_that_changes_nothing_is_found(run, based):
+    """A merge whose memory is every parent's claims a graduation in its message (`git merge --no-verify`):
+    git reports the claim, the commit-msg hook refuses it, and the audit finds it, as on a plain commit."""
+    git(based, "checkout", "-q", "-b", "side")
+    (based / "notes.txt").write_text("side notes\n")
+    git(based, "add", "-A")
+    git(based, "commit", "-qm", "side notes")
+    git(based, "checkout", "-q", "main")
+    git(based, "commit", "-q", "--allow-empty", "-m", "main moves")
+    git(based, "merge", "-q", "--no-verify", "--no-ff", "-m", "Merge side\n\nGraduated: p01 [evidence: x]", "side")
+    merge = git(based, "rev-parse", "HEAD").strip()
+    assert len(git(based, "log", "-1", "--format=%P").split()) == 2
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and found(data) == [("A201", merge)], data["findings"]
+
+
 def test_a_root_commit_that_loosens_the_defaults_is_found(run, based):
     """Hooks skipped on a second root (an orphan branch): held to the defaults, as the gate holds it."""
     from tests.checks.redteam.cases import ALL_RULES_OFF
