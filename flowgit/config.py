@@ -83,12 +83,21 @@ def _in_repository(path: Path, root: Path, option: str) -> str:
 
 
 def find_root(start: str | Path | None = None) -> Path | None:
-    """The top of the git checkout (or worktree) containing ``start``, without running git."""
+    """The top of the git checkout (or worktree) containing ``start``, without running git; a bare repository
+    when git runs a hook in it (``GIT_DIR`` naming the very directory: a server's pre-receive), even one kept
+    inside another checkout, whose work tree is not the repository being judged."""
     here = Path(start or os.getcwd()).resolve()
+    named = os.environ.get("GIT_DIR")
+    if named and _a_bare_repository(here) and (here / named).resolve() == here:
+        return here
     for candidate in (here, *here.parents):
         if (candidate / ".git").exists():
             return candidate
     return None
+
+
+def _a_bare_repository(path: Path) -> bool:
+    return (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
 
 
 def _load_toml(path: Path) -> dict[str, Any]:

@@ -14,9 +14,11 @@ endings, which the gate already reads through) are not judged.
 The attributes are asked of git itself (``git check-attr``), with the
 ``.gitattributes`` files of one side (the top one and one in every directory
 on the way to a judged file) in a temporary index: the same answer every
-clone gets, without parsing git's patterns here. Both sides are read in the
-same clone, so ``info/attributes`` and a global file cancel out: only what
-the change commits is judged.
+clone gets, without parsing git's patterns here. git is asked in a private,
+empty repository that borrows the real one's objects, so the clone's own
+``info/attributes`` (which would override the committed files, and which a
+server may fill from its default branch) plays no part; a global file is read
+on both sides alike and cancels out: only what the change commits is judged.
 """
 
 from __future__ import annotations
@@ -57,16 +59,35 @@ def resolved(root: Path, files: Mapping[str, str | None], paths: list[str]) -> d
     from flowgit.git import git
 
     with tempfile.TemporaryDirectory(prefix="flowgit-attr-") as tmp:
-        env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+        oids = [oid for oid in files.values() if oid]
+        env = _private_repository(root, Path(tmp), sha256=any(len(oid) == 64 for oid in oids))
         listed = "".join(f"100644 {oid}\t{name}\n" for name, oid in files.items() if oid)
-        git(root, "update-index", "--index-info", input=listed.encode(), env=env)
-        out = git(root, "check-attr", "--cached", "-z", *JUDGED, "--", *paths, env=env).split(b"\0")
+        git(tmp, "update-index", "--index-info", input=listed.encode(), env=env)
+        out = git(tmp, "check-attr", "--cached", "-z", *JUDGED, "--", *paths, env=env).split(b"\0")
     found: dict[str, dict[str, str]] = {path: {} for path in paths}
     for i in range(0, len(out) - 2, 3):
         path, name, value = (part.decode("utf-8", "surrogateescape") for part in out[i:i + 3])
         if value != "unspecified":
             found.setdefault(path, {})[name] = value
     return found
+
+
+def _private_repository(root: Path, tmp: Path, *, sha256: bool) -> dict[str, str]:
+    """The environment that points git at an empty repository in ``tmp`` reading ``root``'s objects (and,
+    in a server's pre-receive, the quarantined ones git names in the environment, which it inherits)."""
+    from flowgit.git import git_path
+
+    objects = git_path(root, "objects")
+    private = tmp / "private.git"
+    (private / "refs").mkdir(parents=True)
+    (private / "objects" / "info").mkdir(parents=True)
+    (private / "HEAD").write_text("ref: refs/heads/main\n")
+    (private / "objects" / "info" / "alternates").write_text(f"{objects}\n")
+    if sha256:
+        (private / "config").write_text("[core]\n\trepositoryformatversion = 1\n[extensions]\n"
+                                        "\tobjectformat = sha256\n")
+    return {"GIT_DIR": str(private), "GIT_INDEX_FILE": str(tmp / "index"), "GIT_WORK_TREE": str(tmp),
+            "GIT_OBJECT_DIRECTORY": str(private / "objects"), "GIT_COMMON_DIR": str(private)}
 
 
 def side_attributes(root: Path, files: Mapping[str, str | None], paths: list[str],

@@ -69,6 +69,27 @@ def test_an_attribute_that_takes_the_memory_away_is_refused_at_commit_and_at_pus
     assert pushed.returncode != 0 and "G811" in pushed.stdout + pushed.stderr, pushed.stdout + pushed.stderr
 
 
+def test_the_judging_repositorys_own_info_attributes_decide_nothing(run, project, tmp_path):
+    """`info/attributes` overrides every `.gitattributes` in the repository that holds it: a clone, or a server
+    that copies its default branch's file there. The verdict is the committed change's, wherever it is judged:
+    the hook, the audit and the server's pre-receive all refuse the union merge."""
+    repo, remote = project
+    committed = git(repo, "show", "HEAD:.gitattributes")
+    for gitdir in (repo / ".git", remote):
+        (gitdir / "info").mkdir(exist_ok=True)
+        (gitdir / "info" / "attributes").write_text(committed)
+    assert run(repo, "install-hook", "--server", str(remote)).code == 0
+    edit(repo, ".gitattributes", lambda t: t.replace("CONTINUITY.md merge=flowgit", "CONTINUITY.md merge=union"))
+    refused = commit(repo)
+    assert refused.returncode != 0 and "G811" in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+    assert commit(repo, "--no-verify").returncode == 0
+    audited = run(repo, "audit", "--range", "origin/main..HEAD", "--json")
+    assert audited.code == 1 and [f["code"] for f in json.loads(audited.out)["findings"]] == ["G811"], audited.out
+    pushed = subprocess.run(["git", "push", "--no-verify", "origin", "main"], cwd=repo, capture_output=True,
+                            text=True)
+    assert pushed.returncode != 0 and "G811" in pushed.stderr, pushed.stderr
+
+
 HARMLESS = [
     (".gitattributes", lambda t: t + "CONTINUITY.md diff=markdown linguist-documentation export-ignore\n"),
     (".gitattributes", lambda t: t + "*.md linguist-generated=false\n*.png binary\n*.bin filter=lfs\n"),
@@ -143,3 +164,17 @@ def test_a_merge_bringing_a_branchs_overridden_attribute_change_passes(run, proj
     assert audited["ok"] and [f["code"] for f in audited["findings"]] == ["A301", "G811"], audited
     side_commit = git(repo, "rev-parse", "--short=12", "side").strip()
     assert {f["commit"][:12] for f in audited["findings"]} == {side_commit}
+
+
+def test_attributes_are_judged_in_a_sha256_repository(run, tmp_path):
+    """The private repository git is asked in reads the real one's objects in their own hash."""
+    repo = tmp_path / "sha256"
+    git(tmp_path, "init", "-q", "--object-format=sha256", str(repo))
+    git(repo, "config", "user.email", "a@example.com")
+    git(repo, "config", "user.name", "A")
+    assert run(repo, "init", "--commit").code == 0
+    edit(repo, ".gitattributes", lambda t: t + "*.png binary\n")
+    assert commit(repo).returncode == 0
+    edit(repo, ".gitattributes", lambda t: t.replace("CONTINUITY.md merge=flowgit", "CONTINUITY.md merge=union"))
+    refused = commit(repo)
+    assert refused.returncode != 0 and "G811" in refused.stdout + refused.stderr, refused.stdout + refused.stderr

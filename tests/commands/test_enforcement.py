@@ -114,6 +114,30 @@ def test_the_pre_receive_script_refuses_it_on_the_bare_remote(run, pushed):
     assert git(remote, "rev-parse", "main").strip() == good
 
 
+def test_a_server_repository_kept_inside_another_checkout_judges_itself(run, repo, tmp_path):
+    """The bare repository lies in a directory that is itself a checkout (a server's /srv kept in git): the
+    pre-receive judges the pushed commits in the repository git runs it in, not the checkout around it, so
+    a legitimate attributes change goes through and a bypass is still refused."""
+    committed_base(repo)
+    outer = tmp_path / "srv"
+    git(tmp_path, "init", "-q", str(outer))
+    remote = outer / "memory.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "origin", "main")
+    server_hook(run, repo, remote)
+    (repo / ".gitattributes").write_text("*.png binary\n")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "png files are binary")
+    ok = sh(repo, "git", "push", "--no-verify", "origin", "main")
+    assert ok.returncode == 0, ok.stderr
+    before = git(remote, "rev-parse", "main").strip()
+    bypass(repo)
+    refused = sh(repo, "git", "push", "--no-verify", "origin", "main")
+    assert refused.returncode != 0 and "G101" in refused.stderr, refused.stderr
+    assert git(remote, "rev-parse", "main").strip() == before
+
+
 def test_a_hand_copied_pre_receive_runs_flowgit_from_path_whatever_the_pusher_sets(pushed):
     repo, remote = pushed
     hook = remote / "hooks" / "pre-receive"
