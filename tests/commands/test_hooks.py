@@ -570,6 +570,24 @@ def test_flowgits_own_hook_judges_a_commit_that_only_edits_the_framework_hook_li
         in refused.stderr
 
 
+def test_flowgits_own_hook_judges_an_edit_of_the_list_a_linked_hook_list_names(run, repo):
+    """`.pre-commit-config.yaml` a link to `ci/hooks.yaml`: an edit of the file it names changes the list the
+    framework runs, though the link itself stays: the fast path must not pass it by."""
+    committed_base(repo)
+    (repo / "ci").mkdir()
+    (repo / "ci" / "hooks.yaml").write_text(_framework_list("python3"))
+    (repo / ".pre-commit-config.yaml").symlink_to("ci/hooks.yaml")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the framework's list, linked", "--no-verify")
+    assert run(repo, "install-hook").code == 0
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "ci" / "hooks.yaml").write_text("repos: []\n")
+    git(repo, "add", "-A")
+    refused = commit(repo, "no hooks")
+    assert refused.returncode == 1 and "G810" in refused.stderr, refused.stdout + refused.stderr
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+
+
 def test_a_merge_with_a_branch_older_than_the_hook_list_cannot_empty_it(run, repo):
     """A branch forked before the list existed runs no flowgit hook and vouches for no list: a merge with
     it that empties the list is weaker than the parent that runs the gate (G810; A404 if forced)."""
