@@ -21,7 +21,7 @@ from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STA
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
 from flowgit.evidence import about, assess, bears_on, everyday_weight, recorded_on
-from flowgit.wrap.judgement import independent_contradiction, no_new_evidence, post_demotion
+from flowgit.wrap.judgement import independent_contradiction, no_new_evidence, post_demotion, relaxed_rules
 from flowgit.wrap.plan import PatternOp, Plan
 
 
@@ -95,8 +95,10 @@ class Editor:
     def __init__(self, doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds,
                  date: str, plan_ids: list[str], archived_before: Callable[[str], bool],
                  batch: frozenset[str] = frozenset(), starts: Mapping[str, str] | None = None,
-                 weight: Any = None, stored: Callable[[], Mapping[str, Episode]] | None = None) -> None:
+                 weight: Any = None, stored: Callable[[], Mapping[str, Episode]] | None = None,
+                 rules: Mapping[str, str] | None = None) -> None:
         self.doc, self.plan, self.episodes = doc, plan, episodes
+        self.rules = dict(rules or {})  # the committed `[rules]` modes: a relaxed rule relaxes the wrap too
         self.stored = stored or (lambda: episodes)  # every episode the commit's store holds, read on demand
         self.weight = weight  # how rare a word is in the store the commit holds (the gate's G104 weighs so)
         self.starts = starts  # a start of an id the plan cites -> the stored id
@@ -257,6 +259,10 @@ class Editor:
         codes = ("G202", *codes) if stale else codes
         if not problems:
             return True
+        relaxed = relaxed_rules(self.rules, codes)
+        if relaxed:
+            self.outcome.notes.append(let_through(p.name, op.op, relaxed, problems))
+            return True
         self.outcome.refused.append(Refusal(p.name, op.op, p.level, tuple(problems), codes))
         return False
 
@@ -390,16 +396,24 @@ def _comments_only(body: str) -> str:
 def apply_plan(doc: Document, plan: Plan, episodes: Mapping[str, Episode], thresholds: Thresholds, *, date: str,
                plan_ids: list[str], archived_before: Callable[[str], bool],
                batch: frozenset[str] = frozenset(), starts: Mapping[str, str] | None = None,
-               weight: Any = None, stored: Callable[[], Mapping[str, Episode]] | None = None) -> Outcome:
+               weight: Any = None, stored: Callable[[], Mapping[str, Episode]] | None = None,
+               rules: Mapping[str, str] | None = None) -> Outcome:
     """Apply the plan's edits; ``batch`` is what this commit appends to the store (the gate's G103 batch),
     ``starts`` the stored ids the plan names by a start of theirs, ``weight`` the store's word rarity,
     ``stored`` every episode of the store the commit holds (read only when a demotion needs its day)."""
     editor = Editor(doc, plan, episodes, thresholds, date, plan_ids, archived_before, batch, starts, weight,
-                    stored)
+                    stored, rules)
     editor.apply_sections()
     editor.apply_patterns()
     editor.outcome.doc = editor.doc
     return editor.outcome
+
+
+def let_through(name: str, op: str, relaxed: list[str], problems: list[str]) -> str:
+    """The note for a change the wrap lets through only because the committed configuration relaxes the rules
+    that would refuse it (the gate then warns about it, and so does the wrap)."""
+    return (f"`{name}` {op} let through by the committed configuration ({', '.join(relaxed)}), though: "
+            + "; ".join(problems))
 
 
 def annotate_dependants(outcome: Outcome, head: Document | None, day: str) -> None:

@@ -53,6 +53,23 @@ def fired(doc: Document, session_episodes: Iterable[Episode], thresholds: Thresh
     return out
 
 
+# The gate rule behind each code the wrap's own judgement gives (flowgit.checks.evidence_rules): a committed
+# `[rules]` setting that makes the rule a warning, or turns it off, lets the wrap through as it lets the gate
+CODE_RULES = {"G101": "ungrounded-graduation", "G102": "evidence", "G103": "evidence", "G104": "evidence",
+              "G201": "level-jump", "G202": "level-jump", "G208": "level-jump"}
+
+
+def relaxed_rules(rules: dict[str, str], codes: Iterable[str]) -> list[str]:
+    """The rules, as ``name = mode``, that the committed configuration sets to ``warning`` or ``off`` for every
+    one of ``codes``; empty when any code's rule stands as an error (or a problem carries no code): the wrap
+    then refuses, as the gate would."""
+    codes = list(codes)
+    named = [CODE_RULES.get(code) for code in codes]
+    if not codes or None in named or any(rules.get(rule, "on") in ("on", "error") for rule in named):
+        return []
+    return [f"{rule} = {rules[rule]}" for rule in dict.fromkeys(named)]
+
+
 def no_new_evidence(before: Iterable[str], after: Iterable[str]) -> list[str]:
     """The gate's G202 as a refusal: a level raised on the evidence the line already cites is raised on nothing
     new (a level is raised on episodes recorded since the last raise). Empty when ``after`` adds an id, or cites

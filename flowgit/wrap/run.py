@@ -39,10 +39,11 @@ from flowgit.fsio import atomic_write
 from flowgit.git import as_recorded, blob_oid, blobs, git, git_dir, head_entries, head_sha, held_index_lock, \
     require_repo, run_until_done, wait_until_idle
 from flowgit.repo import document_from_bytes, load_document
-from flowgit.wrap.apply import Outcome, Refusal, annotate_dependants, apply_plan, hand_edits_replaced, verdict_codes
+from flowgit.wrap.apply import (Outcome, Refusal, annotate_dependants, apply_plan, hand_edits_replaced, let_through,
+                                verdict_codes)
 from flowgit.wrap.candidates import Candidates, find_candidates
 from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
-from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradiction, no_new_evidence,
+from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradiction, no_new_evidence, relaxed_rules,
                                     post_demotion, proven_touched, section_warnings, unfired_raises)
 from flowgit.wrap.message import message
 from flowgit.wrap.plan import Plan
@@ -273,6 +274,10 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
             problems += [f"`{start}` is the start of `{whole}`: write it whole in the file"
                          for start, whole in _whole_or_none(inputs.store_raw, verdict.unknown).items()]
         if not problems:
+            continue
+        relaxed = relaxed_rules(inputs.judging.rules, codes) if not verdict.unknown else []
+        if relaxed:
+            outcome.notes.append(let_through(p.name, AS_OPERATION.get(event.kind, event.kind), relaxed, problems))
             continue
         outcome.refused.append(Refusal(p.name, AS_OPERATION.get(event.kind, event.kind),
                                        old.pattern.level if old else 1, tuple(problems), codes,
@@ -563,7 +568,8 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
                              plan_ids=[e.id for e in recorded],
                              archived_before=lambda name: _archived_before(inputs, name), batch=batch,
                              starts=starts, weight=weight,
-                             stored=lambda: {**parse_store(inputs.store_raw)[0], **episodes})
+                             stored=lambda: {**parse_store(inputs.store_raw)[0], **episodes},
+                             rules=inputs.judging.rules)
     else:
         outcome = validate_edits(inputs, episodes, batch, weight)
     checkpoint("5-demotion")

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.conftest import git
-from tests.wrap.test_wrap import A2, J, UNRELATED, base_text, ep, snapshot, wrap, wrap_repo  # noqa: F401
+from tests.wrap.test_wrap import A1, A2, J, UNRELATED, base_text, ep, snapshot, wrap, wrap_repo  # noqa: F401
 
 TENSION = {"type": "tension", "content": "jittered backoff made retry waves worse for batch jobs",
            "tags": ["backoff"], "ts": "2026-11-26T08:00:00Z"}  # recorded the day the plans' wraps are dated
@@ -709,3 +709,45 @@ def test_a_plan_replacing_state_names_the_merge_note_it_drops(run, wrap_repo):
     warned = [w for w in data_of(res)["warnings"] if "merge note" in w]
     assert len(warned) == 1 and "(theirs 0123456789, 2026-11-26)" in warned[0]
     assert "migrating the billing database, do not deploy" in warned[0]
+
+
+@pytest.mark.parametrize("relaxed, committed", [({"evidence": "warning", "level-jump": "warning"}, True),
+                                                ({"evidence": "off", "level-jump": "warning"}, True),
+                                                ({"evidence": "warning"}, False)])
+def test_rules_the_committed_configuration_relaxes_relax_the_wrap_as_they_relax_the_gate(run, wrap_repo,
+                                                                                         relaxed, committed):
+    """One verdict: a graduation on evidence the gate would only warn about (G103, G202 as warnings) is
+    committed by the wrap with the reason in its output, in plan and hand-edit mode alike; a rule still
+    standing as an error (G202 here) refuses it, as the gate would."""
+    lines = "\n".join(f'"{rule}" = "{mode}"' for rule, mode in relaxed.items())
+    (wrap_repo / ".flowgit.toml").write_text(f"[rules]\n{lines}\n")
+    git(wrap_repo, "add", "-A")
+    git(wrap_repo, "commit", "-qm", "relax the evidence rules")
+    head = git(wrap_repo, "rev-parse", "HEAD").strip()
+    plan = {"session": "sess-c", "patterns": [{"op": "graduate", "name": "retry_budget", "evidence": [A1.id]}]}
+    (wrap_repo.parent / "plan.json").write_text(json.dumps(plan))
+    res = run(wrap_repo, "wrap", "--plan", str(wrap_repo.parent / "plan.json"), "--date", "2026-11-26")
+    proven = (wrap_repo / "CONTINUITY.md").read_text().split("## Proven Knowledge", 1)[1]
+    if committed:
+        assert res.code == 0, res.out + res.err
+        assert "let through by the committed configuration" in res.out and "!! retry_budget" in proven
+    else:
+        assert res.code != 0 and "G202" in res.out, res.out + res.err
+        assert git(wrap_repo, "rev-parse", "HEAD").strip() == head and "retry_budget" not in proven
+
+
+def test_a_hand_edit_the_committed_configuration_relaxes_is_kept_by_the_wrap(run, wrap_repo):
+    """Hand-edit mode: the wrap leaves the graduation written (it does not put the line back) when every rule
+    that would refuse it is relaxed by the committed configuration."""
+    (wrap_repo / ".flowgit.toml").write_text('[rules]\n"evidence" = "warning"\n"level-jump" = "warning"\n')
+    git(wrap_repo, "add", "-A")
+    git(wrap_repo, "commit", "-qm", "relax the evidence rules")
+    path = wrap_repo / "CONTINUITY.md"
+    text = path.read_text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("!! retry_budget"))
+    graduated = line.replace("| 2x (RELIABILITY)", "| 3x (RELIABILITY — 2026-11-26)")
+    path.write_text(text.replace(line + "\n", "").replace("## Proven Knowledge\n", f"## Proven Knowledge\n{graduated}\n"))
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26")
+    assert res.code == 0, res.out + res.err
+    assert "let through by the committed configuration" in res.out
+    assert graduated in git(wrap_repo, "show", "HEAD:CONTINUITY.md")
