@@ -562,13 +562,8 @@ def raised_claims_keep_their_words(ctx: CheckContext) -> Iterator[Finding]:
             added.append(f"({now.pattern.category})")
         lost = lost_negations(was, said) if was != said else []
         if added or lost:
-            level = "Proven" if now.section == PROVEN else f"{now.pattern.level}x"
-            yield Finding("G209", "claim-kept", "error", ctx.path, now.lineno,
-                          f"`{now.pattern.name}` {describe(added, lost)} at {level}: its evidence was recorded "
-                          "for the old words",
-                          "keep the words its evidence speaks to (dropping words, or FlowScript markers, is "
-                          "fine; a negation is never dropped); to claim something new, lower it to 1x as you "
-                          "reword it, or add a new 1x pattern")
+            yield _claim_changed(ctx, now, added, lost, "", "keep the words its evidence speaks to (dropping "
+                                 "words, or FlowScript markers, is fine; a negation is never dropped)")
 
 
 def raised_claims_gain_no_lines(ctx: CheckContext) -> Iterator[Finding]:
@@ -616,13 +611,18 @@ def _gained_under(ctx: CheckContext, before, now, under: tuple[str, str], reader
     lost_on_line = set(lost_negations(was, said))
     lost = [w for w in lost_negations(f"{was}\n{under[0]}", f"{said}\n{under[1]}") if w not in lost_on_line]
     if added or lost:
-        level = "Proven" if now.section == PROVEN else f"{now.pattern.level}x"
-        yield Finding("G209", "claim-kept", "error", ctx.path, now.lineno,
-                      f"`{now.pattern.name}` {describe(added, lost)} at {level}, in the lines under it (a "
-                      "reader reads them as part of it): its evidence was recorded for the old words",
-                      "put a blank line before a note of your own and start it at the pattern's indentation "
-                      "(or write it elsewhere); to claim something new, lower the pattern to 1x as you "
-                      "reword it, or add a new 1x pattern")
+        yield _claim_changed(ctx, now, added, lost, ", in the lines under it (a reader reads them as part of it)",
+                             "put a blank line before a note of your own and start it at the pattern's "
+                             "indentation (or write it elsewhere)")
+
+
+def _claim_changed(ctx: CheckContext, now, added: list[str], lost: list[str], where: str, keep: str) -> Finding:
+    """G209's finding: what the claim gained or lost (``where``: in which lines), what to do instead."""
+    level = "Proven" if now.section == PROVEN else f"{now.pattern.level}x"
+    return Finding("G209", "claim-kept", "error", ctx.path, now.lineno,
+                   f"`{now.pattern.name}` {describe(added, lost)} at {level}{where}: its evidence was recorded "
+                   "for the old words",
+                   f"{keep}; to claim something new, lower it to 1x as you reword it, or add a new 1x pattern")
 
 
 def _folded_into(now, gone, demoted) -> Counter[str]:

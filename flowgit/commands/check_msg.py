@@ -88,8 +88,15 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
 
 
 def _store_as_staged(root: Path, cfg) -> bytes:
-    """The store the commit records when the change leaves it alone: the index's blob (none: empty)."""
-    return git(root, "cat-file", "blob", f":{cfg.store_rel}", check=False) or b""
+    """The store the commit records when the change leaves it alone: the index's blob at the path HEAD's
+    committed configuration names (an uncommitted one could point at a store of its own), none: empty."""
+    from flowgit.config import load_config_at
+
+    try:
+        store = load_config_at(root, "HEAD").store_rel
+    except FlowgitError:
+        store = cfg.store_rel  # (no HEAD, or a committed configuration the gate reads as the defaults)
+    return git(root, "cat-file", "blob", f":{store}", check=False) or b""
 
 
 def _context(change):

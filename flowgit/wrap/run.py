@@ -275,7 +275,7 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
                          for start, whole in _whole_or_none(inputs.store_raw, verdict.unknown).items()]
         if not problems:
             continue
-        relaxed = relaxed_rules(inputs.judging.rules, codes) if not verdict.unknown else []
+        relaxed = relaxed_rules(inputs.judging.rules, codes)
         if relaxed:
             outcome.notes.append(let_through(p.name, AS_OPERATION.get(event.kind, event.kind), relaxed, problems))
             continue

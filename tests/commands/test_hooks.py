@@ -570,15 +570,20 @@ def test_flowgits_own_hook_judges_a_commit_that_only_edits_the_framework_hook_li
         in refused.stderr
 
 
-def test_flowgits_own_hook_judges_an_edit_of_the_list_a_linked_hook_list_names(run, repo):
-    """`.pre-commit-config.yaml` a link to `ci/hooks.yaml`: an edit of the file it names changes the list the
-    framework runs, though the link itself stays: the fast path must not pass it by."""
+def _linked_hook_list(repo: Path) -> None:
+    """A committed base whose `.pre-commit-config.yaml` is a link to `ci/hooks.yaml`, which runs flowgit."""
     committed_base(repo)
     (repo / "ci").mkdir()
     (repo / "ci" / "hooks.yaml").write_text(_framework_list("python3"))
     (repo / ".pre-commit-config.yaml").symlink_to("ci/hooks.yaml")
     git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "the framework's list, linked", "--no-verify")
+    git(repo, "commit", "-qm", "a linked list", "--no-verify")
+
+
+def test_flowgits_own_hook_judges_an_edit_of_the_list_a_linked_hook_list_names(run, repo):
+    """`.pre-commit-config.yaml` a link to `ci/hooks.yaml`: an edit of the file it names changes the list the
+    framework runs, though the link itself stays: the fast path must not pass it by."""
+    _linked_hook_list(repo)
     assert run(repo, "install-hook").code == 0
     head = git(repo, "rev-parse", "HEAD").strip()
     (repo / "ci" / "hooks.yaml").write_text("repos: []\n")
@@ -617,12 +622,7 @@ def test_a_merge_with_a_branch_older_than_the_hook_list_cannot_empty_it(run, rep
 def test_a_hook_list_behind_a_symbolic_link_is_judged_as_the_list_it_names(run, repo):
     """The framework follows a linked `.pre-commit-config.yaml`: an edit of the list it names is judged,
     by `flowgit check` and by the audit, whether or not the link itself changes."""
-    committed_base(repo)
-    (repo / "ci").mkdir()
-    (repo / "ci" / "hooks.yaml").write_text(_framework_list("python3"))
-    (repo / ".pre-commit-config.yaml").symlink_to("ci/hooks.yaml")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "a linked list", "--no-verify")
+    _linked_hook_list(repo)
     before = git(repo, "rev-parse", "HEAD").strip()
     listed = (repo / "ci" / "hooks.yaml").read_text()
     (repo / "ci" / "hooks.yaml").write_text(listed.replace("python3 -m flowgit check\n", "'true'\n", 1))
