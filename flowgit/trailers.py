@@ -84,7 +84,7 @@ def _log_message(lines: list[str]) -> list[str]:
     return lines if tail is None else lines[:tail]
 
 
-WRAP_KEYS = ("flow-session", "graduated", "incremented", "demoted", "archived", "lowered")
+WRAP_KEYS = ("flow-session", "graduated", "incremented", "demoted", "archived", "lowered", "renamed")
 
 
 def speaks_for_a_wrap(trailers: list[tuple[str, str]]) -> bool:
@@ -118,6 +118,7 @@ def mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
             happened[e.kind].add(e.name)
     raised = (kinds["Graduated"], kinds["Incremented"])
     problems = _detail_mismatches(trailers, events, by_key, raised) if any(claimed[k] for k in raised) else []
+    problems += _rename_mismatches(trailers, events)
     if claimed == happened:
         return problems  # (every wrap commit of a history is asked: most agree)
     for key, kind in kinds.items():
@@ -127,6 +128,34 @@ def mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
             continue
         for name in sorted(happened[kind] - claimed[kind]):
             problems.append(f"the change shows `{name}` {kind} but there is no `{key}: {name}` trailer")
+    return problems
+
+
+RENAME_ARROW_RE = re.compile(r"\s*(?:->|\u2192)\s*")
+
+
+def _rename_mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
+    """``Renamed: old -> new`` held to the change: it must be a rename the change makes.
+
+    ascend's git partition reads these as the names a wrap gave a pattern, so
+    a rename that never happened would tie two lines of work together on the
+    record. Held when given, not asked for when missing (a hand rename with no
+    trailer says nothing false), as :data:`CLAIMED_ONLY`.
+    """
+    claims = values(trailers, "Renamed")
+    if not claims:
+        return []
+    from flowgit.changes import RENAMED
+
+    made = {(e.old_name, e.name) for e in events if e.kind == RENAMED}
+    problems = []
+    for value in claims:
+        parts = RENAME_ARROW_RE.split(value.strip(), maxsplit=1)
+        if len(parts) != 2 or not all(part and len(part.split()) == 1 for part in parts):
+            problems.append(f"trailer `Renamed: {value.strip()}` does not read as `old_name -> new_name`")
+        elif (parts[0], parts[1]) not in made:
+            problems.append(f"trailer `Renamed: {parts[0]} -> {parts[1]}` but the change does not rename "
+                            f"`{parts[0]}` to `{parts[1]}`")
     return problems
 
 

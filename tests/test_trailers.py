@@ -137,6 +137,27 @@ def test_a_lowered_trailer_is_held_to_the_change_and_not_asked_of_older_wraps():
     assert speaks_for_a_wrap([("Lowered", "warm_cache 2x->1x")])
 
 
+def test_a_renamed_trailer_must_be_a_rename_the_change_makes():
+    """ascend's git partition reads `Renamed: old -> new` as the names a wrap gave a pattern: a rename that
+    never happened would join two lines of work on the record. Held when given; a rename without one is no
+    mismatch (a hand rename says nothing false)."""
+    from flowgit.changes import RENAMED
+    from flowgit.trailers import speaks_for_a_wrap
+
+    renamed = [PatternEvent(RENAMED, "retry_cap", 1, "Developing", old_name="retry_budget", old_level=1)]
+    assert mismatches([("Renamed", "retry_budget -> retry_cap")], renamed) == []
+    assert mismatches([("Renamed", "retry_budget \u2192 retry_cap")], renamed) == []
+    assert mismatches([("Flow-Session", "s1")], renamed) == []
+    assert mismatches([("Renamed", "retry_budget -> warm_cache")], renamed) == [
+        "trailer `Renamed: retry_budget -> warm_cache` but the change does not rename `retry_budget` to "
+        "`warm_cache`"]
+    assert mismatches([("Renamed", "warm_cache -> cold_cache")], []) != []
+    assert mismatches([("Renamed", "retry_budget")], renamed) == [
+        "trailer `Renamed: retry_budget` does not read as `old_name -> new_name`"]
+    assert mismatches([("Renamed", "retry budget -> retry_cap")], renamed) != []
+    assert speaks_for_a_wrap([("renamed", "a -> b")])
+
+
 def test_trailers_are_read_as_git_log_reports_them_past_a_conflicts_block_and_a_scissors_line(tmp_path):
     """git passes over the run at a message's end of comments, empty lines and an old-style `Conflicts:` block,
     and stops at a scissors line (a message kept verbatim holds one): the paragraph above is the one

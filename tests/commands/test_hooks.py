@@ -141,7 +141,8 @@ def test_commit_msg_trailers_must_agree_with_the_change(run, repo):
     assert run(repo, "check-msg", str(msg)).code == 0
 
 
-@pytest.mark.parametrize("trailer", ["Lowered: p01 2x->1x", "lowered : p01", "Graduated: p01", "Episodes: ep-1"])
+@pytest.mark.parametrize("trailer", ["Lowered: p01 2x->1x", "lowered : p01", "Graduated: p01", "Episodes: ep-1",
+                                     "Renamed: p01 -> p99"])
 def test_the_commit_msg_hook_hands_every_trailer_check_msg_reads_to_it(run, repo, trailer):
     """A trailer claiming what the change does not do is refused at commit time, whichever key: the hook's
     shell fast path must not let one through that `flowgit check-msg` and the audit refuse."""

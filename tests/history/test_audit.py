@@ -181,6 +181,16 @@ def test_a_weak_configuration_brought_in_by_an_orphan_merge_is_found(run, based)
                                                           if f["code"] == "A401")
 
 
+def test_a_false_renamed_trailer_is_found(run, based):
+    """`Renamed:` is read by ascend's git partition as a rename on the record: one the change never made is
+    a finding, as a false graduation is."""
+    git(based, "commit", "-q", "--allow-empty", "--no-verify", "-m", "notes\n\nRenamed: p01 -> p77\n")
+    sha = git(based, "rev-parse", "HEAD").strip()
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and found(data) == [("A201", sha)]
+    assert "does not rename `p01` to `p77`" in data["findings"][0]["message"]
+
+
 @pytest.mark.parametrize("message", ["nothing changed\n\nGraduated : p01 [evidence: x]\n",
                                      "nothing changed\r\n\r\nGraduated: p01 [evidence: x]\r\n"],
                          ids=["space-before-colon", "crlf"])

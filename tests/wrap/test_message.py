@@ -22,3 +22,10 @@ def test_a_lowered_pattern_gets_a_trailer_the_trailer_check_accepts():
     text = message(events, DAY, "s4", [])
     assert text == "Session wrap Dec 3 — lowered warm_cache\n\nFlow-Session: s4\nLowered: warm_cache 2x->1x\n"
     assert mismatches(parse_trailers(text), events) == []
+
+
+def test_a_renames_trailer_is_one_the_trailer_check_accepts():
+    events = [PatternEvent(RENAMED, "retry_cap", 1, "Developing Knowledge", old_name="retry_budget", old_level=1)]
+    text = message(events, DAY, "s4", [])
+    assert "Renamed: retry_budget -> retry_cap\n" in text
+    assert mismatches(parse_trailers(text), events) == []
