@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from flowgit.config import Thresholds
+from flowgit.continuity.attached import attached_span
 from flowgit.continuity.document import COMMENT_RE, WRAPPER_RE, Document, strip_eol
 from flowgit.continuity.sections import Semantics
 from flowgit.merge import actions
@@ -248,8 +249,14 @@ class ContinuityMerge:
         seen: Counter[tuple] = Counter()
         units = []
         top: int | None = None  # the indentation of the section's items (deeper lines belong to the item above)
+        item_end = 0  # one past the last line that continues the pattern above (they go where it goes)
         for offset, line in enumerate(lines):
             ident = idents.get(start + offset)
+            if ident is None and offset < item_end:
+                units[-1] = (units[-1][0], units[-1][1] + line)
+                continue
+            if ident is not None and sp is not None:
+                item_end = attached_span(self.docs[side], start + offset) - start
             if semantics == Semantics.LIFECYCLE and ident is None and units and units[-1][0][0] == "a" \
                     and actions.is_continuation(line, top):
                 units[-1] = (units[-1][0], units[-1][1] + line)  # a sub-task goes where its item goes
@@ -295,7 +302,8 @@ class ContinuityMerge:
             if resolved is None or resolved.section != section:
                 return None
             unit = o if o is not None else t
-            return unit if strip_eol(unit) == resolved.text else resolved.text + unit[len(strip_eol(unit)):]
+            written = self.nl.join((resolved.text, *resolved.attached))
+            return unit if strip_eol(unit) == written else written + unit[len(strip_eol(unit)):]
         if o is not None and t is not None:
             if kind == "a" and o != t and t != b:
                 return t if o == b else actions.merge_block(b, o, t)

@@ -18,6 +18,13 @@ ours, theirs) decide:
   evidence, the union of both lists, holds against the merged store; if the
   higher does not hold, the lower with the same union (if that holds) or as it
   stood. A rename on either side keeps its new name.
+
+A pattern's item is its line and the lines under it that continue it
+(:mod:`flowgit.continuity.attached`): a reader reads them as part of its claim,
+so they merge with it and go where it goes. Changed on one side, that side's;
+on both, the newer wrap's then the other's new ones. A raised pattern keeps the
+lines its chosen side had: its evidence was recorded for that claim, and the
+other wrap's lines, written for a claim at 1x, stay in their commit (a note).
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from flowgit.config import Thresholds
-from flowgit.continuity.document import Document
+from flowgit.continuity.document import Document, strip_eol
 from flowgit.continuity.identity import is_rename
 from flowgit.continuity.patterns import DEFAULT_CATEGORY, Pattern, derivation_note_match, iter_patterns
 from flowgit.continuity.sections import PROVEN
@@ -49,6 +56,7 @@ class Placed:
     pattern: Pattern
     section: str
     line: int
+    attached: tuple[str, ...] = ()  # the lines under it that continue its item, as written (no line endings)
 
     @property
     def proven(self) -> bool:
@@ -56,7 +64,7 @@ class Placed:
 
     def same(self, other: "Placed | None") -> bool:
         return other is not None and other.section == self.section and \
-            self.pattern.render() == other.pattern.render()
+            self.pattern.render() == other.pattern.render() and self.attached == other.attached
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,7 @@ class Resolved:
     section: str
     text: str
     note: str = ""
+    attached: tuple[str, ...] = ()  # the lines written under it (those that continue its item)
 
 
 @dataclass(frozen=True)
@@ -91,11 +100,14 @@ def placed_patterns(doc: Document, section_of: Callable[[int], str | None]) -> d
     ``section_of`` maps a line index to its section key, or None for lines the
     pattern merge does not own (sections merged whole).
     """
+    from flowgit.continuity.attached import attached_span
+
     found: dict[str, Placed] = {}
     for at in iter_patterns(doc):
         key = section_of(at.line)
-        if key is not None:
-            found.setdefault(identity_of(at.pattern.name), Placed(at.pattern, key, at.line))
+        if key is not None and identity_of(at.pattern.name) not in found:
+            under = tuple(strip_eol(line) for line in doc.lines[at.line + 1:attached_span(doc, at.line)])
+            found[identity_of(at.pattern.name)] = Placed(at.pattern, key, at.line, under)
     return found
 
 
@@ -144,11 +156,11 @@ class PatternMerge:
             if b is not None:
                 self.notes.append(f"`{present.pattern.name}` was archived on one side and changed on the "
                                   "other: kept as changed")
-            return Resolved(present.section, present.pattern.render())
+            return Resolved(present.section, present.pattern.render(), attached=present.attached)
         if o.same(t) or t.same(b):
-            return Resolved(o.section, o.pattern.render())
+            return Resolved(o.section, o.pattern.render(), attached=o.attached)
         if o.same(b):
-            return Resolved(t.section, t.pattern.render())
+            return Resolved(t.section, t.pattern.render(), attached=t.attached)
         return self._both_changed(b, o, t)
 
     def _archived_unless_fired(self, side: str, present: Placed) -> Resolved | None:
@@ -161,7 +173,7 @@ class PatternMerge:
         self.notes.append(f"`{present.pattern.name}` was archived on one side, but the other side's episodes "
                           f"since the base are about it ({', '.join(ids)}): it fired there, so it is not stale; "
                           "kept (archive it in a later wrap if it no longer holds)")
-        return Resolved(present.section, present.pattern.render())
+        return Resolved(present.section, present.pattern.render(), attached=present.attached)
 
     def _demoted(self, b: Placed | None, x: Placed) -> bool:
         """Whether side ``x`` demoted the pattern: took it out of Proven (the gate asks a demotion for a reason
@@ -233,10 +245,29 @@ class PatternMerge:
         if category in ("", DEFAULT_CATEGORY) and other.pattern.category not in ("", DEFAULT_CATEGORY) \
                 and p.level > 1:
             category = other.pattern.category  # a category someone chose wins over the wrap's default
+        under = self._attached(name, chosen, other, b)
         if (name, evidence, links, notes, category) == (p.name, p.evidence, p.links, p.notes, p.category):
-            return Resolved(chosen.section, p.render())
+            return Resolved(chosen.section, p.render(), attached=under)
         merged = p.changed(name=name, evidence=evidence, links=links, notes=notes, category=category)
         for side in (chosen, other):  # byte-exact when one side already says exactly this
             if side.section == chosen.section and side.pattern.changed() == merged:
-                return Resolved(chosen.section, side.pattern.render())
-        return Resolved(chosen.section, merged.render())
+                return Resolved(chosen.section, side.pattern.render(), attached=under)
+        return Resolved(chosen.section, merged.render(), attached=under)
+
+    def _attached(self, name: str, chosen: Placed, other: Placed, b: Placed | None) -> tuple[str, ...]:
+        """The lines under the merged pattern: changed on one side, that side's; on both, the chosen side's
+        then the other's new ones. A raised result keeps the chosen side's: the gate holds a raised pattern
+        to the claim its evidence was recorded for (G209), lines and all."""
+        mine, theirs = chosen.attached, other.attached
+        if theirs == mine or (b is not None and theirs == b.attached):
+            return mine
+        if b is not None and mine == b.attached:
+            merged = theirs
+        else:
+            merged = mine + tuple(line for line in theirs if line not in mine)
+        if merged != mine and (chosen.proven or chosen.pattern.level >= 2):
+            self.notes.append(f"`{name}`: the other wrap changed the lines under it; kept this wrap's, as its "
+                              f"{chosen.pattern.level}x rests on evidence recorded for them (the other's "
+                              "commit keeps its lines)")
+            return mine
+        return merged
