@@ -14,7 +14,7 @@ from tests.conftest import git
 from tests.merge.cases import CACHE_1X, CACHE_2X
 from tests.merge.fixtures import BASE, C, edit, store_lookup
 from tests.merge.test_continuity import gate_errors
-from tests.merge.test_driver import commit, team_repo, write  # noqa: F401  (the fixture)
+from tests.merge.conftest import commit, write
 
 SIDES = (Side("ours", "2026-11-26"), Side("theirs", "2026-11-27"))
 NOTE = "  - limit: only for read-only dashboards"
@@ -105,7 +105,7 @@ def test_a_graduation_carries_the_lines_under_the_pattern_into_proven():
     assert doc.section_at(result.text.split("\n").index(note)).label == "Proven Knowledge"
 
 
-def test_git_merge_keeps_a_note_with_its_pattern_through_the_driver(team_repo):  # noqa: F811
+def test_git_merge_keeps_a_note_with_its_pattern_through_the_driver(team_repo):
     """The same decision in a real `git merge` with the registered driver: the other branch's new pattern
     comes after the note, not between the note and the pattern it was written under."""
     git(team_repo, "checkout", "-qb", "other")

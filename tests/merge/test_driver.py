@@ -13,37 +13,10 @@ from flowgit.merge.continuity import merge_continuity
 from flowgit.merge.markers import find_markers
 from tests.conftest import git
 from tests.merge.cases import CASES
+from tests.merge.conftest import BASE_EPISODES, commit, store_bytes, write
 from tests.merge.fixtures import A2, B2, BASE, EPISODES, edit, store_lookup
 
 EXPECTED = Path(__file__).parent / "expected"
-BASE_EPISODES = [e for e in EPISODES if e not in (A2, B2)]
-
-
-def store_bytes(*eps) -> bytes:
-    return b"".join(e.to_json().encode() + b"\n" for e in eps)
-
-
-def commit(repo: Path, message: str, when: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
-    subprocess.run(["git", "commit", "-qam", message], cwd=repo, check=True, env=env, capture_output=True)
-
-
-def write(repo: Path, text: str, store: bytes | None = None) -> None:
-    (repo / "CONTINUITY.md").write_text(text)
-    if store is not None:
-        (repo / ".flow" / "episodes.jsonl").write_bytes(store)
-
-
-@pytest.fixture
-def team_repo(repo: Path, run) -> Path:
-    """BASE committed by `flowgit init --commit`, which adopts it and registers the driver."""
-    (repo / ".flow").mkdir()
-    write(repo, BASE, store_bytes(*BASE_EPISODES))
-    res = run(repo, "init", "--commit", "--no-hooks")
-    assert res.code == 0, res.err
-    return repo
-
-
 def two_branches(repo: Path, name: str, *, ours_store: bytes | None = None, theirs_store: bytes | None = None):
     ours, theirs, _ = CASES[name]
     git(repo, "checkout", "-qb", "other")
