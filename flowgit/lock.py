@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import sys
 import threading
 import time
@@ -142,7 +143,7 @@ _RECORD_AT = 1
 def read_holder(path: Path) -> Holder | None:
     """The record in a lock file (None when empty or unreadable)."""
     try:
-        with open(path, "rb") as fh:
+        with os.fdopen(os.open(path, os.O_RDONLY | _NO_FOLLOW | getattr(os, "O_BINARY", 0)), "rb") as fh:
             fh.seek(_RECORD_AT)
             import json
 
@@ -267,11 +268,21 @@ class RepoLock:
             os.close(fd)  # closing drops the lock in any case
 
     def _open(self) -> int:
+        """The lock file, opened without following a link: the holder's record is written into it, and a
+        link there (planted, or left by a tool) would have that write truncate the file it names."""
         try:
-            return os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _NO_FOLLOW | getattr(os, "O_BINARY", 0), 0o644)
         except OSError as exc:
+            if self.path.is_symlink():
+                raise _not_a_lock_file(self.path, "a symbolic link") from None
+            if self.path.exists() and not self.path.is_file():
+                raise _not_a_lock_file(self.path, "not a regular file") from None
             raise FlowgitError(f"cannot open the repository lock ({exc.strerror})", path=self.path,
                                fix="check that the git directory is writable") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise _not_a_lock_file(self.path, "not a regular file")
+        return fd
 
     def _record(self, fd: int) -> None:
         pid = os.getpid()
@@ -283,6 +294,16 @@ class RepoLock:
         os.ftruncate(fd, _RECORD_AT)
         os.lseek(fd, _RECORD_AT, os.SEEK_SET)
         os.write(fd, record)
+
+
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)  # (no link followed, no FIFO waited on)
+
+
+def _not_a_lock_file(path: Path, what: str) -> FlowgitError:
+    return FlowgitError(f"the repository lock is {what}; flowgit keeps its lock record only in a regular file "
+                        "of its own, never writing through a link", path=path,
+                        fix=f"look at what it is, then remove it (`rm {path}`): flowgit creates the lock file "
+                            "again when it next writes")
 
 
 def lock_taken(git_dir: str | Path, *, platform: str | None = None) -> bool:
@@ -297,7 +318,7 @@ def lock_taken(git_dir: str | Path, *, platform: str | None = None) -> bool:
         return True
     try_lock, unlock = _backend(platform)
     try:
-        fd = os.open(Path(git_dir) / LOCK_NAME, os.O_RDWR | getattr(os, "O_BINARY", 0))
+        fd = os.open(Path(git_dir) / LOCK_NAME, os.O_RDWR | _NO_FOLLOW | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         return False
     except OSError:

@@ -92,6 +92,43 @@ def test_an_unwritable_place_is_a_clear_error(tmp_path):
         RepoLock(tmp_path / "missing" / "dir", "x").acquire()
 
 
+@pytest.mark.parametrize("kind", ["link", "dangling link", "fifo", "directory"])
+def test_a_lock_path_that_is_not_a_regular_file_is_refused_and_nothing_is_written_through_it(tmp_path, kind):
+    """The holder's record is written into the lock file: through a link it would truncate the file the link
+    names (or create one where a dangling link points)."""
+    gdir, outside = tmp_path / "git", tmp_path / "precious.txt"
+    gdir.mkdir()
+    outside.write_text("precious notes\n")
+    path = gdir / lockmod.LOCK_NAME
+    if kind == "link":
+        path.symlink_to(outside)
+    elif kind == "dangling link":
+        path.symlink_to(tmp_path / "created")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    with pytest.raises(FlowgitError) as err:
+        RepoLock(gdir, "x", wait=0).acquire()
+    assert "the repository lock is" in err.value.message and f"rm {path}" in err.value.fix
+    assert outside.read_text() == "precious notes\n" and not (tmp_path / "created").exists()
+    assert not lockmod.held(gdir)
+    assert read_holder(path) is None
+
+
+def test_episode_add_refuses_a_linked_lock_with_exit_2_and_writes_nothing(tmp_path, repo, run):
+    assert run(repo, "init", "--commit", "--no-hooks").code == 0
+    store = repo / ".flow" / "episodes.jsonl"
+    before = store.read_bytes()
+    outside = tmp_path / "precious.txt"
+    outside.write_text("precious notes\n")
+    (repo / ".git" / lockmod.LOCK_NAME).unlink(missing_ok=True)
+    (repo / ".git" / lockmod.LOCK_NAME).symlink_to(outside)
+    res = run(repo, "episode", "add", "--type", "finding", "--session", "s1", "a note while the lock is a link")
+    assert res.code == 2 and "is a symbolic link" in res.err and "Traceback" not in res.err
+    assert outside.read_text() == "precious notes\n" and store.read_bytes() == before
+
+
 def test_no_posix_only_import_at_module_level():
     tree = ast.parse(Path(lockmod.__file__).read_text())
     top = {alias.name for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
