@@ -90,9 +90,11 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
     from flowgit.merge.store import added_since_base, merge_store
 
     root = cfg.root
-    ours_c, theirs_c = sides.describe(root, "HEAD", sides.other_commit(root))
+    replay = sides.replayed(root)  # (a cherry-pick or revert: git's base is the replayed commit's parent)
+    ours_c, theirs_c = sides.describe(root, "HEAD", replay.theirs if replay else sides.other_commit(root))
     store_o, store_t = sides.stores(root, cfg.store_rel, ours_c, theirs_c)
-    base_store = sides.base_store(root, cfg.store_rel, ours_c, theirs_c)
+    base_store = sides.store_at(root, cfg.store_rel, replay.base) if replay and theirs_c else \
+        sides.base_store(root, cfg.store_rel, ours_c, theirs_c)
     store = merge_store(store_o, store_t, base_store)
     since_base = None  # a side or the base unknown: nothing is known to be new, and an archival stands
     if ours_c is not None and theirs_c is not None:
@@ -112,6 +114,7 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
         out.notes.append("the other side's commit was not found: evidence was checked against our store only")
     if result.clean:
         out.refused = refused_by_gate(cfg, data, result.text.encode("utf-8"), store, rel)
+        out.refused += evidence_left_behind(cfg, result.text, store, {"ours": store_o, "theirs": store_t}, rel)
         out.clean = not out.refused
     atomic_write(ours_path, result.text)
     return out
@@ -133,6 +136,44 @@ def refused_by_gate(cfg: Config, data: list[bytes], merged: bytes, store: bytes,
     base, ours, theirs = data
     found = judge_merge(cfg, [side(ours), side(theirs)], side(merged), base=side(base) if base else None)
     return list(dict.fromkeys(f.format() for f in found if f.is_error))
+
+
+WHOSE = {"ours": "our", "theirs": "the other side's"}
+
+
+def evidence_left_behind(cfg: Config, merged: str, store: bytes, side_stores: dict[str, bytes],
+                         rel: str) -> list[str]:
+    """A citation in the merged file of an episode a side's own store holds but the merged store does not.
+
+    The gate judges every side with the merged store, so a side whose pattern
+    cites such an episode shows the same missing id and the error reads as that
+    side's own. It is the merge's: the store merge left the line out (one side
+    never had it: a cherry-pick of a wrap whose episode an earlier, unpicked
+    commit recorded; or removed it since the base). The pattern would keep a
+    level on evidence no longer on record.
+    """
+    from flowgit.continuity.document import Document
+    from flowgit.continuity.patterns import iter_patterns
+    from flowgit.episodes import lookup
+
+    cited = {}
+    for at in iter_patterns(Document.parse(merged, aliases=cfg.aliases)):
+        for ident in at.pattern.evidence:
+            cited.setdefault(ident, (at.pattern.name, at.line + 1))
+    if not cited:
+        return []
+    kept = lookup(store, list(cited))
+    held = {WHOSE[side]: lookup(data, list(cited)) for side, data in side_stores.items() if data}
+    out = []
+    for ident, (name, line) in cited.items():
+        owners = [side for side, found in held.items() if ident in found]
+        if ident not in kept and owners:
+            out.append(f"{rel}:{line}: `{name}` cites {ident}, which {owners[0]} store holds but the merged store "
+                       f"does not (the store merge left it out: the commit that recorded it is not part of this "
+                       f"merge, or a side removed it since the base)\n    fix: bring the commit that recorded "
+                       f"{ident} first (cherry-pick it too, or merge its branch), or cite episodes the merged store "
+                       "holds")
+    return out
 
 
 def _text_merge(cfg: Config, base: str, ours: str, theirs: str, rel: str, why: str) -> DriverResult:

@@ -6,7 +6,10 @@ evidence holds there) and the *wraps' dates* (the newer REPLACE wins). Ours is
 HEAD; theirs is the commit being merged (``GITHEAD_<sha>`` in the environment of
 ``git merge``), picked (the last ``pick`` in ``rebase-merge/done`` during
 ``git rebase`` and ``git pull --rebase``), or ``MERGE_HEAD`` /
-``CHERRY_PICK_HEAD`` / ``REBASE_HEAD``. When theirs cannot be found, evidence is
+``CHERRY_PICK_HEAD`` / ``REBASE_HEAD``. A commit replayed by ``git cherry-pick``
+or ``git revert`` (:func:`replayed`) is read from the sequencer's list or the
+running git's own arguments, with the base git merges it on: the picked commit's
+parent (for a revert, the two swap). When theirs cannot be found, evidence is
 checked against our store alone and the merge says so.
 """
 
@@ -68,9 +71,87 @@ def quotes_the_other_side(root: Path) -> bool:
 GIT_OPTIONS_WITH_VALUE = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
 
 
+@dataclass(frozen=True)
+class Replay:
+    """A commit git replays onto HEAD as a three-way merge: ``theirs`` merged on ``base`` (a cherry-pick of C:
+    C on C's parent; a revert of C: C's parent on C)."""
+
+    theirs: str
+    base: str
+
+
+REPLAYING = ("cherry-pick", "revert")
+MAINLINE_OPTIONS = ("-m", "--mainline")
+PICK_OPTIONS_WITH_VALUE = frozenset({*MAINLINE_OPTIONS, "-s", "--strategy", "-X", "--strategy-option",
+                                     "--cleanup"})
+
+
+def replayed(root: Path) -> Replay | None:
+    """The commit a running ``git cherry-pick``/``git revert`` replays, and the base git merges it on; None
+    for any other git command, or where it cannot be told (then the caller reads the other traces)."""
+    argv = _running_git_argv()
+    command = git_command_of(argv) if argv else None
+    if command not in REPLAYING:
+        return None
+    rev, mainline = _sequencer_current(root, command), 1
+    if rev is None:
+        rev, mainline = _one_revision(argv[argv.index(command) + 1:] if command in argv else argv[1:])
+    commit = _verify(root, rev) if rev else None
+    parent = _verify(root, f"{commit}^{mainline}") if commit else None
+    if commit is None or parent is None:
+        return None
+    return Replay(commit, parent) if command == "cherry-pick" else Replay(parent, commit)
+
+
+def _sequencer_current(root: Path, command: str) -> str | None:
+    """The commit a multi-commit pick or revert is at: the first line of git's sequencer list."""
+    todo = git_dir(root) / "sequencer" / "todo"
+    try:
+        lines = todo.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    word = "pick" if command == "cherry-pick" else "revert"
+    for line in lines:
+        parts = line.split()
+        if parts and not parts[0].startswith("#"):
+            return parts[1] if len(parts) >= 2 and parts[0] in (word, word[0]) else None
+    return None
+
+
+def _one_revision(args: list[str]) -> tuple[str | None, int]:
+    """The one revision a single-commit pick names among its arguments, and its ``-m`` parent (1 unless
+    given); (None, 1) for several, a range, or none (git then keeps a sequencer list)."""
+    revs, mainline, skip = [], 1, None
+    for arg in args:
+        if skip is not None:
+            if skip in MAINLINE_OPTIONS and arg.isdigit():
+                mainline = int(arg)
+            skip = None
+        elif arg in PICK_OPTIONS_WITH_VALUE:
+            skip = arg
+        elif arg.startswith("--mainline=") and arg.split("=", 1)[1].isdigit():
+            mainline = int(arg.split("=", 1)[1])
+        elif arg.startswith("-m") and arg[2:].isdigit():
+            mainline = int(arg[2:])
+        elif arg == "--":
+            continue
+        elif not arg.startswith("-"):
+            revs.append(arg)
+    if len(revs) != 1 or ".." in revs[0] or revs[0].startswith("^"):
+        return None, 1
+    return revs[0], mainline
+
+
 def _running_git_command() -> str | None:
     """The subcommand of the nearest git process this one runs under (`cherry-pick`), read from the process
     table (Linux); None where it cannot be read."""
+    argv = _running_git_argv()
+    return git_command_of(argv) if argv else None
+
+
+def _running_git_argv() -> list[str] | None:
+    """The arguments of the nearest git process this one runs under, read from the process table (Linux);
+    None where it cannot be read."""
     pid = os.getpid()
     for _ in range(8):
         try:
@@ -81,9 +162,8 @@ def _running_git_command() -> str | None:
                 argv = [a.decode("utf-8", "replace") for a in fh.read().split(b"\0") if a]
         except (OSError, ValueError, IndexError):
             return None
-        command = git_command_of(argv)
-        if command is not None:
-            return command
+        if git_command_of(argv) is not None:
+            return argv
         if pid <= 1:
             return None
     return None
@@ -150,6 +230,11 @@ def stores(root: Path, store_rel: str, ours: CommitSide | None, theirs: CommitSi
     specs = [f"{c.sha}:{store_rel}" for c in (ours, theirs) if c]
     found = iter(blobs(root, specs))
     return tuple((next(found) or b"") if c else b"" for c in (ours, theirs))  # type: ignore[return-value]
+
+
+def store_at(root: Path, store_rel: str, commit: str) -> bytes:
+    """The store as ``commit`` holds it (empty when it holds none)."""
+    return blobs(root, [f"{commit}:{store_rel}"])[0] or b""
 
 
 def base_store(root: Path, store_rel: str, ours: CommitSide | None, theirs: CommitSide | None) -> bytes:

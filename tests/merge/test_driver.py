@@ -14,7 +14,8 @@ from flowgit.merge.markers import find_markers
 from tests.conftest import git
 from tests.merge.cases import CASES
 from tests.merge.conftest import BASE_EPISODES, commit, store_bytes, write
-from tests.merge.fixtures import A2, B2, BASE, EPISODES, edit, store_lookup
+from tests.merge.cases import CACHE_1X
+from tests.merge.fixtures import A2, B2, BASE, EPISODES, edit, ep, store_lookup
 
 EXPECTED = Path(__file__).parent / "expected"
 def two_branches(repo: Path, name: str, *, ours_store: bytes | None = None, theirs_store: bytes | None = None):
@@ -102,6 +103,53 @@ def test_a_cherry_picked_wrap_takes_the_newer_state_without_a_merge_note(team_re
     assert "# flowgit merge:" not in text and "# | " not in text and "Focus: jitter." in text
     res = run(team_repo, "audit", "--json")
     assert res.code == 0, res.out
+
+
+QUEUE_1X = "! queue_depth: alert on queue depth before latency | 1x"
+Q1 = ep("alerting on queue depth caught the backlog before latency rose", "q1", tags=("queue",))
+Q2 = ep("the queue depth alert fired early again, before latency moved", "q2", "outcome", agent="agent-b",
+        tags=("queue",))
+
+
+def _a_pattern_raised_on_a_branch(repo: Path) -> None:
+    """Branch `other`: one wrap adds queue_depth at 1x with its episode, the next raises it to 2x citing both."""
+    base_store = store_bytes(*BASE_EPISODES)
+    git(repo, "checkout", "-qb", "other")
+    write(repo, edit(BASE, (CACHE_1X + "\n", f"{CACHE_1X}\n{QUEUE_1X}\n")), base_store + store_bytes(Q1))
+    commit(repo, "wrap one: queue_depth added", "2026-11-27T10:00:00Z")
+    raised = f"!! queue_depth: alert on queue depth before latency | 2x (OPS) [evidence: {Q1.id}, {Q2.id}]"
+    write(repo, edit(BASE, (CACHE_1X + "\n", f"{CACHE_1X}\n{raised}\n")), base_store + store_bytes(Q1, Q2))
+    commit(repo, "wrap two: queue_depth raised", "2026-11-28T10:00:00Z")
+    git(repo, "checkout", "-q", "main")
+
+
+def test_a_cherry_picked_raise_whose_evidence_an_unpicked_commit_recorded_stops_as_a_conflict(team_repo, run):
+    """git merges a pick on the picked commit's parent, so the store merge leaves out the episode the earlier,
+    unpicked wrap recorded; the raised line still cites it. The driver names the episode and stops the pick,
+    rather than land a level on evidence no longer on record (found later by the audit as G102)."""
+    _a_pattern_raised_on_a_branch(team_repo)
+    head = git(team_repo, "rev-parse", "HEAD")
+    proc = subprocess.run(["git", "cherry-pick", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert f"cites {Q1.id}, which the other side's store holds but the merged store does not" in proc.stderr
+    assert git(team_repo, "rev-parse", "HEAD") == head
+    git(team_repo, "cherry-pick", "--abort")
+    # both wraps picked (git's sequencer list): each brings its own episodes, and the history audits clean
+    proc = subprocess.run(["git", "cherry-pick", "other~1", "other"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    store = (team_repo / ".flow" / "episodes.jsonl").read_bytes()
+    assert Q1.id.encode() in store and Q2.id.encode() in store
+    assert run(team_repo, "audit", "--json").code == 0
+
+
+def test_the_replayed_commit_and_its_base_are_read_from_a_picks_arguments():
+    from flowgit.merge.sides import _one_revision
+
+    assert _one_revision(["other"]) == ("other", 1)
+    assert _one_revision(["-x", "--strategy-option", "theirs", "abc123"]) == ("abc123", 1)
+    assert _one_revision(["-m", "2", "abc123"]) == ("abc123", 2)
+    assert _one_revision(["--mainline=2", "abc123"]) == ("abc123", 2)
+    assert _one_revision(["a..b"]) == (None, 1) and _one_revision(["a", "b"]) == (None, 1)
 
 
 @pytest.mark.parametrize("carry", ["stash pop", "checkout -m"])
