@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Callable
 
 from flowgit.errors import FlowgitError, UnreadableText
 
@@ -111,10 +112,13 @@ def read_regular(path: str | Path, *, max_bytes: int = MAX_TEXT_BYTES) -> bytes:
         os.close(fd)
 
 
-def atomic_write(path: str | Path, data: str | bytes) -> None:
+def atomic_write(path: str | Path, data: str | bytes, *, before_replace: "Callable[[], None] | None" = None) -> None:
     """Write ``data`` to ``path`` through a temporary file and an atomic rename.
 
     The file's permission bits are kept when it already exists.
+    ``before_replace`` runs after the new bytes are safely on disk, just before
+    the rename: a check that the file still holds what the caller read (it
+    raises to leave the file as it is), made as late as a rename allows.
     """
     p = Path(path)
     if p.is_symlink():  # write through a link (a continuity file kept elsewhere), never replace the link
@@ -137,6 +141,8 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
             os.chmod(tmp, p.stat().st_mode & 0o7777)
         except FileNotFoundError:
             os.chmod(tmp, 0o644)
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, p)
     except BaseException:
         try:

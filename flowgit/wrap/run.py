@@ -756,7 +756,7 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
     writing if anything did. See :mod:`flowgit.wrap.transaction` for the journal.
     """
     from flowgit.lock import RepoLock
-    from flowgit.wrap.transaction import MESSAGE, check_unchanged, sigterm_unwinds, undo_after
+    from flowgit.wrap.transaction import MESSAGE, check_unchanged, refuse_if_edited, sigterm_unwinds, undo_after
 
     gdir = git_dir(inputs.root)
     with RepoLock(gdir, "flowgit wrap"):
@@ -773,7 +773,8 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
                 store.append(new_eps)
                 checkpoint("1-episodes")
                 if final_bytes is not None:
-                    atomic_write(cfg.continuity, final_bytes)
+                    atomic_write(cfg.continuity, final_bytes,  # (an editor's save since the wrap read the file
+                                 before_replace=lambda: refuse_if_edited(cfg, journal))  # is never written over)
                 checkpoint("4-sections")
                 journal.committing(cfg)
                 _staging(inputs.root, gdir, cfg.continuity_rel, cfg.store_rel)

@@ -64,6 +64,20 @@ class RecoveryRefused(FlowgitError):
     """An interrupted wrap's leftovers cannot be proven to be only its own: nothing is touched."""
 
 
+class EditedDuringWrap(FlowgitError):
+    """The continuity file changed on disk after the wrap read it and before it replaced it (an editor's save):
+    the wrap rolls back what it wrote and leaves the file as the editor saved it."""
+
+
+def refuse_if_edited(cfg: Config, journal: "Journal") -> None:
+    """Right before the wrap replaces the continuity file: refuse if it no longer holds the bytes the journal
+    recorded, so an edit saved meanwhile is never written over."""
+    if _oid(_read(cfg.continuity), journal.hex_len) != journal.pre.continuity:
+        raise EditedDuringWrap(f"{cfg.continuity_rel} was saved by someone else while the wrap ran; the wrap "
+                               "was rolled back and the file is left as they saved it", path=cfg.continuity,
+                               fix="look at the edit, then run the wrap again: it starts from the file as it is")
+
+
 @dataclass
 class State:
     """One state of the parts a wrap touches (None: absent / not known yet)."""
@@ -199,7 +213,7 @@ class Journal:
                                                  "journal and the flowgit-wrap.*.bak files beside it") from None
 
     # ------------------------------------------------------------ undoing
-    def undo(self, *, hook_edits: bool = False) -> str:
+    def undo(self, *, hook_edits: bool = False, file_not_written: bool = False) -> str:
         """Undo what the wrap did, after proving the repository holds nothing else; or refuse.
 
         Every part is proven (and every backup checked) before the first
@@ -213,6 +227,10 @@ class Journal:
         that rewrites the file and refuses the commit). The file's bytes are
         then kept beside the journal (:data:`HOOK_EDITED`), never lost, and
         the pre-wrap file and index come back from their backups.
+
+        ``file_not_written``: the wrap stopped before it wrote the continuity
+        file (:class:`EditedDuringWrap`): whatever the file holds is someone
+        else's and is left as it is.
         """
         running = wait_until_idle(self.path.parent)
         if running:
@@ -229,7 +247,7 @@ class Journal:
             return (f"the interrupted wrap had already committed {made[:12]}, and HEAD was since moved back to its "
                     "parent (`git reflog` shows both): that was done after the wrap, so nothing was rolled back "
                     "and what it changed stands as you left it; cleared its journal")
-        problems, actions = self._plan_undo(hook_edits)
+        problems, actions = self._plan_undo(hook_edits, file_not_written)
         if problems:
             raise self._refuse(problems)
         for act in actions:
@@ -279,7 +297,7 @@ class Journal:
                                                           .splitlines()) if fields[1:] == [self.pre.head])
         return next((sha for sha in children if self._is_our_commit(sha)), None)
 
-    def _plan_undo(self, hook_edits: bool = False) -> tuple[list[str], list]:
+    def _plan_undo(self, hook_edits: bool = False, file_not_written: bool = False) -> tuple[list[str], list]:
         """What differs from the pre-wrap state and how to put it back; problems when anything is unproven."""
         problems: list[str] = []
         actions: list = []
@@ -301,7 +319,9 @@ class Journal:
             self.pre.continuity, self.post.continuity) and cont is not None
         if edited_by_hook:
             actions.append(self._keep_hook_edit)
-        if cont not in (self.pre.continuity, self.post.continuity) and not edited_by_hook:
+        if file_not_written:
+            pass  # (the wrap never wrote it: its bytes are whoever saved them, and stay)
+        elif cont not in (self.pre.continuity, self.post.continuity) and not edited_by_hook:
             problems.append(f"{self.continuity_rel} was edited since the wrap was interrupted")
         elif cont != self.pre.continuity:
             backup = self.backup("continuity")
@@ -586,7 +606,7 @@ def undo_after(journal: Journal, exc: BaseException) -> bool:
 
     refused_commit = isinstance(exc, CommitRejected)
     try:
-        done = journal.undo(hook_edits=refused_commit)
+        done = journal.undo(hook_edits=refused_commit, file_not_written=isinstance(exc, EditedDuringWrap))
     except RecoveryRefused as refused:
         if refused_commit:  # "nothing was changed" would not be true: say what is left
             raise FlowgitError(f"git refused the wrap commit, and the wrap could not be rolled back safely: "

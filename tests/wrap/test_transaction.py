@@ -145,6 +145,27 @@ def test_an_unreadable_journal_is_refused(wrap_repo):
     assert res.returncode == 2 and "cannot be read" in res.stderr and full_state(wrap_repo) == before
 
 
+# ------------------------------------------------------------------ an editor's save while the wrap runs
+def test_an_edit_saved_while_the_wrap_runs_is_never_written_over(wrap_repo, tmp_path):
+    """The file is saved after the wrap read it (here: once its journal exists and its episodes are appended),
+    before it would replace it: the wrap rolls back what it wrote (the store back to its bytes), leaves the
+    file as the editor saved it, and says so with exit 2; nothing is committed."""
+    before = full_state(wrap_repo)
+    proc = start_paused(wrap_repo, tmp_path, "1-episodes", seconds=1.5)
+    with (wrap_repo / "CONTINUITY.md").open("a", encoding="utf-8") as fh:
+        fh.write("- a note saved by my editor during the wrap\n")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, out + err
+    assert b"was saved by someone else while the wrap ran" in err and b"Traceback" not in err
+    after = full_state(wrap_repo)
+    assert after["continuity"] == before["continuity"] + b"- a note saved by my editor during the wrap\n"
+    edited = ("continuity", "files", "status")  # (the file, as the editor saved it, and what git says of it)
+    assert {k: v for k, v in after.items() if k not in edited} == {k: v for k, v in before.items()
+                                                                   if k not in edited}
+    assert after["status"] == " M CONTINUITY.md\n"
+    assert not (wrap_repo / ".git" / "flowgit-wrap.journal").exists()
+
+
 # ------------------------------------------------------------------ episode add racing a failing wrap
 def test_episode_add_racing_a_failing_wrap_is_kept(wrap_repo, tmp_path):
     gate = tmp_path / "in-hook"
