@@ -76,15 +76,41 @@ class State:
             return cls(recall=str(data["recall"]), trace=RecallTrace.from_dict(data["trace"]),
                        unit_type=data["unit_type"] if data["unit_type"] in UNIT_TYPES else CLUSTER,
                        scope=Scope.from_dict(data["scope"]), attempts=int(data["attempts"]),
-                       presented=_presented(data["presented"]), rescopes=list(data.get("rescopes", [])),
-                       history=list(data.get("history", [])), status=str(data.get("status", "")),
-                       recognized=data.get("recognized"), from_sid=data.get("from_sid"),
+                       presented=_presented(data["presented"]), rescopes=_texts(data.get("rescopes", []), "rescopes"),
+                       history=_records(data.get("history", []), "history"), status=str(data.get("status", "")),
+                       recognized=_recognized(data.get("recognized")), from_sid=_session(data.get("from_sid")),
                        ambiguity=str(data.get("ambiguity", "low")), noted=[str(x) for x in data.get("noted", [])],
                        rejected=[[str(k) for k in m] for m in data.get("rejected", [])],
                        claude_dir=_optional_text(data.get("claude_dir")))
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise FlowgitError(f"the state is not one ascend returned ({exc})", path="--state",
                                fix="pass back the `state` object of the previous --json answer unchanged") from None
+
+
+def _texts(value: Any, field_name: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ValueError(f"`{field_name}` is not a list of text")
+    return list(value)
+
+
+def _records(value: Any, field_name: str) -> list[dict]:
+    if not isinstance(value, list) or not all(isinstance(x, dict) for x in value):
+        raise ValueError(f"`{field_name}` is not a list of records")
+    return list(value)
+
+
+def _recognized(value: Any) -> dict | None:
+    """The unit a state says was recognised: None, or a summary as ``presented`` holds them."""
+    return None if value is None else _presented([value])[0]
+
+
+def _session(value: Any) -> str | None:
+    """The ``--from`` session a state carries: None, or a session id (as ``--from`` itself is held)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not safe_id(value):
+        raise ValueError("`from_sid` is not a session id")
+    return value
 
 
 def _optional_text(value: Any) -> str | None:

@@ -49,6 +49,9 @@ def _state() -> dict:
     (("presented",), [1, 2]), (("presented", 0, "members"), 7), (("trace", "entry"), 5),
     (("trace", "keywords"), [1]), (("trace", "alternates"), ["x"]), (("scope", "dropped"), 3),
     (("scope", "min_weight"), "high"), (("scope", "hops"), True), (("trace", "unknown_field"), 1),
+    (("from_sid",), ["00000001"]), (("from_sid",), {"a": 1}), (("from_sid",), "../../etc"),
+    (("recognized",), "chain"), (("recognized",), {"type": "bogus", "label": "x"}), (("rescopes",), [1]),
+    (("rescopes",), "widen"), (("history",), [1]), (("history",), "x"),
 ])
 def test_a_state_with_a_value_of_the_wrong_type_inside_is_refused_at_the_door(path, value):
     """An edited state crashed a later step with a traceback (exit 1, no JSON error): it is refused as read."""
@@ -64,6 +67,29 @@ def test_a_state_with_a_value_of_the_wrong_type_inside_is_refused_at_the_door(pa
     with pytest.raises(FlowgitError) as refused:
         State.from_dict(data)
     assert "the state is not one ascend returned" in refused.value.message
+
+
+BAD_VALUES = [None, 0, -1, 1.5, True, "", "x", "../x", [], [1], [None], ["x"], {}, {"type": "chain"}, [[1]], [{}]]
+
+
+@pytest.mark.parametrize("key", sorted(_state()))
+def test_any_top_level_field_of_any_type_is_read_or_refused_never_a_crash(key):
+    """Whatever an agent hands back in a field, the state is read or refused as "not one ascend returned"
+    (exit 2 at the command), never a traceback in a later step."""
+    from flowgit.ascend.engine import State
+    from flowgit.errors import FlowgitError
+
+    for value in BAD_VALUES:
+        data = {**_state(), key: value}
+        try:
+            state = State.from_dict(data)
+        except FlowgitError as refused:
+            assert "the state is not one ascend returned" in refused.message
+            continue
+        state.to_dict()  # (what is read is written back as ascend writes it)
+        assert state.from_sid is None or isinstance(state.from_sid, str)
+        assert state.recognized is None or isinstance(state.recognized, dict)
+        assert all(isinstance(x, str) for x in state.rescopes) and all(isinstance(x, dict) for x in state.history)
 
 
 @pytest.mark.parametrize("cwd", ["-", "-P", "~/proj", "proj", "./proj", "../proj", "x:/tmp/evil"])
