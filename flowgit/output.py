@@ -65,7 +65,8 @@ def emit(data: Any, as_json: bool, human: Callable[[Any], str]) -> None:
 
 # What a terminal acts on rather than shows: C0 and C1 controls (but the line break and the tab), DEL, and the
 # bidirectional and line-separator marks. The only escape sequences a human rendering writes are flowgit's own
-# colours (SGR, ``ESC[…m``): every other one came from the repository's text (a title set, a screen cleared).
+# colours (:func:`style`: one SGR code of :data:`_COLOURS`, or the reset): every other one came from the
+# repository's text (a title set, a screen cleared, words concealed or painted black on black).
 _ACTING_RE = re.compile("\x1b\\[[0-9;]*m|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f"
                         "\u2028\u2029\u202a-\u202e\u2066-\u2069]")  # (a CRLF line ending is shown as it is)
 
@@ -83,7 +84,8 @@ def terminal_safe(text: str, stream: "TextIO | None" = None) -> str:
 def _shown_control(match: "re.Match[str]", colours: bool) -> str:
     found = match.group()
     if len(found) > 1:
-        return found if colours else found.replace("\x1b", "\\x1b")  # flowgit's own colour, on a terminal
+        own = colours and found in _OWN_SGR
+        return found if own else found.replace("\x1b", "\\x1b")  # flowgit's own colour, on a terminal
     code = ord(found)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
@@ -110,6 +112,7 @@ class Progress:
 
 
 _COLOURS = {"red": 31, "green": 32, "yellow": 33, "blue": 34, "magenta": 35, "cyan": 36, "dim": 2, "bold": 1}
+_OWN_SGR = frozenset(f"\x1b[{code}m" for code in (*_COLOURS.values(), 0))  # what style() writes
 
 
 def colour_enabled(stream: TextIO | None = None) -> bool:

@@ -29,6 +29,11 @@ def test_human_output_shows_the_repositorys_control_characters_as_escapes(monkey
     monkeypatch.setenv("TERM", "xterm")
     assert "\x1b[31mred\x1b[0m" in terminal_safe(text) and "\\x1b]0;PWN" in terminal_safe(text)
     assert "\\x1b[31mred" in terminal_safe(text, io.StringIO())  # written elsewhere: the text's own escape
+    # on a terminal, only the codes flowgit's own colours use pass: none that hides words (conceal, black on
+    # black, a background, a 256-colour code) reaches it from the text
+    for hiding in ("\x1b[8m", "\x1b[30;40m", "\x1b[30m", "\x1b[47m", "\x1b[38;5;16m", "\x1b[1;8m"):
+        shown = hiding.replace("\x1b", "\\x1b")
+        assert terminal_safe(f"a {hiding}secret\x1b[0m word") == f"a {shown}secret\x1b[0m word"
 
 
 def test_prime_and_status_show_a_states_escape_sequences_as_text(run, repo):
