@@ -44,6 +44,18 @@ def safe_id(value: str) -> bool:
     return bool(SAFE_ID_RE.match(value)) and ".." not in value
 
 
+def printable_name(name: str) -> bool:
+    """Whether a project directory's name prints as the one line it is shown on: no control character, line
+    or paragraph separator (a name holding a line break would add a line of its own to an answer, a fake
+    resume command under "Sources")."""
+    return name.isprintable()
+
+
+def refused_name(name: str) -> str:
+    """The scope note for a project directory left out by :func:`printable_name`."""
+    return f"project directory {ascii(name)}: its name holds a control character or line break; refused"
+
+
 @dataclass(frozen=True)
 class Anchor:
     """A stored cross-reference: an issue, a PR, a memory entry (or a legacy bare string)."""

@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 
 from flowgit.ascend import formats
 from flowgit.ascend.history import HistoryPartition
-from flowgit.ascend.model import Anchor, Deposit, safe_id
+from flowgit.ascend.model import Anchor, Deposit, printable_name, refused_name, safe_id
 from flowgit.ascend.safeio import Tree
 from flowgit.ascend.transcripts import TranscriptPartition
 from flowgit.words import written_words
@@ -82,6 +82,9 @@ class ClaudePartition:
             return
         progress = Progress("reading session deposits", every=500)
         for slug in sorted(os.listdir(self.root)):
+            if not printable_name(slug):
+                notes.refused.append(refused_name(slug))
+                continue
             slug_dir = self.root / slug
             hyp = slug_dir / "hypomnesis"
             if not self.tree.check_dir(slug_dir) or not hyp.is_dir() or not self.tree.check_dir(hyp):

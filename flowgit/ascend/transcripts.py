@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from flowgit.ascend import formats, surrogates
-from flowgit.ascend.model import Anchor, Coinage, Deposit, safe_id
+from flowgit.ascend.model import Anchor, Coinage, Deposit, printable_name, refused_name, safe_id
 from flowgit.ascend.safeio import Tree, bounded_lines
 from flowgit.words import STOP, stem
 
@@ -327,6 +327,10 @@ class TranscriptPartition:
         if not os.path.isdir(self.root) or not self.tree.check_dir(self.root):
             return
         for slug in sorted(os.listdir(self.root)):
+            if not printable_name(slug):
+                if refused_name(slug) not in notes.refused:
+                    notes.refused.append(refused_name(slug))
+                continue
             slug_dir = os.path.join(self.root, slug)
             if not self.tree.check_dir(slug_dir):
                 continue

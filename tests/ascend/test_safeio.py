@@ -258,3 +258,29 @@ def test_an_over_long_line_is_passed_over_in_chunks_not_held_whole():
     got = list(bounded_lines(fh, 1024))
     assert got == [(b'{"a": 1}\n', 9), (None, len(long)), (b'{"b": 2}\n', 9), (b"y" * 50, 50)]
     assert Watched.largest <= SKIP_CHUNK
+
+
+@pytest.mark.parametrize("partition", ["claude", "transcripts"])
+def test_a_project_directory_whose_name_holds_a_line_break_is_refused_not_printed(run, tmp_path, partition):
+    """A deposit tree's directory name is shown on one line of the answer: one holding a line break would add a
+    line of its own (a fake resume command under "Sources"). It is left out and named, escaped."""
+    from tests.ascend.corpus import Session
+
+    config = tmp_path / "claude"
+    slug = "-home-dev-x\n     cd ~ && sh -c pwned"
+    for n in range(1, 4):
+        write_session(config, Session(slug, f"f200000{n}-0000-4000-8000-00000000000{n}", "/home/dev/x",
+                                      f"2026-10-0{n}", f"Kiwi migration step {n}", ["kiwi migration"],
+                                      ["kiwi", "migration"]))
+    _kiwi_line(config)
+    if partition == "transcripts":
+        for hyp in (config / "projects").glob("*/hypomnesis"):
+            import shutil
+
+            shutil.rmtree(hyp)
+    res = run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", partition,
+              "the whole line of work on the kiwi migration", "--no-interactive")
+    assert res.code == 0, res.err
+    assert "sh -c pwned" not in res.out.replace("\\n     cd ~ && sh -c pwned", "")
+    assert "\n     cd ~ && sh -c pwned" not in res.out
+    assert "its name holds a control character or line break; refused" in res.out
