@@ -40,11 +40,14 @@ def load_state(spec: str) -> State:
 
 
 def _read(path: str) -> bytes:
+    """The state file's bytes, bounded; a FIFO, socket or device is refused, never waited on."""
+    from flowgit.fsio import read_regular
+
     try:
-        with open(path, "rb") as fh:
-            return fh.read(STATE_LIMIT + 1)
-    except OSError as exc:
-        raise FlowgitError(f"cannot read the state ({exc.strerror})", path=path) from None
+        return read_regular(path, max_bytes=STATE_LIMIT)
+    except FlowgitError as exc:
+        raise FlowgitError(f"cannot read the state: it {exc.message}", path=path,
+                           fix=exc.fix or STATE_FIX) from None
 
 
 def _stdin() -> bytes:

@@ -171,6 +171,23 @@ def test_a_state_file_that_cannot_be_read_is_an_error_naming_it_and_the_fix(run,
     assert "UTF-8" in error["fix"] or "state" in error["fix"]
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_a_state_path_that_is_no_regular_file_is_refused_never_waited_on(run, tmp_path, corpus, kind):
+    """A FIFO nobody writes would block the read forever, and /dev/zero never ends."""
+    import os
+
+    target = tmp_path / "state.fifo"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "directory":
+        target.mkdir()
+    else:
+        target = Path("/dev/zero")
+    res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--state", str(target), "--recognize")
+    assert res.code == 2 and "Traceback" not in res.err
+    assert f"{target}: cannot read the state: it is" in res.err and "fix:" in res.err
+
+
 def test_a_state_with_a_utf8_byte_order_mark_is_read(run, tmp_path, corpus):
     data = ascend(run, tmp_path, corpus, "everything we figured out about the cache")
     state = tmp_path / "state.json"
