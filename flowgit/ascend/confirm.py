@@ -72,7 +72,7 @@ def read_transcript(path: str, root: str | None = None, sid: str | None = None) 
     turns: list[Turn] = []
     read = 0
     with fh:
-        for raw, size in bounded_lines(fh, TURN_LIMIT):
+        for raw, size in bounded_lines(fh, TURN_LIMIT, RECORD_LIMIT):
             read += size
             if read > RECORD_LIMIT:
                 break

@@ -167,21 +167,30 @@ class Tree:
 SKIP_CHUNK = 1 << 20  # how much of an over-long line is read at once on the way to its end
 
 
-def bounded_lines(fh, longest: int) -> Iterator[tuple[bytes | None, int]]:
+def bounded_lines(fh, longest: int, budget: int | None = None) -> Iterator[tuple[bytes | None, int]]:
     """(line, its length in bytes) for each line of a binary file; the line is None when it is longer than
     ``longest`` (a pasted log, a tool's base64 image), which is passed over a chunk at a time: memory stays
-    bounded by ``longest`` whatever the file holds, and a caller counting bytes still counts it."""
+    bounded by ``longest`` whatever the file holds, and a caller counting bytes still counts it.
+
+    ``budget``: the most bytes read in all. Passing over a line stops there (its length is then what was
+    read, which takes the caller's count past the budget), so a line a gigabyte long costs the budget, not
+    a gigabyte of reads."""
+    total = 0
     while True:
         line = fh.readline(longest + 1)
         if not line:
             return
+        total += len(line)
         if len(line) <= longest:
             yield line, len(line)
             continue
         size = len(line)
-        while not line.endswith(b"\n"):
+        while not line.endswith(b"\n") and (budget is None or total <= budget):
             line = fh.readline(SKIP_CHUNK)
             if not line:
                 break
             size += len(line)
+            total += len(line)
         yield None, size
+        if budget is not None and total > budget:
+            return

@@ -162,7 +162,7 @@ def derive(slug: str, sid: str, path: str, tree: Tree) -> Deposit | None:
         turns: list[str] = []
         predecessors: list[str] = []
         read = 0
-        for line, length in bounded_lines(fh, LINE_LIMIT):
+        for line, length in bounded_lines(fh, LINE_LIMIT, HEAD_LIMIT):
             read += length
             if read > HEAD_LIMIT:
                 break

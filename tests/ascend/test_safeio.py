@@ -284,3 +284,44 @@ def test_a_project_directory_whose_name_holds_a_line_break_is_refused_not_printe
     assert "sh -c pwned" not in res.out.replace("\\n     cd ~ && sh -c pwned", "")
     assert "\n     cd ~ && sh -c pwned" not in res.out
     assert "its name holds a control character or line break; refused" in res.out
+
+
+def test_passing_over_an_over_long_line_stops_at_the_read_budget(tmp_path):
+    """A transcript whose second line is 1 GB (sparse here) was read to its end, twice, though the transcripts
+    partition reads 256 KB of turns and confirmation at most its record limit: the budget bounds the reads."""
+    from flowgit.ascend.safeio import SKIP_CHUNK, bounded_lines
+
+    path = tmp_path / "giant.jsonl"
+    with path.open("wb") as fh:
+        fh.write(b'{"type": "user"}\n{"pasted": "')
+    os.truncate(path, 1 << 30)
+    with path.open("rb") as fh:
+        got = list(bounded_lines(fh, 1024, budget=256 * 1024))
+        assert fh.tell() <= 256 * 1024 + SKIP_CHUNK + 1024
+    assert got[0] == (b'{"type": "user"}\n', 17) and got[1][0] is None and sum(n for _, n in got) > 256 * 1024
+
+
+def test_ascend_reads_a_bounded_amount_of_a_transcript_with_a_giant_line(run, tmp_path):
+    """The whole command: what it reads of a 1 GB one-line paste is its bounds, not the paste."""
+    from flowgit.ascend import confirm, transcripts
+
+    sid = "11111111-2222-3333-4444-555555555555"
+    project = tmp_path / "claude" / "projects" / "-home-dev-infra"
+    project.mkdir(parents=True)
+    turn = {"type": "user", "timestamp": "2026-11-02T09:01:00Z", "uuid": "u1", "parentUuid": None,
+            "message": {"role": "user", "content": "Roll the retry budget out to the gateway #412"},
+            "sessionId": sid, "cwd": "/home/dev/infra"}
+    path = project / f"{sid}.jsonl"
+    path.write_text(json.dumps(turn) + "\n" + '{"type":"assistant","pasted":"')
+    os.truncate(path, 1 << 30)
+    io_before = _read_bytes()
+    res = run(tmp_path, "ascend", "retry budget", "--claude-dir", str(tmp_path / "claude"), "--partition",
+              "transcripts", "--no-interactive")
+    assert res.code == 0, res.err
+    bound = transcripts.HEAD_LIMIT + transcripts.TAIL_BYTES + confirm.RECORD_LIMIT
+    assert _read_bytes() - io_before < 2 * bound  # (the reads of everything else the run does are small)
+
+
+def _read_bytes() -> int:
+    with open("/proc/self/io") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("rchar:"))
