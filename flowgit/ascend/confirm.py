@@ -363,8 +363,10 @@ def _standing(d: Deposit, turns) -> Claim:
     """Where the session ended, checked sentence by sentence against its record's last turns.
 
     The latest sentence about the outcome (half its words) settles it: one
-    that holds (nearly) all its words, said the same way, confirms it; one
-    that negates what the outcome does not (or the other way round)
+    that holds all its words, said the same way, confirms it; one that holds
+    most of them corrects it to the record's own sentence (a word that
+    differs may be the one that changes the fact: "in staging", not "in
+    production"); one that negates what the outcome does not (or the other way round)
     corrects it ("we decided not to drop redis" holds every word of
     "we decided to drop redis"). Words scattered over several sentences
     confirm nothing: "failed its dry run. Nothing was shipped. Production
@@ -381,6 +383,8 @@ def _standing(d: Deposit, turns) -> Claim:
         return _settle(claim, "corrected", sentence, "the end of the session record says otherwise")
     if verdict == "same":
         return _settle(claim, "confirmed", claim.value, "the end of the session record says as much")
+    if verdict == "changed":  # (most of it, another word where one differs: "in staging", not "in production")
+        return _settle(claim, "corrected", sentence, "the end of the session record says it with other words")
     return _unattested(claim, "the end of the session record does not say this")
 
 
@@ -389,8 +393,8 @@ CONTRADICTS = 0.5  # one that holds this share and negates what the outcome does
 
 
 def _carries(outcome: str, sentence: str) -> str | None:
-    """Whether ``sentence`` is about ``outcome`` and how: says it ("same"), says it turned around ("contrary"),
-    holds only some of it ("part"); None when it is about something else."""
+    """Whether ``sentence`` is about ``outcome`` and how: says all of it ("same"), most of it ("changed"), says
+    it turned around ("contrary"), holds only some of it ("part"); None when it is about something else."""
     from flowgit.checks.claims import NOT, claim_words
 
     words = content_words(outcome)
@@ -401,7 +405,9 @@ def _carries(outcome: str, sentence: str) -> str | None:
         return None
     if (claim_words(sentence)[NOT] > 0) != (claim_words(outcome)[NOT] > 0):
         return "contrary"
-    return "same" if share >= CARRIES else "part"
+    if share == 1:
+        return "same"
+    return "changed" if share >= CARRIES else "part"
 
 
 def _sentences(text: str) -> list[str]:

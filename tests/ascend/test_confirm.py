@@ -68,6 +68,18 @@ def test_an_outcome_the_record_negates_is_corrected_to_the_record():
     assert said.verdict == "confirmed"
 
 
+def test_an_outcome_the_record_says_with_one_word_changed_is_corrected_not_confirmed():
+    """"A claim is confirmed only when the record holds all of it": the index says production, the record
+    says staging. Most words match; the one that differs is the fact."""
+    deposit = Deposit(partition="claude", slug="-p", sid="s3", outcome="The gateway enforces the budget in production.")
+    claim = _turns(("person", "Roll the retry budget out to the gateway"),
+                   ("assistant", "The gateway enforces the budget in staging.")).standing(deposit)
+    assert claim.verdict == "corrected" and claim.shown == "The gateway enforces the budget in staging."
+    whole = _turns(("person", "Roll the retry budget out to the gateway"),
+                   ("assistant", "Done: the gateway enforces the budget in production now.")).standing(deposit)
+    assert whole.verdict == "confirmed"
+
+
 def test_the_line_does_not_arrive_where_its_record_says_it_did_not(run, tmp_path):
     """On disk: vector.md's decision and the narrative's outcome say "drop Redis"; the transcripts ask it,
     answer "No" and decide not to. Neither is shown as settled fact."""
