@@ -29,12 +29,18 @@ KEY_RE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]*(.*)$")
 FLOW_MAP_RE = re.compile(r"\{([^{}]*)\}")
 
 
+# A later block is a re-index's frontmatter only when it names its session as the first does: text between
+# two horizontal rules (`---` lines) of a body is body, not a block that would win over the real frontmatter
+REINDEX_KEY_RE = re.compile(r"^session_id:", re.M)
+
+
 def split_blocks(text: str) -> list[tuple[str, str]]:
     """(frontmatter, body) for each block; a file without frontmatter is one block with none."""
     blocks: list[tuple[str, str]] = []
     matches = list(FM_BLOCK_RE.finditer(text))
     if not matches or matches[0].start() != 0:
         return [("", text)]
+    matches = matches[:1] + [m for m in matches[1:] if REINDEX_KEY_RE.search(m.group(1))]
     for i, m in enumerate(matches):
         body_end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
         # only a '---' block that starts a line right after a body counts as a new block
