@@ -102,8 +102,12 @@ def names(trailers: list[tuple[str, str]], key: str) -> list[str]:
     return [v.split()[0] for v in values(trailers, key) if v.split()]
 
 
-def mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
-    """Where a wrap commit's trailers and the change it records disagree (both directions)."""
+def mismatches(trailers: list[tuple[str, str]], events, *, memory_changed: bool = True) -> list[str]:
+    """Where a wrap commit's trailers and the change it records disagree (both directions).
+
+    ``memory_changed``: whether the commit changes the continuity file or the store. A ``Renamed:`` trailer
+    is held to the change only then: ascend reads it from the memory's own history, and an ordinary commit
+    may well say `Renamed: a.py -> b.py` of its own files."""
     kinds = _trailer_kinds()
     claimed: dict[str, set[str]] = {kind: set() for kind in kinds.values()}
     happened: dict[str, set[str]] = {kind: set() for kind in kinds.values()}
@@ -118,7 +122,8 @@ def mismatches(trailers: list[tuple[str, str]], events) -> list[str]:
             happened[e.kind].add(e.name)
     raised = (kinds["Graduated"], kinds["Incremented"])
     problems = _detail_mismatches(trailers, events, by_key, raised) if any(claimed[k] for k in raised) else []
-    problems += _rename_mismatches(trailers, events)
+    if memory_changed:
+        problems += _rename_mismatches(trailers, events)
     if claimed == happened:
         return problems  # (every wrap commit of a history is asked: most agree)
     for key, kind in kinds.items():

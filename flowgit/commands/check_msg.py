@@ -79,7 +79,8 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     ctx = _context(staged_change(root, amend=amend, verified=True))
     events = diff_patterns(ctx.old, ctx.new) if ctx else []
     for reading in readings:  # whichever cleanup git applies, the trailers it records must agree
-        report.problems.extend(p for p in mismatches(reading, events) if p not in report.problems)
+        report.problems.extend(p for p in mismatches(reading, events, memory_changed=ctx is not None)
+                               if p not in report.problems)
     if ctx is not None:
         report.problems.extend(episode_mismatches(episode_ids(readings), ctx.new_store, ctx.appended_store))
     elif ids := episode_ids(readings):  # the memory unchanged: the store stands as HEAD has it, nothing appended

@@ -553,8 +553,9 @@ class Auditor:
         untouched = version.blobs == (None, None) and all(p.blobs == (None, None) for p in before)
         claims = speaks_for_a_wrap(trailers)
         if unchanged or untouched:  # a trailer that claims a change this commit does not make is still false
-            out.extend(AuditFinding("A201", sha, date, "", problem) for problem in  # (a merge that changes
-                       (mismatches(trailers, []) if claims else ()))  # nothing against any parent too)
+            # (a merge that changes nothing against any parent too; a rename it names is not the memory's)
+            out.extend(AuditFinding("A201", sha, date, "", problem) for problem in
+                       (mismatches(trailers, [], memory_changed=False) if claims else ()))
             out.extend(self._episode_claims(trailers, sha, date, version, before))
             return False, out
         try:

@@ -141,8 +141,7 @@ def test_commit_msg_trailers_must_agree_with_the_change(run, repo):
     assert run(repo, "check-msg", str(msg)).code == 0
 
 
-@pytest.mark.parametrize("trailer", ["Lowered: p01 2x->1x", "lowered : p01", "Graduated: p01", "Episodes: ep-1",
-                                     "Renamed: p01 -> p99"])
+@pytest.mark.parametrize("trailer", ["Lowered: p01 2x->1x", "lowered : p01", "Graduated: p01", "Episodes: ep-1"])
 def test_the_commit_msg_hook_hands_every_trailer_check_msg_reads_to_it(run, repo, trailer):
     """A trailer claiming what the change does not do is refused at commit time, whichever key: the hook's
     shell fast path must not let one through that `flowgit check-msg` and the audit refuse."""
@@ -154,6 +153,24 @@ def test_the_commit_msg_hook_hands_every_trailer_check_msg_reads_to_it(run, repo
     res = commit(repo, f"Add notes\n\n{trailer}")
     assert res.returncode != 0, res.stdout + res.stderr
     assert git(repo, "rev-parse", "HEAD") == head
+
+
+def test_a_false_renamed_trailer_is_refused_where_the_memory_changes_and_left_to_other_commits(run, repo):
+    """ascend reads `Renamed:` from the memory's own history: on a commit that changes it, a rename the change
+    does not make is refused; an ordinary commit may say `Renamed: a.py -> b.py` of its own files."""
+    committed_base(repo)
+    run(repo, "install-hook")
+    (repo / "CONTINUITY.md").write_text(base_text(state="Focus: the breaker rollout, renamed nothing."))
+    git(repo, "add", "-A")
+    head = git(repo, "rev-parse", "HEAD")
+    res = commit(repo, "Session wrap\n\nFlow-Session: s9\nRenamed: p01 -> p99")
+    assert res.returncode != 0 and "does not rename `p01` to `p99`" in res.stdout + res.stderr
+    assert git(repo, "rev-parse", "HEAD") == head
+    git(repo, "reset", "-q", "--hard")
+    (repo / "b.py").write_text("print('b')\n")
+    git(repo, "add", "-A")
+    res = commit(repo, "Move the helper\n\nRenamed: a.py -> b.py")
+    assert res.returncode == 0, res.stdout + res.stderr
 
 
 def test_the_commit_msg_hooks_fast_path_names_every_key_check_msg_reads():

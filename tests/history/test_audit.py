@@ -184,9 +184,11 @@ def test_a_weak_configuration_brought_in_by_an_orphan_merge_is_found(run, based)
 def test_a_false_renamed_trailer_is_found(run, based):
     """`Renamed:` is read by ascend's git partition as a rename on the record: one the change never made is
     a finding, as a false graduation is."""
-    git(based, "commit", "-q", "--allow-empty", "--no-verify", "-m", "notes\n\nRenamed: p01 -> p77\n")
+    git(based, "commit", "-q", "--allow-empty", "--no-verify", "-m", "Move a.py\n\nRenamed: a.py -> b.py\n")
+    (based / "CONTINUITY.md").write_text(base_text(state="Focus: the breaker rollout, renamed nothing."))
+    git(based, "commit", "-qam", "wrap\n\nFlow-Session: s9\nRenamed: p01 -> p77\n", "--no-verify")
     sha = git(based, "rev-parse", "HEAD").strip()
-    code, data = audit(run, based, "--range", "base..HEAD")
+    code, data = audit(run, based, "--range", "base..HEAD")  # (the first commit leaves the memory alone)
     assert code == 1 and found(data) == [("A201", sha)]
     assert "does not rename `p01` to `p77`" in data["findings"][0]["message"]
 
