@@ -611,6 +611,43 @@ def test_flowgits_own_hook_judges_an_edit_of_the_list_a_linked_hook_list_names(r
     assert git(repo, "rev-parse", "HEAD").strip() == head
 
 
+def test_the_fast_path_reads_a_linked_hook_list_from_the_index_not_the_working_tree(run, repo):
+    """The index holds the link (what git records) while the working tree holds a plain file in its place
+    (``--skip-worktree``): the fast path asks the index, so an edit of the file the link names is still
+    judged (before, a plain file in the working tree let the commit pass without the gate)."""
+    _linked_hook_list(repo)
+    assert run(repo, "install-hook").code == 0
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "update-index", "--skip-worktree", ".pre-commit-config.yaml")
+    (repo / ".pre-commit-config.yaml").unlink()
+    (repo / ".pre-commit-config.yaml").write_text((repo / "ci" / "hooks.yaml").read_text())
+    (repo / "ci" / "hooks.yaml").write_text("repos: []\n")
+    git(repo, "add", "-A")
+    assert git(repo, "ls-files", "-s", ".pre-commit-config.yaml").startswith("120000")
+    refused = commit(repo, "no hooks")
+    assert refused.returncode == 1 and "G810" in refused.stderr, refused.stdout + refused.stderr
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+
+
+def test_the_fast_path_passes_a_plain_hook_list_in_the_index_by(run, repo):
+    """The other side: a working-tree link over a plain file the index holds is not what git records; an
+    unrelated commit still takes the fast path and lands."""
+    committed_base(repo)
+    (repo / ".pre-commit-config.yaml").write_text(_framework_list("python3"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the framework's list", "--no-verify")
+    assert run(repo, "install-hook").code == 0
+    git(repo, "update-index", "--skip-worktree", ".pre-commit-config.yaml")
+    (repo / "ci").mkdir()
+    (repo / "ci" / "other.yaml").write_text("repos: []\n")
+    (repo / ".pre-commit-config.yaml").unlink()
+    (repo / ".pre-commit-config.yaml").symlink_to("ci/other.yaml")
+    (repo / "notes.txt").write_text("unrelated\n")
+    git(repo, "add", "notes.txt")
+    landed = commit(repo, "notes")
+    assert landed.returncode == 0, landed.stdout + landed.stderr
+
+
 def test_a_merge_with_a_branch_older_than_the_hook_list_cannot_empty_it(run, repo):
     """A branch forked before the list existed runs no flowgit hook and vouches for no list: a merge with
     it that empties the list is weaker than the parent that runs the gate (G810; A404 if forced)."""
