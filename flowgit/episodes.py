@@ -238,8 +238,13 @@ def line_object(raw: bytes | str) -> Any:
 def _episode_from_line(obj: Any) -> Episode:
     if not isinstance(obj, dict) or not isinstance(obj.get("id"), str):
         raise ValueError("not an episode object")
-    if obj.get("type") not in EPISODE_TYPES or not isinstance(obj.get("content"), str):
-        raise ValueError("missing type or content")
+    kind = obj.get("type")
+    if kind is None:
+        raise ValueError("no `type`")
+    if kind not in EPISODE_TYPES:
+        raise ValueError(f"`type` {_shown_value(kind)} is not one of {', '.join(EPISODE_TYPES)}")
+    if not isinstance(obj.get("content"), str):
+        raise ValueError("no `content` text" if "content" not in obj else "`content` is not a string")
     tags = obj.get("tags") or []
     ep = Episode(id=obj["id"], ts=str(obj.get("ts", "")), type=obj["type"], content=obj["content"],
                  session=str(obj.get("session") or ""), agent=str(obj.get("agent") or ""),
@@ -247,6 +252,12 @@ def _episode_from_line(obj: Any) -> Episode:
     if not is_text("".join((ep.id, ep.ts, ep.content, ep.session, ep.agent, *ep.tags))):
         raise ValueError("a lone surrogate escape (`\\ud800`–`\\udfff`) where text should be")
     return ep
+
+
+def _shown_value(value: Any) -> str:
+    """A JSON value as a short quoted token for a message (control characters escaped, long values cut)."""
+    shown = json.dumps(value, ensure_ascii=True)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
 def parse_store(data: bytes, *, prefilter: Callable[[bytes], bool] | None = None

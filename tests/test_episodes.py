@@ -40,6 +40,25 @@ def test_torn_line_is_reported_skipped_and_kept(tmp_path):
     assert b'{"id": "ep-torn", "type": "find\n' in path.read_bytes()  # never rewritten away
 
 
+
+@pytest.mark.parametrize("line, said", [
+    ({"id": "ep-1", "type": "insight", "content": "x"},
+     '`type` "insight" is not one of finding, decision, observation, connection, outcome, tension'),
+    ({"id": "ep-1", "type": ["finding"], "content": "x"}, '`type` ["finding"] is not one of finding,'),
+    ({"id": "ep-1", "type": "\x1b[8mfinding", "content": "x"}, '`type` "\\u001b[8mfinding" is not one of'),
+    ({"id": "ep-1", "content": "x"}, "no `type`"),
+    ({"id": "ep-1", "type": "finding"}, "no `content` text"),
+    ({"id": "ep-1", "type": "finding", "content": 3}, "`content` is not a string"),
+])
+def test_a_line_that_is_no_episode_says_which_field_is_wrong(tmp_path, line, said):
+    """A line skipped as no episode names the field at fault and, for a type, the types there are (before, a
+    type outside them read "missing type or content", though both were there)."""
+    path = tmp_path / "e.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    episodes, problems = EpisodeStore(path).read()
+    assert episodes == {} and [p.line for p in problems] == [1]
+    assert said in problems[0].message, problems[0].message
+
 def test_lookup_finds_only_real_ids(tmp_path):
     a, b = ep("alpha"), ep(f"mentions {ep('alpha').id} in content")
     data = (a.to_json() + "\n" + b.to_json() + "\n").encode()
