@@ -93,29 +93,39 @@ def replayed(root: Path) -> Replay | None:
     command = git_command_of(argv) if argv else None
     if command not in REPLAYING:
         return None
-    rev, mainline = _sequencer_current(root, command), 1
+    rev, mainline = _sequencer_current(root, command)
     if rev is None:
         rev, mainline = _one_revision(argv[argv.index(command) + 1:] if command in argv else argv[1:])
     commit = _verify(root, rev) if rev else None
-    parent = _verify(root, f"{commit}^{mainline}") if commit else None
+    # git replays a commit of one parent on that parent whatever `-m` says (a list may mix merges with others)
+    parent = (_verify(root, f"{commit}^{mainline}") or _verify(root, f"{commit}^1")) if commit else None
     if commit is None or parent is None:
         return None
     return Replay(commit, parent) if command == "cherry-pick" else Replay(parent, commit)
 
 
-def _sequencer_current(root: Path, command: str) -> str | None:
-    """The commit a multi-commit pick or revert is at: the first line of git's sequencer list."""
-    todo = git_dir(root) / "sequencer" / "todo"
+def _sequencer_current(root: Path, command: str) -> tuple[str | None, int]:
+    """The commit a multi-commit pick or revert is at (the first line of git's sequencer list) and the
+    ``-m`` parent the list was started with (its options file; 1 unless given); (None, 1) without a list."""
+    sequencer = git_dir(root) / "sequencer"
     try:
-        lines = todo.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = (sequencer / "todo").read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        return None
+        return None, 1
     word = "pick" if command == "cherry-pick" else "revert"
     for line in lines:
         parts = line.split()
         if parts and not parts[0].startswith("#"):
-            return parts[1] if len(parts) >= 2 and parts[0] in (word, word[0]) else None
-    return None
+            if len(parts) >= 2 and parts[0] in (word, word[0]):
+                return parts[1], _sequencer_mainline(root, sequencer / "opts")
+            return None, 1
+    return None, 1
+
+
+def _sequencer_mainline(root: Path, opts: Path) -> int:
+    """The ``mainline`` git's sequencer keeps in its options file (git's config format), 1 when none."""
+    found = git(root, "config", "--file", str(opts), "--get", "options.mainline", check=False).strip()
+    return int(found) if found.isdigit() and int(found) > 0 else 1
 
 
 def _one_revision(args: list[str]) -> tuple[str | None, int]:

@@ -142,6 +142,58 @@ def test_a_cherry_picked_raise_whose_evidence_an_unpicked_commit_recorded_stops_
     assert run(team_repo, "audit", "--json").code == 0
 
 
+
+E1 = ep("the first line of work recorded its own finding", "s-x1", tags=("one",))
+E2 = ep("the second line of work recorded another finding", "s-x2", tags=("two",))
+E3 = ep("the target branch recorded a finding of its own", "s-x3", tags=("three",))
+
+
+@pytest.mark.parametrize("picks", [["M"], ["M", "N"]], ids=["one commit", "a sequencer list"])
+def test_a_pick_of_a_merge_against_its_second_parent_reads_the_store_on_that_parent(team_repo, picks):
+    """`git cherry-pick -m 2 M` replays what M brought over its second parent: the first parent's line, a
+    pattern citing E1 and E1 itself. git merges on M^2, and the driver must read the stores on it too: given
+    one commit, git's arguments say so; given several, git keeps `-m` in its sequencer's options file (before,
+    the driver took M^1 there, read E1 as removed on our side, and stopped the pick: "cites E1, which the
+    other side's store holds but the merged store does not")."""
+    base = store_bytes(*BASE_EPISODES)
+    queue = f"! queue_depth: alert on queue depth before latency | 1x [evidence: {E1.id}]"
+    git(team_repo, "checkout", "-qb", "x1")
+    write(team_repo, edit(BASE, (CACHE_1X + "\n", f"{CACHE_1X}\n{queue}\n")), base + store_bytes(E1))
+    commit(team_repo, "x1 adds queue_depth on E1", "2026-11-27T10:00:00Z")
+    git(team_repo, "checkout", "-qb", "x2", "main")
+    write(team_repo, BASE, base + store_bytes(E2))
+    commit(team_repo, "x2 records E2", "2026-11-27T11:00:00Z")
+    git(team_repo, "checkout", "-q", "x1")
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2026-11-27T12:00:00Z", "GIT_COMMITTER_DATE": "2026-11-27T12:00:00Z"}
+    merged = subprocess.run(["git", "merge", "-q", "--no-edit", "x2"], cwd=team_repo, env=env, capture_output=True,
+                            text=True)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    revs = {"M": git(team_repo, "rev-parse", "x1").strip(), "N": _a_merge_of_other_work(team_repo, env)}
+    git(team_repo, "checkout", "-q", "main")
+    write(team_repo, edit(BASE, ("two outages this week.", "two outages this week and a backlog.")),
+          base + store_bytes(E3))
+    commit(team_repo, "main records E3", "2026-11-27T14:00:00Z")
+    proc = subprocess.run(["git", "cherry-pick", "-m", "2", *(revs[p] for p in picks)], cwd=team_repo,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    store = (team_repo / ".flow" / "episodes.jsonl").read_bytes()
+    assert E3.id.encode() in store and E1.id.encode() in store and E2.id.encode() not in store
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert queue in text and "and a backlog." in text
+
+
+def _a_merge_of_other_work(repo: Path, env: dict) -> str:
+    """A merge commit of two branches that touch neither the memory nor the store (a second pick for the
+    list: git takes `-m 2` for every commit of it)."""
+    for branch in ("w", "v"):
+        git(repo, "checkout", "-qb", branch, "main")
+        (repo / f"{branch}.txt").write_text(f"{branch}\n")
+        git(repo, "add", f"{branch}.txt")
+        commit(repo, f"{branch} work", "2026-11-27T13:00:00Z")
+    git(repo, "checkout", "-q", "w")
+    subprocess.run(["git", "merge", "-q", "--no-edit", "v"], cwd=repo, env=env, check=True, capture_output=True)
+    return git(repo, "rev-parse", "w").strip()
+
 def test_the_replayed_commit_and_its_base_are_read_from_a_picks_arguments():
     from flowgit.merge.sides import _one_revision
 
