@@ -3,8 +3,8 @@
 git runs ``flowgit merge-driver %O %A %B %P`` with the base, ours and theirs of
 one path in temporary files; the driver writes the result over ``%A`` and exits
 0 (merged) or 1 (conflict: git stops and says so). The path decides which merge
-runs: the configured store gets the store merge, anything else the continuity
-merge. A merged continuity file is judged by the gate against both parents
+runs: the configured store gets the store merge, the configured continuity file
+the continuity merge, and any other file git's own text merge. A merged continuity file is judged by the gate against both parents
 (the merged store in force); an error the merge itself introduced turns a
 clean merge into a conflict, explained on stderr — a merge never lands what
 the gate would refuse.
@@ -57,13 +57,53 @@ def run_driver(cfg: Config, base: str, ours: str, theirs: str, rel: str) -> Driv
 
 
 def _merge(cfg: Config, data: list[bytes], base: str, ours: str, theirs: str, rel: str) -> DriverResult:
-    if rel == cfg.store_rel:
+    kind = memory_kind(cfg, rel)
+    if kind is None:
+        name = rel.rsplit("/", 1)[-1]
+        return _text_merge(cfg, base, ours, theirs, rel,
+                           f"not the continuity file or the store ({cfg.continuity_rel}, {cfg.store_rel}): merged "
+                           f"as text, as git merges it (a `.gitattributes` line without a slash matches every "
+                           f"`{name}`: anchor it, `/{name} merge=flowgit`, as `flowgit init` writes it)")
+    if kind == "store":
         return _store(data, ours, rel)
     try:
         texts = [decode_text(d, f"{rel} ({side})") for d, side in zip(data, ("base", "ours", "theirs"))]
     except FlowgitError as exc:
         return _text_merge(cfg, base, ours, theirs, rel, f"not merged by meaning: {exc.render()}")
     return _continuity(cfg, data, texts, ours, rel)
+
+
+def memory_kind(cfg: Config, rel: str) -> str | None:
+    """Which memory path git's ``%P`` is: "store", "continuity", or None for any other file that reaches the
+    driver (an unanchored attribute line an older init wrote matches a `CONTINUITY.md` in every directory, a
+    package's own notes too: merged by meaning, a line changed two ways would be kept twice, not a conflict).
+    The configuration in the working tree names the paths, and so does the one committed at HEAD or on the
+    other side (a side that moved the memory)."""
+    for named in _configurations(cfg):
+        if rel == named.store_rel:
+            return "store"
+        if rel == named.continuity_rel:
+            return "continuity"
+    return None
+
+
+def _configurations(cfg: Config):
+    """``cfg``, then the configurations committed at HEAD and at the commit being merged, read only when the
+    one before did not name the path (most merges stop at the first)."""
+    from flowgit.config import load_config_from_blobs
+    from flowgit.git import blobs
+    from flowgit.history.config_at import CONFIG_FILES
+    from flowgit.merge import sides
+
+    yield cfg
+    for rev in ("HEAD", sides.other_commit(cfg.root)):
+        if rev is None:
+            continue
+        found = blobs(cfg.root, [f"{rev}:{name}" for name in CONFIG_FILES])
+        try:
+            yield load_config_from_blobs(cfg.root, dict(zip(CONFIG_FILES, found)), "commit")
+        except FlowgitError:
+            continue  # an unreadable committed configuration names no path
 
 
 def _store(data: list[bytes], ours_path: str, rel: str) -> DriverResult:

@@ -52,7 +52,8 @@ def read_attributes(root: Path) -> str:
 
 
 def ensure_attributes(root: Path, paths: list[str]) -> list[str]:
-    """``<path> merge=flowgit`` for each path (an old ``merge=union`` for it is replaced); returns what changed.
+    """``<path> merge=flowgit`` for each path, anchored (:func:`anchored`; an old ``merge=union`` line for it, or
+    one an older init wrote unanchored, is replaced); returns what changed.
     Every other line is kept as it was, its line ending (CRLF) included."""
     from flowgit.continuity.document import split_lines
 
@@ -60,8 +61,9 @@ def ensure_attributes(root: Path, paths: list[str]) -> list[str]:
     ending = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     changed: list[str] = []
     for path in paths:
-        rule = f"{_quoted(path)} merge={DRIVER}"
-        hits = [i for i, ln in enumerate(lines) if _split_rule(ln)[0] == _quoted(path) and "merge=" in ln]
+        rule = f"{_quoted(anchored(path))} merge={DRIVER}"
+        written = (_quoted(path), _quoted(anchored(path)))  # (an older init wrote the path unanchored)
+        hits = [i for i, ln in enumerate(lines) if _split_rule(ln)[0] in written and "merge=" in ln]
         if any(_split_rule(lines[i]) == _split_rule(rule) for i in hits):
             continue
         if hits:
@@ -110,6 +112,13 @@ def _split_rule(line: str) -> tuple[str, list[str]]:
         return text[:end + 1], text[end + 1:].split()
     words = text.split()
     return (words[0] if words else ""), words[1:]
+
+
+def anchored(path: str) -> str:
+    """``path`` as a ``.gitattributes`` pattern that matches it alone: a pattern without a slash matches that
+    name in every directory (a package's own `pkg/CONTINUITY.md` would go through the driver too), so a path
+    at the top gets a leading one; a path with a slash is read from the top already."""
+    return path if "/" in path else "/" + path
 
 
 def _quoted(path: str) -> str:

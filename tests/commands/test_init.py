@@ -33,7 +33,7 @@ def test_gitattributes_routes_both_files_through_the_driver_and_replaces_union(r
     (repo / ".gitattributes").write_text("*.png binary\n.flow/episodes.jsonl merge=union\n")
     assert run(repo, "init", "--no-hooks").code == 0
     assert (repo / ".gitattributes").read_text() == ("*.png binary\n.flow/episodes.jsonl merge=flowgit\n"
-                                                     "CONTINUITY.md merge=flowgit\n")
+                                                     "/CONTINUITY.md merge=flowgit\n")
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
     attrs = git(repo, "check-attr", "merge", "--", "CONTINUITY.md", ".flow/episodes.jsonl")
     assert attrs.count("merge: flowgit") == 2
