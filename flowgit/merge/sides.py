@@ -39,6 +39,8 @@ def other_commit(root: Path) -> str | None:
     if done.is_file():
         for line in reversed(done.read_text(encoding="utf-8", errors="replace").splitlines()):
             parts = line.split()
+            if parts and parts[0] in ("merge", "m"):
+                break  # `--rebase-merges` redoing a merge: git names the side it merges in MERGE_HEAD (below)
             if len(parts) >= 2 and parts[0] in ("pick", "p", "edit", "e", "reword", "r", "squash", "s",
                                                  "fixup", "f"):
                 return _verify(root, parts[1])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -530,3 +531,39 @@ def test_a_derived_pattern_merged_onto_a_demotion_gets_the_re_check_note(team_re
     assert wave + " [derives from backoff_jitter, demoted 2026-11-26: re-check]\n" in merged
     res = run(team_repo, "audit")
     assert res.code == 0, res.out + res.err
+
+
+def _wrap(run, repo: Path, session: str, plan: dict, episode: str) -> None:
+    assert run(repo, "episode", "add", "--session", session, "--type", "finding", episode).code == 0
+    (repo.parent / "plan.json").write_text(json.dumps(plan))
+    res = run(repo, "wrap", "--session", session, "--plan", str(repo.parent / "plan.json"))
+    assert res.code == 0, res.out + res.err
+
+
+def test_rebase_merges_redoes_a_merge_of_two_wraps_with_the_side_it_merges_in(run, repo):
+    """`git rebase --rebase-merges` redoes a merge of two wraps through the driver: git names the side it
+    merges in (MERGE_HEAD), and the driver reads that side's store. A pattern archived on our side and fired
+    on the other is kept, as the original merge kept it (before, the driver took the last `pick` of the rebase
+    for "theirs", a commit of our own line, and the redone merge dropped the pattern without a word)."""
+    assert run(repo, "init", "--commit", "--no-hooks").code == 0
+    _wrap(run, repo, "s0", {"state": "Zero focus.", "patterns": [
+        {"op": "add", "name": "cache_warmup", "text": "cache warmup speeds cold starts"}]},
+        "cache warmup speeds cold starts")
+    git(repo, "branch", "up")
+    git(repo, "checkout", "-qb", "topic")
+    _wrap(run, repo, "sT", {"state": "Topic focus on staging."}, "cache warmup sped up cold starts again in staging")
+    git(repo, "checkout", "-q", "main")
+    _wrap(run, repo, "sM", {"state": "Main focus on the parser.", "patterns": [
+        {"op": "archive", "name": "cache_warmup"}]}, "main work on the parser")
+    merged = subprocess.run(["git", "merge", "--no-edit", "topic"], cwd=repo, capture_output=True, text=True)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert "! cache_warmup:" in (repo / "CONTINUITY.md").read_text()
+    git(repo, "checkout", "-q", "up")
+    (repo / "u.txt").write_text("u\n")
+    git(repo, "add", "u.txt")
+    git(repo, "commit", "-qm", "unrelated upstream")
+    git(repo, "checkout", "-q", "main")
+    rebased = subprocess.run(["git", "rebase", "--rebase-merges", "up"], cwd=repo, capture_output=True, text=True)
+    assert rebased.returncode == 0, rebased.stdout + rebased.stderr
+    assert "! cache_warmup:" in (repo / "CONTINUITY.md").read_text()
+    assert len(git(repo, "rev-list", "--merges", "HEAD").split()) == 1
