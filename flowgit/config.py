@@ -299,7 +299,8 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     )
 
 
-def load_judging_config(*, continuity: str | None = None, store: str | None = None) -> Config:
+def load_judging_config(*, continuity: str | None = None, store: str | None = None,
+                        start: Path | None = None) -> Config:
     """The configuration for a command that judges under *committed* configuration (check, check-msg, audit).
 
     The working tree's configuration judges nothing there, so an invalid one
@@ -309,13 +310,13 @@ def load_judging_config(*, continuity: str | None = None, store: str | None = No
     with them stands.
     """
     try:
-        return load_config(continuity=continuity, store=store)
+        return load_config(start, continuity=continuity, store=store)
     except FlowgitError as exc:
         if continuity or store or exc.path is None:
             raise
         sys.stderr.write(f"flowgit: warning: {exc.render()} — the working tree's configuration is not read here "
                          "(the configuration committed at each commit judges it)\n")
-        return default_config(find_root() or Path(os.getcwd()).resolve())
+        return default_config(find_root(start) or Path(start or os.getcwd()).resolve())
 
 
 def _typed_path(value: str | Path | None) -> Path | None:

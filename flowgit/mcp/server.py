@@ -11,6 +11,7 @@ directory the server was started in.
 # No ``from __future__ import annotations`` here: the SDK reads the tool
 # signatures' annotations at registration to build their JSON schemas.
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
@@ -31,19 +32,34 @@ INSTRUCTIONS = (
 
 
 def _result(data: Any) -> CallToolResult:
-    from flowgit.output import dumps, to_jsonable
+    from flowgit.output import to_jsonable
 
-    plain = to_jsonable(data)
-    return CallToolResult(content=[TextContent(type="text", text=dumps(plain))],
+    text, plain = _transportable(to_jsonable(data))
+    return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=plain if isinstance(plain, dict) else None)
 
 
 def _error(exc: FlowgitError) -> CallToolResult:
+    text, body = _transportable(exc.to_dict())
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=body, is_error=True)
+
+
+LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _transportable(plain: Any) -> tuple[str, Any]:
+    """The JSON text of ``plain`` as the CLI prints it, and the value for structured content, both valid
+    UTF-8 (the transport's encoding). A name of bytes that are not UTF-8 (a directory `caf\\xe9`, read as a
+    lone surrogate) cannot be sent as it is, and the server would die sending it: the text then escapes it
+    as JSON does (`\\udce9`, the same document to a JSON reader), and the structured value shows U+FFFD."""
+    import json
+
     from flowgit.output import dumps
 
-    body = exc.to_dict()
-    return CallToolResult(content=[TextContent(type="text", text=dumps(body))], structured_content=body,
-                          is_error=True)
+    text = dumps(plain)
+    if not LONE_SURROGATE_RE.search(text):
+        return text, plain
+    return json.dumps(plain, indent=2, ensure_ascii=True), json.loads(LONE_SURROGATE_RE.sub("\ufffd", text))
 
 
 def build_server(start: Path, continuity: Optional[str] = None, store: Optional[str] = None) -> MCPServer:
@@ -54,6 +70,13 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
         from flowgit.config import load_config
 
         return load_config(start, continuity=continuity, store=store)
+
+    def judging_cfg() -> Any:
+        """As the CLI's check and audit read it: the working tree's configuration judges nothing there, so an
+        invalid one gives the defaults and a warning (on the server's stderr), never a refusal."""
+        from flowgit.config import load_judging_config
+
+        return load_judging_config(continuity=continuity, store=store, start=start)
 
     def call(fn: Callable[[], Any]) -> CallToolResult:
         try:
@@ -130,7 +153,7 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
     def check() -> CallToolResult:
         from flowgit.commands.check import run_check
 
-        return call(lambda: run_check(cfg()))
+        return call(lambda: run_check(judging_cfg()))
 
     @server.tool(description="Each pattern's timeline through git history (newest `limit` events).")
     def log(names: Annotated[Optional[list[str]], Field(description="only these patterns (default: every "
@@ -156,7 +179,7 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
                                                                     "(`origin/main`)")] = None) -> CallToolResult:
         from flowgit.history.audit import RangeSpec, run_audit
 
-        return call(lambda: run_audit(cfg(), RangeSpec.parse(range, since_ref)))
+        return call(lambda: run_audit(judging_cfg(), RangeSpec.parse(range, since_ref)))
 
     @server.tool(description="Ascend a vague recall to a line of work, topic or concept (read-only). Start with "
                              "`recall` (type: chain, cluster or concept); answer a gate by passing back `state` with "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -224,3 +225,40 @@ def test_every_argument_of_every_tool_is_described_in_tools_list(repo, run):
     bare = [f"{t.name}.{name}" for t in tools for name, prop in t.input_schema.get("properties", {}).items()
             if not str(prop.get("description", "")).strip()]
     assert bare == []
+
+
+async def _two_calls(where: Path, env: dict, first: tuple[str, dict], second: tuple[str, dict]) -> list:
+    """Two tool calls on one `flowgit mcp` subprocess started in ``where``: what each returned."""
+    params = StdioServerParameters(command=str(BIN / "flowgit"), args=["mcp"], cwd=where, env=env)
+    with anyio.fail_after(60):
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return [await session.call_tool(name, arguments) for name, arguments in (first, second)]
+
+
+def test_an_answer_naming_a_path_of_bytes_that_are_not_utf8_comes_back_and_the_server_goes_on(tmp_path):
+    """A directory named with a Latin-1 byte (`caf\\xe9`) is read as a lone surrogate: the server escaped
+    nothing, could not send the answer, and died (every later call met a closed pipe). The text now escapes
+    it as JSON does, the same document as the CLI's, and the next call is answered."""
+    where = tmp_path / os.fsdecode(b"caf\xe9")
+    where.mkdir()
+    audited, status = anyio.run(_two_calls, where, hook_env(), ("audit", {}), ("status", {}))
+    assert audited.is_error and "\\udce9" in audited.content[0].text
+    error = payload(audited)["error"]
+    cli = subprocess.run([str(BIN / "flowgit"), "audit", "--json"], cwd=where, env=hook_env(), capture_output=True)
+    assert cli.returncode == 2
+    assert error == json.loads(cli.stdout.decode("utf-8", "surrogateescape"))["error"]
+    assert status.is_error and payload(status)["error"]["message"] == error["message"]
+
+
+def test_check_and_audit_over_mcp_judge_under_an_invalid_working_tree_configuration_as_the_cli_does(run, repo):
+    """A typo in an uncommitted `.flowgit.toml` judges nothing in `check` and `audit` (the configuration
+    committed at each commit does): the CLI warns and gives its verdict, and so do the tools (before, they
+    returned the configuration's error instead)."""
+    assert run(repo, "init", "--commit").code == 0
+    (repo / ".flowgit.toml").write_text('continuty = "x.md"\n')
+    checked, audited = anyio.run(_two_calls, repo, hook_env(), ("check", {}), ("audit", {}))
+    assert not checked.is_error and not audited.is_error
+    assert payload(checked) == cli_json(repo, "check", env=hook_env())
+    assert payload(audited) == cli_json(repo, "audit", env=hook_env())
