@@ -122,17 +122,41 @@ def shared_hooks_dir(root: Path) -> str | None:
     return None
 
 
+def own_hooks_command(root: Path) -> str:
+    """The command that gives this repository a hooks directory of its own: git's default one, named by its
+    absolute path (a relative ``core.hooksPath`` is read from each worktree's top, and in a linked worktree
+    ``.git`` is a file: ``.git/hooks`` would name nothing there, and no hook would run)."""
+    common = Path(git(root, "rev-parse", "--git-common-dir").decode().strip())
+    hooks = (common if common.is_absolute() else root / common).resolve() / "hooks"
+    return f"git config --local core.hooksPath {shlex.quote(str(hooks))}"
+
+
 def refuse_shared_hooks(root: Path, *, allowed: bool = False) -> None:
     """Refuse (before anything is written) to install hooks where every repository sharing them would run
-    them, unless asked to (``--shared-hooks``)."""
+    them, unless asked to (``--shared-hooks``), or where git can run no hook at all (the directory cannot
+    exist)."""
+    refuse_unreachable_hooks(root)
     why = None if allowed else shared_hooks_dir(root)
     if why is not None:
         raise FlowgitError(f"{why}: flowgit's hooks written there would gate every repository that uses it, "
                            "projects that never ran flowgit among them; nothing was written", path=root,
                            fix="run `flowgit init --no-hooks` and add the hooks through the pre-commit framework "
-                               "(see the README); or give this repository its own hooks directory (`git config "
-                               "--local core.hooksPath .git/hooks`); or install into the shared directory anyway "
+                               "(see the README); or give this repository its own hooks directory "
+                               f"(`{own_hooks_command(root)}`); or install into the shared directory anyway "
                                "with `--shared-hooks`")
+
+
+def refuse_unreachable_hooks(root: Path) -> None:
+    """Refuse when the hooks directory git reads here lies below a file (a relative ``core.hooksPath`` of
+    ``.git/hooks`` read in a linked worktree, whose ``.git`` is a file): git runs no hook from it, so every
+    commit here would pass ungated, and writing there would fail."""
+    target = hook_dir(root)
+    blocked = next((p for p in (target, *target.parents) if p.exists() and not p.is_dir()), None)
+    if blocked is not None:
+        raise FlowgitError(f"core.hooksPath names {target}, below {blocked}, which is a file: git runs no hook "
+                           "from there, so no commit here is gated; nothing was written", path=root,
+                           fix=f"name the hooks directory by its absolute path (`{own_hooks_command(root)}`), "
+                               "then run it again")
 
 
 def run_install(cfg: Config, *, proc_visible: bool | None = None, shared: bool = False) -> InstallResult:

@@ -442,3 +442,46 @@ def test_a_list_without_flowgits_hooks_gets_flowgits_own(run, repo, listed):
     res = run(repo, "init")
     assert res.code == 0, res.err
     assert (repo / ".git" / "hooks" / "pre-commit").exists() and "not installed" not in res.out
+
+
+def test_the_advice_for_a_shared_hooks_directory_gates_every_worktree(run, repo, tmp_path):
+    """The refusal's own fix names git's hooks directory by its absolute path: followed, the gate runs in a
+    linked worktree too (a relative `.git/hooks`, the advice before, names a file's child there: no hook ran
+    and a 1x -> 3x jump on a missing episode committed)."""
+    import re
+    import subprocess
+
+    shared = tmp_path / "shared-hooks"
+    shared.mkdir()
+    git(repo, "config", "--global", "core.hooksPath", str(shared))
+    res = run(repo, "init")
+    assert res.code == 2
+    command = re.search(r"`(git config --local core\.hooksPath [^`]+)`", res.err).group(1)
+    subprocess.run(command, shell=True, cwd=repo, check=True)
+    assert run(repo, "init", "--commit").code == 0
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feat")
+    memory = tmp_path / "wt" / "CONTINUITY.md"
+    text = memory.read_text()
+    assert "## Developing Knowledge\n" in text
+    memory.write_text(text.replace("## Developing Knowledge\n", "## Developing Knowledge\n"
+                                   "!! jump: a claim on nothing | 3x (X) [evidence: ep-0000000000ff]\n", 1))
+    refused = subprocess.run(["git", "commit", "-qam", "jump"], cwd=tmp_path / "wt", capture_output=True, text=True)
+    assert refused.returncode == 1 and "G1" in refused.stderr, refused.stdout + refused.stderr
+    assert list(shared.iterdir()) == []
+
+
+def test_a_relative_hooks_path_a_linked_worktree_cannot_reach_is_refused_there(run, repo, tmp_path):
+    """`core.hooksPath=.git/hooks` is read from each worktree's top; in a linked worktree `.git` is a file, so
+    git runs no hook there. init and install-hook say so, with the absolute path to set, exit 2 and write
+    nothing (before, both stopped on a NotADirectoryError traceback)."""
+    git(repo, "config", "--local", "core.hooksPath", ".git/hooks")
+    assert run(repo, "init", "--commit").code == 0
+    wt = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", str(wt), "-b", "feat")
+    before = tree_digest(wt)
+    for args in (("init",), ("install-hook",)):
+        res = run(wt, *args)
+        assert res.code == 2, res.out + res.err
+        assert "which is a file: git runs no hook from there" in res.err
+        assert f"core.hooksPath {repo.resolve() / '.git' / 'hooks'}" in res.err
+        assert tree_digest(wt) == before
