@@ -445,6 +445,7 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_e
     manifest_path, settings_path = base / MANIFEST, base / "settings.json"
     manifest = _load_manifest(manifest_path) or {"version": 1, "settings": None, "hooks": [], "files": {},
                                                  "dirs": []}
+    refuse_links(base, [*FILES, "settings.json", MANIFEST], scope)
     writes: dict[Path, bytes] = {}
     for rel, name in FILES.items():
         want = render(name, exe)
@@ -500,6 +501,29 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_e
         _sweep_temporaries(base)
         _write_all(base, new_dirs, {manifest_path: (json.dumps(manifest, indent=2) + "\n").encode(), **writes})
     return report
+
+
+def refuse_links(base: Path, rels: list[str], scope: str) -> None:
+    """Refuse, before anything is written, a symbolic link on the way to a file setup writes, when it names
+    nothing (setup would create its target, and the directories to it, wherever it points) or, in a project,
+    leads out of the project (a cloned project's link would have setup merge hooks into another settings file,
+    and copy that file's bytes into the record it asks to commit). A link in the user's own directory that
+    names a file there is the user's choice, and is written through."""
+    project = base.parent.resolve()
+    for rel in rels:
+        path = base / rel
+        on_the_way = [path, *(p for p in path.parents if p == base or base in p.parents)]
+        for link in (p for p in on_the_way if p.is_symlink()):
+            target = link.resolve()
+            if not link.exists():
+                why = f"is a symbolic link to {target}, which does not exist: setup would create it there"
+            elif scope != "user" and target != project and project not in target.parents:
+                why = f"is a symbolic link out of the project, to {target}: setup would write there"
+            else:
+                continue
+            raise FlowgitError(f"{why}; nothing was written", path=link,
+                               fix="remove the link (or replace it with the file or directory itself), then run "
+                                   "setup again")
 
 
 def _sweep_temporaries(base: Path) -> None:
@@ -595,6 +619,9 @@ def remove(base: Path, scope: str, *, dry_run: bool = False) -> SetupReport:
         return report
     actions: list[tuple[str, Path, bytes | None]] = []  # ("write" | "delete", path, data)
     for rel, sha in manifest["files"].items():
+        if (base / rel).is_symlink():  # setup writes files, never links: a link there is someone else's
+            report.changes.append(Change(rel, "kept", note="a symbolic link setup did not make: left in place"))
+            continue
         have = _read(base / rel)
         if have is None:
             continue

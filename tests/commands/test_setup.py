@@ -651,3 +651,41 @@ def test_without_exe_the_installed_skills_are_the_shipped_templates_byte_for_byt
     assert run(project, "setup", "claude").code == 0
     for rel, name in FILES.items():
         assert (project / ".claude" / rel).read_text() == template(name)
+
+
+def test_a_link_that_names_nothing_is_refused_and_never_written_through_or_removed(run, project, tmp_path):
+    """The project's own `commands/wrap.md`, a link to a file that does not exist: setup created that file,
+    and the directories to it, outside the project, and `--remove` then deleted the project's link. Now setup
+    refuses (exit 2, nothing written), and `--remove` of an earlier set-up leaves a link in its place alone."""
+    base = project / ".claude"
+    (base / "commands").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    (base / "commands" / "wrap.md").symlink_to(elsewhere / "made" / "wrap.md")
+    before = tree_digest(project)
+    res = run(project, "setup", "claude")
+    assert res.code == 2 and "which does not exist: setup would create it there" in res.err, res.err
+    assert not elsewhere.exists() and tree_digest(project) == before
+    assert (base / "commands" / "wrap.md").is_symlink()
+    (base / "commands" / "wrap.md").unlink()
+    assert run(project, "setup", "claude").code == 0
+    ours = (base / "commands" / "wrap.md").read_bytes()
+    elsewhere.mkdir()
+    (elsewhere / "wrap.md").write_bytes(ours)  # the same bytes, behind a link the user put in its place
+    (base / "commands" / "wrap.md").unlink()
+    (base / "commands" / "wrap.md").symlink_to(elsewhere / "wrap.md")
+    assert run(project, "setup", "claude", "--remove").code == 0
+    assert (base / "commands" / "wrap.md").is_symlink() and (elsewhere / "wrap.md").read_bytes() == ours
+
+
+def test_a_project_settings_file_linked_out_of_the_project_is_refused(run, project, tmp_path):
+    """A cloned project's `.claude/settings.json` may be a link to a settings file elsewhere (the user's own):
+    setup would merge the project's hooks into it and copy its bytes into the record it asks to commit."""
+    outside = tmp_path / "home-settings.json"
+    outside.write_text('{"model": "mine"}\n')
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").symlink_to(outside)
+    before = tree_digest(project)
+    res = run(project, "setup", "claude")
+    assert res.code == 2 and "a symbolic link out of the project" in res.err, res.err
+    assert outside.read_text() == '{"model": "mine"}\n' and tree_digest(project) == before
+    assert not (project / ".claude" / ".flowgit-setup.json").exists()
