@@ -356,7 +356,32 @@ def contained(root: Path, value: Any, key: str, where: str) -> Path:
         raise FlowgitError(f"`{key}` = {value!r} has a `..` in it", path=where,
                            fix="write the path from the repository root without `..`: "
                                f"{key} = \"{inside.as_posix()}\" names the same file")
+    nested = nested_repository(real_root, inside)
+    if nested is not None:
+        raise FlowgitError(f"`{key}` = {value!r} is inside {nested}, another repository (a submodule or a clone "
+                           "kept in this one): flowgit would write into its working tree, and git records nothing "
+                           "there for this repository", path=where,
+                           fix=f"keep the memory in this repository's own files, e.g. {key} = "
+                               f"\"{DEFAULT_STORE if key == 'store' else DEFAULT_CONTINUITY}\"")
     return rel
+
+
+def nested_repository(root: Path, inside: Path) -> str | None:
+    """The directory on the way to ``inside`` (relative to ``root``) that is another repository: one holding a
+    ``.git`` (a checked-out submodule, a nested clone) or a submodule's path in ``.gitmodules`` (one not checked
+    out yet); None for none. A few stat calls, and ``.gitmodules`` read only where it exists."""
+    dirs = [Path(*inside.parts[:n]) for n in range(1, len(inside.parts))]
+    for d in dirs:
+        if os.path.lexists(root / d / ".git"):
+            return d.as_posix()
+    if not dirs or not (root / ".gitmodules").is_file():
+        return None
+    try:
+        text = (root / ".gitmodules").read_text(encoding="utf-8", errors="replace")[:1_000_000]
+    except OSError:
+        return None
+    paths = {m.strip().strip('"').rstrip("/") for m in re.findall(r"(?m)^\s*path\s*=\s*(.+?)\s*$", text)}
+    return next((d.as_posix() for d in dirs if d.as_posix() in paths), None)
 
 
 def _apart(continuity: Path, store: Path, where: str, typed: tuple = (None, None)) -> None:

@@ -94,3 +94,37 @@ def test_a_typed_store_that_is_a_configuration_file_names_the_option(repo, run):
     import json
 
     assert json.loads(res.out)["error"]["option"] == "--store"
+
+
+@pytest.mark.parametrize("layout", ["a checked-out submodule", "a submodule not checked out", "a nested clone"])
+def test_a_memory_inside_another_repository_is_refused_and_nothing_is_written(repo, run, tmp_path, layout):
+    """`continuity = "mem/CONTINUITY.md"` where `mem` is a submodule (or a clone kept inside): init wrote the
+    memory into that repository's working tree and stopped on git's raw `Pathspec … is in submodule`, and
+    `episode add` appended to the other repository's store. Refused now, as a path outside is, before any
+    write."""
+    import subprocess
+
+    from tests.conftest import git
+
+    mem = tmp_path / "mem"
+    mem.mkdir()
+    git(mem, "init", "-q")
+    (mem / "readme").write_text("x\n")
+    git(mem, "add", "readme")
+    git(mem, "commit", "-qm", "mem")
+    if layout == "a nested clone":
+        git(repo, "clone", "-q", str(mem), "mem")
+    else:
+        subprocess.run(["git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(mem), "mem"],
+                       cwd=repo, check=True, capture_output=True)
+        if layout == "a submodule not checked out":
+            git(repo, "commit", "-qm", "the submodule")
+            git(repo, "submodule", "deinit", "-q", "-f", "mem")
+            assert not (repo / "mem" / ".git").exists()
+    (repo / ".flowgit.toml").write_text('continuity = "mem/CONTINUITY.md"\nstore = "mem/.flow/episodes.jsonl"\n')
+    before = tree_digest(repo)
+    for args in (("init", "--commit"), ("episode", "add", "--type", "finding", "--session", "s1", "x")):
+        res = run(repo, *args)
+        assert res.code == 2 and "is inside mem, another repository" in res.err, res.out + res.err
+        assert "Traceback" not in res.err and "fatal:" not in res.err
+    assert tree_digest(repo) == before and not (repo / "mem" / "CONTINUITY.md").exists()
