@@ -231,7 +231,13 @@ def _hook_start(payload: dict) -> str | None:
     list, a NUL byte) is no ``cwd``, as a payload the hook cannot read is no payload: the hook then works where
     the agent started it, which is the project, rather than breaking the session on a traceback."""
     cwd = payload.get("cwd")
-    return cwd if isinstance(cwd, str) and cwd and "\x00" not in cwd else None
+    if not isinstance(cwd, str) or not cwd or "\x00" in cwd:
+        return None
+    try:
+        cwd.encode("utf-8")  # (`\ud800` in JSON: a lone surrogate names no directory)
+    except UnicodeEncodeError:
+        return None
+    return cwd
 
 
 def _hook_cfg(ctx: click.Context, payload: dict) -> Any:

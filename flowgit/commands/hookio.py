@@ -22,6 +22,6 @@ def read_payload(stream: TextIO | None = None) -> dict:
         return {}
     try:
         value = json.loads(text) if text.strip() else {}
-    except (json.JSONDecodeError, RecursionError):  # (nested deeper than the parser's stack: not a payload)
-        return {}
+    except (ValueError, RecursionError):  # (bad JSON; an integer past Python's digit limit; nested deeper than
+        return {}                          # the parser's stack: no payload)
     return value if isinstance(value, dict) else {}

@@ -147,3 +147,16 @@ def test_with_json_the_reminders_silence_is_an_empty_object(tmp_path, project):
     assert active.returncode == 0 and json.loads(active.stdout) == {}, active.stdout
     plain = run_hook("flowgit remind --hook", project, payload("Stop", project, stop_hook_active=True))
     assert plain.returncode == 0 and plain.stdout == ""
+
+
+@pytest.mark.parametrize("body", [
+    json.dumps({"session_id": SESSION, "cwd": "\ud800", "hook_event_name": "SessionStart"}),  # `"\ud800"` in JSON
+    '{"session_id": "%s", "hook_event_name": "SessionStart", "n": %s}' % (SESSION, "9" * 5000),
+], ids=["a cwd of a lone surrogate", "an integer past the digit limit"])
+def test_a_payload_value_the_hook_cannot_use_still_primes_the_session(project, body):
+    """Valid JSON the hook cannot use (a `cwd` that names no directory, a number Python will not read) is no
+    `cwd`, or no payload: the hook primes where the agent started it (before, both ended in "the hook could
+    not run" and the session started without its memory)."""
+    res = run_hook("flowgit prime --hook", project, body)
+    assert res.returncode == 0 and "could not run" not in res.stderr, res.stderr
+    assert "Continuity" in json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
