@@ -4,10 +4,10 @@ git runs ``flowgit merge-driver %O %A %B %P`` with the base, ours and theirs of
 one path in temporary files; the driver writes the result over ``%A`` and exits
 0 (merged) or 1 (conflict: git stops and says so). The path decides which merge
 runs: the configured store gets the store merge, the configured continuity file
-the continuity merge, and any other file git's own text merge. A merged continuity file is judged by the gate against both parents
-(the merged store in force); an error the merge itself introduced turns a
-clean merge into a conflict, explained on stderr — a merge never lands what
-the gate would refuse.
+the continuity merge, and any other file git's own text merge. A merged
+continuity file is judged by the gate against both parents (the merged store in
+force); an error the merge itself introduced turns a clean merge into a
+conflict, explained on stderr — a merge never lands what the gate would refuse.
 """
 
 from __future__ import annotations
