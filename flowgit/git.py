@@ -175,7 +175,69 @@ def require_repo(root: Path | None) -> Path:
                                fix="keep the memory in a repository cloned the usual way (with a .git in its "
                                    "working tree); do not run `git init` here")
         raise FlowgitError("not inside a git repository", fix="run `git init` first, or cd into your repository")
+    refuse_foreign_git_environment(root)
     return root
+
+
+def refuse_foreign_git_environment(root: Path) -> None:
+    """Refuse when git's environment names another repository than the one flowgit found.
+
+    flowgit takes its repository from the working directory, but every git it
+    runs obeys ``GIT_DIR``, ``GIT_WORK_TREE`` and ``GIT_INDEX_FILE``. Git
+    exports them to its hooks, so a hook of one project that runs flowgit in
+    another repository would have flowgit edit that repository's files while
+    git commits them on the project's branch. Nothing is guessed: the
+    variables either name this repository (a hook of its own) or the command
+    stops before it reads or writes anything.
+    """
+    own = own_git_dir(root)
+    if own is None:
+        return
+    common = _common_dir(own)
+    named = {name: Path(os.path.abspath(os.path.join(root, value))).resolve()
+             for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE")
+             if (value := os.environ.get(name))}
+    foreign = [name for name, path in named.items() if not _names_this_repository(name, path, root, own, common)]
+    if foreign:
+        shown = ", ".join(f"{name}={os.environ[name]}" for name in foreign)
+        raise FlowgitError(f"git's environment names another repository ({shown}) than the one flowgit works in "
+                           f"({own}); git exports these variables to its hooks", path=root,
+                           fix=f"unset them before running flowgit here, e.g. `env -u {' -u '.join(foreign)} "
+                               "flowgit …` in the hook")
+
+
+def _names_this_repository(name: str, path: Path, root: Path, own: Path, common: Path) -> bool:
+    if name == "GIT_DIR":
+        return path == own
+    if name == "GIT_WORK_TREE":
+        return path == root.resolve()
+    if name == "GIT_COMMON_DIR":
+        return path == common
+    holder = inside_git_dir(path.parent)  # an index kept by some repository must be kept by this one
+    return holder is None or holder.resolve() in (own, common)
+
+
+def own_git_dir(root: Path) -> Path | None:
+    """The git directory the checkout at ``root`` names by its ``.git`` (a directory, or a worktree's file),
+    resolved, read without git and without the environment; None when it names none."""
+    dot = root / ".git"
+    if dot.is_dir():
+        return dot.resolve()
+    try:
+        first = dot.read_text(encoding="utf-8", errors="surrogateescape").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    return Path(os.path.abspath(os.path.join(root, first[len("gitdir:"):].strip()))).resolve()
+
+
+def _common_dir(own: Path) -> Path:
+    try:
+        named = (own / "commondir").read_text(encoding="utf-8", errors="surrogateescape").strip()
+    except OSError:
+        return own
+    return Path(os.path.abspath(os.path.join(own, named))).resolve()
 
 
 def _looks_like_git_dir(path: Path) -> bool:

@@ -9,7 +9,7 @@ import pytest
 
 from flowgit.git import (blob_oid, enclosing_git_dir, git_dir, hex_len, index_tree, inside_git_dir, object_format,
                          write_tree)
-from tests.conftest import git
+from tests.conftest import git, tree_digest
 
 
 def test_object_format_and_blob_ids(tmp_path):
@@ -144,3 +144,92 @@ def test_a_repository_named_by_git_dir_is_said_unsupported_never_told_to_git_ini
     with pytest.raises(FlowgitError) as caught:
         require_repo(tmp_path / "home")
     assert "GIT_DIR/GIT_WORK_TREE" in caught.value.message and "do not run `git init`" in caught.value.fix
+
+
+def _hooked_project(tmp_path: Path, memory: Path, plan: Path, worktree: bool) -> Path:
+    """A project whose hook wraps another repository (the memory) without clearing git's environment: a
+    post-commit hook of a commit in a linked worktree (git exports GIT_DIR and GIT_INDEX_FILE), or a pre-commit
+    hook of a ``commit -a`` in the main checkout (git exports its absolute ``index.lock``)."""
+    import sys
+
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q")
+    (project / "a.txt").write_text("a\n")
+    git(project, "add", "a.txt")
+    git(project, "commit", "-qm", "base")
+    hook = project / ".git" / "hooks" / ("post-commit" if worktree else "pre-commit")
+    hook.write_text(f"#!/bin/sh\ncd '{memory}' && FLOWGIT_SESSION=s1 '{sys.executable}' -m flowgit wrap "
+                    f"--plan '{plan}' > '{tmp_path}/hook.out' 2>&1\nexit 0\n")
+    hook.chmod(0o755)
+    if not worktree:
+        return project
+    git(project, "worktree", "add", "-q", str(tmp_path / "project-wt"), "-b", "feature")
+    return tmp_path / "project-wt"
+
+
+@pytest.mark.parametrize("worktree", [True, False], ids=["linked-worktree", "commit-a"])
+def test_a_hook_environment_naming_another_repository_is_refused(tmp_path, run, worktree):
+    """A project's hook that runs flowgit in the memory repository inherits the project's GIT_DIR /
+    GIT_INDEX_FILE: flowgit refuses (exit 2, the variables and the fix named) and neither repository changes;
+    before, the memory's wrap was committed on the project's branch."""
+    import json
+
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    git(memory, "init", "-q")
+    assert run(memory, "init", "--commit").code == 0
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"state": "Focus: the project.",
+                                "episodes": [{"type": "finding", "content": "project commit made"}]}))
+    memory_head, memory_files = git(memory, "rev-parse", "HEAD"), tree_digest(memory)
+    work = _hooked_project(tmp_path, memory, plan, worktree)
+    (work / "a.txt").write_text("b\n")
+    git(work, "commit", "-qam", "project work")
+    said = (tmp_path / "hook.out").read_text()
+    assert "another repository" in said and "GIT_INDEX_FILE" in said and "env -u" in said, said
+    assert "Traceback" not in said
+    assert git(work, "ls-tree", "-r", "--name-only", "HEAD") == "a.txt\n"
+    assert git(work, "log", "-1", "--format=%s") == "project work\n"
+    assert git(memory, "rev-parse", "HEAD") == memory_head and tree_digest(memory) == memory_files
+    assert git(memory, "status", "--porcelain") == ""
+
+
+def test_git_environments_that_name_this_repository_are_accepted(tmp_path, monkeypatch):
+    """The variables git sets for a repository's own hooks (a relative or absolute index, a worktree's
+    GIT_DIR, a temporary index of git's or outside any repository) pass; only another repository's fail."""
+    from flowgit.errors import FlowgitError
+    from flowgit.git import refuse_foreign_git_environment
+
+    main = tmp_path / "main"
+    main.mkdir()
+    git(main, "init", "-q")
+    git(main, "commit", "-q", "--allow-empty", "-m", "base")
+    git(main, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "side")
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    wt_dir = main / ".git" / "worktrees" / "wt"
+    accepted = [(main, {"GIT_INDEX_FILE": ".git/index"}),
+                (main, {"GIT_INDEX_FILE": str(main / ".git" / "index.lock")}),
+                (main, {"GIT_INDEX_FILE": str(main / ".git" / "next-index-123.lock")}),
+                (main, {"GIT_INDEX_FILE": str(tmp_path / "scratch-index")}),
+                (main, {"GIT_DIR": ".git", "GIT_WORK_TREE": str(main)}),
+                (tmp_path / "wt", {"GIT_DIR": str(wt_dir), "GIT_INDEX_FILE": str(wt_dir / "index")}),
+                (tmp_path / "wt", {"GIT_COMMON_DIR": str(main / ".git")})]
+    refused = [(main, {"GIT_DIR": str(other / ".git")}),
+               (main, {"GIT_INDEX_FILE": str(other / ".git" / "index")}),
+               (main, {"GIT_WORK_TREE": str(other)}),
+               (main, {"GIT_DIR": str(wt_dir)}),  # the worktree's, not the main checkout's
+               (tmp_path / "wt", {"GIT_DIR": str(main / ".git")}),
+               (other, {"GIT_DIR": str(wt_dir), "GIT_INDEX_FILE": str(wt_dir / "index")})]
+    for root, env in accepted + refused:
+        for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        if (root, env) in accepted:
+            refuse_foreign_git_environment(root)
+        else:
+            with pytest.raises(FlowgitError, match="another repository"):
+                refuse_foreign_git_environment(root)
