@@ -137,7 +137,9 @@ def preflight(root: Path, *, locked: bool = False) -> list[str]:
         if not locked:
             return removed  # another sync may be integrating now: asked again under the lock
         removed = settle_interrupted_sync(root)
-    dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
+    # (work inside a submodule's own tree is not the superproject's to merge, and `git stash` cannot take it)
+    dirty = git(root, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=dirty",
+                check=False).decode()
     if dirty.strip():
         raise FlowgitError("uncommitted changes: " + ", ".join(ln[3:] for ln in dirty.splitlines()[:5]),
                            path=root, fix="commit them first (the continuity file and the store with `flowgit "
@@ -201,7 +203,9 @@ def interrupted_sync(root: Path) -> InterruptedSync | None:
         started = pending.read_text(encoding="utf-8", errors="replace").strip()
     except FileNotFoundError:
         return None
-    dirty = git(root, "status", "--porcelain", "--untracked-files=no", check=False).decode()
+    # (work inside a submodule's own tree is not the superproject's to merge, and `git stash` cannot take it)
+    dirty = git(root, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=dirty",
+                check=False).decode()
     head = _one(root, "rev-parse", "HEAD")
     descends = _run(root, "merge-base", "--is-ancestor", started, "HEAD").returncode == 0 if started else False
     if not dirty.strip() and not descends and started and _replayed(root, started):

@@ -298,6 +298,27 @@ def test_sync_refuses_to_start_on_uncommitted_changes_or_mid_merge(tmp_path, rem
     assert res.code == 2 and "a merge is in progress" in res.err
 
 
+def test_work_inside_a_submodule_does_not_stop_a_sync_but_a_moved_submodule_does(tmp_path, remote, run):
+    """An edit in a submodule's own tree is no merge's to touch (and `git stash` cannot take it): sync goes on.
+    A submodule moved to another commit is the superproject's change: refused, named, as any edit is."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q")
+    (lib / "l.txt").write_text("l\n")
+    git(lib, "add", "l.txt")
+    git(lib, "commit", "-qm", "lib")
+    a = clone(tmp_path, remote, "a", run)
+    git(a, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    git(a, "commit", "-qm", "add the submodule")
+    (a / "lib" / "l.txt").write_text("work in progress\n")
+    res = run(a, "sync")
+    assert res.code == 0, res.err
+    assert head(a) == head(a, "origin/main") and (a / "lib" / "l.txt").read_text() == "work in progress\n"
+    git(a / "lib", "commit", "-qam", "moved on")
+    res = run(a, "sync")
+    assert res.code == 2 and "uncommitted changes: lib" in res.err
+
+
 def test_sync_over_a_stale_index_lock_refuses_before_it_merges_and_names_the_lock(tmp_path, remote, run):
     """A merge meeting git's lock fails and read as a conflict "as it was", leaving MERGE_HEAD behind."""
     a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
