@@ -17,6 +17,7 @@ since is kept on removal.
 from __future__ import annotations
 
 import base64
+import copy
 import difflib
 import hashlib
 import json
@@ -238,9 +239,12 @@ def add_hooks(settings: dict, wanted: list[tuple[str, str]]) -> list[tuple[str, 
     return added
 
 
-def drop_hooks(settings: dict, ours: list[tuple[str, str]]) -> None:
-    """Take out exactly flowgit's hook entries, and any group, event or ``hooks`` key left empty by that."""
+def drop_hooks(settings: dict, ours: list[tuple[str, str]], made: dict | None = None) -> None:
+    """Take out exactly flowgit's hook entries, and any group left empty by that; an event list or the
+    ``hooks`` key left empty goes too when setup made it (``made``, as :func:`structure_made` recorded it;
+    None for a manifest older than that record: every one left empty). A list the user kept empty stays."""
     hooks = settings.get("hooks", {})
+    made_events = None if made is None else set(made.get("events", []))
     for event, command in ours:
         groups = hooks.get(event, [])
         for group in list(groups):
@@ -252,10 +256,20 @@ def drop_hooks(settings: dict, ours: list[tuple[str, str]]) -> None:
                     group["hooks"] = kept
                 else:
                     groups.remove(group)
-        if event in hooks and not hooks[event]:
+        if event in hooks and not hooks[event] and (made_events is None or event in made_events):
             del hooks[event]
-    if "hooks" in settings and not settings["hooks"]:
+    if "hooks" in settings and not settings["hooks"] and (made is None or made.get("hooks")):
         del settings["hooks"]
+
+
+def structure_made(before: dict, after: dict, made: dict | None) -> dict:
+    """What of the ``hooks`` structure adding flowgit's hooks created (the ``hooks`` key, event lists),
+    added to what an earlier setup recorded: removal takes out those when empty, and nothing the user had."""
+    had = before.get("hooks") if isinstance(before.get("hooks"), dict) else None
+    events = [event for event in after.get("hooks", {}) if had is None or event not in had]
+    earlier = made or {"hooks": False, "events": []}
+    return {"hooks": bool(earlier.get("hooks")) or had is None,
+            "events": sorted(set(earlier.get("events", [])) | set(events))}
 
 
 def _load_manifest(path: Path) -> dict | None:
@@ -301,7 +315,18 @@ def _manifest_problem(value: dict, base_name: str) -> str | None:
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
                 and _is_flowgit_hook(pair[0], pair[1])):
             return f"the hook {pair!r}"
-    return _settings_record_problem(value.setdefault("settings", None))
+    return _made_problem(value.get("made")) or _settings_record_problem(value.setdefault("settings", None))
+
+
+def _made_problem(made: object) -> str | None:
+    """What in the record of the structure setup made it could not have written (None: nothing)."""
+    if made is None:
+        return None
+    ours = {event for event, _ in hook_commands("flowgit")}
+    if not (isinstance(made, dict) and isinstance(made.get("hooks"), bool) and isinstance(made.get("events"), list)
+            and all(isinstance(e, str) and e in ours for e in made["events"])):
+        return f"a `made` record {made!r}"
+    return None
 
 
 def _settings_record_problem(record: object) -> str | None:
@@ -468,9 +493,11 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_e
     settings = parse_settings(settings_path, before)
     wanted = hook_commands(exe)
     replaced = [tuple(pair) for pair in manifest["hooks"] if tuple(pair) not in wanted]
+    recorded = manifest.get("made") is not None or not manifest["hooks"]  # (an older setup's manifest: no record)
     if replaced:  # flowgit's own hooks of an earlier setup with another --exe: replaced, never doubled
-        drop_hooks(settings, replaced)
+        drop_hooks(settings, replaced, manifest.get("made"))
         manifest["hooks"] = [pair for pair in manifest["hooks"] if tuple(pair) in wanted]
+    unadded = copy.deepcopy(settings)
     added = add_hooks(settings, wanted)
     if added or replaced:
         after = _serialise(settings, before)
@@ -490,6 +517,8 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_e
                 record["existed"] = False
         record["written_sha"] = _sha(after)
         manifest["hooks"] += [list(pair) for pair in added if list(pair) not in manifest["hooks"]]
+        if added and recorded:
+            manifest["made"] = structure_made(unadded, settings, manifest.get("made"))
     else:
         report.changes.append(Change("settings.json", "unchanged"))
     if not writes:
@@ -663,7 +692,7 @@ def _undo_settings(path: Path, manifest: dict, report: SetupReport, actions: lis
             actions.append(("delete", path, None))
         return
     settings = parse_settings(path, have)
-    drop_hooks(settings, [tuple(pair) for pair in manifest["hooks"]])
+    drop_hooks(settings, [tuple(pair) for pair in manifest["hooks"]], manifest.get("made"))
     if not settings and not record["existed"]:
         report.changes.append(Change("settings.json", "delete", _diff("settings.json", have, None)))
         actions.append(("delete", path, None))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import frontmatter
@@ -175,6 +176,53 @@ def test_remove_after_the_user_edited_settings_takes_out_only_flowgits_hooks(run
     assert left == {"env": {"FOO": "1"}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}
     assert skill.exists() and "edited since setup" in res.out
     assert not (project / ".claude" / "commands").exists()
+
+
+@pytest.mark.parametrize("users", [{"hooks": {"Stop": []}}, {"hooks": {}}, {"hooks": {"Stop": [], "PreCompact": []}},
+                                   {}])
+def test_remove_after_edits_keeps_the_hook_lists_the_user_had_even_empty(run, project, users):
+    """Only the structure setup made goes with its hooks: an empty event list, or an empty ``hooks`` object,
+    that was there before setup stays; the lists and the key setup created go (before, all went)."""
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({**users, "model": "a"}, indent=2))
+    assert run(project, "setup", "claude").code == 0
+    again = run(project, "setup", "claude", "--exe", str(Path(sys.executable).parent / "flowgit"))
+    assert again.code == 0, again.err  # (a second setup, replacing the hooks, keeps the record of the first)
+    edited = json.loads(path.read_text())
+    edited["model"] = "b"
+    path.write_text(json.dumps(edited, indent=2))
+    res = run(project, "setup", "claude", "--remove")
+    assert res.code == 0, res.err
+    assert json.loads(path.read_text()) == {**users, "model": "b"}
+
+
+def test_a_manifest_from_before_the_record_of_what_setup_made_removes_every_list_left_empty(run, project):
+    """A manifest written before setup recorded the structure it made has no such record: removal goes on
+    taking out every event list flowgit's hooks leave empty, as it did when that setup ran."""
+    path = project / ".claude" / "settings.json"
+    assert run(project, "setup", "claude").code == 0
+    manifest_path = project / ".claude" / ".flowgit-setup.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest.pop("made") == {"hooks": True, "events": ["PreCompact", "SessionStart", "Stop"]}
+    manifest_path.write_text(json.dumps(manifest))
+    path.write_text(json.dumps({**json.loads(path.read_text()), "model": "b"}, indent=2))
+    assert run(project, "setup", "claude", "--remove").code == 0
+    assert json.loads(path.read_text()) == {"model": "b"}
+
+
+@pytest.mark.parametrize("made", [{"hooks": True, "events": ["MyOwnEvent"]}, {"hooks": "yes", "events": []},
+                                  {"events": ["Stop"]}, ["Stop"]])
+def test_a_manifest_whose_record_of_what_setup_made_is_not_setups_is_refused_whole(run, project, made):
+    assert run(project, "setup", "claude").code == 0
+    manifest_path = project / ".claude" / ".flowgit-setup.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["made"] = made
+    manifest_path.write_text(json.dumps(manifest))
+    before = tree_digest(project)
+    res = run(project, "setup", "claude", "--remove")
+    assert res.code == 2 and "names what flowgit setup never adds (a `made` record" in res.err, res.err
+    assert tree_digest(project) == before
 
 
 def test_dry_run_shows_the_diff_and_writes_nothing(run, project):
