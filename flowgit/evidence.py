@@ -33,7 +33,7 @@ from flowgit.episodes import Episode, episode_id, parse_ts
 from flowgit.words import EVERYDAY_STEMS, content_words, is_character_pair, is_cluster_pair
 
 if TYPE_CHECKING:
-    from flowgit.continuity.patterns import Pattern
+    from flowgit.continuity.patterns import Pattern, PatternAt
 
 CLOCK_SKEW = timedelta(minutes=5)
 RELEVANT_WEIGHT = 1.0   # one rare shared word, or four everyday ones
@@ -338,6 +338,12 @@ def source_name(name: str) -> str:
     return "".join(ch for ch in skeleton(name) if ch.isalnum())
 
 
+def same_source(a: str, b: str) -> bool:
+    """Whether two session (or agent) names are one source to the immune system (:func:`source_name`):
+    every command that asks "this session's episodes" asks it so, or a spelling would split one session."""
+    return a == b or source_name(a) == source_name(b)
+
+
 class Sources(NamedTuple):
     """How cited episodes count: groups that count once each, and the sessions and agents among them."""
 
@@ -496,13 +502,17 @@ DEMOTED_DATE_RE = re.compile(r"^demoted\s+([^:]+?)\s*(?::|$)", re.IGNORECASE)  #
 
 
 def about(p: Pattern, ep: Episode) -> bool:
-    """Whether an episode is about a pattern: what it says shares two meaningful words with the pattern.
+    """Whether an episode is about a pattern: what it says shares two meaningful words with the pattern, and
+    they weigh one rare word as G104 weighs them (an everyday word a quarter: "the team had a short call"
+    is not about "a short timeout on every call to the gateway"). The same for every store, so the gate
+    and the wrap read a contradiction alike.
 
     Its tags file it; they do not say what happened (as for G104's relevance): an unrelated episode tagged
     with the pattern's name would otherwise demote a Proven pattern.
     """
     shared = content_words(p.words) & content_words(ep.content)
-    return len(shared) >= ABOUT_MIN_SHARED
+    return len(shared) >= ABOUT_MIN_SHARED and \
+        sum(min(everyday_weight(word), _most(word)) for word in shared) >= RELEVANT_WEIGHT
 
 
 def bears_on(p: Pattern, ep: Episode, thresholds: Thresholds, weight: Weight = everyday_weight) -> bool:
@@ -628,6 +638,29 @@ def contradictions(p: Pattern) -> set[str]:
     """The episode ids the pattern's demotion notes cite: what contradicted it. Every note that speaks of
     the demotion (`[demoted-by: ep-…]` as well as `[demoted DATE: why (ep-…)]`), as G206 reads the cause."""
     return {i for note in p.notes if DEMOTION_MENTION_RE.search(note) for i in EPISODE_REF_RE.findall(note)}
+
+
+def demoted_twin(p: Pattern, patterns: Iterable[PatternAt]) -> PatternAt | None:
+    """A demoted pattern among ``patterns`` that ``p`` is under another name: by the identity rule (the same
+    description, or all its evidence), or because ``p``'s claim holds every word of the demoted claim (as the
+    claim rules read words: stems, function words aside; one added "the" is no new claim). A claim demoted
+    cannot come back on the discredited chain under any name (G208): the gate and the wrap both ask this."""
+    from flowgit.continuity.identity import is_rename, name_key
+
+    mine, key = meaningful_words(p.text), name_key(p.name)
+    for other in patterns:
+        if not other.pattern.notes or name_key(other.pattern.name) == key or demoted_on(other.pattern) is None:
+            continue
+        if is_rename(other.pattern, p) or _holds_the_claim(meaningful_words(other.pattern.text), mine):
+            return other
+    return None
+
+
+TWIN_WORDS = 3  # a demoted claim of fewer meaningful words is too short to be recognised inside another
+
+
+def _holds_the_claim(demoted: frozenset[str], words: frozenset[str]) -> bool:
+    return len(demoted) >= TWIN_WORDS and demoted <= words
 
 
 def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Episode], *, level: int | None = None,

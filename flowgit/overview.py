@@ -118,7 +118,10 @@ def interrupted_sync(root: Path) -> dict | None:
 
 
 def last_wrap(root: Path, rel: str, session: str = "") -> tuple[LastWrap | None, bool]:
-    """The newest wrap commit (one with a ``Flow-Session`` trailer), and whether ``session`` ever wrapped."""
+    """The newest wrap commit (one with a ``Flow-Session`` trailer), and whether ``session`` ever wrapped
+    (under any spelling of its name the immune system takes for it)."""
+    from flowgit.evidence import same_source
+
     # (trailers joined by a control character: a session id may hold a comma, `review, part 2`, and a comma
     # must not make `Flow-Session: a, b` read as sessions a and b)
     fmt = "%H%x1f%cs%x1f%s%x1f%(trailers:key=Flow-Session,valueonly,separator=%x1d)%x1e"
@@ -132,7 +135,7 @@ def last_wrap(root: Path, rel: str, session: str = "") -> tuple[LastWrap | None,
         sessions = [s.strip() for s in parts[3].split("\x1d") if s.strip()]
         if newest is None:
             newest = LastWrap(parts[0], parts[1], parts[2], sessions[0] if sessions else "")
-        if session and session in sessions:
+        if session and any(same_source(session, other) for other in sessions):
             wrapped = True
         if newest is not None and (wrapped or not session):
             break

@@ -53,7 +53,9 @@ def pending(cfg: Config, session: str) -> tuple[list[str], bool]:
     from flowgit.overview import gather
 
     view = gather(cfg, session=session, light=True)
-    mine = [e.id for e in view.unwrapped if e.session == session]
+    from flowgit.evidence import same_source
+
+    mine = [e.id for e in view.unwrapped if same_source(e.session, session)]
     left = list(mine)
     if view.continuity_modified:
         left.append(cfg.continuity_rel)

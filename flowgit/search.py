@@ -41,12 +41,21 @@ from flowgit.episodes import EPISODE_TYPES, Episode, Problem, _describe, parse_t
 CHUNK = 256 << 10
 
 
+def source_name_of(name: str) -> str:
+    """:func:`flowgit.evidence.source_name`, imported when a session is asked for."""
+    from flowgit.evidence import source_name
+
+    return source_name(name)
+
+
 class Query:
     """What a search asks for, and the one definition of a match (the byte scan only narrows it)."""
 
     def __init__(self, *, type_: str | None = None, tags: Iterable[str] = (), session: str | None = None,
                  since: datetime | None = None, until: datetime | None = None, text: str | None = None) -> None:
         self.type_, self.session, self.since, self.until, self.text = type_, session, since, until, text
+        # one session however it is spelled, as the immune system reads it (`Sess-1` is `sess-1`)
+        self._session = source_name_of(session) if session else ""
         self.tags = tuple(tags)
         self._tags = {t.lower() for t in self.tags}
         self.needle = text.lower() if text else None
@@ -58,7 +67,7 @@ class Query:
     def accepts(self, type_: str, session: str, tags: tuple[str, ...], ts: str, content: str) -> bool:
         if self.type_ and type_ != self.type_:
             return False
-        if self.session and session != self.session:
+        if self.session and session != self.session and source_name_of(session) != self._session:
             return False
         if self._tags and not self._tags <= {t.lower() for t in tags}:
             return False
@@ -206,8 +215,8 @@ class Needle:
 def needles(query: Query) -> list[Needle]:
     """What each candidate line must contain (every one a necessary condition of a match)."""
     out = []
-    for value, fold in [(query.text, True), *((t, True) for t in query.tags), (query.session, False),
-                        (query.type_, False)]:
+    # (no fragment of the session: its spellings share no bytes a line must hold, `sess-1` and `SESS_1`)
+    for value, fold in [(query.text, True), *((t, True) for t in query.tags), (query.type_, False)]:
         frag = _fragment(value.lower() if (value and fold) else (value or ""))
         if not frag:
             continue

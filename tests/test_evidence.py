@@ -480,3 +480,21 @@ def test_russian_episodes_in_other_forms_of_the_pattern_s_words_are_about_it():
                  "Ограничение повторных запросов удержало нагрузку на провайдера ровной"):
         assert is_relevant(_ep(text), pattern, Thresholds(), everyday_weight)
     assert not is_relevant(_ep("Команда обсудила бюджет на праздник"), pattern, Thresholds(), everyday_weight)
+
+
+def test_a_contradiction_must_share_rare_meaning_with_the_pattern_not_two_everyday_words():
+    """Demotion's "about the pattern" weighs shared words as G104 does: `short` and `call` are everyday words
+    (half of one rare word together), so a chat about a short call is no contradiction of a short-timeout
+    rule; an episode sharing `timeout` and `gateway` is."""
+    from flowgit.continuity.patterns import Pattern
+    from flowgit.evidence import about, independent_contradiction
+
+    rule = Pattern(name="short_timeouts", text="use a short timeout on every call to the payment gateway",
+                   level=3, evidence=("ep-1", "ep-2", "ep-3"))
+    chat = make_episode({"type": "tension", "content": "the team had a short call about the system today",
+                         "session": "s9", "agent": "c"})
+    real = make_episode({"type": "tension", "content": "a short gateway timeout aborted slow 3-D Secure checks",
+                         "session": "s9", "agent": "c"})
+    assert not about(rule, chat) and about(rule, real)
+    assert independent_contradiction(rule, [chat.id], {chat.id: chat})[0].startswith("no cited episode is both")
+    assert independent_contradiction(rule, [real.id], {real.id: real}) == []

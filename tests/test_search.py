@@ -178,3 +178,18 @@ def test_scanned_pages_are_handed_back_so_resident_memory_stays_flat(tmp_path, m
             peak = max(peak, _rss_file_kb())
         assert found == sum(text.lower() in line for line in lines)
         assert peak - before < 1024, f"{peak - before} KB of the store stayed mapped"
+
+
+def test_a_session_is_found_under_every_spelling_the_immune_system_takes_for_it(tmp_path):
+    """`--session sess-1` finds `Sess-1`, `SESS_1` and a look-alike `ѕess 1` (as G103 counts them one session),
+    and not `sess-12` or `sess-2`; in a store large enough to be read in chunks as in a small one."""
+    store = tmp_path / "episodes.jsonl"
+    spellings = ["sess-1", "Sess-1", "SESS_1", "\u0455ess 1", "sess-12", "sess-2", "s-ess1"]
+    filler = [Episode(id=f"ep-{n:012x}", ts="2026-12-01T00:00:00Z", type="finding", content=f"filler {n}",
+                      session="other", agent="a") for n in range(20000)]
+    own = [Episode(id=f"ep-own{n:08x}", ts="2026-12-01T00:00:00Z", type="finding", content=f"spelled {s}",
+                   session=s, agent="a") for n, s in enumerate(spellings)]
+    store.write_text("".join(e.to_json() + "\n" for e in [*filler[:10000], *own, *filler[10000:]]))
+    found, _ = EpisodeStore(store).search(session="sess-1")
+    assert sorted(e.session for e in found) == sorted(["sess-1", "Sess-1", "SESS_1", "\u0455ess 1", "s-ess1"])
+    assert Query(session="SESS-1").matches(own[0]) and not Query(session="sess-1").matches(own[4])

@@ -9,7 +9,7 @@ from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.patterns import PatternAt, evidence_marks
 from flowgit.continuity.sections import PROVEN
-from flowgit.evidence import assess, demoted_on, meaningful_words, post_demotion
+from flowgit.evidence import assess, demoted_on, demoted_twin, meaningful_words, post_demotion
 
 
 def _needs_evidence(at: PatternAt) -> bool:
@@ -192,27 +192,9 @@ def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt, twin_of
 
 
 def _demoted_twin(ctx: CheckContext, at: PatternAt) -> PatternAt | None:
-    """A demoted pattern that ``at`` is under another name: by the identity rule (the same description, or all
-    its evidence), or because ``at``'s claim holds every word of the demoted claim (as the claim rules read
-    words: stems, function words aside; one added "the" is no new claim). Looked for in the staged file and in
-    HEAD's, so a demoted line removed in the very commit that folds its words and chain into another pattern
-    still binds it: a claim demoted cannot come back on the discredited chain under any name."""
-    from flowgit.continuity.identity import is_rename, name_key
+    """:func:`~flowgit.evidence.demoted_twin` of ``at`` in the staged file and in HEAD's, so a demoted line
+    removed in the very commit that folds its words and chain into another pattern still binds it."""
     from flowgit.continuity.patterns import document_patterns
 
-    mine, key = meaningful_words(at.pattern.text), name_key(at.pattern.name)
     held = document_patterns(ctx.old) if ctx.old is not None else ()
-    for other in (*ctx.all_new_patterns, *held):
-        if other is at or not other.pattern.notes or name_key(other.pattern.name) == key \
-                or demoted_on(other.pattern) is None:
-            continue
-        if is_rename(other.pattern, at.pattern) or _holds_the_claim(meaningful_words(other.pattern.text), mine):
-            return other
-    return None
-
-
-TWIN_WORDS = 3  # a demoted claim of fewer meaningful words is too short to be recognised inside another
-
-
-def _holds_the_claim(demoted: frozenset[str], words: frozenset[str]) -> bool:
-    return len(demoted) >= TWIN_WORDS and demoted <= words
+    return demoted_twin(at.pattern, (*ctx.all_new_patterns, *held))

@@ -56,7 +56,8 @@ def render_wrap(result: WrapResult) -> str:
     out.append(f"  State focus: {s['state_focus'] or '(empty)'}")
     for section, change in s["sections_changed"].items():
         out.append(f"  {section}: {change}")
-    for kind in ("added", "incremented", "graduated", "demoted", "archived", "renamed"):
+    usual = ("added", "incremented", "graduated", "lowered", "demoted", "archived", "renamed")
+    for kind in (*usual, *(k for k in s["patterns"] if k not in usual)):  # every event --json names, said too
         names = s["patterns"].get(kind)
         if names:
             out.append(f"  patterns {kind}: {', '.join(names)}")

@@ -16,11 +16,11 @@ from flowgit.continuity.attached import attached_span
 from flowgit.continuity.document import Document
 from flowgit.continuity.identity import name_key
 from flowgit.continuity.patterns import (DEFAULT_CATEGORY, Pattern, PatternAt, document_identity_map,
-                                         pattern_map)
+                                         document_patterns, pattern_map)
 from flowgit.continuity.sections import ACTIONS, DEVELOPING, PROVEN, RECENT, STATE, TOP
 from flowgit.episodes import Episode
 from flowgit.errors import FlowgitError
-from flowgit.evidence import about, assess, bears_on, everyday_weight, recorded_on
+from flowgit.evidence import about, assess, bears_on, demoted_twin, everyday_weight, recorded_on
 from flowgit.wrap.judgement import independent_contradiction, no_new_evidence, post_demotion, relaxed_rules
 from flowgit.wrap.plan import PatternOp, Plan
 
@@ -98,6 +98,7 @@ class Editor:
                  weight: Any = None, stored: Callable[[], Mapping[str, Episode]] | None = None,
                  rules: Mapping[str, str] | None = None) -> None:
         self.doc, self.plan, self.episodes = doc, plan, episodes
+        self.start = doc  # the file before the plan: a demoted line the plan archives still binds its claim
         self.rules = dict(rules or {})  # the committed `[rules]` modes: a relaxed rule relaxes the wrap too
         self.stored = stored or (lambda: episodes)  # every episode the commit's store holds, read on demand
         self.weight = weight  # how rare a word is in the store the commit holds (the gate's G104 weighs so)
@@ -250,7 +251,7 @@ class Editor:
 
     def _validate(self, op: PatternOp, p: Pattern, level: int, evidence: tuple[str, ...], proven: bool) -> bool:
         problems = post_demotion(p, evidence, self.episodes, level=level, thresholds=self.thresholds, in_proven=proven,
-                                 now=_now(), batch=self.batch)
+                                 now=_now(), batch=self.batch) or self._twin_demoted(p, evidence, level, proven)
         verdict = assess(p.name, p.text, level, evidence, self.episodes, self.thresholds, in_proven=proven,
                          batch=self.batch, now=_now(), **({"weight": self.weight} if self.weight else {}))
         codes = verdict_codes(verdict, demoted=bool(problems))
@@ -265,6 +266,16 @@ class Editor:
             return True
         self.outcome.refused.append(Refusal(p.name, op.op, p.level, tuple(problems), codes))
         return False
+
+    def _twin_demoted(self, p: Pattern, evidence: tuple[str, ...], level: int, proven: bool) -> list[str]:
+        """G208 for the claim of a demoted pattern raised under another name, as the gate reads it."""
+        twin = demoted_twin(p, (*document_patterns(self.doc), *document_patterns(self.start)))
+        if twin is None:
+            return []
+        problems = post_demotion(twin.pattern, evidence, self.episodes, level=level, thresholds=self.thresholds,
+                                 in_proven=proven, now=_now(), batch=self.batch)
+        return [f"`{p.name}` is the claim of `{twin.pattern.name}` (the same description or evidence) — "
+                f"{problems[0]}"] if problems else []
 
     def op_add(self, op: PatternOp) -> None:
         at = self._at(op, required=False)

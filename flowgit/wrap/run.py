@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from flowgit.changes import ADDED, DEMOTED, GRADUATED, INCREMENTED, RENAMED, PatternEvent, diff_patterns
 from flowgit.checks.registry import override_reason
@@ -33,7 +34,7 @@ from flowgit.continuity.sections import DEVELOPING, PROVEN, STATE
 from flowgit.dates import parse_date, today as utc_today
 from flowgit.episodes import Episode, EpisodeStore, lookup, make_episode, parse_store, search_bytes, whole_ids
 from flowgit.errors import CommitRejected, FlowgitError  # noqa: F401 (CommitRejected: raised here, named by callers)
-from flowgit.evidence import assess, store_weight
+from flowgit.evidence import assess, same_source, store_weight
 from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
 from flowgit.git import as_recorded, blob_oid, blobs, git, git_dir, head_entries, head_sha, held_index_lock, \
@@ -541,16 +542,21 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     starts = whole_ids(inputs.store_raw, {ref for op in (plan.patterns if plan else []) for ref in op.evidence
                                           if ref not in stored and not ref.startswith("#")}, path=cfg.store)
     stored.update(lookup(inputs.store_raw, set(starts.values()) - stored.keys()))
-    new_eps = [e for e in recorded if e.id not in stored]
+    # one episode an id, and the store's line its record, as `episode add` keeps them: a plan that lists an
+    # episode twice records it once, and one repeating a stored episode lends it no other agent or tags
+    plan_eps: dict[str, Episode] = {}
+    for e in recorded:
+        plan_eps.setdefault(e.id, stored.get(e.id, e))
+    new_eps = [e for e in plan_eps.values() if e.id not in stored]
     appended, _ = parse_store(inputs.appended_raw)
-    session_eps = list({**appended, **{e.id: e for e in recorded}}.values())
+    session_eps = list({**appended, **plan_eps}.values())
     # what fired this session: its episodes since HEAD, and those its earlier wraps committed (a session may
     # wrap once per work unit), read as `flowgit candidates --session` reads them
     whole_session = list({**{e.id: e for e in search_bytes(inputs.store_raw, session=inputs.session)},
                           **{e.id: e for e in session_eps}}.values())
     # the store the commit will hold: what is cited, the plan's episodes, and every episode the working store
     # appends to HEAD's (the session's, which candidates weigh as new evidence, as `flowgit candidates` does)
-    episodes = {**stored, **appended, **{e.id: e for e in recorded}}
+    episodes = {**stored, **appended, **plan_eps}
     # The gate's batch (G103): episodes this commit appends count once per agent, when HEAD held a store.
     held = inputs.head_store is not None or inputs.head_doc_raw is not None  # (the gate's: see checks._batch)
     batch = frozenset(appended) | {e.id for e in new_eps} if held else frozenset()
@@ -600,7 +606,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     msg = message(events, inputs.day, inputs.session, episode_ids,
                   body=[r.sentence() for r in outcome.refused] or None, override=override_reason(),
                   sections=summary["sections_changed"])
-    own = sum(1 for i in episode_ids if episodes[i].session == inputs.session)  # appended by this commit only
+    own = sum(1 for i in episode_ids if same_source(episodes[i].session, inputs.session))  # this commit's only
     warnings = joined + unfired + section_warnings(inputs.head_doc, final,
                                                    [e.name for e in events if e.kind == GRADUATED])
     if own == 0:

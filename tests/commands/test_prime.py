@@ -107,6 +107,16 @@ def test_status_after_a_wrap_names_it_and_the_session(run, project, monkeypatch)
     assert "this session (sess-c): wrapped" in run(project, "status").out
 
 
+def test_a_session_wrapped_under_another_spelling_of_its_name_is_wrapped(run, project, monkeypatch):
+    """`SESS_C` is `sess-c` to the immune system: status says the session wrapped, as the wrap's own count
+    of the session's episodes does."""
+    _status_after_a_wrap_by(run, project, monkeypatch, "sess-c")
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "SESS_C")
+    assert json.loads(run(project, "status", "--json").out)["session_wrapped"] is True
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "sess-d")
+    assert json.loads(run(project, "status", "--json").out)["session_wrapped"] is False
+
+
 class Tty(io.StringIO):
     def isatty(self) -> bool:
         return True

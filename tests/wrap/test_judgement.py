@@ -276,10 +276,12 @@ def test_a_pattern_a_plan_operation_names_is_not_archived_even_when_the_operatio
     assert "Archived: cache_first" not in body and "Archived: retry_budget" in body
 
 
-def test_a_sessions_second_wrap_keeps_a_pattern_the_session_fired_before_its_first(run, wrap_repo):
+@pytest.mark.parametrize("later", ["sess-c", "SESS_C"])
+def test_a_sessions_second_wrap_keeps_a_pattern_the_session_fired_before_its_first(run, wrap_repo, later):
     """A session wraps once per work unit: what it recorded before its first wrap fired cache_first this
     session, so its second wrap (new episodes about something else) does not archive it as stale, as
-    `flowgit candidates --session` says; a pattern no episode of the session is about is still archived."""
+    `flowgit candidates --session` says, however the second wrap spells the session (`SESS_C` is `sess-c`
+    to the immune system); a pattern no episode of the session is about is still archived."""
     def add(content: str, session: str = "sess-c") -> None:
         run(wrap_repo, "episode", "add", stdin=json.dumps({"type": "finding", "content": content,
                                                            "session": session}) + "\n")
@@ -288,9 +290,9 @@ def test_a_sessions_second_wrap_keeps_a_pattern_the_session_fired_before_its_fir
     first = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-12-04", "--json")
     assert first.code == 0 and [a["name"] for a in data_of(first)["archived"]] == ["retry_budget"], first.out
     add("the status page goes live on Monday")
-    cands = data_of(run(wrap_repo, "candidates", "--session", "sess-c", "--date", "2026-12-04", "--json"))
-    assert "cache_first" not in [s["name"] for s in cands["stale"]]
-    second = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-12-04", "--json")
+    cands = data_of(run(wrap_repo, "candidates", "--session", later, "--date", "2026-12-04", "--json"))
+    assert "cache_first" not in [s["name"] for s in cands["stale"]] and len(cands["session_episodes"]) == 2
+    second = run(wrap_repo, "wrap", "--session", later, "--date", "2026-12-04", "--json")
     assert second.code == 0, second.out + second.err
     assert data_of(second)["archived"] == [] and "cache_first" not in [
         s["name"] for s in data_of(second)["candidates"]["stale"]]
@@ -306,6 +308,15 @@ def test_zero_new_episodes_warn_that_step_one_was_skipped(run, wrap_repo):
     res = wrap(run, wrap_repo, {"session": "sess-d", "state": "Focus: recorded.",
                                 "episodes": [{"type": "finding", "content": "retry budget held"}]})
     assert res.code == 0 and "Step 1" not in res.out
+
+
+def test_episodes_recorded_under_another_spelling_of_the_session_are_the_sessions_own(run, wrap_repo):
+    """`Sess-1` is `sess-1` to the immune system: its episode counts as this session's, and no Step-1
+    warning is given (before, "1 (0 from this session)" and the warning)."""
+    assert run(wrap_repo, "episode", "add", "--session", "Sess-1", "--type", "finding",
+               "the cache warmed in three seconds").code == 0
+    res = wrap(run, wrap_repo, {"session": "sess-1", "state": "Focus: cache."})
+    assert res.code == 0 and "episodes recorded: 1 (1 from this session)" in res.out and "Step 1" not in res.out
 
 
 def test_a_plan_repeating_a_stored_episode_records_none_and_is_told_step_one_was_skipped(run, wrap_repo):
@@ -751,3 +762,113 @@ def test_a_hand_edit_the_committed_configuration_relaxes_is_kept_by_the_wrap(run
     assert res.code == 0, res.out + res.err
     assert "let through by the committed configuration" in res.out
     assert graduated in git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+
+
+def _fresh_memory(run, repo):
+    assert run(repo, "init", "--commit").code == 0
+    first = {"session": "s1", "agent": "a", "state": "Focus: retries.", "episodes": [
+        {"type": "finding", "content": "retry storms multiplied provider load during the outage; a retry budget "
+                                       "would cap it"},
+        {"type": "outcome", "content": "the retry budget held in staging: capped retries kept provider load flat"}],
+        "patterns": [{"op": "add", "name": "retry_cap", "text": "cap retries per request with a retry budget"}]}
+    assert wrap(run, repo, first).code == 0
+    return [json.loads(ln) for ln in (repo / ".flow" / "episodes.jsonl").read_text().splitlines()]
+
+
+def test_a_plan_repeating_a_stored_episode_under_another_agent_is_judged_as_the_store_records_it(run, repo):
+    """The store's line is the episode's record: a plan that lists a stored episode again (one id) naming
+    another agent lends it no independence. The raise is refused by the wrap with G103 and the rest of the
+    wrap commits (before, the wrap let the raise through and the gate refused the whole wrap, exit 1)."""
+    stored = _fresh_memory(run, repo)
+    store_before = (repo / ".flow" / "episodes.jsonl").read_bytes()
+    plan = {"session": "s1", "agent": "b", "state": "Focus: dashboards.", "episodes": [
+        {"type": "outcome", "content": stored[1]["content"]}],
+        "patterns": [{"op": "increment", "name": "retry_cap", "evidence": [stored[0]["id"], "#0"]}]}
+    res = wrap(run, repo, plan, "--json")
+    data = data_of(res)
+    assert res.code == 0 and data["committed"], res.out + res.err
+    assert data["refused"][0]["name"] == "retry_cap" and "G103" in data["refused"][0]["codes"]
+    text = (repo / "CONTINUITY.md").read_text()
+    assert "Focus: dashboards." in text and "! retry_cap:" in text and "!! retry_cap" not in text
+    assert (repo / ".flow" / "episodes.jsonl").read_bytes() == store_before  # nothing recorded twice
+
+
+def test_a_plan_listing_one_episode_twice_records_it_once(run, repo):
+    """Two plan episodes with one id (the same text, other tags) are one episode, as `episode add` records
+    them: written once, and the wrap commits (before, its own gate refused the store with G703)."""
+    _fresh_memory(run, repo)
+    plan = {"session": "s2", "agent": "a", "state": "Focus: cache warm-up.", "episodes": [
+        {"type": "finding", "content": "the cache warmed in 3s"},
+        {"type": "finding", "content": "the cache warmed in 3s", "tags": ["cache"]}]}
+    res = wrap(run, repo, plan, "--json")
+    assert res.code == 0 and data_of(res)["committed"], res.out + res.err
+    lines = [json.loads(ln) for ln in (repo / ".flow" / "episodes.jsonl").read_text().splitlines()]
+    warmed = [e for e in lines if e["content"] == "the cache warmed in 3s"]
+    assert len(warmed) == 1 and warmed[0]["tags"] == [] and data_of(res)["episodes_recorded"] == [warmed[0]["id"]]
+
+
+def test_the_confirmation_names_a_lowered_pattern_as_the_json_and_the_message_do(run, wrap_repo):
+    """Every event the JSON summary names is a line of the human confirmation (before, a pattern lowered by
+    hand was in the subject, the `Lowered:` trailer and the JSON, and missing from the confirmation)."""
+    path = wrap_repo / "CONTINUITY.md"
+    lines = path.read_text().splitlines(keepends=True)
+    (at,) = [i for i, ln in enumerate(lines) if ln.startswith("!! retry_budget:")]
+    lines[at] = "! retry_budget: cap retries per request so outages cannot multiply load | 1x\n"
+    path.write_text("".join(lines))
+    assert run(wrap_repo, "episode", "add", "--session", "sess-c", "--type", "observation",
+               "the retry budget needs another look after the queue change").code == 0
+    dry = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json", "--dry-run")
+    assert dry.code == 0 and data_of(dry)["summary"]["patterns"] == {"lowered": ["retry_budget"]}, dry.out
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26")
+    assert res.code == 0, res.out + res.err
+    assert "  patterns lowered: retry_budget" in res.out
+    assert "Lowered: retry_budget 2x->1x" in git(wrap_repo, "log", "-1", "--format=%B")
+
+
+def test_the_claim_of_a_demoted_pattern_under_another_name_is_refused_by_the_wrap_not_the_gate(run, repo):
+    """G208 binds a demoted claim under any name: the wrap refuses raising the copy on the discredited chain
+    (that promotion alone, with G208) and commits the rest, as the gate would judge it (before, the wrap let
+    the raise through and the gate refused the whole wrap, exit 1)."""
+    assert run(repo, "init", "--commit").code == 0
+    claim = "use a short timeout on every call to the payment gateway"
+
+    def plan_wrap(plan: dict) -> dict:
+        path = repo.parent / "plan.json"
+        path.write_text(json.dumps(plan))
+        res = run(repo, "wrap", "--plan", str(path), "--json")
+        assert res.code == 0, res.out + res.err
+        return data_of(res)
+
+    def last_id() -> str:
+        return json.loads((repo / ".flow" / "episodes.jsonl").read_text().splitlines()[-1])["id"]
+
+    plan_wrap({"session": "s1", "agent": "a", "state": "Focus: timeouts.", "episodes": [
+        {"type": "finding", "content": "payment gateway hung for 90s; a short timeout on the payment call would "
+                                       "have failed fast"}], "patterns": [{"op": "add", "name": "short_timeouts",
+                                                                           "text": claim}]})
+    e1 = last_id()
+    plan_wrap({"session": "s2", "agent": "a", "state": "Focus: timeouts again.", "episodes": [
+        {"type": "outcome", "content": "a 2s timeout on the payment gateway call kept checkout responsive when "
+                                       "the gateway stalled"}],
+        "patterns": [{"op": "increment", "name": "short_timeouts", "evidence": [e1, "#0"]}]})
+    e2 = last_id()
+    plan_wrap({"session": "s3", "agent": "b", "state": "Focus: graduation.", "episodes": [
+        {"type": "outcome", "content": "short payment gateway timeout again failed fast in the Tuesday stall; "
+                                       "checkout stayed up"}],
+        "patterns": [{"op": "graduate", "name": "short_timeouts", "evidence": ["#0"]}]})
+    plan_wrap({"session": "s4", "agent": "c", "state": "Focus: demote.", "episodes": [
+        {"type": "tension", "content": "a short payment gateway timeout aborted valid slow 3-D Secure checks; the "
+                                       "timeout call failed good payments"}],
+        "patterns": [{"op": "demote", "name": "short_timeouts", "reason": "short timeout broke 3DS",
+                      "evidence": ["#0"]}]})
+    plan_wrap({"session": "s5", "agent": "c", "state": "Focus: re-add.", "episodes": [
+        {"type": "finding", "content": "dashboards need a legend"}],
+        "patterns": [{"op": "add", "name": "gateway_timeouts", "text": claim}]})
+    data = plan_wrap({"session": "s6", "agent": "d", "state": "Focus: logging.", "episodes": [
+        {"type": "finding", "content": "log lines lack request ids"}],
+        "patterns": [{"op": "increment", "name": "gateway_timeouts", "evidence": [e1, e2]}]})
+    assert data["committed"] and data["refused"][0]["name"] == "gateway_timeouts"
+    assert "G208" in data["refused"][0]["codes"] and "is the claim of `short_timeouts`" in \
+        data["refused"][0]["reasons"][0]
+    text = (repo / "CONTINUITY.md").read_text()
+    assert "Focus: logging." in text and "! gateway_timeouts:" in text and "!! gateway_timeouts" not in text
