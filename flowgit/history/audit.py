@@ -44,6 +44,7 @@ from flowgit.history.blobstream import PlannedReads, planned_reads
 from flowgit.history.commits import commit_time_of, message_of
 from flowgit.history.config_at import ConfigAt, ConfigReader
 from flowgit.history.notes import VersionNotes
+from flowgit.history.treeform import TreeForms
 from flowgit.history.walk import open_repo
 from flowgit.output import Progress
 from flowgit.repo import document_from_bytes, reusing_documents
@@ -174,6 +175,7 @@ class Version:
     case_variants: tuple[tuple[str, str], ...] = ()  # (path, blob id) differing from a judged path only in case
     hooks: object | None = None  # the pre-commit framework's hook list (blob Oid), which runs the gate's hooks
     attributes: tuple = ()  # (path, blob Oid) of the .gitattributes files that can give the judged paths any
+    malformed: tuple[str, ...] = ()  # what the trees on the way to the judged paths hold that git reads otherwise
 
     @property
     def blobs(self) -> tuple:
@@ -184,7 +186,7 @@ class Version:
         """What the rules judge of the commit, as git records it: the blobs, and how their paths are held
         (a file turned into a symbolic link of its own blob, G806, or a twin in another letter case, G809,
         is a change though no blob differs)."""
-        return (self.continuity, self.store, self.symlinked, self.case_variants)
+        return (self.continuity, self.store, self.symlinked, self.case_variants, self.malformed)
 
 
 def _as_audit_findings(errors: list[Finding], sha: str, date: str) -> list[AuditFinding]:
@@ -228,6 +230,7 @@ class Auditor:
         self._sides: dict = {}  # the last few commits as sides of a change
         self._same_aliases: dict[tuple, bool] = {}  # per configuration: read under the notes' aliases?
         self._tree_names: dict = {}  # a few trees' entries by case-folded name (see _case_variants)
+        self._forms = TreeForms(repo)  # trees a checkout reads otherwise than their entries say (A405)
         self._weaker: dict[tuple, list[str]] = {}  # G801's answer per (parent config, config, parent holds)
         # A commit is judged as of its committer date, which its committer chooses: one dated after this
         # audit started is judged as of now (a Proven pattern is not stale yet because the date says 2027).
@@ -289,7 +292,8 @@ class Auditor:
             cont, store, judged = self._paths(conf)
             found = Version(conf, cont, _oid(tree, cont), store, _oid(tree, store), _links(tree, judged),
                             self._case_variants(tree, (cont, store)), self._hook_list(tree),
-                            tuple((name, _oid(tree, name)) for name in attribute_files([cont, store])))
+                            tuple((name, _oid(tree, name)) for name in attribute_files([cont, store])),
+                            self._forms.problems(tree, (cont, store)))
             self._versions[sha] = found
             if len(self._versions) > 256:
                 self._versions.popitem(last=False)
@@ -543,6 +547,12 @@ class Auditor:
                                     "an override: the pre-commit framework's hook list " + "; ".join(hooks),
                                     path=HOOK_CONFIG, fix="restore flowgit's hooks in a new commit, or make "
                                     "the change with FLOWGIT_OVERRIDE=\"why\""))
+        if version.malformed and (not before or before[0].malformed != version.malformed):
+            out.append(AuditFinding("A405", sha, date, "", "the commit's tree is not one git writes where it "
+                                    "holds the memory, so every clone checks out another file than the one "
+                                    "judged: " + "; ".join(version.malformed), path=version.continuity_path,
+                                    fix="rebuild the commit with git itself (check the files out and commit "
+                                        "them), and set `receive.fsckObjects true` on the server"))
         if version.config.problem and (not before or before[0].config.key != version.config.key):
             out.append(AuditFinding("A402", sha, date, "", f"the committed flowgit configuration is invalid "
                                     f"({version.config.problem}); the defaults judged this commit"))
