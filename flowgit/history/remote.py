@@ -44,7 +44,9 @@ def pushed_spec(root: Path, exclude: tuple[str, ...] = (), root_base: str | None
     start, end = env.get("PRE_COMMIT_FROM_REF"), env.get("PRE_COMMIT_TO_REF")
     tip = end or env.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
     update = bool(start and end) and env.get("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/").startswith("refs/heads/")
-    remote = env.get("PRE_COMMIT_REMOTE_NAME") or env.get("PRE_COMMIT_REMOTE_URL")
+    # the URL git pushes to: a remote's name would ask its fetch URL, which `pushurl` or `pushInsteadOf` may
+    # send elsewhere (commits the fetch repository holds are not the push target's)
+    remote = env.get("PRE_COMMIT_REMOTE_URL") or env.get("PRE_COMMIT_REMOTE_NAME")
     named = f"{start}..{end}" if start and end else tip
     if not remote:
         return RangeSpec.parse(named, None, exclude, root_base, update)

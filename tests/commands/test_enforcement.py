@@ -455,3 +455,25 @@ def test_a_remote_that_cannot_say_what_it_holds_refuses_a_new_branch_with_the_re
     framework = sh(repo, sys.executable, "-m", "flowgit", "audit", "--pushed",
                    env={"PRE_COMMIT_REMOTE_NAME": str(remote.parent / "gone.git"), "PRE_COMMIT_LOCAL_BRANCH": "HEAD"})
     assert framework.returncode == 2 and "cannot ask" in framework.stderr and "Traceback" not in framework.stderr
+
+
+def test_a_new_branch_is_judged_above_what_the_push_target_holds_not_the_fetch_repository(run, pushed, tmp_path):
+    """With `remote.origin.pushurl` (fetch from a mirror, push to the team's repository) the commits the
+    mirror holds are not the push target's: a bad commit already in the mirror is judged and refused, by the
+    hook and by the framework's stage (which is given the push URL). Before, both asked the fetch URL."""
+    repo, remote = pushed
+    assert run(repo, "install-hook").code == 0
+    mirror = tmp_path / "mirror.git"
+    git(tmp_path, "clone", "-q", "--bare", str(remote), str(mirror))
+    bad = bypass(repo)
+    assert sh(repo, "git", "push", "-q", "--no-verify", str(mirror), "HEAD:refs/heads/feature").returncode == 0
+    git(repo, "remote", "set-url", "origin", str(mirror))
+    git(repo, "config", "remote.origin.pushurl", str(remote))
+    refused = sh(repo, "git", "push", "origin", "HEAD:refs/heads/feature")
+    assert refused.returncode != 0 and "G101" in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+    assert git(remote, "for-each-ref", "refs/heads/feature").strip() == ""
+    framework = sh(repo, sys.executable, "-m", "flowgit", "audit", "--pushed",
+                   env={"PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_REMOTE_URL": str(remote),
+                        "PRE_COMMIT_LOCAL_BRANCH": "HEAD"})
+    assert framework.returncode == 1 and "G101" in framework.stdout, framework.stdout + framework.stderr
+    assert git(repo, "rev-parse", "HEAD").strip() == bad
