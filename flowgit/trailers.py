@@ -206,7 +206,9 @@ def _detail_mismatches(trailers: list[tuple[str, str]], events, by_key: dict[str
                                 f"{', '.join(sorted(cited)) or 'none'}")
         step = _LEVEL_STEP_RE.match(rest)
         levels = {int(n) for n in step.groups() if n} if step else set()
-        if levels - {n for n in (event.old_level, event.level) if n is not None}:
+        reversed_step = bool(step and step.group(2)) and event.old_level is not None and \
+            (int(step.group(1)), int(step.group(2))) != (event.old_level, event.level)  # `2x->1x` for a raise
+        if reversed_step or levels - {n for n in (event.old_level, event.level) if n is not None}:
             shown = f"{event.old_level}x->{event.level}x" if event.old_level is not None else f"{event.level}x"
             problems.append(f"trailer `{key}: {value}` gives level(s) {', '.join(f'{n}x' for n in sorted(levels))}"
                             f" but the change takes `{words[0]}` {shown}")

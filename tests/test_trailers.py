@@ -47,6 +47,10 @@ def test_a_trailer_giving_levels_the_change_does_not_take_is_named():
     assert found == ["trailer `Incremented: retry_budget 1x->3x [evidence: ep-a, ep-b]` gives level(s) 1x, 3x "
                      "but the change takes `retry_budget` 1x->2x"]
     assert mismatches([("Incremented", "retry_budget 2X")], INCREMENT) == []
+    reversed_step = mismatches([("Incremented", "retry_budget 2x->1x")], INCREMENT)  # the levels, the wrong way
+    assert reversed_step == ["trailer `Incremented: retry_budget 2x->1x` gives level(s) 1x, 2x but the change "
+                             "takes `retry_budget` 1x->2x"]
+    assert mismatches([("Incremented", "retry_budget 1x → 2x")], INCREMENT) == []
     assert mismatches([("Incremented", "retry_budget 3×")], INCREMENT)  # the sign the grammar reads as x
 
 
