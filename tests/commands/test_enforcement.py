@@ -477,3 +477,39 @@ def test_a_new_branch_is_judged_above_what_the_push_target_holds_not_the_fetch_r
                         "PRE_COMMIT_LOCAL_BRANCH": "HEAD"})
     assert framework.returncode == 1 and "G101" in framework.stdout, framework.stdout + framework.stderr
     assert git(repo, "rev-parse", "HEAD").strip() == bad
+
+
+def _workflow_step(github: dict[str, str]) -> tuple[dict[str, str], str]:
+    """The GitHub Actions template's audit step: its env (with ``${{ … }}`` filled from ``github``) and script."""
+    import re
+
+    import yaml
+
+    steps = yaml.safe_load((PROJECT / "templates" / "ci" / "github-actions.yml").read_text())["jobs"]["audit"]["steps"]
+    (step,) = [s for s in steps if "flowgit audit" in s.get("run", "")]
+    fill = lambda v: re.sub(r"\$\{\{\s*([^}]*?)\s*\}\}", lambda m: github.get(m.group(1), ""), str(v))  # noqa: E731
+    return {k: fill(v) for k, v in step.get("env", {}).items()}, step["run"]
+
+
+@pytest.mark.parametrize("ref, code", [("refs/tags/stable", 0), ("refs/heads/main", 1)], ids=["tag", "branch"])
+def test_the_ci_workflow_judges_a_rewind_as_a_branch_update_only_for_a_branch(run, pushed, tmp_path, ref, code):
+    """A tag moved back to an older commit replaces no branch (pre-receive and pre-push accept it); the same
+    move of a branch drops the episodes its old tip held (A501). Before, the workflow judged both as a
+    branch's update."""
+    repo, _ = pushed
+    older = git(repo, "rev-parse", "HEAD").strip()
+    with (repo / ".flow" / "episodes.jsonl").open("a") as store:
+        store.write(json.dumps({"id": "ep-000000000001", "ts": "2026-11-30T10:00:00Z", "type": "finding",
+                                "content": "one more fact", "session": "s9", "agent": "a9", "tags": []}) + "\n")
+    git(repo, "commit", "-qam", "record", "--no-verify")
+    newer = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", older)  # what the runner checks out: the pushed ref, now at the older commit
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "flowgit").write_text(f"#!/bin/sh\nexec {sys.executable} -m flowgit \"$@\"\n")
+    (bin_dir / "flowgit").chmod(0o755)
+    env, script = _workflow_step({"github.event.before": newer, "github.ref": ref,
+                                  "github.event.repository.default_branch": "main"})
+    res = sh(repo, "bash", "-c", script, env={**env, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
+    assert res.returncode == code, res.stdout + res.stderr
+    assert ("A501" in res.stdout) == (code == 1)
