@@ -40,6 +40,16 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
+def committed_repo(path: Path, name: str, text: str, message: str) -> Path:
+    """A new repository at ``path`` holding one committed file: another project, a submodule's origin."""
+    path.mkdir()
+    git(path, "init", "-q")
+    (path / name).write_text(text)
+    git(path, "add", name)
+    git(path, "commit", "-qm", message)
+    return path
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """An empty git repository."""

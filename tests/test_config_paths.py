@@ -104,14 +104,9 @@ def test_a_memory_inside_another_repository_is_refused_and_nothing_is_written(re
     write."""
     import subprocess
 
-    from tests.conftest import git
+    from tests.conftest import committed_repo, git
 
-    mem = tmp_path / "mem"
-    mem.mkdir()
-    git(mem, "init", "-q")
-    (mem / "readme").write_text("x\n")
-    git(mem, "add", "readme")
-    git(mem, "commit", "-qm", "mem")
+    mem = committed_repo(tmp_path / "mem", "readme", "x\n", "mem")
     if layout == "a nested clone":
         git(repo, "clone", "-q", str(mem), "mem")
     else:

@@ -9,7 +9,7 @@ import pytest
 
 from flowgit.git import (blob_oid, enclosing_git_dir, git_dir, hex_len, index_tree, inside_git_dir, object_format,
                          write_tree)
-from tests.conftest import git, tree_digest
+from tests.conftest import committed_repo, git, tree_digest
 
 
 def test_object_format_and_blob_ids(tmp_path):
@@ -152,12 +152,7 @@ def _hooked_project(tmp_path: Path, memory: Path, plan: Path, worktree: bool) ->
     hook of a ``commit -a`` in the main checkout (git exports its absolute ``index.lock``)."""
     import sys
 
-    project = tmp_path / "project"
-    project.mkdir()
-    git(project, "init", "-q")
-    (project / "a.txt").write_text("a\n")
-    git(project, "add", "a.txt")
-    git(project, "commit", "-qm", "base")
+    project = committed_repo(tmp_path / "project", "a.txt", "a\n", "base")
     hook = project / ".git" / "hooks" / ("post-commit" if worktree else "pre-commit")
     hook.write_text(f"#!/bin/sh\ncd '{memory}' && FLOWGIT_SESSION=s1 '{sys.executable}' -m flowgit wrap "
                     f"--plan '{plan}' > '{tmp_path}/hook.out' 2>&1\nexit 0\n")

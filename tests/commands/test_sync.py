@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from flowgit.merge.markers import find_markers
-from tests.conftest import git
+from tests.conftest import committed_repo, git
 from tests.merge.cases import CASES
 from tests.merge.fixtures import BASE, STORE
 
@@ -301,12 +301,7 @@ def test_sync_refuses_to_start_on_uncommitted_changes_or_mid_merge(tmp_path, rem
 def test_work_inside_a_submodule_does_not_stop_a_sync_but_a_moved_submodule_does(tmp_path, remote, run):
     """An edit in a submodule's own tree is no merge's to touch (and `git stash` cannot take it): sync goes on.
     A submodule moved to another commit is the superproject's change: refused, named, as any edit is."""
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    git(lib, "init", "-q")
-    (lib / "l.txt").write_text("l\n")
-    git(lib, "add", "l.txt")
-    git(lib, "commit", "-qm", "lib")
+    lib = committed_repo(tmp_path / "lib", "l.txt", "l\n", "lib")
     a = clone(tmp_path, remote, "a", run)
     git(a, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
     git(a, "commit", "-qm", "add the submodule")
