@@ -116,6 +116,13 @@ def _one(root: Path, *args: str) -> str:
 PENDING = "flowgit-sync.pending"  # in the git directory while a sync integrates: the HEAD it started from
 
 
+def tracked_changes(root: Path) -> str:
+    """``git status --porcelain`` of the tracked files a merge of this branch could touch: work inside a
+    submodule's own tree is left out (no merge of the superproject takes it, and `git stash` cannot)."""
+    return git(root, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=dirty",
+               check=False).decode()
+
+
 def preflight(root: Path, *, locked: bool = False) -> list[str]:
     """Refuse to start where integrating would take in or lose something. ``locked``: under the repository
     lock, where a sync's pending mark can only be one a killed sync left. Returns what settling such a mark
@@ -137,9 +144,7 @@ def preflight(root: Path, *, locked: bool = False) -> list[str]:
         if not locked:
             return removed  # another sync may be integrating now: asked again under the lock
         removed = settle_interrupted_sync(root)
-    # (work inside a submodule's own tree is not the superproject's to merge, and `git stash` cannot take it)
-    dirty = git(root, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=dirty",
-                check=False).decode()
+    dirty = tracked_changes(root)
     if dirty.strip():
         raise FlowgitError("uncommitted changes: " + ", ".join(ln[3:] for ln in dirty.splitlines()[:5]),
                            path=root, fix="commit them first (the continuity file and the store with `flowgit "
@@ -203,9 +208,7 @@ def interrupted_sync(root: Path) -> InterruptedSync | None:
         started = pending.read_text(encoding="utf-8", errors="replace").strip()
     except FileNotFoundError:
         return None
-    # (work inside a submodule's own tree is not the superproject's to merge, and `git stash` cannot take it)
-    dirty = git(root, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=dirty",
-                check=False).decode()
+    dirty = tracked_changes(root)
     head = _one(root, "rev-parse", "HEAD")
     descends = _run(root, "merge-base", "--is-ancestor", started, "HEAD").returncode == 0 if started else False
     if not dirty.strip() and not descends and started and _replayed(root, started):
