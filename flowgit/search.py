@@ -55,7 +55,7 @@ class Query:
                  since: datetime | None = None, until: datetime | None = None, text: str | None = None) -> None:
         self.type_, self.session, self.since, self.until, self.text = type_, session, since, until, text
         # one session however it is spelled, as the immune system reads it (`Sess-1` is `sess-1`)
-        self._session = source_name_of(session) if session else ""
+        self.session_key = source_name_of(session) if session else ""
         self.tags = tuple(tags)
         self._tags = {t.lower() for t in self.tags}
         self.needle = text.lower() if text else None
@@ -67,7 +67,7 @@ class Query:
     def accepts(self, type_: str, session: str, tags: tuple[str, ...], ts: str, content: str) -> bool:
         if self.type_ and type_ != self.type_:
             return False
-        if self.session and session != self.session and source_name_of(session) != self._session:
+        if self.session and session != self.session and source_name_of(session) != self.session_key:
             return False
         if self._tags and not self._tags <= {t.lower() for t in tags}:
             return False
@@ -229,6 +229,68 @@ def needles(query: Query) -> list[Needle]:
     return out
 
 
+class SessionLines:
+    """The lines of a chunk that may name one session, however it is spelled (the immune system's
+    :func:`~flowgit.evidence.source_name`: ``Sess-1``, ``SESS_1`` and ``ѕess 1`` are ``sess-1``).
+
+    Spellings of one name need not share a byte, so no fragment of the name is
+    a needle. But a session is written where the form puts it: a line whose
+    session is a plain JSON string (nothing escaped) holds the bytes
+    ``"session": "<value>"`` as they are. Each chunk's distinct values are
+    collected in one pass of a regular expression and folded (a store holds
+    few sessions), and only the lines holding a value that folds to the name
+    asked for go on, together with every line the pass cannot speak for: one
+    holding a backslash (an escaped key or value) and one whose session is not
+    a string (``17``, a list: readers take its text). Each of those is then
+    judged as every line is (:meth:`Query.accepts`), so the pass only narrows.
+    """
+
+    # (the colon and the spaces around it, a plain string value, the first byte of a value that is no plain
+    # string); one literal start, which the engine finds at the speed of a byte search
+    VALUE_RE = re.compile(rb'"session"([ \t\r]*:[ \t\r]*)(?:"([^"\\\n]*)"|([^"\s]))')
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self._verdicts: dict[bytes, bool] = {}
+
+    def _names_it(self, value: bytes) -> bool:
+        """Whether a plain session value folds to the name asked for (a value that is not UTF-8 may: the line
+        goes on, and is then reported as unreadable as any search reports it)."""
+        known = self._verdicts.get(value)
+        if known is None:
+            try:
+                known = source_name_of(value.decode("utf-8")) == self.key
+            except UnicodeDecodeError:
+                known = True
+            if len(self._verdicts) < 65536:
+                self._verdicts[value] = known
+        return known
+
+    def lines(self, data, base: int, end: int, wanted: list[Needle]) -> _Batch | None:
+        """The chunk's lines that may name the session and hold every needle, or None when none can."""
+        src = _source(data, base, end)
+        probes: list[bytes] = [b"\\"] if src.find(b"\\") != -1 else []
+        starts: set[int] = set()
+        found = set(self.VALUE_RE.findall(src))
+        probes += [b'"session"%s"%s"' % (colon, value) for colon, value, other in found
+                   if not other and self._names_it(value)]
+        if any(other for _, _, other in found):  # rare: found again, by where they stand
+            starts.update(src.rfind(b"\n", 0, m.start()) + 1 for m in self.VALUE_RE.finditer(src) if m.group(3))
+        for probe in probes:
+            i = src.find(probe)
+            while i != -1:
+                starts.add(src.rfind(b"\n", 0, i) + 1)
+                i = src.find(probe, src.find(b"\n", i) + 1)
+        if not starts:
+            return None
+        ordered = sorted(starts)
+        lines = [src[s:src.find(b"\n", s)] for s in ordered]
+        if wanted:
+            kept = [(s, line) for s, line in zip(ordered, lines) if all(n.in_line(line) for n in wanted)]
+            ordered, lines = [s for s, _ in kept], [line for _, line in kept]
+        return _Batch(lines, lambda i: base + ordered[i]) if lines else None
+
+
 # --- the scan -----------------------------------------------------------------------------------
 
 def scan(data, query: Query, on_problem: Callable[[Problem], None] | None = None, *, start: int = 0,
@@ -242,6 +304,8 @@ def scan(data, query: Query, on_problem: Callable[[Problem], None] | None = None
     """
     wanted = needles(query)
     lines_of = _all_lines if not wanted else _lines_with
+    if query.session and query.session_key:
+        lines_of = SessionLines(query.session_key).lines
     seen = set() if seen is None else seen
     numbers = _LineNumbers(data)
     for base, stop in _chunks(data, start, len(data) if end is None else end):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 
 import pytest
@@ -20,12 +21,14 @@ def random_store(rng: random.Random, n: int) -> bytes:
     for i in range(n):
         content = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 5))) + f" #{i}"
         e = make_episode({"type": rng.choice(["finding", "decision", "outcome"]), "content": content,
-                          "session": rng.choice(["s1", "S1", "s\u00e92"]), "ts": "2026-11-30T10:00:00Z",
+                          "session": rng.choice(SESSIONS), "ts": "2026-11-30T10:00:00Z",
                           "tags": rng.sample(["Load", "load", "caf\u00e9", "q/a"], rng.randint(0, 2))})
         # other writers escape differently: ASCII-only JSON, escaped slashes
         text = json.dumps(e.to_dict(), ensure_ascii=rng.random() < 0.4)
         if rng.random() < 0.2:
             text = text.replace("/", "\\/")
+        if rng.random() < 0.3:  # a session as other writers and hands leave it
+            text = re.sub(r'"session": ("(?:[^"\\]|\\.)*")', lambda m: rng.choice(SESSION_FORMS)(m.group(1)), text)
         lines.append(text)
         if rng.random() < 0.05:
             lines.append('{"torn": ')
@@ -34,9 +37,22 @@ def random_store(rng: random.Random, n: int) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
+# One session under many spellings (G103 folds them to one), and others that are not it.
+SESSIONS = ["s1", "S1", "s\u00e92", "S-1", "s_1", "\u0455 1", "s12", "1s", "s 1 ."]
+SESSION_FORMS = [
+    lambda v: f'"session":{v}',                    # no space after the colon
+    lambda v: f'"session" :\t {v}',                # other spacing
+    lambda v: '"session": "\\u0073\\u0031"',        # escaped: `s1`
+    lambda v: '"session": 1',                      # a number: read as its text, "1"
+    lambda v: '"session": ["s1"]',                 # a list: read as its text, "['s1']", which folds to `s1`
+    lambda v: f'"session": "x", "session": {v}',   # a key twice: the last one counts
+    lambda v: f'"session": {v}, "session": "x"',
+]
+
 QUERIES = [dict(text="retry"), dict(text="k"), dict(text="KELVIN"), dict(text="i"), dict(text='"hi"'),
            dict(text="a/b"), dict(text="café"), dict(text="CAF"), dict(text="tab\there"), dict(text="é"),
            dict(tags=["load"]), dict(tags=["café"]), dict(tags=["q/a"]), dict(session="s1"), dict(session="sé2"),
+           dict(session="S-1"), dict(session="1"), dict(session="s 1 2"), dict(session="s1", text="retry"),
            dict(type_="outcome", text="budget"), dict(text="#1"), dict(text="straße"), dict(text="ﬁle")]
 
 
