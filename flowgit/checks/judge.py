@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from flowgit.checks import paths
 from flowgit.checks.context import CheckContext
@@ -21,6 +21,9 @@ from flowgit.checks.finding import Finding
 from flowgit.checks.registry import run_rules
 from flowgit.config import Config, default_config
 from flowgit.repo import document_from_bytes
+
+if TYPE_CHECKING:
+    from flowgit.continuity.document import Document
 
 
 class Side:
@@ -254,29 +257,6 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | 
 
         findings.extend(one_sided_merge_notes(cfg, parents, new, lambda: _best_bases(cfg, base)))  # type: ignore[arg-type]
     return _overridden(findings, override)
-
-
-# A branch's new tip can also lose the whole memory (a rewind to before `flowgit init`): the file or the store gone.
-REPLACEMENT_LOSS_CODES = MERGE_LOSS_CODES | {"G803", "G804"}
-
-
-def judge_replacement(cfg: Config, old: Side, new: Side, fork: Side | None) -> list[Finding]:
-    """What a branch's new tip (a force-push, a rewind) lost of its old tip's memory, as a commit would be refused
-    for it: the losses (:data:`MERGE_LOSS_CODES`: a Proven pattern dropped, its claim or evidence changed, a
-    protected line, a demoted pattern back on its discredited chain, the file or store gone) ``old`` -> ``new``
-    shows under ``cfg``.
-
-    Each commit of the new history is judged on its own, so a rewind to before a demotion has nothing to judge
-    and passes; only the change from the old tip to the new one shows what the update takes away. A loss the
-    new history made itself (it shows against ``fork``, where the two histories part, too) was judged in its
-    commit: a rebase onto a moved main carries main's own demotions. ``fork`` None: the histories share none.
-    """
-    lost = [f for f in judge_change(cfg, old, new) if f.is_error and f.code in REPLACEMENT_LOSS_CODES]
-    if not lost or fork is None:
-        return lost
-    own = {merge_key(f) for f in judge_change(cfg, fork if fork.continuity is not None else None, new)
-           if f.is_error}
-    return [f for f in lost if merge_key(f) not in own]
 
 
 def _budget_left_to_the_next_wrap(f: Finding, parents: list[Side], new: Side) -> Finding:

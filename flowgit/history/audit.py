@@ -133,7 +133,7 @@ class RangeSpec:
               exclude: tuple[str, ...] = (), root_base: str | None = None, replaces: bool = False) -> "RangeSpec":
         """The range as given; ``root_base`` names what a history put in place is judged against when the range
         has no base of its own (a branch new to the remote: see :func:`replaced_roots`); ``replaces``: the
-        range is a branch's update from A to B (see :func:`dropped_episodes`)."""
+        range is a branch's update from A to B (see :mod:`flowgit.history.replaced`)."""
         spec = cls._parsed(range_text, since_ref, exclude)
         own_base = spec.base is not None
         if root_base and spec.base is None:
@@ -808,81 +808,6 @@ def replaced_pair(repo, spec: RangeSpec) -> tuple | None:
     return base, tip
 
 
-def replaced_history(cfg: Config, repo, spec: RangeSpec, overrides: dict | None) -> list[AuditFinding]:
-    """What a branch's update that rewrote its history takes away from its old tip: episodes (A501) and what a
-    commit would be refused for losing (:func:`~flowgit.checks.judge.judge_replacement`). A ``Flow-Override:``
-    on the new tip records them as notices."""
-    pair = replaced_pair(repo, spec)
-    if pair is None:
-        return []
-    auditor = Auditor(cfg, repo, overrides)
-    old_commit, new_commit = repo[pair[0]], repo[pair[1]]
-    old, new = auditor.version(old_commit), auditor.version(new_commit)
-    if old.blobs == new.blobs:
-        return []
-    commit = new_commit
-    override = "; ".join(values(parse_trailers(message_of(commit)), "Flow-Override")) or None
-    if override and repo.descendant_of(pair[0], pair[1]):
-        override = None  # a rewind to a commit the old history holds: its override was for its own change
-    date = utc_from_timestamp(commit_time_of(commit)).date().isoformat()
-    found = dropped_episodes(auditor, pair, old, new, date, override)
-    return found + _replaced_losses(auditor, pair, old, new, date, override)
-
-
-def dropped_episodes(auditor: Auditor, pair: tuple, old: Version, new: Version, date: str,
-                     override: str | None) -> list[AuditFinding]:
-    """A501 where the new tip's store lacks episodes the old tip's held: the store is append-only for the
-    branch too, and a force-push that drops commits would otherwise take their episodes with it, each commit
-    of the new history judged clean."""
-    from flowgit.checks.paths import ID_RE
-
-    kept = {line.rstrip(b"\r") for line in (auditor.data(new.store) or b"").split(b"\n")} \
-        if new.store is not None else set()
-    lost = []  # each episode line the old tip held must be in the new store as it was (an id kept over new
-    for line in (auditor.data(old.store) or b"").split(b"\n") if old.store is not None else ():  # words is lost)
-        ids = ID_RE.findall(line)
-        if ids and line.rstrip(b"\r") not in kept:
-            lost.append(ids[0].decode("utf-8", "replace"))
-    lost = list(dict.fromkeys(lost))
-    if not lost:
-        return []
-    base, tip = pair
-    sample = ", ".join(lost[:5]) + (" …" if len(lost) > 5 else "")
-    return [AuditFinding("A501", str(tip), date, "",
-                         f"this update replaces {str(base)[:12]}, whose store held {len(lost)} episode(s) the new "
-                         f"history lacks or holds altered: {sample}", rule="store-append-only", path=new.store_path,
-                         fix="push a history that keeps every episode (rebase keeps them; dropping a commit drops "
-                             "its episodes), or record why with FLOWGIT_OVERRIDE on the new tip",
-                         severity="notice" if override else "error")]
-
-
-def _replaced_losses(auditor: Auditor, pair: tuple, old: Version, new: Version, date: str,
-                     override: str | None) -> list[AuditFinding]:
-    """The old tip's memory judged against the new tip's under the old tip's configuration (what the branch
-    held): a demotion, a Proven pattern or its evidence the update takes away is refused as the same edit
-    made as a commit would be (G208, G205, G401 …)."""
-    from flowgit.checks.judge import judge_replacement
-
-    if old.blobs == (None, None):
-        return []  # the old tip held no memory: nothing of it to lose
-    base, tip = pair
-    repo = auditor.repo
-    fork_id = repo.merge_base(base, tip)
-    fork = None
-    if fork_id is not None:
-        fork_commit = repo[fork_id]
-        fork = auditor.side(fork_commit, auditor.version(fork_commit))
-    lost = judge_replacement(old.config.cfg, auditor.side(repo[base], old), auditor.side(repo[tip], new), fork)
-    where = f"this update replaces {str(base)[:12]} (a rewritten history: its memory is judged against the new tip's)"
-    return [AuditFinding(f.code, str(tip), date, _pattern_named(f), f"{where}: {f.message}", rule=f.rule,
-                         path=f.path, line=f.line,
-                         fix=f"{f.fix}; or push a history that keeps what {str(base)[:12]} held (a new commit on "
-                             "top of it), or record why with FLOWGIT_OVERRIDE on the new tip" if f.fix else
-                             f"push a history that keeps what {str(base)[:12]} held (a new commit on top of it), or "
-                             "record why with FLOWGIT_OVERRIDE on the new tip",
-                         severity="notice" if override else "error") for f in lost]
-
-
 def replaced_roots(repo, spec: RangeSpec, commits: list) -> dict[str, str]:
     """{where a history put in place of the range's base begins: that base} for ``A..B``.
 
@@ -984,6 +909,8 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
         result = _judge_all(cfg, repo, commits, overrides, workers, progress,
                             stand_ins=replaced_roots(repo, spec, commits))
     progress.done()
+    from flowgit.history.replaced import replaced_history
+
     result.findings.extend(replaced_history(cfg, repo, spec, overrides))
     return _report(repo, commits, spec, result)
 

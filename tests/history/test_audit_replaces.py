@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from flowgit.episodes import make_episode
-from tests.checks.gate_fixtures import E_BACKOFF, base_text, committed_base, write_store
+from tests.checks.gate_fixtures import E_BACKOFF, base_text, committed_base, developing_lines, write_store
 from tests.commands.test_enforcement import server_hook, sh
 from tests.conftest import git
 
@@ -144,3 +144,125 @@ def test_a_rewind_to_an_old_commit_that_carried_an_override_is_still_refused(run
     ci = run(repo, "audit", "--range", f"{old}..{rewind_to}", "--replaces", "--json")
     assert ci.code == 1 and "G205" in [f["code"] for f in json.loads(ci.out)["findings"]
                                        if f["severity"] == "error"], ci.out
+
+
+def raise_under_override(repo: Path) -> str:
+    """p01 raised 1x -> 3x with no evidence, let through by an override, then reverted; returns the raise."""
+    (repo / "CONTINUITY.md").write_text(base_text(developing=developing_lines().replace(
+        "! p01: retries without any budget multiply the load on the provider during every outage | 1x",
+        "!!! p01: retries without any budget multiply the load on the provider during every outage | 3x")))
+    raised = sh(repo, "git", "commit", "-qam", "raise p01 for an experiment",
+                env={"FLOWGIT_OVERRIDE": "experiment, reverted next"})
+    assert raised.returncode == 0, raised.stdout + raised.stderr
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "revert", "--no-edit", "HEAD")
+    return commit
+
+
+RAISED_LINE = "!!! p01: retries without any budget multiply the load on the provider during every outage | 3x"
+
+
+def test_a_rewind_that_brings_back_a_reverted_override_is_refused_at_push_on_the_server_and_in_ci(run, guarded):
+    """An override is for its own change: the raise it let through was reverted, and a force-push back to it
+    re-lands the raise with no commit to judge and nothing lost. The step from the old tip to the new one is
+    judged as the commit it amounts to: 1x -> 3x without evidence (G201, G101), at the line the new tip holds."""
+    repo, remote = guarded
+    raised = raise_under_override(repo)
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    old = git(remote, "rev-parse", "main").strip()
+    refused = push(repo, "-f", "origin", f"{raised}:main")
+    assert refused.returncode != 0 and "G201" in refused.stdout + refused.stderr, refused.stdout + refused.stderr
+    server = push(repo, "--no-verify", "-f", "origin", f"{raised}:main")
+    assert server.returncode != 0 and "G201" in server.stderr, server.stderr
+    assert git(remote, "rev-parse", "main").strip() == old
+    ci = run(repo, "audit", "--range", f"{old}..{raised}", "--replaces", "--json")
+    found = json.loads(ci.out)["findings"]
+    assert ci.code == 1 and {"G201", "G101"} <= {f["code"] for f in found}, ci.out
+    assert all(f["severity"] == "error" for f in found), ci.out
+    line = git(repo, "show", f"{raised}:CONTINUITY.md").split("\n").index(RAISED_LINE) + 1
+    jump = next(f for f in found if f["code"] == "G201")
+    assert jump["line"] == line and jump["pattern"] == "p01" and old[:12] in jump["message"], jump
+    assert "new commit on top of it" in jump["fix"]
+
+
+def test_a_commit_put_on_the_rewound_tip_does_not_hide_it_and_its_own_override_records_it(run, guarded):
+    """A rewind with a commit of its own on top is no pure rewind, yet brings the raise back all the same (the
+    new commit's own change shows no raise); the new commit's own override answers for the update (notices)."""
+    repo, remote = guarded
+    raised = raise_under_override(repo)
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    old = git(remote, "rev-parse", "main").strip()
+    git(repo, "reset", "-q", "--hard", raised)
+    git(repo, "commit", "-q", "--allow-empty", "-m", "on top")
+    ci = run(repo, "audit", "--range", f"{old}..HEAD", "--replaces", "--json")
+    assert ci.code == 1 and "G201" in [f["code"] for f in json.loads(ci.out)["findings"]], ci.out
+    git(repo, "commit", "-q", "--allow-empty", "-m", "keep the raise\n\nFlow-Override: the experiment stays")
+    noted = run(repo, "audit", "--range", f"{old}..HEAD", "--replaces", "--json")
+    report = json.loads(noted.out)
+    assert noted.code == 0 and "G201" in [f["code"] for f in report["findings"] if f["severity"] == "notice"], \
+        noted.out
+
+
+def test_a_rewind_past_commits_that_kept_the_overridden_change_brings_nothing_back(run, guarded):
+    """The old tip still held what the override let through (a later commit changed only State): rewinding to
+    the overridden commit changes nothing the rules about a memory's content read, and the update passes."""
+    repo, remote = guarded
+    raised = raise_under_override(repo)
+    git(repo, "reset", "-q", "--hard", raised)
+    text = (repo / "CONTINUITY.md").read_text().replace(
+        "Focus: ship the gate. Critical path: the compression rule, then the benchmark.",
+        "Focus: the benchmark. Critical path: its figures, then the note.")
+    (repo / "CONTINUITY.md").write_text(text)
+    git(repo, "commit", "-qam", "state only")
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    old = git(remote, "rev-parse", "main").strip()
+    ci = run(repo, "audit", "--range", f"{old}..{raised}", "--replaces", "--json")
+    assert ci.code == 0 and json.loads(ci.out)["findings"] == [], ci.out
+    assert push(repo, "-f", "origin", f"{raised}:main").returncode == 0
+
+
+def test_a_rewind_that_brings_back_a_configuration_weakened_under_an_override_is_refused(run, guarded):
+    """A configuration weakened under an override and restored later: rewinding to the weak one re-lands it
+    (G801), and so does a commit on top that touches the weak configuration (a comment)."""
+    repo, remote = guarded
+    (repo / ".flowgit.toml").write_text('[rules]\n"level-jump" = "off"\n')
+    git(repo, "add", ".flowgit.toml")
+    weakened = sh(repo, "git", "commit", "-qm", "loosen for a migration", env={"FLOWGIT_OVERRIDE": "migration"})
+    assert weakened.returncode == 0, weakened.stdout + weakened.stderr
+    weak = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "rm", "-q", ".flowgit.toml")
+    git(repo, "commit", "-qm", "restore the rules")
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    old = git(remote, "rev-parse", "main").strip()
+    ci = run(repo, "audit", "--range", f"{old}..{weak}", "--replaces", "--json")
+    assert ci.code == 1 and [f["code"] for f in json.loads(ci.out)["findings"]] == ["G801"], ci.out
+    server = push(repo, "--no-verify", "-f", "origin", f"{weak}:main")
+    assert server.returncode != 0 and "G801" in server.stderr, server.stderr
+    git(repo, "reset", "-q", "--hard", weak)
+    (repo / ".flowgit.toml").write_text('# a note\n[rules]\n"level-jump" = "off"\n')
+    git(repo, "commit", "-qam", "a comment", "--no-verify")
+    ci = run(repo, "audit", "--range", f"{old}..HEAD", "--replaces", "--json")
+    assert ci.code == 1 and "G801" in [f["code"] for f in json.loads(ci.out)["findings"]], ci.out
+
+
+def test_legitimate_rewinds_drop_a_state_only_wrap_or_a_config_comment_and_pass(run, guarded):
+    """Dropping the last commits when they changed nothing the memory's content rules read: a commit that
+    only rewrote State, and one that only commented the configuration (its rules the same at both tips)."""
+    repo, remote = guarded
+    start = git(repo, "rev-parse", "HEAD").strip()
+    (repo / ".flowgit.toml").write_text('[rules]\n"evidence-reuse" = "error"\n')
+    git(repo, "add", ".flowgit.toml")
+    git(repo, "commit", "-qm", "config")
+    kept = git(repo, "rev-parse", "HEAD").strip()
+    (repo / ".flowgit.toml").write_text('# why: see the runbook\n[rules]\n"evidence-reuse" = "error"\n')
+    text = (repo / "CONTINUITY.md").read_text().replace(
+        "Focus: ship the gate. Critical path: the compression rule, then the benchmark.",
+        "Focus: the runbook. Critical path: its review.")
+    (repo / "CONTINUITY.md").write_text(text)
+    git(repo, "commit", "-qam", "state and a comment")
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    old = git(remote, "rev-parse", "main").strip()
+    for target in (kept, start):
+        ci = run(repo, "audit", "--range", f"{old}..{target}", "--replaces", "--json")
+        assert ci.code == 0 and json.loads(ci.out)["findings"] == [], ci.out
+    assert push(repo, "-f", "origin", f"{kept}:main").returncode == 0
