@@ -267,19 +267,21 @@ class Confirmer:
                               lambda n, turns: self._first_use(n, turns, term, others))
 
     def _first_use(self, d: Deposit, turns, term: str, others: Sequence[Deposit]) -> Claim:
-        claim = Claim(d.key, "first_use", f"where “{term}” was coined", d.date or "")
+        claim = Claim(d.key, "first_use", f"where “{term}” was coined", d.date or "", session=d.sid)
         if turns is None:
             return _unattested(claim, "no session record to check against")
         hit = _first_hit(turns, term)
         if hit is None:
             return _unattested(claim, f"“{term}” does not occur in this session's record")
         day = hit.ts[:10] or (d.date or "")
-        for other in sorted((o for o in others if o.key != d.key and (o.date or "9999") < day),
-                            key=lambda o: o.date or ""):
-            earlier = min((t.ts[:10] or other.date or day for t in self._hits(other, term)), default=None)
-            if earlier is not None and earlier < day:
-                return _settle(claim, "corrected", earlier, f"first used on {earlier}, in session {other.sid} of "
-                                                            "this unit, which the coinage index leaves out")
+        # every other member's record is read, whatever its index dates it: an index may date a session later
+        # than its record does, and the record is what says when the term was first used
+        uses = [(t.ts[:10] or other.date or day, other.sid) for other in others if other.key != d.key
+                for t in self._hits(other, term)]
+        earlier, where = min(uses, default=(day, ""))
+        if earlier < day:
+            return _settle(claim, "corrected", earlier, f"first used on {earlier}, in session {where} of "
+                                                        "this unit, which the coinage index leaves out")
         if d.date and day and day != d.date:
             return _settle(claim, "corrected", day, f"first used on {day} in the record")
         return _settle(claim, "confirmed", day, f"first used on {day} ({hit.role})")
@@ -303,7 +305,7 @@ def _opening(turns: Sequence[Turn]) -> Turn | None:
 
 
 def _origin(d: Deposit, turns) -> Claim:
-    claim = Claim(d.key, "origin", "where it began", d.initial_request)
+    claim = Claim(d.key, "origin", "where it began", d.initial_request, session=d.sid)
     first = _opening(turns or ())
     if first is None:
         return _unattested(claim, "no session record to check against")
@@ -315,7 +317,7 @@ def _origin(d: Deposit, turns) -> Claim:
 
 
 def _date(d: Deposit, turns) -> Claim:
-    claim = Claim(d.key, "date", "when the session took place", d.date or "")
+    claim = Claim(d.key, "date", "when the session took place", d.date or "", session=d.sid)
     stamps = [t.ts[:10] for t in turns or () if re.match(r"\d{4}-\d{2}-\d{2}", t.ts)]
     if not stamps:
         return _unattested(claim, "no dated turn in the session record")
@@ -326,7 +328,7 @@ def _date(d: Deposit, turns) -> Claim:
 
 def _quote(d: Deposit, turns, text: str, kind: str) -> Claim:
     """One quote against one record (see :meth:`Confirmer.quote`)."""
-    claim = Claim(d.key, kind, "a quoted " + ("decision" if kind == "decision" else "statement"), text)
+    claim = Claim(d.key, kind, "a quoted " + ("decision" if kind == "decision" else "statement"), text, session=d.sid)
     if turns is None:
         return _unattested(claim, "no session record to check against")
     pool = _their_words(turns, kind)
@@ -373,12 +375,15 @@ def _standing(d: Deposit, turns) -> Claim:
     stays on the old job" holds most words of "job shipped to production".
     A question settles nothing, nor does the opening request ("ship the job").
     """
-    claim = Claim(d.key, "standing", "where it last stood", d.outcome or d.topic)
+    claim = Claim(d.key, "standing", "where it last stood", d.outcome or d.topic, session=d.sid)
     if not turns or not claim.value:
         return _unattested(claim, "no session record to check against" if not turns else "no outcome recorded")
     opening = turns[0] if turns[0].role == "person" else None   # what was asked for, not where it went
     said = [s for t in turns[-6:] if t is not opening for s in _sentences(t.text) if not s.endswith("?")]
     sentence, verdict = next(((s, v) for s in reversed(said) if (v := _carries(claim.value, s))), ("", None))
+    if verdict and _unasserted(sentence):
+        return _unattested(claim, "the end of the session record only asks, hopes for or makes a condition of "
+                                  f"this: “{_cut(sentence)}”")
     if verdict == "contrary":
         return _settle(claim, "corrected", sentence, "the end of the session record says otherwise")
     if verdict == "same":
@@ -386,6 +391,21 @@ def _standing(d: Deposit, turns) -> Claim:
     if verdict == "changed":  # (most of it, another word where one differs: "in staging", not "in production")
         return _settle(claim, "corrected", sentence, "the end of the session record says it with other words")
     return _unattested(claim, "the end of the session record does not say this")
+
+
+# A sentence that holds an outcome's words without saying it happened: asked ("check whether …"), hoped or
+# planned ("we hope …", "next step: …"), a condition ("if …", "until …", "once … we can close"), a modal.
+UNASSERTED_RE = re.compile(
+    r"\b(?:whether|if|unless|until|hope[sd]?|hoping|hopefully|expect(?:s|ed|ing)?|assum(?:e|es|ing)|"
+    r"suppos(?:e|ing)|maybe|perhaps|plan(?:s|ned)? to|want(?:s|ed)? to|try(?:ing)? to|needs? to|should|would|"
+    r"could|might|next step|to ?do|check|verify|see if)\b", re.I)
+ONCE_THEN_RE = re.compile(r"\bonce\b.*\b(?:can|will|may|shall)\b|\bonce\b.*'ll\b", re.I)
+
+
+def _unasserted(sentence: str) -> bool:
+    """Whether a sentence holds words without asserting them (:data:`UNASSERTED_RE`, or "once X, we can …":
+    a condition still to be met; "once it shipped, we closed it" says it happened)."""
+    return bool(UNASSERTED_RE.search(sentence) or ONCE_THEN_RE.search(sentence))
 
 
 CARRIES = 0.75     # a sentence that says an outcome holds this share of its words

@@ -343,14 +343,14 @@ class Ascend:
 
     def _single(self, state: State, d: Deposit) -> Response:
         claims = self._session_claims(d)
-        loc = d.locator()
-        where = loc["resume"] or f"not resumable: {loc['not_resumable']}"
+        ways = d.resumes()  # every way back in, as the JSON lists them (a second wrap of the session too)
+        where = [f"  {r}" for r in ways] or [f"  not resumable: {d.why_not_resumable()}"]
         scope = self.scope_dict()
         text = "\n".join([
             "One session answers this; there is no larger unit to assemble.",
             f"  {record_date(d, claims) or 'undated'} · {d.partition} · {d.slug} · {d.sid}",
             f"  began with: {shown(claims[1], d.initial_request or d.topic)}",
-            f"  {where}", *not_visible(scope), "", CAVEAT])
+            *where, *not_visible(scope), "", CAVEAT])
         state.status = "single_session"
         return Response("single_session", state, text, claims=claims, single=d, scope=scope)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
-from flowgit.ascend.model import Deposit, instant, time_key
+from flowgit.ascend.model import Deposit, instant, session_key, time_key
 
 FACE_ORDER = {"claude": 0, "transcripts": 1, "git": 2, "episodes": 3}
 
@@ -25,10 +25,11 @@ def _union(*lists: list) -> list:
 
 
 def merge_sessions(deposits: Iterable[Deposit]) -> list[Deposit]:
-    """Deposits grouped by session id; each group folded into its face deposit, order of first sight kept."""
+    """Deposits grouped by session id (however it is spelled: :func:`session_key`); each group folded into its
+    face deposit, order of first sight kept."""
     groups: dict[str, list[Deposit]] = defaultdict(list)
     for d in deposits:
-        groups[d.sid].append(d)
+        groups[session_key(d.sid)].append(d)
     out = []
     for group in groups.values():
         if len(group) == 1:

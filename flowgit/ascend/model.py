@@ -153,12 +153,33 @@ class Deposit:
             launch = launch_dir(self.cwd, self.slug) if self.cwd else None
             if not launch or not self.has_record():
                 return None
-            return f"cd {shlex.quote(launch)} && claude --resume {shlex.quote(self.sid)}"
+            config = self._config_dir_to_name()
+            if config is False:
+                return None
+            prefix = f"CLAUDE_CONFIG_DIR={shlex.quote(config)} " if config else ""
+            return f"cd {shlex.quote(launch)} && {prefix}claude --resume {shlex.quote(self.sid)}"
         if self.partition == "git" and self.cwd:
             return f"git -C {shlex.quote(self.cwd)} show {shlex.quote(self.source_ref)}"
         if self.partition == "episodes" and self.cwd:
-            return f"cd {shlex.quote(self.cwd)} && flowgit episode search --session {shlex.quote(self.sid)}"
+            store = f" --store {shlex.quote(str(self.source))}" if self.source and _plain(str(self.source)) else ""
+            return (f"cd {shlex.quote(self.cwd)} && flowgit{store} episode search "
+                    f"--session {shlex.quote(self.sid)}")
         return None
+
+    def _config_dir_to_name(self) -> str | None | bool:
+        """The configuration directory the resume command must name, None when the agent's own default finds
+        the session, False when it cannot be named (not plain text).
+
+        The agent finds a session in ``$CLAUDE_CONFIG_DIR`` (else ``~/.claude``) only: a transcript read from
+        another tree (``--claude-dir``, flowgit's configured directory) is resumed only with that directory
+        named. The transcript lies at ``{config_dir}/projects/{slug}/{session}.jsonl`` (DESIGN)."""
+        if not self.source:
+            return None
+        config = Path(self.source).absolute().parent.parent.parent
+        default = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+        if os.path.realpath(config) == os.path.realpath(default):
+            return None
+        return str(config) if _plain(str(config)) else False
 
     def has_record(self) -> bool:
         """Whether the authoritative record exists (a Claude session cannot be resumed without its transcript)."""
@@ -253,10 +274,12 @@ class Claim:
     shown: str = ""       # what is shown: the index value, or the source's when corrected
     detail: str = ""
     said_by: str = ""     # a quote's confirmed speaker: person | agent (a wrap or an episode an agent wrote)
+    session: str = ""     # the deposit's session id, as written (a key's parts may hold `:`: it is not parsed)
 
     def to_dict(self) -> dict[str, Any]:
         return {"deposit": self.deposit, "kind": self.kind, "statement": self.statement, "index_value": self.value,
-                "verdict": self.verdict, "shown": self.shown, "detail": self.detail, "said_by": self.said_by}
+                "verdict": self.verdict, "shown": self.shown, "detail": self.detail, "said_by": self.said_by,
+                "session": self.session}
 
 
 def _plain(value: Any) -> bool:
@@ -267,6 +290,15 @@ def _plain(value: Any) -> bool:
     if value is None or value == "":
         return True
     return isinstance(value, str) and not any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value)
+
+
+def session_key(sid: str) -> str:
+    """A session id as one session, however it is spelled: as the gate's independence rule (G103) and every
+    "this session's" question read it (``Sess-1``, ``SESS_1`` and ``sess-1`` are one); an id with no letter or
+    digit is itself."""
+    from flowgit.evidence import source_name
+
+    return source_name(sid) or sid
 
 
 def launch_dir(cwd: str, slug: str) -> str | None:

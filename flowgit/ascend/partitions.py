@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 
 from flowgit.ascend import formats
 from flowgit.ascend.history import HistoryPartition
-from flowgit.ascend.model import Anchor, Deposit, printable_name, refused_name, safe_id
+from flowgit.ascend.model import Anchor, Deposit, printable_name, refused_name, safe_id, session_key
 from flowgit.ascend.safeio import Tree
 from flowgit.ascend.transcripts import TranscriptPartition
 from flowgit.words import written_words
@@ -241,9 +241,11 @@ class EpisodePartition:
             return
         episodes, _ = store.read()
         sessions: dict[str, list] = {}
+        spelled: dict[str, str] = {}  # one session however it is spelled, as the gate counts it (G103)
         for ep in episodes.values():
             if ep.session and safe_id(ep.session):
-                sessions.setdefault(ep.session, []).append(ep)
+                key = session_key(ep.session)
+                sessions.setdefault(spelled.setdefault(key, ep.session), []).append(ep)
         for sid, eps in sessions.items():
             eps.sort(key=lambda e: e.ts)
             tags = Counter(t for e in eps for t in e.tags)

@@ -127,12 +127,12 @@ def quotations(claims: list[Claim], short: Short = _eight) -> list[str]:
     if said or provisional:
         out += ["", "In their own words"]
         out += [f"  “{_short(c.shown)}”" + (" (the record's wording)" if c.verdict == "corrected" else "")
-                + f" — {short(c.deposit.rsplit(':', 1)[-1])}" for c in said]
-        out += [f"  “{_short(c.value)}” — {short(c.deposit.rsplit(':', 1)[-1])} "
+                + f" — {short(c.session)}" for c in said]
+        out += [f"  “{_short(c.value)}” — {short(c.session)} "
                 f"({c.detail or 'not found in the session record'}: provisional)" for c in provisional]
     if noted:
         out += ["", "As agents wrote them down (not the people's own words)"]
-        out += [f"  “{_short(c.shown)}” — {short(c.deposit.rsplit(':', 1)[-1])} ({c.detail})" for c in noted]
+        out += [f"  “{_short(c.shown)}” — {short(c.session)} ({c.detail})" for c in noted]
     return out
 
 

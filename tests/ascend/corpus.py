@@ -146,6 +146,14 @@ def transcript_lines(s: Session) -> list[str]:
     return out
 
 
+def resume_from(config: Path, cwd: str, sid: str) -> str:
+    """The resume command printed for a session read from ``config``: a tree the agent does not read by
+    default (``$CLAUDE_CONFIG_DIR`` is unset in the tests), so the command names it."""
+    import shlex
+
+    return f"cd {cwd} && CLAUDE_CONFIG_DIR={shlex.quote(str(config.absolute()))} claude --resume {sid}"
+
+
 def write_session(config: Path, s: Session, *, with_transcript: bool = True) -> Path:
     deposit = config / "projects" / s.slug / "hypomnesis" / s.sid
     deposit.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ascend.corpus import A, B, ISSUE, Session, story, write_session, write_story
+from tests.ascend.corpus import A, B, ISSUE, Session, resume_from, story, write_session, write_story
 from tests.conftest import git
 
 SID = {n: f"{n:08x}-5e55-4a1d-9c0f-{n:012x}" for n in range(1, 11)}
@@ -77,7 +77,7 @@ def test_a_recall_one_session_answers_is_relayed_as_such(run, tmp_path, corpus):
     assert data["status"] == "single_session" and data["converged"]
     single = data["single_session"]
     assert single["session_id"] == SID[8]
-    assert single["resume"] == f"cd /home/dev/payments && claude --resume {SID[8]}"
+    assert single["resume"] == resume_from(corpus, "/home/dev/payments", SID[8])
     assert "One session answers this" in data["text"]
 
 
@@ -246,7 +246,7 @@ def test_hostile_cwd_and_traversal_session_id(run, tmp_path):
     command = deposits["aaaa0001"]["resume"]
     assert subprocess.run(["bash", "-n", "-c", command]).returncode == 0
     words = shlex.split(command)
-    assert words[:2] == ["cd", evil] and words[2] == "&&" and words[3:] == ["claude", "--resume", "aaaa0001"]
+    assert words[:2] == ["cd", evil] and words[2] == "&&" and words[3:] == [f"CLAUDE_CONFIG_DIR={config.absolute()}", "claude", "--resume", "aaaa0001"]
 
 
 def test_the_resume_command_enters_the_directory_the_session_was_started_from(run, tmp_path):
@@ -259,8 +259,8 @@ def test_the_resume_command_enters_the_directory_the_session_was_started_from(ru
                                       ["search indexing"], ["search", "indexing", "lag"], cross_refs=[ISSUE]))
     data = ascend(run, tmp_path, config, "the whole line of work on search indexing lag #412")
     deposits = {d["session_id"]: d for d in data["unit"]["deposits"]}
-    assert deposits["3d3d0001"]["resume"] == "cd /home/u/shop && claude --resume 3d3d0001"
-    assert deposits["3d3d0002"]["resume"] == "cd /home/u/shop && claude --resume 3d3d0002"
+    assert deposits["3d3d0001"]["resume"] == resume_from(config, "/home/u/shop", "3d3d0001")
+    assert deposits["3d3d0002"]["resume"] == resume_from(config, "/home/u/shop", "3d3d0002")
     assert deposits["3d3d0003"]["resume"] is None
     assert "not the one it was started from" in deposits["3d3d0003"]["not_resumable"]
 
@@ -282,7 +282,7 @@ def test_git_history_and_episodes_join_the_chain(run, repo, tmp_path, corpus):
     node = next(d for d in unit["deposits"] if d["session_id"] == SID[4])
     assert [s["partition"] for s in node["sources"]] == ["claude", "git", "episodes"]
     assert next(s for s in node["sources"] if s["partition"] == "git")["ref"] == f"{sha}:CONTINUITY.md"
-    assert node["resumes"][:2] == [f"cd /home/dev/infra && claude --resume {SID[4]}",
+    assert node["resumes"][:2] == [resume_from(corpus, "/home/dev/infra", SID[4]),
                                    f"git -C {shlex.quote(str(repo))} show {sha}:CONTINUITY.md"]
     assert "A line of work across 4 sessions" in data["text"]
     assert "continuity file history" in data["text"]

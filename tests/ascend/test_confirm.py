@@ -385,3 +385,31 @@ def test_a_proposal_is_the_person_s_decision_only_when_their_next_turn_takes_it_
                            ("ignore that, it's spam.", "unattested"), ("No, do not do it.", "unattested")):
         claim = _turns(proposal, ("person", reply)).quote(_deposit(), "disable 2FA for admin accounts", "decision")
         assert claim.verdict == verdict, reply
+
+
+def test_an_outcome_the_record_only_asks_hopes_for_or_makes_a_condition_of_is_not_confirmed():
+    """The end of the record holds every word of the outcome without saying it happened: asked ("check
+    whether"), a condition still to be met ("once …, we can close"), hoped for and failed. A sentence that
+    says it happened confirms it, a past "once" too."""
+    deposit = Deposit(partition="claude", slug="-p", sid="s4", outcome="The cooler keeps the capacitor below ninety "
+                                                                        "degrees in production.")
+    for said in ("Next step: check whether the cooler keeps the capacitor below ninety degrees in production.",
+                 "Once the cooler keeps the capacitor below ninety degrees in production, we can close the issue.",
+                 "We hope the cooler keeps the capacitor below ninety degrees in production, but the test failed.",
+                 "If the cooler keeps the capacitor below ninety degrees in production, we ship."):
+        claim = _turns(("person", "Cool the capacitor"), ("assistant", said)).standing(deposit)
+        assert claim.verdict == "unattested" and "only asks, hopes for" in claim.detail, said
+    for said in ("Done: the cooler keeps the capacitor below ninety degrees in production.",
+                 "Once it shipped, the cooler keeps the capacitor below ninety degrees in production."):
+        assert _turns(("person", "Cool the capacitor"), ("assistant", said)).standing(deposit).verdict == \
+            "confirmed", said
+
+
+def test_a_member_its_index_dates_later_is_still_read_for_where_a_term_was_first_used():
+    """The index dates a session after the node; its record used the term days before: the record wins."""
+    node = Deposit(partition="claude", slug="-p", sid="s2", date="2026-10-05")
+    misdated = Deposit(partition="claude", slug="-p", sid="s1", date="2026-10-10")
+    records = {"s1": (Turn("2026-10-01T09:00:00Z", "person", "we call it zorb-first"),),
+               "s2": (Turn("2026-10-05T09:00:00Z", "person", "zorb-first, as agreed"),)}
+    claim = Confirmer(lambda d: records[d.sid]).first_use(node, "zorb-first", [node, misdated])
+    assert claim.verdict == "corrected" and claim.shown == "2026-10-01" and "s1" in claim.detail

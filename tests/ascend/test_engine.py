@@ -10,7 +10,7 @@ from flowgit.ascend.assemble import fold_subsets
 from flowgit.ascend.graph import abbreviations
 from flowgit.ascend.model import CHAIN, CLUSTER, Deposit, Unit
 from flowgit.ascend.trace import classify, extract, split_references
-from tests.ascend.corpus import A, ISSUE, Session, write_session, write_story
+from tests.ascend.corpus import A, ISSUE, Session, resume_from, write_session, write_story
 
 SID = {n: f"{n:08x}-5e55-4a1d-9c0f-{n:012x}" for n in range(1, 12)}
 
@@ -176,7 +176,7 @@ def test_the_no_match_fallback_offers_the_closest_session_with_its_resume_comman
     while data["status"] == "rescope":
         data = answer(run, tmp_path, corpus, data, "--rescope", "widen")
     assert data["status"] == "null_match"
-    assert f"cd /home/dev/infra && claude --resume {SID[9]}" in data["text"]
+    assert resume_from(corpus, "/home/dev/infra", SID[9]) in data["text"]
     assert data["closest_session"]["session_id"] == SID[9] and data["single_session"] is None
     assert "\n  Or" not in data["text"] and "Or the" not in data["text"]
     nothing = ask(run, tmp_path, corpus, "the zeppelin hangar saga")

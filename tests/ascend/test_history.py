@@ -7,7 +7,7 @@ import shlex
 
 import pytest
 
-from tests.ascend.corpus import A, Session, Wrap, continuity, write_session, write_wraps
+from tests.ascend.corpus import A, Session, Wrap, continuity, resume_from, write_session, write_wraps
 from tests.conftest import git
 
 RETRY_1 = "! retry_budget: cap retries per request, shared across calls | 1x"
@@ -123,7 +123,7 @@ def test_a_wrap_of_a_claude_session_is_that_session_with_both_ways_back(run, rep
                           "--json").out)
     first = data["unit"]["deposits"][0]
     assert first["session_id"] == sid
-    assert first["resumes"] == [f"cd /home/dev/payments && claude --resume {sid}",
+    assert first["resumes"] == [resume_from(config, "/home/dev/payments", sid),
                                 f"git -C {shlex.quote(str(repo))} show {shas[0]}:CONTINUITY.md"]
     assert {s["partition"] for s in first["sources"]} == {"claude", "git"}
 
@@ -297,3 +297,24 @@ def test_every_derivation_link_the_wrap_reads_joins_the_wraps(run, repo, tmp_pat
     data = json.loads(res.out)
     assert [d["session_id"] for d in data["unit"]["deposits"]][-1] == "sess-g"
     assert "a new pattern derived from retry_budget" in data["text"]
+
+
+def test_one_session_s_answer_lists_every_way_back_in_as_its_json_does(run, repo, tmp_path, monkeypatch):
+    """A session that wrapped twice: the text answer printed only the first `git show`, the JSON both."""
+    assert run(repo, "init", "--commit").code == 0
+    assert run(repo, "episode", "add", "--type", "finding", "--session", "s-alpha",
+               "zorblax gateway retries multiply load").code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "facts alpha")
+    for n, (name, text) in enumerate([("zorblax_cap", "cap zorblax gateway retries per request"),
+                                      ("zorblax_timeout", "zorblax gateway timeouts shorter than retries")]):
+        plan = tmp_path / f"p{n}.json"
+        plan.write_text(json.dumps({"session": "s-alpha", "state": f"Focus: zorblax gateway, step {n}.",
+                                    "patterns": [{"op": "add", "name": name, "text": text}]}))
+        monkeypatch.setenv("GIT_AUTHOR_DATE", f"2026-11-01T1{n}:00:00Z")
+        assert run(repo, "wrap", "--plan", str(plan)).code == 0
+    recall = "the whole line of work on zorblax_cap"
+    text = run(repo, "ascend", "--partition", "git", "--no-interactive", recall).out
+    data = json.loads(run(repo, "ascend", "--partition", "git", "--no-interactive", "--json", recall).out)
+    ways = data["single_session"]["resumes"]
+    assert data["status"] == "single_session" and len(ways) == 2 and all(w in text for w in ways), text

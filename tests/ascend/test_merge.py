@@ -93,3 +93,40 @@ def test_an_episodes_words_quoted_beside_its_sessions_wrap_are_confirmed_by_the_
     assert "not found in the session record" not in data["text"]
     sources = data["text"].split("Sources, and how to go back into each session", 1)[1]
     assert f"continuity file history of {repo.name} + episodic store · s1" in sources
+
+
+def _episodes(run, repo, *added: tuple[str, str, str]) -> None:
+    assert run(repo, "init", "--commit").code == 0
+    for kind, session, text in added:
+        assert run(repo, "episode", "add", "--type", kind, "--session", session, text).code == 0
+    for n in range(6):
+        assert run(repo, "episode", "add", "--type", "finding", "--session", f"other-{n}",
+                   f"unrelated note number {n} about the billing ledger export cron").code == 0
+
+
+def test_one_session_spelled_three_ways_is_one_session_not_a_cluster(run, repo):
+    """`Sess-1`, `sess-1` and `SESS_1` are one session to the gate (G103) and to `episode list --session`: the
+    store's episodes of it are one deposit, and a git wrap under another spelling joins it."""
+    _episodes(run, repo, ("finding", "Sess-1", "the zorblax gateway drops retries under load"),
+              ("decision", "sess-1", "cap zorblax gateway retries at three per request"),
+              ("outcome", "SESS_1", "zorblax gateway retry cap shipped to staging"))
+    res = run(repo, "ascend", "--partition", "episodes", "--no-interactive", "--json",
+              "everything we figured out about the zorblax gateway")
+    data = json.loads(res.out)
+    assert res.code == 0 and data["unit"] is None and data["status"] == "single_session", res.out
+    assert data["single_session"]["session_id"] == "Sess-1"
+    folded = merge_sessions([Deposit(partition="git", slug="git:r", sid="SESS-1"),
+                             Deposit(partition="episodes", slug="episodes", sid="sess_1")])
+    assert len(folded) == 1 and folded[0].partitions == ["git", "episodes"]
+
+
+def test_a_quote_names_the_session_that_said_it_even_when_its_id_holds_a_colon(run, repo):
+    """A session id may hold `:` (`dev:alpha`); the quote's line named what follows the key's last colon, so
+    another member of the unit (`alpha`) was shown saying it."""
+    _episodes(run, repo, ("decision", "dev:alpha", "cap zorblax gateway retries at three per request"),
+              ("finding", "alpha", "the zorblax gateway drops retries under load"),
+              ("outcome", "beta", "zorblax gateway retry cap shipped to staging"))
+    res = run(repo, "ascend", "--partition", "episodes", "--no-interactive",
+              "everything we figured out about the zorblax gateway")
+    line = next(ln for ln in res.out.splitlines() if "“cap zorblax gateway retries at three per request”" in ln)
+    assert "— dev:alpha (" in line, line

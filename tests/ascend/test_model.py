@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from flowgit.ascend.formats import as_path
@@ -12,13 +14,40 @@ from flowgit.ascend.model import Deposit
                                  "/home/dev/x\u2028next", "/home/dev/\x1b]0;title\x07x"])
 def test_a_working_directory_with_a_control_character_gives_no_command(tmp_path, cwd):
     """shlex.quote keeps a line break: the deposit printed a line of its own that read as a whole command."""
-    record = tmp_path / "s1.jsonl"
-    record.write_text("{}\n")
+    record = _record(Path.home() / ".claude")
     deposit = Deposit(partition="claude", slug="-home-dev-x", sid="s1", cwd=cwd, source=record)
     assert deposit.resume() is None and deposit.resumes() == []
     assert "not plain text" in deposit.why_not_resumable()
     plain = Deposit(partition="claude", slug="-home-dev-x", sid="s1", cwd="/home/dev/x", source=record)
     assert plain.resume() == "cd /home/dev/x && claude --resume s1"
+
+
+def _record(config: Path) -> Path:
+    """A transcript where the agent keeps one: ``{config}/projects/{slug}/{session}.jsonl``."""
+    record = config / "projects" / "-home-dev-x" / "s1.jsonl"
+    record.parent.mkdir(parents=True)
+    record.write_text("{}\n")
+    return record
+
+
+def test_a_session_read_from_a_tree_the_agent_does_not_read_names_it_in_its_command(tmp_path, monkeypatch):
+    """The agent looks for a session in `$CLAUDE_CONFIG_DIR`, else `~/.claude`: one read from another tree
+    (`--claude-dir`) resumes only with that tree named; read from the agent's own, the command is bare."""
+    elsewhere = Deposit(partition="claude", slug="-home-dev-x", sid="s1", cwd="/home/dev/x",
+                        source=_record(tmp_path / "work config"))
+    assert elsewhere.resume() == f"cd /home/dev/x && CLAUDE_CONFIG_DIR='{tmp_path / 'work config'}' claude --resume s1"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "work config"))
+    assert elsewhere.resume() == "cd /home/dev/x && claude --resume s1"
+    odd = Deposit(partition="claude", slug="-home-dev-x", sid="s1", cwd="/home/dev/x",
+                  source=_record(tmp_path / "line\nbreak"))
+    assert odd.resume() is None
+
+
+def test_an_episode_session_is_searched_in_the_store_it_was_read_from(tmp_path):
+    """`--store PATH`: the printed search reads that store, not the directory's default one."""
+    store = tmp_path / "alt store.jsonl"
+    d = Deposit(partition="episodes", slug="episodes", sid="dev:alpha", cwd="/home/dev/x", source=store)
+    assert d.resume() == f"cd /home/dev/x && flowgit --store '{store}' episode search --session dev:alpha"
 
 
 def test_a_session_id_with_a_line_break_gives_no_command(tmp_path):

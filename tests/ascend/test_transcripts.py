@@ -6,7 +6,7 @@ import json
 
 from flowgit.ascend.safeio import Tree
 from flowgit.ascend.transcripts import anchors_in, derive
-from tests.ascend.corpus import Session, write_transcript
+from tests.ascend.corpus import Session, resume_from, write_transcript
 
 SLUG = "-home-dev-shop"
 CWD = "/home/dev/shop"
@@ -71,7 +71,7 @@ def test_a_four_session_chain_from_transcripts_alone(run, tmp_path):
     unit = data["unit"]
     assert unit["type"] == "chain"
     assert [d["session_id"] for d in unit["deposits"]] == [sid(1), sid(2), sid(3), sid(4)]
-    assert unit["deposits"][0]["resume"] == f"cd {CWD} && claude --resume {sid(1)}"
+    assert unit["deposits"][0]["resume"] == resume_from(config, CWD, sid(1))
     assert "Stripe webhooks are failing signature checks" in data["text"]        # the first request, confirmed
     origin = next(c for c in data["confirmations"] if c["kind"] == "origin")
     assert origin["verdict"] == "confirmed"
