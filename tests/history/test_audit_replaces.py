@@ -266,3 +266,59 @@ def test_legitimate_rewinds_drop_a_state_only_wrap_or_a_config_comment_and_pass(
         ci = run(repo, "audit", "--range", f"{old}..{target}", "--replaces", "--json")
         assert ci.code == 0 and json.loads(ci.out)["findings"] == [], ci.out
     assert push(repo, "-f", "origin", f"{kept}:main").returncode == 0
+
+
+@pytest.mark.parametrize("raise_is_newer", [False, True])
+def test_a_remade_criss_cross_merge_that_brings_back_a_reverted_raise_is_refused(run, guarded, raise_is_newer):
+    """Two merge bases: the raise (under an override) and an unrelated side commit. The new tip, the same two
+    commits merged the other way round, holds the raise again; the step is the new history's own only if every
+    merge base shows it (libgit2 names one of them, by date), so which one is newer changes nothing."""
+    repo, remote = guarded
+    now = int(git(repo, "log", "-1", "--format=%ct").strip()) + 1000
+    side_at, raise_at = (now - 100, now - 50) if raise_is_newer else (now - 50, now - 100)
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "other.txt").write_text("x\n")
+    git(repo, "add", "other.txt")
+    sh(repo, "git", "commit", "-qm", "other file", env={"GIT_COMMITTER_DATE": f"@{side_at} +0000"})
+    side = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "main")
+    (repo / "CONTINUITY.md").write_text(base_text(developing=developing_lines().replace(
+        "! p01: retries without any budget multiply the load on the provider during every outage | 1x", RAISED_LINE)))
+    assert sh(repo, "git", "commit", "-qam", "raise p01", env={"FLOWGIT_OVERRIDE": "experiment",
+                                                              "GIT_COMMITTER_DATE": f"@{raise_at} +0000"}).returncode == 0
+    raised = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "merge", "-q", "--no-edit", side)
+    (repo / "CONTINUITY.md").write_text(base_text())
+    git(repo, "commit", "-qam", "undo the raise")
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    old = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "-b", "remerge", side)
+    git(repo, "merge", "-q", "--no-edit", raised)
+    new = git(repo, "rev-parse", "HEAD").strip()
+    assert len(git(repo, "merge-base", "--all", old, new).split()) == 2
+    ci = run(repo, "audit", "--range", f"{old}..{new}", "--replaces", "--json")
+    assert ci.code == 1 and "G201" in [f["code"] for f in json.loads(ci.out)["findings"]], ci.out
+    server = push(repo, "--no-verify", "-f", "origin", f"{new}:main")
+    assert server.returncode != 0 and "G201" in server.stderr, server.stderr
+
+
+def test_a_rewind_that_brings_back_attributes_set_under_an_override_is_refused(run, guarded):
+    """`merge=union` on the store, let through by an override and removed since: rewinding to it (and adding
+    an unrelated attribute on top) has the store merged by union again: G811."""
+    repo, remote = guarded
+    driver = ".flow/episodes.jsonl merge=flowgit\n"
+    (repo / ".gitattributes").write_text(driver)
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "the merge driver")
+    (repo / ".gitattributes").write_text(".flow/episodes.jsonl merge=union\n")
+    assert sh(repo, "git", "commit", "-qam", "union merges", env={"FLOWGIT_OVERRIDE": "trying union"}).returncode == 0
+    union = git(repo, "rev-parse", "HEAD").strip()
+    (repo / ".gitattributes").write_text(driver)
+    git(repo, "commit", "-qam", "back to the driver")
+    assert push(repo, "-q", "origin", "main").returncode == 0
+    old = git(remote, "rev-parse", "main").strip()
+    git(repo, "reset", "-q", "--hard", union)
+    (repo / ".gitattributes").write_text(".flow/episodes.jsonl merge=union\n*.png binary\n")
+    git(repo, "commit", "-qam", "png", "--no-verify")
+    ci = run(repo, "audit", "--range", f"{old}..HEAD", "--replaces", "--json")
+    assert ci.code == 1 and "G811" in [f["code"] for f in json.loads(ci.out)["findings"]], ci.out
