@@ -159,6 +159,13 @@ def raise_under_override(repo: Path) -> str:
     return commit
 
 
+def replace_state(repo: Path, state: str) -> None:
+    """The base's State replaced by ``state`` in the working tree."""
+    path = repo / "CONTINUITY.md"
+    path.write_text(path.read_text().replace(
+        "Focus: ship the gate. Critical path: the compression rule, then the benchmark.", state))
+
+
 RAISED_LINE = "!!! p01: retries without any budget multiply the load on the provider during every outage | 3x"
 
 
@@ -209,10 +216,7 @@ def test_a_rewind_past_commits_that_kept_the_overridden_change_brings_nothing_ba
     repo, remote = guarded
     raised = raise_under_override(repo)
     git(repo, "reset", "-q", "--hard", raised)
-    text = (repo / "CONTINUITY.md").read_text().replace(
-        "Focus: ship the gate. Critical path: the compression rule, then the benchmark.",
-        "Focus: the benchmark. Critical path: its figures, then the note.")
-    (repo / "CONTINUITY.md").write_text(text)
+    replace_state(repo, "Focus: the benchmark. Critical path: its figures, then the note.")
     git(repo, "commit", "-qam", "state only")
     assert push(repo, "-q", "origin", "main").returncode == 0
     old = git(remote, "rev-parse", "main").strip()
@@ -255,10 +259,7 @@ def test_legitimate_rewinds_drop_a_state_only_wrap_or_a_config_comment_and_pass(
     git(repo, "commit", "-qm", "config")
     kept = git(repo, "rev-parse", "HEAD").strip()
     (repo / ".flowgit.toml").write_text('# why: see the runbook\n[rules]\n"evidence-reuse" = "error"\n')
-    text = (repo / "CONTINUITY.md").read_text().replace(
-        "Focus: ship the gate. Critical path: the compression rule, then the benchmark.",
-        "Focus: the runbook. Critical path: its review.")
-    (repo / "CONTINUITY.md").write_text(text)
+    replace_state(repo, "Focus: the runbook. Critical path: its review.")
     git(repo, "commit", "-qam", "state and a comment")
     assert push(repo, "-q", "origin", "main").returncode == 0
     old = git(remote, "rev-parse", "main").strip()
