@@ -44,6 +44,7 @@ from flowgit.history.blobstream import PlannedReads, planned_reads
 from flowgit.history.commits import commit_time_of, message_of
 from flowgit.history.config_at import ConfigAt, ConfigReader
 from flowgit.history.notes import VersionNotes
+from flowgit.history.replaced import replaced_history
 from flowgit.history.treeform import TreeForms
 from flowgit.history.walk import open_repo
 from flowgit.output import Progress
@@ -192,7 +193,7 @@ class Version:
 def _as_audit_findings(errors: list[Finding], sha: str, date: str) -> list[AuditFinding]:
     """The gate's errors on a commit as audit findings; one its ``Flow-Override:`` let through is a notice
     that says what the override let through (it is on record, so it does not fail the audit)."""
-    return [AuditFinding(f.code, sha, date, _pattern_named(f), f"let through by the override: {f.message}"
+    return [AuditFinding(f.code, sha, date, pattern_named(f), f"let through by the override: {f.message}"
                          if f.overridden else f.message, rule=f.rule, path=f.path, line=f.line, fix=f.fix,
                          severity="notice" if f.overridden else "error") for f in errors]
 
@@ -203,7 +204,7 @@ PATTERN_RULES = ("names", "new-pattern", "proven-exit", "proven-claim", "claim-k
 _NAMED_RE = re.compile(r"`([A-Za-z0-9][A-Za-z0-9_.\-/]*)`")
 
 
-def _pattern_named(f: Finding) -> str:
+def pattern_named(f: Finding) -> str:
     """The pattern a finding of a pattern rule is about, so `audit --json` can be filtered by pattern."""
     if f.rule not in PATTERN_RULES:
         return ""
@@ -436,12 +437,13 @@ class Auditor:
         key = commit.id
         found = self._sides.get(key)
         if found is None:
-            found = self._sides[key] = self._side(commit, version)
+            found = self._sides[key] = self.fresh_side(commit, version)
             if len(self._sides) > 4:
                 del self._sides[next(iter(self._sides))]
         return found
 
-    def _side(self, commit, version: Version):
+    def fresh_side(self, commit, version: Version):
+        """The commit as a new :class:`Side`, not the one :meth:`side` shares (a caller may set its extras)."""
         store = self.data(version.store)
         ref = (str(version.store), len(store)) if store is not None else None  # git's own id: no re-hashing
         return Side(continuity=self.data(version.continuity), store=store, store_ref=ref,
@@ -618,7 +620,7 @@ class Auditor:
         for parent, was in zip(parents, before):
             old = self.side(parent, was) if was.blobs != (None, None) else None
             if old is not None:
-                self._read_attributes(old, was, new, version)
+                self.read_attributes(old, was, new, version)
             found = judge_change(was.config.cfg, old, new, message=message_of(commit), override=override,
                                  held_twins=dict(was.case_variants))
             per_parent.append([f for f in found if f.severity == "error"])
@@ -632,7 +634,7 @@ class Auditor:
         return _as_audit_findings(kept, sha, date)
 
     def _read_merge_attributes(self, olds: list, before: list[Version], new, version: Version) -> None:
-        """:meth:`_read_attributes` for a merge: the result's reading against each parent whose attributes
+        """:meth:`read_attributes` for a merge: the result's reading against each parent whose attributes
         differ from it (G811 then stands as any error of a merge does: where every parent shows it, so an
         attributes change the merge makes itself is found, and one a branch made and answered for is not)."""
         from flowgit.checks.attributes import side_attributes
@@ -651,7 +653,7 @@ class Auditor:
             side.extra["attributes"] = side_attributes(
                 self.cfg.root, {n: str(o) if o else None for n, o in was.attributes}, paths) if differ else None
 
-    def _read_attributes(self, old, was: Version, new, version: Version) -> None:
+    def read_attributes(self, old, was: Version, new, version: Version) -> None:
         """Both sides' reading of the judged attributes (G811's question) when the commit changed an attributes
         file that can give them any; otherwise neither side carries one and git is not asked."""
         from flowgit.checks.attributes import side_attributes
@@ -909,8 +911,6 @@ def run_audit(cfg: Config, spec: RangeSpec | None = None, overrides: dict | None
         result = _judge_all(cfg, repo, commits, overrides, workers, progress,
                             stand_ins=replaced_roots(repo, spec, commits))
     progress.done()
-    from flowgit.history.replaced import replaced_history
-
     result.findings.extend(replaced_history(cfg, repo, spec, overrides))
     return _report(repo, commits, spec, result)
 

@@ -11,8 +11,8 @@ branch had undone: a raise let through by an override for its own commit and
 reverted since, a configuration weakened under an override and restored.
 
 So the old tip's memory is judged against the new tip's as one change, under
-the old tip's configuration (what the branch held), with the rules about what
-a memory holds (:data:`REPLACEMENT_CODES`). What the new history changed
+the old tip's configuration (what the branch held), with every rule about
+what a memory holds (all but :data:`TRANSITION_CODES`). What the new history changed
 itself (it shows against the commit where the two histories part, every one
 of them for a criss-cross) was judged in its own commits and is not asked
 again, so a rebase or an amend passes.
@@ -88,7 +88,7 @@ def replaced_change(auditor, pair: tuple, date: str, override: str | None) -> li
     configuration: a raise on too little evidence or by two levels, a demotion or a Proven pattern taken away,
     a protected line, the configuration, attributes or hook list weakened (G201, G208, G205, G402, G801 …),
     less what the new history did itself."""
-    from flowgit.history.audit import AuditFinding, _pattern_named
+    from flowgit.history.audit import AuditFinding, pattern_named
 
     repo = auditor.repo
     base, tip = pair
@@ -111,7 +111,7 @@ def replaced_change(auditor, pair: tuple, date: str, override: str | None) -> li
     where = f"this update replaces {str(base)[:12]} (a rewritten history: its memory is judged against the new tip's)"
     again = (f"push a history that keeps what {str(base)[:12]} held, or make the change again in a new commit on "
              "top of it (with FLOWGIT_OVERRIDE=\"why\" on the new tip, if it must pass)")
-    return [AuditFinding(f.code, str(tip), date, _pattern_named(f), f"{where}: {f.message}", rule=f.rule,
+    return [AuditFinding(f.code, str(tip), date, pattern_named(f), f"{where}: {f.message}", rule=f.rule,
                          path=f.path, line=f.line, fix=f"{f.fix}; or {again}" if f.fix else again,
                          severity="notice" if override else "error") for f in found]
 
@@ -122,15 +122,15 @@ def _step(auditor, old_commit, new_commit, store_from) -> list[Finding]:
     from flowgit.checks.hooklist import merged_weakenings
 
     old_v, new_v = auditor.version(old_commit), auditor.version(new_commit)
-    old_side = auditor._side(old_commit, old_v) if old_v.blobs != (None, None) else None  # fresh: extras set below
-    new_side = auditor._side(new_commit, new_v)
+    old_side = auditor.fresh_side(old_commit, old_v) if old_v.blobs != (None, None) else None  # (extras set below)
+    new_side = auditor.fresh_side(new_commit, new_v)
     if old_side is not None:
         if store_from is not None and store_from is not old_commit:
             donor = auditor.version(store_from)
             old_side.store = auditor.data(donor.store)
             old_side.store_ref = (str(donor.store), len(old_side.store)) if old_side.store is not None else None
-        auditor._read_attributes(old_side, old_v, new_side, new_v)
-    if old_v.hooks != new_v.hooks and old_v.hooks is not None:
+        auditor.read_attributes(old_side, old_v, new_side, new_v)
+    if old_v.hooks != new_v.hooks:
         new_side.extra["hooks_weakened"] = merged_weakenings(auditor.data(new_v.hooks), [auditor.data(old_v.hooks)],
                                                              memory_changed=False)
     found = judge_change(old_v.config.cfg, old_side, new_side, new_config=new_v.config.cfg)
