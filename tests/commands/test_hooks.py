@@ -253,6 +253,30 @@ def test_hooks_bake_a_quoted_interpreter_with_a_space_and_get_out_of_the_way(run
     assert "-I -m flowgit check" in log.read_text()
 
 
+def test_a_hook_whose_interpreter_is_gone_refuses_with_the_way_out(run, repo, tmp_path, monkeypatch):
+    """A virtualenv moved or rebuilt: the memory commit is refused with the fix, not a shell's `not found`;
+    a commit that touches nothing the gate judges still passes (no interpreter is needed for it)."""
+    committed_base(repo)
+    exe = _wrapper_python(tmp_path / "venv" / "bin", tmp_path / "starts.log")
+    monkeypatch.setattr(sys, "executable", str(exe))
+    assert run(repo, "install-hook").code == 0
+    shutil.rmtree(tmp_path / "venv")
+    (repo / "README.md").write_text("unrelated\n")
+    git(repo, "add", "README.md")
+    assert commit(repo, "unrelated").returncode == 0
+    head = git(repo, "rev-parse", "HEAD")
+    (repo / "CONTINUITY.md").write_text(grounded_text())
+    git(repo, "add", "-A")
+    refused = commit(repo, "a memory change")
+    assert refused.returncode == 1
+    assert f"pre-commit hook): the interpreter this hook was installed with is gone: {exe}" in refused.stderr
+    assert "fix: run `flowgit install-hook` again" in refused.stderr and "not found" not in refused.stderr
+    assert git(repo, "rev-parse", "HEAD") == head
+    for name in ("commit-msg", "pre-push", "pre-merge-commit"):
+        hook = (repo / ".git" / "hooks" / name).read_text()
+        assert 'interpreter_present && ' in hook and f"HOOK_NAME={name}" in hook
+
+
 def test_hook_runs_when_head_config_names_another_file(run, repo):
     committed_base(repo)
     (repo / "MEMORY.md").write_text(base_text())
