@@ -90,5 +90,5 @@ def option_date(text: str | None, option: str) -> date | None:
         return None
     day = parse_date(text)
     if day is None:
-        raise FlowgitError(f"{option} {text!r} is not a date", path=option, fix="use 2026-11-30")
+        raise FlowgitError(f"{text!r} is not a date", path=option, fix="use 2026-11-30")
     return day

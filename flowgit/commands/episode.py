@@ -146,7 +146,7 @@ def parse_when(text: str | None, option: str) -> datetime | None:
     if when is None:
         day = day or parse_date(text)
         if day is None:
-            raise FlowgitError(f"{option} {text!r} is not a date", path=option,
+            raise FlowgitError(f"{text!r} is not a date", path=option,
                                fix="use 2026-11-30 or 2026-11-30T17:00:00Z")
         when = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
         if option == "--until":  # the last moment of the day, fractions of a second included

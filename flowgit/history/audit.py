@@ -73,7 +73,7 @@ class AuditFinding:
     def format(self) -> str:
         where = f" {self.path}:{self.line}" if self.path and self.line else (f" {self.path}" if self.path else "")
         rule = f" [{self.rule}]" if self.rule else ""
-        who = f" `{self.pattern}`" if self.pattern else ""
+        who = f" `{self.pattern}`" if self.pattern and f"`{self.pattern}`" not in self.message else ""  # (once)
         return f"{self.commit[:12]} {self.date} {self.code}{rule}{where}{who}: {self.message}"
 
 

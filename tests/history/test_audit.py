@@ -418,3 +418,16 @@ def test_a_mode_only_change_to_a_symbolic_link_is_judged(run, based, path):
     bad = git(based, "rev-parse", "HEAD").strip()
     code, data = audit(run, based, "--range", "base..HEAD")
     assert code == 1 and ("G806", bad) in found(data), data["findings"]
+
+
+def test_a_finding_names_its_pattern_once_in_human_output():
+    """The gate's message already opens with the pattern's name: the line does not say it twice; an audit
+    finding whose message does not name it still shows it."""
+    from flowgit.history.audit import AuditFinding
+
+    named = AuditFinding("G101", "0" * 40, "2026-12-05", "cache_first",
+                         "`cache_first` is at 2x without [evidence: …]", path="CONTINUITY.md", line=24)
+    assert named.format() == ("000000000000 2026-12-05 G101 CONTINUITY.md:24: `cache_first` is at 2x without "
+                              "[evidence: …]")
+    unnamed = AuditFinding("A201", "0" * 40, "2026-12-05", "cache_first", "graduated with no trailer")
+    assert unnamed.format() == "000000000000 2026-12-05 A201 `cache_first`: graduated with no trailer"

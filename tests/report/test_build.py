@@ -99,7 +99,7 @@ def test_command_writes_the_page_and_reports_json(forty, tmp_path: Path, capsys,
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["report", "--since", "last tuesdayish"], "is not a date"),
+    (["report", "--since", "last tuesdayish"], "--since: 'last tuesdayish' is not a date (fix: use 2026-11-30)"),
     (["report", "-o", "."], "is a directory"),
     (["report", "-o", "no/such/dir/r.html"], "no such directory"),
 ])
