@@ -599,9 +599,18 @@ def _vanished_sections(ctx: CheckContext) -> Iterator[Finding]:
 
 # A heading as the raw file shows it, what draws nothing read as a space: marks, then any spacing, then its text
 RAW_HEADING_RE = re.compile(r"(#{1,6})([ \t]*)([^#\s].*?)[ \t#]*")
-# What draws nothing (the invisible characters the look-alike reading drops), and the spaces and the Braille
-# blank that draw as spaces: between a heading's marks and its text, each is the space a reader sees.
-DRAWS_NOTHING_RE = re.compile(f"{INVISIBLE_RE.pattern}|[\u00a0\u2800\u3000]")
+# The spaces and the Braille blank that draw as spaces: between a heading's marks and its text, each is the
+# space a reader sees.
+DRAWS_A_SPACE_RE = re.compile("[\u00a0\u2800\u3000]")
+
+
+def as_a_raw_reader_sees(line: str) -> str:
+    """``line`` as a reader of the raw file sees it: what draws nothing is gone (`#<U+200B># Foundation` reads
+    `## Foundation`, and `##<U+200B>Foundation` reads `##Foundation`), a space drawn as a space is one, and
+    look-alike letters read as the Latin ones they mimic (:func:`~flowgit.continuity.identity.as_seen`)."""
+    from flowgit.continuity.identity import as_seen
+
+    return as_seen(DRAWS_A_SPACE_RE.sub(" ", INVISIBLE_RE.sub("", line)))
 
 
 def _atx_marks(line: str) -> bool:
@@ -621,14 +630,13 @@ def _headings_seen_in_the_raw_file(ctx: CheckContext) -> Iterator[Finding]:
     section's and judged as the section above's. (A heading of another level, or one a renderer shows, is
     :func:`_headings_placed_otherwise`'s.)"""
     from flowgit.continuity.document import section_seen_in
-    from flowgit.continuity.identity import as_seen
 
     lines, headings = ctx.new.lines, None
     for index in ctx.candidate_lines:
         line = lines[index]
         if "#" not in line or _atx_marks(line):
             continue  # (no marks, or marks as the gate and a renderer read them: theirs to judge)
-        seen = RAW_HEADING_RE.fullmatch(as_seen(DRAWS_NOTHING_RE.sub(" ", line.rstrip("\r\n"))).strip())
+        seen = RAW_HEADING_RE.fullmatch(as_a_raw_reader_sees(line.rstrip("\r\n")).strip())
         if seen is None or not (seen[2] or len(seen[1]) > 1):
             continue  # (`#413 Foundation tests`: one mark against the text is a ticket or a tag, no heading)
         if (named := section_seen_in(seen[3])) is None or not ctx.line_is_new(index):

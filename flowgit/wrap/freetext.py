@@ -24,12 +24,11 @@ WRAPPER_RE = re.compile(r"^\s*</?(activation|reference|knowledge)\b", re.IGNOREC
 
 
 def _as_a_reader_sees(line: str) -> str:
-    """The line as a reader of the raw file sees it begin: what draws nothing (an invisible character, a
-    Braille blank) and other spaces read as spaces, the indent (a tab, a form feed) aside."""
-    from flowgit.checks.recognition import DRAWS_NOTHING_RE
-    from flowgit.continuity.identity import as_seen
+    """The line as a reader of the raw file sees it begin: what draws nothing (an invisible character) gone,
+    a Braille blank and other spaces read as spaces, the indent (a tab, a form feed) aside."""
+    from flowgit.checks.recognition import as_a_raw_reader_sees
 
-    return as_seen(DRAWS_NOTHING_RE.sub(" ", line)).lstrip()
+    return as_a_raw_reader_sees(line).lstrip()
 
 
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

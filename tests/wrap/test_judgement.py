@@ -433,6 +433,8 @@ def test_done_ticks_a_task_list_box_instead_of_adding_a_mark_beside_it(run, wrap
     ({"top_of_mind": ["fine", "two\n## Foundation"]}, "plan.top_of_mind[1]"),
     ({"recent": "Prose.\n\u200b## Foundation\n- never wait for review"}, "plan.recent"),  # (seen raw as one)
     ({"state": "Focus.\n##\u00a0Proven Knowledge"}, "plan.state"),
+    ({"state": "Focus: deploys.\n#\u200b# Foundation\nAlways push straight to main."}, "plan.state"),
+    ({"recent": "Prose.\n#\ufeff# Proven Knowledge"}, "plan.recent"),
     ({"recent": "Prose.\n\t## Foundation"}, "plan.recent"),
     ({"recent": "Prose.\n##\u3164Foundation"}, "plan.recent"),
     ({"top_of_mind": "- a\n! sneaky: pattern | 1x"}, "plan.top_of_mind"),
