@@ -62,6 +62,12 @@ def git_said(*outputs: str) -> str:
     return said + (f"\n{INDENT}… and {left} more line(s)" if left > 0 else "")
 
 
+def literal(*paths: str) -> list[str]:
+    """``paths`` as pathspecs git takes letter for letter: git reads a plain pathspec as a glob, so a configured
+    ``mem[1].md`` would also name ``mem1.md`` (and a wrap would commit that file too)."""
+    return [f":(literal){path}" for path in paths]
+
+
 def git(root: str | Path, *args: str, check: bool = True, input: bytes | None = None,
         env: dict[str, str] | None = None) -> bytes:
     """Run ``git args`` in ``root`` and return stdout; a failure becomes a FlowgitError.
@@ -160,7 +166,7 @@ def head_sha(root: str | Path) -> str | None:
 
 def is_staged(root: str | Path, path: str) -> bool:
     """Whether ``path`` differs between the index and HEAD."""
-    out = git(root, "diff", "--cached", "--name-only", "--", path, check=False)
+    out = git(root, "diff", "--cached", "--name-only", "--", *literal(path), check=False)
     return bool(out.strip())
 
 
@@ -365,7 +371,7 @@ def outside_sparse_checkout(root: str | Path, paths: Sequence[str]) -> list[str]
     """Which of ``paths`` git keeps out of this working tree (skip-worktree: a sparse checkout without them).
     There, a file that looks missing is not: writing one would replace what HEAD holds (a store of one line
     shows every earlier episode as deleted)."""
-    out = git(root, "ls-files", "-t", "-z", "--", *paths, check=False).decode("utf-8", "surrogateescape")
+    out = git(root, "ls-files", "-t", "-z", "--", *literal(*paths), check=False).decode("utf-8", "surrogateescape")
     return [entry[2:] for entry in out.split("\0") if entry.startswith("S ")]
 
 
@@ -417,7 +423,7 @@ class IndexEntry(NamedTuple):
 
 def index_entries(root: str | Path, paths: Sequence[str]) -> dict[str, IndexEntry]:
     """Index entries of ``paths`` (one ``git ls-files -s --debug``)."""
-    out = git(root, "ls-files", "-s", "--debug", "--", *paths, check=False).decode("utf-8", "replace")
+    out = git(root, "ls-files", "-s", "--debug", "--", *literal(*paths), check=False).decode("utf-8", "replace")
     found: dict[str, IndexEntry] = {}
     current: tuple[str, str] | None = None
     stat: dict[str, int] = {}

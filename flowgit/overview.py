@@ -17,7 +17,7 @@ from flowgit.config import Config
 from flowgit.continuity.sections import DEVELOPING, PROVEN
 from flowgit.dates import today
 from flowgit.episodes import Episode, EpisodeStore, parse_store
-from flowgit.git import blob_oid, blobs, git
+from flowgit.git import blob_oid, blobs, git, literal
 
 SOON_DAYS = 3  # "goes stale next": within this many days of its limit
 
@@ -125,7 +125,7 @@ def last_wrap(root: Path, rel: str, session: str = "") -> tuple[LastWrap | None,
     # (trailers joined by a control character: a session id may hold a comma, `review, part 2`, and a comma
     # must not make `Flow-Session: a, b` read as sessions a and b)
     fmt = "%H%x1f%cs%x1f%s%x1f%(trailers:key=Flow-Session,valueonly,separator=%x1d)%x1e"
-    out = git(root, "log", "-n", "500", f"--format={fmt}", "--", rel, check=False).decode("utf-8", "replace")
+    out = git(root, "log", "-n", "500", f"--format={fmt}", "--", *literal(rel), check=False).decode("utf-8", "replace")
     newest: LastWrap | None = None
     wrapped = False
     for record in out.split("\x1e"):

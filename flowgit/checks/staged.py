@@ -15,7 +15,7 @@ import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flowgit.checks.attributes import attribute_files
 from flowgit.checks.hooklist import HOOK_CONFIG
@@ -23,8 +23,11 @@ from flowgit.checks.judge import Side
 from flowgit.checks.paths import case_variants_of
 from flowgit.config import CONFIG_FILES, Config, load_config_from_blobs
 from flowgit.dates import utc_from_timestamp
-from flowgit.git import git, git_dir
+from flowgit.git import git, git_dir, literal
 from flowgit.storeread import Reading, read_regular, take
+
+if TYPE_CHECKING:
+    from flowgit.errors import FlowgitError
 
 AMEND_MARKER = "flowgit-amend"
 
@@ -208,13 +211,14 @@ def index_blobs(root: Path, paths: list[str], links: set[str] | None = None, *,
     Paths that equal one of ``icase`` but for letter case are listed too (see
     :func:`flowgit.checks.paths.case_collisions`).
     """
-    return _index_records(git(root, "ls-files", "-s", "-z", "--", *paths, *_icase(icase), check=False), links,
+    return _index_records(git(root, "ls-files", "-s", "-z", "--", *literal(*paths), *_icase(icase), check=False), links,
                           gitlinks)
 
 
 def _icase(paths: tuple[str, ...]) -> list[str]:
-    """Pathspecs that match ``paths`` whatever their letter case (git's ``:(icase)`` magic)."""
-    return [f":(icase){path}" for path in paths]
+    """Pathspecs that match ``paths`` whatever their letter case (git's ``:(icase)`` magic), letter for letter
+    otherwise (no glob)."""
+    return [f":(literal,icase){path}" for path in paths]
 
 
 def _index_records(out: bytes, links: set[str] | None = None, gitlinks: set[str] | None = None) -> dict[str, str]:
@@ -280,7 +284,7 @@ class IndexQuery:
 
         self.paths = list(paths)
         self.icase = icase
-        self._proc = subprocess.Popen(["git", "ls-files", "-s", "-z", "--", *self.paths, *_icase(icase)], cwd=root,
+        self._proc = subprocess.Popen(["git", "ls-files", "-s", "-z", "--", *literal(*self.paths), *_icase(icase)], cwd=root,
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def result(self, links: set[str] | None = None, gitlinks: set[str] | None = None) -> dict[str, str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from flowgit.config import DEFAULT_CONTINUITY, Config, load_config
 from flowgit.errors import CommitRejected, FlowgitError
 from flowgit.fsio import atomic_write
-from flowgit.git import git, require_repo
+from flowgit.git import git, literal, require_repo
 from flowgit.merge import setup
 from flowgit.resources import template
 
@@ -89,7 +89,7 @@ def run_init(cfg: Config, *, hooks: bool = True, commit: bool = False, explicit:
     paths = list(dict.fromkeys([".gitattributes", *([config_file] if config_file else []),
                                 *(p for p in (*remembered, cfg.continuity_rel, cfg.store_rel)
                                   if not _committed(root, p))]))
-    git(root, "add", "--", *paths)
+    git(root, "add", "--", *literal(*paths))
     # a memory HEAD holds goes in with what its owner staged of it (grounded after a refusal, say)
     result.staged = _staged(root, list(dict.fromkeys([*paths, cfg.continuity_rel, cfg.store_rel])))
     if commit and result.staged:
@@ -182,7 +182,7 @@ def _commit(root: Path, staged: list[str], *, adopted: str | None = None) -> Non
     """Commit the set-up; when a hook refuses it, say what the hook said (the files stay staged)."""
     import subprocess
 
-    proc = subprocess.run(["git", "commit", "-q", "-m", COMMIT_MESSAGE, "--", *staged], cwd=root,
+    proc = subprocess.run(["git", "commit", "-q", "-m", COMMIT_MESSAGE, "--", *literal(*staged)], cwd=root,
                           capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         said = (proc.stderr.strip() or proc.stdout.strip() or f"git exited {proc.returncode}")
@@ -220,12 +220,12 @@ def _committed(root: Path, rel: str) -> bool:
 
 
 def _tracked(root: Path, rel: str) -> bool:
-    return bool(git(root, "ls-files", "--", rel, check=False).strip())
+    return bool(git(root, "ls-files", "--", *literal(rel), check=False).strip())
 
 
 def _staged(root: Path, paths: list[str]) -> list[str]:
     """Which of ``paths`` the index holds differently from HEAD (all of them before a first commit)."""
-    out = git(root, "diff", "--cached", "--name-only", "-z", "--", *paths, check=False)  # -z: paths unquoted
+    out = git(root, "diff", "--cached", "--name-only", "-z", "--", *literal(*paths), check=False)  # -z: paths unquoted
     return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 

@@ -38,7 +38,7 @@ from flowgit.evidence import assess, same_source, store_weight
 from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
 from flowgit.git import as_recorded, blob_oid, blobs, git, git_dir, head_entries, head_sha, held_index_lock, \
-    require_repo, run_until_done, wait_until_idle
+    literal, require_repo, run_until_done, wait_until_idle
 from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import (Outcome, Refusal, annotate_dependants, apply_plan, hand_edits_replaced, let_through,
                                 verdict_codes)
@@ -402,7 +402,7 @@ def _staging(root: Path, gdir: Path, *paths: str) -> None:
     """``git add`` the wrap's files, run again (after the lock goes) when it met another git's index lock."""
     for attempt in range(LOCK_RETRIES + 1):
         try:
-            git(root, "add", "--", *paths)
+            git(root, "add", "--", *literal(*paths))
             return
         except FlowgitError as exc:
             if attempt == LOCK_RETRIES or not held_index_lock(str(exc)):
@@ -437,7 +437,7 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
             fh.write(text)
         env = {**os.environ, WRAP_COMMIT_VARIABLE: str(os.getpid())}  # the gate's G807: this commit is the wrap's
         for attempt in range(LOCK_RETRIES + 1):  # an editor's `git status` may hold the index lock a moment
-            proc = run_until_done(["git", "commit", "-q", "-F", msg_path, "--", *paths], root, env=env)
+            proc = run_until_done(["git", "commit", "-q", "-F", msg_path, "--", *literal(*paths)], root, env=env)
             out, err = proc.stdout, proc.stderr
             if proc.returncode == 0 or attempt == LOCK_RETRIES or not held_index_lock(err.decode("utf-8", "replace")):
                 break
@@ -653,11 +653,11 @@ def _refuse_losing_staged_changes(cfg: Config, root: Path) -> None:
     A file HEAD lacks is staged by ``flowgit init`` and then edited: the working file is the later one.
     """
     paths = (cfg.continuity_rel, cfg.store_rel)
-    staged = [p for p in git(root, "diff", "--cached", "--name-only", "-z", "--", *paths,
+    staged = [p for p in git(root, "diff", "--cached", "--name-only", "-z", "--", *literal(*paths),
                              check=False).decode("utf-8", "replace").split("\0") if p]
     if not staged:
         return
-    apart = [p for p in git(root, "diff", "--name-only", "-z", "--", *staged,
+    apart = [p for p in git(root, "diff", "--name-only", "-z", "--", *literal(*staged),
                             check=False).decode("utf-8", "replace").split("\0") if p]
     held = head_entries(root, apart) if apart else {}
     for path in apart:
@@ -684,7 +684,7 @@ def _index_store_leads_working_store(cfg: Config, root: Path) -> bool:
 def _staged_apart(cfg: Config, root: Path) -> list[str]:
     """Warnings for staged changes to the continuity file or the store that differ from the working tree the
     wrap read (a staged deletion, say): the wrap leaves them, and a plain `git commit` would record them."""
-    out = git(root, "diff", "--cached", "--name-status", "-z", "--", cfg.continuity_rel, cfg.store_rel,
+    out = git(root, "diff", "--cached", "--name-status", "-z", "--", *literal(cfg.continuity_rel, cfg.store_rel),
               check=False).decode("utf-8", "replace").split("\0")
     changes = {"D": "deleted", "A": "added", "M": "changed", "T": "changed in type"}
     return [f"the index holds a staged change to {path} ({changes.get(status[:1], status)}) that this wrap "
@@ -750,7 +750,7 @@ def _head_store_bytes(inputs: Inputs) -> bytes | None:
 
 
 def _archived_before(inputs: Inputs, name: str) -> bool:
-    log = git(inputs.root, "log", "-n", "200", "--format=%B", "--", inputs.cfg.continuity_rel, check=False)
+    log = git(inputs.root, "log", "-n", "200", "--format=%B", "--", *literal(inputs.cfg.continuity_rel), check=False)
     return f"Archived: {name}\n".encode() in log
 
 

@@ -47,7 +47,7 @@ from flowgit.config import Config
 from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write
 from flowgit.git import blob_oid, git, git_dir, git_path, hash_for_path, head_entries, head_sha, \
-    hex_len, index_tree, operation_in_progress, stale_lock_fix, wait_until_idle, write_tree
+    hex_len, index_tree, literal, operation_in_progress, stale_lock_fix, wait_until_idle, write_tree
 from flowgit.journal import WRAP_JOURNAL as JOURNAL
 from flowgit.lock import RepoLock, refuse_if_wrap_pending
 
@@ -633,7 +633,7 @@ def undo_after(journal: Journal, exc: BaseException) -> bool:
 # ---------------------------------------------------------------- helpers
 def _index_modes(root: Path, paths: list[str]) -> dict[str, str]:
     """The modes the index already gives ``paths`` (git add keeps them unless the file's x bit changed)."""
-    out = git(root, "ls-files", "-s", "-z", "--", *paths, check=False)
+    out = git(root, "ls-files", "-s", "-z", "--", *literal(*paths), check=False)
     modes = {}
     for record in out.split(b"\0"):
         meta, _, path = record.partition(b"\t")

@@ -652,3 +652,25 @@ def test_archiving_a_pattern_a_proven_line_links_to_takes_the_name_off_the_link(
     assert res.code == 0 and json.loads(res.out)["committed"], res.out + res.err
     committed = git(wrap_repo, "show", "HEAD:CONTINUITY.md")
     assert proven + " [-> retry_budget]" in committed and "cache_first" not in committed, committed
+
+
+def test_a_configured_name_with_glob_characters_commits_that_file_alone(run, repo):
+    """git reads a plain pathspec as a glob: with `continuity = "mem[1].md"` the wrap's `git add`/`git commit`
+    would also take up `mem1.md`, someone's unfinished edit included. The wrap names its files letter for letter."""
+    for key, value in (("user.name", "t"), ("user.email", "t@example.com")):
+        git(repo, "config", key, value)
+    (repo / ".flowgit.toml").write_text('continuity = "mem[1].md"\n')
+    git(repo, "add", ".flowgit.toml")
+    git(repo, "commit", "-qm", "config")
+    assert run(repo, "init", "--commit").code == 0
+    (repo / "mem1.md").write_text("draft v1\n")
+    git(repo, "add", "mem1.md")
+    git(repo, "commit", "-qm", "a notes file", "--no-verify")
+    (repo / "mem1.md").write_text("draft v1\nUNFINISHED\n")
+    assert run(repo, "episode", "add", "--session", "s1", "--type", "finding", "brackets are legal in names").code == 0
+    plan = repo.parent / "plan.json"
+    plan.write_text(json.dumps({"session": "s1", "state": "Focus: naming."}))
+    assert run(repo, "wrap", "--plan", str(plan)).code == 0
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [".flow/episodes.jsonl", "mem[1].md"]
+    assert git(repo, "status", "--porcelain", "--", "mem1.md").strip() == "M mem1.md"
+    assert (repo / "mem1.md").read_text() == "draft v1\nUNFINISHED\n"
