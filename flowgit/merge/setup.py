@@ -8,6 +8,8 @@ which is why ``flowgit init`` is run once per clone and is safe to repeat.
 
 from __future__ import annotations
 
+import re
+
 import shlex
 import sys
 from pathlib import Path
@@ -61,8 +63,9 @@ def ensure_attributes(root: Path, paths: list[str]) -> list[str]:
     ending = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     changed: list[str] = []
     for path in paths:
-        rule = f"{_quoted(anchored(path))} merge={DRIVER}"
-        written = (_quoted(path), _quoted(anchored(path)))  # (an older init wrote the path unanchored)
+        rule = f"{_quoted(attribute_pattern(path))} merge={DRIVER}"
+        # (an older init wrote the path unanchored, or its glob characters unescaped)
+        written = (_quoted(path), _quoted(anchored(path)), _quoted(attribute_pattern(path)))
         hits = [i for i, ln in enumerate(lines) if _split_rule(ln)[0] in written and "merge=" in ln]
         if any(_split_rule(lines[i]) == _split_rule(rule) for i in hits):
             continue
@@ -121,8 +124,22 @@ def anchored(path: str) -> str:
     return path if "/" in path else "/" + path
 
 
-def _quoted(path: str) -> str:
-    return f'"{path}"' if any(c.isspace() for c in path) else path
+# What git's patterns read as a glob, and what opens a line as a comment or a negation: escaped, the file's
+# name is matched letter for letter (`mem[1].md` would otherwise name `mem1.md`)
+_GLOB_RE = re.compile(r"[\\*?\[]|^[#!]")
+
+
+def attribute_pattern(path: str) -> str:
+    """``path`` as the ``.gitattributes`` pattern that matches that one file: :func:`anchored`, with git's glob
+    characters escaped."""
+    return _GLOB_RE.sub(lambda m: "\\" + m.group(), anchored(path))
+
+
+def _quoted(pattern: str) -> str:
+    """A pattern with a space in it, in quotes (git reads the quoted text as C does: a backslash doubled)."""
+    if not any(c.isspace() for c in pattern):
+        return pattern
+    return '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def ensure_config(root: Path) -> bool:

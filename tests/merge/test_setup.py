@@ -10,7 +10,8 @@ from flowgit.merge.setup import ensure_attributes
 from tests.conftest import git
 
 
-@pytest.mark.parametrize("path", ["CONTINUITY.md", "team notes/our memory.md", ".flow/episodes.jsonl"])
+@pytest.mark.parametrize("path", ["CONTINUITY.md", "team notes/our memory.md", ".flow/episodes.jsonl", "mem[1].md",
+                                  "team notes/mem*?[2].md", "#notes/memory.md", "back\\slash.md"])
 def test_a_second_run_finds_its_own_line_and_changes_nothing(repo, path):
     """A path with a space is written quoted; the line was not recognised again, so every `flowgit init` (a
     second clone's set-up step) appended it once more and left the clone dirty."""
@@ -20,6 +21,18 @@ def test_a_second_run_finds_its_own_line_and_changes_nothing(repo, path):
     assert (repo / ".gitattributes").read_bytes() == first
     said = git(repo, "check-attr", "merge", "--", path)
     assert said.strip().endswith("merge: flowgit"), said
+
+
+def test_a_name_with_glob_characters_names_that_file_alone(repo):
+    """`mem[1].md` as a pattern would name `mem1.md`: init escapes git's glob characters, so the driver is the
+    memory's and the other file merges as git merges it."""
+    assert ensure_attributes(repo, ["mem[1].md"]) == ["mem[1].md"]
+    assert (repo / ".gitattributes").read_text() == "/mem\\[1].md merge=flowgit\n"
+    said = git(repo, "check-attr", "merge", "--", "mem[1].md", "mem1.md")
+    assert "mem[1].md: merge: flowgit" in said and "mem1.md: merge: unspecified" in said
+    (repo / ".gitattributes").write_text("/mem[1].md merge=flowgit\n")  # as an older init wrote it: replaced
+    assert ensure_attributes(repo, ["mem[1].md"]) == ["mem[1].md"]
+    assert (repo / ".gitattributes").read_text() == "/mem\\[1].md merge=flowgit\n"
 
 
 def test_an_old_union_line_for_a_quoted_path_is_replaced_not_kept_beside(repo):
