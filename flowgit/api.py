@@ -26,7 +26,25 @@ def add_episodes(cfg: Config, episodes: list[Episode], notes: Iterable[str] = ()
                            fix="give the time it happened (now or earlier), or leave --ts out: an episode is "
                                "recorded when it happens")
     added, already = EpisodeStore(cfg.store).append(episodes, guard=lambda: refuse_where_git_would_drop(cfg))
-    return {"added": added, "already_present": already, "warnings": list(notes)}
+    return {"added": added, "already_present": already,
+            "warnings": list(notes) + _not_recorded_again(episodes, already)}
+
+
+def _not_recorded_again(given: list[Episode], stored: list[Episode]) -> list[str]:
+    """What a call gave for an episode already recorded that the store does not hold: its id is made of its
+    type, text and session, so an agent or tags given again are not recorded (the agent counts toward
+    independent evidence, so the caller is told which one stands)."""
+    asked = {e.id: e for e in given}
+    out = []
+    for kept in stored:
+        again = asked.get(kept.id)
+        if again is None:
+            continue
+        if again.agent != kept.agent or list(again.tags) != list(kept.tags):
+            out.append(f"{kept.id} was recorded already, with agent {kept.agent or '(none)'!r} and tags "
+                       f"{list(kept.tags)}: the agent {again.agent or '(none)'!r} and tags {list(again.tags)} "
+                       "given now are not recorded (an episode's id is of its type, text and session)")
+    return out
 
 
 def refuse_stray_store(cfg: Config, store_named: bool) -> None:

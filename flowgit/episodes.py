@@ -606,7 +606,8 @@ class EpisodeStore:
         return out
 
     def payload(self, episodes: Iterable[Episode], existing=None) -> tuple[bytes, list[Episode], list[Episode]]:
-        """The exact bytes an append of ``episodes`` would write now, and (added, already present).
+        """The exact bytes an append of ``episodes`` would write now, and (added, already present: as the
+        store holds them, which may differ from the given ones in what the id is not made of, agent and tags).
 
         The wrap records these bytes in its journal before appending, so that a
         recovery can prove which bytes of the store it wrote.
@@ -615,7 +616,7 @@ class EpisodeStore:
         data = self.mapped() if existing is None else existing
         present = lookup(data, [e.id for e in batch]) if batch else {}
         added = [e for e in batch if e.id not in present]
-        already = [e for e in batch if e.id in present]
+        already = [present[e.id] for e in batch if e.id in present]  # (as stored, not as given again)
         if not added:
             return b"", added, already
         prefix = b"\n" if len(data) and data[len(data) - 1:] != b"\n" else b""

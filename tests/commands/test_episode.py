@@ -340,3 +340,19 @@ def test_until_a_moment_is_that_moment():
 
     assert parse_when("2026-11-30T17:00:00Z", "--until") == datetime(2026, 11, 30, 17, tzinfo=timezone.utc)
     assert parse_when("2026-11-30", "--since") == datetime(2026, 11, 30, tzinfo=timezone.utc)
+
+
+def test_an_episode_given_again_is_shown_as_stored_and_what_was_not_recorded_is_said(run, repo):
+    """The id is of type, text and session: given again with another agent and tags, nothing is written, the
+    answer shows the stored episode (its agent counts toward independence), and a warning says what was not
+    recorded."""
+    assert run(repo, "episode", "add", "--session", "s1", "--type", "finding", "the pool drains at noon").code == 0
+    store = (repo / ".flow" / "episodes.jsonl").read_bytes()
+    again = run(repo, "episode", "add", "--session", "s1", "--type", "finding", "--agent", "zed", "--tag",
+                "important", "the pool drains at noon", "--json")
+    assert again.code == 0
+    data = json.loads(again.out)
+    assert data["added"] == [] and [e["agent"] for e in data["already_present"]] == [""]
+    assert data["already_present"][0]["tags"] == []
+    assert len(data["warnings"]) == 1 and "'zed'" in data["warnings"][0] and "not recorded" in data["warnings"][0]
+    assert (repo / ".flow" / "episodes.jsonl").read_bytes() == store
