@@ -20,6 +20,8 @@ from flowgit.report.model import (ARCHIVED, DEMOTED, DEVELOPING, GROUNDING_WORDS
 from flowgit.report.svg import SHAPES, esc, graph_svg, lane_span, lane_svg, size_chart
 
 LANE_LIMIT = 500        # lanes drawn; the rest are aggregated into the table
+MARK_BUDGET = 6_000     # steps drawn over all lanes (a lane is drawn whole or not at all)
+TIMELINE_BYTES = 2_500_000  # the drawn lanes' share of the page (which stays under 5 MB): lanes past it are tabled
 LANES_PER_PAGE = 50
 ROWS_PER_PAGE = 200
 EVENT_ROWS_LIMIT = 2_000
@@ -29,9 +31,14 @@ GENERATOR_META = '<meta name="generator" content="flowgit report">'  # how `repo
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 
+def _named(name: str) -> str:
+    """A pattern's name as the page shows it: escaped, and cut (the grammar allows any length; --json has it all)."""
+    return esc(shown(name, NAME_SHOWN))
+
+
 def palette_of(report: Report) -> Palette:
     """Colours in the order sessions and agents first appear in the drawn lanes."""
-    cited = [report.episodes[i] for ln in report.lanes[:LANE_LIMIT] for s in ln.steps for i in s.evidence
+    cited = [report.episodes[i] for ln in drawn_lanes(report) for s in ln.steps for i in s.evidence
              if i in report.episodes]
     return Palette((e.session for e in cited), (e.agent for e in cited))
 
@@ -61,7 +68,7 @@ def script_safe(data: object) -> str:
 
 def _script_json(report: Report) -> str:
     """The episodes the drawn lanes and the graph cite: what the detail panel shows on a click."""
-    drawn = {i for ln in report.lanes[:LANE_LIMIT] for s in ln.steps for i in s.evidence}
+    drawn = {i for ln in drawn_lanes(report) for s in ln.steps for i in s.evidence}
     drawn |= {i for ln in report.lanes if ln.status != ARCHIVED for i in ln.evidence}
     return script_safe({"episodes": {k: v.to_dict() for k, v in report.episodes.items() if k in drawn}})
 
@@ -147,7 +154,7 @@ def _lane_head(lane: Lane, report: Report) -> str:
     renamed = sorted({s.name for s in lane.steps if s.name != lane.name})
     if renamed:
         badges.append(f'<span class="badge">formerly {esc(", ".join(renamed))}</span>')
-    return (f'<div class="lane-head"><span class="lane-name">{esc(lane.name)}</span>{"".join(badges)}{life}'
+    return (f'<div class="lane-head"><span class="lane-name">{_named(lane.name)}</span>{"".join(badges)}{life}'
             "</div>")
 
 
@@ -168,16 +175,32 @@ def _claim(lane: Lane) -> str:
            f"{esc(shown_claim(lane.text))}</p>"
 
 
+def drawn_lanes(report: Report) -> list[Lane]:
+    """The lanes the page draws: the first :data:`LANE_LIMIT`, while their marks stay within
+    :data:`MARK_BUDGET` (a history of many short-lived names, or of a few with thousands of steps, would
+    otherwise draw a page of many megabytes); the rest are in the table view."""
+    out, marks = [], 0
+    for lane in report.lanes[:LANE_LIMIT]:
+        marks += len(lane.steps)
+        if out and marks > MARK_BUDGET:
+            break
+        out.append(lane)
+    return out
+
+
 def _timeline(report: Report, palette: Palette) -> str:
-    lanes = report.lanes[:LANE_LIMIT]
-    pages = []
-    for start in range(0, len(lanes), LANES_PER_PAGE):
-        chunk = lanes[start:start + LANES_PER_PAGE]
-        items = "".join(
-            f'<article class="lane {esc(ln.status)}" id="lane-{start + n}" data-pattern="{esc(ln.name)}">'
-            f"{_lane_head(ln, report)}{_claim(ln)}{lane_svg(ln, report.commits, report.episodes, palette)}</article>"
-            for n, ln in enumerate(chunk))
-        pages.append(f'<div class="page"{" hidden" if start else ""}>{items}</div>')
+    articles, size = [], 0
+    for n, ln in enumerate(drawn_lanes(report)):
+        article = (f'<article class="lane {esc(ln.status)}" id="lane-{n}" data-pattern="{_named(ln.name)}">'
+                   f"{_lane_head(ln, report)}{_claim(ln)}{lane_svg(ln, report.commits, report.episodes, palette)}"
+                   "</article>")
+        size += len(article)
+        if articles and size > TIMELINE_BYTES:
+            break
+        articles.append(article)
+    lanes = report.lanes[:len(articles)]
+    pages = [f'<div class="page"{" hidden" if start else ""}>{"".join(articles[start:start + LANES_PER_PAGE])}</div>'
+             for start in range(0, len(articles), LANES_PER_PAGE)]
     if not lanes:
         asked = (" matching " + ", ".join(report.patterns_filter)) if report.patterns_filter else ""
         pages.append(f'<p class="empty" id="no-lanes">No pattern event{esc(asked)} in these '
@@ -194,7 +217,7 @@ def _timeline(report: Report, palette: Palette) -> str:
 
 
 def _session_legend(report: Report, palette: Palette) -> str:
-    cited = [report.episodes[i] for ln in report.lanes[:LANE_LIMIT] for s in ln.steps for i in s.evidence
+    cited = [report.episodes[i] for ln in drawn_lanes(report) for s in ln.steps for i in s.evidence
              if i in report.episodes and report.episodes[i].present]
     sessions = list(dict.fromkeys(e.session for e in cited))
     agents = list(dict.fromkeys(e.agent for e in cited))
@@ -263,8 +286,8 @@ def _tables(report: Report) -> str:
     rows = []
     for ln in report.lanes[:PATTERN_ROWS_LIMIT]:
         codes = ", ".join(sorted({c for s in ln.steps for c in s.findings}))
-        rows.append(f'<tr data-pattern="{esc(ln.name)}"{" class=flagged" if codes else ""}>'
-                    f"<td><code>{esc(ln.name)}</code></td><td>{esc(shown_claim(ln.text))}</td>"
+        rows.append(f'<tr data-pattern="{_named(ln.name)}"{" class=flagged" if codes else ""}>'
+                    f"<td><code>{_named(ln.name)}</code></td><td>{esc(shown_claim(ln.text))}</td>"
                     f"<td>{esc(ln.status)}</td><td>{ln.level}x</td>"
                     f"<td>{esc(_first_seen(ln))}</td><td>{esc(ln.steps[-1].date)}</td><td>{len(ln.steps)}</td>"
                     f"<td>{esc(', '.join(ln.evidence))}</td><td>{len(ln.sessions)}</td><td>{len(ln.agents)}</td>"
@@ -274,19 +297,19 @@ def _tables(report: Report) -> str:
         patterns_table += (f'<p class="muted">{len(report.lanes) - PATTERN_ROWS_LIMIT:,} more pattern(s), the least '
                            f"recently active, are in <code>flowgit report --json</code>.</p>")
     events = sorted(((s, ln) for ln in report.lanes for s in ln.steps), key=lambda p: (p[0].index, p[1].name))
-    shown = events[-EVENT_ROWS_LIMIT:]
+    listed = events[-EVENT_ROWS_LIMIT:]
     head = ("<tr><th>date</th><th>commit</th><th>pattern</th><th>event</th><th>level</th><th>section</th>"
             "<th>evidence</th><th>session</th><th>author</th><th>audit</th></tr>")
     anchored: set[str] = set()
     rows = []
-    for step, ln in shown:
+    for step, ln in listed:
         anchor = "" if step.commit in anchored else f' id="c-{esc(step.commit)}"'
         anchored.add(step.commit)
         rows.append(_event_row(step, ln, anchor))
     rows.extend(_commit_only_rows(report, anchored))
-    cut = (f'<p class="muted">The oldest {len(events) - len(shown):,} events are left out here; '
+    cut = (f'<p class="muted">The oldest {len(events) - len(listed):,} events are left out here; '
            f"<code>flowgit report --json</code> and <code>flowgit log</code> have them all.</p>"
-           if len(events) > len(shown) else "")
+           if len(events) > len(listed) else "")
     events_table = _paged_table("events-table", head, rows)
     return ('<section id="tables"><h2>Table view</h2><p class="search"><label>Search the tables: '
             '<input type="search" id="table-search" placeholder="pattern, commit, session, code…"></label></p>'
@@ -302,8 +325,8 @@ def _first_seen(lane: Lane) -> str:
 def _event_row(step: Step, lane: Lane, anchor: str) -> str:
     flag = " class=flagged" if step.findings else ""
     where = "Proven" if step.section.lower().startswith("proven") else step.section
-    return (f"<tr{anchor}{flag} data-pattern=\"{esc(lane.name)}\">"
-            f"<td>{esc(step.date)}</td><td><code>{esc(step.commit[:10])}</code></td><td>{esc(step.name)}</td>"
+    return (f"<tr{anchor}{flag} data-pattern=\"{_named(lane.name)}\">"
+            f"<td>{esc(step.date)}</td><td><code>{esc(step.commit[:10])}</code></td><td>{_named(step.name)}</td>"
             f"<td>{esc(step.kind)}{(': ' + esc(shown(step.note, NOTE_SHOWN))) if step.note else ''}{_said(step)}</td>"
             f"<td>{step.level}x</td><td>{esc(where)}</td><td>{esc(', '.join(step.evidence))}</td>"
             f"<td>{esc(shown(step.session, NAME_SHOWN))}</td><td>{esc(shown(step.author, NAME_SHOWN))}</td>"

@@ -61,7 +61,9 @@ def step_title(step: Step) -> str:
     if step.text_changed and step.text and step.kind != ARCHIVED:
         parts.append("says: " + (step.text if len(step.text) <= 300 else step.text[:299] + "…"))
     if step.evidence:
-        parts.append("evidence: " + ", ".join(step.evidence))
+        listed = list(step.evidence[:DOTS_SHOWN])
+        more = len(step.evidence) - len(listed)
+        parts.append("evidence: " + ", ".join(listed) + (f" and {more:,} more (the table lists them)" if more else ""))
     if step.note:
         parts.append(shown(step.note, NOTE_SHOWN))
     if step.findings:
@@ -86,7 +88,7 @@ def lane_svg(lane: Lane, count: int, episodes: dict[str, EpisodeInfo], palette: 
     lo, hi = lane_span(lane, count)
     span = max(hi - lo + 1, 2)  # a life of one commit starts at the left edge like every other
     out = [f'<svg class="lane-svg" viewBox="0 0 {WIDTH} {LANE_H}" width="{WIDTH}" height="{LANE_H}" '
-           f'role="img" aria-label="{esc(lane.name)} timeline">']
+           f'role="img" aria-label="{esc(shown(lane.name, NAME_SHOWN))} timeline">']
     out.append(GRID)
     points: list[tuple[float, int]] = []
     if lane.steps and lane.steps[0].kind == "present":  # it stood there before the range: the line comes in
@@ -123,11 +125,21 @@ def _mark(step: Step, lo: int, span: int) -> str:
             + f'<path d="{shape}"/></g></a>')
 
 
+DOTS_SHOWN = 16  # evidence dots under one step (and ids in its title); the table and --json hold them all
+
+
 def _dots(step: Step, lo: int, span: int, episodes: dict[str, EpisodeInfo], palette: Palette) -> str:
+    """The evidence under a step: all of it at a graduation and where the lane comes in, only what the step
+    added at an evidence step (a pattern gaining one episode a wrap would otherwise redraw its whole chain
+    each time), at most :data:`DOTS_SHOWN`, then how many more."""
     x = x_of(step.index - lo, span)
-    ids = list(step.evidence)
+    every = [i for i in step.evidence if i in step.new_evidence] if step.kind == "evidence" else list(step.evidence)
+    ids = every[:DOTS_SHOWN]
     start = x - (len(ids) - 1) * 4.5
     out = [f'<g class="dots" data-commit="{esc(step.commit)}">']
+    if len(every) > len(ids):
+        out.append(f'<text class="more" x="{round(start + len(ids) * 9 + 2, 1)}" y="{DOT_Y + 3}">'
+                   f"+{len(every) - len(ids):,}</text>")
     for n, ident in enumerate(ids):
         ep = episodes.get(ident) or EpisodeInfo(ident, present=False)
         cls = "ev" + (" new" if ident in step.new_evidence else "") + ("" if ep.present else " missing")
@@ -263,8 +275,9 @@ def _pattern_node(lane: Lane, at: tuple[float, float]) -> str:
     x, y = at
     weak = {GROUND_WEAK: " weak", GROUND_MISSING: " missing", GROUND_NONE_GIVEN: " missing none-given"}.get(
         lane.grounding, "")
-    return (f'<g class="node pattern{weak}" data-node="p:{esc(lane.name)}" tabindex="0">'
-            f"<title>{esc(lane.name)}: {lane.level}x, {esc(_grounding_words(lane))}</title>"
+    name = shown(lane.name, NAME_SHOWN)
+    return (f'<g class="node pattern{weak}" data-node="p:{esc(name)}" tabindex="0">'
+            f"<title>{esc(name)}: {lane.level}x, {esc(_grounding_words(lane))}</title>"
             f'<circle cx="{x}" cy="{y}" r="5"/>'
             f'<text x="{x - 9}" y="{y + 4}" text-anchor="end">{esc(_clip(lane.name, 24))}</text></g>')
 

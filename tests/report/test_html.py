@@ -116,3 +116,48 @@ def test_a_mistyped_pattern_filter_is_answered_with_the_nearest_names(forty) -> 
     with pytest.raises(FlowgitError) as refused:
         build_report(cfg, patterns=[real[:-1] + "q"])
     assert f"did you mean `{real}`" in refused.value.render()
+
+
+def _chain(n: int) -> tuple[str, ...]:
+    return tuple(f"ep-{k:012x}" for k in range(n))
+
+
+def test_a_long_evidence_chain_is_drawn_once_and_capped() -> None:
+    """A pattern gaining one episode a wrap over 300 wraps drew its whole chain at every step (45,750 dots,
+    15 MB): an evidence step draws what it added, a graduation at most DOTS_SHOWN, then how many more."""
+    from flowgit.report.svg import DOTS_SHOWN
+
+    report = synthetic(1, 400)
+    lane = report.lanes[0]
+    steps = [Step("added", 1, "Developing Knowledge", f"{0:040x}", 0, "2026-11-01", "bench", "s0", "wrap")]
+    for k in range(1, 300):
+        chain = _chain(k + 1)
+        steps.append(Step("graduated" if k == 2 else "evidence", 3 if k >= 2 else 2,
+                          "Proven Knowledge" if k >= 2 else "Developing Knowledge", f"{k:040x}", k, "2026-11-02",
+                          "bench", f"s{k}", "wrap", chain, chain[-1:] if k != 2 else chain))
+    lane.steps, lane.evidence = steps, _chain(300)
+    page = render_html(report)
+    assert len(page.encode()) < 1_000_000
+    dots = page.count('<circle class="ev')
+    assert dots == 3 + 297  # the graduation's three, then one new episode per evidence step
+    report.lanes[0].steps[2] = Step("graduated", 3, "Proven Knowledge", f"{2:040x}", 2, "2026-11-02", "bench",
+                                    "s2", "wrap", _chain(40), _chain(40))
+    page = render_html(report)
+    assert page.count('<circle class="ev') == DOTS_SHOWN + 297 and f"+{40 - DOTS_SHOWN}</text>" in page
+    assert f"and {40 - DOTS_SHOWN} more (the table lists them)" in page
+
+
+def test_a_long_name_is_shown_cut_and_lanes_stop_at_the_page_budget() -> None:
+    report = synthetic(3, 30)
+    report.lanes[0].name = "n" * 60_000
+    page = render_html(report)
+    assert "n" * 200 not in page and "n" * 100 in page
+    many = synthetic(500, 4_000)
+    for n, lane in enumerate(many.lanes):  # an ordinary long history: every lane with dozens of steps
+        first = lane.steps[0]
+        lane.steps = [Step("incremented" if k % 2 else "added", 1 + k % 2, first.section, f"{n * 100 + k:040x}",
+                           n * 7 + k, "2026-11-02", "bench", f"s{k}", "wrap " * 10) for k in range(24)]
+    page = render_html(many)
+    assert len(page.encode()) < 5_000_000
+    drawn = page.count('<article class="lane')
+    assert 0 < drawn < 500 and f"{500 - drawn:,} more pattern(s)" in page
