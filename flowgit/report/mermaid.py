@@ -16,6 +16,9 @@ from flowgit.report.unitgraph import UnitGraph
 UNSAFE_GANTT = re.compile(r"[:#;\r\n\t%\"`]+")
 
 
+SECTION_SHOWN = 60  # characters of a pattern's name a gantt section shows
+
+
 def gantt_text(text: str, limit: int = 60) -> str:
     """Text a gantt line can hold: no ``:``, ``#``, ``;``, quotes or line breaks."""
     out = UNSAFE_GANTT.sub(" ", text).strip() or "(unnamed)"
@@ -25,7 +28,7 @@ def gantt_text(text: str, limit: int = 60) -> str:
 
 def label(text: str, limit: int = 80) -> str:
     """Text for a quoted flowchart label, entities for the characters mermaid would read as syntax."""
-    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"[\s\x00-\x1f\x7f]+", " ", text).strip()  # (a NUL would pass for the `#` placeholder below)
     text = text if len(text) <= limit else text[: limit - 1] + "…"
     for ch, entity in (("#", "#35;"), ('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("|", "#124;"),
                        ("[", "#91;"), ("]", "#93;"), ("{", "#123;"), ("}", "#125;"), ("`", "#96;")):
@@ -56,8 +59,11 @@ def log_gantt(patterns: Mapping[str, Sequence[Mapping]], title: str = "Pattern l
                   f"{date.today().isoformat()}, 0d"]
         return "\n".join(lines) + "\n"
     last = max(dates)
+    titles: dict[str, int] = {}  # two names cut or cleaned to one title stay two sections a reader tells apart
     for p, (name, events) in enumerate(patterns.items()):
-        lines.append(f"    section {gantt_text(name)}")
+        title = gantt_text(name, SECTION_SHOWN)
+        titles[title] = count = titles.get(title, 0) + 1
+        lines.append(f"    section {title}" + (f" ({count})" if count > 1 else ""))
         for s, event in enumerate(events):
             start = date.fromisoformat(str(event["date"]))
             tid = f"p{p}s{s}"

@@ -214,3 +214,14 @@ def test_graph_labels_tell_sessions_apart_that_share_their_first_twelve_characte
     shown = [n.short for n in graph.nodes]
     assert len(set(shown)) == 4 and "bob" in shown
     assert {"alice-monday-a…", "alice-monday-p…", "alice-monday-l…"} <= set(shown)
+
+
+def test_names_cut_or_cleaned_to_one_title_stay_distinct_sections() -> None:
+    from flowgit.report.mermaid import label, log_gantt
+
+    stem = "checkout_flow_retry_budget_for_the_payment_provider_timeouts"
+    events = [{"date": "2026-11-30", "kind": "added", "level": 1, "section": "Developing Knowledge"}]
+    text = log_gantt({stem + "_one": events, stem + "_two": events, "a:b": events, "a b": events})
+    sections = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("section ")]
+    assert len(sections) == len(set(sections)) == 4, sections
+    assert label("a\x00b#c") == "a b#35;c"  # a NUL is no `#`
