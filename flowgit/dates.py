@@ -88,7 +88,13 @@ def option_date(text: str | None, option: str) -> date | None:
 
     if not text:
         return None
+    if TIME_OF_DAY_RE.search(text):  # (read as its day, a time would be dropped without a word)
+        raise FlowgitError(f"{text!r} holds a time of day; {option} takes a day", path=option,
+                           fix="give the day alone: 2026-11-30 (the range is whole days)")
     day = parse_date(text)
     if day is None:
         raise FlowgitError(f"{text!r} is not a date", path=option, fix="use 2026-11-30")
     return day
+
+
+TIME_OF_DAY_RE = re.compile(r"\d[T ]\d|\d:\d")  # `2026-11-30T15:00Z`, `2026-11-30 15:00`, `15:00`

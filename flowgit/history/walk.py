@@ -151,6 +151,9 @@ def collect_commits(cfg: Config, repo, on_blob=None) -> tuple[list[CommitInfo], 
                           authored=authored_time_of(commit))
         newest_first.append(info)
         if blob is None:
+            if path:  # taken away here: an older commit may hold it at the same path (deleted, then restored)
+                for parent in _parents(commit):
+                    ahead.setdefault(str(parent.id), (path, None))
             continue
         if on_blob is not None:
             on_blob(blob)
@@ -162,9 +165,9 @@ def collect_commits(cfg: Config, repo, on_blob=None) -> tuple[list[CommitInfo], 
             if entry is not None:
                 ahead[pid] = (path, entry.id)
             else:
-                old = _renamed_from(repo, parent, commit, path)
-                if old:
-                    ahead[pid] = (old, None)
+                # renamed from another path, or not there at all (deleted in the parent, or not yet made: its own
+                # parents are looked at the same path, so a file taken away and restored keeps its history)
+                ahead[pid] = (_renamed_from(repo, parent, commit, path) or path, None)
     progress.done()
     return newest_first[::-1], bool(repo.is_shallow)
 

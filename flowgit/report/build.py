@@ -54,8 +54,10 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
         _require_known(wanted, known | {i.event.name for i in seeds} | names_at_boundary(cfg, history),
                        cfg.continuity_rel)
     index = {c.sha: i for i, c in enumerate(in_range)}
+    held = {c.sha for c in history.commits}  # (a commit that took the file away holds none, and is judged too)
     findings = [Finding(f.code, f.commit, f.date, renamed.get(f.pattern, f.pattern), f.message)
-                for f in audit.findings if f.commit in index
+                for f in audit.findings
+                if (f.commit in index or f.commit not in held and _day_within(f.date, start, end))
                 and (wanted is None or not f.pattern or renamed.get(f.pattern, f.pattern) in wanted)]
     archived_at: dict[str, list[str]] = {}
     lanes = _lanes(seeds + history.events, renamed, wanted, index, findings, archived_at)
@@ -85,7 +87,11 @@ def _require_known(wanted: set[str], known: set[str], path: str) -> None:
 
 
 def _within(commit: CommitInfo, start: date | None, end: date | None) -> bool:
-    when = date.fromisoformat(commit.date)
+    return _day_within(commit.date, start, end)
+
+
+def _day_within(day: str, start: date | None, end: date | None) -> bool:
+    when = date.fromisoformat(day)
     return not ((start and when < start) or (end and when > end))
 
 
@@ -183,8 +189,8 @@ def _ground(lane: Lane, episodes: dict[str, EpisodeInfo]) -> None:
     """How independent the lane's current evidence is: one session and one agent is one source (weak)."""
     cited = [episodes[i] for i in lane.evidence if i in episodes]
     known = [e for e in cited if e.present]
-    lane.sessions = tuple(sorted({e.session for e in known if e.session}))
-    lane.agents = tuple(sorted({e.agent for e in known if e.agent}))
+    lane.sessions = _sources(e.session for e in known)
+    lane.agents = _sources(e.agent for e in known)
     if not lane.evidence:  # a 1x pattern needs none; one raised or Proven without any stands on nothing
         lane.grounding = GROUND_NONE_GIVEN if lane.level >= 2 or lane.status == LANE_PROVEN else GROUND_NONE
     elif len(known) < len(lane.evidence):
@@ -195,6 +201,18 @@ def _ground(lane: Lane, episodes: dict[str, EpisodeInfo]) -> None:
         lane.grounding = GROUND_NARROW
     else:
         lane.grounding = GROUND_BROAD
+
+
+def _sources(names) -> tuple[str, ...]:
+    """The distinct sources among ``names`` as the gate counts them (:func:`flowgit.evidence.source_name`:
+    ``sess-sat`` and ``SESS_SAT`` are one session), each shown as first spelt."""
+    from flowgit.evidence import source_name
+
+    first: dict[str, str] = {}
+    for name in names:
+        if name:
+            first.setdefault(source_name(name) or name, name)
+    return tuple(sorted(first.values()))
 
 
 def _sizes(cfg: Config, history: History, in_range: list[CommitInfo], index: dict[str, int],

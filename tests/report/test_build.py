@@ -100,6 +100,8 @@ def test_command_writes_the_page_and_reports_json(forty, tmp_path: Path, capsys,
 
 @pytest.mark.parametrize("argv, words", [
     (["report", "--since", "last tuesdayish"], "--since: 'last tuesdayish' is not a date (fix: use 2026-11-30)"),
+    (["report", "--since", "2026-11-30T15:00:00Z"], "--since: '2026-11-30T15:00:00Z' holds a time of day"),
+    (["report", "--until", "2026-11-30T99:99:99"], "--until takes a day"),
     (["report", "-o", "."], "is a directory"),
     (["report", "-o", "no/such/dir/r.html"], "no such directory"),
 ])
@@ -251,3 +253,45 @@ def test_a_raised_pattern_without_evidence_is_the_weakest_grounding_not_none_nee
     assert f'data-grounding="{GROUND_NONE_GIVEN}"' in page and "none given: raised without evidence" in page
     assert exp.ungrounded in {ln.name for ln in evidence_graph(report).patterns}
     assert f'class="node pattern missing none-given" data-node="p:{exp.ungrounded}"' in page
+
+
+def test_a_file_taken_away_and_restored_keeps_its_history_and_the_deletion_is_on_the_page(repo: Path) -> None:
+    """The walk stopped at the commit that deleted the file: the page lost the pattern's first appearance,
+    and the audit's G803 on the deletion (a commit that holds no file) was left off."""
+    from flowgit.config import load_config
+    from flowgit.report.build import build_report
+    from tests.checks.gate_fixtures import base_text
+    from tests.conftest import git
+
+    for key, value in (("user.name", "t"), ("user.email", "t@example.com")):
+        git(repo, "config", key, value)
+    (repo / ".flow").mkdir()
+    (repo / ".flow" / "episodes.jsonl").write_text("")
+    (repo / "CONTINUITY.md").write_text(base_text())
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one", "--no-verify")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "rm", "-q", "CONTINUITY.md")
+    git(repo, "commit", "-qm", "delete the memory", "--no-verify")
+    gone = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "CONTINUITY.md").write_text(base_text())
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "restore", "--no-verify")
+    report = build_report(load_config(repo))
+    assert report.commits == 2
+    assert any(s.commit == first for lane in report.lanes for s in lane.steps)
+    assert ("G803", gone) in {(f.code, f.commit) for f in report.findings}
+
+
+def test_grounding_counts_sessions_and_agents_as_the_gate_does() -> None:
+    """`sess-sat`, `SESS_SAT` and `sess sat.` are one session to G103: the page called three spellings of one
+    session and one agent "broad"."""
+    from flowgit.report.build import _ground
+    from flowgit.report.model import GROUND_WEAK, EpisodeInfo, Lane
+
+    spellings = [("sess-sat", "agent-a"), ("SESS_SAT", "Agent A"), ("sess sat.", "agent_a")]
+    episodes = {f"ep-{n}": EpisodeInfo(f"ep-{n}", "2026-11-30T00:00:00Z", "finding", "fired", s, a)
+                for n, (s, a) in enumerate(spellings)}
+    lane = Lane("p", [], level=3, evidence=tuple(episodes))
+    _ground(lane, episodes)
+    assert lane.grounding == GROUND_WEAK and lane.sessions == ("sess-sat",) and lane.agents == ("agent-a",)
