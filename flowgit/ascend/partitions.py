@@ -242,10 +242,18 @@ class EpisodePartition:
         episodes, _ = store.read()
         sessions: dict[str, list] = {}
         spelled: dict[str, str] = {}  # one session however it is spelled, as the gate counts it (G103)
+        unplain: dict[str, int] = {}  # session ids no resume command or answer state can carry as they are
         for ep in episodes.values():
             if ep.session and safe_id(ep.session):
                 key = session_key(ep.session)
                 sessions.setdefault(spelled.setdefault(key, ep.session), []).append(ep)
+            elif ep.session:
+                unplain[ep.session] = unplain.get(ep.session, 0) + 1
+        for sid, count in list(unplain.items())[:20]:
+            notes.refused.append(f"episodes/{sid[:60]!r}: session id is not a plain id (letters, digits, `_.:-`); "
+                                 f"its {count} episode(s) were not read")
+        if len(unplain) > 20:
+            notes.refused.append(f"episodes: {len(unplain) - 20} more session id(s) that are not plain ids; not read")
         for sid, eps in sessions.items():
             eps.sort(key=lambda e: e.ts)
             tags = Counter(t for e in eps for t in e.tags)

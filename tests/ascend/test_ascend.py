@@ -288,6 +288,21 @@ def test_git_history_and_episodes_join_the_chain(run, repo, tmp_path, corpus):
     assert "continuity file history" in data["text"]
 
 
+def test_an_episode_session_that_is_no_plain_id_is_reported_not_dropped_unsaid(run, repo, tmp_path):
+    """`episode add --session alice@laptop` is stored; ascend cannot carry such an id into a resume command or
+    an answer's state, so its episodes are not read, and the answer says so (it said nothing)."""
+    run(repo, "init", "--no-hooks")
+    for session in ("alice@laptop", "carol 2", "bob-3"):
+        assert run(repo, "episode", "add", "--type", "outcome", "--content", f"the retry budget held for {session}",
+                   "--session", session, "--tag", "retry").code == 0
+    res = run(repo, "ascend", "--claude-dir", str(tmp_path / "none"), "--partition", "episodes",
+              "the retry budget", "--json")
+    data = json.loads(res.out)
+    refused = data["scope"]["refused"]
+    assert any("'alice@laptop'" in r and "1 episode(s) were not read" in r for r in refused), refused
+    assert any("'carol 2'" in r for r in refused) and not any("bob-3" in r for r in refused)
+
+
 # -------------------------------------------------------------------- read-only
 def test_no_command_path_writes_anything(run, repo, tmp_path, corpus):
     run(repo, "init", "--no-hooks")
