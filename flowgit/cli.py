@@ -218,6 +218,8 @@ def setup_claude(ctx: click.Context, user: bool, project: bool, dry_run: bool, r
         explicit = ctx.get_parameter_source("exe") is not click.core.ParameterSource.DEFAULT
         report = claude_setup.setup(base, scope, exe, dry_run=dry_run, explicit_exe=explicit)
     emit(report, as_json, cmd.render)
+    if report.dry_run and report.warnings:  # the real run refuses (exit 2): the dry run says so the same way
+        ctx.exit(2)
 
 
 def _day(text: str | None) -> Any:

@@ -13,6 +13,8 @@ def render(report: SetupReport) -> str:
         what = "nothing flowgit added is left" if report.removed else "already set up: nothing to change"
         return "\n".join([f"flowgit setup claude ({report.scope}, {report.base}): {what}", *warned])
     lines = []
+    if report.dry_run and report.warnings:  # said first: the diff below would not be written
+        lines.append(f"{style('refused', 'red')}: the real run would write nothing: {report.warnings[0]}")
     for change in report.changes:
         if report.dry_run and change.diff:
             lines.append(change.diff.rstrip("\n"))

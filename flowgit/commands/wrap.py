@@ -93,6 +93,14 @@ def run_candidates(cfg: Config, session: str | None, day: str | None) -> Candida
     return gather_candidates(cfg, resolve_session(session) or None, when)
 
 
+def _counted_evidence(entry: dict) -> str:
+    """How the evidence a candidate cites counts: episodes of one session and agent count once, so four ids
+    may be three independent episodes (said, or the list reads as miscounted)."""
+    cited, independent = len(entry["evidence"]), entry["independent"]
+    counted = f"{independent} independent episodes from {entry['sources']} sources"
+    return counted if cited == independent else f"{cited} episodes cited, {counted}"
+
+
 def render_candidates(c: Candidates) -> str:
     out = [f"{len(c.session_episodes)} episode(s) from session {c.session}" if c.session else
            f"{len(c.session_episodes)} episode(s) recorded since the last commit, any session's (no session "
@@ -104,9 +112,8 @@ def render_candidates(c: Candidates) -> str:
 
     block("1x patterns that fired again", [f"{x['name']} (line {x['line']}): {', '.join(x['episodes'])} "
                                            f"share {', '.join(x['shared_words'])}" for x in c.fired_again])
-    block("2x patterns ready to graduate", [f"{x['name']}: {x['independent']} independent episodes from "
-                                            f"{x['sources']} sources [evidence: {', '.join(x['evidence'])}]"
-                                            for x in c.ready_to_graduate])
+    block("2x patterns ready to graduate", [f"{x['name']}: {_counted_evidence(x)} "
+                                            f"[evidence: {', '.join(x['evidence'])}]" for x in c.ready_to_graduate])
     block("2x patterns not ready yet", [f"{x['name']}: {'; '.join(x['lacks'])}" for x in c.not_yet])
     block("near-duplicates", [f"{' ~ '.join(x['patterns'])}: {x['kind']} ({x['similarity']})"
                               for x in c.near_duplicates])

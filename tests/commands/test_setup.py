@@ -110,7 +110,11 @@ def test_setup_warns_when_the_hooks_could_not_find_flowgit(run, project, monkeyp
     here = Path(sys.executable).parent / "flowgit"
     assert here.exists(), "the tests run from an installed flowgit (its console script beside the interpreter)"
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    lost = json.loads(run(project, "setup", "claude", "--dry-run", "--json").out)
+    refused = run(project, "setup", "claude", "--dry-run", "--json")
+    assert refused.code == 2  # as the real run refuses, the dry run says it would
+    lost = json.loads(refused.out)
+    human = run(project, "setup", "claude", "--dry-run")
+    assert human.code == 2 and human.out.startswith("refused: the real run would write nothing: `flowgit` is not")
     assert lost["warnings"] == [f"`flowgit` is not on PATH, so the hooks written would not run: give its full "
                                 f"path (--exe {here})"]
     full = json.loads(run(project, "setup", "claude", "--dry-run", "--json", "--exe", str(here)).out)
