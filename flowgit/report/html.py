@@ -328,9 +328,27 @@ def _event_row(step: Step, lane: Lane, anchor: str) -> str:
     return (f"<tr{anchor}{flag} data-pattern=\"{_named(lane.name)}\">"
             f"<td>{esc(step.date)}</td><td><code>{esc(step.commit[:10])}</code></td><td>{_named(step.name)}</td>"
             f"<td>{esc(step.kind)}{(': ' + esc(shown(step.note, NOTE_SHOWN))) if step.note else ''}{_said(step)}</td>"
-            f"<td>{step.level}x</td><td>{esc(where)}</td><td>{esc(', '.join(step.evidence))}</td>"
+            f"<td>{step.level}x</td><td>{esc(where)}</td><td>{esc(_evidence_cell(step))}</td>"
             f"<td>{esc(shown(step.session, NAME_SHOWN))}</td><td>{esc(shown(step.author, NAME_SHOWN))}</td>"
             f"<td>{esc(', '.join(step.findings))}</td></tr>")
+
+
+EVIDENCE_LISTED = 60  # ids an event row lists (--json lists them all)
+
+
+def _evidence_cell(step: Step) -> str:
+    """An event row's evidence: what an evidence step added (a chain growing a wrap at a time would otherwise be
+    listed whole in every row), else the chain, at most :data:`EVIDENCE_LISTED` ids."""
+    ids = list(step.evidence)
+    added = [i for i in ids if i in step.new_evidence]
+    if step.kind == "evidence" and added and len(added) < len(ids):
+        return "+ " + _listed(added) + f" ({len(ids):,} cited in all)"
+    return _listed(ids)
+
+
+def _listed(ids: list[str]) -> str:
+    more = len(ids) - EVIDENCE_LISTED
+    return ", ".join(ids[:EVIDENCE_LISTED]) + (f" and {more:,} more" if more > 0 else "")
 
 
 def _said(step: Step) -> str:

@@ -63,7 +63,7 @@ def step_title(step: Step) -> str:
     if step.evidence:
         listed = list(step.evidence[:DOTS_SHOWN])
         more = len(step.evidence) - len(listed)
-        parts.append("evidence: " + ", ".join(listed) + (f" and {more:,} more (the table lists them)" if more else ""))
+        parts.append("evidence: " + ", ".join(listed) + (f" and {more:,} more (--json lists them all)" if more else ""))
     if step.note:
         parts.append(shown(step.note, NOTE_SHOWN))
     if step.findings:
@@ -261,7 +261,7 @@ def graph_svg(graph: EvidenceGraph, palette: Palette) -> str:
     for a, b in graph.edges:
         (x1, y1), (x2, y2) = pos[a], pos[b]
         mid = (x1 + x2) / 2
-        out.append(f'<path class="edge" data-a="{esc(a)}" data-b="{esc(b)}" '
+        out.append(f'<path class="edge" data-a="{esc(node_key(a))}" data-b="{esc(node_key(b))}" '
                    f'd="M{x1},{y1}C{mid},{y1} {mid},{y2} {x2},{y2}"/>')
     out += [_pattern_node(ln, pos[f"p:{ln.name}"]) for ln in graph.patterns]
     out += [_episode_node(e, pos[f"e:{e.id}"], palette) for e in graph.episodes]
@@ -276,7 +276,7 @@ def _pattern_node(lane: Lane, at: tuple[float, float]) -> str:
     weak = {GROUND_WEAK: " weak", GROUND_MISSING: " missing", GROUND_NONE_GIVEN: " missing none-given"}.get(
         lane.grounding, "")
     name = shown(lane.name, NAME_SHOWN)
-    return (f'<g class="node pattern{weak}" data-node="p:{esc(name)}" tabindex="0">'
+    return (f'<g class="node pattern{weak}" data-node="{esc(node_key("p:" + lane.name))}" tabindex="0">'
             f"<title>{esc(name)}: {lane.level}x, {esc(_grounding_words(lane))}</title>"
             f'<circle cx="{x}" cy="{y}" r="5"/>'
             f'<text x="{x - 9}" y="{y + 4}" text-anchor="end">{esc(_clip(lane.name, 24))}</text></g>')
@@ -291,9 +291,17 @@ def _episode_node(ep: EpisodeInfo, at: tuple[float, float], palette: Palette) ->
             f'<text x="{x + 8}" y="{y + 4}">{esc(ep.id)}</text></g>')
 
 
+def node_key(key: str) -> str:
+    """A graph node's key as the page carries it (``p:`` and a name cut as the page shows names): edges and
+    nodes name it alike, so a hover still finds its edges, and a long name is not copied into each edge."""
+    kind, _, name = key.partition(":")
+    return f"{kind}:{shown(name, NAME_SHOWN)}"
+
+
 def _square(kind: str, name: str, at: tuple[float, float], fill: str, extra: str, clip: int) -> str:
     x, y = at
-    return (f'<g class="node {kind}" data-node="{kind[0]}:{esc(name)}" tabindex="0"><title>{kind} {esc(name)}</title>'
+    return (f'<g class="node {kind}" data-node="{esc(node_key(kind[0] + ":" + name))}" tabindex="0">'
+            f'<title>{kind} {esc(shown(name, NAME_SHOWN))}</title>'
             f'<rect x="{x - 6}" y="{y - 6}" width="12" height="12"{extra} fill="{fill}"/>'
             f'<text x="{x + 10}" y="{y + 4}">{esc(_clip(name, clip))}</text></g>')
 

@@ -295,6 +295,7 @@ def test_an_episode_session_that_is_no_plain_id_is_reported_not_dropped_unsaid(r
     for session in ("alice@laptop", "carol 2", "bob-3"):
         assert run(repo, "episode", "add", "--type", "outcome", "--content", f"the retry budget held for {session}",
                    "--session", session, "--tag", "retry").code == 0
+    (tmp_path / "none" / "projects").mkdir(parents=True)
     res = run(repo, "ascend", "--claude-dir", str(tmp_path / "none"), "--partition", "episodes",
               "the retry budget", "--json")
     data = json.loads(res.out)
