@@ -211,8 +211,8 @@ def index_blobs(root: Path, paths: list[str], links: set[str] | None = None, *,
     Paths that equal one of ``icase`` but for letter case are listed too (see
     :func:`flowgit.checks.paths.case_collisions`).
     """
-    return _index_records(git(root, "ls-files", "-s", "-z", "--", *literal(*paths), *_icase(icase), check=False), links,
-                          gitlinks)
+    return _index_records(git(root, "ls-files", "-s", "-z", "--", *literal(*paths), *_icase(icase), check=False),
+                          links, gitlinks)
 
 
 def _icase(paths: tuple[str, ...]) -> list[str]:
@@ -284,8 +284,8 @@ class IndexQuery:
 
         self.paths = list(paths)
         self.icase = icase
-        self._proc = subprocess.Popen(["git", "ls-files", "-s", "-z", "--", *literal(*self.paths), *_icase(icase)], cwd=root,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self._proc = subprocess.Popen(["git", "ls-files", "-s", "-z", "--", *literal(*self.paths), *_icase(icase)],
+                                      cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def result(self, links: set[str] | None = None, gitlinks: set[str] | None = None) -> dict[str, str]:
         out, _ = self._proc.communicate()

@@ -153,7 +153,7 @@ def _lane_head(lane: Lane, report: Report) -> str:
         badges.append(f'<span class="badge finding">audit: {esc(", ".join(codes))}</span>')
     renamed = sorted({s.name for s in lane.steps if s.name != lane.name})
     if renamed:
-        badges.append(f'<span class="badge">formerly {esc(", ".join(renamed))}</span>')
+        badges.append(f'<span class="badge">formerly {", ".join(map(_named, renamed))}</span>')
     return (f'<div class="lane-head"><span class="lane-name">{_named(lane.name)}</span>{"".join(badges)}{life}'
             "</div>")
 
@@ -290,7 +290,7 @@ def _tables(report: Report) -> str:
                     f"<td><code>{_named(ln.name)}</code></td><td>{esc(shown_claim(ln.text))}</td>"
                     f"<td>{esc(ln.status)}</td><td>{ln.level}x</td>"
                     f"<td>{esc(_first_seen(ln))}</td><td>{esc(ln.steps[-1].date)}</td><td>{len(ln.steps)}</td>"
-                    f"<td>{esc(', '.join(ln.evidence))}</td><td>{len(ln.sessions)}</td><td>{len(ln.agents)}</td>"
+                    f"<td>{esc(_listed(list(ln.evidence)))}</td><td>{len(ln.sessions)}</td><td>{len(ln.agents)}</td>"
                     f"<td>{esc(GROUNDING_WORDS.get(ln.grounding, ln.grounding))}</td><td>{esc(codes)}</td></tr>")
     patterns_table = _paged_table("patterns-table", head, rows)
     if len(report.lanes) > PATTERN_ROWS_LIMIT:

@@ -146,6 +146,7 @@ def test_a_long_evidence_chain_is_drawn_once_and_capped() -> None:
     assert page.count('<circle class="ev') == 1 + DOTS_SHOWN + 297 and f"+{40 - DOTS_SHOWN}</text>" in page
     assert f"and {40 - DOTS_SHOWN} more (--json lists them all)" in page
     assert "(300 cited in all)" in page and "ep-00000000012b, " not in page  # rows list what each step added
+    assert "and 240 more" in page  # the pattern's row lists 60 of its 300 ids
 
 
 def test_a_long_name_is_shown_cut_and_lanes_stop_at_the_page_budget() -> None:

@@ -864,7 +864,8 @@ for _name, _heading in [("zero_width_space", "\u200b## Foundation"), ("byte_orde
                         ("ideographic_space", "##\u3000Foundation"), ("braille_blank", "##\u2800Foundation"),
                         ("leading_tab", "\t## Foundation"), ("leading_form_feed", "\f## Foundation"),
                         ("hangul_filler", "##\u3164Foundation"), ("halfwidth_hangul_filler", "##\uffa0Foundation"),
-                        ("no_space_at_all", "##Foundation"), ("zero_width_space_between_the_marks", "#\u200b# Foundation"),
+                        ("no_space_at_all", "##Foundation"),
+                        ("zero_width_space_between_the_marks", "#\u200b# Foundation"),
                         ("soft_hyphen_between_the_marks", "#\u00ad# Foundation"),
                         ("word_joiner_after_the_marks", "##\u2060Foundation"),
                         ("mongolian_separator_between_the_marks", "#\u180e# Foundation")]:
