@@ -10,7 +10,7 @@ from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, LOWERED, 
 from flowgit.config import Config
 from flowgit.continuity.sections import PROVEN
 from flowgit.dates import option_date
-from flowgit.history.walk import identity_of
+from flowgit.history.walk import Lives
 from flowgit.errors import FlowgitError
 from flowgit.history.audit import AuditReport
 from flowgit.history.walk import History, HistoryEvent, names_at_boundary, read_history, standing_at
@@ -42,8 +42,8 @@ def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until
     start, end = _day(since, "--since"), _day(until, "--until")
     first = next((c for c in history.commits if _within(c.date, start, end)), None)
     seeds = standing_at(cfg, history, first)  # what stood in the file where the range opens
-    renamed = identity_of(history)
-    wanted = {renamed.get(n, n) for n in names} if names else None
+    lives = Lives(history)
+    wanted = lives.named(names) if names else None
     _known_names_and_section(cfg, history, names, section, names_at_boundary(cfg, history))
     if section:
         from flowgit.continuity.sections import alias_table
@@ -51,11 +51,11 @@ def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until
         section = alias_table(cfg.aliases).get(section.strip().lower(), section)
     timeline = Timeline(commits=len(history.commits), shallow=history.shallow,
                         oldest_visible=history.oldest_visible, boundary=history.boundary)
-    ever_graduated = {renamed.get(i.event.name, i.event.name) for i in seeds + history.events
+    ever_graduated = {lives.key(i) for i in seeds + history.events
                       if i.event.kind == GRADUATED or (i.event.kind == PRESENT and i.event.section == PROVEN)}
     kept: list[tuple[str, HistoryEvent]] = []
     for item in seeds + history.events:
-        key = renamed.get(item.event.name, item.event.name)
+        key = lives.key(item)
         if wanted is not None and key not in wanted:
             continue
         if graduated_only and key not in ever_graduated:

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
 from flowgit.changes import RENAMED, PatternEvent, events_against, standing
 from flowgit.config import Config
@@ -350,17 +350,67 @@ def iter_pattern_events(history: History, names: set[str] | None = None) -> Iter
             yield item
 
 
-def identity_of(history: History) -> dict[str, str]:
-    """Each name mapped to the name it ended up with, following renames, so a life is one timeline."""
-    final: dict[str, str] = {}
-    for item in history.events:
-        if item.event.kind == RENAMED and item.event.old_name:
-            final[item.event.old_name] = item.event.name
+class Lives:
+    """Which life each pattern event belongs to, so a life is one timeline however often it was renamed.
 
-    def resolve(name: str) -> str:
-        seen = set()
-        while name in final and name not in seen:
-            seen.add(name)
-            name = final[name]
-        return name
-    return {n: resolve(n) for n in final}
+    A name is followed through its renames; a name a rename freed and a later
+    commit takes again begins a new life (``alpha`` renamed ``beta``, then a
+    new, unrelated ``alpha``: two lanes, not one). A life is known by the last
+    name it bore. Built from the events oldest first: a name's *tenure* says
+    from which commit on it names which life.
+    """
+
+    def __init__(self, history: History) -> None:
+        self._order = {c.sha: n for n, c in enumerate(history.commits)}
+        self._tenures: dict[str, list[tuple[int, int]]] = {}  # name -> [(first commit index, life)]
+        self._finals: list[str] = []  # life -> its last name
+        live: dict[str, int] = {}
+        for item in history.events:
+            event, at = item.event, self._order.get(item.commit.sha, len(self._order))
+            if event.kind == RENAMED and event.old_name:
+                life = live.pop(event.old_name, None)
+                if life is None:
+                    life = self._begin(event.old_name, at, live)
+                    live.pop(event.old_name)
+                self._bind(event.name, life, at, live)
+            elif event.name not in live:
+                self._begin(event.name, at, live)
+
+    def _begin(self, name: str, at: int, live: dict[str, int]) -> int:
+        self._finals.append(name)
+        life = len(self._finals) - 1
+        self._bind(name, life, at, live)
+        return life
+
+    def _bind(self, name: str, life: int, at: int, live: dict[str, int]) -> None:
+        live[name] = life
+        self._finals[life] = name
+        self._tenures.setdefault(name, []).append((at, life))
+
+    def at(self, sha: str, name: str) -> str:
+        """The name the life ``name`` stood for at commit ``sha`` ended up with (a commit the walk did not
+        keep, such as one that took the file away, reads the name's latest life)."""
+        tenures = self._tenures.get(name)
+        if not tenures:
+            return name
+        at = self._order.get(sha)
+        life = tenures[-1][1]
+        if at is not None:
+            for start, which in tenures:
+                if start > at:
+                    break
+                life = which
+        return self._finals[life]
+
+    def key(self, item: HistoryEvent) -> str:
+        """The lane an event belongs to: its life's last name."""
+        return self.at(item.commit.sha, item.event.name)
+
+    def named(self, names: Iterable[str]) -> set[str]:
+        """The lives that ever bore one of ``names`` (``log alpha`` shows alpha's life under its new name,
+        and the new alpha's, when the name was freed and taken again)."""
+        out = set()
+        for name in names:
+            tenures = self._tenures.get(name)
+            out.update({self._finals[life] for _, life in tenures} if tenures else {name})
+        return out

@@ -15,11 +15,12 @@ from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, PRESENT, RENAMED
 from flowgit.config import Config
 from flowgit.continuity.sections import PROVEN, alias_table
 from flowgit.dates import option_date
-from flowgit.history.walk import (CommitInfo, History, HistoryEvent, iter_pattern_events, names_at_boundary,
+from flowgit.history.walk import (CommitInfo, History, HistoryEvent, Lives, iter_pattern_events, names_at_boundary,
                                   open_repo, read_history, standing_at)
 from flowgit.report.model import (ARCHIVED as LANE_ARCHIVED, DEMOTED as LANE_DEMOTED, DEVELOPING, GROUND_BROAD,
-                                  GROUND_MISSING, GROUND_NARROW, GROUND_NONE, GROUND_NONE_GIVEN, GROUND_WEAK, PROVEN as LANE_PROVEN,
-                                  STATUS_ORDER, EpisodeInfo, Finding, Lane, Report, SizePoint, Step)
+                                  GROUND_MISSING, GROUND_NARROW, GROUND_NONE, GROUND_NONE_GIVEN, GROUND_WEAK,
+                                  PROVEN as LANE_PROVEN, STATUS_ORDER, EpisodeInfo, Finding, Lane, Report, SizePoint,
+                                  Step)
 from flowgit.report.sizes import Size, measure
 
 
@@ -31,7 +32,7 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
                  patterns: Iterable[str] = (), title: str | None = None) -> Report:
     """The whole report for the repository ``cfg`` names (reads git; writes nothing)."""
     from flowgit.history.audit import PendingAudit
-    from flowgit.history.walk import collect_commits, identity_of, small_object_cache
+    from flowgit.history.walk import collect_commits, small_object_cache
 
     start, end = _day(since, "--since"), _day(until, "--until")
     # Every gate rule on every commit, judged by workers while this process walks the commits; the audit
@@ -45,22 +46,23 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
         audit = pending.report()  # the same verdict `flowgit audit` gives
     table = alias_table(cfg.aliases)
     history = read_history(cfg, measure=lambda text: measure(text, table), known=audit.notes, walked=walked)
-    renamed = identity_of(history)
-    wanted = {renamed.get(n, n) for n in patterns} or None
+    lives = Lives(history)
+    wanted = lives.named(patterns) or None
     in_range = [c for c in history.commits if _within(c, start, end)]
     seeds = standing_at(cfg, history, in_range[0] if in_range else None)  # what stood there as the range opens
     if wanted is not None:
-        known = {renamed.get(i.event.name, i.event.name) for i in iter_pattern_events(history)}
+        known = {lives.key(i) for i in iter_pattern_events(history)}
         _require_known(wanted, known | {i.event.name for i in seeds} | names_at_boundary(cfg, history),
                        cfg.continuity_rel)
     index = {c.sha: i for i, c in enumerate(in_range)}
     held = {c.sha for c in history.commits}  # (a commit that took the file away holds none, and is judged too)
-    findings = [Finding(f.code, f.commit, f.date, renamed.get(f.pattern, f.pattern), f.message)
+    findings = [Finding(f.code, f.commit, f.date, lives.at(f.commit, f.pattern) if f.pattern else f.pattern,
+                        f.message)
                 for f in audit.findings
                 if (f.commit in index or f.commit not in held and _day_within(f.date, start, end))
-                and (wanted is None or not f.pattern or renamed.get(f.pattern, f.pattern) in wanted)]
+                and (wanted is None or not f.pattern or lives.at(f.commit, f.pattern) in wanted)]
     archived_at: dict[str, list[str]] = {}
-    lanes = _lanes(seeds + history.events, renamed, wanted, index, findings, archived_at)
+    lanes = _lanes(seeds + history.events, lives, wanted, index, findings, archived_at)
     episodes = _episodes(cfg, lanes)
     for lane in lanes:
         _ground(lane, episodes)
@@ -95,7 +97,7 @@ def _day_within(day: str, start: date | None, end: date | None) -> bool:
     return not ((start and when < start) or (end and when > end))
 
 
-def _lanes(events: list[HistoryEvent], renamed: dict[str, str], wanted: set[str] | None, index: dict[str, int],
+def _lanes(events: list[HistoryEvent], lives: Lives, wanted: set[str] | None, index: dict[str, int],
            findings: list[Finding], archived_at: dict[str, list[str]]) -> list[Lane]:
     """One pass over the pattern events (``present`` seeds first): the lanes, and (for the size chart) what each
     commit archived."""
@@ -110,7 +112,7 @@ def _lanes(events: list[HistoryEvent], renamed: dict[str, str], wanted: set[str]
     for item in events:
         if item.event.kind == ARCHIVED and item.commit.sha in index:
             archived_at.setdefault(item.commit.sha, []).append(item.event.name)
-        key = renamed.get(item.event.name, item.event.name)
+        key = lives.key(item)
         if (wanted is not None and key not in wanted) or item.commit.sha not in index:
             continue
         lane = lanes.setdefault(key, Lane(name=key))
@@ -134,7 +136,8 @@ def _step(item: HistoryEvent, at: int, lane: Lane, codes: tuple[str, ...]) -> St
         note = e.text
     return Step(kind=e.kind, level=e.level, section=e.section, commit=c.sha, index=at, date=c.date,
                 author=c.author, session=c.session, subject=c.subject, evidence=tuple(e.evidence),
-                new_evidence=() if e.kind == PRESENT else tuple(i for i in e.evidence if i not in before), name=e.name, note=note,
+                new_evidence=() if e.kind == PRESENT else tuple(i for i in e.evidence if i not in before),
+                name=e.name, note=note,
                 findings=codes, text=e.claim, text_changed=e.claim != said)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from flowgit.config import load_config
 from flowgit.history.audit import run_audit
-from flowgit.history.walk import read_history
+from flowgit.history.walk import Lives, read_history
 from tests.conftest import git
 
 HEAD_TEXT = "# C\n\n## Current State\nFocus: {n}.\n\n## Developing Knowledge\n"
@@ -132,3 +132,28 @@ def test_a_commit_dated_outside_the_calendar_is_shown_at_its_end(tmp_path, run):
             assert res.code == 0 and "Traceback" not in res.err, (stamp, args, res.err)
         events = json.loads(run(root, "log", "--json").out)["patterns"]["far_future"]
         assert events[0]["date"] == shown
+
+
+def _version(root: Path, developing: str, message: str) -> str:
+    (root / "CONTINUITY.md").write_text(f"# C\n\n## Current State\nFocus: x\n\n## Developing Knowledge\n{developing}\n"
+                                        "## Proven Knowledge\n\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def test_a_name_freed_by_a_rename_and_taken_again_begins_a_new_life(tmp_path):
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q")
+    first = _version(root, "! alpha: cache the balances first | 1x\n", "one")
+    renamed = _version(root, "! beta: cache the balances first | 1x\n", "rename alpha to beta")
+    again = _version(root, "! beta: cache the balances first | 1x\n"
+                           "! alpha: an entirely different idea about retries | 1x\n", "a new alpha")
+    history = read_history(load_config(root))
+    lives = Lives(history)
+    assert [(i.event.kind, i.event.name, lives.key(i)) for i in history.events] == [
+        ("added", "alpha", "beta"), ("renamed", "beta", "beta"), ("added", "alpha", "alpha")]
+    assert (lives.at(first, "alpha"), lives.at(renamed, "alpha"), lives.at(again, "alpha")) == ("beta", "beta", "alpha")
+    assert lives.named(["alpha"]) == {"alpha", "beta"} and lives.named(["beta"]) == {"beta"}
+    assert lives.named(["never"]) == {"never"}

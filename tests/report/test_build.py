@@ -295,3 +295,32 @@ def test_grounding_counts_sessions_and_agents_as_the_gate_does() -> None:
     lane = Lane("p", [], level=3, evidence=tuple(episodes))
     _ground(lane, episodes)
     assert lane.grounding == GROUND_WEAK and lane.sessions == ("sess-sat",) and lane.agents == ("agent-a",)
+
+
+def test_a_name_a_rename_freed_and_a_new_pattern_took_is_a_lane_of_its_own(repo: Path, capsys, monkeypatch) -> None:
+    """alpha renamed beta, then a new, unrelated alpha: two lanes (report, log, mermaid), not the new claim
+    folded into beta's."""
+    from tests.conftest import git
+
+    def version(developing: str, message: str) -> None:
+        (repo / "CONTINUITY.md").write_text(f"# C\n\n## Current State\nFocus: x\n\n## Developing Knowledge\n"
+                                            f"{developing}\n## Proven Knowledge\n\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", message, "--no-verify")
+
+    version("! alpha: cache the balances first | 1x\n", "one")
+    version("! beta: cache the balances first | 1x\n", "rename alpha to beta")
+    version("! beta: cache the balances first | 1x\n! alpha: an entirely different idea about retries | 1x\n",
+            "a new alpha")
+    lanes = {ln.name: ln for ln in build_report(load_config(repo)).lanes}
+    assert {n: (ln.text, [s.kind for s in ln.steps]) for n, ln in lanes.items()} == {
+        "beta": ("cache the balances first", ["added", "renamed"]),
+        "alpha": ("an entirely different idea about retries", ["added"])}
+    monkeypatch.chdir(repo)
+    assert main(["log", "--json"]) == 0
+    logged = json.loads(capsys.readouterr().out)["patterns"]
+    assert {n: [e["kind"] for e in events] for n, events in logged.items()} == {
+        "beta": ["added", "renamed"], "alpha": ["added"]}
+    assert main(["log", "--format", "mermaid"]) == 0
+    chart = capsys.readouterr().out
+    assert "section alpha" in chart and "section beta" in chart
