@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Iterator, Mapping
 
 from flowgit.continuity.document import fence_step, has_fence_run, is_structural, lines_holding
+from flowgit.continuity.identity import canonical_section
 from flowgit.continuity.scan import FENCE, HEADING, classify
 from flowgit.continuity.sections import DEVELOPING, STATE
 
@@ -87,7 +88,7 @@ def _measured_bodies(text: str, table: Mapping[str, str]) -> Iterator[tuple[str,
                 yield current[0], text[current[1]:start]
                 current = None
             name = str(payload)
-            canonical = table.get(name.lower(), name)
+            canonical = canonical_section(name, table)  # as the parser names it (spacing, suffixes)
             if canonical in (STATE, DEVELOPING) and canonical not in seen:
                 seen.add(canonical)
                 current = (canonical, len(text) if end == -1 else end + 1)

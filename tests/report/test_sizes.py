@@ -27,6 +27,9 @@ AWKWARD = [
     "\ufeff## Current State\nFocus: x\n## Developing Knowledge\n- a\n",  # a byte order mark opens the file
     "## Current State\nFocus: x\n\ufeff## Developing Knowledge\n- a\n",  # further down it is no heading
     "\ufeff```\n## Current State\n```\n## Developing Knowledge\n- a\n",
+    "## Current State\nFocus: x\n## Developing\u00a0Knowledge\n! a: x | 1x\n! b: y | 1x\n",  # a pasted no-break space
+    "## Current State (Nov 30)\nFocus: x\n## Developing Knowledge — week 48\n- a\n",  # names with a suffix
+    "## State machine design\nnot the State section\n## Developing the plugin API\n- not Developing\n",
 ]
 
 
