@@ -10,10 +10,9 @@ from flowgit.changes import ARCHIVED, DEMOTED, GRADUATED, INCREMENTED, LOWERED, 
 from flowgit.config import Config
 from flowgit.continuity.sections import PROVEN
 from flowgit.dates import option_date
-from flowgit.history.walk import Lives
 from flowgit.errors import FlowgitError
 from flowgit.history.audit import AuditReport
-from flowgit.history.walk import History, HistoryEvent, names_at_boundary, read_history, standing_at
+from flowgit.history.walk import History, HistoryEvent, Lives, names_at_boundary, read_history, window_events
 
 
 @dataclass
@@ -40,8 +39,7 @@ def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until
                            "give how many of the newest to show")
     history = read_history(cfg)
     start, end = _day(since, "--since"), _day(until, "--until")
-    first = next((c for c in history.commits if _within(c.date, start, end)), None)
-    seeds = standing_at(cfg, history, first)  # what stood in the file where the range opens
+    shown = window_events(cfg, history, lambda c: _within(c.date, start, end))  # what stood there first
     lives = Lives(history)
     wanted = lives.named(names) if names else None
     _known_names_and_section(cfg, history, names, section, names_at_boundary(cfg, history))
@@ -51,16 +49,14 @@ def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until
         section = alias_table(cfg.aliases).get(section.strip().lower(), section)
     timeline = Timeline(commits=len(history.commits), shallow=history.shallow,
                         oldest_visible=history.oldest_visible, boundary=history.boundary)
-    ever_graduated = {lives.key(i) for i in seeds + history.events
+    ever_graduated = {lives.key(i) for i in shown + history.events  # (ever: before the window too)
                       if i.event.kind == GRADUATED or (i.event.kind == PRESENT and i.event.section == PROVEN)}
     kept: list[tuple[str, HistoryEvent]] = []
-    for item in seeds + history.events:
+    for item in shown:
         key = lives.key(item)
         if wanted is not None and key not in wanted:
             continue
         if graduated_only and key not in ever_graduated:
-            continue
-        if not _within(item.commit.date, start, end):
             continue
         if section and section.lower() not in item.event.section.lower():
             continue

@@ -336,6 +336,45 @@ def standing_at(cfg: Config, history: History, commit: CommitInfo | None) -> lis
     return [HistoryEvent(commit, standing(at)) for name, at in held.items() if name not in named]
 
 
+def window_events(cfg: Config, history: History, within: Callable[[CommitInfo], bool]) -> list[HistoryEvent]:
+    """The events a window of history shows (``within`` tells the commits in it), oldest first.
+
+    First what stood in the file where the window opens (:func:`standing_at`
+    its first commit), then each commit's events. A merge inside the window
+    that joins a line of work from before it is read against its parents
+    inside the window alone: what that line changed before the window comes
+    in with the merge. (Against every parent, a merge shows only what all of
+    them lack; the branch's own commits lie outside the window, so the change
+    would show nowhere and the lane would end at a level the file never held.)
+    """
+    inside = [c for c in history.commits if within(c)]
+    seeds = standing_at(cfg, history, inside[0] if inside else None)
+    by_sha = {c.sha: c for c in history.commits}
+    joins: dict[str, list[CommitInfo]] = {}  # merge -> its parents inside the window, when some are not
+    for commit in inside[1:]:
+        if len(commit.parents) > 1 and commit.sha not in history.boundary:
+            seen = [by_sha[p] for p in commit.parents if p in by_sha and within(by_sha[p])]
+            if seen and len(seen) < len(commit.parents):
+                joins[commit.sha] = seen
+    events: dict[str, list[HistoryEvent]] = {}
+    for item in history.events:
+        events.setdefault(item.commit.sha, []).append(item)
+    if joins:
+        repo, table = open_repo(cfg.root), alias_table(cfg.aliases)
+
+        def patterns(blob) -> Mapping[str, PatternAt]:
+            return scan_pattern_bytes(repo[blob].data, table=table)
+    out = list(seeds)
+    for commit in inside:
+        seen = joins.get(commit.sha)
+        if seen is None:
+            out.extend(events.get(commit.sha, ()))
+        else:
+            out.extend(HistoryEvent(commit, e) for e in
+                       events_against([patterns(p.blob) for p in seen], patterns(commit.blob)))
+    return out
+
+
 def names_at_boundary(cfg: Config, history: History) -> set[str]:
     """Names that stood in the file at a shallow clone's oldest visible commit: real patterns, though no event
     in what the clone can see names them (a name asked for by ``log NAME`` or ``report --pattern``)."""

@@ -16,7 +16,7 @@ from flowgit.config import Config
 from flowgit.continuity.sections import PROVEN, alias_table
 from flowgit.dates import option_date
 from flowgit.history.walk import (CommitInfo, History, HistoryEvent, Lives, iter_pattern_events, names_at_boundary,
-                                  open_repo, read_history, standing_at)
+                                  open_repo, read_history, window_events)
 from flowgit.report.model import (ARCHIVED as LANE_ARCHIVED, DEMOTED as LANE_DEMOTED, DEVELOPING, GROUND_BROAD,
                                   GROUND_MISSING, GROUND_NARROW, GROUND_NONE, GROUND_NONE_GIVEN, GROUND_WEAK,
                                   PROVEN as LANE_PROVEN, STATUS_ORDER, EpisodeInfo, Finding, Lane, Report, SizePoint,
@@ -49,10 +49,10 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
     lives = Lives(history)
     wanted = lives.named(patterns) or None
     in_range = [c for c in history.commits if _within(c, start, end)]
-    seeds = standing_at(cfg, history, in_range[0] if in_range else None)  # what stood there as the range opens
+    shown = window_events(cfg, history, lambda c: _within(c, start, end))  # what stood there as it opens first
     if wanted is not None:
         known = {lives.key(i) for i in iter_pattern_events(history)}
-        _require_known(wanted, known | {i.event.name for i in seeds} | names_at_boundary(cfg, history),
+        _require_known(wanted, known | {i.event.name for i in shown} | names_at_boundary(cfg, history),
                        cfg.continuity_rel)
     index = {c.sha: i for i, c in enumerate(in_range)}
     held = {c.sha for c in history.commits}  # (a commit that took the file away holds none, and is judged too)
@@ -62,7 +62,7 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
                 if (f.commit in index or f.commit not in held and _day_within(f.date, start, end))
                 and (wanted is None or not f.pattern or lives.at(f.commit, f.pattern) in wanted)]
     archived_at: dict[str, list[str]] = {}
-    lanes = _lanes(seeds + history.events, lives, wanted, index, findings, archived_at)
+    lanes = _lanes(shown, lives, wanted, index, findings, archived_at)
     episodes = _episodes(cfg, lanes)
     for lane in lanes:
         _ground(lane, episodes)

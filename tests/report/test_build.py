@@ -324,3 +324,36 @@ def test_a_name_a_rename_freed_and_a_new_pattern_took_is_a_lane_of_its_own(repo:
     assert main(["log", "--format", "mermaid"]) == 0
     chart = capsys.readouterr().out
     assert "section alpha" in chart and "section beta" in chart
+
+
+def test_a_merge_in_the_window_brings_what_its_branch_changed_before_it(repo: Path, capsys, monkeypatch) -> None:
+    """A branch raised `a` before --since and was merged inside it: the lane ends at the level the file holds,
+    the raise shown at the merge (it showed nowhere: the branch commit lies outside, the merge lacks it against
+    no parent)."""
+    from tests.conftest import git
+
+    def version(developing: str, proven: str, when: str, message: str) -> None:
+        (repo / "CONTINUITY.md").write_text(f"# C\n\n## Current State\nFocus: x\n\n## Developing Knowledge\n"
+                                            f"{developing}\n## Proven Knowledge\n{proven}\n")
+        git(repo, "add", "-A")
+        monkeypatch.setenv("GIT_AUTHOR_DATE", when)
+        monkeypatch.setenv("GIT_COMMITTER_DATE", when)
+        git(repo, "commit", "-qm", message, "--no-verify")
+
+    version("! a: x | 1x\n", "\nfoo\n", "2026-10-25T10:00Z", "base")
+    git(repo, "checkout", "-qb", "feat")
+    version("!! a: x | 2x (X) [evidence: ep-1, ep-2]\n", "\nfoo\n", "2026-11-01T10:00Z", "raise a")
+    git(repo, "checkout", "-q", "-")
+    version("! a: x | 1x\n", "\nfoo\n!! b: y | 3x (Y) [evidence: ep-3, ep-4, ep-5]\n", "2026-11-10T10:00Z", "add b")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "2026-11-12T10:00Z")
+    git(repo, "merge", "-q", "--no-ff", "--no-verify", "feat", "-m", "merge feat")
+    merge = git(repo, "rev-parse", "HEAD").strip()
+    lane = next(ln for ln in build_report(load_config(repo), since="2026-11-05").lanes if ln.name == "a")
+    assert lane.level == 2 and [(s.kind, s.level) for s in lane.steps] == [("present", 1), ("incremented", 2)]
+    assert lane.steps[-1].commit == merge
+    whole = next(ln for ln in build_report(load_config(repo)).lanes if ln.name == "a")
+    assert [(s.kind, s.subject) for s in whole.steps] == [("added", "base"), ("incremented", "raise a")]
+    monkeypatch.chdir(repo)
+    assert main(["log", "a", "--since", "2026-11-05", "--json"]) == 0
+    assert [(e["kind"], e["commit"]) for e in json.loads(capsys.readouterr().out)["patterns"]["a"]] == [
+        ("present", git(repo, "rev-parse", "HEAD^1").strip()), ("incremented", merge)]
