@@ -137,7 +137,7 @@ def _require_rule_names(rules: dict, where) -> None:
             near = close_matches(str(key).lower().replace("_", "-"), names)
             raise FlowgitError(f"`rules.{key}` names no gate rule, so the setting would not be in force",
                                path=where, fix=("did you mean " + " or ".join(f"`{n}`" for n in near) + "?"
-                                                if near else "rules are named as in the README's rules table: "
+                                                if near else "rules are named as in the rules table of docs/rules.md: "
                                                 + ", ".join(names)))
 
 

@@ -168,8 +168,8 @@ def test_a_configuration_that_is_no_regular_file_is_refused_not_taken_as_absent(
 
 
 def test_the_pyproject_tables_pasted_into_flowgit_toml_say_to_drop_the_prefix(tmp_path):
-    """The README shows `[tool.flowgit]` for pyproject.toml; pasted into .flowgit.toml, the error names the line
-    and the fix (the settings stand at the top level there)."""
+    """docs/configuration.md shows `[tool.flowgit]` for pyproject.toml; pasted into .flowgit.toml, the error names
+    the line and the fix (the settings stand at the top level there)."""
     from flowgit.config import load_config
     from flowgit.errors import FlowgitError
 

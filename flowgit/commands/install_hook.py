@@ -141,7 +141,7 @@ def refuse_shared_hooks(root: Path, *, allowed: bool = False) -> None:
         raise FlowgitError(f"{why}: flowgit's hooks written there would gate every repository that uses it, "
                            "projects that never ran flowgit among them; nothing was written", path=root,
                            fix="run `flowgit init --no-hooks` and add the hooks through the pre-commit framework "
-                               "(see the README); or give this repository its own hooks directory "
+                               "(see docs/gate.md); or give this repository its own hooks directory "
                                f"(`{own_hooks_command(root)}`); or install into the shared directory anyway "
                                "with `--shared-hooks`")
 

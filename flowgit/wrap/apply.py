@@ -502,7 +502,7 @@ def _set_field(line: str, key: str, value: str | None) -> str:
     pattern = re.compile(rf"(\b{key}:\s*)([^,;\]]+?)(\s*(?:[,;\]]|$))")
     if pattern.search(line):
         return pattern.sub(lambda m: f"{m.group(1)}{value}{m.group(3)}", line, count=1)
-    if key == "seen":  # the order the README and the template write: `seen:` before `next:`
+    if key == "seen":  # the order the docs and the template write: `seen:` before `next:`
         nxt = re.search(r"\bnext:", line)
         if nxt is not None:
             return f"{line[:nxt.start()]}seen: {value}, {line[nxt.start():]}"

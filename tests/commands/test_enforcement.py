@@ -87,7 +87,7 @@ def test_the_ci_script_fails_on_the_same_range(pushed):
 
 
 def server_hook(run, repo: Path, remote: Path) -> Path:
-    """The pre-receive hook installed as README says, the interpreter baked in."""
+    """The pre-receive hook installed as docs/history.md says, the interpreter baked in."""
     res = run(repo, "install-hook", "--server", str(remote), "--json")
     assert res.code == 0, res.out
     hook = remote / "hooks" / "pre-receive"

@@ -1,4 +1,4 @@
-"""The README's snippets, tried as written: the test command, `flowgit setup claude`, the pre-commit config."""
+"""The documentation's snippets, tried as written: the test command, `flowgit setup claude`, the pre-commit config."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_use_it_over_mcp_names_the_extra_and_a_config_that_starts_the_server():
 
 @pytest.mark.slow
 def test_the_pre_commit_snippet_works_verbatim_against_a_tagged_release(repo, tmp_path):
-    """README's config, only `repo:` pointed at a clone tagged like a release, through the real framework."""
+    """docs/gate.md's config, only `repo:` pointed at a clone tagged like a release, through the real framework."""
     (snippet,) = blocks("With the pre-commit framework", "yaml")
     config = yaml.safe_load(snippet)
     (entry,) = config["repos"]

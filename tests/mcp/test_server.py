@@ -38,7 +38,7 @@ def cli_json(project: Path, *args: str, env: dict) -> dict | list:
 async def drive(project: Path, env: dict) -> dict:
     """One whole agent session over MCP; returns what the assertions need."""
     seen: dict = {}
-    server = json.loads(blocks("Use it over MCP", "json")[0])["mcpServers"]["flowgit"]  # README's config, as written
+    server = json.loads(blocks("Use it over MCP", "json")[0])["mcpServers"]["flowgit"]  # the docs' config, as written
     params = StdioServerParameters(command=shutil.which(server["command"], path=str(BIN)), args=server["args"],
                                    cwd=project, env=env)
     async with stdio_client(params) as (read, write):
@@ -215,7 +215,7 @@ def test_episode_add_outside_a_repository_writes_where_the_server_was_told_to(tm
 
 
 def test_every_argument_of_every_tool_is_described_in_tools_list(repo, run):
-    """README: "Every argument is described in the tool's schema": walked over `tools/list` as a client sees it,
+    """docs/agents.md: "Every argument is described in the tool's schema": walked over `tools/list` as a client sees it,
     so a tool added later without descriptions fails here too."""
     from flowgit.mcp.server import build_server
 
