@@ -159,6 +159,8 @@ def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
             continue
         old, new = before.pattern, at.pattern
         was, now = _effective_level(before), _effective_level(at)
+        if now >= MAX_LEVEL > was and at.section != PROVEN:
+            yield _graduated_in_place(ctx.path, at)
         if now - was >= 2:
             where = f"{now}x" if at.section != PROVEN or new.level >= 3 else f"Proven (written {new.level}x)"
             yield Finding("G201", "level-jump", "error", ctx.path, at.lineno,
@@ -173,6 +175,18 @@ def level_jumps(ctx: CheckContext) -> Iterator[Finding]:
                           "cite the new episodes that justify the promotion")
         elif now > was and (twin := _demoted_twin(ctx, at)) is not None:
             yield from _after_demotion(ctx, at, twin, twin_of=True)
+
+
+def _graduated_in_place(path: str, at: PatternAt) -> Finding:
+    """G210: a pattern raised to 3x where it stands, outside Proven. 3x *is* graduation (Step 4: extracted
+    from Developing, placed in Proven), so the line claims a graduation the file does not show: every reader
+    of Proven, and every rule that guards Proven claims, would pass it by."""
+    name = at.pattern.name
+    return Finding("G210", "level-jump", "error", path, at.lineno,
+                   f"`{name}` reaches 3x in {at.section}: 3x is graduation, and a graduated pattern stands "
+                   "in Proven Knowledge",
+                   f"move it to Proven Knowledge with a `Graduated: {name} [evidence: …]` trailer (`flowgit wrap` "
+                   "with a `graduate` operation does both), or keep it at 2x until it graduates")
 
 
 def _after_demotion(ctx: CheckContext, at: PatternAt, before: PatternAt, twin_of: bool = False) -> Iterator[Finding]:

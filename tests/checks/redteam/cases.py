@@ -2504,6 +2504,15 @@ def two_to_three_graduation(lab):
     return edit_commit(lab, "## Foundation", pline("p01", 3, [R0, R1, R2], date="2026-11-30") + "\n\n## Foundation")
 
 
+@case(V, "G210")
+def two_to_three_where_it_stands(lab):
+    """3x is graduation (moved to Proven): raised to 3x in Developing, on good evidence and with the trailer, the
+    line claims a graduation the file does not show, and no Proven rule would ever read it."""
+    to_2x(lab)
+    return edit_commit(lab, lab.line("!! p01:"), pline("p01", 3, [R0, R1, R2]),
+                       message=f"Hand edit\n\nIncremented: p01 2x->3x [evidence: {R0}, {R1}, {R2}]")
+
+
 @case(V, "G103")
 def graduation_from_one_source(lab):
     ids = [e.id for e in E_SAME_SESSION]
