@@ -66,7 +66,9 @@ NOT = "not"  # every negation is read as this one word: its count is what a clai
 NEGATING_LABELS = frozenset(("anti antipattern disproven refuted debunked false wrong myth invalid deprecated "
                              "obsolete harmful unsafe broken bad dont never not none disabled off unlimited "
                              "unproven unverified doubtful questionable tentative suspect retracted revoked "
-                             "superseded review").split())
+                             "superseded review disproved incorrect untrue withdrawn falsified discredited erroneous "
+                             "mistaken inaccurate outdated overturned contradicted rejected dubious misleading flawed "
+                             "bogus fake fallacy").split())
 # FlowScript's and a writer's marks of doubt: `?`, a leading `~`, `[exploring]`, `[parking …]`, `[blocked …]`.
 UNSURE = "?"
 UNSURE_RE = LazyPattern(r"\?|(?<![~\w])~(?=\w)|\[(?:exploring|parking|blocked)\b")
@@ -326,9 +328,22 @@ def name_gains(before: Pattern, now: Pattern, claim: str = "",
     return out
 
 
+def negating_label(word: str) -> bool:
+    """Whether ``word`` is one of :data:`NEGATING_LABELS` in any of its forms (`DISPROVES`, `### Debunks`):
+    one reading for a category (G404), a grouping heading in Proven (G406) and a claim's words."""
+    folded = word.casefold()
+    return folded in NEGATING_LABELS or stem(folded) in _negating_stems()
+
+
+@lru_cache(maxsize=None)
+def _negating_stems() -> frozenset[str]:
+    """The labels' stems, of those long enough that their stem names nothing else (`review` stems `reviewed`)."""
+    return frozenset(stem(label) for label in NEGATING_LABELS if len(label) >= 5 and label != "review")
+
+
 def _negating(word: str, written: str, held: set[str] = frozenset()) -> bool:
     """A negation, a negating label, or a held word with a negating prefix (`nocache` of a `cache` claim)."""
-    if word == NOT or written in NEGATING_LABELS or word in NEGATING_LABELS:
+    if word == NOT or negating_label(written) or word in NEGATING_LABELS:
         return True
     return any(written.startswith(prefix) and len(written) - len(prefix) >= 3 and stem(written[len(prefix):]) in held
                for prefix in NEGATING_LABEL_PREFIXES)
@@ -480,7 +495,7 @@ def relabelled(before: Pattern, now: Pattern, *, in_place: bool) -> bool:
         return False
     if now.category and not CATEGORY_LABEL_RE.fullmatch(now.category):
         return True
-    if any(part in NEGATING_LABELS for part in re.split(r"[\-/&+.]", is_)) or claim_words(now.category)[NOT]:
+    if any(negating_label(part) for part in re.split(r"[\-/&+.]", is_) if part) or claim_words(now.category)[NOT]:
         return True
     return in_place and was not in ("", DEFAULT_CATEGORY.casefold())
 

@@ -323,8 +323,9 @@ def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
                     looks_like_pattern_loose(CODE_SPAN_RE.sub(" ", line)):
                 continue  # (a pattern look-alike is G110's to name; one only inside `code` G110 reads as an
                 # example, but in Proven a reader reads the line as proven knowledge all the same)
-            said = tuple(word for word, _ in claim_tokens(line)) or (line.strip(),)  # (a tag alone says much)
-            if (COMMENT_RE.match(line) and set(said) <= _guidance_words()) or _a_grouping_heading(line, said):
+            tokens = claim_tokens(line)
+            said = tuple(word for word, _ in tokens) or (line.strip(),)  # (a tag alone says much)
+            if (COMMENT_RE.match(line) and set(said) <= _guidance_words()) or _a_grouping_heading(line, tokens):
                 continue
             held = _said_lines(ctx.old, before) if held is None else held
             if said in held:
@@ -336,13 +337,14 @@ def proven_takes_only_patterns(ctx: CheckContext) -> Iterator[Finding]:
                           "as `!! name: … | 3x (CATEGORY — date) [evidence: …]` when its evidence allows")
 
 
-def _a_grouping_heading(line: str, said: tuple[str, ...]) -> bool:
-    """A ``###`` heading that groups the patterns under it (`### Reliability`): up to three words, no
-    negation. Anything longer is a sentence, and reads as knowledge."""
-    from flowgit.checks.claims import NEGATING_LABELS, NOT
+def _a_grouping_heading(line: str, tokens) -> bool:
+    """A ``###`` heading that groups the patterns under it (`### Reliability`): up to three words, none of them
+    a negation or a label that turns the patterns under it around (`### Refuted`, `### Disproved`). Anything
+    longer is a sentence, and reads as knowledge. ``tokens``: the line's :func:`claim_tokens`."""
+    from flowgit.checks.claims import NOT, negating_label
 
-    return line.lstrip().startswith("###") and len(said) <= 3 and \
-        all(word.isalpha() and word != NOT and word not in NEGATING_LABELS for word in said)
+    return line.lstrip().startswith("###") and 0 < len(tokens) <= 3 and \
+        all(word.isalpha() and word != NOT and not negating_label(written) for word, written in tokens)
 
 
 def _heading_says_more(ctx: CheckContext, before, section) -> Iterator[Finding]:

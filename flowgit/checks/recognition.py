@@ -757,9 +757,9 @@ def _risky_line(line: str) -> bool:
 
 
 def _may_hide(line: str) -> bool:
-    from flowgit.continuity.browserhide import MAY_HIDE_RE
+    from flowgit.continuity.browserhide import may_hide
 
-    return MAY_HIDE_RE.search(line) is not None
+    return may_hide(line)
 
 
 def _read_as_rendered(doc) -> tuple[dict[str, int], dict[str, int]]:

@@ -27,10 +27,26 @@ HIDING = frozenset("template details object select".split())
 VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 HIDDEN_ATTRIBUTE_RE = re.compile(r"(?:^|\s)hidden(?:\s|=|/|$)|display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)",
                                  re.IGNORECASE)
+TAG_START_RE = re.compile(r"<!--|</?[A-Za-z]")
+# A tag as a browser reads raw HTML: up to the first `>` outside quotes.
 TAG_RE = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
+# A tag as CommonMark reads one inside a paragraph: no `<` outside quotes (`<a <b>` is text, then a tag).
+INLINE_TAG_RE = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
 # A line that may open something hidden: what decides whether a document is read with this model at all
-MAY_HIDE_RE = re.compile(r"<!--|<(?:" + "|".join(sorted(RAW_TEXT | HIDING)) + r")\b|<[A-Za-z][^>]*(?:\bhidden\b|"
-                         r"display\s*:|visibility\s*:)", re.IGNORECASE)
+OPENS_HIDDEN_RE = re.compile(r"<!--|<(?:" + "|".join(sorted(RAW_TEXT | HIDING)) + r")\b", re.IGNORECASE)
+TAG_SPAN_RE = re.compile(r"<[A-Za-z][^>]*")  # a tag's start up to its `>` (or the text's end)
+STYLED_AWAY_RE = re.compile(r"\bhidden\b|display\s*:|visibility\s*:", re.IGNORECASE)
+
+
+def may_hide(text: str) -> bool:
+    """Whether ``text`` may open something hidden: a comment, a raw-text or hiding element, or a tag marked
+    hidden or styled away (a cheap over-estimate; :class:`HiddenState` decides).
+
+    Each tag's span is searched once: one pattern for "a tag start, then anything but `>`, then `hidden`" tried
+    again at every `<a` of a line holding thousands and no `>` took quadratic time (a minute for 60 KB)."""
+    if OPENS_HIDDEN_RE.search(text):
+        return True
+    return any(STYLED_AWAY_RE.search(span.group()) for span in TAG_SPAN_RE.finditer(text))
 
 
 class HiddenState:
@@ -43,16 +59,23 @@ class HiddenState:
         self.raw: str | None = None
         self.depth: dict[str, int] = {}
         self.hiding: list[tuple[str, int]] = []
+        self.tag_quote: str | None = None  # inside a tag raw HTML left open: "" between attributes, or its quote
 
     @property
     def hidden(self) -> bool:
-        return self.comment or self.raw is not None or bool(self.hiding)
+        return self.comment or self.raw is not None or bool(self.hiding) or self.tag_quote is not None
 
     def feed(self, html: str, *, complete_comments_only: bool = False) -> None:
         """Read ``html`` (a raw HTML block, or the tags of a paragraph: there a `<!--` that does not close
         is text, as CommonMark escapes it, so ``complete_comments_only``)."""
         at = 0
         while at < len(html):
+            if self.tag_quote is not None:  # what follows a tag left open is its attributes up to its `>`
+                end, self.tag_quote = _tag_end(html, at, self.tag_quote)
+                if end is None:
+                    return
+                at = end
+                continue
             if self.comment:
                 end = html.find("-->", at)
                 if end < 0:
@@ -66,8 +89,11 @@ class HiddenState:
                 self._close(self.raw)
                 self.raw, at = None, end.end()
                 continue
-            tag = TAG_RE.search(html, at)
+            tag = _next_tag(html, at, inline=complete_comments_only)
             if tag is None:
+                return
+            if isinstance(tag, int):  # raw HTML: a tag left open, read on in what follows
+                _, self.tag_quote = _tag_end(html, tag, "")
                 return
             at = tag.end()
             if tag.group() == "<!--":
@@ -102,6 +128,47 @@ class HiddenState:
             return  # an end tag with no start: a browser ignores it
         self.hiding = [(n, d) for n, d in self.hiding if not (n == name and d >= depth)]
         self.depth[name] = depth - 1
+
+
+def _next_tag(html: str, at: int, *, inline: bool) -> "re.Match[str] | int | None":
+    """The next tag from ``at``, each candidate `<` tried once (a search for the whole tag tried again from
+    every `<` of a line of thousands with no `>` took quadratic time).
+
+    In a paragraph, a `<` that opens no complete tag is text, and the next one is tried. In raw HTML a tag
+    left open runs on: the browser reads what follows as its attributes, hidden, up to a `>` outside quotes
+    (its position after the tag's name is returned for :func:`_tag_end`).
+    """
+    pattern = INLINE_TAG_RE if inline else TAG_RE
+    while True:
+        start = TAG_START_RE.search(html, at)
+        if start is None:
+            return None
+        tag = pattern.match(html, start.start())
+        if tag is not None:
+            return tag
+        if not inline:
+            return start.end()
+        at = start.start() + 1
+
+
+TAG_REST_RE = re.compile(r"[>\"']")
+
+
+def _tag_end(html: str, at: int, quote: str) -> tuple[int | None, str | None]:
+    """Where a tag read from ``at`` ends (after its `>`), with ``quote`` open there ("" for none): (end, None);
+    or (None, the quote open at the text's end) when it runs past it."""
+    while True:
+        if quote:
+            close = html.find(quote, at)
+            if close < 0:
+                return None, quote
+            at, quote = close + 1, ""
+        mark = TAG_REST_RE.search(html, at)
+        if mark is None:
+            return None, ""
+        if mark.group() == ">":
+            return mark.end(), None
+        quote, at = mark.group(), mark.end()
 
 
 CODE_SPAN_RE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)

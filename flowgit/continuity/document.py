@@ -102,12 +102,12 @@ def rendered_structure(text: str) -> tuple[set[int], list[tuple[int, int]]]:
     """(the lines that start a level-2 heading as a renderer reads ``text``, ATX or underlined; the line
     spans of the HTML blocks of CommonMark's kind 7, a tag of its own alone on a line, which FLOW files open
     with right above a heading: see :data:`HIDING_HTML_RE`)."""
-    from flowgit.continuity.browserhide import MAY_HIDE_RE, HiddenState, inline_tags
+    from flowgit.continuity.browserhide import HiddenState, inline_tags, may_hide
 
     headings: set[int] = set()
     own_tags: list[tuple[int, int]] = []
     tokens = _rendering_parser().parse(text)
-    browser = HiddenState() if MAY_HIDE_RE.search(text) else None  # (a heading after `<!--` left open is none)
+    browser = HiddenState() if may_hide(text) else None  # (a heading after `<!--` left open is none)
     for index, token in enumerate(tokens):
         if browser is not None and token.type == "inline":
             browser.feed(inline_tags(token.content), complete_comments_only=True)

@@ -849,3 +849,20 @@ def test_an_override_written_over_several_lines_is_recorded_as_one_trailer_line(
     assert recorded == "seeded by hand Flow-Session: other [31mred [0m done", recorded
     assert git(repo, "log", "-1", "--format=%(trailers:key=Flow-Session,valueonly)").strip() == ""
     assert "\x1b" not in git(repo, "log", "-1", "--format=%B")
+
+
+def test_a_replace_ref_cannot_show_the_hook_another_base(run, repo):
+    """`git replace HEAD <a commit whose tree is the staged index>`: the hook's shell fast path (`diff-index
+    --cached HEAD`) read the decoy's tree, saw nothing staged and let an ungrounded graduation through."""
+    committed_base(repo)
+    assert run(repo, "install-hook").code == 0
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    decoy = git(repo, "commit-tree", git(repo, "write-tree").strip(), "-m", "decoy").strip()
+    git(repo, "replace", head, decoy)
+    refused = commit(repo, "a memory change")
+    assert refused.returncode == 1 and "G101" in refused.stdout + refused.stderr
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+    git(repo, "replace", "-d", head)
+    assert commit(repo, "the same change, no replace ref").returncode == 1  # judged alike

@@ -51,3 +51,31 @@ def test_in_a_paragraph_an_unclosed_comment_is_text_but_a_tag_is_a_tag():
 
 def test_code_spans_open_nothing():
     assert not _after(inline_tags("use `<details>` and ``<!--`` in prose"), inline=True)
+
+
+@pytest.mark.parametrize("html, inline, hidden", [
+    ("<div hidden <b>", False, True),  # raw HTML: a `<` among a tag's attributes is one more attribute
+    ("<a <div hidden>", True, True),  # a paragraph: `<a ` opens no tag (text), the next `<` does
+    ("<a title='<div hidden>'>", True, False),  # quoted: an attribute's value, not a tag
+    ("<a title=\"x <div hidden>", False, True),  # raw HTML, a quote left open: the rest is that tag's, unseen
+    ("<img src=x", False, True),  # a tag left open in raw HTML swallows what follows, up to its `>`
+])
+def test_a_tag_is_read_as_a_browser_or_a_paragraph_reads_it(html, inline, hidden):
+    assert _after(html, inline=inline) is hidden
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_thousands_of_unclosed_tag_starts_are_read_once_each(inline):
+    """A line of `<a ` with no `>` took quadratic time (each `<` searched to the end again); a hidden element
+    after them is still found in a paragraph."""
+    from flowgit.continuity.browserhide import may_hide
+
+    flood = "<a " * 40_000
+    assert may_hide(flood) is False and may_hide(flood + "<div hidden>") is True
+    assert _after(flood + "<div hidden>", inline=inline)  # (raw HTML: one `<a` whose attributes end in `hidden`)
+    assert _after(flood, inline=inline) is not inline  # (raw HTML: an `<a` left open hides what follows)
+
+
+def test_a_tag_left_open_in_raw_html_ends_at_its_first_bracket_outside_quotes_in_what_follows():
+    assert _after("<a title='x", "still ' the title", "and > here it ends") is False
+    assert _after("<a title='x", "a > inside the quote", "still inside") is True

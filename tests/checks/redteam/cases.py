@@ -3800,6 +3800,38 @@ def proven_grouped_under_a_negating_subheading(lab):
     return edit_commit(lab, line, "### Disproven\n" + line)
 
 
+@case(V, "G406")
+def proven_grouped_under_another_form_of_a_negating_label(lab):
+    """`Disproven` was refused and `Disproved`, `Untrue`, `Falsified` not: every form of every label is read."""
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "### Disproved\n" + line)
+
+
+@case(V, "G406")
+def proven_grouped_under_untrue(lab):
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "### Untrue claims\n" + line)
+
+
+@case(L)
+def proven_grouped_under_a_heading_with_a_word_like_a_label(lab):
+    """A grouping heading whose word only looks like a label's stem is still a grouping heading."""
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, "### Reviewed budgets\n" + line)
+
+
+@case(V, "G404")
+def proven_relabelled_with_another_form_of_a_negating_label(lab):
+    """A Proven line under the wrap's default category may be given a label; not one that turns it around
+    (`DISPROVEN` was refused, `DISPROVED` and `INCORRECT` were not)."""
+    line = lab.line("!! retry_budget:")
+    general = line.replace("(RELIABILITY —", "(GENERAL —")
+    lab.sub(line, general)
+    lab.setup_commit("the wrap's default category")
+    return edit_commit(lab, general, general.replace("(GENERAL —", "(DISPROVED —"))
+
+
+
 @case(V, "G111")
 def a_second_proven_section_spelled_with_an_entity(lab):
     line = lab.line("! p12:")
