@@ -23,6 +23,7 @@ def render_wrap(result: WrapResult) -> str:
     out += _attention(result)
     for refusal in result.refused:
         out.append(f"refused: {refusal.sentence()}")
+        out.append(f"  fix: {refusal.fix}")
         if refusal.written:  # the edit's line went back to what HEAD had: show it, so nothing typed is lost
             out.append(f"  put back; your line was: {terminal_safe(refusal.written)}")
     for ignored in result.ignored:

@@ -35,14 +35,39 @@ class Refusal:
     reasons: tuple[str, ...]
     codes: tuple[str, ...] = ()  # the gate's codes for the same problems (G101 …), so both speak alike
     written: str = ""  # a hand edit's line as it was written, before it was put back (nothing typed is lost)
+    where: str = ""  # what asked for it: the plan's operation (`plan.json: patterns[2]`) or the line (`FILE:12`)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "op": self.op, "stays_at": self.level, "reasons": list(self.reasons),
-                "codes": list(self.codes), "written": self.written or None}
+                "codes": list(self.codes), "written": self.written or None, "where": self.where or None,
+                "fix": self.fix}
 
-    def sentence(self) -> str:
+    def sentence(self, *, where: bool = True) -> str:
+        """The refusal in words; ``where``: led by what asked for it (not in a commit message, which outlives
+        the plan file)."""
         codes = f" [{', '.join(self.codes)}]" if self.codes else ""
-        return f"`{self.name}` stays at {self.level}x ({self.op} refused{codes}): " + "; ".join(self.reasons)
+        where = f"{self.where}: " if self.where and where else ""
+        return f"{where}`{self.name}` stays at {self.level}x ({self.op} refused{codes}): " + "; ".join(self.reasons)
+
+    @property
+    def fix(self) -> str:
+        """What to do about it: the fix of its first code (the gate's words for the same problem)."""
+        code = next((c for c in self.codes if c in REFUSAL_FIXES), "G206" if self.op == "demote" else "G103")
+        return REFUSAL_FIXES[code]
+
+
+# The fix for each problem a promotion or demotion is refused for, by the gate's code for it.
+REFUSAL_FIXES = {
+    "G101": "cite the episodes that record it (the plan's `evidence`, or `[evidence: ep-…]` on the line)",
+    "G102": "record the episodes first (`flowgit episode add`) and cite the ids it prints, written whole",
+    "G103": "cite independent episodes, from more sessions or agents (`flowgit candidates` counts them)",
+    "G104": "cite episodes about this pattern (sharing its words), or record one that is",
+    "G201": "raise one level per wrap: 1x -> 2x now, 2x -> 3x at a later wrap on new evidence",
+    "G202": "cite new episodes, recorded since its last raise",
+    "G208": "cite episodes recorded after its demotion only (not the one that contradicted it)",
+    "G206": "cite a contradicting episode from another session or agent than its evidence (`reason` and "
+            "`evidence` of the demote operation)",
+}
 
 
 def verdict_codes(verdict, *, demoted: bool = False, jump: bool = False) -> tuple[str, ...]:
@@ -264,7 +289,7 @@ class Editor:
         if relaxed:
             self.outcome.notes.append(let_through(p.name, op.op, relaxed, problems))
             return True
-        self.outcome.refused.append(Refusal(p.name, op.op, p.level, tuple(problems), codes))
+        self.outcome.refused.append(Refusal(p.name, op.op, p.level, tuple(problems), codes, where=self._where(op)))
         return False
 
     def _twin_demoted(self, p: Pattern, evidence: tuple[str, ...], level: int, proven: bool) -> list[str]:
@@ -276,6 +301,10 @@ class Editor:
                                  in_proven=proven, now=_now(), batch=self.batch)
         return [f"`{p.name}` is the claim of `{twin.pattern.name}` (the same description or evidence) — "
                 f"{problems[0]}"] if problems else []
+
+    def _where(self, op: PatternOp) -> str:
+        """Where the plan asked for ``op``: its file and the operation's place in `patterns`."""
+        return f"{self.plan.source}: patterns[{op.index}]"
 
     def op_add(self, op: PatternOp) -> None:
         at = self._at(op, required=False)
@@ -310,7 +339,7 @@ class Editor:
         if p.level < 2:
             self.outcome.refused.append(Refusal(p.name, "graduate", p.level,
                                                 ("graduation goes 2x -> 3x; increment it to 2x first",),
-                                                ("G201",)))
+                                                ("G201",), where=self._where(op)))
             return
         if not self._validate(op, p, 3, evidence, proven=True):
             return
@@ -330,7 +359,7 @@ class Editor:
         if problems:
             if not against:
                 problems = problems + self._plan_contradictions(p)
-            self.outcome.refused.append(Refusal(p.name, "demote", p.level, tuple(problems)))
+            self.outcome.refused.append(Refusal(p.name, "demote", p.level, tuple(problems), where=self._where(op)))
             return
         note = f"demoted {self._demotion_day(p, against)}: {op.reason}" + \
             (f" ({', '.join(against)})" if against else "")

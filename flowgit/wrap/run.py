@@ -242,10 +242,11 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
     """
     doc = inputs.doc
     outcome = Outcome(doc)
+    where = inputs.cfg.continuity_rel
     before = pattern_map(inputs.head_doc) if inputs.head_doc else {}
     for event in diff_patterns(inputs.head_doc, doc):
         if event.kind == DEMOTED and before.get(event.name) is not None:
-            _check_hand_demotion(outcome, before[event.name], event, episodes, inputs.head_doc)
+            _check_hand_demotion(outcome, before[event.name], event, episodes, inputs.head_doc, where)
             continue
         if event.kind not in (INCREMENTED, GRADUATED, ADDED, RENAMED):
             continue
@@ -282,7 +283,7 @@ def validate_edits(inputs: Inputs, episodes: dict[str, Episode], batch: frozense
             continue
         outcome.refused.append(Refusal(p.name, AS_OPERATION.get(event.kind, event.kind),
                                        old.pattern.level if old else 1, tuple(problems), codes,
-                                       strip_eol(outcome.doc.lines[at.line])))
+                                       strip_eol(outcome.doc.lines[at.line]), where=f"{where}:{at.line + 1}"))
         outcome.doc = _revert(outcome.doc, at.line, old, inputs.head_doc)
     return outcome
 
@@ -301,7 +302,7 @@ def _whole_or_none(store: bytes, starts) -> dict[str, str]:
 
 
 def _check_hand_demotion(outcome: Outcome, old, event: PatternEvent, episodes: dict[str, Episode],
-                         head: Document | None) -> None:
+                         head: Document | None, where: str) -> None:
     """A demotion edited by hand needs what a planned one needs: an independent contradicting episode."""
     if old.section != PROVEN:
         return
@@ -311,7 +312,7 @@ def _check_hand_demotion(outcome: Outcome, old, event: PatternEvent, episodes: d
     if not problems or at is None:
         return
     outcome.refused.append(Refusal(event.name, "demote", old.pattern.level, tuple(problems),
-                                   written=strip_eol(outcome.doc.lines[at.line])))
+                                   written=strip_eol(outcome.doc.lines[at.line]), where=f"{where}:{at.line + 1}"))
     outcome.doc = _revert(outcome.doc, at.line, old, head)
 
 
@@ -604,7 +605,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     episode_ids = list(dict.fromkeys([*appended, *(e.id for e in new_eps)]))
     summary = _summary(inputs.head_doc, final, events)
     msg = message(events, inputs.day, inputs.session, episode_ids,
-                  body=[r.sentence() for r in outcome.refused] or None, override=override_reason(),
+                  body=[r.sentence(where=False) for r in outcome.refused] or None, override=override_reason(),
                   sections=summary["sections_changed"])
     own = sum(1 for i in episode_ids if same_source(episodes[i].session, inputs.session))  # this commit's only
     warnings = joined + unfired + section_warnings(inputs.head_doc, final,

@@ -164,9 +164,18 @@ def test_the_immune_system_refusals_carry_the_gates_codes(run, rich_repo, mode):
             {"op": "increment", "name": "cache_first", "evidence": ["ep-000000000000"]}]}, "--json", "--dry-run")
         assert partly.code == 0 and json.loads(partly.out)["refused"], partly.out  # the rest would commit
     assert data["refused"][0]["op"] == "increment"  # named as the plan operation, whichever mode made it
+    assert data["refused"][0]["fix"]
+    if mode == "plan":  # what asked for it: the plan's operation (the hand edit's line: below)
+        assert data["refused"][0]["where"].endswith(": patterns[0]")
     if mode == "hand":  # people see the same refusal and code, and the line as they wrote it (put back)
         assert data["refused"][0]["written"].startswith("!! cache_first: serve balances from cache")
         human = run(rich_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26")
-        assert human.code == 3 and "refused: `cache_first`" in human.out and "[G101]" in human.out
+        assert human.code == 3 and "[G101]" in human.out
+        where = data["refused"][0]["where"]
+        lineno = int(where.rpartition(":")[2])
+        written = (rich_repo / "CONTINUITY.md").read_text().splitlines()[lineno - 1]
+        assert where == f"CONTINUITY.md:{lineno}" and written.startswith("!! cache_first:")  # the line as written
+        assert f"refused: {where}: `cache_first` stays at 1x" in human.out
+        assert "\n  fix: cite the episodes that record it" in human.out  # and the way out
         assert "put back; your line was: !! cache_first: serve balances from cache before the provider | 2x " \
                "(PERF)\n" in human.out

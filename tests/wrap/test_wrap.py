@@ -185,7 +185,8 @@ def test_a_strict_refusal_under_json_is_one_json_error_on_stdout_with_exit_1(run
         {"op": "increment", "name": "cache_first", "evidence": [ONE[0].id]}]}, "--strict", "--json")
     assert res.code == 1 and res.err == ""
     error = json.loads(res.out)["error"]
-    assert error["message"].startswith("--strict: `cache_first` stays at 1x (increment refused [G103")
+    assert error["message"].startswith("--strict: ") and ": patterns[0]: `cache_first` stays at 1x (increment " \
+        "refused [G103" in error["message"]
     assert error["fix"] == "record the missing episodes, or drop the promotion from the plan"
     assert snapshot(wrap_repo) == before
 
