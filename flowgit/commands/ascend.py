@@ -153,11 +153,37 @@ def render(response: Response, fmt: str = "text"):
 
 
 def hint(response: Response) -> str:
-    if response.status not in ("gate", "rescope"):
+    """How to answer a presented unit without a terminal, as commands ready to run: the same recall again with
+    --json (its `state`), then that state with one answer."""
+    if response.status not in ("gate", "rescope", "inline"):
         return ""
-    return ("\n(To answer without a terminal: rerun with --json, then pass its `state` back with "
-            "--state FILE and --recognize, --refine X, --reorient X or --rescope X. "
-            f"At most {MAX_ATTEMPTS} searches per recall.)")
+    first = _json_rerun(response.state) + " > ascend.json"
+    if response.status == "rescope":
+        answers = ["--rescope widen"]
+    else:
+        refine = next((o for o in response.options if o.get("answer") == "refine"), None)
+        drop = refine["choices"][0] if refine else "widen"
+        answers = [f"--refine {drop}", "--refine widen", "--reorient 'what you meant'"]
+        if response.status == "gate":
+            answers.insert(0, "--recognize")
+    lead = "Not it? " if response.status == "inline" else ""
+    return (f"\n({lead}To answer without a terminal: {first}, then flowgit ascend --state ascend.json "
+            f"{' | '.join(answers)}. At most {MAX_ATTEMPTS} searches per recall.)")
+
+
+def _json_rerun(state: State) -> str:
+    """The command that asks the same recall again with --json (the same type, partitions and tree)."""
+    import shlex
+
+    parts = ["flowgit", "ascend", shlex.quote(state.recall), "--type", state.unit_type]
+    if state.from_sid:
+        parts += ["--from", shlex.quote(state.from_sid)]
+    if sorted(state.scope.partitions) != sorted(PARTITIONS):
+        for name in state.scope.partitions:
+            parts += ["--partition", shlex.quote(name)]
+    if state.claude_dir:
+        parts += ["--claude-dir", shlex.quote(state.claude_dir)]
+    return " ".join(parts + ["--json"])
 
 
 def render_format(response: Response, fmt: str) -> str:
