@@ -51,6 +51,12 @@ def pline(name: str, level: int, ids=(), text: str | None = None, cat: str = "RE
     return out
 
 
+def _grouped_under(lab: Lab, heading: str) -> Attempt:
+    """The Proven pattern retry_budget put under a ``###`` heading."""
+    line = lab.line("!! retry_budget:")
+    return edit_commit(lab, line, f"{heading}\n{line}")
+
+
 def set_pattern(lab: Lab, name: str, new_line: str) -> None:
     old = next(ln for ln in lab.text().splitlines() if f" {name}: " in ln and ln.lstrip().startswith("!"))
     lab.sub(old, new_line)
@@ -3733,14 +3739,12 @@ def graduation_contracts_cannot(lab):
 
 @case(L)
 def proven_grouped_under_a_subheading(lab):
-    line = lab.line("!! retry_budget:")
-    return edit_commit(lab, line, "### Reliability\n" + line)
+    return _grouped_under(lab, "### Reliability")
 
 
 @case(V, "G406")
 def proven_subheading_that_is_a_sentence(lab):
-    line = lab.line("!! retry_budget:")
-    return edit_commit(lab, line, "### Retries never need a cap at all\n" + line)
+    return _grouped_under(lab, "### Retries never need a cap at all")
 
 
 @case(V, "G404")
@@ -3796,28 +3800,24 @@ def developing_2x_renamed_to_a_negating_compound(lab):
 
 @case(V, "G406")
 def proven_grouped_under_a_negating_subheading(lab):
-    line = lab.line("!! retry_budget:")
-    return edit_commit(lab, line, "### Disproven\n" + line)
+    return _grouped_under(lab, "### Disproven")
 
 
 @case(V, "G406")
 def proven_grouped_under_another_form_of_a_negating_label(lab):
     """`Disproven` was refused and `Disproved`, `Untrue`, `Falsified` not: every form of every label is read."""
-    line = lab.line("!! retry_budget:")
-    return edit_commit(lab, line, "### Disproved\n" + line)
+    return _grouped_under(lab, "### Disproved")
 
 
 @case(V, "G406")
 def proven_grouped_under_untrue(lab):
-    line = lab.line("!! retry_budget:")
-    return edit_commit(lab, line, "### Untrue claims\n" + line)
+    return _grouped_under(lab, "### Untrue claims")
 
 
 @case(L)
 def proven_grouped_under_a_heading_with_a_word_like_a_label(lab):
     """A grouping heading whose word only looks like a label's stem is still a grouping heading."""
-    line = lab.line("!! retry_budget:")
-    return edit_commit(lab, line, "### Reviewed budgets\n" + line)
+    return _grouped_under(lab, "### Reviewed budgets")
 
 
 @case(V, "G404")
@@ -3829,7 +3829,6 @@ def proven_relabelled_with_another_form_of_a_negating_label(lab):
     lab.sub(line, general)
     lab.setup_commit("the wrap's default category")
     return edit_commit(lab, general, general.replace("(GENERAL —", "(DISPROVED —"))
-
 
 
 @case(V, "G111")
