@@ -329,16 +329,24 @@ def name_gains(before: Pattern, now: Pattern, claim: str = "",
 
 
 def negating_label(word: str) -> bool:
-    """Whether ``word`` is one of :data:`NEGATING_LABELS` in any of its forms (`DISPROVES`, `### Debunks`):
-    one reading for a category (G404), a grouping heading in Proven (G406) and a claim's words."""
-    folded = word.casefold()
-    return folded in NEGATING_LABELS or stem(folded) in _negating_stems()
+    """Whether ``word`` is one of :data:`NEGATING_LABELS` in any of its forms (`DISPROVES`, `### Myths`), its
+    look-alike letters read as the Latin ones (`RЕFUTED` with a Cyrillic `Е`) and a hyphen or other mark inside
+    it dropped (`DIS-PROVED`): one reading for a category (G404), a grouping heading in Proven (G406) and a
+    claim's words."""
+    from flowgit.continuity.identity import fold_lookalikes
+
+    folded = fold_lookalikes(word)
+    joined = LABEL_MARKS_RE.sub("", folded)
+    return any(form in NEGATING_LABELS or stem(form) in _negating_stems() for form in {folded, joined} if form)
+
+
+LABEL_MARKS_RE = LazyPattern(r"[\W_]+")
 
 
 @lru_cache(maxsize=None)
 def _negating_stems() -> frozenset[str]:
-    """The labels' stems, of those long enough that their stem names nothing else (`review` stems `reviewed`)."""
-    return frozenset(stem(label) for label in NEGATING_LABELS if len(label) >= 5 and label != "review")
+    """The labels' stems (`review` is left out: its stem names `reviewed`, which says nothing against a claim)."""
+    return frozenset(stem(label) for label in NEGATING_LABELS if label != "review")
 
 
 def _negating(word: str, written: str, held: set[str] = frozenset()) -> bool:
@@ -495,7 +503,8 @@ def relabelled(before: Pattern, now: Pattern, *, in_place: bool) -> bool:
         return False
     if now.category and not CATEGORY_LABEL_RE.fullmatch(now.category):
         return True
-    if any(negating_label(part) for part in re.split(r"[\-/&+.]", is_) if part) or claim_words(now.category)[NOT]:
+    if negating_label(is_) or any(negating_label(part) for part in re.split(r"[\-/&+.]", is_) if part) or \
+            claim_words(now.category)[NOT]:
         return True
     return in_place and was not in ("", DEFAULT_CATEGORY.casefold())
 

@@ -344,7 +344,8 @@ def _a_grouping_heading(line: str, tokens) -> bool:
     from flowgit.checks.claims import NOT, negating_label
 
     return line.lstrip().startswith("###") and 0 < len(tokens) <= 3 and \
-        all(word.isalpha() and word != NOT and not negating_label(written) for word, written in tokens)
+        all(word.isalpha() and word != NOT and not negating_label(written) for word, written in tokens) and \
+        not any(negating_label(word) for word in line.lstrip().lstrip("#").split())  # (`### Dis-proved`)
 
 
 def _heading_says_more(ctx: CheckContext, before, section) -> Iterator[Finding]:

@@ -29,9 +29,14 @@ HIDDEN_ATTRIBUTE_RE = re.compile(r"(?:^|\s)hidden(?:\s|=|/|$)|display\s*:\s*none
                                  re.IGNORECASE)
 TAG_START_RE = re.compile(r"<!--|</?[A-Za-z]")
 # A tag as a browser reads raw HTML: up to the first `>` outside quotes.
-TAG_RE = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
+TAG_RE = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:(?:[^A-Za-z0-9>\"'-]|\"[^\"]*\"|'[^']*')"
+                    r"(?:[^>\"']|\"[^\"]*\"|'[^']*')*)?)>")
 # A tag as CommonMark reads one inside a paragraph: no `<` outside quotes (`<a <b>` is text, then a tag).
-INLINE_TAG_RE = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:[^<>\"']|\"[^\"]*\"|'[^']*')*)>")
+INLINE_TAG_RE = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)((?:(?:[^A-Za-z0-9<>\"'-]|\"[^\"]*\"|'[^']*')"
+                           r"(?:[^<>\"']|\"[^\"]*\"|'[^']*')*)?)>")
+# (In both, what follows the name starts with a character that cannot continue it: the name is read whole,
+# once. A name and the attributes after it that could match the same letters backtracked quadratically on a
+# long name left open.)
 # A line that may open something hidden: what decides whether a document is read with this model at all
 OPENS_HIDDEN_RE = re.compile(r"<!--|<(?:" + "|".join(sorted(RAW_TEXT | HIDING)) + r")\b", re.IGNORECASE)
 TAG_SPAN_RE = re.compile(r"<[A-Za-z][^>]*")  # a tag's start up to its `>` (or the text's end)
@@ -46,7 +51,15 @@ def may_hide(text: str) -> bool:
     again at every `<a` of a line holding thousands and no `>` took quadratic time (a minute for 60 KB)."""
     if OPENS_HIDDEN_RE.search(text):
         return True
-    return any(STYLED_AWAY_RE.search(span.group()) for span in TAG_SPAN_RE.finditer(text))
+    return any(STYLED_AWAY_RE.search(tag) or not tag.endswith(">") or "\"" in tag or "'" in tag
+               for tag in map(_span_text, TAG_SPAN_RE.finditer(text)))  # (a tag left open, or a quote that may
+    # run past its `>`, may hide what follows)
+
+
+def _span_text(span: "re.Match[str]") -> str:
+    """A tag's span with its `>` when it has one (the span pattern stops before it)."""
+    end = span.end()
+    return span.string[span.start():end + 1] if span.string.startswith(">", end) else span.group()
 
 
 class HiddenState:
@@ -71,6 +84,11 @@ class HiddenState:
         at = 0
         while at < len(html):
             if self.tag_quote is not None:  # what follows a tag left open is its attributes up to its `>`
+                if complete_comments_only:  # a paragraph: rendered, its quotes are `&quot;`, so only raw HTML
+                    if self.tag_quote:  # can close an open quote; between attributes, its `<p>`'s `>` ends the tag
+                        return
+                    self.tag_quote = None
+                    continue
                 end, self.tag_quote = _tag_end(html, at, self.tag_quote)
                 if end is None:
                     return

@@ -71,7 +71,7 @@ def test_thousands_of_unclosed_tag_starts_are_read_once_each(inline):
     from flowgit.continuity.browserhide import may_hide
 
     flood = "<a " * 40_000
-    assert may_hide(flood) is False and may_hide(flood + "<div hidden>") is True
+    assert may_hide(flood) and may_hide("<a href=x>" * 40_000) is False  # (a tag left open may hide)
     assert _after(flood + "<div hidden>", inline=inline)  # (raw HTML: one `<a` whose attributes end in `hidden`)
     assert _after(flood, inline=inline) is not inline  # (raw HTML: an `<a` left open hides what follows)
 
@@ -79,3 +79,30 @@ def test_thousands_of_unclosed_tag_starts_are_read_once_each(inline):
 def test_a_tag_left_open_in_raw_html_ends_at_its_first_bracket_outside_quotes_in_what_follows():
     assert _after("<a title='x", "still ' the title", "and > here it ends") is False
     assert _after("<a title='x", "a > inside the quote", "still inside") is True
+
+
+def test_a_long_tag_name_left_open_is_read_once():
+    """`<` and 20,000 letters with no `>`: the name and the attributes after it matched the same letters and
+    the pattern backtracked quadratically (seconds for 20 KB)."""
+    assert _after("<" + "a" * 200_000) and _after("<" + "a" * 200_000, inline=True) is False
+
+
+def test_a_quote_left_open_in_raw_html_is_closed_by_raw_html_only():
+    """A paragraph's `"` is rendered `&quot;`: it closes no attribute a raw HTML block left open."""
+    def raw_then(paragraph: str, *, inline: bool = True) -> bool:
+        state = HiddenState()
+        state.feed('<div title="x', complete_comments_only=False) if paragraph != "unquoted" else \
+            state.feed("<div title=x", complete_comments_only=False)
+        state.feed("a paragraph" if paragraph == "unquoted" else paragraph, complete_comments_only=inline)
+        return state.hidden
+
+    assert raw_then('The 5" panel') is True
+    assert raw_then('The 5" panel>', inline=False) is False  # raw HTML: its quote and `>` close the tag
+    assert raw_then("unquoted") is False  # between attributes, the paragraph's `<p>` ends the tag
+
+
+def test_a_file_whose_only_html_is_a_tag_left_open_is_read_with_the_model():
+    from flowgit.continuity.browserhide import may_hide
+
+    assert may_hide('Focus: x\n\n<div title="\n\n## Proven Knowledge\n')
+    assert not may_hide("Focus: x <b>bold</b> and <br> plain\n")

@@ -3814,6 +3814,21 @@ def proven_grouped_under_untrue(lab):
     return _grouped_under(lab, "### Untrue claims")
 
 
+@case(V, "G406")
+def proven_grouped_under_a_plural_label(lab):
+    return _grouped_under(lab, "### Myths")
+
+
+@case(V, "G406")
+def proven_grouped_under_a_hyphenated_label(lab):
+    return _grouped_under(lab, "### Dis-proved")
+
+
+@case(V, "G406")
+def proven_grouped_under_a_label_with_a_look_alike_letter(lab):
+    return _grouped_under(lab, "### R\u0435futed")  # a Cyrillic е
+
+
 @case(L)
 def proven_grouped_under_a_heading_with_a_word_like_a_label(lab):
     """A grouping heading whose word only looks like a label's stem is still a grouping heading."""
