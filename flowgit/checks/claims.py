@@ -328,6 +328,9 @@ def name_gains(before: Pattern, now: Pattern, claim: str = "",
     return out
 
 
+LABEL_MARKS_RE = LazyPattern(r"[\W_]+")  # what a label may be broken up with (`DIS-PROVED`)
+
+
 def negating_label(word: str) -> bool:
     """Whether ``word`` is one of :data:`NEGATING_LABELS` in any of its forms (`DISPROVES`, `### Myths`), its
     look-alike letters read as the Latin ones (`RЕFUTED` with a Cyrillic `Е`) and a hyphen or other mark inside
@@ -338,9 +341,6 @@ def negating_label(word: str) -> bool:
     folded = fold_lookalikes(word)
     joined = LABEL_MARKS_RE.sub("", folded)
     return any(form in NEGATING_LABELS or stem(form) in _negating_stems() for form in {folded, joined} if form)
-
-
-LABEL_MARKS_RE = LazyPattern(r"[\W_]+")
 
 
 @lru_cache(maxsize=None)

@@ -353,8 +353,9 @@ def window_events(cfg: Config, history: History, within: Callable[[CommitInfo], 
     joins: dict[str, list[CommitInfo]] = {}  # merge -> its parents inside the window, when some are not
     for commit in inside[1:]:
         if len(commit.parents) > 1 and commit.sha not in history.boundary:
-            seen = [by_sha[p] for p in commit.parents if p in by_sha and within(by_sha[p])]
-            if seen and len(seen) < len(commit.parents):
+            kept = [by_sha[p] for p in commit.parents if p in by_sha]
+            seen = [c for c in kept if within(c)]
+            if seen and len(seen) < len(kept):  # (a parent without the file is read as the walk reads it)
                 joins[commit.sha] = seen
     events: dict[str, list[HistoryEvent]] = {}
     for item in history.events:

@@ -52,8 +52,9 @@ class Refusal:
     @property
     def fix(self) -> str:
         """What to do about it: the fix of its first code (the gate's words for the same problem)."""
-        code = next((c for c in self.codes if c in REFUSAL_FIXES), "G206" if self.op == "demote" else "G103")
-        return REFUSAL_FIXES[code]
+        code = next((c for c in self.codes if c in REFUSAL_FIXES), "G206" if self.op == "demote" else None)
+        return REFUSAL_FIXES[code] if code else "record what is missing (`flowgit episode add`) and cite it, or " \
+            "drop the operation"
 
 
 # The fix for each problem a promotion or demotion is refused for, by the gate's code for it.

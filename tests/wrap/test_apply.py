@@ -197,3 +197,14 @@ def test_a_graduation_moves_the_lines_under_the_pattern_and_the_gate_names_them_
         {"op": "graduate", "name": "retry_budget", "evidence": [A2_ID]}]})
     assert res.code != 0 and "G406" in res.out + res.err, (res.out, res.err)
     assert snapshot(wrap_repo) == before
+
+
+def test_a_refusal_gives_the_fix_of_its_first_known_code_and_says_where():
+    from flowgit.wrap.apply import REFUSAL_FIXES, Refusal
+
+    assert Refusal("p", "increment", 1, ("r",), ("G999", "G102")).fix == REFUSAL_FIXES["G102"]
+    assert Refusal("p", "demote", 3, ("r",)).fix == REFUSAL_FIXES["G206"]
+    assert "drop the operation" in Refusal("p", "increment", 1, ("r",)).fix  # no code: no guessed one
+    refusal = Refusal("p", "increment", 1, ("r",), ("G103",), where="plan.json: patterns[1]")
+    assert refusal.sentence().startswith("plan.json: patterns[1]: `p` stays at 1x")
+    assert refusal.sentence(where=False).startswith("`p` stays at 1x")
