@@ -104,3 +104,43 @@ def blocks_text() -> str:
     from tests.commands.readme import section
 
     return section("With the pre-commit framework")
+
+
+def _emitted_codes() -> dict[str, str]:
+    """Every gate finding code the package emits, with the rule name it is filed under."""
+    found: dict[str, str] = {}
+    for source in (PROJECT / "flowgit").rglob("*.py"):
+        for code, rule in re.findall(r'Finding\(\s*"(G\d{3})",\s*"([a-z-]+)"', source.read_text(encoding="utf-8")):
+            found[code] = rule
+    return found
+
+
+def _table_codes(text: str) -> list[str]:
+    """The codes the rules table's rows open with, in order (a range ``G502–G505`` gives both ends)."""
+    out = []
+    for row in re.findall(r"^\| ([GEW]\d{3}(?:[–-][GEW]?\d{3})?)(?:, [^|]*)? \|", text, re.M):
+        out.extend(re.findall(r"[GEW]?\d{3}", row))
+    return [code if code[0] in "GEW" else "G" + code for code in out]
+
+
+def test_the_rules_page_lists_every_code_the_gate_emits_in_order():
+    text = (PROJECT / "docs" / "rules.md").read_text(encoding="utf-8")
+    listed = _table_codes(text)
+    gate = [code for code in listed if code.startswith("G")]
+    assert gate == sorted(gate), "the rules table is in code order"
+    ranges = re.findall(r"^\| G(\d{3})–G(\d{3}) \|", text, re.M)
+    covered = set(gate) | {f"G{n:03d}" for low, high in ranges for n in range(int(low), int(high) + 1)}
+    missing = sorted(set(_emitted_codes()) - covered)
+    assert not missing, f"codes the gate emits that docs/rules.md does not list: {missing}"
+
+
+def test_the_rules_page_names_every_finding_that_is_no_rule():
+    from flowgit.checks.registry import rules
+
+    registered = {rule.name for rule in rules()}
+    not_rules = sorted(code for code, rule in _emitted_codes().items() if rule not in registered)
+    intro = (PROJECT / "docs" / "rules.md").read_text(encoding="utf-8").split("| code |")[0]
+    named = set()
+    for low, high in re.findall(r"G(\d{3})(?:–G(\d{3}))?", intro):
+        named.update(f"G{n:03d}" for n in range(int(low), int(high or low) + 1))
+    assert not_rules and set(not_rules) <= named, f"not named as findings that are no rules: {sorted(set(not_rules) - named)}"
