@@ -118,7 +118,10 @@ class Deposit:
 
     @property
     def key(self) -> str:
-        return f"{self.partition}:{self.slug}:{self.sid}"
+        """``partition:slug:sid``; a slug already naming its partition (a history's ``git:repo``) is not
+        prefixed twice."""
+        place = self.slug if self.slug.startswith(f"{self.partition}:") else f"{self.partition}:{self.slug}"
+        return f"{place}:{self.sid}"
 
     @property
     def topic(self) -> str:

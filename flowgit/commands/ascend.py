@@ -181,9 +181,12 @@ def _json_rerun(state: State) -> str:
     if sorted(state.scope.partitions) != sorted(PARTITIONS):
         for name in state.scope.partitions:
             parts += ["--partition", shlex.quote(name)]
-    if state.claude_dir:
-        parts += ["--claude-dir", shlex.quote(state.claude_dir)]
+    if state.claude_dir and set(state.scope.partitions) & TREE_PARTITIONS:
+        parts += ["--claude-dir", shlex.quote(state.claude_dir)]  # (a history or store alone reads no tree)
     return " ".join(parts + ["--json"])
+
+
+TREE_PARTITIONS = {"claude", "transcripts"}  # the partitions read from the deposit tree --claude-dir names
 
 
 def render_format(response: Response, fmt: str) -> str:

@@ -146,6 +146,6 @@ def test_a_chain_keeps_the_line_the_recall_names_among_the_patterns_its_wraps_al
                 dep("s7", "2026-11-07", "pool sizing", ("pattern", "pool_saturation"))]
     index = DepositIndex.build(deposits)
     trace = RecallTrace(text="the breaker line of work", keywords=[stem("breaker")])
-    units, _ = chains(index, [index.by_key["git:git:r:s3"]], trace, Scope(ignore_window=True))
+    units, _ = chains(index, [index.by_key["git:r:s3"]], trace, Scope(ignore_window=True))
     assert units and [d.sid for d in units[0].members] == ["s3", "s4", "s6"]
     assert units[0].label == "breaker_threshold"

@@ -318,3 +318,39 @@ def test_one_session_s_answer_lists_every_way_back_in_as_its_json_does(run, repo
     data = json.loads(run(repo, "ascend", "--partition", "git", "--no-interactive", "--json", recall).out)
     ways = data["single_session"]["resumes"]
     assert data["status"] == "single_session" and len(ways) == 2 and all(w in text for w in ways), text
+
+
+def test_a_history_deposits_id_names_its_partition_once(run, wrapped):
+    """A history deposit's slug (``git:repo``) already names its partition: its id is ``git:repo:sid``, the
+    form ``--refine drop:`` and the JSON's members share, never ``git:git:repo:sid``."""
+    repo, empty, _ = wrapped
+    res = run(repo, "ascend", "--claude-dir", str(empty), "--partition", "git",
+              "the principle we ended up calling retry_budget", "--json")
+    assert res.code == 0, res.err
+    members = json.loads(res.out)["unit"]["members"]
+    assert members and all(m.startswith(f"git:{repo.name}:") and not m.startswith("git:git:") for m in members)
+
+
+def test_a_history_recalls_ready_commands_name_no_deposit_tree_and_run_as_written(run, wrapped):
+    """A recall of the history alone reads no deposit tree: the commands the text gives to answer it without a
+    terminal carry no ``--claude-dir`` (the home directory's tree was named before), and they run as written."""
+    import re
+    import shlex
+
+    repo, empty, _ = wrapped
+    recall = "the principle we ended up calling retry_budget"
+    res = run(repo, "ascend", "--claude-dir", str(empty), "--partition", "git", recall)
+    assert res.code == 0, res.err
+    hint = re.search(r"To answer without a terminal: (.+?) > ascend\.json, then flowgit ascend --state "
+                     r"ascend\.json (.+?)\. At most", res.out, re.S)
+    assert hint is not None, res.out
+    first = shlex.split(hint[1])
+    assert "--claude-dir" not in first and first[first.index("--partition") + 1] == "git"
+    again = run(repo, *first[1:])
+    assert again.code == 0, again.err
+    (repo / ".git" / "ascend.json").write_text(again.out)
+    refine = next(a for a in hint[2].split(" | ") if a.startswith("--refine drop:"))
+    answered = run(repo, "ascend", "--state", str(repo / ".git" / "ascend.json"), *shlex.split(refine), "--json")
+    assert answered.code == 0, answered.err
+    dropped = shlex.split(refine)[1].removeprefix("drop:")
+    assert not any(m.endswith(f":{dropped}") for m in json.loads(answered.out)["unit"]["members"] or [])
