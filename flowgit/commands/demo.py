@@ -32,9 +32,16 @@ def _in_dir(path: Path) -> Iterator[None]:
         os.chdir(old)
 
 
-def _git(root: Path, *args: str) -> None:
+# When the sample's sessions happened: the demo's history is dated as they were, so what the history shows
+# (log, report, ascend's history partition) agrees with the episodes' own dates whatever day it runs.
+CONTINUITY_BEGUN = "2026-11-27T18:00:00Z"  # after the last earlier session's fact
+SATURDAY = "2026-11-28"  # the session the walk-through wraps (its plan's --date)
+
+
+def _git(root: Path, *args: str, when: str | None = None) -> None:
     env = {**os.environ, "GIT_AUTHOR_NAME": "flowgit demo", "GIT_AUTHOR_EMAIL": "demo@flowgit.invalid",
-           "GIT_COMMITTER_NAME": "flowgit demo", "GIT_COMMITTER_EMAIL": "demo@flowgit.invalid"}
+           "GIT_COMMITTER_NAME": "flowgit demo", "GIT_COMMITTER_EMAIL": "demo@flowgit.invalid",
+           **({"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when} if when else {})}
     proc = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise FlowgitError(f"demo: git {args[0]} failed: {proc.stderr.strip()}")
@@ -53,11 +60,27 @@ def _commit_past_sessions(root: Path) -> None:
     _git(root, "add", "--", ".gitattributes")
     for count in range(1, len(lines) + 1):
         store.write_bytes(b"".join(lines[:count]))
-        session = json.loads(lines[count - 1]).get("session", "?")
+        episode = json.loads(lines[count - 1])
         _git(root, "add", "--", ".flow/episodes.jsonl")
-        _git(root, "commit", "-q", "-m", f"Facts of session {session}")
+        _git(root, "commit", "-q", "-m", f"Facts of session {episode.get('session', '?')}", when=episode.get("ts"))
     _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "Start continuity for the payments service")
+    _git(root, "commit", "-q", "-m", "Start continuity for the payments service", when=CONTINUITY_BEGUN)
+
+
+@contextmanager
+def _committing_at(when: str) -> Iterator[None]:
+    """Commits made inside (the wrap's) dated ``when``: the environment git reads, restored after."""
+    keys = ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")
+    saved = {key: os.environ.get(key) for key in keys}
+    os.environ.update({key: when for key in keys})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 class Demo:
@@ -152,16 +175,18 @@ def gate_and_wrap(demo: Demo) -> None:
     plan = json.loads(template("wrap-plan.example.json"))
     plan["patterns"].append({"op": "increment", "name": "cache_first", "evidence": ["ep-1c1e2cfab3cc"]})
     (demo.root.parent / f"{demo.root.name}-plan.json").write_text(json.dumps(plan, indent=2), encoding="utf-8")
-    session_facts = "".join(json.dumps({**e, "session": plan["session"], "agent": plan["agent"]}) + "\n"
-                            for e in plan["episodes"])
+    session_facts = "".join(json.dumps({**e, "session": plan["session"], "agent": plan["agent"],
+                                        "ts": f"{SATURDAY}T{15 + i:02d}:00:00Z"}) + "\n"
+                            for i, e in enumerate(plan["episodes"]))
     demo.scene("A new session's facts", "Saturday's session records what happened before deciding anything.",
                ["episode", "add"], stdin=session_facts, stdin_from="saturday.jsonl")
     demo.scene("What the session suggests", "Step 2 on its own: which patterns fired again, which are ready.",
-               ["candidates", "--session", "sess-sat"])
-    demo.scene("The wrap",
-               "Episodes first, then every section with its own semantics. retry_budget graduates on three "
-               "independent episodes; cache_first has only one, so it stays at 1x and the wrap says why.",
-               ["wrap", "--plan", str(demo.root.parent / f"{demo.root.name}-plan.json"), "--date", "2026-11-28"])
+               ["candidates", "--session", "sess-sat", "--date", SATURDAY])
+    with _committing_at(f"{SATURDAY}T18:00:00Z"):
+        demo.scene("The wrap",
+                   "Episodes first, then every section with its own semantics. retry_budget graduates on three "
+                   "independent episodes; cache_first has only one, so it stays at 1x and the wrap says why.",
+                   ["wrap", "--plan", str(demo.root.parent / f"{demo.root.name}-plan.json"), "--date", SATURDAY])
     demo.scene("Audit with plain git",
                "The wrap's trailers make the history queryable without flowgit.",
                ["episode", "show", "ep-144546702c2f"])

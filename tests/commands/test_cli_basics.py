@@ -179,6 +179,22 @@ def test_the_demo_runs_clean_on_the_shipped_example_plan(tmp_path, monkeypatch):
     assert "warning:" not in proc.stdout + proc.stderr
 
 
+def test_the_demos_history_is_dated_as_its_sessions_happened(tmp_path):
+    """The demo ran its sample's past on the day it ran: ascend's history partition and the report dated the
+    Nov 28 wrap today, and its candidates called the sample's Dec 1 action item overdue. Every commit now
+    carries its session's date, Saturday's facts are stamped Saturday, and the walk-through reads as of it."""
+    proc = subprocess.run([sys.executable, "-m", "flowgit", "demo", "--keep"], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    repo = next(tmp_path.glob("flowgit-demo-*/repo"))
+    dates = git(repo, "log", "--format=%cI %aI").split()
+    assert dates and all("2026-11-23" <= d[:10] <= "2026-11-28" for d in dates), dates
+    assert git(repo, "log", "-1", "--format=%cI").startswith("2026-11-28T18:00:00")
+    stamps = [json.loads(line)["ts"] for line in (repo / ".flow" / "episodes.jsonl").read_text().splitlines()]
+    assert all(stamp[:10] <= "2026-11-28" for stamp in stamps), stamps
+    assert "has passed" not in proc.stdout
+
+
 def test_the_demo_shows_the_gates_refusal_in_its_walkthrough(tmp_path):
     """Read as one text on stdout: the scene where the gate refuses an ungrounded 2x shows the refusal."""
     proc = subprocess.run([sys.executable, "-m", "flowgit", "demo"], capture_output=True, text=True, cwd=tmp_path,
