@@ -151,8 +151,13 @@ def audit(cfg: Config, range_text: str | None, since_ref: str | None, exclude: t
     from flowgit.history.audit import RangeSpec, run_audit
 
     overrides = {k: v for k, v in (("continuity", options.get("continuity")), ("store", options.get("store"))) if v}
-    return run_audit(cfg, spec or RangeSpec.parse(range_text, since_ref, exclude, root_base, replaces), overrides,
-                     jobs=jobs)
+    report = run_audit(cfg, spec or RangeSpec.parse(range_text, since_ref, exclude, root_base, replaces), overrides,
+                       jobs=jobs)
+    if report.errors and not report.range:  # the whole history: which commits can still be rewritten
+        from flowgit.history.remote import not_pushed
+
+        report.not_pushed = not_pushed(cfg.root, list(dict.fromkeys(f.commit for f in report.errors)))
+    return report
 
 
 def _live_line(cfg: Config, name: str) -> int | None:
@@ -176,15 +181,32 @@ def pushed_spec(range_text: str | None, exclude: tuple[str, ...], root_base: str
     return spec_of(Path.cwd(), exclude, root_base)
 
 
+REWRITE = ("rewrite the commit before it leaves, e.g. `git rebase -i` from its parent, fix it as its fix says, "
+           "`git rebase --continue`")
+REPAIR = "repair the memory in a new commit, as its fix says; the commit itself stays on the record"
+
+
+def _repair_advice(report: AuditReport) -> str:
+    """How to mend the failing commits: one on its way out (a range, or a commit no remote has) is rewritten,
+    as a later commit does not take it back; one others have is repaired on top and stays on the record."""
+    lead = "  (each is in a commit already made; the audit judges every commit, so a repair on top fixes the memory " \
+           "but not the record: "
+    failing = list(dict.fromkeys(f.commit for f in report.errors))
+    if report.range or (report.not_pushed is not None and set(failing) <= report.not_pushed):
+        return lead + REWRITE + ")"
+    if report.not_pushed:  # some are out already, some not
+        local = ", ".join(c[:12] for c in failing if c in report.not_pushed)
+        return (lead + f"{local} no remote has yet: {REWRITE}; the others are pushed: {REPAIR})")
+    if report.not_pushed is None:  # no remote known: whether anyone else has them only the user knows
+        return (f"  (each is in a commit already made: {REPAIR}; or, if no one else has the commit yet, "
+                f"{REWRITE})")
+    return f"  (each is in a commit already made and pushed: {REPAIR})"
+
+
 def render_audit(report: AuditReport) -> str:
     lines = [f.format() + (f"\n    fix: {f.fix}" if f.fix else "") for f in report.findings]
-    if report.errors and report.range:  # commits on their way out: a later commit does not take them back
-        lines.append("  (each is in a commit already made; the audit judges every commit, so a repair on top fixes "
-                     "the memory but not the record: rewrite the commit before it leaves, e.g. `git rebase -i` "
-                     "from its parent, fix it as its fix says, `git rebase --continue`)")
-    elif report.errors:  # history: the record stays; the memory is repaired by a commit on top of it
-        lines.append("  (each is in a commit already made: repair the memory in a new commit, as its fix says; the "
-                     "commit itself stays on the record)")
+    if report.errors:
+        lines.append(_repair_advice(report))
     overrides = sum(1 for f in report.findings if f.code == "A301")
     let_through = sum(1 for f in report.findings if f.severity == "notice" and f.code != "A301")
     verdict = "clean" if report.ok else f"{len(report.errors)} finding(s)" if report.errors else "incomplete"

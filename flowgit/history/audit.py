@@ -87,6 +87,7 @@ class AuditReport:
     unjudged: list[str] = field(default_factory=list)  # commits whose parent is beyond a shallow boundary
     range: str | None = None
     notes: VersionNotes | None = None  # what the report asked the audit to note of each version (:mod:`.notes`)
+    not_pushed: set[str] | None = None  # of the failing commits, those no remote has yet (None: no remote known)
 
     @property
     def errors(self) -> list[AuditFinding]:
@@ -108,6 +109,7 @@ class AuditReport:
         return {"ok": self.ok, "range": self.range, "commits_read": self.commits, "commits_judged": self.judged,
                 "incomplete": self.incomplete,
                 "shallow": self.shallow, "oldest_visible": self.oldest_visible, "unjudged": self.unjudged,
+                "not_pushed": sorted(self.not_pushed) if self.not_pushed is not None else None,
                 "findings": [f.to_dict() for f in self.findings]}
 
 

@@ -104,3 +104,17 @@ def _newest(root: Path, commits: list[str]) -> str | None:
         return None
     out = git(root, "rev-list", "--no-walk=sorted", "--max-count=1", *commits, check=False).decode().split()
     return out[0] if out else None
+
+
+def not_pushed(root: Path, commits: list[str]) -> set[str] | None:
+    """Which of ``commits`` (of HEAD's history) no remote-tracking ref reaches: those can still be rewritten
+    before anyone else has them. None when the clone tracks no remote (nothing tells what others have).
+
+    Advice only, never a verdict: remote-tracking refs are this clone's belief about its remotes, which is
+    all a suggestion of how to repair needs (the push itself is judged against what the remote names).
+    """
+    if not commits or not git(root, "for-each-ref", "--count=1", "refs/remotes", check=False).strip():
+        return None
+    local = set(git(root, "rev-list", "HEAD", "--not", "--remotes", check=False).decode().split())
+    return {sha for sha in commits if sha in local}
+

@@ -72,6 +72,35 @@ def test_no_verify_is_caught(run, based):
     assert whole.code == 1 and "repair the memory in a new commit" in whole.out and "stays on the record" in whole.out
 
 
+def test_the_whole_historys_advice_says_which_failing_commits_can_still_be_rewritten(run, based, tmp_path):
+    """The whole history's audit told a commit no one else had yet to stay on the record and be repaired on
+    top, while the push of the same commit said rewrite it. Now the advice follows where the commit is: one no
+    remote has is rewritten, a pushed one is repaired on top, and with both each is named."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(based, "remote", "add", "origin", str(remote))
+    first = commit_text(based, p01(2), "hand edit", "--no-verify")
+    git(based, "push", "-q", "--no-verify", "origin", "HEAD:refs/heads/main")
+    git(based, "fetch", "-q", "origin")
+    pushed = run(based, "audit")
+    assert pushed.code == 1 and "pushed: repair the memory in a new commit" in pushed.out
+    assert "rewrite the commit" not in pushed.out
+    second = commit_text(based, p01(2) + "\n!! p09: skip the cache on writes | 2x\n", "another", "--no-verify")
+    both = run(based, "audit")
+    assert f"{second[:12]} no remote has yet: rewrite the commit before it leaves" in both.out
+    assert first[:12] not in both.out.split("no remote has yet")[0].split("(each")[-1]
+    assert "the others are pushed: repair the memory" in both.out
+    code, data = audit(run, based)
+    assert data["not_pushed"] == [second]
+    git(based, "reset", "-q", "--hard", "base")
+    git(based, "push", "-q", "--no-verify", "--force", "origin", "HEAD:refs/heads/main")
+    git(based, "fetch", "-q", "origin")
+    third = commit_text(based, p01(2), "hand edit again", "--no-verify")
+    local = run(based, "audit")
+    assert local.code == 1 and "rewrite the commit before it leaves" in local.out and "stays on the record" not in local.out
+    assert audit(run, based)[1]["not_pushed"] == [third]
+
+
 def test_amend_is_judged_against_the_real_parent(run, based):
     run(based, "install-hook")
     commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")
