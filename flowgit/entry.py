@@ -110,22 +110,26 @@ def _open_closed_standard_streams() -> frozenset[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Every git flowgit runs reads the objects as stored: a replace ref (`git replace`) would show the gate a
-    # base that is not the one the commit records, and the audit (which reads history without them) another.
-    # (Called in-process, as the tests do, the caller's environment is given back as it was.)
-    before = os.environ.get(NO_REPLACE)
-    os.environ[NO_REPLACE] = "1"
+    # Every git flowgit runs reads the objects as stored: a replace ref (`git replace`) or a graft (the
+    # deprecated info/grafts, or a file GIT_GRAFT_FILE names) would show the gate a base, or the audit a
+    # parent, that is not the one the commit records. (Called in-process, as the tests do, the caller's
+    # environment is given back as it was.)
+    before = {name: os.environ.get(name) for name in AS_RECORDED}
+    os.environ.update(AS_RECORDED)
     try:
         return _main(argv)
     finally:
         if argv is not None:
-            if before is None:
-                os.environ.pop(NO_REPLACE, None)
-            else:
-                os.environ[NO_REPLACE] = before
+            for name, value in before.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
 
 NO_REPLACE = "GIT_NO_REPLACE_OBJECTS"
+NO_GRAFTS = "/dev/null/no-grafts"  # a graft file that cannot exist: git reads none, and prints no hint
+AS_RECORDED = {NO_REPLACE: "1", "GIT_GRAFT_FILE": NO_GRAFTS}
 
 
 def _main(argv: list[str] | None) -> int:

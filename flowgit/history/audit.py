@@ -46,7 +46,7 @@ from flowgit.history.config_at import ConfigAt, ConfigReader
 from flowgit.history.notes import VersionNotes
 from flowgit.history.replaced import replaced_history
 from flowgit.history.treeform import TreeForms
-from flowgit.history.walk import open_repo
+from flowgit.history.walk import open_repo, refusing_grafts
 from flowgit.output import Progress
 from flowgit.repo import document_from_bytes, reusing_documents
 from flowgit.trailers import episode_ids, episode_mismatches, mismatches, parse_trailers, speaks_for_a_wrap, values
@@ -877,7 +877,7 @@ def open_any(root: Path):
         repo = open_repo(root)
     else:
         try:
-            repo = pygit2.Repository(str(root))
+            repo = refusing_grafts(pygit2.Repository(str(root)))
         except pygit2.GitError:
             raise FlowgitError("not inside a git repository", path=root,
                                fix="run it in a checkout, or in a bare repository's directory") from None

@@ -92,16 +92,47 @@ def open_repo(root: Path):
 
     require_repo(root)
     try:
-        return pygit2.Repository(str(root))
+        return refusing_grafts(pygit2.Repository(str(root)))
     except pygit2.GitError as exc:
-        from flowgit.git import object_format
+        from flowgit.git import git, object_format
 
+        common = git(root, "rev-parse", "--path-format=absolute", "--git-common-dir", check=False).strip()
+        if common:
+            _refuse_grafts_in(Path(common.decode("utf-8", "surrogateescape")))
         if object_format(root) == "sha256":
             raise FlowgitError("this is a SHA-256 repository, which the history reader (libgit2) cannot open; "
                                "nothing was read or written", path=root,
                                fix="wrap, check and episodes work here; read the history with "
                                    "`git log -- CONTINUITY.md` until libgit2 supports SHA-256") from None
         raise FlowgitError(f"cannot open the repository ({exc})", path=root) from None
+
+
+def refusing_grafts(repo):
+    """``repo``, unless it has a graft file (git's deprecated ``info/grafts``): its lines give commits other
+    parents than they record. The history reader (libgit2) reads them (and cannot open a repository whose
+    file holds a comment), git run by flowgit does not, and a commit judged against a parent it does not
+    have could pass any rule (re-graduated over its demotion, say). Refused with the way out, never read
+    half one way."""
+    common = Path(repo.path)
+    pointer = common / "commondir"  # a linked worktree's git directory names the shared one
+    if pointer.is_file():
+        common = (common / pointer.read_text(encoding="utf-8", errors="replace").strip()).resolve()
+    _refuse_grafts_in(common)
+    return repo
+
+
+def _refuse_grafts_in(common: Path) -> None:
+    grafts = common / "info" / "grafts"
+    try:
+        held = grafts.is_file() and grafts.read_bytes().strip() != b""
+    except OSError:
+        held = True  # there, and not readable: what it says cannot be known
+    if held:
+        raise FlowgitError("this repository has a graft file, which gives commits other parents than they "
+                           "record (a deprecated git feature); flowgit reads history as the commits record it, "
+                           "which the history reader cannot while the file is there: nothing was read",
+                           path=grafts, fix="convert it to replace refs (`git replace --convert-graft-file`: "
+                                            "flowgit reads history without them), or remove it")
 
 
 def _entry(tree, path: str):

@@ -101,6 +101,61 @@ def test_the_whole_historys_advice_says_which_failing_commits_can_still_be_rewri
     assert audit(run, based)[1]["not_pushed"] == [third]
 
 
+def _grafted_violation(run, based: Path) -> tuple[str, str]:
+    """p01 graduated by the hooks, then taken out of Proven with ``--no-verify`` (G205 against its real
+    parent): (the violating commit, the base it is made to look like an edit of)."""
+    run(based, "install-hook")
+    commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")
+    commit_text(based, p01(3, [*E_RETRY[:2], E_FRESH], proven=True), "p01 to 3x")
+    bad = commit_text(based, p01(1), "p01 back to 1x", "--no-verify")
+    return bad, git(based, "rev-parse", "base").strip()
+
+
+def test_a_graft_file_cannot_give_a_commit_another_parent(run, based, tmp_path):
+    """git's deprecated info/grafts gave the violating commit a parent it does not have (the base, which it
+    equals): the audit, and the pre-push hook running it, judged the fake change and reported clean, and the
+    commit reached the remote. The history reader now refuses such a repository with the way out, the push
+    is refused; without the file the commit is judged by its real parent."""
+    bad, base = _grafted_violation(run, based)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(based, "remote", "add", "origin", str(remote))
+    git(based, "config", "advice.graftFileDeprecated", "false")
+    grafts = based / ".git" / "info" / "grafts"
+    grafts.parent.mkdir(exist_ok=True)
+    grafts.write_text(f"{bad} {base}\n")
+    assert git(based, "rev-parse", f"{bad}^").strip() == base  # git itself now reads the fake parent
+    refused = run(based, "audit")
+    assert refused.code == 2 and "has a graft file, which gives commits other parents" in refused.err
+    assert str(grafts) in refused.err and "git replace --convert-graft-file" in refused.err
+    assert run(based, "log").code == 2
+    push = subprocess.run(["git", "push", "origin", "HEAD:refs/heads/evil"], cwd=based, capture_output=True,
+                          text=True)
+    assert push.returncode != 0 and "graft file" in push.stderr
+    assert subprocess.run(["git", "--git-dir", str(remote), "rev-parse", "--verify", "-q", "evil"],
+                          capture_output=True).returncode != 0
+    grafts.write_text(f"# {bad} {base}\n")  # (the history reader cannot open a repository whose file has this)
+    assert "has a graft file" in run(based, "audit").err
+    grafts.unlink()
+    code, data = audit(run, based)
+    assert code == 1 and ("G205", bad) in found(data)
+
+
+def test_a_graft_file_named_in_the_environment_changes_no_verdict(run, based, tmp_path):
+    """GIT_GRAFT_FILE points git at a graft file anywhere (the history reader never reads it): the hook's and
+    flowgit's own git calls read none, so the push is judged by the real parent and refused (G205)."""
+    bad, base = _grafted_violation(run, based)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(based, "remote", "add", "origin", str(remote))
+    outside = tmp_path / "grafts"
+    outside.write_text(f"{bad} {base}\n")
+    env = {**os.environ, "GIT_GRAFT_FILE": str(outside)}
+    push = subprocess.run(["git", "-c", "advice.graftFileDeprecated=false", "push", "origin",
+                           "HEAD:refs/heads/evil"], cwd=based, capture_output=True, text=True, env=env)
+    assert push.returncode != 0 and "G205" in push.stdout + push.stderr
+
+
 def test_amend_is_judged_against_the_real_parent(run, based):
     run(based, "install-hook")
     commit_text(based, p01(2, E_RETRY[:2]), "p01 to 2x")
