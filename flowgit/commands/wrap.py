@@ -24,7 +24,10 @@ def render_wrap(result: WrapResult) -> str:
     for refusal in result.refused:
         out.append(f"refused: {refusal.sentence()}")
         out.append(f"  fix: {refusal.fix}")
-        if refusal.written:  # the edit's line went back to what HEAD had: show it, so nothing typed is lost
+        if refusal.written and refusal.name in result.left_in_working_tree:
+            out.append(f"  committed as HEAD had it; your line is left in the working tree as you wrote it: "
+                       f"{terminal_safe(refusal.written)}")
+        elif refusal.written:  # the edit's line went back to what HEAD had: show it, so nothing typed is lost
             out.append(f"  put back; your line was: {terminal_safe(refusal.written)}")
     for ignored in result.ignored:
         out.append(f"ignored: {terminal_safe(ignored)}")  # it may quote an item of the file

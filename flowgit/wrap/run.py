@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from flowgit.changes import ADDED, DEMOTED, GRADUATED, INCREMENTED, RENAMED, PatternEvent, diff_patterns
 from flowgit.checks.registry import override_reason
@@ -82,6 +82,7 @@ class WrapResult:
     warnings: list[str] = field(default_factory=list)
     attention: list[dict] = field(default_factory=list)  # Proven patterns a tension/outcome episode touches
     gate: list = field(default_factory=list)  # the gate's findings on the commit about to be made
+    left_in_working_tree: list[str] = field(default_factory=list)  # refused hand edits kept in the working file
 
     @property
     def gate_refused(self) -> bool:
@@ -107,6 +108,7 @@ class WrapResult:
                 "ignored": self.ignored, "notes": self.notes, "warnings": self.warnings,
                 "attention": self.attention, "gate": [f.to_dict() for f in self.gate],
                 "gate_refused": self.gate_refused, "exit_code": self.exit_code,
+                "left_in_working_tree": self.left_in_working_tree,
                 "archived": [s.to_dict() for s in self.archived],
                 "episodes_recorded": self.episode_ids, "session_episodes": self.session_episodes,
                 "candidates": self.candidates.to_dict(), "summary": self.summary, "diff": self.diff}
@@ -633,8 +635,28 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     result.gate = judge_wrap(cfg, inputs, final, new_eps, msg)
     if dry_run or result.gate_refused:
         return result  # refused: nothing was written, exactly as the hook would have left it
-    result.committed = _transaction(cfg, inputs, final, new_eps, msg)
+    result.committed = _transaction(
+        cfg, inputs, final, new_eps, msg,
+        after=lambda: result.left_in_working_tree.extend(_leave_refused_edits(cfg, inputs, final, outcome.refused)))
     return result
+
+
+def _leave_refused_edits(cfg: Config, inputs: Inputs, final: Document, refused: list) -> list[str]:
+    """Once the wrap has committed, put each refused hand-edited line back into the working file as it was
+    written, where the commit holds its put-back version: a refusal sets an edit aside, it does not delete
+    what the user typed (the next wrap judges it again; ``git restore`` of the file drops it)."""
+    doc, left = final, []
+    for refusal in refused:
+        at = pattern_map(doc).get(refusal.name) if refusal.written else None
+        if at is not None and strip_eol(doc.lines[at.line]) != refusal.written:
+            doc = doc.splice(at.line, at.line + 1, [refusal.written])
+            left.append(refusal.name)
+    if left:
+        data = doc.text.encode("utf-8")
+        if inputs.on_disk is not None and inputs.on_disk.crlf:
+            data = data.replace(b"\n", b"\r\n")  # as the checkout holds it
+        atomic_write(cfg.continuity, data)
+    return left
 
 
 def _store_as_head_has_it(inputs: Inputs) -> bool:
@@ -755,8 +777,10 @@ def _archived_before(inputs: Inputs, name: str) -> bool:
     return f"Archived: {name}\n".encode() in log
 
 
-def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Episode], msg: str) -> str:
-    """Append, write, stage and commit under the repository lock; undo exactly on any failure.
+def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Episode], msg: str,
+                 after: Callable[[], None] | None = None) -> str:
+    """Append, write, stage and commit under the repository lock; undo exactly on any failure; then, still
+    under the lock, ``after`` (what the working tree keeps beyond the commit).
 
     Under the lock it first checks that nothing changed since the wrap read its
     inputs (another wrap may have committed meanwhile) and refuses before
@@ -796,4 +820,6 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
                 # Stopped (Ctrl-C, SIGTERM) after git had made the commit: the wrap is done, and says so
                 return git(inputs.root, "rev-parse", "HEAD").decode().strip()
         journal.finish()
+        if after is not None:
+            after()
     return sha

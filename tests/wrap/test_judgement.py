@@ -697,10 +697,14 @@ def test_a_refused_raise_by_hand_keeps_the_rewording_at_the_old_level(run, wrap_
     res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
     data = data_of(res)
     assert data["refused"][0]["name"] == "cache_first" and data["committed"], res.out
-    line = next(ln for ln in (wrap_repo / "CONTINUITY.md").read_text().splitlines() if "cache_first:" in ln)
+    committed = git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+    line = next(ln for ln in committed.splitlines() if "cache_first:" in ln)
     assert line == ("! cache_first: serve balances from cache before the provider, and keep it warm across deploys "
                     "with a canary request loop | 1x")
-    assert "keep it warm across deploys" in git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+    kept = next(ln for ln in (wrap_repo / "CONTINUITY.md").read_text().splitlines() if "cache_first:" in ln)
+    assert kept == ("! cache_first: serve balances from cache before the provider, and keep it warm across deploys "
+                    f"with a canary request loop | 2x (PERF) [evidence: {A1.id}]")  # as typed, left to wrap again
+    assert data["left_in_working_tree"] == ["cache_first"]
 
 
 def test_a_plan_replacing_state_names_the_merge_note_it_drops(run, wrap_repo):

@@ -406,9 +406,16 @@ def test_working_tree_mode_reverts_a_refused_promotion(run, wrap_repo):
     res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
     data = json.loads(res.out)
     assert res.code == 0 and data["refused"][0]["name"] == "cache_first"
-    after = (wrap_repo / "CONTINUITY.md").read_text()
+    after = git(wrap_repo, "show", "HEAD:CONTINUITY.md")  # committed: put back, the rest of the edit kept
     assert "! cache_first: serve balances from cache before the provider | 1x" in after
     assert "Focus: caching." in after
+    working = (wrap_repo / "CONTINUITY.md").read_text()  # the working file: the refused line as typed, alone
+    assert working == after.replace("! cache_first: serve balances from cache before the provider | 1x",
+                                    f"!! cache_first: serve balances from cache before the provider | 2x (PERF) "
+                                    f"[evidence: {UNRELATED.id}]")
+    human = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26")  # judged again, still refused
+    assert human.code == 3 and "left in the working tree as you wrote them" in human.out
+    assert (wrap_repo / "CONTINUITY.md").read_text() == working
 
 
 def test_the_same_plan_twice_changes_nothing_the_second_time(run, wrap_repo):
@@ -484,8 +491,11 @@ def test_working_tree_mode_puts_a_refused_new_pattern_at_1x(run, wrap_repo):
     assert res.code == 0, res.err
     data = json.loads(res.out)
     assert [r["name"] for r in data["refused"]] == ["pool_sizing"]
-    after = (wrap_repo / "CONTINUITY.md").read_text()
+    after = git(wrap_repo, "show", "HEAD:CONTINUITY.md")
     assert "! pool_sizing: size pools from measured load | 1x\n" in after
+    assert f"!! pool_sizing: size pools from measured load | 2x (PERF) [evidence: {UNRELATED.id}]\n" in \
+        (wrap_repo / "CONTINUITY.md").read_text()  # what was typed stays in the working file
+    assert data["left_in_working_tree"] == ["pool_sizing"]
 
 
 def test_the_commit_message_file_lives_in_the_git_directory(wrap_repo, tmp_path):
