@@ -496,7 +496,9 @@ def _why_it_failed(root: Path, tgt: Target, mode: str, conflicted: str, said: st
     if conflicted or detail:
         return SyncFailed(f"integrating {tgt.remote} by {mode} conflicted in {conflicted or 'the tree'}; aborted, "
                           f"the branch is as it was" + (f"\n{detail}" if detail else ""), path=root,
-                          fix="resolve it by hand (`git pull`, fix, commit), then `flowgit sync`")
+                          fix="resolve it by hand (`git pull --no-rebase`, fix the conflicts, commit: a "
+                              "resolution that changes Foundation, Partnership or Cross-Domain is committed with "
+                              "`FLOWGIT_OVERRIDE=\"why\"`), then `flowgit sync`")
     return SyncFailed(f"git {mode} failed" + gone, path=root, fix="act on git's message above, then `flowgit sync`")
 
 
@@ -654,13 +656,21 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
         spec = RangeSpec(("HEAD",), remotes, "HEAD --not --remotes")
     produced = _one(root, "rev-parse", "HEAD")  # (what the integration made: the rollback moves only this)
     report = run_audit(cfg, spec, jobs=1)
-    problems = [f.format() for f in report.findings if f.severity == "error"]
+    problems = [f.format() + (f"\n    fix: {f.fix}" if f.fix else "") for f in report.findings
+                if f.severity == "error"]
     if problems:
         try:
             _back_to(root, original, produced)
         except RollbackRefused as refused:
-            raise RollbackRefused("the gate refuses the integrated result:\n" + "\n".join(dict.fromkeys(problems))
+            raise RollbackRefused("the audit refuses what the push would carry:\n" + "\n".join(dict.fromkeys(problems))
                                   + f"\nand {refused.message}", path=root, fix=refused.fix) from None
-        raise SyncFailed("the gate refuses the integrated result; nothing was pushed and the branch is back "
-                         "as it was:\n" + "\n".join(dict.fromkeys(problems)), path=root,
-                         fix="integrate by hand (`git pull`), fix the findings, commit, then sync")
+        raise SyncFailed("the audit refuses what the push would carry (the commits no remote has, the "
+                         "integration's included); nothing was pushed and the branch is back as it was:\n"
+                         + "\n".join(dict.fromkeys(problems)), path=root, fix=SYNC_AUDIT_FIX)
+
+
+# A commit on top takes no finding back (the audit judges every commit): one of your own commits is rewritten
+# before it leaves; a finding in the merge itself is resolved by integrating by hand.
+SYNC_AUDIT_FIX = ("a finding in a commit of yours: rewrite that commit (`git rebase -i` from its parent, fix it as "
+                  "its fix says, `git rebase --continue`); one in the merge: integrate by hand (`git pull "
+                  "--no-rebase`), fix, commit; then `flowgit sync`")

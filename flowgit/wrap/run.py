@@ -690,8 +690,9 @@ def _refuse_losing_staged_changes(cfg: Config, root: Path) -> None:
             continue
         raise FlowgitError(f"the index holds a staged change to {path} that the working tree does not hold: the "
                            "wrap commits the working tree's file, and the staged change would be lost",
-                           path=path, fix=f"keep it by committing it first (`git commit -- {path}` after "
-                                          f"`git diff --cached -- {path}`), or drop it from the index (`git "
+                           path=path, fix=f"keep it by committing the index first (`git commit`, with no path: "
+                                          f"`git commit -- {path}` would commit the working file; see `git diff "
+                                          f"--cached -- {path}`), or drop it from the index (`git "
                                           f"restore --staged -- {path}`), then wrap")
 
 

@@ -230,6 +230,7 @@ def test_a_real_conflict_aborts_and_leaves_the_branch_as_it_was(tmp_path, remote
     res = run(b, "sync")
     assert res.code == 1 and "conflicted in CONTINUITY.md" in res.err and "aborted" in res.err
     assert "CONFLICT in Foundation" in res.err
+    assert "`git pull --no-rebase`" in res.err  # (a bare `git pull` stops on divergent branches in current git)
     assert head(b) == before and git(b, "status", "--porcelain", "--untracked-files=no") == ""
     assert find_markers((b / "CONTINUITY.md").read_text()) is None
     assert git(remote, "rev-parse", "main").strip() == head(a)
@@ -248,6 +249,9 @@ def test_the_gate_refuses_what_would_be_pushed(tmp_path, remote, run):
     res = run(b, "sync")
     assert res.code == 1 and "G101" in res.err and "nothing was pushed" in res.err
     assert head(b) == before and git(remote, "rev-parse", "main") == remote_before
+    assert "\n    fix: " in res.err  # each finding with its fix, as the audit gives it
+    assert "rewrite that commit (`git rebase -i` from its parent" in res.err  # a commit on top takes none back
+    assert "gate refuses the integrated result" not in res.err  # nothing was integrated: the remote had nothing
 
 
 def test_a_bad_commit_is_not_carried_into_a_merge_either(tmp_path, remote, run):

@@ -539,6 +539,10 @@ def test_a_change_staged_apart_from_the_working_tree_is_refused_not_lost(wrap_re
     assert res.returncode == 2 and "staged change to CONTINUITY.md that the working tree does not hold" \
         in res.stderr, res.stderr
     assert full_state(wrap_repo) == before and "Staged: the on-call rota" in git(wrap_repo, "show", ":CONTINUITY.md")
+    assert "`git commit`, with no path" in res.stderr  # (`git commit -- PATH` commits the working file instead)
+    git(wrap_repo, "commit", "-q", "--no-verify", "-m", "the staged change, kept as the fix says")
+    assert "Staged: the on-call rota" in git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+    git(wrap_repo, "reset", "-q", "--soft", "HEAD~1")  # (staged again, to take the other way out)
     git(wrap_repo, "restore", "--staged", "CONTINUITY.md")
     assert flowgit(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26").returncode == 0
 
