@@ -106,13 +106,20 @@ def _cfg(ctx: click.Context) -> Any:
     return load_config(continuity=obj.get("continuity"), store=obj.get("store"))
 
 
-def _reading_cfg(ctx: click.Context) -> Any:
+def _reading_cfg(ctx: click.Context, *, store_only: bool = False) -> Any:
     """The configuration for a command that only reads the memory: a ``--file`` or ``--store`` given on the
-    command line must name an existing file (a typo would otherwise read as "no memory", exit 0)."""
+    command line must name an existing file (a typo would otherwise read as "no memory", exit 0).
+    ``store_only`` (the episode commands): outside a repository, with no ``--store`` naming one, there is no
+    store to read, and "no episodes" would say the wrong thing."""
     from pathlib import Path
 
     obj = _root_obj(ctx)
     cfg = _cfg(ctx)
+    if store_only and not obj.get("store"):
+        from flowgit.config import find_root
+        from flowgit.git import require_repo
+
+        require_repo(find_root(cfg.root))
     for option, given, path in (("--file", obj.get("continuity"), cfg.continuity),
                                 ("--store", obj.get("store"), cfg.store)):
         if given and not Path(path).exists():
@@ -491,7 +498,7 @@ def _search(ctx: click.Context, text: str | None, type_: str | None, tags: tuple
         from flowgit.suggest import unknown
 
         raise unknown("episode type", type_, EPISODE_TYPES, path="--type")
-    cmd.stream_search(EpisodeStore(_reading_cfg(ctx).store), limit=limit, as_json=as_json, type_=type_, tags=tags,
+    cmd.stream_search(EpisodeStore(_reading_cfg(ctx, store_only=True).store), limit=limit, as_json=as_json, type_=type_, tags=tags,
                       session=session, since=cmd.parse_when(since, "--since"),
                       until=cmd.parse_when(until, "--until"), text=text)
 
@@ -523,7 +530,7 @@ def episode_show(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> Non
     from flowgit.episodes import EpisodeStore
     from flowgit.output import emit
 
-    store = EpisodeStore(_reading_cfg(ctx).store)
+    store = EpisodeStore(_reading_cfg(ctx, store_only=True).store)
     cmd.refuse_bare_store(store)
     emit(store.show(ids), as_json, cmd.render_list)
 

@@ -46,8 +46,9 @@ def _read(path: str) -> bytes:
     try:
         return read_regular(path, max_bytes=STATE_LIMIT)
     except FlowgitError as exc:
-        raise FlowgitError(f"cannot read the state: it {exc.message}", path=path,
-                           fix=exc.fix or STATE_FIX) from None
+        own = exc.fix if exc.fix and "flowgit init" not in exc.fix else None  # (no memory is missing here)
+        raise FlowgitError(f"cannot read the state ({exc.message})", path=path,
+                           fix=own or f"check the path; {STATE_FIX}") from None
 
 
 def _stdin() -> bytes:

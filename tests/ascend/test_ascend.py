@@ -185,7 +185,15 @@ def test_a_state_path_that_is_no_regular_file_is_refused_never_waited_on(run, tm
         target = Path("/dev/zero")
     res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--state", str(target), "--recognize")
     assert res.code == 2 and "Traceback" not in res.err
-    assert f"{target}: cannot read the state: it is" in res.err and "fix:" in res.err
+    assert f"{target}: cannot read the state (is" in res.err and "fix:" in res.err
+
+
+def test_a_missing_state_file_is_named_with_a_fix_about_the_state(run, tmp_path, corpus):
+    """"cannot read the state: it no such file (fix: … run `flowgit init`)": broken words, and a fix about a
+    memory that is not missing. Now the file is named, the reason said, and the fix is about the state."""
+    res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--state", "nosuch.json", "--recognize")
+    assert res.code == 2 and "nosuch.json: cannot read the state (no such file)" in res.err, res.err
+    assert "flowgit init" not in res.err and "previous --json answer" in res.err
 
 
 def test_a_state_with_a_utf8_byte_order_mark_is_read(run, tmp_path, corpus):

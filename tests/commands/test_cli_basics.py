@@ -203,6 +203,20 @@ def test_the_demo_shows_the_gates_refusal_in_its_walkthrough(tmp_path):
     assert "G101 error [ungrounded-graduation]" in proc.stdout and "commit rejected" in proc.stdout
 
 
+@pytest.mark.parametrize("argv", [("episode", "list"), ("episode", "search", "retry"),
+                                  ("episode", "show", "ep-0000")])
+def test_the_episode_commands_outside_a_repository_say_so(run, tmp_path, argv):
+    """Every other command says "not inside a git repository" there; `episode list` said "no episodes", exit
+    0, as if a memory had been read and found empty. A store named with --store is still read anywhere."""
+    outside = tmp_path / "nowhere"
+    outside.mkdir()
+    res = run(outside, *argv)
+    assert res.code == 2 and "not inside a git repository" in res.err, res.err
+    store = outside / "episodes.jsonl"
+    store.write_text("")
+    assert run(outside, "--store", str(store), "episode", "list").code == 0
+
+
 @pytest.mark.parametrize("argv", [("--store", ".flow/episode.jsonl", "episode", "list"),
                                   ("--store", ".flow/episode.jsonl", "episode", "search", "retry"),
                                   ("--file", "CONTINUTY.md", "status"),
