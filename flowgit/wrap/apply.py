@@ -51,10 +51,15 @@ class Refusal:
 
     @property
     def fix(self) -> str:
-        """What to do about it: the fix of its first code (the gate's words for the same problem)."""
-        code = next((c for c in self.codes if c in REFUSAL_FIXES), "G206" if self.op == "demote" else None)
-        return REFUSAL_FIXES[code] if code else "record what is missing (`flowgit episode add`) and cite it, or " \
-            "drop the operation"
+        """What to do about it: the fixes of its codes (the gate's words for the same problems), the cause
+        first — an episode not about the pattern (G104) or not in the store (G102) is also why too few
+        independent ones count (G103), and citing more of the same would not help."""
+        codes = sorted((c for c in self.codes if c in REFUSAL_FIXES), key=FIX_ORDER.index)
+        if not codes and self.op == "demote":
+            codes = ["G206"]
+        if not codes:
+            return "record what is missing (`flowgit episode add`) and cite it, or drop the operation"
+        return "; then ".join(REFUSAL_FIXES[c] for c in codes[:2])
 
 
 # The fix for each problem a promotion or demotion is refused for, by the gate's code for it.
@@ -69,6 +74,10 @@ REFUSAL_FIXES = {
     "G206": "cite a contradicting episode from another session or agent than its evidence (`reason` and "
             "`evidence` of the demote operation)",
 }
+
+
+# Which fix comes first when a refusal has several codes: a cause before what it causes.
+FIX_ORDER = ["G102", "G104", "G208", "G201", "G202", "G101", "G103", "G206"]
 
 
 def verdict_codes(verdict, *, demoted: bool = False, jump: bool = False) -> tuple[str, ...]:

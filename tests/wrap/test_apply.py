@@ -199,12 +199,15 @@ def test_a_graduation_moves_the_lines_under_the_pattern_and_the_gate_names_them_
     assert snapshot(wrap_repo) == before
 
 
-def test_a_refusal_gives_the_fix_of_its_first_known_code_and_says_where():
+def test_a_refusal_gives_the_fixes_of_its_known_codes_cause_first_and_says_where():
     from flowgit.wrap.apply import REFUSAL_FIXES, Refusal
 
     assert Refusal("p", "increment", 1, ("r",), ("G999", "G102")).fix == REFUSAL_FIXES["G102"]
     assert Refusal("p", "demote", 3, ("r",)).fix == REFUSAL_FIXES["G206"]
     assert "drop the operation" in Refusal("p", "increment", 1, ("r",)).fix  # no code: no guessed one
+    # An episode not about the pattern is why too few count: its fix first, not G103's "cite more sessions"
+    both = Refusal("p", "increment", 1, ("r",), ("G103", "G104")).fix
+    assert both.startswith(REFUSAL_FIXES["G104"]) and both.endswith(REFUSAL_FIXES["G103"])
     refusal = Refusal("p", "increment", 1, ("r",), ("G103",), where="plan.json: patterns[1]")
     assert refusal.sentence().startswith("plan.json: patterns[1]: `p` stays at 1x")
     assert refusal.sentence(where=False).startswith("`p` stays at 1x")
