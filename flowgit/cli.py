@@ -428,11 +428,14 @@ def patterns(ctx: click.Context, path: str | None, section: str | None, level: i
     from flowgit.commands import patterns as cmd
     from flowgit.output import emit_json
 
-    found = cmd.run_patterns(_cfg(ctx), path, section=section, level=level)
+    cfg = _cfg(ctx)
+    found = cmd.run_patterns(cfg, path, section=section, level=level)
     if as_json:
         emit_json(cmd.to_json(found))
     else:
         click.echo(terminal_safe(cmd.render(found)))
+    for warning in cmd.misread_warnings(cfg, path):
+        click.echo(terminal_safe(warning), err=True)
 
 
 @cli.group()

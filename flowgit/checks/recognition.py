@@ -315,6 +315,24 @@ def unreadable_patterns(ctx: CheckContext) -> Iterator[Finding]:
 COMMENTED, UNPARSED, LEVELS = "commented", "unparsed", "levels"  # how a line misreads as a pattern
 
 
+def misread_lines(doc) -> list[tuple[int, str, str]]:
+    """(line index, section label, how) of every line of the file that reads as a pattern to a person but
+    that the gate cannot judge (:func:`pattern_misread`): what G110/G111 refuse when a change brings such a
+    line, asked of the whole file, so a listing of patterns can say what it leaves out."""
+    found = []
+    for section in doc.sections:
+        if section.semantics not in READ_FOR_PATTERNS:
+            continue
+        fenced = doc.facts(section).fenced
+        for index in range(section.body_start, section.body_end):
+            if fenced and not doc.is_content(section, index):
+                continue
+            how = pattern_misread(doc.lines[index], section.semantics)
+            if how is not None:
+                found.append((index, section.label, how))
+    return found
+
+
 def pattern_misread(line: str, semantics: Semantics) -> str | None:
     """How a line of a section of ``semantics`` is a pattern the gate cannot judge: :data:`COMMENTED` (hidden in
     a `#` comment line, G111), :data:`UNPARSED` (a reader takes it for one, the parser does not, G110: look-alike

@@ -39,3 +39,21 @@ def render(found: list[PatternAt]) -> str:
         ev = f"  evidence: {', '.join(p.pattern.evidence)}" if p.pattern.evidence else ""
         lines.append(f"{p.lineno:>5}  {p.pattern.name:<{width}}  {p.pattern.level}x  {p.section}{ev}")
     return "\n".join(lines)
+
+
+MISREAD = {"unparsed": "looks like a pattern but does not parse, so no rule judges it (the gate refuses it: G110)",
+           "levels": "shows two levels; the gate judges one, a reader may take another (G110)",
+           "commented": "a pattern hidden in a `#` comment line is not judged (G111)"}
+
+
+def misread_warnings(cfg: Config, path: str | None) -> list[str]:
+    """What the listing leaves out: lines a reader takes for patterns that are not read as one, each with its
+    line and the fix (said on stderr, so --json stays the list it was)."""
+    from flowgit.checks.recognition import misread_lines
+    from flowgit.continuity.patterns import grammar_fix
+
+    doc = load_document(cfg, path)
+    shown = path or cfg.continuity_rel
+    return [f"warning: {shown}:{index + 1}: {section}: {MISREAD[how]}: {doc.lines[index].strip()[:70]}"
+            + (f"\n    fix: {grammar_fix(doc.lines[index])}" if how == "unparsed" else "")
+            for index, section, how in misread_lines(doc)]

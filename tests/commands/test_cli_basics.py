@@ -395,3 +395,22 @@ def test_file_and_store_options_are_paths_from_the_current_directory(run, repo):
     assert "the package's own fact" not in (repo / ".flow" / "episodes.jsonl").read_text()
     status = run(pkg, "--file", "../CONTINUITY.md", "status", "--json")
     assert status.code == 0 and json.loads(status.out)["continuity"] == "CONTINUITY.md"
+
+
+def test_patterns_names_the_lines_a_reader_takes_for_patterns_that_are_not_read(run, repo):
+    """`patterns` left such lines out without a word while the wrap refused them (G110): now each is named on
+    stderr with its line and fix, and --json stays the list of patterns it was."""
+    assert run(repo, "init", "--no-hooks").code == 0
+    path = repo / "CONTINUITY.md"
+    text = path.read_text()
+    path.write_text(text.replace("## Developing Knowledge\n", "## Developing Knowledge\n! cache_first: serve "
+                                 "from cache | 1x\n! jitter window: spread retries | 1x\n- plain_bullet: a | 1x\n"))
+    res = run(repo, "patterns")
+    assert res.code == 0 and "cache_first" in res.out and "jitter" not in res.out
+    lines = text.splitlines().index("## Developing Knowledge") + 1
+    assert f"CONTINUITY.md:{lines + 2}: Developing Knowledge: looks like a pattern but does not parse" in res.err
+    assert f"CONTINUITY.md:{lines + 3}:" in res.err and res.err.count("\n    fix: ") == 2
+    as_json = run(repo, "patterns", "--json")
+    assert [p["name"] for p in json.loads(as_json.out)] == ["cache_first"] and "G110" in as_json.err
+    path.write_text(text)
+    assert run(repo, "patterns").err == ""  # the template's own guidance lines are no patterns
