@@ -67,6 +67,8 @@ def render(written: Written) -> str:
                 else "an empty state: nothing in history matches the filters")
     else:
         graduations = sum(len(ln.graduations) for ln in r.lanes)
+        errors = sum(1 for f in r.findings if f.is_error)
+        overrides = sum(1 for f in r.findings if f.is_override)
         what = (f"{len(r.lanes):,} pattern(s), {graduations:,} promotion(s), {r.commits:,} commit(s), "
-                f"{len(r.findings):,} audit finding(s)")
+                f"{errors:,} audit finding(s)" + (f", {overrides:,} override(s) recorded" if overrides else ""))
     return f"wrote {written.path} ({written.size / 1024:,.0f} KiB): {what}\nopen it: {written.path.as_uri()}"

@@ -57,7 +57,7 @@ def build_report(cfg: Config, *, since: str | None = None, until: str | None = N
     index = {c.sha: i for i, c in enumerate(in_range)}
     held = {c.sha for c in history.commits}  # (a commit that took the file away holds none, and is judged too)
     findings = [Finding(f.code, f.commit, f.date, lives.at(f.commit, f.pattern) if f.pattern else f.pattern,
-                        f.message)
+                        f.message, f.severity)
                 for f in audit.findings
                 if (f.commit in index or f.commit not in held and _day_within(f.date, start, end))
                 and (wanted is None or not f.pattern or lives.at(f.commit, f.pattern) in wanted)]

@@ -111,7 +111,7 @@ def _summary(report: Report) -> str:
     overrides = sum(1 for f in report.findings if f.is_override)
     cards = [("patterns", len(report.lanes)), ("proven", counts[PROVEN]), ("developing", counts[DEVELOPING]),
              ("demoted", counts[DEMOTED]), ("archived", counts[ARCHIVED]), ("promotions", graduations),
-             ("weakly grounded", weak), ("audit findings", len(report.findings) - overrides),
+             ("weakly grounded", weak), ("audit findings", sum(1 for f in report.findings if f.is_error)),
              ("overrides", overrides)]
     return ('<section id="summary" class="cards">' + "".join(
         f'<div class="card" data-card="{esc(k)}"><b>{v:,}</b>{esc(k)}</div>' for k, v in cards) + "</section>")

@@ -128,14 +128,20 @@ class Finding:
     date: str
     pattern: str
     message: str
+    severity: str = "error"  # "notice": an override, or what one let through (on record, no failure)
 
     @property
     def is_override(self) -> bool:
         return self.code == "A301"
 
+    @property
+    def is_error(self) -> bool:
+        """A finding that fails the audit (what `flowgit audit` counts), not one an override put on record."""
+        return self.severity == "error"
+
     def to_dict(self) -> dict:
         return {"code": self.code, "commit": self.commit, "date": self.date, "pattern": self.pattern,
-                "message": self.message}
+                "message": self.message, "severity": self.severity}
 
 
 @dataclass
