@@ -612,7 +612,10 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     own = sum(1 for i in episode_ids if same_source(episodes[i].session, inputs.session))  # this commit's only
     warnings = joined + unfired + section_warnings(inputs.head_doc, final,
                                                    [e.name for e in events if e.kind == GRADUATED])
-    if own == 0:
+    if own == 0 and len(whole_session) > 0:  # the session recorded its facts, and an earlier wrap took them
+        warnings.append(f"no new episodes from session {inputs.session} since its last wrap: if anything "
+                        f"happened since, record it first (`flowgit episode add`, Step 1: episodic extraction)")
+    elif own == 0:
         warnings.append(f"no new episodes from session {inputs.session}: Step 1 (episodic extraction) was "
                         f"skipped — record what happened (`flowgit episode add`) before compressing it")
     from flowgit.merge.setup import is_registered
