@@ -161,7 +161,8 @@ def section_warnings(head: Document | None, final: Document, graduated_names: It
             before, now = head.find(name), final.find(name)
             if before is not None and now is not None and _has_content(head.body_text(before)) \
                     and head.body_text(before) == final.body_text(now):
-                out.append(f"{now.label} was left verbatim: it is {how} (Step 4)")
+                out.append(f"{now.label} was left verbatim: it is {how} (the protocol's Step 4, the "
+                           f"section edits: see docs/wrap.md)")
     out.extend(dropped_merge_notes(head, final))
     top = final.find(TOP)
     if top is not None:

@@ -390,7 +390,7 @@ def test_recent_context_left_verbatim_warns_as_state_does(run, wrap_repo):
     assert res.code == 0, res.out + res.err
     assert [w for w in data_of(res)["warnings"] if "verbatim" in w] == [
         "Recent Context was left verbatim: it is REWRITTEN every wrap as prose, this session's work folded in "
-        "(Step 4)"]
+        "(the protocol's Step 4, the section edits: see docs/wrap.md)"]
     rewritten = wrap(run, wrap_repo, {**plan, "state": "Focus: rollout.", "top_of_mind": ["rollout"],
                                       "recent": "The breaker held; rollout next."}, "--json")
     assert rewritten.code == 0 and not [w for w in data_of(rewritten)["warnings"] if "verbatim" in w]
