@@ -362,22 +362,20 @@ def test_claude_config_dir_comes_from_the_environment(run, tmp_path, corpus, mon
 def test_the_text_answer_gives_commands_ready_to_answer_it_without_a_terminal(run, tmp_path, corpus, recall, status):
     """The text said "rerun with --json, then pass its state back"; an inline unit said nothing. Now both give
     the commands, and they run as written (the same recall, type, partition and tree)."""
-    import re
     import shlex
+
+    from tests.ascend.hints import terminal_free_commands
 
     res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--partition", "claude", recall)
     assert res.code == 0, res.err
-    hint = re.search(r"To answer without a terminal: (.+?) > ascend\.json, then flowgit ascend --state "
-                     r"ascend\.json (.+?)\. At most", res.out, re.S)
-    assert hint is not None, res.out
-    first = shlex.split(hint[1])
+    first, answers = terminal_free_commands(res.out)
     assert first[:3] == ["flowgit", "ascend", recall] and first[-1] == "--json"
     again = run(tmp_path, *first[1:])
     assert again.code == 0, again.err
     data = json.loads(again.out)
     assert status is None or data["status"] == status
     (tmp_path / "ascend.json").write_text(again.out)
-    refine = next(a for a in hint[2].split(" | ") if a.startswith("--refine drop:"))
+    refine = next(a for a in answers if a.startswith("--refine drop:"))
     answered = run(tmp_path, "ascend", "--state", "ascend.json", *shlex.split(refine), "--json")
     assert answered.code == 0, answered.err
     assert json.loads(answered.out)["state"]["attempts"] == 2

@@ -334,22 +334,20 @@ def test_a_history_deposits_id_names_its_partition_once(run, wrapped):
 def test_a_history_recalls_ready_commands_name_no_deposit_tree_and_run_as_written(run, wrapped):
     """A recall of the history alone reads no deposit tree: the commands the text gives to answer it without a
     terminal carry no ``--claude-dir`` (the home directory's tree was named before), and they run as written."""
-    import re
     import shlex
+
+    from tests.ascend.hints import terminal_free_commands
 
     repo, empty, _ = wrapped
     recall = "the principle we ended up calling retry_budget"
     res = run(repo, "ascend", "--claude-dir", str(empty), "--partition", "git", recall)
     assert res.code == 0, res.err
-    hint = re.search(r"To answer without a terminal: (.+?) > ascend\.json, then flowgit ascend --state "
-                     r"ascend\.json (.+?)\. At most", res.out, re.S)
-    assert hint is not None, res.out
-    first = shlex.split(hint[1])
+    first, answers = terminal_free_commands(res.out)
     assert "--claude-dir" not in first and first[first.index("--partition") + 1] == "git"
     again = run(repo, *first[1:])
     assert again.code == 0, again.err
     (repo / ".git" / "ascend.json").write_text(again.out)
-    refine = next(a for a in hint[2].split(" | ") if a.startswith("--refine drop:"))
+    refine = next(a for a in answers if a.startswith("--refine drop:"))
     answered = run(repo, "ascend", "--state", str(repo / ".git" / "ascend.json"), *shlex.split(refine), "--json")
     assert answered.code == 0, answered.err
     dropped = shlex.split(refine)[1].removeprefix("drop:")
