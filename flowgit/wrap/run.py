@@ -649,9 +649,14 @@ def _leave_refused_edits(cfg: Config, inputs: Inputs, final: Document, refused: 
     written, where the commit holds its put-back version: a refusal sets an edit aside, it does not delete
     what the user typed (the next wrap judges it again; ``git restore`` of the file drops it)."""
     doc, left = final, []
+    typed = pattern_map(inputs.doc)
     for refusal in refused:
         at = pattern_map(doc).get(refusal.name) if refusal.written else None
-        if at is not None and strip_eol(doc.lines[at.line]) != refusal.written:
+        mine = typed.get(refusal.name)
+        # (only where the put-back line stands in the section it was typed in: a refused move between
+        # sections, a graduation or a demotion, is not written where it was never asked to stand)
+        if at is not None and mine is not None and mine.section == at.section \
+                and strip_eol(doc.lines[at.line]) != refusal.written:
             doc = doc.splice(at.line, at.line + 1, [refusal.written])
             left.append(refusal.name)
     if left:

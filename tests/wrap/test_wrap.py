@@ -418,6 +418,23 @@ def test_working_tree_mode_reverts_a_refused_promotion(run, wrap_repo):
     assert (wrap_repo / "CONTINUITY.md").read_text() == working
 
 
+def test_a_refused_graduation_by_hand_is_not_left_where_it_was_never_typed(run, wrap_repo):
+    """A refused move between sections (a graduation typed into Proven) goes back to Developing in the commit;
+    the line as typed belongs in Proven, where the commit does not hold it: it is shown, not written into
+    Developing, and the working file is the commit's."""
+    line = "! cache_first: serve balances from cache before the provider | 1x"
+    typed = (f"!! cache_first: serve balances from cache before the provider | 3x (PERF — 2026-11-26) "
+             f"[evidence: {UNRELATED.id}]")
+    text = base_text().replace(line + "\n", "").replace("## Proven Knowledge\n", f"## Proven Knowledge\n{typed}\n")
+    (wrap_repo / "CONTINUITY.md").write_text(text.replace("Focus: outages.", "Focus: caching."))
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--date", "2026-11-26", "--json")
+    data = json.loads(res.out)
+    assert res.code == 0 and data["refused"][0]["name"] == "cache_first", res.out
+    assert data["left_in_working_tree"] == []
+    assert (wrap_repo / "CONTINUITY.md").read_text() == git(wrap_repo, "show", "HEAD:CONTINUITY.md")
+    assert data["refused"][0]["written"] == typed
+
+
 def test_the_same_plan_twice_changes_nothing_the_second_time(run, wrap_repo):
     plan = graduate_plan([A2.id], episodes=[{"type": "finding", "content": "retry budget again"}],
                          state="Focus: twice", actions={"done": ["write the retry budget"], "add": ["new thing"]},
