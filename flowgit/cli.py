@@ -117,9 +117,9 @@ def _reading_cfg(ctx: click.Context, *, store_only: bool = False) -> Any:
     cfg = _cfg(ctx)
     if store_only and not obj.get("store"):
         from flowgit.config import find_root
-        from flowgit.git import require_repo
+        from flowgit.git import inside_git_dir, require_repo
 
-        require_repo(find_root(cfg.root))
+        require_repo(find_root(cfg.root) or inside_git_dir(cfg.root))  # (a bare repository is named as one)
     for option, given, path in (("--file", obj.get("continuity"), cfg.continuity),
                                 ("--store", obj.get("store"), cfg.store)):
         if given and not Path(path).exists():

@@ -53,7 +53,7 @@ def misread_warnings(cfg: Config, path: str | None) -> list[str]:
     from flowgit.continuity.patterns import grammar_fix
 
     doc = load_document(cfg, path)
-    shown = path or cfg.continuity_rel
+    shown = doc.path or path or cfg.continuity  # (as the file is named: it may lie outside the repository)
     return [f"warning: {shown}:{index + 1}: {section}: {MISREAD[how]}: {doc.lines[index].strip()[:70]}"
             + (f"\n    fix: {grammar_fix(doc.lines[index])}" if how == "unparsed" else "")
             for index, section, how in misread_lines(doc)]

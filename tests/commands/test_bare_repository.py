@@ -71,8 +71,10 @@ def test_outside_any_repository_the_messages_are_unchanged(tmp_path: Path, run) 
     res = run(loose, "setup", "claude", "--project", "--dry-run")
     assert res.code == 2
     assert res.err == "flowgit: error: not inside a git repository (fix: run it in your project, or use --user)\n"
-    res = run(loose, "episode", "list")
-    assert res.code == 0 and res.out == "no episodes\n"
+    res = run(loose, "episode", "list")  # no store to read here: said, not "no episodes" (exit 0)
+    assert res.code == 2
+    assert res.err == "flowgit: error: not inside a git repository (fix: run `git init` first, or cd into your " \
+                      "repository)\n"
     assert sorted(loose.iterdir()) == []
 
 
