@@ -501,8 +501,8 @@ def _search(ctx: click.Context, text: str | None, type_: str | None, tags: tuple
         from flowgit.suggest import unknown
 
         raise unknown("episode type", type_, EPISODE_TYPES, path="--type")
-    cmd.stream_search(EpisodeStore(_reading_cfg(ctx, store_only=True).store), limit=limit, as_json=as_json, type_=type_, tags=tags,
-                      session=session, since=cmd.parse_when(since, "--since"),
+    store = EpisodeStore(_reading_cfg(ctx, store_only=True).store)
+    cmd.stream_search(store, limit=limit, as_json=as_json, type_=type_, tags=tags, session=session, since=cmd.parse_when(since, "--since"),
                       until=cmd.parse_when(until, "--until"), text=text)
 
 

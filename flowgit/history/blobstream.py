@@ -38,6 +38,7 @@ from collections import OrderedDict, deque
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from flowgit.entry import AS_RECORDED
 from flowgit.errors import FlowgitError
 from flowgit.git import read_batch_answer
 
@@ -165,8 +166,7 @@ class BlobStream:
 
 def _start(git_dir: str | Path) -> subprocess.Popen:
     """``git cat-file --batch`` on the repository at ``git_dir`` (its git directory), pipes enlarged."""
-    env = {**os.environ, "GIT_DIR": os.fspath(git_dir), "GIT_NO_LAZY_FETCH": "1", "GIT_NO_REPLACE_OBJECTS": "1",
-           "GIT_GRAFT_FILE": "/dev/null/no-grafts"}
+    env = {**os.environ, "GIT_DIR": os.fspath(git_dir), "GIT_NO_LAZY_FETCH": "1", **AS_RECORDED}
     try:
         proc = subprocess.Popen(["git", *GIT_LIMITS, "cat-file", "--batch"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=1 << 16)

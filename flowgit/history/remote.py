@@ -117,4 +117,3 @@ def not_pushed(root: Path, commits: list[str]) -> set[str] | None:
         return None
     local = set(git(root, "rev-list", "HEAD", "--not", "--remotes", check=False).decode().split())
     return {sha for sha in commits if sha in local}
-

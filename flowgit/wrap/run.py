@@ -659,12 +659,29 @@ def _leave_refused_edits(cfg: Config, inputs: Inputs, final: Document, refused: 
                 and strip_eol(doc.lines[at.line]) != refusal.written:
             doc = doc.splice(at.line, at.line + 1, [refusal.written])
             left.append(refusal.name)
-    if left:
-        data = doc.text.encode("utf-8")
-        if inputs.on_disk is not None and inputs.on_disk.crlf:
-            data = data.replace(b"\n", b"\r\n")  # as the checkout holds it
-        atomic_write(cfg.continuity, data)
+    if not left:
+        return []
+    wrote, data = _as_checked_out(inputs, final.text), _as_checked_out(inputs, doc.text)
+    checkpoint("8-working-file")
+    try:  # only over the bytes the wrap wrote (an editor's save since is never written over), and a failure
+        atomic_write(cfg.continuity, data,  # here leaves the working file as committed, the line shown
+                     before_replace=lambda: _still_holds(cfg.continuity, wrote))
+    except (OSError, FlowgitError):
+        return []
     return left
+
+
+def _as_checked_out(inputs: Inputs, text: str) -> bytes:
+    data = text.encode("utf-8")
+    if inputs.on_disk is not None and inputs.on_disk.crlf:
+        data = data.replace(b"\n", b"\r\n")  # as the checkout holds it (git records LF)
+    return data
+
+
+def _still_holds(path: Path, data: bytes) -> None:
+    """Raise unless ``path`` holds exactly ``data``."""
+    if path.read_bytes() != data:
+        raise FlowgitError("the continuity file changed after the wrap wrote it", path=path)
 
 
 def _store_as_head_has_it(inputs: Inputs) -> bool:
@@ -803,9 +820,7 @@ def _transaction(cfg: Config, inputs: Inputs, final: Document, new_eps: list[Epi
         check_unchanged(cfg, inputs)
         store = EpisodeStore(cfg.store)
         payload, _, _ = store.payload(new_eps)
-        final_bytes = final.text.encode("utf-8") if final.text != inputs.doc.text else None
-        if final_bytes is not None and inputs.on_disk is not None and inputs.on_disk.crlf:
-            final_bytes = final_bytes.replace(b"\n", b"\r\n")  # as the checkout holds it (git records LF)
+        final_bytes = _as_checked_out(inputs, final.text) if final.text != inputs.doc.text else None
         journal = Journal.begin(cfg, final_bytes, payload, msg)
         with sigterm_unwinds():
             try:

@@ -418,6 +418,36 @@ def test_working_tree_mode_reverts_a_refused_promotion(run, wrap_repo):
     assert (wrap_repo / "CONTINUITY.md").read_text() == working
 
 
+def test_a_refused_line_is_not_written_back_over_an_editors_save(wrap_repo, tmp_path):
+    """Between the commit and the write-back of the refused line, an editor saves the file: the save stands
+    (the write-back goes only over the bytes the wrap wrote), the commit stands, and the line is shown."""
+    import subprocess
+    import sys
+    import time
+
+    text = base_text().replace("! cache_first: serve balances from cache before the provider | 1x",
+                               f"!! cache_first: serve balances from cache before the provider | 2x (PERF) "
+                               f"[evidence: {UNRELATED.id}]")
+    path = wrap_repo / "CONTINUITY.md"
+    path.write_text(text.replace("Focus: outages.", "Focus: caching."))
+    marker, release = tmp_path / "paused", tmp_path / "release"
+    env = {**os.environ, "FLOWGIT_PAUSE": "8-working-file", "FLOWGIT_PAUSE_FILE": str(marker),
+           "FLOWGIT_PAUSE_RELEASE": str(release)}
+    proc = subprocess.Popen([sys.executable, "-m", "flowgit", "wrap", "--session", "sess-c", "--date", "2026-11-26"],
+                            cwd=wrap_repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(1500):
+        if marker.exists() and marker.read_text():
+            break
+        time.sleep(0.02)
+    saved = path.read_text() + "\nA note the editor saved.\n"
+    path.write_text(saved)
+    release.touch()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out + err
+    assert path.read_text() == saved  # the editor's bytes, untouched
+    assert "put back; your line was: !! cache_first:" in out and "committed" in out
+
+
 def test_a_refused_graduation_by_hand_is_not_left_where_it_was_never_typed(run, wrap_repo):
     """A refused move between sections (a graduation typed into Proven) goes back to Developing in the commit;
     the line as typed belongs in Proven, where the commit does not hold it: it is shown, not written into
