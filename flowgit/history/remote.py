@@ -73,6 +73,10 @@ def commits_the_remote_holds(root: Path, remote: str) -> tuple[list[str], str | 
                   check=False).decode().splitlines() if held else []
     commits = list(dict.fromkeys(parts[0] for parts in map(str.split, answers)
                                  if len(parts) == 2 and parts[1] == "commit"))  # (tags peeled to theirs)
+    if not commits and any(line.endswith(" missing") for line in answers):
+        raise FlowgitError(f"this clone has none of the commits {remote} holds, so a history this push begins "
+                           "cannot be judged against the memory the remote keeps (its default branch)",
+                           fix=f"`git fetch {remote}` first, then push again")
     head = held.get("HEAD")
     default = head if head in commits else _newest(root, commits)
     return commits, default

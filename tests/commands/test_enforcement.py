@@ -457,6 +457,33 @@ def test_a_remote_that_cannot_say_what_it_holds_refuses_a_new_branch_with_the_re
     assert framework.returncode == 2 and "cannot ask" in framework.stderr and "Traceback" not in framework.stderr
 
 
+def test_a_clone_that_never_fetched_cannot_push_a_memory_begun_afresh_past_the_remotes(run, pushed, tmp_path):
+    """A new repository that never fetched pushes a new branch whose root commit drops the remote's Proven
+    pattern: judged against nothing, it passed as an adoption. Now the push is refused until the clone has
+    what the remote holds, and then judged against the remote's default branch (adv80 01)."""
+    repo, remote = pushed
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "init", "-q", "-b", "evil", str(fresh))
+    assert run(fresh, "install-hook").code == 0
+    git(fresh, "remote", "add", "origin", str(remote))
+    text = (repo / "CONTINUITY.md").read_text()
+    (fresh / "CONTINUITY.md").write_text("".join(line for line in text.splitlines(keepends=True)
+                                                 if not line.startswith("!! retry_budget")))
+    git(fresh, "add", "CONTINUITY.md")
+    git(fresh, "commit", "-qm", "a memory of its own")
+    refused = sh(fresh, "git", "push", "origin", "evil")
+    assert refused.returncode != 0 and "this clone has none of the commits origin holds" in refused.stderr
+    assert "`git fetch origin` first" in refused.stderr
+    assert git(remote, "for-each-ref", "refs/heads/evil").strip() == ""
+    framework = sh(fresh, sys.executable, "-m", "flowgit", "audit", "--pushed",
+                   env={"PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_LOCAL_BRANCH": "evil"})
+    assert framework.returncode == 2 and "none of the commits origin holds" in framework.stderr
+    git(fresh, "fetch", "-q", "origin")
+    judged = sh(fresh, "git", "push", "origin", "evil")
+    assert judged.returncode != 0 and "retry_budget" in judged.stdout + judged.stderr, judged.stdout + judged.stderr
+    assert git(remote, "for-each-ref", "refs/heads/evil").strip() == ""
+
+
 def test_a_new_branch_is_judged_above_what_the_push_target_holds_not_the_fetch_repository(run, pushed, tmp_path):
     """With `remote.origin.pushurl` (fetch from a mirror, push to the team's repository) the commits the
     mirror holds are not the push target's: a bad commit already in the mirror is judged and refused, by the
