@@ -59,6 +59,7 @@ class Overview:
     outside_sparse: list[str] = field(default_factory=list)  # memory files a sparse checkout leaves out
     merge_driver: str | None = None  # why the registered merge driver cannot start (None: it can, or none is set)
     merge_attributes: list[str] = field(default_factory=list)  # a .gitattributes line overriding the driver
+    unpushed: dict | None = None  # commits no remote has that fail the audit (None: none, or no remote known)
 
     @property
     def unwrapped_sessions(self) -> dict[str, int]:
@@ -78,11 +79,51 @@ class Overview:
                 "session": self.session or None, "session_wrapped": self.session_wrapped,
                 "interrupted_wrap": self.interrupted_wrap, "interrupted_sync": self.interrupted_sync,
                 "outside_sparse_checkout": self.outside_sparse, "merge_driver_problem": self.merge_driver,
-                "merge_attribute_problems": self.merge_attributes}
+                "merge_attribute_problems": self.merge_attributes, "unpushed_failing": self.unpushed}
 
 
 RECOVER = "run `flowgit wrap --recover`"
+UNPUSHED_AUDITED = 200  # commits no remote has that status judges itself; more, and it names the command instead
 RUNNING = "wait for it to finish"
+
+
+def unpushed_failures(cfg: Config, root: Path) -> dict | None:
+    """The commits no remote has yet that fail the audit: a push of them is refused (pre-push, CI), and each
+    wrap on top makes that later. ``{"commits": n, "failing": [sha, ...], "codes": [...], "fix": ...}``, with
+    ``failing`` None when there are too many commits to judge here; None when every one passes, or when the
+    clone tracks no remote (then nothing tells what a push would carry)."""
+    from flowgit.history.remote import remote_tips, unpushed_count
+
+    tips = remote_tips(root)
+    if not tips:
+        return None
+    count = unpushed_count(root, tips)
+    if count == 0:
+        return None
+    upstream = "@{upstream}" if git_ok(root, "rev-parse", "--verify", "--quiet", "@{upstream}") else None
+    fix = (f"`flowgit audit --since-ref {upstream}` names each finding and its repair" if upstream else
+           "`flowgit audit` names each finding and its repair")
+    if count > UNPUSHED_AUDITED:
+        return {"commits": count, "failing": None, "codes": [], "fix": fix + " (too many commits to judge here)"}
+    from flowgit.history.audit import RangeSpec, run_audit
+
+    report = run_audit(cfg, RangeSpec(("HEAD",), tips, "not on any remote"), jobs=1)
+    failing = list(dict.fromkeys(f.commit for f in report.errors))
+    if not failing:
+        return None
+    return {"commits": count, "failing": failing, "codes": sorted({f.code for f in report.errors}),
+            "fix": fix + "; rewrite them before pushing (no remote has them yet)"}
+
+
+def git_ok(root: Path, *args: str) -> bool:
+    """Whether ``git args`` succeeds in ``root``."""
+    from flowgit.errors import FlowgitError
+
+    try:
+        git(root, *args)
+    except FlowgitError:
+        return False
+    return True
 
 
 def interrupted_wrap(root: Path) -> dict | None:
@@ -226,6 +267,7 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
 
     view.merge_driver = driver_problem(root)  # a sync would refuse it, and a `git pull` would take ours whole
     view.merge_attributes = shadowed_attributes(root, [cfg.continuity_rel, cfg.store_rel], overriding_only=True)
+    view.unpushed = unpushed_failures(cfg, root)
     view.document = document_from_bytes(cfg, data, cfg.continuity_rel)
     if view.document is None or not view.document.sections:
         return view

@@ -15,6 +15,17 @@ def _block(title: str, rows: list[str], colour: str) -> list[str]:
     return ["", f"{title}:", *(f"  {style(r, colour)}" for r in rows)]
 
 
+def _unpushed_lines(unpushed: dict) -> list[str]:
+    count = unpushed["commits"]
+    if unpushed["failing"] is None:
+        return ["", style(f"{count:,} commit(s) no remote has yet, too many to audit here:", "yellow"),
+                f"  (a push is refused if one fails the audit: {unpushed['fix']})"]
+    shas = ", ".join(sha[:10] for sha in unpushed["failing"][:5]) + (" …" if len(unpushed["failing"]) > 5 else "")
+    return ["", style(f"Commits no remote has yet fail the audit ({len(unpushed['failing'])} of {count:,}): "
+                      "a push of them is refused", "red"),
+            f"  {style(shas, 'red')}  ({', '.join(unpushed['codes'])})", f"  (fix: {unpushed['fix']})"]
+
+
 def render(view: Overview) -> str:
     pending = view.interrupted_wrap
     missing = ("  (outside this sparse checkout: `git sparse-checkout add` its directory)" if view.outside_sparse
@@ -46,6 +57,8 @@ def render(view: Overview) -> str:
     if view.merge_attributes:
         lines += ["", style("A merge attribute overrides flowgit's driver:", "red"),
                   *(f"  {problem}" for problem in view.merge_attributes)]
+    if view.unpushed:
+        lines += _unpushed_lines(view.unpushed)
     if view.continuity_modified:
         hint = (f"  ({pending['fix']} first)" if pending and pending.get("running") else
                 f"  ({RECOVER} first)" if pending else "  (finish with `flowgit wrap`)")

@@ -121,3 +121,15 @@ def not_pushed(root: Path, commits: list[str]) -> set[str] | None:
         return None
     local = set(git(root, "rev-list", "HEAD", "--not", "--remotes", check=False).decode().split())
     return {sha for sha in commits if sha in local}
+
+
+def remote_tips(root: Path) -> tuple[str, ...]:
+    """The commits this clone's remote-tracking refs name: what it believes its remotes hold."""
+    out = git(root, "for-each-ref", "--format=%(objectname)", "refs/remotes", check=False).decode().split()
+    return tuple(dict.fromkeys(out))
+
+
+def unpushed_count(root: Path, tips: tuple[str, ...]) -> int:
+    """How many commits of HEAD's history no remote-tracking ref reaches."""
+    out = git(root, "rev-list", "--count", "HEAD", "--not", *tips, check=False).decode().strip()
+    return int(out) if out.isdigit() else 0

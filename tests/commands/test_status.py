@@ -46,3 +46,29 @@ def test_status_says_when_a_merge_attribute_overrides_the_driver(run, repo):
     assert "CONTINUITY.md as union" in out.out and "put back `merge=flowgit`" in out.out
     said = json.loads(run(repo, "status", "--json").out)["merge_attribute_problems"]
     assert len(said) == 1 and "CONTINUITY.md" in said[0]
+
+
+def test_status_says_when_commits_no_remote_has_fail_the_audit(run, repo, tmp_path):
+    """A `--no-verify` commit that fails the audit went unmentioned until `git push` refused it; status names
+    it (a real bare remote), and says nothing once it is rewritten, nor in a clone that tracks no remote."""
+    assert run(repo, "init", "--commit").code == 0
+    assert json.loads(run(repo, "status", "--json").out)["unpushed_failing"] is None  # no remote known
+    git(tmp_path, "init", "-q", "--bare", "remote.git")
+    git(repo, "remote", "add", "origin", str(tmp_path / "remote.git"))
+    git(repo, "push", "-q", "origin", "HEAD:refs/heads/main")
+    git(repo, "fetch", "-q", "origin")
+    git(repo, "branch", "-q", "-u", "origin/main")
+    path = repo / "CONTINUITY.md"
+    clean = path.read_text()
+    path.write_text(clean.replace("## Developing Knowledge\n", "## Developing Knowledge\n"
+                                  "!! sneaky: a claim with nothing behind it | 3x (X)\n"))
+    git(repo, "commit", "-qam", "sneak", "--no-verify")
+    sneak = git(repo, "rev-parse", "HEAD").strip()
+    out = run(repo, "status")
+    assert out.code == 0 and "Commits no remote has yet fail the audit (1 of 1): a push of them is refused" in out.out
+    assert f"{sneak[:10]}  (G101" in out.out and "`flowgit audit --since-ref @{upstream}`" in out.out
+    found = json.loads(run(repo, "status", "--json").out)["unpushed_failing"]
+    assert found["commits"] == 1 and found["failing"] == [sneak] and "G101" in found["codes"]
+    path.write_text(clean)
+    git(repo, "commit", "-qa", "--amend", "--allow-empty", "-m", "rewritten", "--no-verify")
+    assert json.loads(run(repo, "status", "--json").out)["unpushed_failing"] is None
