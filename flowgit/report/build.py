@@ -194,6 +194,7 @@ def _ground(lane: Lane, episodes: dict[str, EpisodeInfo]) -> None:
     known = [e for e in cited if e.present]
     lane.sessions = _sources(e.session for e in known)
     lane.agents = _sources(e.agent for e in known)
+    lane.unattributed = sum(1 for e in known if not e.agent)
     if not lane.evidence:  # a 1x pattern needs none; one raised or Proven without any stands on nothing
         lane.grounding = GROUND_NONE_GIVEN if lane.level >= 2 or lane.status == LANE_PROVEN else GROUND_NONE
     elif len(known) < len(lane.evidence):

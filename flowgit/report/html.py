@@ -144,7 +144,7 @@ def _lane_head(lane: Lane, report: Report) -> str:
         words = {GROUND_WEAK: "weak: one session, one agent", GROUND_MISSING: "cites episodes not in the store"}
         badges.append(f'<span class="badge {cls}" data-grounding="{esc(lane.grounding)}">'
                       f"{len(lane.evidence)} episode(s) · {len(lane.sessions)} session(s) · "
-                      f"{len(lane.agents)} agent(s)" + (f" — {words[lane.grounding]}" if cls else "") + "</span>")
+                      f"{lane.agents_shown}" + (f" — {words[lane.grounding]}" if cls else "") + "</span>")
     if lane.grounding == GROUND_NONE_GIVEN:
         badges.append(f'<span class="badge missing" data-grounding="{GROUND_NONE_GIVEN}">no evidence — raised to '
                       f"{lane.level}x without any</span>")
@@ -322,12 +322,21 @@ def _first_seen(lane: Lane) -> str:
     return f"before {first.date}" if first.kind == "present" else first.date
 
 
+def _note_cell(step: Step) -> str:
+    """The step's note after its kind (``demoted: 2026-12-05: contradicted by …``): a demotion's note opens
+    with the word the kind already shows, which the row would otherwise print twice."""
+    note = step.note
+    if note.lower().startswith(step.kind):
+        note = note[len(step.kind):].lstrip(" :")
+    return f": {esc(shown(note, NOTE_SHOWN))}" if note else ""
+
+
 def _event_row(step: Step, lane: Lane, anchor: str) -> str:
     flag = " class=flagged" if step.findings else ""
     where = "Proven" if step.section.lower().startswith("proven") else step.section
     return (f"<tr{anchor}{flag} data-pattern=\"{_named(lane.name)}\">"
             f"<td>{esc(step.date)}</td><td><code>{esc(step.commit[:10])}</code></td><td>{_named(step.name)}</td>"
-            f"<td>{esc(step.kind)}{(': ' + esc(shown(step.note, NOTE_SHOWN))) if step.note else ''}{_said(step)}</td>"
+            f"<td>{esc(step.kind)}{_note_cell(step)}{_said(step)}</td>"
             f"<td>{step.level}x</td><td>{esc(where)}</td><td>{esc(_evidence_cell(step))}</td>"
             f"<td>{esc(shown(step.session, NAME_SHOWN))}</td><td>{esc(shown(step.author, NAME_SHOWN))}</td>"
             f"<td>{esc(', '.join(step.findings))}</td></tr>")

@@ -74,6 +74,7 @@ class Lane:
     grounding: str = GROUND_NONE
     sessions: tuple[str, ...] = ()
     agents: tuple[str, ...] = ()
+    unattributed: int = 0            # cited episodes in the store that name no agent (counted as none)
     text: str = ""                   # what it says now (as archived, for an archived pattern)
 
     @property
@@ -83,6 +84,13 @@ class Lane:
                 or (s.kind == "added" and s.level >= 2)]
 
     @property
+    def agents_shown(self) -> str:
+        """``2 agent(s)``, and how many of its episodes name none: the evidence graph draws those under
+        "(no agent)", which the gate does not count as an agent of its own."""
+        extra = f" (+{self.unattributed} episode(s) naming none)" if self.unattributed else ""
+        return f"{len(self.agents)} agent(s){extra}"
+
+    @property
     def last_index(self) -> int:
         return self.steps[-1].index if self.steps else -1
 
@@ -90,7 +98,7 @@ class Lane:
         return {"name": self.name, "text": self.text, "status": self.status, "level": self.level,
                 "evidence": list(self.evidence),
                 "grounding": self.grounding, "sessions": list(self.sessions), "agents": list(self.agents),
-                "steps": [s.to_dict() for s in self.steps]}
+                "unattributed": self.unattributed, "steps": [s.to_dict() for s in self.steps]}
 
 
 @dataclass(frozen=True)

@@ -310,7 +310,7 @@ def _grounding_words(lane: Lane) -> str:
     if lane.grounding == GROUND_NONE_GIVEN:
         return "no evidence at all — raised without any, the weakest grounding"
     return (f"{len(lane.evidence)} episode(s) from {len(lane.sessions)} session(s) and "
-            f"{len(lane.agents)} agent(s) — {lane.grounding} grounding")
+            f"{lane.agents_shown} — {lane.grounding} grounding")
 
 
 def _clip(text: str, n: int) -> str:

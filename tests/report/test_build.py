@@ -300,6 +300,23 @@ def test_grounding_counts_sessions_and_agents_as_the_gate_does() -> None:
     assert lane.grounding == GROUND_WEAK and lane.sessions == ("sess-sat",) and lane.agents == ("agent-a",)
 
 
+def test_a_lanes_badge_counts_the_episodes_naming_no_agent_the_graph_draws_as_one() -> None:
+    """The graph draws an episode without an agent under "(no agent)"; the badge said "1 agent(s)" beside it."""
+    from flowgit.report.build import _ground
+    from flowgit.report.html import _lane_head
+    from flowgit.report.model import GROUND_NARROW, EpisodeInfo, Lane, Report
+
+    episodes = {"ep-1": EpisodeInfo("ep-1", session="s1", agent="bob"), "ep-2": EpisodeInfo("ep-2", session="s2"),
+                "ep-3": EpisodeInfo("ep-3", session="s3")}
+    lane = Lane("p", [], level=3, evidence=tuple(episodes))
+    _ground(lane, episodes)
+    assert lane.grounding == GROUND_NARROW and lane.agents == ("bob",) and lane.unattributed == 2
+    report = Report(title="t", continuity="CONTINUITY.md", lanes=[lane], episodes=episodes, sizes=[], findings=[],
+                    budgets={}, commits=0, commits_total=0)
+    assert "3 session(s) · 1 agent(s) (+2 episode(s) naming none)" in _lane_head(lane, report)
+    assert lane.to_dict()["unattributed"] == 2
+
+
 def test_a_name_a_rename_freed_and_a_new_pattern_took_is_a_lane_of_its_own(repo: Path, capsys, monkeypatch) -> None:
     """alpha renamed beta, then a new, unrelated alpha: two lanes (report, log, mermaid), not the new claim
     folded into beta's."""
@@ -360,3 +377,12 @@ def test_a_merge_in_the_window_brings_what_its_branch_changed_before_it(repo: Pa
     assert main(["log", "a", "--since", "2026-11-05", "--json"]) == 0
     assert [(e["kind"], e["commit"]) for e in json.loads(capsys.readouterr().out)["patterns"]["a"]] == [
         ("present", git(repo, "rev-parse", "HEAD^1").strip()), ("incremented", merge)]
+
+
+def test_a_demotion_row_names_its_kind_once_then_its_date_and_reason(forty) -> None:
+    """The demotion's note opens with "demoted"; the table's cell shows the kind, then the note without it."""
+    root, exp = forty
+    page = render_html(build_report(load_config(root)))
+    assert exp.demoted
+    assert "demoted: demoted" not in page
+    assert "demoted: 20" in page and "failed under a cold cache" in page
