@@ -116,14 +116,16 @@ def find_candidates(doc: Document, session_episodes: list[Episode], store: Mappi
                 found.demotion.append({"name": p.name, "line": at.lineno, "episodes": [e.id for e in against],
                                        "why": "a tension or outcome episode this session touches it: "
                                               "re-examine its evidence chain"})
-    found.near_duplicates = _near_duplicates(patterns)
+    found.near_duplicates = near_duplicates(patterns)
     found.stale = find_stale(doc, store, blamed, today, thresholds,
                              keep=fired(doc, session_episodes, thresholds, **weighed))
     found.overdue = overdue_actions(doc, today)
     return found
 
 
-def _near_duplicates(patterns: list[PatternAt]) -> list[dict]:
+def near_duplicates(patterns: list[PatternAt]) -> list[dict]:
+    """Pairs of patterns that say the same thing: two 1x patterns in Developing, or one restating a Proven one
+    (Step 5: a pattern seen again is incremented, not added a second time)."""
     out = []
     words = {id(at): content_words(at.pattern.words) for at in patterns}
     developing = [at for at in patterns if at.section == DEVELOPING]
@@ -141,6 +143,21 @@ def _near_duplicates(patterns: list[PatternAt]) -> list[dict]:
             if score >= RESTATES_PROVEN:
                 out.append({"kind": "a developing pattern restates a Proven one",
                             "patterns": [a.pattern.name, b.pattern.name], "similarity": round(score, 2)})
+    return out
+
+
+def added_near_duplicates(doc: Document, added: set[str]) -> list[str]:
+    """A warning per near-duplicate pair of :func:`near_duplicates` that a pattern this wrap adds makes: said
+    before the commit, where `flowgit candidates` would say it only at the next wrap."""
+    out = []
+    for pair in near_duplicates(list(iter_patterns(doc))):
+        new, other = pair["patterns"]
+        if new not in added:
+            new, other = other, new
+        if new in added and other not in added:
+            out.append(f"`{new}`, added now, is close to `{other}` (similarity {pair['similarity']}: "
+                       f"{pair['kind']}): if it is the same pattern seen again, increment `{other}` instead "
+                       f"(the protocol's Step 5)")
     return out
 
 

@@ -20,7 +20,7 @@ from typing import Collection, Iterable
 from flowgit.config import Thresholds
 from flowgit.continuity.document import Document, is_structural
 from flowgit.continuity.identity import name_key
-from flowgit.changes import GRADUATED, INCREMENTED, PatternEvent
+from flowgit.changes import GRADUATED, INCREMENTED, RENAMED, PatternEvent
 from flowgit.output import counted
 from flowgit.continuity.patterns import PatternAt, iter_patterns
 from flowgit.continuity.sections import ACTIONS, PROVEN, RECENT, STATE, TOP
@@ -149,6 +149,66 @@ def overdue_actions(doc: Document, today: date) -> list[dict]:
              "why": "done (✓) but still listed: remove it" if a.done
              else f"next: {a.due.isoformat()} has passed ({counted(a.days_overdue(today), 'day')})"}
             for a in action_states(doc, today)]
+
+
+def action_date_warnings(head: Document | None, final: Document, today: date) -> list[str]:
+    """A warning per Action Item this wrap writes (new or changed) whose ``next:`` is no date flowgit reads
+    (`next: tomorrow`: never listed as overdue, and wrong by tomorrow) or a date already past: it would be
+    overdue from the moment it is committed."""
+    if final.find(ACTIONS) is None:
+        return []
+    held = {" ".join(i.text.split()) for i in head.items(ACTIONS)} if head is not None and head.find(ACTIONS) \
+        is not None else set()
+    out = []
+    for item in final.items(ACTIONS):
+        text = " ".join(item.text.split())
+        m = NEXT_RE.search(text)
+        if text in held or m is None:
+            continue
+        written = m.group(1).strip()
+        due = parse_date(written, reference=today, nearest=True)
+        if due is None:
+            out.append(f"Action Items line {item.first_line}: `next: {written[:40]}` is not a date flowgit reads, "
+                       f"so it is never listed as overdue: write it as a date (`next: {today.isoformat()}` or "
+                       f"`next: {today.strftime('%b')} {today.day}`)")
+        elif due < today:
+            out.append(f"Action Items line {item.first_line}: `next: {written[:40]}` is {due.isoformat()}, already "
+                       f"past ({counted((today - due).days, 'day')}): it is overdue as committed; give the date "
+                       f"it is next due")
+    return out
+
+
+TYPO_EDITS = 2  # letters added, dropped, changed or swapped between two names that read as one name mistyped
+
+
+def typo_renames(events: Iterable[PatternEvent]) -> list[str]:
+    """A warning per rename whose new name is the old one with a letter or two off (`cache_first` ->
+    `cache_frist`): an edit that raises a level often retypes the line, and a slip there renames the pattern
+    without a word. A rename is legitimate, so this warns; the subject names it too."""
+    out = []
+    for event in events:
+        old = event.old_name
+        if event.kind != RENAMED or not old or min(len(old), len(event.name)) < 4:
+            continue
+        if edits_apart(old.casefold(), event.name.casefold()) <= TYPO_EDITS:
+            out.append(f"`{old}` was renamed `{event.name}`, a letter or two apart: if that is a slip, restore "
+                       f"the name `{old}` (a rename is recorded as one in the history)")
+    return out
+
+
+def edits_apart(a: str, b: str) -> int:
+    """Letters inserted, deleted, substituted or swapped (adjacent) to turn ``a`` into ``b``."""
+    if abs(len(a) - len(b)) > TYPO_EDITS:
+        return TYPO_EDITS + 1
+    before, row = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (ca != cb))
+            if before is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], before[j - 2] + 1)
+        before, row = row, current
+    return row[-1]
 
 
 def section_warnings(head: Document | None, final: Document, graduated_names: Iterable[str] = ()) -> list[str]:

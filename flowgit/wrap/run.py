@@ -42,10 +42,11 @@ from flowgit.git import as_recorded, blob_oid, blobs, git, git_dir, head_entries
 from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import (Outcome, Refusal, annotate_dependants, apply_plan, hand_edits_replaced, let_through,
                                 verdict_codes)
-from flowgit.wrap.candidates import Candidates, find_candidates
+from flowgit.wrap.candidates import Candidates, added_near_duplicates, find_candidates
 from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
-from flowgit.wrap.judgement import (EPISODE_REF_RE, fired, independent_contradiction, no_new_evidence, relaxed_rules,
-                                    post_demotion, proven_touched, section_warnings, unfired_raises)
+from flowgit.wrap.judgement import (EPISODE_REF_RE, action_date_warnings, fired, independent_contradiction, no_new_evidence, relaxed_rules,
+                                    post_demotion, proven_touched, section_warnings, typo_renames,
+                                    unfired_raises)
 from flowgit.wrap.message import message
 from flowgit.wrap.plan import Plan
 from flowgit.journal import WRAP_COMMIT_VARIABLE
@@ -134,6 +135,7 @@ class Inputs:
     # lines in a checkout with core.autocrlf or eol=crlf): ``doc`` and ``store_raw`` are then what git records,
     # which the wrap compares with HEAD and judges. None where the two are the same bytes.
     on_disk: "OnDisk | None" = None
+    date_warning: str | None = None  # the date given (--date, plan.date) is before HEAD's commit or ahead of today
 
     @property
     def appended_raw(self) -> bytes:
@@ -204,7 +206,7 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
     if when is None:
         raise FlowgitError(f"`{when_text}` is not a date", path=written, fix="use 2026-11-30")
     doc, store_raw, on_disk = _as_git_records(cfg, root)
-    return Inputs(cfg=cfg, root=root,
+    return Inputs(cfg=cfg, root=root, date_warning=_date_given_warning(root, when, when_text) if when_text else None,
                   head_doc=document_from_bytes(cfg, head_doc_raw, f"HEAD:{cfg.continuity_rel}"),
                   head_doc_raw=head_doc_raw, on_disk=on_disk,
                   head_store=head_store, doc=doc, store_raw=store_raw,
@@ -213,6 +215,22 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
                                       plan.source if plan and plan.agent else "agent"),
                   day=when, judging=judging_config_at(cfg, head_sha(root)),
                   blamed=blame_dates(root, cfg.continuity_rel) if head_doc_raw else {})
+
+
+def _date_given_warning(root: Path, when: date, written: str) -> str | None:
+    """What is odd about a wrap date given by hand: before the commit it wraps on top of (its graduations and
+    demotions would read as older than the history they follow), or after today."""
+    last = git(root, "log", "-1", "--format=%cs", "HEAD", check=False).decode("ascii", "replace").strip() \
+        if head_sha(root) else ""
+    head_day = parse_date(last) if last else None
+    if head_day is not None and when < head_day:
+        return (f"the wrap is dated {when.isoformat()} (`{written}`), before HEAD's commit of "
+                f"{head_day.isoformat()}: the dates it writes (graduations, demotions, the subject) read as older "
+                f"than the history before them; leave the date out to wrap as of today")
+    if when > utc_today():
+        return (f"the wrap is dated {when.isoformat()} (`{written}`), after today ({utc_today().isoformat()}): "
+                f"the dates it writes lie ahead; leave the date out to wrap as of today")
+    return None
 
 
 def _refuse_links(root: Path, cfg: Config) -> None:
@@ -612,6 +630,10 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     own = sum(1 for i in episode_ids if same_source(episodes[i].session, inputs.session))  # this commit's only
     warnings = joined + unfired + section_warnings(inputs.head_doc, final,
                                                    [e.name for e in events if e.kind == GRADUATED])
+    warnings += added_near_duplicates(final, {e.name for e in events if e.kind == ADDED}) + typo_renames(events)
+    warnings += action_date_warnings(inputs.head_doc, final, inputs.day)
+    if inputs.date_warning:
+        warnings.append(inputs.date_warning)
     if own == 0 and len(whole_session) > 0:  # the session recorded its facts, and an earlier wrap took them
         warnings.append(f"no new episodes from session {inputs.session} since its last wrap: if anything "
                         f"happened since, record it first (`flowgit episode add`, Step 1: episodic extraction)")
@@ -620,6 +642,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
                         f"skipped — record what happened (`flowgit episode add`) before compressing it")
     from flowgit.merge.setup import is_registered
 
+    warnings += _attributes_left_staged(inputs.root)
     if not is_registered(cfg.root):
         warnings.append("flowgit's merge driver is not registered in this clone: run `flowgit init` before "
                         "sharing this memory (two wraps of one base would otherwise conflict line by line)")
@@ -728,6 +751,19 @@ def _index_store_leads_working_store(cfg: Config, root: Path) -> bool:
         return cfg.store.read_bytes().startswith(staged)
     except OSError:
         return False
+
+
+def _attributes_left_staged(root: Path) -> list[str]:
+    """A warning when `.gitattributes` (where `flowgit init` names the merge driver) is staged and not
+    committed: the wrap commits only the memory, and until the attributes are committed no other clone
+    merges it by meaning (`flowgit sync` refuses to share it so)."""
+    staged = git(root, "diff", "--cached", "--name-only", "--", ":(top,literal).gitattributes",
+                 check=False).strip()
+    if not staged or b"merge=flowgit" not in git(root, "show", ":.gitattributes", check=False):
+        return []
+    return ["`.gitattributes`, which names flowgit's merge driver, is staged but not committed: this wrap "
+            "commits only the memory; commit it too (`git commit -m \"flowgit: merge attributes\" "
+            "-- .gitattributes`) so every clone merges the memory by meaning"]
 
 
 def _staged_apart(cfg: Config, root: Path) -> list[str]:

@@ -881,3 +881,97 @@ def test_the_claim_of_a_demoted_pattern_under_another_name_is_refused_by_the_wra
         data["refused"][0]["reasons"][0]
     text = (repo / "CONTINUITY.md").read_text()
     assert "Focus: logging." in text and "! gateway_timeouts:" in text and "!! gateway_timeouts" not in text
+
+
+def test_a_pattern_added_beside_one_that_says_the_same_is_warned_before_the_commit(run, wrap_repo):
+    """`candidates` named the pair only at the next wrap; the wrap that adds it says so, and names the one to
+    increment instead. A pattern saying something else is added without a word."""
+    plan = {"session": "sess-c", "state": "Focus: balances.",
+            "episodes": [{"type": "finding", "content": "balances came from the cache, not the provider"}],
+            "patterns": [{"op": "add", "name": "balance_cache", "text": "serve the balances from the cache "
+                          "before asking the provider"}]}
+    res = wrap(run, wrap_repo, plan, "--json")
+    assert res.code == 0, res.out
+    warned = [w for w in data_of(res)["warnings"] if "balance_cache" in w]
+    assert len(warned) == 1 and warned[0].startswith("`balance_cache`, added now, is close to `cache_first`")
+    assert "increment `cache_first` instead" in warned[0]
+    plan = {"session": "sess-d", "state": "Focus: pools.",
+            "episodes": [{"type": "finding", "content": "dashboards render in the browser time zone"}],
+            "patterns": [{"op": "add", "name": "local_time", "text": "render dashboards in the viewer's zone"}]}
+    res = wrap(run, wrap_repo, plan, "--json")
+    assert res.code == 0 and not any("added now" in w for w in data_of(res)["warnings"]), res.out
+
+
+def test_a_name_mistyped_in_a_hand_edit_is_warned_as_a_rename(run, wrap_repo):
+    """Retyping a line to edit it renamed `cache_first` to `cache_frist` with nothing said but the subject."""
+    path = wrap_repo / "CONTINUITY.md"
+    path.write_text(path.read_text().replace("! cache_first:", "! cache_frist:")
+                    .replace("Focus: outages.", "Focus: caching."))
+    res = run(wrap_repo, "wrap", "--session", "sess-c", "--json")
+    assert res.code == 0, res.out + res.err
+    data = data_of(res)
+    assert [e["name"] for e in data["events"] if e["kind"] == "renamed"] == ["cache_frist"]
+    assert any(w.startswith("`cache_first` was renamed `cache_frist`, a letter or two apart: if that is a "
+                            "slip, restore the name `cache_first`") for w in data["warnings"]), data["warnings"]
+
+
+@pytest.mark.parametrize("old, new, apart", [("cache_first", "cache_frist", 1), ("cache_first", "cache_fist", 1),
+                                             ("cache_first", "cahce_firts", 2), ("retry_budget", "backoff", 3),
+                                             ("cache_first", "balance_cache", 3)])
+def test_names_a_slip_apart_are_counted_by_letters_and_swaps(old, new, apart):
+    from flowgit.wrap.judgement import TYPO_EDITS, edits_apart
+
+    assert min(edits_apart(old, new), TYPO_EDITS + 1) == apart
+
+
+def test_an_action_items_next_date_that_cannot_be_read_or_has_passed_is_warned(run, wrap_repo):
+    """`next: tomorrow` was never listed as overdue, and a `next:` already past was overdue as committed, both
+    without a word. A date ahead, and an item the wrap leaves as it was, are not warned."""
+    plan = {"session": "sess-c", "state": "Focus: actions.",
+            "episodes": [{"type": "finding", "content": "three follow-ups came out of the review"}],
+            "actions": {"add": ["call the provider — next: tomorrow", "rotate the keys — next: Nov 20",
+                                "write the runbook — next: 2026-12-20"]}}
+    res = wrap(run, wrap_repo, plan, "--date", "2026-11-26", "--json")
+    assert res.code == 0, res.out + res.err
+    warned = [w for w in data_of(res)["warnings"] if w.startswith("Action Items line")]
+    assert len(warned) == 2, warned
+    assert "`next: tomorrow` is not a date flowgit reads, so it is never listed as overdue: write it as a " \
+           "date (`next: 2026-11-26` or `next: Nov 26`)" in warned[0]
+    assert "`next: Nov 20` is 2026-11-20, already past (6 days): it is overdue as committed" in warned[1]
+    again = {"session": "sess-d", "state": "Focus: other.",
+             "episodes": [{"type": "finding", "content": "the review found nothing else"}]}
+    res = wrap(run, wrap_repo, again, "--date", "2026-11-27", "--json")
+    assert res.code == 0 and not any(w.startswith("Action Items line") for w in data_of(res)["warnings"])
+
+
+@pytest.mark.parametrize("given, said", [
+    ("2025-01-01", "the wrap is dated 2025-01-01 (`2025-01-01`), before HEAD's commit of 2026-11-24: the dates it "
+                   "writes (graduations, demotions, the subject) read as older than the history before them"),
+    ("2099-01-01", "the wrap is dated 2099-01-01 (`2099-01-01`), after today"),
+    ("2026-11-25", None)])
+def test_a_wrap_date_before_heads_commit_or_after_today_is_warned(run, wrap_repo, given, said):
+    """`--date 2025-01-01` was taken without a word: every date the wrap writes read as older than its history."""
+    plan = {"session": "sess-c", "state": "Focus: dates.",
+            "episodes": [{"type": "finding", "content": "the dates were checked"}]}
+    res = wrap(run, wrap_repo, plan, "--date", given, "--json")
+    assert res.code == 0, res.out + res.err
+    dated = [w for w in data_of(res)["warnings"] if w.startswith("the wrap is dated")]
+    assert (dated[0].startswith(said) if said else dated == []), dated
+
+
+def test_a_first_wrap_after_a_plain_init_says_the_merge_attributes_are_still_staged(run, repo):
+    """`flowgit init` stages the set-up; a wrap commits only the memory and left `.gitattributes` staged without
+    a word (sync then refused). It says so until the attributes are committed."""
+    assert run(repo, "init", "--no-hooks").code == 0
+    assert run(repo, "episode", "add", "--session", "s1", "--type", "finding", "the first fact").code == 0
+    path = repo / "CONTINUITY.md"
+    path.write_text(path.read_text().replace("## Current State\n", "## Current State\nFocus: starting.\n", 1))
+    res = run(repo, "wrap", "--session", "s1", "--json")
+    assert res.code == 0, res.out + res.err
+    assert any(w.startswith("`.gitattributes`, which names flowgit's merge driver, is staged but not committed")
+               for w in data_of(res)["warnings"])
+    assert git(repo, "diff", "--cached", "--name-only").split() == [".gitattributes"]
+    git(repo, "commit", "-qm", "flowgit: merge attributes", "--", ".gitattributes")
+    path.write_text(path.read_text().replace("Focus: starting.", "Focus: going on."))
+    res = run(repo, "wrap", "--session", "s1", "--json")
+    assert res.code == 0 and not any("gitattributes" in w for w in data_of(res)["warnings"]), res.out
