@@ -79,7 +79,8 @@ class SetupReport:
     dry_run: bool
     removed: bool = False
     changes: list[Change] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # a hook that could not run: the real run writes nothing
+    advice: list[str] = field(default_factory=list)  # said, never stopping anything (a path a teammate lacks)
 
     @property
     def changed(self) -> bool:
@@ -87,7 +88,8 @@ class SetupReport:
 
     def to_dict(self) -> dict:
         return {"scope": self.scope, "claude_dir": self.base, "dry_run": self.dry_run, "removed": self.removed,
-                "changed": self.changed, "changes": [c.to_dict() for c in self.changes], "warnings": self.warnings}
+                "changed": self.changed, "changes": [c.to_dict() for c in self.changes], "warnings": self.warnings,
+                "advice": self.advice}
 
 
 def _sha(data: bytes | None) -> str | None:
@@ -489,6 +491,7 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_e
         raise FlowgitError(report.warnings[0] + "; nothing was written", path="--exe",  # (what to change)
                            fix="run it again with the full path, or with flowgit on the PATH the agent runs "
                                "hooks with (`--dry-run` shows what would be written)")
+    report.advice += machine_path_in_shared_settings(exe, scope)
     before = _read(settings_path)
     settings = parse_settings(settings_path, before)
     wanted = hook_commands(exe)
@@ -530,6 +533,24 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_e
         _sweep_temporaries(base)
         _write_all(base, new_dirs, {manifest_path: (json.dumps(manifest, indent=2) + "\n").encode(), **writes})
     return report
+
+
+def machine_path_in_shared_settings(exe: str, scope: str) -> list[str]:
+    """Advice when a project's settings.json, a file a team commits, would name a path on this machine: a
+    teammate's clone runs the hooks with a path it does not have (each session start then fails)."""
+    import shlex
+
+    if scope != "project":
+        return []
+    try:
+        program = shlex.split(exe)[0]
+    except (ValueError, IndexError):
+        program = exe
+    if os.sep not in program and "/" not in program:
+        return []  # found on each machine's PATH
+    return [f"the hooks in settings.json run `{program}`, a path on this machine, and a project's settings.json "
+            "is shared through git: a teammate's clone would run a path it does not have; put flowgit on the "
+            "PATH the agent runs hooks with and run setup again without --exe, or use --user for this machine only"]
 
 
 def refuse_links(base: Path, rels: list[str], scope: str) -> None:

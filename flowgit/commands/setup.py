@@ -8,7 +8,7 @@ from flowgit.output import style
 
 def render(report: SetupReport) -> str:
     verb = "would " if report.dry_run else ""
-    warned = [f"{style('warning', 'yellow')}: {w}" for w in report.warnings]
+    warned = [f"{style('warning', 'yellow')}: {w}" for w in [*report.warnings, *report.advice]]
     if not report.changed:
         what = "nothing flowgit added is left" if report.removed else "already set up: nothing to change"
         return "\n".join([f"flowgit setup claude ({report.scope}, {report.base}): {what}", *warned])

@@ -139,6 +139,25 @@ def test_user_setup_goes_to_home_or_claude_config_dir(run, project, tmp_path, mo
     validate_claude_dir(other)
 
 
+def test_a_machine_path_in_a_projects_shared_settings_is_advised_against_but_written(run, project, tmp_path,
+                                                                                      monkeypatch):
+    """A project's settings.json is committed and shared: `--exe /abs/path` puts this machine's path in every
+    teammate's clone. Said, not refused (a one-person project may want it); a name on PATH, and the user's own
+    settings, are not advised against."""
+    here = str(Path(sys.executable).parent / "flowgit")
+    res = run(project, "setup", "claude", "--exe", here, "--json")
+    assert res.code == 0, res.err
+    advice = json.loads(res.out)["advice"]
+    assert len(advice) == 1 and advice[0].startswith(f"the hooks in settings.json run `{here}`, a path on this "
+                                                     "machine, and a project's settings.json is shared through git")
+    assert here in (project / ".claude" / "settings.json").read_text()  # written all the same
+    assert "warning: the hooks in settings.json run" in run(project, "setup", "claude", "--exe", here).out
+    assert run(project, "setup", "claude", "--remove").code == 0
+    assert json.loads(run(project, "setup", "claude", "--exe", "flowgit", "--json").out)["advice"] == []
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    assert json.loads(run(project, "setup", "claude", "--user", "--exe", here, "--json").out)["advice"] == []
+
+
 def test_twice_is_idempotent_and_remove_is_byte_identical(run, project):
     base = project / ".claude"
     base.mkdir()
@@ -452,7 +471,7 @@ def test_setup_again_with_another_exe_replaces_its_hooks_instead_of_doubling_the
     hooks = validate_claude_dir(project / ".claude")
     assert hooks == {"SessionStart": [f"{here} prime --hook"], "PreCompact": [f"{here} remind --hook"],
                      "Stop": [f"{here} remind --hook"]}
-    assert run(project, "setup", "claude", "--exe", str(here)).out.strip().endswith("nothing to change")
+    assert run(project, "setup", "claude", "--exe", str(here)).out.splitlines()[0].endswith("nothing to change")
     assert run(project, "setup", "claude", "--remove").code == 0
     assert not (project / ".claude" / "settings.json").exists()  # the replaced hooks are gone with the rest
 
@@ -687,7 +706,7 @@ def test_with_exe_the_skills_and_commands_call_the_program_the_hooks_call(run, p
     assert ran.returncode == 0, ran.stderr  # the skill's own first command runs where bare `flowgit` would not
     assert "s-exe" in (project / ".flow" / "episodes.jsonl").read_text()
 
-    assert run(project, "setup", "claude", "--exe", str(exe)).out.strip().endswith("nothing to change")
+    assert run(project, "setup", "claude", "--exe", str(exe)).out.splitlines()[0].endswith("nothing to change")
     monkeypatch.setenv("PATH", f"{Path(shutil.which('flowgit')).parent}:/usr/bin:/bin")
     assert run(project, "setup", "claude", "--exe", "flowgit").code == 0  # back to the name: files updated
     assert BARE_COMMAND.search((base / "commands" / "wrap.md").read_text()) and str(exe) not in \
