@@ -408,11 +408,13 @@ def lint(ctx: click.Context, path: str | None, as_json: bool) -> None:
     from flowgit.commands import lint as cmd
     from flowgit.output import emit_json
 
-    shown, findings = cmd.run_lint(_cfg(ctx), path)
+    shown, findings, misread = cmd.run_lint(_cfg(ctx), path)
     if as_json:
         emit_json(cmd.to_json(shown, findings))
     else:
-        click.echo(terminal_safe(cmd.render(shown, findings)))
+        click.echo(terminal_safe(cmd.render(shown, findings, len(misread))))
+    for warning in misread:
+        click.echo(terminal_safe(warning), err=True)
     if any(f.is_error for f in findings):
         ctx.exit(EXIT_FINDINGS)
 
@@ -519,7 +521,11 @@ def episode_list(ctx: click.Context, **kw: Any) -> None:
 @_search_options
 @click.pass_context
 def episode_search(ctx: click.Context, text: str | None, **kw: Any) -> None:
-    """Find episodes by text, type, tag, session and time."""
+    """Find episodes by text, type, tag, session and time.
+
+    TEXT is one phrase, found as written in an episode's content or a tag (letter case aside):
+    `"budget retry"` finds "budget retry", not "retry budget". Narrow it with --type, --tag, --session.
+    """
     _search(ctx, text, **kw)
 
 

@@ -186,7 +186,9 @@ def _commit(root: Path, staged: list[str], *, adopted: str | None = None) -> Non
                           capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         said = (proc.stderr.strip() or proc.stdout.strip() or f"git exited {proc.returncode}")
-        raise CommitRejected(f"the set-up is staged but not committed; the commit was refused:\n{said}", path=root,
+        listed = ", ".join(sorted(staged)[:8]) + (f" and {len(staged) - 8} more" if len(staged) > 8 else "")
+        raise CommitRejected(f"the set-up is staged but not committed (staged: {listed}); "
+                             f"the commit was refused:\n{said}", path=root,
                            fix=ADOPTION_FIX if adopted else
                            "fix what it names (`flowgit check` shows it again), then `git commit`")
 

@@ -46,13 +46,14 @@ MISREAD = {"unparsed": "looks like a pattern but does not parse, so no rule judg
            "commented": "a pattern hidden in a `#` comment line is not judged (G111)"}
 
 
-def misread_warnings(cfg: Config, path: str | None) -> list[str]:
+def misread_warnings(cfg: Config, path: str | None, doc=None) -> list[str]:
     """What the listing leaves out: lines a reader takes for patterns that are not read as one, each with its
-    line and the fix (said on stderr, so --json stays the list it was)."""
+    line and the fix (said on stderr, so --json stays the list it was). ``lint`` says the same: its
+    FlowScript may be clean where the gate refuses a line. ``doc``: the file as the caller loaded it."""
     from flowgit.checks.recognition import misread_lines
     from flowgit.continuity.patterns import grammar_fix
 
-    doc = load_document(cfg, path)
+    doc = doc if doc is not None else load_document(cfg, path)
     shown = doc.path or path or cfg.continuity  # (as the file is named: it may lie outside the repository)
     return [f"warning: {shown}:{index + 1}: {section}: {MISREAD[how]}: {doc.lines[index].strip()[:70]}"
             + (f"\n    fix: {grammar_fix(doc.lines[index])}" if how == "unparsed" else "")

@@ -76,6 +76,22 @@ def test_lint_exit_codes(run, tmp_path):
     assert warn.code == 0 and json.loads(warn.out)["warnings"] == 1
 
 
+def test_lint_says_when_lines_that_read_as_patterns_do_not_parse(run, tmp_path):
+    """"FlowScript clean" stood beside three pattern-like lines the gate then refused (G110): lint still judges
+    FlowScript alone (exit 0), and names each such line on stderr, as `patterns` does, with its fix."""
+    (tmp_path / "m.md").write_text("## Developing Knowledge\n! jitter window: spread retries | 1x\n"
+                                   "! no_level: text without a level\n! fine: a pattern that parses | 1x\n")
+    res = run(tmp_path, "lint", "m.md")
+    assert res.code == 0 and res.out.startswith("m.md: FlowScript clean (but 2 line(s) that read as patterns "
+                                                "do not parse: the gate refuses them")
+    assert "warning: m.md:2: Developing Knowledge: looks like a pattern but does not parse" in res.err
+    assert "warning: m.md:3:" in res.err and ":4:" not in res.err
+    as_json = run(tmp_path, "lint", "m.md", "--json")
+    assert as_json.code == 0 and json.loads(as_json.out)["errors"] == 0 and "m.md:2" in as_json.err
+    (tmp_path / "ok.md").write_text("## Developing Knowledge\n! fine: a pattern that parses | 1x\n")
+    assert run(tmp_path, "lint", "ok.md").out.strip() == "ok.md: FlowScript clean"
+
+
 def test_patterns_json(run, tmp_path):
     res = run(tmp_path, "patterns", str(DATA / "flow_template.md"), "--json")
     data = {p["name"]: p for p in json.loads(res.out)}

@@ -121,6 +121,8 @@ def test_a_refused_set_up_commit_says_what_the_gate_said(run, repo):
     res = run(repo, "init", "--commit")
     assert res.code == 1 and "G103" in res.err and "staged but not committed" in res.err
     assert "Traceback" not in res.err
+    staged = git(repo, "diff", "--cached", "--name-only").split()  # each file the set-up staged is named
+    assert staged and f"(staged: {', '.join(sorted(staged))})" in " ".join(res.err.split())
     import subprocess
 
     head = subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=repo, capture_output=True, text=True)

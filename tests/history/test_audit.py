@@ -72,6 +72,18 @@ def test_no_verify_is_caught(run, based):
     assert whole.code == 1 and "repair the memory in a new commit" in whole.out and "stays on the record" in whole.out
 
 
+def test_a_range_of_one_revision_says_it_is_that_revisions_whole_history(run, based):
+    """`--range HEAD~1` is git's range, everything HEAD~1 reaches, which a hurried reader takes for "the last
+    commit": the summary says which it judged; a range of two ends says nothing more."""
+    (based / "notes.txt").write_text("a commit of code\n")
+    git(based, "add", "notes.txt")
+    git(based, "commit", "-qm", "code")
+    one = run(based, "audit", "--range", "HEAD~1").out
+    assert "judged with every gate rule in HEAD~1 and all the history before it (A..B judges only the commits " \
+           "B has that A does not)" in one
+    assert "all the history before it" not in run(based, "audit", "--range", "HEAD~1..HEAD").out
+
+
 def test_the_whole_historys_advice_says_which_failing_commits_can_still_be_rewritten(run, based, tmp_path):
     """The whole history's audit told a commit no one else had yet to stay on the record and be repaired on
     top, while the push of the same commit said rewrite it. Now the advice follows where the commit is: one no
