@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from flowgit.config import Config
+from flowgit.errors import FlowgitError
 from flowgit.continuity.sections import DEVELOPING, PROVEN
 from flowgit.dates import today
 from flowgit.episodes import Episode, EpisodeStore, parse_store
@@ -94,8 +95,10 @@ def unpushed_failures(cfg: Config, root: Path) -> dict | None:
     clone tracks no remote (then nothing tells what a push would carry)."""
     from flowgit.history.remote import remote_tips, unpushed_count
 
+    from flowgit.git import object_format
+
     tips = remote_tips(root)
-    if not tips:
+    if not tips or object_format(root) != "sha1":  # (the audit's history reader cannot open SHA-256 objects)
         return None
     count = unpushed_count(root, tips)
     if count == 0:
@@ -107,7 +110,11 @@ def unpushed_failures(cfg: Config, root: Path) -> dict | None:
         return {"commits": count, "failing": None, "codes": [], "fix": fix + " (too many commits to judge here)"}
     from flowgit.history.audit import RangeSpec, run_audit
 
-    report = run_audit(cfg, RangeSpec(("HEAD",), tips, "not on any remote"), jobs=1)
+    try:
+        report = run_audit(cfg, RangeSpec(("HEAD",), tips, "not on any remote"), jobs=1)
+    except FlowgitError as exc:  # (a graft file, say): status still says everything else
+        return {"commits": count, "failing": None, "codes": [], "fix": f"the audit cannot judge them here "
+                f"({exc.message}): `flowgit audit` says why"}
     failing = list(dict.fromkeys(f.commit for f in report.errors))
     if not failing:
         return None
@@ -117,8 +124,6 @@ def unpushed_failures(cfg: Config, root: Path) -> dict | None:
 
 def git_ok(root: Path, *args: str) -> bool:
     """Whether ``git args`` succeeds in ``root``."""
-    from flowgit.errors import FlowgitError
-
     try:
         git(root, *args)
     except FlowgitError:

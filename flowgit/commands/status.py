@@ -18,7 +18,7 @@ def _block(title: str, rows: list[str], colour: str) -> list[str]:
 def _unpushed_lines(unpushed: dict) -> list[str]:
     count = unpushed["commits"]
     if unpushed["failing"] is None:
-        return ["", style(f"{count:,} commit(s) no remote has yet, too many to audit here:", "yellow"),
+        return ["", style(f"{count:,} commit(s) no remote has yet, not audited here:", "yellow"),
                 f"  (a push is refused if one fails the audit: {unpushed['fix']})"]
     shas = ", ".join(sha[:10] for sha in unpushed["failing"][:5]) + (" …" if len(unpushed["failing"]) > 5 else "")
     return ["", style(f"Commits no remote has yet fail the audit ({len(unpushed['failing'])} of {count:,}): "

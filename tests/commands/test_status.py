@@ -69,6 +69,13 @@ def test_status_says_when_commits_no_remote_has_fail_the_audit(run, repo, tmp_pa
     assert f"{sneak[:10]}  (G101" in out.out and "`flowgit audit --since-ref @{upstream}`" in out.out
     found = json.loads(run(repo, "status", "--json").out)["unpushed_failing"]
     assert found["commits"] == 1 and found["failing"] == [sneak] and "G101" in found["codes"]
+    grafts = repo / ".git" / "info" / "grafts"
+    grafts.parent.mkdir(exist_ok=True)
+    grafts.write_text(sneak + "\n")  # the audit refuses to read such a history: status says so, and goes on
+    out = run(repo, "status")
+    assert out.code == 0 and "1 commit(s) no remote has yet, not audited here:" in out.out, out.out + out.err
+    assert "the audit cannot judge them here" in out.out
+    grafts.unlink()
     path.write_text(clean)
     git(repo, "commit", "-qa", "--amend", "--allow-empty", "-m", "rewritten", "--no-verify")
     assert json.loads(run(repo, "status", "--json").out)["unpushed_failing"] is None
