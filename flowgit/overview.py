@@ -93,9 +93,8 @@ def unpushed_failures(cfg: Config, root: Path) -> dict | None:
     wrap on top makes that later. ``{"commits": n, "failing": [sha, ...], "codes": [...], "fix": ...}``, with
     ``failing`` None when there are too many commits to judge here; None when every one passes, or when the
     clone tracks no remote (then nothing tells what a push would carry)."""
-    from flowgit.history.remote import remote_tips, unpushed_count
-
     from flowgit.git import object_format
+    from flowgit.history.remote import remote_tips, unpushed_count
 
     tips = remote_tips(root)
     if not tips or object_format(root) != "sha1":  # (the audit's history reader cannot open SHA-256 objects)

@@ -44,9 +44,9 @@ from flowgit.wrap.apply import (Outcome, Refusal, annotate_dependants, apply_pla
                                 verdict_codes)
 from flowgit.wrap.candidates import Candidates, added_near_duplicates, find_candidates
 from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
-from flowgit.wrap.judgement import (EPISODE_REF_RE, action_date_warnings, fired, independent_contradiction, no_new_evidence, relaxed_rules,
-                                    post_demotion, proven_touched, section_warnings, typo_renames,
-                                    unfired_raises)
+from flowgit.wrap.judgement import (EPISODE_REF_RE, action_date_warnings, fired, independent_contradiction,
+                                    no_new_evidence, post_demotion, proven_touched, relaxed_rules, section_warnings,
+                                    typo_renames, unfired_raises)
 from flowgit.wrap.message import message
 from flowgit.wrap.plan import Plan
 from flowgit.journal import WRAP_COMMIT_VARIABLE
