@@ -23,7 +23,6 @@ on both sides alike and cancels out: only what the change commits is judged.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Iterator, Mapping
 
