@@ -18,7 +18,7 @@ from flowgit.errors import FlowgitError
 from flowgit.continuity.sections import DEVELOPING, PROVEN
 from flowgit.dates import today
 from flowgit.episodes import Episode, EpisodeStore, parse_store
-from flowgit.git import blob_oid, blobs, git, literal
+from flowgit.git import blob_oid, blobs, git, literal, operation_in_progress
 
 SOON_DAYS = 3  # "goes stale next": within this many days of its limit
 
@@ -61,6 +61,8 @@ class Overview:
     merge_driver: str | None = None  # why the registered merge driver cannot start (None: it can, or none is set)
     merge_attributes: list[str] = field(default_factory=list)  # a .gitattributes line overriding the driver
     unpushed: dict | None = None  # commits no remote has that fail the audit (None: none, or no remote known)
+    clone_setup: list[str] = field(default_factory=list)  # what `flowgit init` would set up here that is missing
+    mid_merge: dict | None = None  # the continuity file holds conflict markers: where, and how to finish
 
     @property
     def unwrapped_sessions(self) -> dict[str, int]:
@@ -80,7 +82,8 @@ class Overview:
                 "session": self.session or None, "session_wrapped": self.session_wrapped,
                 "interrupted_wrap": self.interrupted_wrap, "interrupted_sync": self.interrupted_sync,
                 "outside_sparse_checkout": self.outside_sparse, "merge_driver_problem": self.merge_driver,
-                "merge_attribute_problems": self.merge_attributes, "unpushed_failing": self.unpushed}
+                "merge_attribute_problems": self.merge_attributes, "unpushed_failing": self.unpushed,
+                "clone_setup_problems": self.clone_setup, "mid_merge": self.mid_merge}
 
 
 RECOVER = "run `flowgit wrap --recover`"
@@ -117,8 +120,24 @@ def unpushed_failures(cfg: Config, root: Path) -> dict | None:
     failing = list(dict.fromkeys(f.commit for f in report.errors))
     if not failing:
         return None
+    from flowgit.merge.replayed import rebased_from, undo_the_rebase
+
+    before = rebased_from(root)  # (wraps a pull replayed: undo the pull, do not repair each commit)
     return {"commits": count, "failing": failing, "codes": sorted({f.code for f in report.errors}),
-            "fix": fix + "; rewrite them before pushing (no remote has them yet)"}
+            "fix": undo_the_rebase(before) if before else fix + "; rewrite them before pushing (no remote has them yet)"}
+
+
+def _mid_merge(cfg: Config, data: bytes) -> dict | None:
+    """Where the continuity file holds git conflict markers, and how to finish (None: it holds none)."""
+    from flowgit.merge.markers import find_markers
+    from flowgit.repo import MID_MERGE_FIX
+
+    found = find_markers(data)
+    if found is None:
+        return None
+    in_progress = operation_in_progress(cfg.root)
+    return {"file": cfg.continuity_rel, "line": found.first, "markers": found.describe(),
+            "operation": in_progress[0] if in_progress else None, "fix": MID_MERGE_FIX}
 
 
 def git_ok(root: Path, *args: str) -> bool:
@@ -267,11 +286,16 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
     view.continuity_modified = not _same_as_head(data, head.get(cfg.continuity_rel))
     if light:
         return view
+    from flowgit.clonesetup import clone_setup_problems
     from flowgit.merge.setup import driver_problem, shadowed_attributes
 
     view.merge_driver = driver_problem(root)  # a sync would refuse it, and a `git pull` would take ours whole
     view.merge_attributes = shadowed_attributes(root, [cfg.continuity_rel, cfg.store_rel], overriding_only=True)
+    view.clone_setup = clone_setup_problems(root)
     view.unpushed = unpushed_failures(cfg, root)
+    view.mid_merge = _mid_merge(cfg, data)
+    if view.mid_merge is not None:
+        return view  # both sides' lines at once: no pattern, item or date read from it would be true
     view.document = document_from_bytes(cfg, data, cfg.continuity_rel)
     if view.document is None or not view.document.sections:
         return view

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from flowgit.continuity.document import COMMENT_RE, Document, Section
+from flowgit.clonesetup import CLONE_SETUP_FIX
 from flowgit.merge.notes import NOTE_LINES
 from flowgit.overview import Overview
 
@@ -90,6 +91,12 @@ def status_lines(view: Overview) -> list[str]:
         sessions = ", ".join(f"{s} ({n})" for s, n in view.unwrapped_sessions.items())
         out.append(f"- episodes recorded but not wrapped: {len(view.unwrapped)} from {sessions}: "
                    "wrap before the session ends (`flowgit wrap`, or /wrap in an agent set up with `flowgit setup`)")
+    if view.mid_merge:
+        out.append(f"- {view.continuity} holds {view.mid_merge['markers']} (a merge left it conflicted): nothing "
+                   f"below is read from it, and episodes listed as not wrapped may be the other side's; "
+                   f"{view.mid_merge['fix']}")
+    if view.clone_setup:
+        out.append(f"- this clone is not set up ({'; '.join(view.clone_setup)}): {CLONE_SETUP_FIX}")
     if view.interrupted_sync:
         out.append(f"- an interrupted `flowgit sync` left a half-made merge: {view.interrupted_sync['message']}; "
                    f"{view.interrupted_sync['fix']} (the episodes listed as not wrapped may be another clone's)")
@@ -100,7 +107,7 @@ def status_lines(view: Overview) -> list[str]:
         out.append(f"- an interrupted wrap awaits recovery ({view.interrupted_wrap['journal']}): "
                    f"{view.interrupted_wrap['fix']} before anything else; the file may hold its half-written "
                    "changes")
-    elif view.continuity_modified:
+    elif view.continuity_modified and not view.mid_merge:
         out.append(f"- {view.continuity} has uncommitted edits: finish them with `flowgit wrap`")
     return out
 
@@ -126,8 +133,10 @@ def build(view: Overview, max_tokens: int) -> Primer:
     """Assemble the primer text for ``view`` within ``max_tokens``."""
     head = f"# Continuity ({view.continuity}): read this first"
     if view.document is None:
-        text = "\n".join([head, f"No continuity file at {view.continuity}: run `flowgit init`.",
-                          *status_lines(view)])
+        missing = (f"{view.continuity} is mid-merge ({view.mid_merge['markers']}): this session starts without it "
+                   "until the conflict is resolved."
+                   if view.mid_merge else f"No continuity file at {view.continuity}: run `flowgit init`.")
+        text = "\n".join([head, missing, *status_lines(view)])
         return Primer("\n".join(_fit(text.split("\n"), max_tokens)), max_tokens, overview=view)
     status = ["", "## flowgit status", *status_lines(view)]
     fixed = _fit([head, *status], max_tokens)

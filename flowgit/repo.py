@@ -56,9 +56,15 @@ def refuse_mid_merge(text: str, shown: str) -> None:
     if found is not None:
         raise FlowgitError(f"is mid-merge: {found.describe()}; read now, it would list both sides' "
                            "patterns twice", path=shown, line=found.first,
-                           fix="finish the merge first: `flowgit init` registers the merge driver (then "
-                               "`git merge --abort` and merge again), or resolve the markers by hand and "
-                               "`git add` the file")
+                           fix=MID_MERGE_FIX)
+
+
+# What to do with a file git left conflicted: resolving comes first (the driver is usually registered: the
+# conflict is a real one), and re-merging through the driver is for a clone that never ran `flowgit init`.
+MID_MERGE_FIX = ("resolve the conflict: edit the marked lines, `git add` the file and commit; or undo it with "
+                 "`git merge --abort` (`git rebase --abort` in a rebase). In a clone that never ran `flowgit init` "
+                 "(`flowgit status` says so), run it after the abort, then merge again: its merge driver merges "
+                 "the memory without markers")
 
 
 def document_from_bytes(cfg: Config, data: bytes | None, label: str) -> Document | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flowgit.clonesetup import CLONE_SETUP_FIX
 from flowgit.output import style
 from flowgit.overview import RECOVER, Overview
 
@@ -57,9 +58,18 @@ def render(view: Overview) -> str:
     if view.merge_attributes:
         lines += ["", style("A merge attribute overrides flowgit's driver:", "red"),
                   *(f"  {problem}" for problem in view.merge_attributes)]
+    if view.clone_setup:
+        lines += ["", style("This clone is not set up:", "red"), *(f"  {problem}" for problem in view.clone_setup),
+                  f"  (fix: {CLONE_SETUP_FIX})"]
+    if view.mid_merge:
+        m = view.mid_merge
+        doing = f"{m['operation'][:1].upper()}{m['operation'][1:]} is in progress: " if m["operation"] else ""
+        lines += ["", style(f"{doing}{m['file']} holds {m['markers']}:", "red"),
+                  "  (nothing else is read from it until they are resolved; episodes listed as not wrapped may be "
+                  "the other side's, which the merge brings)", f"  (fix: {m['fix']})"]
     if view.unpushed:
         lines += _unpushed_lines(view.unpushed)
-    if view.continuity_modified:
+    if view.continuity_modified and not view.mid_merge:  # (mid-merge: resolving it is the one thing to do)
         hint = (f"  ({pending['fix']} first)" if pending and pending.get("running") else
                 f"  ({RECOVER} first)" if pending else "  (finish with `flowgit wrap`)")
         lines += ["", "Changes not wrapped:", f"  {style('modified: ' + view.continuity, 'red')}" + hint]
@@ -81,6 +91,7 @@ def render(view: Overview) -> str:
     lines += _block("Going stale next", [f"{r['name']} in {r['section']}: {r['days_left']} day(s) left"
                                          for r in view.stale_soon], "yellow")
     if len(lines) <= 3 and not view.continuity_modified and not pending and not view.interrupted_sync \
-            and not view.merge_driver and not view.merge_attributes:
+            and not view.merge_driver and not view.merge_attributes and not view.clone_setup \
+            and not view.mid_merge:
         lines += ["", "nothing to wrap"]
     return "\n".join(lines)

@@ -31,7 +31,8 @@ def render(data: SyncResult | dict) -> str:
     lines += [f"  {step}" for step in data.steps]
     tries = f" after {data.attempts} attempts" if data.attempts > 1 else ""
     done = f"pushed {data.head[:12]}" if data.pushed else f"at {data.head[:12]}"
-    lines.append(f"synced {data.branch} with {data.remote} ({data.mode}){tries}: {done}")
+    how = f" ({data.integrated})" if data.integrated else ""  # what was done, not what git is set to do
+    lines.append(f"synced {data.branch} with {data.remote}{how}{tries}: {done}")
     return "\n".join(lines)
 
 

@@ -55,8 +55,9 @@ class SyncResult:
     branch: str
     remote: str
     upstream: str
-    mode: str  # how the upstream is integrated: "rebase" or "merge"
+    mode: str  # how the upstream is integrated when both sides moved: "rebase" or "merge" (what git is set to do)
     attempts: int = 0
+    integrated: str | None = None  # what the last integration did: "rebase", "merge", "fast-forward" or None
     steps: list[str] = field(default_factory=list)
     pushed: bool = False
     head: str = ""
@@ -64,7 +65,7 @@ class SyncResult:
 
     def to_dict(self) -> dict:
         return {"branch": self.branch, "remote": self.remote, "upstream": self.upstream, "mode": self.mode,
-                "attempts": self.attempts, "steps": self.steps, "pushed": self.pushed, "head": self.head,
+                "integrated": self.integrated, "attempts": self.attempts, "steps": self.steps, "pushed": self.pushed, "head": self.head,
                 "notes": self.notes}
 
 
@@ -315,15 +316,19 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
                 result.notes.append("removed git's merge temporaries a killed sync left: " + ", ".join(removed))
             _refuse_if_switched(root, tgt)
             original = _one(root, "rev-parse", "HEAD")
+            kept_orig_head = _one(root, "rev-parse", "-q", "--verify", "ORIG_HEAD")
             pending = git_dir(root) / PENDING
             atomic_write(pending, original + "\n")  # (left behind only if this process is killed outright)
             try:
                 result.steps.append(_integrated_and_judged(root, cfg, tgt, result.mode, original, upstream or None,
                                                            result.notes))
+                result.integrated = _what_integrating_did(result.steps[-1])
             except (SyncFailed, RollbackRefused):
+                _put_back_orig_head(root, kept_orig_head)
                 raise
             except BaseException:  # interrupted, or a file the gate cannot read: never leave it half-merged
                 _restore(root, original, upstream or None, _merge_subject(tgt))
+                _put_back_orig_head(root, kept_orig_head)
                 raise
             finally:
                 pending.unlink(missing_ok=True)
@@ -346,6 +351,23 @@ def run_sync(cfg: Config, *, retries: int = 8) -> SyncResult:
     raise SyncFailed(f"the push was rejected {retries + 1} times (the remote keeps moving)", path=root,
                      fix="nothing was lost: the branch holds your commits integrated with the last fetch; "
                          "run `flowgit sync` again")
+
+
+def _what_integrating_did(step: str) -> str | None:
+    """"merge", "rebase" or "fast-forward" for an integration step's words (None: nothing to integrate)."""
+    for opening, how in (("merged", "merge"), ("rebased", "rebase"), ("fast-forwarded", "fast-forward")):
+        if step.startswith(opening):
+            return how
+    return None
+
+
+def _put_back_orig_head(root: Path, before: str) -> None:
+    """``ORIG_HEAD`` as it was before a sync that committed nothing: the integration it undid moved it, and
+    the user's own way back (``git reset --keep ORIG_HEAD`` after a pull that rebased) must still work."""
+    if before:
+        _run(root, "update-ref", "--no-deref", "ORIG_HEAD", before)
+    else:
+        _run(root, "update-ref", "-d", "ORIG_HEAD")
 
 
 def _integrated_and_judged(root: Path, cfg: Config, tgt: Target, mode: str, original: str,
@@ -664,9 +686,13 @@ def _gate(root: Path, cfg: Config, original: str, upstream: str | None) -> None:
         except RollbackRefused as refused:
             raise RollbackRefused("the audit refuses what the push would carry:\n" + "\n".join(dict.fromkeys(problems))
                                   + f"\nand {refused.message}", path=root, fix=refused.fix) from None
+        from flowgit.merge.replayed import rebased_from, undo_the_rebase
+
+        before = rebased_from(root)  # (the branch is back as it was: its tip is what a pull's rebase made?)
         raise SyncFailed("the audit refuses what the push would carry (the commits no remote has, the "
                          "integration's included); nothing was pushed and the branch is back as it was:\n"
-                         + "\n".join(dict.fromkeys(problems)), path=root, fix=SYNC_AUDIT_FIX)
+                         + "\n".join(dict.fromkeys(problems)), path=root,
+                         fix=undo_the_rebase(before) if before else SYNC_AUDIT_FIX)
 
 
 # A commit on top takes no finding back (the audit judges every commit): one of your own commits is rewritten

@@ -206,6 +206,7 @@ def test_pre_push_refuses_to_replace_a_remote_tip_it_has_never_seen(run, pushed,
     _orphan_rewrite(repo, "rewrite")
     refused = sh(repo, "git", "push", "-f", "origin", "rewrite:main")
     assert refused.returncode != 0 and "has never seen" in refused.stderr and "git fetch origin" in refused.stderr
+    assert "`flowgit sync`" in refused.stderr  # (a plain push that is behind: fetching alone would not do)
 
 
 def test_the_server_hook_goes_where_the_server_runs_hooks_from(run, pushed, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 from tests.conftest import git
 
@@ -79,3 +80,52 @@ def test_status_says_when_commits_no_remote_has_fail_the_audit(run, repo, tmp_pa
     path.write_text(clean)
     git(repo, "commit", "-qa", "--amend", "--allow-empty", "-m", "rewritten", "--no-verify")
     assert json.loads(run(repo, "status", "--json").out)["unpushed_failing"] is None
+
+
+def test_status_says_when_a_clone_never_ran_init(run, repo, tmp_path):
+    """git copies no config and no hooks between clones: a teammate's fresh clone has no merge driver (the
+    next `git pull` that meets another wrap writes markers into the file and the store) and no gate. status
+    says so, with the fix, before that happens; `flowgit init` in the clone clears it."""
+    assert run(repo, "init", "--commit").code == 0
+    assert json.loads(run(repo, "status", "--json").out)["clone_setup_problems"] == []
+    git(tmp_path, "init", "-q", "--bare", "remote.git")
+    git(repo, "push", "-q", str(tmp_path / "remote.git"), "HEAD:refs/heads/main")
+    git(tmp_path, "clone", "-q", "-b", "main", str(tmp_path / "remote.git"), "teammate")
+    teammate = tmp_path / "teammate"
+    out = run(teammate, "status")
+    assert out.code == 0 and "This clone is not set up:" in out.out and "nothing to wrap" not in out.out
+    assert "merge driver is not registered" in out.out and "pre-commit and pre-push hooks are not installed" in out.out
+    assert "run `flowgit init` in this clone" in out.out
+    assert len(json.loads(run(teammate, "status", "--json").out)["clone_setup_problems"]) == 2
+    (teammate / ".git" / "hooks" / "pre-push").write_text("#!/bin/sh\nexit 0\n")  # a hook of the user's own
+    assert run(teammate, "init").code == 0
+    assert json.loads(run(teammate, "status", "--json").out)["clone_setup_problems"] == []
+    assert "This clone is not set up" not in run(teammate, "prime").out
+
+
+def test_status_reports_a_conflicted_merge_instead_of_refusing(run, repo):
+    """Both sides changed Foundation (protected: a real conflict, the driver leaves markers). status was the
+    one command that refused then, pointing at `flowgit init` that refuses mid-merge; now it says where the
+    markers are and how to finish, exits 0, and does not tell the user to wrap the conflicted file."""
+    assert run(repo, "init", "--commit").code == 0
+    path = repo / "CONTINUITY.md"
+    base = path.read_text()
+    git(repo, "checkout", "-q", "-b", "other")
+    for rule, branch in (("ask before changing thresholds", "other"), ("never retry without a key", None)):
+        if branch is None:
+            git(repo, "checkout", "-q", "-")
+        path.write_text(base.replace("(protected: never compressed).\n", f"(protected: never compressed).\n- {rule}\n", 1))
+        git(repo, "commit", "-qam", rule, "--no-verify")
+    merged = subprocess.run(["git", "merge", "-q", "other"], cwd=repo, capture_output=True, text=True)
+    assert merged.returncode != 0 and "<<<<<<<" in path.read_text()
+    out = run(repo, "status")
+    assert out.code == 0, out.err
+    assert "A merge is in progress: CONTINUITY.md holds git conflict markers" in out.out
+    assert "`git add` the file and commit" in out.out and "finish with `flowgit wrap`" not in out.out
+    said = json.loads(run(repo, "status", "--json").out)["mid_merge"]
+    assert said["operation"] == "a merge" and said["line"] == path.read_text().split("\n").index(
+        next(ln for ln in path.read_text().split("\n") if ln.startswith("<<<<<<<"))) + 1
+    primed = run(repo, "prime")
+    assert primed.code == 0 and "is mid-merge" in primed.out and "No continuity file" not in primed.out
+    git(repo, "merge", "--abort")
+    assert json.loads(run(repo, "status", "--json").out)["mid_merge"] is None

@@ -700,3 +700,33 @@ def test_a_stash_popped_after_a_sync_keeps_the_citation_of_an_episode_no_commit_
     line = next(ln for ln in (b / "CONTINUITY.md").read_text().splitlines() if "call_cap:" in ln)
     assert mine in line and first in line, line
     assert mine.encode() in (b / ".flow" / "episodes.jsonl").read_bytes()
+
+
+def test_wraps_a_plain_pull_rebased_are_undone_not_repaired_and_orig_head_survives_a_refused_sync(
+        tmp_path, remote, run):
+    """With pull.rebase=true a plain `git pull` replays b's wrap onto a's: the merge driver's note of a's State
+    lands in an ordinary commit, which the audit refuses. The way out is to undo the pull, not to repair the
+    commit: sync and status name the commit the branch stood at before the rebase, the refused sync leaves
+    ORIG_HEAD where the pull put it, and after the undo sync merges and pushes."""
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    ours, theirs, _ = CASES["both_replace_state"]
+    (a / "CONTINUITY.md").write_text(ours)
+    commit(a, "a wraps")
+    assert run(a, "sync").code == 0
+    (b / "CONTINUITY.md").write_text(theirs)
+    commit(b, "b wraps")
+    before = head(b)
+    git(b, "config", "pull.rebase", "true")
+    git(b, "pull", "-q")
+    assert git(b, "rev-list", "--merges", "HEAD").strip() == "" and head(b) != before  # replayed, linear
+    orig_head = head(b, "ORIG_HEAD")
+    refused = run(b, "sync")
+    assert refused.code == 1 and f"git reset --keep {before[:12]}" in refused.out + refused.err
+    assert head(b, "ORIG_HEAD") == orig_head  # the user's own way back still works
+    status = json.loads(run(b, "status", "--json").out)["unpushed_failing"]
+    assert status["failing"] and f"git reset --keep {before[:12]}" in status["fix"]
+    git(b, "reset", "-q", "--keep", before)
+    synced = run(b, "sync")
+    assert synced.code == 0, synced.err
+    assert "(merge)" in synced.out and "(rebase)" not in synced.out  # what was done, not what git is set to do
+    assert head(b) == git(remote, "rev-parse", "main").strip() and run(b, "audit").code == 0
