@@ -129,7 +129,12 @@ def main(argv: list[str] | None = None) -> int:
 
 NO_REPLACE = "GIT_NO_REPLACE_OBJECTS"
 NO_GRAFTS = "/dev/null/no-grafts"  # a graft file that cannot exist: git reads none, and prints no hint
-AS_RECORDED = {NO_REPLACE: "1", "GIT_GRAFT_FILE": NO_GRAFTS}
+# A path is the path it names: with git's pathspec switches set (`GIT_LITERAL_PATHSPECS=1`, which git hands to
+# its hooks) flowgit's own `:(literal)PATH` would be read as a file of that name, match nothing, and show the
+# gate a commit that deletes the memory. Each is a boolean: "0" switches it off.
+PATHSPEC_SWITCHES_OFF = {name: "0" for name in ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
+                                                "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS")}
+AS_RECORDED = {NO_REPLACE: "1", "GIT_GRAFT_FILE": NO_GRAFTS, **PATHSPEC_SWITCHES_OFF}
 
 
 def _main(argv: list[str] | None) -> int:

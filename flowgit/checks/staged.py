@@ -632,9 +632,36 @@ def _merge_heads(root: Path) -> list[str]:
         text = ""
     heads = [line.strip() for line in text.splitlines() if line.strip()]
     in_merge = os.environ.get("FLOWGIT_HOOK") == "pre-merge-commit" or "GIT_REFLOG_ACTION" in os.environ
-    if not heads and in_merge:  # GIT_REFLOG_ACTION: git merge (or pull) started this process
+    if not heads and in_merge and _run_by_git_merge():  # GIT_REFLOG_ACTION: git merge (or pull) started us
         heads = [m.group(1) for key in sorted(os.environ) if (m := GITHEAD_RE.fullmatch(key))]
     return heads
+
+
+def _run_by_git_merge() -> bool:
+    """Whether the git process this hook runs under is a ``git merge`` (where /proc tells; elsewhere the
+    environment is all there is). Variables alone are anyone's to set: `GIT_REFLOG_ACTION` and a
+    `GITHEAD_<id>` on a plain `git commit` made the gate judge it as a merge with a commit of the
+    committer's choosing, which then had no say over what the commit adds."""
+    pid = git_ancestor_pid()
+    if pid is None:
+        return True
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+    except OSError:
+        return True
+    return git_command(argv) == b"merge"
+
+
+def git_command(argv: list[bytes]) -> bytes | None:
+    """The command of a ``git …`` command line (``merge`` of ``git -c x=y merge other``, and of a
+    ``…/git-merge`` run by its own name), or None when it names none."""
+    own = argv[0].rsplit(b"/", 1)[-1] if argv else b""
+    if own.startswith(b"git-"):
+        return own[4:]
+    i = 1
+    while i < len(argv) and argv[i].startswith(b"-"):
+        i += 2 if argv[i] in _GIT_VALUE_OPTIONS else 1
+    return argv[i] if i < len(argv) else None
 
 
 def _renamed_to(root: Path, base: str, path: str) -> str | None:

@@ -541,3 +541,21 @@ def test_the_ci_workflow_judges_a_rewind_as_a_branch_update_only_for_a_branch(ru
     res = sh(repo, "bash", "-c", script, env={**env, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
     assert res.returncode == code, res.stdout + res.stderr
     assert ("A501" in res.stdout) == (code == 1)
+
+
+def test_a_url_rewritten_twice_cannot_point_the_new_branch_check_at_another_repository(run, pushed):
+    """git hands pre-push the URL after `url.<base>.insteadOf`; asked again, `ls-remote` rewrote it once more,
+    here to this very clone, which holds the bypassing commit: the hook judged nothing and the commit landed on
+    the real remote as a new branch. Now such a URL is refused with the reason (adv90 04); a plain push of the
+    same branch is judged and refused as before."""
+    repo, remote = pushed
+    assert run(repo, "install-hook").code == 0
+    bypass(repo)
+    git(repo, "branch", "-q", "evil")
+    git(repo, "reset", "-q", "--hard", "origin/main")
+    plain = sh(repo, "git", "push", "origin", "evil:refs/heads/plain")
+    assert plain.returncode != 0 and "G101" in plain.stdout + plain.stderr
+    twice = sh(repo, "git", "-c", f"url.{remote}.insteadOf=fake:", "-c", f"url.{repo / '.git'}.insteadOf={remote}",
+               "push", "fake:", "evil:refs/heads/newb")
+    assert twice.returncode != 0 and "rewritten again by a url.*.insteadOf setting" in twice.stderr, twice.stderr
+    assert git(remote, "for-each-ref", "refs/heads/newb").strip() == ""
