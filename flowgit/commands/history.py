@@ -214,7 +214,8 @@ def render_audit(report: AuditReport) -> str:
         verdict += f", {overrides} override(s) recorded" + (
             f" ({let_through} finding(s) they let through, listed above)" if let_through else "")
     scope = f" in {report.range}" if report.range else ""
-    if report.range and ".." not in report.range:  # git's meaning, which `--range HEAD~1` may not be read as
+    if report.range and ".." not in report.range and " --not " not in report.range:  # git's meaning, which
+        # `--range HEAD~1` may not be read as (with `--not`, as the push hooks pass, it is what was asked)
         scope += " and all the history before it (A..B judges only the commits B has that A does not)"
     lines.append(f"flowgit audit: {report.judged} commit(s) judged with every gate rule{scope} "
                  f"({report.commits} read) — {verdict}" + _shallow_note(report.shallow, report.oldest_visible))

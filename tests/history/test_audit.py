@@ -82,6 +82,9 @@ def test_a_range_of_one_revision_says_it_is_that_revisions_whole_history(run, ba
     assert "judged with every gate rule in HEAD~1 and all the history before it (A..B judges only the commits " \
            "B has that A does not)" in one
     assert "all the history before it" not in run(based, "audit", "--range", "HEAD~1..HEAD").out
+    parent = git(based, "rev-parse", "HEAD~1").strip()
+    hooks = run(based, "audit", "--range", "HEAD", "--not", parent).out  # (as the push hooks ask: what is new)
+    assert f"in HEAD --not {parent[:12]} (1 read)" in hooks and "all the history before it" not in hooks
 
 
 def test_the_whole_historys_advice_says_which_failing_commits_can_still_be_rewritten(run, based, tmp_path):
