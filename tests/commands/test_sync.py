@@ -52,6 +52,18 @@ def head(repo: Path, rev: str = "HEAD") -> str:
     return git(repo, "rev-parse", rev).strip()
 
 
+def both_wrapped(tmp_path: Path, remote: Path, run, case: str) -> tuple[Path, Path]:
+    """Clones a and b wrap one base with the two sides of ``CASES[case]``; a syncs first, b not yet."""
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    ours, theirs, _ = CASES[case]
+    (a / "CONTINUITY.md").write_text(ours)
+    commit(a, "a wraps")
+    assert run(a, "sync").code == 0
+    (b / "CONTINUITY.md").write_text(theirs)
+    commit(b, "b wraps")
+    return a, b
+
+
 def test_two_clones_wrap_the_same_base_and_both_reach_the_remote(tmp_path, remote, run):
     a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
     ours, theirs, _ = CASES["both_add"]
@@ -75,14 +87,8 @@ def test_two_clones_wrap_the_same_base_and_both_reach_the_remote(tmp_path, remot
 
 def _b_syncs_by_rebase_after_a(tmp_path, remote, run, case: str):
     """Clone a wraps and syncs; clone b (pull.rebase) wraps the same base and syncs: (b, b's sync result)."""
-    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    _, b = both_wrapped(tmp_path, remote, run, case)
     git(b, "config", "pull.rebase", "true")
-    ours, theirs, _ = CASES[case]
-    (a / "CONTINUITY.md").write_text(ours)
-    commit(a, "a wraps")
-    assert run(a, "sync").code == 0
-    (b / "CONTINUITY.md").write_text(theirs)
-    commit(b, "b wraps")
     res = run(b, "sync", "--json")
     assert res.code == 0, res.err
     return b, res
@@ -356,13 +362,7 @@ def test_sync_without_a_remote_is_a_clear_error(run, repo):
 
 
 def test_an_interrupted_integration_is_undone(tmp_path, remote, run, monkeypatch):
-    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
-    ours, theirs, _ = CASES["both_add"]
-    (a / "CONTINUITY.md").write_text(ours)
-    commit(a, "a wraps")
-    assert run(a, "sync").code == 0
-    (b / "CONTINUITY.md").write_text(theirs)
-    commit(b, "b wraps")
+    a, b = both_wrapped(tmp_path, remote, run, "both_add")
     before = head(b)
     from flowgit.merge import sync
 
@@ -708,13 +708,7 @@ def test_wraps_a_plain_pull_rebased_are_undone_not_repaired_and_orig_head_surviv
     lands in an ordinary commit, which the audit refuses. The way out is to undo the pull, not to repair the
     commit: sync and status name the commit the branch stood at before the rebase, the refused sync leaves
     ORIG_HEAD where the pull put it, and after the undo sync merges and pushes."""
-    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
-    ours, theirs, _ = CASES["both_replace_state"]
-    (a / "CONTINUITY.md").write_text(ours)
-    commit(a, "a wraps")
-    assert run(a, "sync").code == 0
-    (b / "CONTINUITY.md").write_text(theirs)
-    commit(b, "b wraps")
+    a, b = both_wrapped(tmp_path, remote, run, "both_replace_state")
     before = head(b)
     git(b, "config", "pull.rebase", "true")
     git(b, "pull", "-q")
