@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 GATE_HOOKS = ("pre-commit", "pre-push")  # the two that judge what leaves this clone: a commit and a push
-CLONE_SETUP_FIX = "run `flowgit init` in this clone (it registers the merge driver and installs the hooks; safe to repeat)"
+CLONE_SETUP_FIX = ("run `flowgit init` in this clone (it registers the merge driver and installs the hooks; safe to "
+                   "repeat)")
 
 
 def clone_setup_problems(root: Path) -> list[str]:

@@ -124,7 +124,8 @@ def unpushed_failures(cfg: Config, root: Path) -> dict | None:
 
     before = rebased_from(root)  # (wraps a pull replayed: undo the pull, do not repair each commit)
     return {"commits": count, "failing": failing, "codes": sorted({f.code for f in report.errors}),
-            "fix": undo_the_rebase(before) if before else fix + "; rewrite them before pushing (no remote has them yet)"}
+            "fix": undo_the_rebase(before) if before else
+            fix + "; rewrite them before pushing (no remote has them yet)"}
 
 
 def _mid_merge(cfg: Config, data: bytes) -> dict | None:

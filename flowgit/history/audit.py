@@ -162,7 +162,8 @@ class RangeSpec:
         if ".." in range_text:
             base, _, tip = range_text.partition("..")
             return cls((tip or "HEAD",), ((base,) if base else ()) + tuple(exclude), range_text, base or None)
-        shown = " ".join([range_text, *(f"--not {rev[:12]}" for rev in exclude[:3])]) + (" …" if len(exclude) > 3 else "")
+        shown = " ".join([range_text, *(f"--not {rev[:12]}" for rev in exclude[:3])])
+        shown += " …" if len(exclude) > 3 else ""
         return cls((range_text,), tuple(exclude), shown)
 
 

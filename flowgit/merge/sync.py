@@ -65,8 +65,8 @@ class SyncResult:
 
     def to_dict(self) -> dict:
         return {"branch": self.branch, "remote": self.remote, "upstream": self.upstream, "mode": self.mode,
-                "integrated": self.integrated, "attempts": self.attempts, "steps": self.steps, "pushed": self.pushed, "head": self.head,
-                "notes": self.notes}
+                "integrated": self.integrated, "attempts": self.attempts, "steps": self.steps,
+                "pushed": self.pushed, "head": self.head, "notes": self.notes}
 
 
 @dataclass(frozen=True)

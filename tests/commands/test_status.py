@@ -114,7 +114,8 @@ def test_status_reports_a_conflicted_merge_instead_of_refusing(run, repo):
     for rule, branch in (("ask before changing thresholds", "other"), ("never retry without a key", None)):
         if branch is None:
             git(repo, "checkout", "-q", "-")
-        path.write_text(base.replace("(protected: never compressed).\n", f"(protected: never compressed).\n- {rule}\n", 1))
+        opening = "(protected: never compressed).\n"
+        path.write_text(base.replace(opening, f"{opening}- {rule}\n", 1))
         git(repo, "commit", "-qam", rule, "--no-verify")
     merged = subprocess.run(["git", "merge", "-q", "other"], cwd=repo, capture_output=True, text=True)
     assert merged.returncode != 0 and "<<<<<<<" in path.read_text()
