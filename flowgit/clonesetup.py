@@ -5,37 +5,56 @@ clones the memory and never runs ``flowgit init`` has no merge driver (the
 next ``git pull`` that meets another wrap writes conflict markers into the
 continuity file and the append-only store) and no gate (nothing judges a
 commit or a push before it is shared). ``flowgit status`` says so before that
-happens, not after.
+happens, not after, with the fix that fits how the project runs its hooks.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
-GATE_HOOKS = ("pre-commit", "pre-push")  # the two that judge what leaves this clone: a commit and a push
-CLONE_SETUP_FIX = ("run `flowgit init` in this clone (it registers the merge driver and installs the hooks; safe to "
-                   "repeat)")
+# The hooks that judge what leaves this clone (a commit, a push), and the id of the pre-commit framework's
+# hook that runs flowgit's gate in each
+GATE_HOOKS = {"pre-commit": "flowgit-check", "pre-push": "flowgit-audit"}
+INIT_FIX = "run `flowgit init` in this clone (it registers the merge driver and installs the hooks; safe to repeat)"
 
 
-def clone_setup_problems(root: Path) -> list[str]:
-    """What ``flowgit init`` would set up here that is missing, each as one sentence (empty: nothing)."""
+@dataclass
+class CloneSetup:
+    """What is missing here (one sentence each; empty: nothing) and the one fix for all of it."""
+
+    problems: list[str] = field(default_factory=list)
+    fix: str = ""
+
+
+def clone_setup(root: Path) -> CloneSetup:
+    """What ``flowgit init`` (or the pre-commit framework's install) would set up here that is missing."""
+    from flowgit.checks.hooklist import FRAMEWORK_INSTALL, framework_hook_ids
     from flowgit.merge.setup import driver_problem, is_registered
 
-    problems = []
-    if not is_registered(root) and driver_problem(root) is None:
-        problems.append("flowgit's merge driver is not registered in this clone: a `git pull` that meets another "
-                        "wrap would write conflict markers into the continuity file and the store")
-    missing = missing_gate_hooks(root)
+    found = CloneSetup()
+    unregistered = not is_registered(root) and driver_problem(root) is None
+    if unregistered:
+        found.problems.append("flowgit's merge driver is not registered in this clone: a `git pull` that meets "
+                              "another wrap would write conflict markers into the continuity file and the store")
+    framework = framework_hook_ids(root)
+    missing = missing_gate_hooks(root, framework)
     if missing:
-        problems.append(f"flowgit's {' and '.join(missing)} hook{'s are' if len(missing) > 1 else ' is'} not "
-                        "installed in this clone: nothing judges a commit or a push here before it is shared")
-    return problems
+        found.problems.append(f"flowgit's {' and '.join(missing)} hook{'s are' if len(missing) > 1 else ' is'} "
+                              "not installed in this clone: nothing judges a commit or a push here before it is "
+                              "shared")
+    if not framework or not missing:
+        found.fix = INIT_FIX if found.problems else ""
+    else:  # (`flowgit init` leaves the hooks to the framework whose list runs them)
+        found.fix = ((INIT_FIX + ", then " if unregistered else "") +
+                     f"install the framework's hooks: `{FRAMEWORK_INSTALL}` (a gate hook its list does not run, "
+                     "`flowgit install-hook` installs)")
+    return found
 
 
-def missing_gate_hooks(root: Path) -> list[str]:
+def missing_gate_hooks(root: Path, framework: list[str]) -> list[str]:
     """The gate hooks (:data:`GATE_HOOKS`) that will not run flowgit here: neither flowgit's own hook nor the
-    pre-commit framework's, where the framework's list runs flowgit's hooks."""
-    from flowgit.checks.hooklist import framework_hook_ids
+    pre-commit framework's where its list (``framework``: the ids of flowgit's hooks it runs) runs that one."""
     from flowgit.commands.install_hook import hook_dir, is_flowgit_hook_text
     from flowgit.errors import FlowgitError
 
@@ -43,15 +62,14 @@ def missing_gate_hooks(root: Path) -> list[str]:
         hooks = hook_dir(root)
     except FlowgitError:  # (no hooks directory git can name: nothing runs)
         return list(GATE_HOOKS)
-    through_framework = bool(framework_hook_ids(root))
     missing = []
-    for name in GATE_HOOKS:
+    for name, framework_id in GATE_HOOKS.items():
         try:
             text = (hooks / name).read_text(encoding="utf-8", errors="replace")
         except OSError:
             missing.append(name)
             continue
-        if not (is_flowgit_hook_text(text, name) or (through_framework and _is_framework_shim(text))):
+        if not (is_flowgit_hook_text(text, name) or (framework_id in framework and _is_framework_shim(text))):
             missing.append(name)
     return missing
 

@@ -62,6 +62,7 @@ class Overview:
     merge_attributes: list[str] = field(default_factory=list)  # a .gitattributes line overriding the driver
     unpushed: dict | None = None  # commits no remote has that fail the audit (None: none, or no remote known)
     clone_setup: list[str] = field(default_factory=list)  # what `flowgit init` would set up here that is missing
+    clone_setup_fix: str = ""  # the one fix for all of it (`flowgit init`, or the framework's install)
     mid_merge: dict | None = None  # the continuity file holds conflict markers: where, and how to finish
 
     @property
@@ -83,7 +84,8 @@ class Overview:
                 "interrupted_wrap": self.interrupted_wrap, "interrupted_sync": self.interrupted_sync,
                 "outside_sparse_checkout": self.outside_sparse, "merge_driver_problem": self.merge_driver,
                 "merge_attribute_problems": self.merge_attributes, "unpushed_failing": self.unpushed,
-                "clone_setup_problems": self.clone_setup, "mid_merge": self.mid_merge}
+                "clone_setup_problems": self.clone_setup, "clone_setup_fix": self.clone_setup_fix or None,
+                "mid_merge": self.mid_merge}
 
 
 RECOVER = "run `flowgit wrap --recover`"
@@ -287,12 +289,13 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
     view.continuity_modified = not _same_as_head(data, head.get(cfg.continuity_rel))
     if light:
         return view
-    from flowgit.clonesetup import clone_setup_problems
+    from flowgit.clonesetup import clone_setup
     from flowgit.merge.setup import driver_problem, shadowed_attributes
 
     view.merge_driver = driver_problem(root)  # a sync would refuse it, and a `git pull` would take ours whole
     view.merge_attributes = shadowed_attributes(root, [cfg.continuity_rel, cfg.store_rel], overriding_only=True)
-    view.clone_setup = clone_setup_problems(root)
+    setup = clone_setup(root)
+    view.clone_setup, view.clone_setup_fix = setup.problems, setup.fix
     view.unpushed = unpushed_failures(cfg, root)
     view.mid_merge = _mid_merge(cfg, data)
     if view.mid_merge is not None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from flowgit.continuity.document import COMMENT_RE, Document, Section
-from flowgit.clonesetup import CLONE_SETUP_FIX
 from flowgit.merge.notes import NOTE_LINES
 from flowgit.overview import Overview
 
@@ -96,7 +95,7 @@ def status_lines(view: Overview) -> list[str]:
                    f"below is read from it, and episodes listed as not wrapped may be the other side's; "
                    f"{view.mid_merge['fix']}")
     if view.clone_setup:
-        out.append(f"- this clone is not set up ({'; '.join(view.clone_setup)}): {CLONE_SETUP_FIX}")
+        out.append(f"- this clone is not set up ({'; '.join(view.clone_setup)}): {view.clone_setup_fix}")
     if view.interrupted_sync:
         out.append(f"- an interrupted `flowgit sync` left a half-made merge: {view.interrupted_sync['message']}; "
                    f"{view.interrupted_sync['fix']} (the episodes listed as not wrapped may be another clone's)")

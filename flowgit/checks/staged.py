@@ -641,7 +641,8 @@ def _run_by_git_merge() -> bool:
     """Whether the git process this hook runs under is a ``git merge`` (where /proc tells; elsewhere the
     environment is all there is). Variables alone are anyone's to set: `GIT_REFLOG_ACTION` and a
     `GITHEAD_<id>` on a plain `git commit` made the gate judge it as a merge with a commit of the
-    committer's choosing, which then had no say over what the commit adds."""
+    committer's choosing, which then had no say over what the commit adds. (git runs an alias's command,
+    `git mg other`, as a git process of its own: the hook's nearest git is then that `git merge`.)"""
     pid = git_ancestor_pid()
     if pid is None:
         return True

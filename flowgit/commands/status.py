@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from flowgit.clonesetup import CLONE_SETUP_FIX
 from flowgit.output import style
 from flowgit.overview import RECOVER, Overview
 
@@ -60,7 +59,7 @@ def render(view: Overview) -> str:
                   *(f"  {problem}" for problem in view.merge_attributes)]
     if view.clone_setup:
         lines += ["", style("This clone is not set up:", "red"), *(f"  {problem}" for problem in view.clone_setup),
-                  f"  (fix: {CLONE_SETUP_FIX})"]
+                  f"  (fix: {view.clone_setup_fix})"]
     if view.mid_merge:
         m = view.mid_merge
         doing = f"{m['operation'][:1].upper()}{m['operation'][1:]} is in progress: " if m["operation"] else ""

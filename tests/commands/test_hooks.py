@@ -909,3 +909,24 @@ def test_merge_variables_set_on_a_plain_commit_do_not_make_it_a_merge(run, repo)
                                                 "FLOWGIT_HOOK": "pre-merge-commit"})
     assert spoofed.returncode != 0 and "G402" in spoofed.stderr, spoofed.stderr
     assert "always skip the tests" not in git(repo, "show", "HEAD:CONTINUITY.md")
+
+
+@pytest.mark.parametrize("how", [["merge"], ["-c", "alias.mg=merge --no-ff", "mg"]])
+def test_a_real_merge_is_judged_against_each_parent_however_git_merge_is_named(run, repo, how):
+    """The branch added a Foundation line with an override; merging it brings the line, which only a merge's
+    other parent vouches for. Judged as a plain commit it would be refused (G402): the pre-merge-commit hook
+    knows the other parent from `git merge`'s variables, also when `git merge` runs through an alias."""
+    assert run(repo, "init", "--commit").code == 0
+    path = repo / "CONTINUITY.md"
+    opening = "# Behavioural instructions for the agent (protected: never compressed).\n"
+    git(repo, "checkout", "-q", "-b", "side")
+    path.write_text(path.read_text().replace(opening, opening + "- ask before changing thresholds\n"))
+    git(repo, "add", "CONTINUITY.md")
+    assert commit(repo, "a rule, on purpose", env={"FLOWGIT_OVERRIDE": "agreed with the team"}).returncode == 0
+    git(repo, "checkout", "-q", "-")
+    (repo / "notes.txt").write_text("code\n")
+    git(repo, "add", "notes.txt")
+    assert commit(repo, "code").returncode == 0
+    merged = subprocess.run(["git", *how, "side", "--no-edit"], cwd=repo, capture_output=True, text=True)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert len(git(repo, "log", "-1", "--format=%p").split()) == 2

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 from tests.conftest import git
 
@@ -130,3 +134,25 @@ def test_status_reports_a_conflicted_merge_instead_of_refusing(run, repo):
     assert primed.code == 0 and "is mid-merge" in primed.out and "No continuity file" not in primed.out
     git(repo, "merge", "--abort")
     assert json.loads(run(repo, "status", "--json").out)["mid_merge"] is None
+
+
+def test_a_clone_whose_hooks_the_pre_commit_framework_runs_is_told_the_frameworks_install(run, repo, tmp_path):
+    """`flowgit init` leaves the hooks to the framework whose list runs flowgit's: telling that clone to run
+    `flowgit init` would go round in circles. status names the framework's install; its hooks, installed by the
+    real framework, count only for the gate hook the list runs (flowgit-check: pre-commit, not pre-push)."""
+    from tests.commands.test_init import FRAMEWORK_LIST
+
+    (repo / ".pre-commit-config.yaml").write_text(FRAMEWORK_LIST)
+    assert run(repo, "init").code == 0
+    said = json.loads(run(repo, "status", "--json").out)
+    assert len(said["clone_setup_problems"]) == 1 and "pre-commit and pre-push hooks" in said["clone_setup_problems"][0]
+    assert said["clone_setup_fix"].startswith("install the framework's hooks: `pre-commit install")
+    exe = shutil.which("pre-commit") or str(Path(sys.executable).with_name("pre-commit"))
+    installed = subprocess.run([exe, "install", "--hook-type", "pre-commit", "--hook-type", "pre-push"], cwd=repo,
+                               capture_output=True, text=True, env={**os.environ, "PRE_COMMIT_HOME": str(tmp_path)})
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    said = json.loads(run(repo, "status", "--json").out)
+    assert said["clone_setup_problems"] == ["flowgit's pre-push hook is not installed in this clone: nothing judges a "
+                                            "commit or a push here before it is shared"]
+    assert run(repo, "install-hook").code == 0
+    assert json.loads(run(repo, "status", "--json").out)["clone_setup_problems"] == []
