@@ -246,12 +246,24 @@ def _episode_from_line(obj: Any) -> Episode:
     if not isinstance(obj.get("content"), str):
         raise ValueError("no `content` text" if "content" not in obj else "`content` is not a string")
     tags = obj.get("tags") or []
-    ep = Episode(id=obj["id"], ts=str(obj.get("ts", "")), type=obj["type"], content=obj["content"],
+    ep = Episode(id=obj["id"], ts=recorded_ts(obj), type=obj["type"], content=obj["content"],
                  session=str(obj.get("session") or ""), agent=str(obj.get("agent") or ""),
                  tags=tuple(str(t) for t in tags) if isinstance(tags, list) else ())
     if not is_text("".join((ep.id, ep.ts, ep.content, ep.session, ep.agent, *ep.tags))):
         raise ValueError("a lone surrogate escape (`\\ud800`–`\\udfff`) where text should be")
     return ep
+
+
+def recorded_ts(obj: dict) -> str:
+    """An episode line's date as every reader reads it: its `ts` when that is text, else none.
+
+    A `ts` written as a number (``20261202``) is no date the store's own lines
+    carry, and Python would read its digits as one; read as a date it could pass
+    an episode recorded before a demotion for one recorded after (the check of
+    dates set ahead, G705, reads this same value). Undated, it counts as old.
+    """
+    value = obj.get("ts")
+    return value if isinstance(value, str) else ""
 
 
 def _shown_value(value: Any) -> str:

@@ -108,7 +108,7 @@ class Verdict:
             if self.sessionless:
                 note += f"; without a session (never counted): {', '.join(self.sessionless)}"
             if self.future:
-                note += f"; dated after the change (not counted): {', '.join(self.future)}"
+                note += f"; dated after the change or without a date (not counted): {', '.join(self.future)}"
             src = f" from {self.needed.sources} different sessions or agents" if self.needed.sources > 1 else ""
             out.append(f"{self.level}x needs {self.needed.independent} independent episodes{src}; "
                        f"has {self.independent} from {self.sources} source(s){note}")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from flowgit.checks import paths
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
+from flowgit.checks.override import Override, override_of
 from flowgit.checks.registry import run_rules
 from flowgit.config import Config, default_config
 from flowgit.repo import document_from_bytes
@@ -82,15 +83,15 @@ class Side:
 
 
 def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | None = None,
-                 override: str | None = None, new_config: Config | None = None,
+                 override: "str | Override | None" = None, new_config: Config | None = None,
                  merge_parents: Sequence[Side] = (), held_twins: dict | None = None) -> list[Finding]:
     """Every enabled rule's findings for ``old`` -> ``new`` under ``cfg`` (the base's configuration).
 
     ``old`` is None for a first commit. ``override`` is the reason given with
-    FLOWGIT_OVERRIDE: errors are kept but marked overridden, so callers can
-    record them. ``new_config`` is the configuration the change itself carries:
-    it never judges, but anything in it that weakens ``cfg`` is an error.
-    ``held_twins``: the letter-case twins the base commit holds when it holds
+    FLOWGIT_OVERRIDE (or read from a trailer): the errors it covers are kept
+    but marked overridden, so callers can record them. ``new_config`` is the
+    configuration the change itself carries: it never judges, but anything in
+    it that weakens ``cfg`` is an error. ``held_twins``: the letter-case twins the base commit holds when it holds
     no memory (``old`` is None): a memory's first commit keeps what was there.
     """
     findings: list[Finding] = []
@@ -173,7 +174,7 @@ NO_BASE = object()  # judge_merge: the merge base was not looked up (callers tha
 MERGE_LOSS_CODES = {"G205", "G207", "G208", "G401", "G402", "G404"}
 
 
-def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: str | None = None,
+def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: "str | Override | None" = None,
                 new_config: Config | None = None, base: "Side | None | object" = NO_BASE,
                 carried: Config | None = None) -> list[Finding]:
     """A merge result judged against each parent (and their merge base, when given).
@@ -505,7 +506,9 @@ def merge_answers(shown: Sequence[set], holds: Sequence[bool], began_apart: bool
     return set.intersection(*(holders or list(shown)))
 
 
-def _overridden(findings: list[Finding], override: str | None) -> list[Finding]:
-    if not override:
+def _overridden(findings: list[Finding], override: "str | Override | None") -> list[Finding]:
+    """The errors the override covers marked as let through (see :mod:`flowgit.checks.override`)."""
+    scope = override_of(override)
+    if scope is None:
         return findings
-    return [f.replace(overridden=True) if f.severity == "error" else f for f in findings]
+    return [f.replace(overridden=True) if f.severity == "error" and scope.covers(f.code) else f for f in findings]

@@ -57,7 +57,7 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
     from collections import Counter
     from datetime import timedelta
 
-    from flowgit.episodes import line_object, parse_ts
+    from flowgit.episodes import line_object, parse_ts, recorded_ts
 
     from flowgit.checks.context import ID_RE
 
@@ -77,7 +77,7 @@ def _appended_lines(ctx: CheckContext, added: bytes) -> Iterator[Finding]:
         elif len(plain) > 1:
             nested.append((data["id"], plain[1].decode("utf-8", "replace")))
         seen[data["id"]] += 1
-        ts = parse_ts(data["ts"]) if isinstance(data.get("ts"), str) else None
+        ts = parse_ts(recorded_ts(data))
         if latest is not None and ts is not None and ts > latest:
             ahead.append((data["id"], data["ts"]))
     for ident in sorted(i for i, n in seen.items() if n > 1 and i not in ctx.repeated_ids):

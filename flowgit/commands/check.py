@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from flowgit.checks.finding import Finding
+from flowgit.checks.override import Override, parse_override
 from flowgit.checks.registry import override_reason
 from flowgit.config import Config
 
@@ -31,10 +32,24 @@ class CheckReport:
     def overridden(self) -> int:
         return sum(f.overridden for f in self.findings)
 
+    @property
+    def override_covers(self) -> list[str] | None:
+        """The codes the override names, None when it covers every error (or none is set)."""
+        scope = parse_override(self.override)
+        return sorted(scope.codes) if scope is not None and scope.codes is not None else None
+
+    def let_through(self) -> str:
+        """The codes the override let through, with counts: "G402 ×2, G101"."""
+        counts: dict[str, int] = {}
+        for finding in self.findings:
+            if finding.overridden:
+                counts[finding.code] = counts.get(finding.code, 0) + 1
+        return ", ".join(f"{code} ×{n}" if n > 1 else code for code, n in sorted(counts.items()))
+
     def to_dict(self) -> dict:
         return {"file": self.path, "checked": self.checked, "ok": self.errors == 0, "errors": self.errors,
                 "warnings": self.warnings, "overridden": self.overridden, "override": self.override,
-                "findings": [f.to_dict() for f in self.findings]}
+                "override_covers": self.override_covers, "findings": [f.to_dict() for f in self.findings]}
 
 
 def _explicit(cfg: Config, attr: str) -> str | None:
@@ -54,16 +69,17 @@ def run_check(cfg: Config, *, amend: bool | None = None) -> CheckReport:
 
     root = require_repo(cfg.root)
     reason = override_reason()
-    pending = _wrap_pending(root, reason)  # any commit now, of any file, moves HEAD past the wrap's recovery
+    scope = parse_override(reason)
+    pending = _wrap_pending(root, scope)  # any commit now, of any file, moves HEAD past the wrap's recovery
     change = staged_change(root, amend=amend, continuity=_explicit(cfg, "continuity"),
                            store=_explicit(cfg, "store"))
     if change is None:
         return CheckReport(cfg.continuity_rel, checked=False, findings=pending, override=reason)
-    findings = _judge(change, reason)
+    findings = _judge(change, scope)
     if not change.new.extra["proof"].holds():  # the working tree is not what is staged: judge git's blob
         change = staged_change(root, amend=amend, continuity=_explicit(cfg, "continuity"),
                                store=_explicit(cfg, "store"), verified=True)
-        findings = _judge(change, reason)
+        findings = _judge(change, scope)
     findings.extend(pending)
     if change.config_problem:
         problem = change.config_problem
@@ -76,17 +92,17 @@ def run_check(cfg: Config, *, amend: bool | None = None) -> CheckReport:
     return CheckReport(change.new.continuity_path, checked=True, findings=findings, override=reason)
 
 
-def _judge(change, reason: str | None) -> list[Finding]:
+def _judge(change, scope: Override | None) -> list[Finding]:
     from flowgit.checks.judge import judge_change, judge_merge
 
     if change.other_parents:
-        return judge_merge(change.cfg, change.parents, change.new, override=reason, new_config=change.new_cfg,
+        return judge_merge(change.cfg, change.parents, change.new, override=scope, new_config=change.new_cfg,
                            base=change.merge_base)
-    return judge_change(change.cfg, change.old, change.new, override=reason,
+    return judge_change(change.cfg, change.old, change.new, override=scope,
                         new_config=change.new_cfg if change.config_changed else None)
 
 
-def _wrap_pending(root, reason: str | None) -> list[Finding]:
+def _wrap_pending(root, scope: Override | None) -> list[Finding]:
     """G807: an interrupted wrap's journal is pending and no wrap is running (the wrap's own commit runs
     while it holds the repository lock). The staged files may be its half-written ones, and any commit,
     whatever it holds, moves HEAD, after which the recovery can only refuse: undo the wrap first."""
@@ -108,14 +124,14 @@ def _wrap_pending(root, reason: str | None) -> list[Finding]:
                         "a wrap is running now: the continuity file, the store and the index hold its "
                         "uncommitted edits, and a commit now would take them in (and leave the wrap unable to "
                         "finish or undo)", "wait for the wrap to finish, then commit",
-                        overridden=bool(reason))]
+                        overridden=bool(scope and scope.covers("G807")))]
     return [Finding("G807", "wrap-pending", "error", f".git/{WRAP_JOURNAL}", None,
                     "an interrupted wrap awaits recovery: the continuity file, the store and the index may "
                     "hold its half-written changes, and a commit now (whatever it holds) moves HEAD, after "
                     "which the recovery can no longer undo the wrap",
                     "run `flowgit wrap --recover` (it undoes the interrupted wrap when it can prove nothing "
                     "else changed, or explains what did), then stage and commit again",
-                    overridden=bool(reason))]
+                    overridden=bool(scope and scope.covers("G807")))]
 
 
 def _override_unrecorded(root) -> list[Finding]:
@@ -147,9 +163,13 @@ def render(report: CheckReport) -> str:
 def announce_override(report: CheckReport) -> None:
     if report.override and report.overridden:
         bar = "!" * 72
+        covers = report.override_covers
+        scope = (f"It names {', '.join(covers)}: other errors still stop the commit." if covers else
+                 "It names no codes, so it lets every error through; name the ones you mean to override "
+                 "(`FLOWGIT_OVERRIDE=\"G402: why\"`) so nothing else slips in with them.")
         sys.stderr.write(f"{bar}\nFLOWGIT_OVERRIDE is set: {report.overridden} error(s) let through for this "
-                         f"commit.\nReason: {report.override}\nThe commit-msg hook records a `Flow-Override:` "
-                         f"trailer; `flowgit audit` reports it.\n{bar}\n")
+                         f"commit ({report.let_through()}).\nReason: {report.override}\n{scope}\nThe commit-msg "
+                         f"hook records a `Flow-Override:` trailer; `flowgit audit` reports it.\n{bar}\n")
 
 
 def main(cfg: Config, as_json: bool, *, amend: bool | None = None) -> int:

@@ -127,6 +127,8 @@ def render_timeline(t: Timeline) -> str:
             c = item.commit
             who = ", ".join(x for x in (c.author, c.session and f"session {c.session}") if x)
             out.append(f"  {c.date}  {c.sha[:10]}  {describe(item, t.boundary)}  ({who})")
+            if c.override:
+                out.append(f"    ! made under an override: {c.override}")
     out.append(f"{len(t.patterns)} pattern(s), {t.commits} commit(s) read" + _shallow_note(t.shallow, t.oldest_visible))
     return "\n".join(out)
 

@@ -35,6 +35,7 @@ from flowgit.checks.attributes import attribute_files
 from flowgit.checks.finding import Finding
 from flowgit.checks.hooklist import HOOK_CONFIG
 from flowgit.checks.judge import Side, judge_change, judge_merge, merge_answers
+from flowgit.checks.override import Override, override_from_trailers, parse_override
 from flowgit.checks.paths import weakenings
 from flowgit.config import Config, default_config
 from flowgit.continuity.patterns import PatternAt, pattern_map
@@ -538,16 +539,18 @@ class Auditor:
         version = self.version(commit)
         date = utc_from_timestamp(commit_time_of(commit)).date().isoformat()  # (UTC, as the walk dates it)
         trailers = parse_trailers(message_of(commit))
-        override = "; ".join(values(trailers, "Flow-Override")) or None
-        out = [AuditFinding("A301", sha, date, "", f"the gate was overridden: {r}", severity="notice")
-               for r in values(trailers, "Flow-Override")]
+        override = override_from_trailers(values(trailers, "Flow-Override"))
+        out = [AuditFinding("A301", sha, date, "", f"the gate was overridden for {scope.describe()}: {scope}",
+                            severity="notice")
+               for scope in map(parse_override, values(trailers, "Flow-Override")) if scope is not None]
         before = [self.version(p) for p in parents]
         weaker = self._weaker_than_parents(parents, before, version)  # the gate's own question (G801)
-        if not override and weaker:
+        if weaker and not (override and override.covers("G801", "A401")):
             out.append(AuditFinding("A401", sha, date, "", "the flowgit configuration was weakened without an "
                                     "override: " + "; ".join(weaker), path=_config_path(version),
                                     fix="revert it, or make the change with FLOWGIT_OVERRIDE=\"why\""))
-        hooks = self._hooks_weaker_than_parents(before, version) if not override else []
+        hooks = self._hooks_weaker_than_parents(before, version) \
+            if not (override and override.covers("G810", "A404")) else []
         if hooks:
             out.append(AuditFinding("A404", sha, date, "", "the hooks that judge commits were weakened without "
                                     "an override: the pre-commit framework's hook list " + "; ".join(hooks),
@@ -605,7 +608,7 @@ class Auditor:
         appended = store[len(old):] if store.startswith(old) else store
         return [AuditFinding("A201", sha, date, "", problem) for problem in episode_mismatches(ids, store, appended)]
 
-    def _judge(self, commit, version: Version, parents, before: list[Version], override: str | None, sha: str,
+    def _judge(self, commit, version: Version, parents, before: list[Version], override: Override | None, sha: str,
                date: str, as_text: bool = False) -> list[AuditFinding]:
         new = self.side(commit, version)
         if as_text:  # a file that is not text, judged as it was most likely meant (see flowgit.fsio.as_text)

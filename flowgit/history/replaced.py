@@ -21,6 +21,7 @@ again, so a rebase or an amend passes.
 from __future__ import annotations
 
 from flowgit.checks.finding import Finding
+from flowgit.checks.override import Override, override_from_trailers
 from flowgit.checks.judge import judge_change, merge_key
 from flowgit.config import Config
 from flowgit.dates import utc_from_timestamp
@@ -46,14 +47,14 @@ def replaced_history(cfg: Config, repo, spec, overrides: dict | None) -> list:
         return []
     auditor = Auditor(cfg, repo, overrides)
     new_commit = repo[pair[1]]
-    override = "; ".join(values(parse_trailers(message_of(new_commit)), "Flow-Override")) or None
+    override = override_from_trailers(values(parse_trailers(message_of(new_commit)), "Flow-Override"))
     if override and repo.descendant_of(pair[0], pair[1]):
         override = None  # a rewind to a commit the old history holds: its override was for its own change
     date = utc_from_timestamp(commit_time_of(new_commit)).date().isoformat()
     return dropped_episodes(auditor, pair, date, override) + replaced_change(auditor, pair, date, override)
 
 
-def dropped_episodes(auditor, pair: tuple, date: str, override: str | None) -> list:
+def dropped_episodes(auditor, pair: tuple, date: str, override: Override | None) -> list:
     """A501 where the new tip's store lacks episodes the old tip's held: the store is append-only for the
     branch too, and a force-push that drops commits would otherwise take their episodes with it, each commit
     of the new history judged clean."""
@@ -80,10 +81,10 @@ def dropped_episodes(auditor, pair: tuple, date: str, override: str | None) -> l
                          f"history lacks or holds altered: {sample}", rule="store-append-only", path=new.store_path,
                          fix="push a history that keeps every episode (rebase keeps them; dropping a commit drops "
                              "its episodes), or record why with FLOWGIT_OVERRIDE on the new tip",
-                         severity="notice" if override else "error")]
+                         severity="notice" if override and override.covers("A501", "G701") else "error")]
 
 
-def replaced_change(auditor, pair: tuple, date: str, override: str | None) -> list:
+def replaced_change(auditor, pair: tuple, date: str, override: Override | None) -> list:
     """The step from the old tip's memory to the new tip's, judged as one change under the old tip's
     configuration: a raise on too little evidence or by two levels, a demotion or a Proven pattern taken away,
     a protected line, the configuration, attributes or hook list weakened (G201, G208, G205, G402, G801 …),
@@ -113,7 +114,7 @@ def replaced_change(auditor, pair: tuple, date: str, override: str | None) -> li
              "top of it (with FLOWGIT_OVERRIDE=\"why\" on the new tip, if it must pass)")
     return [AuditFinding(f.code, str(tip), date, pattern_named(f), f"{where}: {f.message}", rule=f.rule,
                          path=f.path, line=f.line, fix=f"{f.fix}; or {again}" if f.fix else again,
-                         severity="notice" if override else "error") for f in found]
+                         severity="notice" if override and override.covers(f.code) else "error") for f in found]
 
 
 def _step(auditor, old_commit, new_commit, store_from) -> list[Finding]:

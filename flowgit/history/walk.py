@@ -56,6 +56,12 @@ class CommitInfo:
         found = values(self.trailers, "Flow-Session")
         return found[0] if found else ""
 
+    @cached_property
+    def override(self) -> str:
+        """The commit's ``Flow-Override:`` reason ("" when the gate was not overridden): an event it let
+        through is not one the rules vouch for, and ``flowgit log`` says so next to it."""
+        return "; ".join(values(self.trailers, "Flow-Override"))
+
     @property
     def subject(self) -> str:
         return self.message.splitlines()[0] if self.message else ""
@@ -69,7 +75,7 @@ class HistoryEvent:
     def to_dict(self) -> dict:
         c = self.commit
         return {"commit": c.sha, "date": c.date, "author": c.author, "session": c.session, "path": c.path,
-                **self.event.to_dict()}
+                "override": c.override or None, **self.event.to_dict()}
 
 
 @dataclass

@@ -125,6 +125,33 @@ def test_override_is_loud_and_leaves_a_trailer(run, repo):
     assert "Flow-Override: importing a legacy file" in message
 
 
+def test_an_override_naming_codes_lets_through_only_those(run, repo):
+    """`FLOWGIT_OVERRIDE="G402: why"` covers G402 alone: the commit's G101 still stops it, nothing is recorded;
+    naming G101 lets it through, and the banner says which codes it covered."""
+    committed_base(repo)
+    run(repo, "install-hook")
+    head = git(repo, "rev-parse", "HEAD")
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    res = commit(repo, "hand edit", env={"FLOWGIT_OVERRIDE": "G402: adopting the foundation"})
+    assert res.returncode != 0 and "G101" in res.stderr and "commit rejected" in res.stdout + res.stderr
+    assert git(repo, "rev-parse", "HEAD") == head
+    res = commit(repo, "hand edit", env={"FLOWGIT_OVERRIDE": "G101: importing a legacy file"})
+    assert res.returncode == 0, res.stderr
+    assert "let through for this commit (G101)" in res.stderr and "It names G101" in res.stderr
+    assert "Flow-Override: G101: importing a legacy file" in git(repo, "log", "-1", "--format=%B")
+
+
+def test_an_override_naming_no_codes_says_it_covers_every_error(run, repo):
+    committed_base(repo)
+    run(repo, "install-hook")
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    res = commit(repo, "hand edit", env={"FLOWGIT_OVERRIDE": "fixing G101 later"})
+    assert res.returncode == 0, res.stderr
+    assert "lets every error through" in res.stderr and "FLOWGIT_OVERRIDE=\"G402: why\"" in res.stderr
+
+
 def test_commit_msg_trailers_must_agree_with_the_change(run, repo):
     committed_base(repo)
     (repo / "CONTINUITY.md").write_text(grounded_text())

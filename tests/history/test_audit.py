@@ -261,6 +261,51 @@ def test_an_override_lists_what_it_let_through_and_passes(run, based):
     assert "clean, 1 override(s) recorded (" in text and "finding(s) they let through, listed above" in text
 
 
+def test_an_override_naming_codes_lets_through_only_those(run, based):
+    """A trailer that names codes (`G402: why`) covers those codes alone: what else the commit did still fails
+    the audit, and the notice says what the override was scoped to."""
+    elsewhere = commit_text(based, p01(3, E_RETRY[:1]), "hand edit\n\nFlow-Override: G402: adopting a foundation",
+                            "--no-verify")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and not data["ok"]
+    errors = {f["code"] for f in data["findings"] if f["severity"] == "error"}
+    assert {"G201", "G103"} <= errors and all(f["commit"] == elsewhere for f in data["findings"])
+    notice = next(f for f in data["findings"] if f["code"] == "A301")
+    assert notice["severity"] == "notice" and "overridden for G402 only: G402: adopting" in notice["message"]
+    git(based, "reset", "-q", "--hard", "base")
+    named = commit_text(based, p01(3, E_RETRY[:1]), "hand edit\n\nFlow-Override: G201, g103 G210: importing a file",
+                        "--no-verify")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 0, [(f["code"], f["severity"]) for f in data["findings"]]
+    assert {(f["code"], f["severity"]) for f in data["findings"]} >= {("G201", "notice"), ("G103", "notice")}
+    assert all(f["commit"] == named for f in data["findings"])
+
+
+def test_log_marks_an_event_made_under_an_override(run, based):
+    """`flowgit log` shows the event an override let through as it shows any other, and says so beside it."""
+    sha = commit_text(based, p01(3, E_RETRY[:1]), "hand edit\n\nFlow-Override: G201: importing a file",
+                      "--no-verify")
+    human = run(based, "log", "p01")
+    assert human.code == 0, human.err
+    lines = human.out.splitlines()
+    at = next(n for n, line in enumerate(lines) if sha[:10] in line)
+    assert lines[at + 1].strip() == "! made under an override: G201: importing a file"
+    events = json.loads(run(based, "log", "p01", "--json").out)["patterns"]["p01"]
+    assert [e["override"] for e in events if e["commit"] == sha] == ["G201: importing a file"]
+    assert all(e["override"] is None for e in events if e["commit"] != sha)
+
+
+def test_an_override_scoped_to_other_codes_does_not_cover_a_weakened_configuration(run, based):
+    (based / ".flowgit.toml").write_text('[thresholds]\nevidence_2x = 1\n')
+    git(based, "add", "-A")
+    git(based, "commit", "-qm", "quieter\n\nFlow-Override: G101: a legacy line")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 1 and "A401" in {f["code"] for f in data["findings"] if f["severity"] == "error"}
+    git(based, "commit", "-q", "--amend", "-m", "quieter\n\nFlow-Override: G801: a pilot project")
+    code, data = audit(run, based, "--range", "base..HEAD")
+    assert code == 0 and [f["code"] for f in data["findings"]] == ["A301"]
+
+
 def test_a_weak_configuration_brought_in_by_an_orphan_merge_is_found(run, based):
     """Hooks skipped: the memory merged into an orphan holding only a configuration with rules off, then
     fast-forwarded. The orphan holds no memory, so it vouches for nothing: the merge weakened the gate."""
@@ -362,7 +407,7 @@ def test_a_merge_answers_only_for_what_it_introduced(run, based):
     git(based, "merge", "-q", "--no-edit", "side")
     assert len(git(based, "log", "-1", "--format=%P").split()) == 2
     code, data = audit(run, based, "--range", "base..HEAD")
-    assert code == 0, data["findings"]  # against main the merge shows 1x -> 3x, against side nothing
+    assert code == 0, [(f["code"], f["severity"]) for f in data["findings"]]  # against main the merge shows 1x -> 3x, against side nothing
     assert data["commits_judged"] == 4
 
 

@@ -179,3 +179,16 @@ def test_the_immune_system_refusals_carry_the_gates_codes(run, rich_repo, mode):
         assert "\n  fix: cite the episodes that record it" in human.out  # and the way out
         assert "put back; your line was: !! cache_first: serve balances from cache before the provider | 2x " \
                "(PERF)\n" in human.out
+
+
+def test_an_override_naming_other_codes_does_not_let_the_wrap_commit(run, rich_repo, monkeypatch):
+    """The wrap reads FLOWGIT_OVERRIDE as the hook does: codes named first cover those codes alone."""
+    before = snapshot(rich_repo)
+    plan = {"session": "sess-c", "top_of_mind": ["provider storms", "breaker thresholds"]}
+    monkeypatch.setenv("FLOWGIT_OVERRIDE", "G402: a foundation line")
+    res = wrap(run, rich_repo, plan, "--json")
+    assert res.code == 1 and "G302" in gate_codes(res) and snapshot(rich_repo) == before
+    monkeypatch.setenv("FLOWGIT_OVERRIDE", "G302: two topics on purpose")
+    res = wrap(run, rich_repo, plan, "--json")
+    assert res.code == 0, res.out
+    assert "Flow-Override: G302: two topics on purpose" in git(rich_repo, "log", "-1", "--format=%B")

@@ -1,0 +1,43 @@
+"""Reading an override's scope from its reason, as the hook, the wrap and the audit all read it."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowgit.checks.override import override_from_trailers, parse_override
+
+
+@pytest.mark.parametrize("text, codes", [
+    ("G402: adopting the foundation", {"G402"}),
+    ("G402, G801: adopting", {"G402", "G801"}),
+    ("g402 a401: lower case", {"G402", "A401"}),
+    ("  G101 ,G103 :  spaces", {"G101", "G103"}),
+    ("G101:", {"G101"}),
+])
+def test_leading_codes_and_a_colon_scope_the_override(text, codes):
+    found = parse_override(text)
+    assert found is not None and found.codes == codes and found.reason == text
+    assert all(found.covers(code) for code in codes) and not found.covers("G999")
+
+
+@pytest.mark.parametrize("text", [
+    "importing a legacy file",
+    "fixing G101 later",  # a code inside the reason names nothing
+    "G101 is fine here",  # no colon after the codes
+    "G1012: five digits",
+    "X101: not a code",
+])
+def test_a_reason_without_leading_codes_covers_every_error(text):
+    found = parse_override(text)
+    assert found is not None and found.codes is None and found.covers("G101") and found.covers("A401")
+
+
+def test_no_reason_is_no_override():
+    assert parse_override(None) is None and parse_override("") is None and parse_override("   ") is None
+
+
+def test_trailers_together_cover_what_each_names_and_any_unscoped_one_covers_everything():
+    both = override_from_trailers(["G402: foundation", "G101: legacy"])
+    assert both is not None and both.codes == {"G402", "G101"} and both.describe() == "G101, G402 only"
+    assert override_from_trailers(["G402: foundation", "because"]).codes is None  # type: ignore[union-attr]
+    assert override_from_trailers([]) is None
