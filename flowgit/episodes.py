@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 from flowgit import bytesearch
 from flowgit.record import Record
 from flowgit.errors import FlowgitError
+from flowgit.fsio import write_fix
 from flowgit.session import unplain
 
 if TYPE_CHECKING:
@@ -226,6 +227,14 @@ def read_line(raw: bytes | str) -> Episode:
 
     (``json.loads`` given bytes would guess UTF-16 or UTF-32 from NUL bytes: a line is never read so.)"""
     return _episode_from_line(line_object(raw))
+
+
+def line_end_of(data) -> bytes:
+    """The line ending an append writes: the one the store's last line ends with (CRLF where git checked the
+    store out with CRLF, ``core.autocrlf``), else LF. Lines ended otherwise than the rest make a store of
+    mixed endings, which a formatter hook rewrites whole (and git records as LF either way)."""
+    last = data.rfind(b"\n")
+    return b"\r\n" if last > 0 and data[last - 1:last] == b"\r" else b"\n"
 
 
 def line_object(raw: bytes | str) -> Any:
@@ -631,8 +640,9 @@ class EpisodeStore:
         already = [present[e.id] for e in batch if e.id in present]  # (as stored, not as given again)
         if not added:
             return b"", added, already
-        prefix = b"\n" if len(data) and data[len(data) - 1:] != b"\n" else b""
-        return prefix + b"".join(e.to_json().encode("utf-8") + b"\n" for e in added), added, already
+        end = line_end_of(data)
+        prefix = end if len(data) and data[len(data) - 1:] != b"\n" else b""
+        return prefix + b"".join(e.to_json().encode("utf-8") + end for e in added), added, already
 
     def append(self, episodes: Iterable[Episode], *, lock_wait: float | None = None,
                guard: Callable[[], None] | None = None) -> tuple[list[Episode], list[Episode]]:
@@ -729,8 +739,7 @@ class EpisodeStore:
                                path=self.path, fix=f"free space, then truncate the file to {pre_len} bytes "
                                                    "(e.g. `truncate -s {0} FILE`)".format(pre_len)) from None
         raise FlowgitError(f"could not append ({why}); nothing was added: the store is back to exactly its "
-                           f"previous {pre_len:,} bytes", path=self.path,
-                           fix="free disk space (or raise the file-size limit) and run it again") from None
+                           f"previous {pre_len:,} bytes", path=self.path, fix=write_fix(exc)) from None
 
     def mapped(self):
         """The store's bytes as a read-only memory map (``b""`` when absent or empty)."""

@@ -150,3 +150,20 @@ def atomic_write(path: str | Path, data: str | bytes, *, before_replace: "Callab
         except FileNotFoundError:
             pass
         raise
+
+
+def write_fix(exc: OSError, where: str | Path | None = None, then: str = "run it again") -> str:
+    """The fix for a write that failed, by what failed: space, the file-size limit, or permission to write
+    (telling someone to free disk space when a directory is read-only sends them the wrong way)."""
+    import errno
+
+    place = f" ({where})" if where else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"free disk space{place}, then {then}"
+    if exc.errno == errno.EFBIG:
+        return f"raise the file-size limit (`ulimit -f`){place}, then {then}"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"make the directory writable for you{place} (`ls -ld` shows who may write), then {then}"
+    if exc.errno == errno.EROFS:
+        return f"the file system is mounted read-only{place}: remount it writable, then {then}"
+    return f"free disk space or fix the permissions{place}, then {then}"

@@ -387,6 +387,29 @@ def refuse_outside_sparse_checkout(root: str | Path, paths: Sequence[str]) -> No
                                "`git sparse-checkout disable`), then run the command again")
 
 
+def refuse_unstageable(root: str | Path, paths: Sequence[str]) -> None:
+    """Refuse (before anything is written) where ``git add`` would refuse one of the memory's paths: outside a
+    sparse checkout, or untracked in a directory git ignores. git stages the paths it can and refuses the rest,
+    so a commit of the memory would hold its file without its store, or the other way round."""
+    refuse_outside_sparse_checkout(root, paths)
+    asked = {}  # each path, and each directory on its way as git reads one (`memory/` matches a directory only)
+    for path in paths:
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            asked.setdefault("/".join(parts[:depth]) + "/", path)
+        asked.setdefault(path, path)
+    query = "".join(f"{path}\0" for path in asked).encode("utf-8", "surrogateescape")  # (paths as given: no magic)
+    out = git(root, "check-ignore", "-z", "--stdin", input=query, check=False).decode("utf-8", "surrogateescape")
+    ignored = list(dict.fromkeys(asked[found] for found in out.split("\0") if found in asked))
+    if ignored:
+        shown = ", ".join(ignored)
+        raise FlowgitError(f"{shown} {'is' if len(ignored) == 1 else 'are'} not tracked and git ignores "
+                           f"{'it' if len(ignored) == 1 else 'them'} (.gitignore): `git add` refuses such a path, "
+                           "so the memory could not be committed whole; nothing was written", path=root,
+                           fix=f"`git check-ignore -v {' '.join(ignored)}` names the rule: take the path out of it "
+                               f"(or add it once with `git add -f {' '.join(ignored)}`), then run the command again")
+
+
 def as_recorded(root: str | Path, rel: str, data: bytes) -> bytes:
     """``data`` as ``git add`` records it at ``rel``: through the path's line-ending conversion
     (``core.autocrlf``, ``.gitattributes`` ``text``/``eol``) and clean filter. Judging what git will

@@ -77,7 +77,10 @@ class Holder(NamedTuple):
     purpose: str
 
     def describe(self) -> str:
-        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.since))
+        try:
+            when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.since))
+        except (OverflowError, ValueError, OSError):  # (a record written by hand: the lock is still held)
+            when = "an unreadable time"
         return f"process {self.pid} on {self.host} ({self.purpose}, since {when})"
 
 
@@ -302,8 +305,13 @@ _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)  # (no 
 def _not_a_lock_file(path: Path, what: str) -> FlowgitError:
     return FlowgitError(f"the repository lock is {what}; flowgit keeps its lock record only in a regular file "
                         "of its own, never writing through a link", path=path,
-                        fix=f"look at what it is, then remove it (`rm {path}`): flowgit creates the lock file "
-                            "again when it next writes")
+                        fix=f"look at what it is, then remove it (`{_remover(path)} {path}`): flowgit creates the "
+                            "lock file again when it next writes")
+
+
+def _remover(path: Path) -> str:
+    """The command that removes what stands at ``path`` (``rm`` refuses a directory)."""
+    return "rmdir" if path.is_dir() and not path.is_symlink() else "rm"
 
 
 def lock_taken(git_dir: str | Path, *, platform: str | None = None) -> bool:

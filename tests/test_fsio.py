@@ -46,3 +46,17 @@ def test_a_utf16_file_names_its_encoding_and_the_attribute_that_checks_it_out_so
     with pytest.raises(UnreadableText) as info:
         decode_text(data, "CONTINUITY.md")
     assert "UTF-16 or UTF-32" in info.value.message and "working-tree-encoding" in info.value.fix
+
+
+@pytest.mark.parametrize("code, says", [
+    ("ENOSPC", "free disk space"), ("EDQUOT", "free disk space"), ("EFBIG", "ulimit -f"),
+    ("EACCES", "make the directory writable"), ("EPERM", "make the directory writable"),
+    ("EROFS", "mounted read-only"), ("EIO", "free disk space or fix the permissions"),
+])
+def test_a_failed_write_is_told_the_fix_for_what_failed(code, says):
+    import errno
+
+    from flowgit.fsio import write_fix
+
+    fix = write_fix(OSError(getattr(errno, code), "x"), "/repo/.git", "run the wrap again")
+    assert says in fix and fix.endswith("then run the wrap again") and "(/repo/.git)" in fix

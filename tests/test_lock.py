@@ -110,7 +110,8 @@ def test_a_lock_path_that_is_not_a_regular_file_is_refused_and_nothing_is_writte
         path.mkdir()
     with pytest.raises(FlowgitError) as err:
         RepoLock(gdir, "x", wait=0).acquire()
-    assert "the repository lock is" in err.value.message and f"rm {path}" in err.value.fix
+    remove = "rmdir" if kind == "directory" else "rm"  # (the command that removes it: `rm` refuses a directory)
+    assert "the repository lock is" in err.value.message and f"`{remove} {path}`" in err.value.fix
     assert outside.read_text() == "precious notes\n" and not (tmp_path / "created").exists()
     assert not lockmod.held(gdir)
     assert read_holder(path) is None
@@ -329,3 +330,12 @@ def test_another_thread_of_the_process_waits_its_turn(tmp_path):
         released = time.monotonic()
     worker.join()
     assert outcome["got"] >= released
+
+
+@pytest.mark.parametrize("since", ["1e300", "NaN", "-1e300"])
+def test_a_holder_record_with_an_impossible_time_is_still_described(since):
+    """The record is read for messages only: a `since` written by hand out of any clock's range says so."""
+    from flowgit.lock import Holder
+
+    holder = Holder(4242, "build-box-2", "1", float(since), "flowgit wrap")
+    assert holder.describe() == "process 4242 on build-box-2 (flowgit wrap, since an unreadable time)"

@@ -38,7 +38,7 @@ from flowgit.evidence import assess, same_source, store_weight
 from flowgit.faults import checkpoint
 from flowgit.fsio import atomic_write
 from flowgit.git import as_recorded, blob_oid, blobs, git, git_dir, head_entries, head_sha, held_index_lock, \
-    literal, require_repo, run_until_done, wait_until_idle
+    literal, refuse_unstageable, require_repo, run_until_done, wait_until_idle
 from flowgit.repo import document_from_bytes, load_document
 from flowgit.wrap.apply import (Outcome, Refusal, annotate_dependants, apply_plan, hand_edits_replaced, let_through,
                                 verdict_codes)
@@ -473,8 +473,8 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
             raise FlowgitError(f"git could not write the commit ({'disk full' if full else 'a write failed'}); "
                                "the wrap was rolled back\n" + detail, path=root,
                                fix="free disk space and run the wrap again" if full else
-                               "make the repository's .git directory writable (its refs, logs and index), then "
-                               "run the wrap again")
+                               "make the repository's .git directory writable for you (its objects, refs, logs "
+                               "and index: `ls -ld .git/refs/heads` shows who may write), then run the wrap again")
         raise CommitRejected("git refused the wrap commit; nothing was changed\n" + detail)
     _show_hooks_output(out + b"\n" + err)
     sha = head_sha(root)
@@ -488,7 +488,8 @@ _DISK_FULL_RE = re.compile(r"No space left on device|File too large|Out of disks
                            re.IGNORECASE)
 _GIT_COULD_NOT_WRITE_RE = re.compile(
     r"^(?:fatal|error): .*?(?:No space left on device|File too large|Out of diskspace|Disk quota exceeded|"
-    r"couldn't write|unable to write|unable to append|write error|short write|Read-only file system).*$",
+    r"couldn't write|unable to write|unable to append|write error|short write|Read-only file system|"
+    r"Permission denied).*$",
     re.IGNORECASE | re.MULTILINE)
 
 # flowgit's own hooks on the wrap's commit: the wrap has judged the change in-process already
@@ -549,6 +550,7 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
              strict: bool = False, dry_run: bool = False, cleanup: bool = True) -> WrapResult:
     root = require_repo(cfg.root)
     refuse_in_progress(root)  # before anything is written, recovery included
+    refuse_unstageable(root, [cfg.continuity_rel, cfg.store_rel])  # git would commit one without the other
     if dry_run:  # a half-applied file is no base for a diff, and a dry run recovers nothing
         refuse_if_wrap_pending(git_dir(root), probe=True)
     recovered = None if dry_run else recover(cfg)

@@ -45,7 +45,7 @@ from typing import Any, Iterator
 
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
-from flowgit.fsio import atomic_write
+from flowgit.fsio import atomic_write, write_fix
 from flowgit.git import blob_oid, git, git_dir, git_path, hash_for_path, head_entries, head_sha, \
     hex_len, index_tree, literal, operation_in_progress, stale_lock_fix, wait_until_idle, write_tree
 from flowgit.journal import WRAP_JOURNAL as JOURNAL
@@ -58,6 +58,34 @@ FORMAT = 3  # 3: paths relative to the repository the journal lives in (2 held a
 # The backups, by role: always these names in the journal's own git directory, never a path.
 BACKUPS = {"continuity": "flowgit-wrap.continuity.bak", "index": "flowgit-wrap.index.bak",
            "payload": "flowgit-wrap.payload.bak"}
+
+
+def _tree_entries(root: Path, tree: str, paths: list[str]) -> dict[str, tuple[str, str, str]]:
+    """{path: (mode, blob id, stage "0")} of ``paths`` in ``tree`` (a path it lacks is left out)."""
+    out = git(root, "ls-tree", "-r", "-z", tree, "--", *literal(*paths)).decode("utf-8", "surrogateescape")
+    entries = {}
+    for item in filter(None, out.split("\0")):
+        meta, path = item.split("\t", 1)
+        mode, _, oid = meta.split()
+        entries[path] = (mode, oid, "0")
+    return entries
+
+
+def _staged_oid(root: Path, path: str, data: bytes, *, write: bool) -> str:
+    """The blob ``git add`` records of ``data`` at ``path`` (its filters and line endings), stored when ``write``."""
+    return git(root, "hash-object", *(["-w"] if write else []), f"--path={path}", "--stdin",
+               input=data).decode().strip()
+
+
+def _index_records(root: Path, index: Path) -> dict[str, tuple[str, str, str]]:
+    """{path: (mode, blob id, stage)} of every entry of the index file ``index`` (a conflicted path's last)."""
+    out = git(root, "ls-files", "-s", "-z", env={"GIT_INDEX_FILE": str(index)}).decode("utf-8", "surrogateescape")
+    entries = {}
+    for item in filter(None, out.split("\0")):
+        meta, path = item.split("\t", 1)
+        mode, oid, stage = meta.split()
+        entries[path] = (mode, oid, stage)
+    return entries
 
 
 class RecoveryRefused(FlowgitError):
@@ -159,7 +187,7 @@ class Journal:
             for extra in made:
                 _unlink(extra)
             raise FlowgitError(f"could not start the wrap ({exc.strerror or exc}); nothing was changed",
-                               path=gdir, fix="free disk space and run the wrap again") from None
+                               path=gdir, fix=write_fix(exc, gdir, "run the wrap again")) from None
         return journal
 
     def save(self) -> None:
@@ -306,12 +334,16 @@ class Journal:
         allowed = {self.pre.index_tree} | ({self.post.index_tree} if self.stage == "committing" else set())
         if hook_edits and self.stage == "committing" and tree not in allowed:
             allowed.add(tree)  # a hook re-staged what it rewrote: the file's bytes are kept aside below
+        if tree not in allowed and self.stage == "committing" and self._partly_staged():
+            allowed.add(tree)  # git staged one of the wrap's two files and refused the other
         if tree not in allowed:
             problems.append("the index changed since the wrap was interrupted (something else was staged)")
         elif tree != self.pre.index_tree:
             backup = self.backup("index")
             if backup is not None and index_tree(self.root, backup) != self.pre.index_tree:
                 problems.append("the backup of the index does not hold the pre-wrap tree")
+            elif backup is not None:
+                self._plan_pruned_blobs(backup, problems, actions)
             actions.append(self._restore_index)
         # the continuity file
         cont = _oid(_read(self.continuity), self.hex_len)
@@ -336,6 +368,59 @@ class Journal:
         elif _size(self.store) != self.pre.store_len:
             actions.append(self._restore_store)
         return problems, actions
+
+    def _plan_pruned_blobs(self, backup: Path, problems: list[str], actions: list) -> None:
+        """Blobs the pre-wrap index names that git no longer has: a version staged before the wrap was held by
+        that index alone, and a ``git gc`` run before the recovery pruned it, so the index put back would name
+        a missing object (no commit could be made of it). A blob of the file or the store is written again
+        when the bytes the recovery puts back are exactly it; any other is a refusal."""
+        named = _index_records(self.root, backup)
+        blobs = {oid: path for path, (mode, oid, _) in named.items() if mode != "160000"}  # (160000: a submodule)
+        if not blobs:
+            return
+        query = "".join(f"{oid}\n" for oid in blobs).encode("ascii")
+        answer = git(self.root, "cat-file", "--batch-check", input=query).decode("ascii", "replace")
+        for line in answer.splitlines():
+            oid, _, state = line.partition(" ")
+            if state != "missing":
+                continue
+            path = blobs.get(oid, "?")
+            data = self._pre_bytes(path)
+            if data is not None and _staged_oid(self.root, path, data, write=False) == oid:
+                actions.append(lambda path=path, data=data: _staged_oid(self.root, path, data, write=True))
+            else:
+                problems.append(f"git has pruned the version of {path} the pre-wrap index staged ({oid[:12]}; "
+                                "`git gc` after the wrap was interrupted), so that index cannot be put back")
+
+    def _pre_bytes(self, path: str) -> bytes | None:
+        """The bytes the recovery puts back at ``path`` (the file's backup; the store's first ``pre.store_len``
+        bytes, which the store's verdict proves), or None for any other path."""
+        if path == self.continuity_rel and self.pre.continuity is not None:
+            backup = self.backup("continuity")
+            return _read(backup) if backup is not None else None
+        if path == self.store_rel and self.pre.store_len is not None:
+            try:
+                with self.store.open("rb") as fh:
+                    return fh.read(self.pre.store_len)
+            except OSError:
+                return None  # (gone: the store's verdict says so)
+        return None
+
+    def _partly_staged(self) -> bool:
+        """Whether the index is the pre-wrap one but for the wrap's two paths, each staged as before the wrap or
+        as the wrap staged it: ``git add`` of both stages the one it can and refuses the other (a store kept
+        out of the checkout by skip-worktree, or one in an ignored directory), so the index is neither state
+        the journal names, and nothing in it is anyone else's. Read, never written: a rollback on a full disk
+        must still prove what it undoes."""
+        backup = self.backup("index")
+        if not self.post.index_tree or backup is None or not backup.exists():
+            return False
+        paths = {self.continuity_rel, self.store_rel}
+        now, before = _index_records(self.root, self.index), _index_records(self.root, backup)
+        if {k: v for k, v in now.items() if k not in paths} != {k: v for k, v in before.items() if k not in paths}:
+            return False
+        after = _tree_entries(self.root, self.post.index_tree, sorted(paths))
+        return all(now.get(path) in (before.get(path), after.get(path)) for path in paths)
 
     def _store_verdict(self) -> str | None:
         """None when the store holds the pre-wrap bytes plus a prefix of what the wrap appended."""
@@ -624,7 +709,7 @@ def undo_after(journal: Journal, exc: BaseException) -> bool:
     if isinstance(exc, OSError):
         raise FlowgitError(f"the wrap could not write ({exc.strerror or exc}); it was rolled back and the "
                            "repository is as it was before", path=getattr(exc, "filename", None),
-                           fix="free disk space (or raise the file-size limit) and run the wrap again") from None
+                           fix=write_fix(exc, None, "run the wrap again")) from None
     if isinstance(exc, FlowgitError) and "could not append" in exc.message:
         raise FlowgitError(exc.message + "; the wrap was rolled back", path=exc.path, fix=exc.fix) from None
     return False

@@ -61,8 +61,49 @@ def test_a_wrap_in_a_crlf_checkout_commits_what_git_records_and_keeps_the_checko
         clone, "show", "HEAD:.flow/episodes.jsonl")
     on_disk = (clone / "CONTINUITY.md").read_bytes()
     assert b"Focus: breaker thresholds.\r\n" in on_disk and on_disk.count(b"\n") == on_disk.count(b"\r\n")
+    store = (clone / ".flow" / "episodes.jsonl").read_bytes()  # appended in the checkout's endings, not mixed
+    assert store.count(b"\n") == store.count(b"\r\n") == 2
     assert git(clone, "status", "--porcelain") == ""
     assert run(clone, "audit").code == 0
+
+
+MIXED_ENDINGS_FIXER = """#!/bin/sh
+# as a line-ending fixer does: make every line of the store end as most do, and fail when it changed one
+exec python3 - <<'END'
+import sys
+path = ".flow/episodes.jsonl"
+data = open(path, "rb").read()
+crlf = data.count(b"\\r\\n")
+lf = data.count(b"\\n") - crlf
+if crlf and lf:
+    end = b"\\r\\n" if crlf >= lf else b"\\n"
+    open(path, "wb").write(data.replace(b"\\r\\n", b"\\n").replace(b"\\n", end))
+    print("fixed mixed line endings in", path)
+    sys.exit(1)
+END
+"""
+
+
+def test_a_line_ending_fixer_among_the_hooks_finds_nothing_to_fix_in_a_crlf_checkouts_store(run, tmp_path):
+    """The wrap and `episode add` append in the store's own line ending: a store checked out with CRLF does not
+    become one of mixed endings, which a fixer hook would rewrite whole and refuse the commit over."""
+    origin = _origin_with_one_wrap(run, tmp_path)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "-c", "core.autocrlf=true", str(origin), str(clone))
+    assert run(clone, "install-hook").code == 0
+    hook = clone / ".git" / "hooks" / "pre-commit.flowgit-chained"
+    hook.write_text(MIXED_ENDINGS_FIXER)
+    hook.chmod(0o755)
+    run(clone, "episode", "add", "--session", "s2", "--agent", "bob", "--type", "finding",
+        "the breaker should open after five provider failures")
+    plan = tmp_path / "plan2.json"
+    plan.write_text(json.dumps({"session": "s2", "state": "Focus: breaker thresholds.", "episodes": [
+        {"type": "finding", "content": "five failures in a minute is the threshold the team agreed"}]}))
+    res = run(clone, "wrap", "--plan", str(plan))
+    assert res.code == 0, res.out + res.err
+    store = (clone / ".flow" / "episodes.jsonl").read_bytes()
+    assert store.count(b"\n") == store.count(b"\r\n") == 3
+    assert git(clone, "status", "--porcelain") == "" and not list((clone / ".git").glob("flowgit-wrap*"))
 
 
 def test_a_clean_filter_that_breaks_the_file_is_refused_by_the_wrap_as_by_the_hook(run, tmp_path):

@@ -413,6 +413,8 @@ GIT_SAYS = {  # what git prints when it cannot write part of a commit (printed h
     "commit-out-of-diskspace": ("error: write error. Out of diskspace", "disk full"),
     "commit-ref": ("error: couldn't write '.git/refs/heads/main.lock'", "a write failed"),
     "commit-read-only": ("fatal: unable to append to '.git/logs/HEAD': Read-only file system", "a write failed"),
+    "commit-ref-permission": ("fatal: cannot lock ref 'HEAD': Unable to create '.git/refs/heads/main.lock': "
+                              "Permission denied", "a write failed"),
 }
 
 
@@ -608,3 +610,96 @@ def test_a_reset_to_the_parent_after_the_wraps_commit_is_not_rolled_back(wrap_re
     assert f"had already committed {made[:12]}" in res.stdout and "nothing was rolled back" in res.stdout
     assert git(wrap_repo, "rev-parse", "HEAD").strip() == base and full_state(wrap_repo) == after_reset
     assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+
+
+# ------------------------------------------------------------------ paths git will not stage
+@pytest.mark.parametrize("how", ["skip-worktree", "ignored"])
+def test_a_store_git_would_not_stage_is_refused_before_anything_is_written(wrap_repo, tmp_path, run, how):
+    """`git add` of the file and the store stages the one it can and refuses the other: refused up front."""
+    if how == "skip-worktree":
+        git(wrap_repo, "update-index", "--skip-worktree", ".flow/episodes.jsonl")
+    else:
+        (wrap_repo / ".flowgit.toml").write_text('store = "memory/episodes.jsonl"\n')
+        (wrap_repo / ".gitignore").write_text("memory/\n")
+        git(wrap_repo, "add", "-A")
+        git(wrap_repo, "commit", "-qm", "move the store", "--no-verify")
+    before = full_state(wrap_repo) if how == "skip-worktree" else snapshot(wrap_repo)
+    res = run(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert res.code == 2, res.out + res.err
+    said = "sparse checkout" if how == "skip-worktree" else "git check-ignore -v memory/episodes.jsonl"
+    assert "nothing was written" in res.err and said in res.err, res.err
+    assert (full_state(wrap_repo) if how == "skip-worktree" else snapshot(wrap_repo)) == before
+    assert not (wrap_repo / JOURNAL).exists()
+
+
+def test_a_wrap_git_stages_only_half_of_is_rolled_back_exactly(wrap_repo, tmp_path, run, monkeypatch):
+    """The store is put out of the checkout while the wrap writes (after its check): git stages the file, refuses
+    the store and exits 1. The index is then neither state the journal names, yet nothing in it is anyone
+    else's: the rollback proves that and undoes it, and nothing blocks the next writer."""
+    import flowgit.wrap.run as wrap_run
+
+    real = wrap_run.checkpoint
+
+    def hide_the_store(point: str) -> None:
+        real(point)
+        if point == "4-sections":
+            git(wrap_repo, "update-index", "--skip-worktree", ".flow/episodes.jsonl")
+
+    before = full_state(wrap_repo)
+    monkeypatch.setattr(wrap_run, "checkpoint", hide_the_store)
+    res = run(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert res.code == 2 and "sparse-checkout" in res.err, res.err
+    assert full_state(wrap_repo) == before  # the index as it was: its backup, taken before the store was hidden
+    assert "S " not in git(wrap_repo, "ls-files", "-t", ".flow/episodes.jsonl")
+    assert not list((wrap_repo / ".git").glob("flowgit-wrap*"))
+    monkeypatch.setattr(wrap_run, "checkpoint", real)
+    assert run(wrap_repo, "episode", "add", "--type", "finding", "--session", "s9", "a later fact").code == 0
+
+
+def test_recovery_after_git_gc_writes_again_the_staged_store_only_the_old_index_named(wrap_repo, tmp_path, run):
+    """An episode staged before the wrap (its blob held by the index alone), the wrap killed after staging, then
+    `git gc --prune=now`: the pre-wrap index names a pruned blob. The recovery writes it again from the bytes it
+    puts back (they are exactly it), so the index it restores is one git can commit."""
+    assert run(wrap_repo, "episode", "add", "--type", "finding", "--session", "s8", "a staged fact").code == 0
+    git(wrap_repo, "add", ".flow/episodes.jsonl")
+    staged = git(wrap_repo, "write-tree").strip()
+    before = full_state(wrap_repo)
+    kill9(start_paused(wrap_repo, tmp_path, "6-stage"))
+    git(wrap_repo, "gc", "-q", "--prune=now")
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 0 and "rolled back" in res.stdout, res.stdout + res.stderr
+    assert full_state(wrap_repo) == before
+    assert git(wrap_repo, "write-tree").strip() == staged  # (git can make a tree, so a commit, of it)
+    assert "missing" not in subprocess.run(["git", "fsck"], cwd=wrap_repo, capture_output=True, text=True).stdout
+
+
+def test_recovery_refuses_when_git_gc_pruned_a_staged_version_it_cannot_write_again(wrap_repo, tmp_path, run):
+    """The staged store differs from the one on disk (staged, then another episode added): git gc prunes the
+    staged one, which no byte the recovery holds can re-create. Refused, with the reason, nothing touched."""
+    assert run(wrap_repo, "episode", "add", "--type", "finding", "--session", "s8", "a staged fact").code == 0
+    git(wrap_repo, "add", ".flow/episodes.jsonl")
+    assert run(wrap_repo, "episode", "add", "--type", "finding", "--session", "s8", "an unstaged fact").code == 0
+    kill9(start_paused(wrap_repo, tmp_path, "6-stage"))
+    git(wrap_repo, "gc", "-q", "--prune=now")
+    after_kill = full_state(wrap_repo)
+    res = flowgit(wrap_repo, "wrap", "--recover")
+    assert res.returncode == 2 and "git has pruned the version of .flow/episodes.jsonl" in res.stderr, res.stderr
+    assert full_state(wrap_repo) == after_kill and (wrap_repo / JOURNAL).exists()
+
+
+def test_a_write_refused_for_permission_is_told_the_permission_fix_not_disk_space(wrap_repo, tmp_path, run,
+                                                                                  monkeypatch):
+    import errno
+
+    import flowgit.wrap.run as wrap_run
+
+    def denied(*a, **k):
+        raise OSError(errno.EACCES, "Permission denied", str(wrap_repo / "CONTINUITY.md"))
+
+    before = full_state(wrap_repo)
+    monkeypatch.setattr(wrap_run, "atomic_write", denied)
+    res = run(wrap_repo, "--json", "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert res.code == 2 and full_state(wrap_repo) == before
+    error = json.loads(res.out)["error"]
+    assert "could not write (Permission denied)" in error["message"]
+    assert "writable" in error["fix"] and "disk space" not in error["fix"]
