@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from flowgit.checks import paths
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
-from flowgit.checks.override import Override, override_of
+from flowgit.checks.override import Override, override_of, unreadable_scope
 from flowgit.checks.registry import run_rules
 from flowgit.config import Config, default_config
 from flowgit.repo import document_from_bytes
@@ -105,7 +105,7 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     findings.extend(paths.symlinked(new))
     findings.extend(paths.case_collisions(old, new, held_twins))
     if new.continuity is None and old is not None and old.continuity is not None:
-        return _overridden(findings, override)  # nothing left to judge the rules on
+        return _overridden(findings, override) + unreadable_scope(override_of(override), "FLOWGIT_OVERRIDE")
     ctx = context_for(cfg, old, new, merge_parents=merge_parents)
     if ctx.base_unreadable:
         findings.append(Finding("G002", "structure", "warning", f"base:{old.continuity_path}", None,  # type: ignore
@@ -117,7 +117,7 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
                                 "the file has no `## ` sections, so it is not a continuity file",
                                 f"restore the sections (git show HEAD:{new.continuity_path})"))
     findings.extend(_overridden(run_rules(ctx, override=None), override))
-    return _overridden(findings, override)
+    return _overridden(findings, override) + unreadable_scope(override_of(override), "FLOWGIT_OVERRIDE")
 
 
 def context_for(cfg: Config, old: Side | None, new: Side, *, merge_parents: Sequence[Side] = ()) -> CheckContext:
@@ -257,7 +257,7 @@ def judge_merge(cfg: Config, parents: list[Side], new: Side, *, override: "str |
         from flowgit.checks.merge_notes import one_sided_merge_notes
 
         findings.extend(one_sided_merge_notes(cfg, parents, new, lambda: _best_bases(cfg, base)))  # type: ignore[arg-type]
-    return _overridden(findings, override)
+    return _overridden(findings, override) + unreadable_scope(override_of(override), "FLOWGIT_OVERRIDE")
 
 
 def _budget_left_to_the_next_wrap(f: Finding, parents: list[Side], new: Side) -> Finding:

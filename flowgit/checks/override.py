@@ -12,10 +12,15 @@ from that same text, here.
 from __future__ import annotations
 
 import re
+import unicodedata
 
-# One or more finding codes, then a colon: "G402: why", "G402, G801: why", "g402 a401: why".
-_SCOPE_RE = re.compile(r"\s*((?:[GA]\d{3})(?:\s*[,\s]\s*[GA]\d{3})*)\s*:\s*(\S.*)?$", re.IGNORECASE | re.DOTALL)
-_CODE_RE = re.compile(r"[GA]\d{3}", re.IGNORECASE)
+# One or more finding codes, then a colon: "G402: why", "G402, G801: why", "g402 a401: why" (ASCII digits only).
+_SCOPE_RE = re.compile(r"\s*((?:[GA]\d{3})(?:\s*[,\s]\s*[GA]\d{3})*)\s*:\s*(\S.*)?$",
+                       re.IGNORECASE | re.DOTALL | re.ASCII)
+_CODE_RE = re.compile(r"[GA]\d{3}", re.IGNORECASE | re.ASCII)
+# A reason whose first word reads as a code to a person ("[G402]", "G4O2", "Ｇ４０２", "G402;", a Cyrillic G):
+# a letter, then three digits (of any script) or look-alikes of them, after any opening brackets.
+_CODE_LIKE_RE = re.compile(r"\s*[\[({<\"'`*_]*\s*[^\W\d_][\s\-]?(?=[OoIl]{0,2}\d)[\dOoIl]{3}(?![^\W_])")
 
 
 class Override:
@@ -25,11 +30,12 @@ class Override:
     and nothing here should cost it an import.
     """
 
-    __slots__ = ("reason", "codes")
+    __slots__ = ("reason", "codes", "unreadable")
 
-    def __init__(self, reason: str, codes: frozenset[str] | None) -> None:
+    def __init__(self, reason: str, codes: frozenset[str] | None, unreadable: bool = False) -> None:
         self.reason = reason
         self.codes = codes
+        self.unreadable = unreadable  # it begins like a list of codes but does not read as one: it covers nothing
 
     def __repr__(self) -> str:
         return f"Override({self.reason!r}, codes={sorted(self.codes) if self.codes is not None else None})"
@@ -47,7 +53,9 @@ class Override:
         return self.codes is not None
 
     def describe(self) -> str:
-        """What it covers, for a banner or a notice: "every error" or "G402, G801 only"."""
+        """What it covers, for a banner or a notice: "every error", "G402, G801 only" or "nothing"."""
+        if self.unreadable:
+            return "nothing (its codes do not read as `G402, G801: why`)"
         return "every error" if self.codes is None else ", ".join(sorted(self.codes)) + " only"
 
 
@@ -55,10 +63,13 @@ def parse_override(text: str | None) -> Override | None:
     """The override one reason gives (``None`` for no reason): scoped when it starts with codes and a colon."""
     if not text or not text.strip():
         return None
-    match = _SCOPE_RE.match(text)
-    if match is None:
-        return Override(text, None)
-    return Override(text, frozenset(code.upper() for code in _CODE_RE.findall(match.group(1))))
+    plain = unicodedata.normalize("NFKC", text)  # (full-width `Ｇ４０２` is G402)
+    match = _SCOPE_RE.match(plain)
+    if match is not None:
+        return Override(text, frozenset(code.upper() for code in _CODE_RE.findall(match.group(1))))
+    if _CODE_LIKE_RE.match(plain):  # meant as codes, written otherwise: it covers nothing (fails closed)
+        return Override(text, frozenset(), unreadable=True)
+    return Override(text, None)
 
 
 def override_of(value: "str | Override | None") -> Override | None:
@@ -74,8 +85,23 @@ def override_from_trailers(reasons: list[str]) -> Override | None:
     read = [found for found in map(parse_override, reasons) if found is not None]
     if not read:
         return None
-    if any(found.codes is None for found in read):
+    readable = [found for found in read if not found.unreadable]
+    if any(found.codes is None for found in readable):
         codes = None
     else:
-        codes = frozenset().union(*(found.codes for found in read))  # type: ignore[misc]
-    return Override("; ".join(found.reason for found in read), codes)
+        codes = frozenset().union(*(found.codes for found in readable))  # type: ignore[misc]
+    return Override("; ".join(found.reason for found in read), codes, unreadable=not readable)
+
+
+def unreadable_scope(scope: Override | None, where: str) -> list:
+    """G812 for an override that begins like a list of codes but does not read as one (``[G402]: why``,
+    ``G402; G801: why``, ``G4O2: why``): read as no codes it would let every error through, read as codes it
+    names none; it covers nothing, and says so."""
+    if scope is None or not scope.unreadable:
+        return []
+    from flowgit.checks.finding import Finding
+
+    return [Finding("G812", "override", "error", where, None,
+                    f"the override \"{scope.reason[:80]}\" begins like a list of codes but does not read as one, so "
+                    "it lets nothing through", "write the codes first, separated by commas or spaces, then one "
+                    "colon: `G402, G801: why` (or a reason that names no codes, which covers every error)")]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from flowgit.changes import diff_patterns
+from flowgit.checks.override import Override, override_from_trailers, parse_override
 from flowgit.checks.registry import override_reason
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
@@ -54,6 +55,9 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     trailers = readings[0]
     if _looks_like_a_wrap(texts):
         readings += _as_this_clone_reads(cfg.root, texts)
+    judged = parse_override(reason)
+    if judged is not None and values(trailers, "Flow-Override"):
+        report.problems.extend(_recorded_otherwise(judged, values(trailers, "Flow-Override")))
     if reason and not values(trailers, "Flow-Override"):
         if data and not data.endswith(b"\n"):  # (`git merge --no-edit` writes no line end: git's
             with path.open("ab") as fh:  # interpret-trailers would then glue the trailer to the last paragraph,
@@ -71,7 +75,7 @@ def run_check_msg(cfg: Config, message_file: str) -> MsgReport:
     amend = amend_in_progress(root)
     if amend:
         report.problems.extend(_amend_verdict(cfg))
-    elif not reason:
+    elif not (judged and judged.covers("G810")):
         report.problems.extend(_hook_list_verdict(root))
     readings = [t for t in readings if speaks_for_a_wrap(t) or values(t, "Episodes")]
     if not readings:
@@ -118,6 +122,20 @@ def _remembered(ask: Callable[[], str]) -> Callable[[], str]:
             found.append(ask())
         return found[0]
     return once
+
+
+def _recorded_otherwise(judged: Override, written: list[str]) -> list[str]:
+    """A problem when the ``Flow-Override:`` trailers the message already carries (typed, or kept by an amend)
+    read as another scope than the one the gate judged the commit under: the history would say a different
+    set of errors was let through (the audit reads the trailers), so the two must agree."""
+    recorded = override_from_trailers(written)
+    if recorded is not None and (recorded.codes, recorded.unreadable) == (judged.codes, judged.unreadable):
+        return []
+    said = "; ".join(written)
+    return [f"the message carries `Flow-Override: {said[:80]}`, which records an override of "
+            f"{recorded.describe() if recorded else 'nothing'}, but the gate judged this commit under "
+            f"FLOWGIT_OVERRIDE=\"{judged.reason[:80]}\" ({judged.describe()}): remove the Flow-Override line "
+            "from the message (the hook records FLOWGIT_OVERRIDE itself), or make it name the same codes"]
 
 
 def _override_kept(path: Path, comment_char: Callable[[], str]) -> list[str]:

@@ -93,6 +93,7 @@ class Side:
 
     label: str
     when: str = ""  # the wrap's date, shown in notes
+    commit: str = ""  # the wrap's short id and who made it ("e1c0f9f3cc by Bob, session b1"): what a note names
 
 
 def spans(doc: Document) -> list[Span]:
@@ -221,7 +222,7 @@ class ContinuityMerge:
         while end > 1 and (not win[end - 1].strip() or WRAPPER_RE.match(win[end - 1])):
             end -= 1
         when = f", {loser.when}" if loser.when else ""
-        note = [nl, f"{NOTE_HEAD} another wrap ({loser.label}{when}) also replaced {label}; the newer "
+        note = [nl, f"{NOTE_HEAD} another wrap ({loser.commit or loser.label}{when}) also replaced {label}; the newer "
                     f"wrap's text is above, the other's below.{nl}",
                 f"{NOTE_ABSORB}{nl}"] + [f"{q}{nl}" for q in quoted]
         head = list(win[:end])

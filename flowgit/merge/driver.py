@@ -144,8 +144,7 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
         since_base = SinceBase(theirs_unknown=True)
     ours_w, theirs_w = sides.wrote(root, rel, ours_c), sides.wrote(root, rel, theirs_c)  # not a sync's merge
     newer = "ours" if ours_w and theirs_w and ours_w.timestamp > theirs_w.timestamp else "theirs"
-    labels = (Side("ours" + (f" {ours_w.sha[:10]}" if ours_w else ""), ours_w.date if ours_w else ""),
-              Side("theirs" + (f" {theirs_w.sha[:10]}" if theirs_w else ""), theirs_w.date if theirs_w else ""))
+    labels = (_side("ours", ours_w), _side("theirs", theirs_w))
     result = merge_continuity(*texts, aliases=cfg.aliases, thresholds=cfg.thresholds,
                               lookup=lambda ids: lookup(store, ids), newer=newer, sides=labels,
                               notes=sides.quotes_the_other_side(root), since_base=since_base)
@@ -158,6 +157,17 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
         out.clean = not out.refused
     atomic_write(ours_path, result.text)
     return out
+
+
+def _side(which: str, wrap) -> "Side":
+    """A side as the merge names it: "ours e1c0f9f3cc" in conflict markers (git's words), the wrap's id with its
+    author and session in a note ("e1c0f9f3cc by Bob, session b1": a teammate reading it later was not there)."""
+    from flowgit.merge.continuity import Side
+
+    if wrap is None:
+        return Side(which)
+    commit = " ".join(part for part in (wrap.sha[:10], wrap.who()) if part)
+    return Side(f"{which} {wrap.sha[:10]}", wrap.date, commit)
 
 
 def refused_by_gate(cfg: Config, data: list[bytes], merged: bytes, store: bytes, rel: str) -> list[str]:

@@ -27,6 +27,13 @@ class CommitSide:
     sha: str
     timestamp: int  # the wrap's time: the author date survives a rebase
     date: str
+    author: str = ""  # who made the wrap, and in which session: what a merge note names it by (a teammate
+    session: str = ""  # reading it does not know which side was "ours" when someone else's sync merged)
+
+    def who(self) -> str:
+        """"by Bob, session b1" (the parts known), or ""."""
+        return ", ".join(part for part in (self.author and f"by {self.author}",
+                                           self.session and f"session {self.session}") if part)
 
 
 def other_commit(root: Path) -> str | None:
@@ -232,9 +239,12 @@ def wrote(root: Path, rel: str, side: CommitSide | None) -> CommitSide | None:
     """
     if side is None:
         return None
-    out = git(root, "log", "-1", "--no-merges", "--author-date-order", "--format=%H %at %as", side.sha, "--",
-              rel, check=False).decode().split()
-    return CommitSide(out[0], int(out[1]), out[2]) if len(out) == 3 else side
+    out = git(root, "log", "-1", "--no-merges", "--author-date-order",
+              "--format=%H%x1f%at%x1f%as%x1f%an%x1f%(trailers:key=Flow-Session,valueonly,separator=%x2C)",
+              side.sha, "--", rel, check=False).decode("utf-8", "replace").rstrip("\n").split("\x1f")
+    if len(out) != 5:
+        return side
+    return CommitSide(out[0], int(out[1]), out[2], " ".join(out[3].split()), " ".join(out[4].split()))
 
 
 def stores(root: Path, store_rel: str, ours: CommitSide | None, theirs: CommitSide | None) -> tuple[bytes, bytes]:

@@ -152,6 +152,38 @@ def test_an_override_naming_no_codes_says_it_covers_every_error(run, repo):
     assert "lets every error through" in res.stderr and "FLOWGIT_OVERRIDE=\"G402: why\"" in res.stderr
 
 
+@pytest.mark.parametrize("reason", ["G101; G402: why", "[G101]: why", "G1O1: why", "G101 why", "G١٠١: why"])
+def test_an_override_that_begins_like_codes_but_does_not_read_as_them_lets_nothing_through(run, repo, reason):
+    """Read as no codes it would cover every error; it covers none, and G812 says how to write it."""
+    committed_base(repo)
+    run(repo, "install-hook")
+    head = git(repo, "rev-parse", "HEAD")
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    res = commit(repo, "hand edit", env={"FLOWGIT_OVERRIDE": reason})
+    said = res.stdout + res.stderr
+    assert res.returncode != 0 and "G101" in said and "G812" in said and "`G402, G801: why`" in said
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+@pytest.mark.parametrize("typed", ["G402: said otherwise", "every error please"])
+def test_a_typed_override_trailer_must_record_the_scope_the_gate_judged(run, repo, typed):
+    """The audit reads the trailer: one typed into the message (or kept by an amend) that names other codes
+    than FLOWGIT_OVERRIDE would record another verdict than the one given, narrower or wider. Refused."""
+    committed_base(repo)
+    run(repo, "install-hook")
+    head = git(repo, "rev-parse", "HEAD")
+    (repo / "CONTINUITY.md").write_text(ungrounded_text())
+    git(repo, "add", "-A")
+    res = commit(repo, f"hand edit\n\nFlow-Override: {typed}", env={"FLOWGIT_OVERRIDE": "G101: importing"})
+    said = res.stdout + res.stderr
+    assert res.returncode != 0 and "remove the Flow-Override line" in said, said
+    assert git(repo, "rev-parse", "HEAD") == head
+    same = commit(repo, "hand edit\n\nFlow-Override: G101: typed as well",
+                  env={"FLOWGIT_OVERRIDE": "G101: importing"})
+    assert same.returncode == 0, same.stdout + same.stderr
+
+
 def test_commit_msg_trailers_must_agree_with_the_change(run, repo):
     committed_base(repo)
     (repo / "CONTINUITY.md").write_text(grounded_text())
@@ -591,6 +623,10 @@ def test_a_violation_committed_with_the_gate_taken_out_of_the_hook_list_is_refus
     said = refused.stdout + refused.stderr
     assert refused.returncode == 1 and "G810" in said and "changes how the `flowgit-check` hook runs" in said
     assert git(repo, "rev-parse", "HEAD").strip() == head
+    scoped = _commit_with_home(repo, pre_commit_home, "graduate p01; tidy the hooks",
+                               FLOWGIT_OVERRIDE="G402: a foundation line")  # an override that names other codes
+    said = scoped.stdout + scoped.stderr
+    assert scoped.returncode == 1 and "G810" in said and git(repo, "rev-parse", "HEAD").strip() == head
     git(repo, "commit", "-qm", "forced past every hook", "--no-verify")
     bad = git(repo, "rev-parse", "HEAD").strip()
     found = json.loads(run(repo, "audit", "--json", "--range", f"{head}..HEAD").out)["findings"]

@@ -60,7 +60,9 @@ def test_both_wraps_replace_state_the_newer_wins_and_names_the_other(team_repo):
     text = (team_repo / "CONTINUITY.md").read_text()
     assert "## Current State | 2026-11-27 (theirs)\nFocus: jitter." in text  # theirs wrapped later
     ours_sha = git(team_repo, "rev-parse", "HEAD^1").strip()[:10]
-    assert f"# flowgit merge: another wrap (ours {ours_sha}, 2026-11-26) also replaced Current State" in text
+    author = git(team_repo, "log", "-1", "--format=%an", "HEAD^1").strip()  # named as a teammate reads it later
+    assert f"# flowgit merge: another wrap ({ours_sha} by {author}, 2026-11-26) also replaced Current State" in text, \
+        [line for line in text.splitlines() if "flowgit merge" in line]
     assert "# | Focus: cache. Critical path: balances cache." in text
     assert find_markers(text) is None and other
 
@@ -88,7 +90,8 @@ def test_the_newer_wrap_wins_though_the_other_tip_is_a_later_merge_commit(team_r
     text = (team_repo / "CONTINUITY.md").read_text()
     assert "## Current State | 2026-11-26 (ours)\nFocus: cache." in text
     wrap = git(team_repo, "rev-parse", "other^1").strip()[:10]  # theirs' wrap, not the merge commit
-    assert f"# flowgit merge: another wrap (theirs {wrap}, 2026-11-26) also replaced Current State" in text
+    author = git(team_repo, "log", "-1", "--format=%an", "other^1").strip()
+    assert f"# flowgit merge: another wrap ({wrap} by {author}, 2026-11-26) also replaced Current State" in text
     assert "# | Focus: jitter. Critical path: backoff tuning." in text
 
 
