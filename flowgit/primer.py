@@ -13,9 +13,11 @@ the budget a model actually counts for ordinary text.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 
 from flowgit.continuity.document import COMMENT_RE, Document, Section
+from flowgit.continuity.sections import Semantics
 from flowgit.merge.notes import NOTE_LINES
 from flowgit.overview import Overview
 
@@ -58,12 +60,32 @@ def section_lines(doc: Document, sec: Section) -> list[str]:
     """The heading and content of a section, without the template's ``# `` guidance or trailing blanks (a merge's
     note of what the other wrap said is kept: it is for the next session to absorb)."""
     body = [ln.rstrip("\r\n") for ln in doc.lines[sec.body_start:sec.body_end]]
-    body = [ln for ln in body if not COMMENT_RE.match(ln) or ln.startswith(NOTE_LINES)]  # a merge note stays
+    noted = sec.semantics in NOTED  # (the merge driver writes notes there only: elsewhere one is no note of its)
+    body = [ln for ln in body if not COMMENT_RE.match(ln) or noted and ln.startswith(NOTE_LINES)]  # a note stays
     while body and not body[-1].strip():
         body.pop()
     while body and not body[0].strip():
         body.pop(0)
-    return [doc.lines[sec.heading].rstrip("\r\n"), *body] if body else []
+    heading = doc.lines[sec.heading].rstrip("\r\n")
+    if _names_flowgits_own(sec.label):  # (the file's, not flowgit's: said where an agent reads it)
+        heading = f"{heading}  (a section of the continuity file, not flowgit's own status)"
+    return [heading, *body] if body else []
+
+
+NOTED = (Semantics.REPLACE, Semantics.REWRITE)  # the sections a merge may quote the other wrap's text in
+OWN_BLOCK = "flowgit status"  # the heading of the block flowgit writes itself, after the file's sections
+
+
+def _names_flowgits_own(label: str) -> bool:
+    """Whether a section of the file is headed like flowgit's own block (``flowgit status``, in any case or
+    width): an agent would read its lines as flowgit's words."""
+    return unicodedata.normalize("NFKC", label).casefold().strip().startswith("flowgit")
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line: every line or paragraph separator and control character a space (a commit subject
+    may hold U+2028, which an agent's reader breaks lines at, adding lines in flowgit's voice)."""
+    return "".join(" " if unicodedata.category(ch) in ("Zl", "Zp", "Cc", "Cf") else ch for ch in text)
 
 
 def status_lines(view: Overview) -> list[str]:
@@ -71,7 +93,7 @@ def status_lines(view: Overview) -> list[str]:
     out: list[str] = []
     if view.last_wrap:
         w = view.last_wrap
-        out.append(f"- last wrap: {w.date} {w.commit[:10]} {w.subject}")
+        out.append(f"- last wrap: {w.date} {w.commit[:10]} {one_line(w.subject)}")
     else:
         out.append("- last wrap: none yet")
     for row in view.ready:
@@ -137,7 +159,7 @@ def build(view: Overview, max_tokens: int) -> Primer:
                    if view.mid_merge else f"No continuity file at {view.continuity}: run `flowgit init`.")
         text = "\n".join([head, missing, *status_lines(view)])
         return Primer("\n".join(_fit(text.split("\n"), max_tokens)), max_tokens, overview=view)
-    status = ["", "## flowgit status", *status_lines(view)]
+    status = ["", f"## {OWN_BLOCK}", *status_lines(view)]
     fixed = _fit([head, *status], max_tokens)
     budget = max_tokens - tokens("\n".join(fixed) + "\n")
     primer = Primer("", max_tokens, overview=view)
