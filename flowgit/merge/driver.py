@@ -14,10 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 from flowgit.fsio import atomic_write, decode_text
+
+if TYPE_CHECKING:
+    from flowgit.merge.continuity import Side
+    from flowgit.merge.sides import CommitSide
 
 
 @dataclass
@@ -125,7 +130,7 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
     from flowgit.episodes import lookup
     from flowgit.evidence import store_weight
     from flowgit.merge import sides
-    from flowgit.merge.continuity import Side, merge_continuity
+    from flowgit.merge.continuity import merge_continuity
     from flowgit.merge.patterns import SinceBase
     from flowgit.merge.store import added_since_base, merge_store
 
@@ -159,10 +164,10 @@ def _continuity(cfg: Config, data: list[bytes], texts: list[str], ours_path: str
     return out
 
 
-def _side(which: str, wrap) -> "Side":
+def _side(which: str, wrap: "CommitSide | None") -> "Side":
     """A side as the merge names it: "ours e1c0f9f3cc" in conflict markers (git's words), the wrap's id with its
     author and session in a note ("e1c0f9f3cc by Bob, session b1": a teammate reading it later was not there)."""
-    from flowgit.merge.continuity import Side
+    from flowgit.merge.continuity import Side  # noqa: F811  (the driver imports the merge lazily)
 
     if wrap is None:
         return Side(which)
