@@ -91,8 +91,9 @@ def judge_change(cfg: Config, old: Side | None, new: Side, *, message: str | Non
     FLOWGIT_OVERRIDE (or read from a trailer): the errors it covers are kept
     but marked overridden, so callers can record them. ``new_config`` is the
     configuration the change itself carries: it never judges, but anything in
-    it that weakens ``cfg`` is an error. ``held_twins``: the letter-case twins the base commit holds when it holds
-    no memory (``old`` is None): a memory's first commit keeps what was there.
+    it that weakens ``cfg`` is an error. ``held_twins``: the letter-case twins
+    the base commit holds when it holds no memory (``old`` is None): a
+    memory's first commit keeps what was there.
     """
     findings: list[Finding] = []
     if new_config is not None:

@@ -48,10 +48,6 @@ class Override:
         for the same question with theirs: A401 is G801 asked of history)."""
         return self.codes is None or any(code.upper() in self.codes for code in codes)
 
-    @property
-    def scoped(self) -> bool:
-        return self.codes is not None
-
     def describe(self) -> str:
         """What it covers, for a banner or a notice: "every error", "G402, G801 only" or "nothing"."""
         if self.unreadable:

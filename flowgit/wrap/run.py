@@ -420,10 +420,14 @@ LOCK_RETRIES = 3  # times git is run again after it met another git's index lock
 
 
 def _staging(root: Path, gdir: Path, *paths: str) -> None:
-    """``git add`` the wrap's files, run again (after the lock goes) when it met another git's index lock."""
+    """``git add`` the wrap's files, run again (after the lock goes) when it met another git's index lock.
+
+    ``--force``: git refuses even a tracked file in an ignored directory (it stages it, then exits 1), so a
+    team that keeps its store under an ignored ``memory/`` could never wrap. An untracked ignored path never
+    gets here: the wrap refuses it before writing anything (:func:`flowgit.git.refuse_unstageable`)."""
     for attempt in range(LOCK_RETRIES + 1):
         try:
-            git(root, "add", "--", *literal(*paths))
+            git(root, "add", "--force", "--", *literal(*paths))
             return
         except FlowgitError as exc:
             if attempt == LOCK_RETRIES or not held_index_lock(str(exc)):

@@ -632,6 +632,21 @@ def test_a_store_git_would_not_stage_is_refused_before_anything_is_written(wrap_
     assert not (wrap_repo / JOURNAL).exists()
 
 
+def test_a_tracked_store_in_an_ignored_directory_is_wrapped(wrap_repo, tmp_path, run):
+    """git stages a tracked file under an ignored directory and still exits 1: the wrap stages it anyway (an
+    untracked one there is refused before anything is written, above)."""
+    (wrap_repo / "memory").mkdir()
+    git(wrap_repo, "mv", ".flow/episodes.jsonl", "memory/episodes.jsonl")
+    (wrap_repo / ".flowgit.toml").write_text('store = "memory/episodes.jsonl"\n')
+    (wrap_repo / ".gitignore").write_text("memory/\n")
+    git(wrap_repo, "add", "-A")
+    git(wrap_repo, "commit", "-qm", "the store under an ignored directory", "--no-verify")
+    res = run(wrap_repo, "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    assert res.code == 0, res.out + res.err
+    assert "retry budget held in the third outage" in git(wrap_repo, "show", "HEAD:memory/episodes.jsonl")
+    assert git(wrap_repo, "status", "--porcelain") == "" and not (wrap_repo / JOURNAL).exists()
+
+
 def test_a_wrap_git_stages_only_half_of_is_rolled_back_exactly(wrap_repo, tmp_path, run, monkeypatch):
     """The store is put out of the checkout while the wrap writes (after its check): git stages the file, refuses
     the store and exits 1. The index is then neither state the journal names, yet nothing in it is anyone
