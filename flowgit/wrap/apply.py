@@ -260,16 +260,23 @@ class Editor:
     def _at(self, op: PatternOp, *, required: bool = True) -> PatternAt | None:
         """The pattern ``op`` names: by its exact name, else by identity (NFKC, case folding: the gate's G112
         key), so ``add Retry_Budget`` beside ``retry_budget`` finds it instead of writing a duplicate."""
+        if not required:
+            return pattern_map(self.doc).get(op.name) or document_identity_map(self.doc).get(name_key(op.name))
+        return self._named(op.name, f"plan.patterns[{op.index}].name")
+
+    def _named(self, name: str, field: str) -> PatternAt:
+        """The file's pattern ``name`` (exact, else by identity); a name it does not hold is refused with the
+        plan's ``field`` and the nearest names (exit 2)."""
         patterns = pattern_map(self.doc)
-        at = patterns.get(op.name) or document_identity_map(self.doc).get(name_key(op.name))
-        if at is None and required:
+        at = patterns.get(name) or document_identity_map(self.doc).get(name_key(name))
+        if at is None:
             from flowgit.suggest import close_matches
 
-            near = close_matches(op.name, patterns)
+            near = close_matches(name, patterns)
             fix = ("did you mean " + " or ".join(f"`{n}`" for n in near) + "?" if near else
                    "`flowgit patterns` lists the names; use op `add` for a new one")
-            raise FlowgitError(f"field `plan.patterns[{op.index}].name`: no pattern `{op.name}` in the "
-                               f"continuity file", path=self.plan.source, fix=fix)
+            raise FlowgitError(f"field `{field}`: no pattern `{name}` in the continuity file",
+                               path=self.plan.source, fix=fix)
         return at
 
     def _cited(self, op: PatternOp) -> tuple[str, ...]:
@@ -323,8 +330,24 @@ class Editor:
             self.outcome.ignored.append(f"add `{op.name}`: the pattern already exists{named} ({at.pattern.level}x "
                                         f"in {at.section}); left as it is")
             return
-        line = Pattern(name=op.name, text=op.text, level=1, category=op.category).render()
+        parents = self._derived_from(op)
+        links = (f"<- {', '.join(parents)}",) if parents else ()
+        line = Pattern(name=op.name, text=op.text, level=1, category=op.category, links=links).render()
         self.doc = self.doc.insert_item(DEVELOPING, line)
+
+    def _derived_from(self, op: PatternOp) -> list[str]:
+        """The names ``op.derives_from`` gives, as the file spells them (found by identity, as ``_at`` finds a
+        name); one the file does not hold, or the new pattern itself, is a mistake in the plan (exit 2)."""
+        names: list[str] = []
+        for n, name in enumerate(op.derives_from):
+            field = f"plan.patterns[{op.index}].derives_from[{n}]"
+            if name_key(name) == name_key(op.name):
+                raise FlowgitError(f"field `{field}`: `{op.name}` cannot derive from itself", path=self.plan.source,
+                                   fix="name the patterns it derives from, or leave `derives_from` out")
+            at = self._named(name, field)
+            if at.pattern.name not in names:
+                names.append(at.pattern.name)
+        return names
 
     def op_increment(self, op: PatternOp) -> None:
         at = self._at(op)

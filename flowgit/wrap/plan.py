@@ -21,6 +21,7 @@ class PatternOp:
     category: str = ""
     evidence: tuple[str, ...] = ()
     reason: str = ""
+    derives_from: tuple[str, ...] = ()  # add: the patterns it derives from (`[<- a, b]`)
     index: int = 0  # position in plan.patterns, for error messages
 
 
@@ -49,7 +50,8 @@ class Plan:
         refuse_structure(data, source)
         _refuse_undated(data, source, text)
         ops = [PatternOp(op=p["op"], name=p["name"], text=p.get("text", ""), category=p.get("category", ""),
-                         evidence=tuple(p.get("evidence", ())), reason=p.get("reason", ""), index=i)
+                         evidence=tuple(p.get("evidence", ())), reason=p.get("reason", ""),
+                         derives_from=tuple(dict.fromkeys(p.get("derives_from", ()))), index=i)
                for i, p in enumerate(data.get("patterns", []))]
         return cls(session=data.get("session", ""), agent=data.get("agent", ""), date=data.get("date", ""),
                    episodes=list(data.get("episodes", [])), state=data.get("state"),

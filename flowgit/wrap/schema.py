@@ -71,7 +71,10 @@ SCHEMA: dict[str, Any] = {
             "type": "array", "description": "Steps 4-5: Developing and Proven Knowledge operations.",
             "items": {"oneOf": [
                 _op("add", "A new pattern at 1x in Developing Knowledge.", ["name", "text"],
-                    text={"type": "string", "minLength": 1}, category={"type": "string"}),
+                    text={"type": "string", "minLength": 1}, category={"type": "string"},
+                    derives_from={"type": "array", "items": NAME,
+                                  "description": "Patterns of the file it derives from, written `[<- a, b]`: "
+                                                 "when one is demoted, the wrap asks to re-check this one."}),
                 _op("increment", "1x -> 2x with at least 2 independent episodes.", ["name", "evidence"],
                     evidence=EVIDENCE, category={"type": "string"}),
                 _op("graduate", "2x -> 3x, moved to Proven, with 3 independent episodes from 2+ sources.",

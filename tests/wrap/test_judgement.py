@@ -175,6 +175,39 @@ def test_a_demotion_by_hand_marks_what_derives_from_it_as_the_plan_does(run, wra
                                      "for re-checking: wave_shaping"]
 
 
+def test_a_plan_writes_a_derivation_and_a_later_demotion_marks_it(run, wrap_repo):
+    """`derives_from` on `add` writes `[<- …]` with the file's spelling of each name, so Step 5 can find the
+    pattern when what it derives from is demoted."""
+    plan = {"session": "sess-b", "patterns": [{"op": "add", "name": "wave_shaping", "text": "shape retry waves",
+                                               "derives_from": ["Backoff_Jitter", "cache_first", "backoff_jitter"]}]}
+    res = wrap(run, wrap_repo, plan, "--json")
+    assert res.code == 0 and data_of(res)["committed"], res.out
+    lines = (wrap_repo / "CONTINUITY.md").read_text().splitlines()
+    assert "! wave_shaping: shape retry waves | 1x [<- backoff_jitter, cache_first]" in lines
+    res = wrap(run, wrap_repo, demote_plan(), "--json")
+    assert res.code == 0 and data_of(res)["committed"], res.out
+    line = next(ln for ln in (wrap_repo / "CONTINUITY.md").read_text().splitlines() if "wave_shaping" in ln)
+    assert line.endswith("[<- backoff_jitter, cache_first] [derives from backoff_jitter, demoted 2026-11-26: re-check]")
+
+
+@pytest.mark.parametrize("parents, said", [
+    (["backof_jitter"], "field `plan.patterns[0].derives_from[0]`: no pattern `backof_jitter` in the continuity "
+                        "file"),
+    (["cache_first", "Wave_Shaping"], "field `plan.patterns[0].derives_from[1]`: `wave_shaping` cannot derive "
+                                      "from itself"),
+    (["two words"], "field `plan.patterns[0].derives_from[0]`"),
+])
+def test_a_derivation_the_file_cannot_hold_is_refused_with_its_field(run, wrap_repo, parents, said):
+    before = snapshot(wrap_repo)
+    plan = {"session": "sess-b", "patterns": [{"op": "add", "name": "wave_shaping", "text": "shape retry waves",
+                                               "derives_from": parents}]}
+    res = wrap(run, wrap_repo, plan)
+    assert res.code == 2 and said in res.err and "Traceback" not in res.err, res.err
+    assert snapshot(wrap_repo) == before
+    if parents == ["backof_jitter"]:
+        assert "did you mean `backoff_jitter`?" in res.err
+
+
 def test_a_re_check_note_removed_after_the_re_check_stays_removed(run, wrap_repo):
     """The note is written when a derivation first meets a demotion: the next wrap does not put back a note
     the user removed, nor add one to a derivation HEAD already held unmarked."""
