@@ -230,8 +230,9 @@ def merge_lost_episodes(parents: "list[Side]", new: "Side") -> Iterator[Finding]
     time, so a merge that rewrote another branch's line in place (giving its
     episodes invented agents) keeps every id: the line is judged by its bytes.
     A result line that carries a parent's episode id must be that episode's
-    line as one of the parents holds it (the store merge keeps the first of two
-    lines of one id, so either parent's is fine).
+    line as one of the parents holds it. Where two parents record one id in
+    different lines, whichever the merge keeps rewrites the other branch's
+    record (G708).
     """
     result = new.store or b""
     have = set(ID_RE.findall(result))
@@ -242,6 +243,7 @@ def merge_lost_episodes(parents: "list[Side]", new: "Side") -> Iterator[Finding]
             data = side.store_bytes()
             held_lines.update(line.rstrip(b"\r") for line in data.split(b"\n"))
             held_ids.update(ID_RE.findall(data))
+    yield from _recorded_differently(parents, new, have)
     altered = sorted({ident for line in result.split(b"\n") if line.rstrip(b"\r") not in held_lines
                       for ident in ID_RE.findall(line) if ident in held_ids})
     if altered:
@@ -262,3 +264,51 @@ def merge_lost_episodes(parents: "list[Side]", new: "Side") -> Iterator[Finding]
                           "merge the store with the flowgit merge driver (`flowgit init` sets it up: "
                           f"`{new.store_path} merge=flowgit` in `.gitattributes`), which keeps every line of "
                           "both sides, then commit the merge again")
+
+
+def _recorded_differently(parents: "list[Side]", new: "Side", have: set[bytes]) -> Iterator[Finding]:
+    """G708: an episode two parents record in different lines (another agent, time or tags under one id),
+    which the merge result holds.
+
+    A store line is a record once committed: the merge can keep only one line
+    of an id (a second would be a repeat, G703), so it rewrites one branch's
+    record whichever it keeps, and the branch it lands on then reads another
+    agent or date for an episode it already holds (a same-session pair turned
+    independent, an episode moved past a demotion). Only the person merging can
+    say which record is true: the merge is refused until they do, under an
+    override that names G708.
+    """
+    lines_of: dict[bytes, set[bytes]] = {}
+    for side in parents:
+        if not side.has_store:
+            continue
+        for line in side.store_bytes().split(b"\n"):
+            found = ID_RE.findall(line)
+            if len(found) == 1:  # (a line holding two ids is G706's)
+                lines_of.setdefault(found[0], set()).add(line.rstrip(b"\r"))
+    differ = sorted(i for i, lines in lines_of.items() if len(lines) > 1 and i in have and _records_differ(lines))
+    if differ:
+        sample = ", ".join(i.decode("utf-8", "replace") for i in differ[:5])
+        yield Finding("G708", "store-append-only", "error", new.store_path, None,
+                      f"the parents record {len(differ)} episode(s) in different lines under one id (another "
+                      f"agent, time or tags): {sample}; the merge keeps one line of each, so it rewrites the other "
+                      "branch's record (its agent and date decide independence and what was recorded since a "
+                      "demotion)",
+                      "compare the two lines (`git show <parent>:" + new.store_path + "`), keep the one the shared "
+                      "branch (the one already pushed) holds, and commit the merge with "
+                      "FLOWGIT_OVERRIDE=\"G708: <why that record is true>\" (the audit shows it)")
+
+
+def _records_differ(lines: set[bytes]) -> bool:
+    """Whether lines of one id say different things: the same JSON object written with other spacing or key
+    order is one record (a line that is not JSON is compared by its bytes)."""
+    from flowgit.episodes import line_object
+
+    seen = []
+    for line in lines:
+        try:
+            seen.append(line_object(line))
+        except (ValueError, RecursionError):
+            return True
+    return any(obj != seen[0] for obj in seen[1:])
+

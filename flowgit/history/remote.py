@@ -51,9 +51,24 @@ def pushed_spec(root: Path, exclude: tuple[str, ...] = (), root_base: str | None
     if not remote:
         return RangeSpec.parse(named, None, exclude, root_base, update)
     known, default = commits_the_remote_holds(root, remote)
+    tips = _local_tips(root)
+    if not (root_base or default) and known:
+        _refuse_a_history_with_no_default(root, remote, (tip, *tips), known)
     spec = RangeSpec.parse(named, None, exclude + tuple(known), root_base or default, update)
-    return spec.with_tips(_local_tips(root), f"{named} and every local branch and tag {remote} lacks",
-                          root_base or default)
+    return spec.with_tips(tips, f"{named} and every local branch and tag {remote} lacks", root_base or default)
+
+
+def _refuse_a_history_with_no_default(root: Path, remote: str, tips: tuple[str, ...], known: list[str]) -> None:
+    """A push that begins a history afresh where the remote's HEAD names no branch and it holds several: the
+    memory it would be judged against cannot be told (the newest branch is whichever a pusher dates last, a
+    decoy pushed first would do), so it is refused with the way to name one."""
+    out = git(root, "rev-list", "--max-parents=0", *tips, "--not", *known, check=False).decode().split()
+    if out:
+        raise FlowgitError(f"this push begins a history afresh ({out[0][:10]}), and {remote}'s HEAD names no branch "
+                           "while it holds several: no default branch's memory to judge it against",
+                           fix="name the default branch on the server (`git symbolic-ref HEAD refs/heads/main` in "
+                               "its repository, or the hosting's default-branch setting), then push again; or "
+                               "judge it against a branch you name: `flowgit audit --pushed --root-base REF`")
 
 
 def _local_tips(root: Path) -> tuple[str, ...]:
@@ -66,7 +81,8 @@ def _local_tips(root: Path) -> tuple[str, ...]:
 
 
 def commits_the_remote_holds(root: Path, remote: str) -> tuple[list[str], str | None]:
-    """(the commits ``remote``'s refs point at that this clone has, the one its HEAD names, else the newest)."""
+    """(the commits ``remote``'s refs point at that this clone has, the one its HEAD names, else its only
+    branch's, else None)."""
     held = _listed(root, remote)
     wanted = "".join(f"{sha}^{{commit}}\n" for sha in dict.fromkeys(held.values())).encode()
     answers = git(root, "cat-file", "--batch-check=%(objectname) %(objecttype)", input=wanted,
@@ -78,7 +94,11 @@ def commits_the_remote_holds(root: Path, remote: str) -> tuple[list[str], str | 
                            "cannot be judged against the memory the remote keeps (its default branch)",
                            fix=f"`git fetch {remote}` first, then push again")
     head = held.get("HEAD")
-    default = head if head in commits else _newest(root, commits)
+    branches = {sha for ref, sha in held.items() if ref.startswith("refs/heads/")}
+    # where HEAD names no branch (a bare `git init` whose HEAD names a branch never pushed), the one branch
+    # there is; among several none: the newest is whichever a pusher dates last
+    default = head if head in commits else (next(iter(branches)) if len(branches) == 1 and
+                                            branches <= set(commits) else None)
     return commits, default
 
 
@@ -101,13 +121,6 @@ def _listed(root: Path, remote: str) -> dict[str, str]:
         sha, _, ref = line.partition("\t")
         held.setdefault(ref, sha)
     return held
-
-
-def _newest(root: Path, commits: list[str]) -> str | None:
-    if not commits:
-        return None
-    out = git(root, "rev-list", "--no-walk=sorted", "--max-count=1", *commits, check=False).decode().split()
-    return out[0] if out else None
 
 
 def not_pushed(root: Path, commits: list[str]) -> set[str] | None:

@@ -122,7 +122,9 @@ def _store(data: list[bytes], ours_path: str, rel: str) -> DriverResult:
     if gone:
         out.notes.append(f"{len(gone)} line(s) of the base that one side removed (a redaction) stay removed, "
                          "though the other side still held them")
-    out.notes.extend(other_records(ours, theirs))
+    records = other_records(ours, theirs)
+    out.notes.extend(records)
+    out.clean = not records  # one side's record would be rewritten (G708): a person decides, the merge stops
     return out
 
 

@@ -20,7 +20,9 @@ Two agents that record the same text in one session write one episode id
 answers such a line "already stored", the gate refuses an appended repeat
 (G703), every reader reads the first line of an id — so the merge keeps ours'
 line and names the other side's record (its agent, tags and time) in a driver
-note, never silently; that line stays in its own commit's history.
+note, never silently. Keeping one line rewrites the other branch's record, so
+the gate refuses the merge commit (G708) until a person picks the true record
+and commits it under an override.
 """
 
 from __future__ import annotations
@@ -115,14 +117,15 @@ def _readable(line: bytes, key: bytes) -> bool:
 
     try:
         data = line_object(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(data, dict) and isinstance(data.get("id"), str) and data["id"].encode() == key[3:]
 
 
 def other_records(ours: bytes, theirs: bytes) -> list[str]:
     """A note per episode both sides recorded with other details (another agent, tags or time): the merge
-    keeps ours' line, so theirs' record is named here rather than dropped without a word."""
+    keeps ours' line, so theirs' record is named here rather than dropped without a word, and the merge
+    stops for a person to choose (the gate's G708)."""
     from flowgit.episodes import line_object
 
     mine: dict[bytes, bytes] = {}
@@ -134,11 +137,17 @@ def other_records(ours: bytes, theirs: bytes) -> list[str]:
         held = mine.get(key)
         if held is None or held == line or not (_readable(line, key) and _readable(held, key)):
             continue
-        kept, other = line_object(held), line_object(line)
-        if all(kept.get(k) == other.get(k) for k in ("agent", "tags", "ts")):
-            continue
+        try:
+            kept, other = line_object(held), line_object(line)
+        except RecursionError:
+            kept, other = {}, {"": None}  # (too deep to read: not the same record)
+        if kept == other:
+            continue  # one record written with other spacing or key order
         notes.append(f"episode {key[3:].decode()} was recorded on both sides (one id: same type, content and "
-                     f"session); kept ours ({_who(kept)}); theirs ({_who(other)}) stays in its commit's history")
+                     f"session); kept ours ({_who(kept)}); theirs ({_who(other)}) stays in its commit's history. "
+                     "Keeping either rewrites one branch's record (G708), so the merge stops for you to choose: "
+                     "keep the line the shared (pushed) branch holds, `git add` the store and commit with "
+                     "FLOWGIT_OVERRIDE=\"G708: <why that record is true>\"")
     return notes
 
 

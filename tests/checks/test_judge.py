@@ -302,3 +302,28 @@ def test_stricter_takes_each_setting_from_the_stricter_configuration(tmp_path):
     assert (both.thresholds.evidence_3x, both.thresholds.evidence_2x) == (3, 3)
     assert both.budgets.state_chars_max == Budgets().state_chars_max
     assert stricter(strict, strict) is strict
+
+
+def test_a_merge_keeping_one_of_two_records_of_an_episode_is_refused_whichever_it_keeps(tmp_path):
+    """G708: the parents record one id with other agents; either line kept rewrites the other branch's record.
+    The same object written with other key order is one record; a parent's line kept where the other
+    parent never had the id is no conflict."""
+    c = cfg(tmp_path)
+    a = ep("queue depth doubles under load", "s1", agent="agent-a")
+    record_a = a.to_json().encode()
+    record_b = record_a.replace(b'"agent-a"', b'"agent-b"')
+    reordered = json.dumps(dict(reversed(list(json.loads(record_a).items())))).encode()
+    text = base_text()
+    for kept in (record_a, record_b):
+        found = judge_merge(c, [side(text, STORE + record_a + b"\n"), side(text, STORE + record_b + b"\n")],
+                            side(text, STORE + kept + b"\n"), base=side(text))
+        assert "G708" in codes(found) and a.id in next(f.message for f in found if f.code == "G708")
+    same = judge_merge(c, [side(text, STORE + record_a + b"\n"), side(text, STORE + reordered + b"\n")],
+                       side(text, STORE + record_a + b"\n"), base=side(text))
+    assert "G708" not in codes(same)
+    one_side = judge_merge(c, [side(text, STORE + record_a + b"\n"), side(text)],
+                           side(text, STORE + record_a + b"\n"), base=side(text))
+    assert not codes(one_side)
+    overridden = judge_merge(c, [side(text, STORE + record_a + b"\n"), side(text, STORE + record_b + b"\n")],
+                             side(text, STORE + record_a + b"\n"), base=side(text), override="G708: a's is pushed")
+    assert [f.overridden for f in overridden if f.code == "G708"] == [True]

@@ -193,6 +193,54 @@ def test_a_branch_deleted_then_pushed_again_as_an_orphan_is_judged_against_the_d
     assert git(remote, "for-each-ref", "refs/heads/release").strip() == ""
 
 
+def _decoy_branch(repo: Path) -> None:
+    """An orphan with no memory on ``pages``, dated years ahead (main stays checked out)."""
+    git(repo, "checkout", "-q", "--orphan", "pages")
+    git(repo, "rm", "-rq", "--cached", ".")
+    (repo / "index.html").write_text("<p>docs</p>\n")
+    git(repo, "add", "index.html")
+    sh(repo, "git", "commit", "-qm", "site", "--no-verify",
+       env={"GIT_AUTHOR_DATE": "2030-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2030-01-01T00:00:00Z"})
+    git(repo, "checkout", "-qf", "main")
+    git(repo, "clean", "-qfd")
+
+
+@pytest.mark.parametrize("layer", ["pre-push", "pre-receive"])
+def test_a_history_begun_afresh_where_the_servers_head_names_no_branch(run, pushed, layer):
+    """A bare `git init` whose HEAD names `master` while the team pushes main: with main alone there, a new
+    history is judged against it; once a second branch exists, which is the default cannot be told (the
+    newest is whichever a pusher dates last: a decoy dated ahead made a rewritten memory a first commit), so
+    the push is refused with the way to name it, and once named the push is judged against it."""
+    repo, remote = pushed
+    git(remote, "symbolic-ref", "HEAD", "refs/heads/master")
+    if layer == "pre-push":
+        run(repo, "install-hook")
+    else:
+        server_hook(run, repo, remote)
+    push = ["git", "push", "origin"] if layer == "pre-push" else ["git", "push", "--no-verify", "origin"]
+    _decoy_branch(repo)
+    one = sh(repo, *push, "pages")
+    assert one.returncode == 0, one.stderr  # (main the only branch: judged against it, and holds no memory)
+    _orphan_rewrite(repo, "fresh")
+    refused = sh(repo, *push, "fresh:refs/heads/master")
+    assert refused.returncode != 0 and "names no branch" in refused.stderr, refused.stderr
+    assert "git symbolic-ref HEAD refs/heads/main" in refused.stderr
+    assert git(remote, "for-each-ref", "refs/heads/master").strip() == ""
+    git(remote, "symbolic-ref", "HEAD", "refs/heads/main")
+    judged = sh(repo, *push, "fresh:refs/heads/master")
+    said = judged.stdout + judged.stderr
+    assert judged.returncode != 0 and "G701" in said and "G402" in said, said
+
+
+def test_with_one_branch_and_a_head_naming_none_a_new_history_is_judged_against_that_branch(run, pushed):
+    repo, remote = pushed
+    git(remote, "symbolic-ref", "HEAD", "refs/heads/master")
+    server_hook(run, repo, remote)
+    _orphan_rewrite(repo, "fresh")
+    refused = sh(repo, "git", "push", "--no-verify", "origin", "fresh:refs/heads/master")
+    assert refused.returncode != 0 and "G701" in refused.stderr and "G402" in refused.stderr, refused.stderr
+
+
 def test_pre_push_refuses_to_replace_a_remote_tip_it_has_never_seen(run, pushed, tmp_path):
     """Someone pushed since the last fetch: what a force-push would replace cannot be judged here."""
     repo, remote = pushed

@@ -119,3 +119,19 @@ def test_the_spec_without_a_remote_is_the_named_range_alone(framework):
     spec = pushed_spec(repo, env={"PRE_COMMIT_FROM_REF": base, "PRE_COMMIT_TO_REF": base,
                                   "PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/main"})
     assert spec.include[0] == base and git(repo, "rev-parse", "zzz-evil").strip() in spec.include and spec.replaces
+
+
+def test_a_history_begun_afresh_where_the_remotes_head_names_no_branch_is_refused(framework, pre_commit_home):
+    """The framework's pre-push stage, as the plain hook: the remote's HEAD names no branch and it holds two,
+    so the memory a new history would be judged against cannot be told; refused with the way to name it."""
+    from tests.commands.test_enforcement import _decoy_branch, _orphan_rewrite
+
+    repo, remote = framework
+    git(remote, "symbolic-ref", "HEAD", "refs/heads/master")
+    _decoy_branch(repo)
+    assert push(repo, pre_commit_home, "pages").returncode == 0
+    _orphan_rewrite(repo, "fresh")
+    refused = push(repo, pre_commit_home, "fresh:refs/heads/master")
+    said = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "names no branch" in said and "--root-base" in said, said
+    assert git(remote, "for-each-ref", "refs/heads/master").strip() == ""

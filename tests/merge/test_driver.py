@@ -440,28 +440,55 @@ def test_a_redaction_on_one_side_is_not_undone_by_the_other_sides_merge(team_rep
     assert "stay removed" in proc.stdout + proc.stderr
 
 
-def test_one_episode_recorded_by_two_agents_keeps_one_line_and_names_the_other(team_repo):
-    """Same type, text and session on two branches by two agents: one id. Ids stay unique (G703, `episode
-    add`), so one line is kept, and the other agent's record is named in the merge's output, not dropped
-    without a word."""
-    from tests.merge.fixtures import ep
-
+def _one_episode_two_records(repo: Path):
+    """Same type, text and session on two branches by two agents: one id, two records. Returns (ours, theirs,
+    the base's store bytes), main checked out."""
     base_store = store_bytes(*BASE_EPISODES)
     mine, yours = ep("queue depth doubles", "shared", agent="agent-a", tags=("from-a",)), \
         ep("queue depth doubles", "shared", agent="agent-b", tags=("from-b",))
     assert mine.id == yours.id
-    git(team_repo, "checkout", "-qb", "other")
-    write(team_repo, BASE, base_store + store_bytes(yours))
-    commit(team_repo, "theirs", "2026-11-26T10:00:00Z")
-    git(team_repo, "checkout", "-q", "main")
-    write(team_repo, BASE, base_store + store_bytes(mine))
-    commit(team_repo, "ours", "2026-11-27T10:00:00Z")
+    git(repo, "checkout", "-qb", "other")
+    write(repo, BASE, base_store + store_bytes(yours))
+    commit(repo, "theirs", "2026-11-26T10:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    write(repo, BASE, base_store + store_bytes(mine))
+    commit(repo, "ours", "2026-11-27T10:00:00Z")
+    return mine, yours, base_store
+
+
+def test_one_episode_recorded_by_two_agents_stops_the_merge_for_a_person_to_choose(team_repo, run):
+    """Ids stay unique (G703, `episode add`), so one line is kept, and keeping either rewrites one branch's
+    record: the merge stops, names the other agent's record, and the gate refuses the merge (G708) until
+    the person merging commits their choice under an override, which the audit then shows."""
+    mine, _, base_store = _one_episode_two_records(team_repo)
     proc = subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert (team_repo / ".flow" / "episodes.jsonl").read_bytes() == base_store + store_bytes(mine)
     said = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "CONFLICT" in said, said
+    assert (team_repo / ".flow" / "episodes.jsonl").read_bytes() == base_store + store_bytes(mine)
     assert f"episode {mine.id} was recorded on both sides" in said
-    assert "theirs (agent agent-b, tags [from-b]" in said
+    assert "theirs (agent agent-b, tags [from-b]" in said and 'FLOWGIT_OVERRIDE="G708: ' in said
+    assert run(team_repo, "install-hook").code == 0
+    git(team_repo, "add", "--", ".flow/episodes.jsonl", "CONTINUITY.md")
+    refused = subprocess.run(["git", "commit", "--no-edit"], cwd=team_repo, capture_output=True, text=True)
+    assert refused.returncode == 1 and "G708" in refused.stderr and mine.id in refused.stderr, refused.stderr
+    env = {**os.environ, "FLOWGIT_OVERRIDE": "G708: agent-a's record is the one main pushed"}
+    done = subprocess.run(["git", "commit", "--no-edit"], cwd=team_repo, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "Flow-Override: G708: agent-a's record" in git(team_repo, "log", "-1", "--format=%B")
+    audit = run(team_repo, "audit", "--json")
+    assert audit.code == 0, audit.out
+    shown = {f["code"]: f["severity"] for f in json.loads(audit.out)["findings"]}
+    assert shown == {"A301": "notice", "G708": "notice"}, shown  # recorded as let through, not as a failure
+
+
+def test_a_merge_committed_past_the_hooks_is_found_by_the_audit_at_that_commit(team_repo, run):
+    _one_episode_two_records(team_repo)
+    subprocess.run(["git", "merge", "--no-edit", "other"], cwd=team_repo, capture_output=True)
+    git(team_repo, "add", "--", ".flow/episodes.jsonl", "CONTINUITY.md")
+    git(team_repo, "commit", "-q", "--no-edit", "--no-verify")
+    audit = run(team_repo, "audit", "--json")
+    found = [f for f in json.loads(audit.out)["findings"] if f["code"] == "G708"]
+    assert audit.code == 1 and found and found[0]["commit"] == git(team_repo, "rev-parse", "HEAD").strip()
 
 
 def test_a_driver_that_cannot_start_leaves_a_conflict_with_both_sides_and_says_why(team_repo):

@@ -552,17 +552,32 @@ def merge_rewrites_the_other_branchs_episodes_with_invented_agents(lab):
     return lab.attempt("commit", "-q", "-m", "merge side")
 
 
-@case(L)
-def merge_where_both_branches_recorded_the_same_episode_differently(lab):
-    """The same episode (type, content, session) written by two agents on two branches: one id, two lines, each
-    as its branch wrote it; the store merge keeps them, the gate lets it through."""
+def _one_episode_recorded_differently_on_two_branches(lab: Lab) -> None:
+    """The same episode (type, content, session) written by two agents on two branches: one id, two lines. The
+    merge driver keeps ours and stops the merge for a person to choose; the choice is staged."""
     lab.git("checkout", "-q", "-b", "side")
     lab.episodes(ep("p05 schema migrations ran before the code deploy", "shared", "agent-s", ts="2026-11-21T09:00:00Z"))
     lab.setup_commit("side episode")
     lab.git("checkout", "-q", "main")
     lab.episodes(ep("p05 schema migrations ran before the code deploy", "shared", "agent-m", ts="2026-11-21T10:00:00Z"))
     lab.setup_commit("main episode")
-    return lab.attempt("merge", "-q", "--no-edit", "side")
+    assert lab.git("merge", "-q", "--no-edit", "side", check=False).returncode != 0  # (stopped for the choice)
+    lab.add()
+
+
+@case(V, "G708")
+def merge_where_both_branches_recorded_the_same_episode_differently(lab):
+    """Either line kept rewrites the other branch's record (its agent and time)."""
+    _one_episode_recorded_differently_on_two_branches(lab)
+    return lab.attempt("commit", "-q", "--no-edit")
+
+
+@case(L)
+def merge_of_one_episode_recorded_differently_with_the_choice_named(lab):
+    """The person merging picks the record and says why, under an override naming G708 (on record)."""
+    _one_episode_recorded_differently_on_two_branches(lab)
+    return lab.attempt("commit", "-q", "--no-edit",
+                       env={"FLOWGIT_OVERRIDE": "G708: main's record is the one pushed first"})
 
 
 def _two_agent_branches(lab: Lab) -> None:
