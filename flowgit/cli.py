@@ -275,7 +275,8 @@ def _never_break_the_session(body: Callable[[], None]) -> None:
 @cli.command(short_help="What an agent should read first, within a token budget.")
 @click.option("--max-tokens", type=click.IntRange(min=100), default=4000, show_default=True,
               help="Budget for the whole output (about 4 characters a token).")
-@click.option("--session", help="Session id (default $FLOWGIT_SESSION, $CLAUDE_CODE_SESSION_ID, hook stdin).")
+@click.option("--session", help="Session id (default: the hook's stdin with --hook, then $FLOWGIT_SESSION, "
+              "$CLAUDE_CODE_SESSION_ID).")
 @click.option("--hook", is_flag=True, help="Run as Claude Code's SessionStart hook: payload on stdin, hook JSON out.")
 @click.option("--date", "day", help="Judge overdue and stale as of this date (default today).")
 @json_option
@@ -337,7 +338,8 @@ def status(ctx: click.Context, session: str | None, day: str | None, as_json: bo
 
 
 @cli.command(short_help="Claude Code's Stop/PreCompact hook: remind once to wrap.")
-@click.option("--session", help="Session id (default $FLOWGIT_SESSION, $CLAUDE_CODE_SESSION_ID, hook stdin).")
+@click.option("--session", help="Session id (default: the hook's stdin with --hook, then $FLOWGIT_SESSION, "
+              "$CLAUDE_CODE_SESSION_ID).")
 @click.option("--hook", is_flag=True, help="Read the hook payload on stdin (as Claude Code runs it).")
 @json_option
 @click.pass_context
@@ -602,17 +604,19 @@ def install_hook(ctx: click.Context, server: str | None, shared_hooks: bool, as_
 @click.option("--dry-run", is_flag=True, help="Print the diff and the message; write nothing.")
 @click.option("--no-cleanup", is_flag=True, help="Skip the temporal cleanup (archival of stale patterns).")
 @click.option("--schema", is_flag=True, help="Print the plan's JSON Schema and exit.")
+@click.option("--example", is_flag=True, help="Print a worked example plan (every field) and exit.")
 @click.option("--recover", is_flag=True, help="Roll back a wrap that was interrupted, then exit.")
 @click.option("--push", is_flag=True, help="After committing, `flowgit sync` (fetch, merge by meaning, push).")
 @json_option
 @click.pass_context
 def wrap(ctx: click.Context, plan_spec: str | None, session: str | None, day: str | None, strict: bool,
-         dry_run: bool, no_cleanup: bool, schema: bool, recover: bool, push: bool, as_json: bool) -> None:
+         dry_run: bool, no_cleanup: bool, schema: bool, example: bool, recover: bool, push: bool,
+         as_json: bool) -> None:
     """Run the six-step wrap and commit it (from a plan, or from the edited working tree)."""
     from flowgit.commands import wrap as cmd
 
-    if schema:
-        click.echo(cmd.schema_text())
+    if schema or example:
+        click.echo(cmd.schema_text() if schema else cmd.example_text())
         return
     cfg = _cfg(ctx)
     if recover:

@@ -55,8 +55,9 @@ def error_dict(message: str, *, fix: str | None = None, path: str | None = None,
     """``{"error": {"message", "fix", "file", "line", "option"}}``: one shape for every error an agent reads.
 
     ``file`` is a file (or ``<stdin>``) an agent may open; an error in a
-    command-line option or an inline plan names it under ``option`` instead,
-    with ``file`` null (and ``option`` is null otherwise)."""
-    option = path if path is not None and (path.startswith("-") or path in INPUTS_NOT_FILES) else None
+    command-line option, an environment variable (``$FLOWGIT_SESSION``) or an
+    inline plan names it under ``option`` instead, with ``file`` null (and
+    ``option`` is null otherwise)."""
+    option = path if path is not None and (path.startswith(("-", "$")) or path in INPUTS_NOT_FILES) else None
     return {"error": {"message": message, "fix": fix, "file": None if option else path, "line": line,
                       "option": option}}

@@ -68,8 +68,23 @@ def section_lines(doc: Document, sec: Section) -> list[str]:
         body.pop(0)
     heading = doc.lines[sec.heading].rstrip("\r\n")
     if _names_flowgits_own(sec.label):  # (the file's, not flowgit's: said where an agent reads it)
-        heading = f"{heading}  (a section of the continuity file, not flowgit's own status)"
+        heading = f"{heading}{FILES_OWN}"
+    body = [f"{ln}{FILES_OWN}" if _reads_as_flowgits_heading(ln) else ln for ln in body]
     return [heading, *body] if body else []
+
+
+FILES_OWN = "  (a section of the continuity file, not flowgit's own status)"
+
+
+def _reads_as_flowgits_heading(line: str) -> bool:
+    """Whether a body line reads, to an agent, as a heading naming flowgit (`##` then a no-break or other
+    space the file does not take for a heading's, `＃＃ flowgit status`): shown marked as the file's."""
+    from flowgit.checks.recognition import as_a_raw_reader_sees
+
+    seen = unicodedata.normalize("NFKC", as_a_raw_reader_sees(line)).lstrip()
+    if not seen.startswith("##"):
+        return False  # (a `# flowgit merge:` note is the merge driver's, shown as it is)
+    return _names_flowgits_own(seen.lstrip("#"))
 
 
 NOTED = (Semantics.REPLACE, Semantics.REWRITE)  # the sections a merge may quote the other wrap's text in
@@ -80,6 +95,15 @@ def _names_flowgits_own(label: str) -> bool:
     """Whether a section of the file is headed like flowgit's own block (``flowgit status``, in any case or
     width): an agent would read its lines as flowgit's words."""
     return unicodedata.normalize("NFKC", label).casefold().strip().startswith("flowgit")
+
+
+def quoted(text: str) -> str:
+    """Text of the memory's own (an item, a session id, a commit subject) as it goes into flowgit's status:
+    one line, in double quotes with its own quotes escaped, so an agent reads it as quoted, never as flowgit's
+    words (an item reading "flowgit requires …" is the item's)."""
+    import json
+
+    return json.dumps(one_line(text), ensure_ascii=False)
 
 
 def one_line(text: str) -> str:
@@ -93,7 +117,7 @@ def status_lines(view: Overview) -> list[str]:
     out: list[str] = []
     if view.last_wrap:
         w = view.last_wrap
-        out.append(f"- last wrap: {w.date} {w.commit[:10]} {one_line(w.subject)}")
+        out.append(f"- last wrap: {w.date} {w.commit[:10]} {quoted(w.subject)}")
     else:
         out.append("- last wrap: none yet")
     for row in view.ready:
@@ -102,14 +126,14 @@ def status_lines(view: Overview) -> list[str]:
     for row in view.fired_again:
         out.append(f"- fired again (1x -> 2x candidate): {row['name']}")
     for row in view.stale:
-        out.append(f"- stale (the next wrap archives it): {row['name']} in {row['section']}, "
+        out.append(f"- stale (the next wrap archives it): {row['name']} in {quoted(row['section'])}, "
                    f"last seen {row['last_seen']}")
     for row in view.stale_soon:
-        out.append(f"- goes stale next: {row['name']} in {row['section']} in {row['days_left']} day(s)")
+        out.append(f"- goes stale next: {row['name']} in {quoted(row['section'])} in {row['days_left']} day(s)")
     for row in view.overdue:
-        out.append(f"- overdue action (line {row['line']}, next: {row['next']}): {row['text']}")
+        out.append(f"- overdue action (line {row['line']}, next: {quoted(row['next'])}): {quoted(row['text'])}")
     if view.unwrapped:
-        sessions = ", ".join(f"{s} ({n})" for s, n in view.unwrapped_sessions.items())
+        sessions = ", ".join(f"{quoted(s)} ({n})" for s, n in view.unwrapped_sessions.items())
         out.append(f"- episodes recorded but not wrapped: {len(view.unwrapped)} from {sessions}: "
                    "wrap before the session ends (`flowgit wrap`, or /wrap in an agent set up with `flowgit setup`)")
     if view.mid_merge:

@@ -16,15 +16,20 @@ AGENT_VARIABLES = ("FLOWGIT_AGENT",)
 
 
 def resolve_session(explicit: str | None = None, hook_payload: dict | None = None) -> str:
-    """The session id in force, or "" when nothing names one."""
+    """The session id in force, or "" when nothing names one.
+
+    A hook's payload names the session that fired it, so it wins over the
+    environment: a ``FLOWGIT_SESSION`` exported in a shell days ago would
+    otherwise answer for every later session (a Stop hook silent for good once
+    that old session wrapped)."""
     if explicit and explicit.strip():
         return explicit.strip()
+    if hook_payload and isinstance(hook_payload.get("session_id"), str) and hook_payload["session_id"].strip():
+        return hook_payload["session_id"].strip()
     for name in SESSION_VARIABLES:
         value = os.environ.get(name, "").strip()
         if value:
             return value
-    if hook_payload and isinstance(hook_payload.get("session_id"), str):
-        return hook_payload["session_id"].strip()
     return ""
 
 

@@ -22,7 +22,7 @@ from typing import Iterator
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.document import fence_step, has_fence_run
-from flowgit.continuity.identity import INVISIBLE_RE, is_mixed_script, name_key, scripts
+from flowgit.continuity.identity import INVISIBLE_RE, is_mixed_script, name_key, scripts_named
 from flowgit.continuity.patterns import (EVIDENCE_RE, claims_a_raised_pattern, grammar_fix, level_marks,
                                          looks_like_pattern_loose, parse_pattern, skeleton)
 from flowgit.continuity.sections import Semantics
@@ -819,7 +819,7 @@ def names(ctx: CheckContext) -> Iterator[Finding]:
             at = patterns[at_index]
             if is_mixed_script(at.pattern.name):
                 yield Finding("G113", "names", "error", ctx.path, at.lineno,
-                              f"`{at.pattern.name}` mixes letters of {_scripts_named(at.pattern.name)}, which no "
+                              f"`{at.pattern.name}` mixes letters of {scripts_named(at.pattern.name)}, which no "
                               "language writes together: a look-alike letter makes a name that reads as another",
                               "type every letter of the name in one script (a look-alike is usually a Cyrillic or "
                               "Greek letter in a Latin name)")
@@ -837,7 +837,3 @@ def names(ctx: CheckContext) -> Iterator[Finding]:
                           "merge the two into one pattern, or give the new one a distinct name")
 
 
-def _scripts_named(name: str) -> str:
-    """The scripts of a name's letters, for a message: ``Cyrillic and Latin``."""
-    found = sorted(s.title() for s in scripts(name))
-    return ", ".join(found[:-1]) + " and " + found[-1] if len(found) > 1 else "".join(found)

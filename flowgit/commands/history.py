@@ -121,8 +121,10 @@ def render_timeline(t: Timeline) -> str:
     if not t.patterns:
         return f"no pattern events in {t.commits} commit(s)" + _shallow_note(t.shallow, t.oldest_visible)
     out = []
+    from flowgit.continuity.identity import name_as_shown
+
     for name, events in t.patterns.items():
-        out.append(name)
+        out.append(name_as_shown(name))
         for item in events:
             c = item.commit
             who = ", ".join(x for x in (c.author, c.session and f"session {c.session}") if x)

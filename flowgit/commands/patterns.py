@@ -33,11 +33,14 @@ def to_json(found: list[PatternAt]) -> list[dict]:
 def render(found: list[PatternAt]) -> str:
     if not found:
         return "no pattern lines"
-    width = max(len(p.pattern.name) for p in found)
+    from flowgit.continuity.identity import name_as_shown
+
+    shown = {p.pattern.name: name_as_shown(p.pattern.name) for p in found}
+    width = max(len(name) for name in shown.values())
     lines = []
     for p in found:
         ev = f"  evidence: {', '.join(p.pattern.evidence)}" if p.pattern.evidence else ""
-        lines.append(f"{p.lineno:>5}  {p.pattern.name:<{width}}  {p.pattern.level}x  {p.section}{ev}")
+        lines.append(f"{p.lineno:>5}  {shown[p.pattern.name]:<{width}}  {p.pattern.level}x  {p.section}{ev}")
     return "\n".join(lines)
 
 

@@ -16,6 +16,14 @@ def schema_text() -> str:
     return json.dumps(SCHEMA, indent=2, ensure_ascii=False)
 
 
+def example_text() -> str:
+    """The worked example plan the package ships (every field; the demo wraps with it), as an agent's project
+    holds no copy of flowgit's templates."""
+    from flowgit.resources import template
+
+    return template("wrap-plan.example.json").rstrip("\n")
+
+
 def render_wrap(result: WrapResult) -> str:
     out: list[str] = []
     if result.recovered:

@@ -191,6 +191,20 @@ def is_mixed_script(name: str) -> bool:
     return "LATIN" in found and _letter_inside_a_latin_word(unicodedata.normalize("NFKC", name))
 
 
+def name_as_shown(name: str) -> str:
+    """A pattern's name for a person's reading: a name that mixes scripts (G113's) said so right after it, as
+    a look-alike reads exactly as the name it imitates (``rеtry_budget`` beside ``retry_budget``)."""
+    if not is_mixed_script(name):
+        return name
+    return f"{name} [look-alike: mixes {scripts_named(name)} letters; {ascii(name)}]"
+
+
+def scripts_named(name: str) -> str:
+    """The scripts of a name's letters, for a message: ``Cyrillic and Latin``."""
+    found = sorted(s.title() for s in scripts(name))
+    return ", ".join(found[:-1]) + " and " + found[-1] if len(found) > 1 else "".join(found)
+
+
 def _letter_inside_a_latin_word(text: str) -> bool:
     """Whether a look-alike of a Latin letter (:data:`CONFUSABLES`) from another script has Latin letters
     right before and right after it (``CACHE_F工RST``); a word of its own there is a word (``iOS和Android``)."""

@@ -394,8 +394,12 @@ class Editor:
                 problems = problems + self._plan_contradictions(p)
             self.outcome.refused.append(Refusal(p.name, "demote", p.level, tuple(problems), where=self._where(op)))
             return
-        note = f"demoted {self._demotion_day(p, against)}: {op.reason}" + \
-            (f" ({', '.join(against)})" if against else "")
+        day = self._demotion_day(p, against)
+        if day != self.date:
+            self.outcome.notes.append(f"`{p.name}` is demoted as of {day}, not the wrap's {self.date}: an episode "
+                                      "about it was recorded then, and a demotion dated before it would let that "
+                                      "episode count as recorded after the demotion")
+        note = f"demoted {day}: {op.reason}" + (f" ({', '.join(against)})" if against else "")
         demoted = p.changed(level=2, date="", notes=p.notes + (note,))
         self._move(at, demoted, DEVELOPING)  # (what derives from it: annotate_dependants, every wrap's)
 

@@ -31,6 +31,17 @@ def _as_a_reader_sees(line: str) -> str:
     return as_a_raw_reader_sees(line).lstrip()
 
 
+def _is_merge_note(line: str) -> bool:
+    """Whether ``line`` begins as the merge driver's note lines do (:data:`flowgit.merge.notes.NOTE_LINES`),
+    read as a reader sees it (compatibility forms folded, spacing and letter case aside)."""
+    import unicodedata
+
+    from flowgit.merge.notes import NOTE_LINES
+
+    seen = " ".join(unicodedata.normalize("NFKC", _as_a_reader_sees(line)).casefold().split())
+    return any(seen.startswith(" ".join(mark.casefold().split())) for mark in NOTE_LINES)
+
+
 FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 OTHER_BREAKS_RE = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # (G111's, but the CR of a CRLF)
 
@@ -62,6 +73,9 @@ def _block_problem(text: str, semantics: Semantics | None = Semantics.REPLACE) -
                    f"`patterns` operations"
         if WRAPPER_RE.match(line):
             return f"line {n} is a section wrapper tag (`{line.strip()[:40]}`)"
+        if _is_merge_note(line):
+            return f"line {n} is a line of a merge note (`{line.strip()[:40]}`): only the merge driver writes " \
+                   "them, and the next session is shown them as flowgit's"
     if fence is not None:
         return f"line {opened} opens a code fence ({fence}) that the text does not close"
     return _heading_problem(text)
@@ -133,39 +147,42 @@ def _semantics_of(path: str) -> Semantics | None:
     return SEMANTICS.get(top.group(1)) if top else None
 
 
-def _fields(data: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
-    """(field path, text, is one line) for every free-text field of a plan (a pattern's ``text`` may hold
+Keys = tuple  # the keys and indices walked to a field (:func:`flowgit.wrap.plan.field_line` finds its line)
+
+
+def _fields(data: dict[str, Any]) -> Iterator[tuple[str, str, bool, Keys]]:
+    """(field path, text, is one line, keys) for every free-text field of a plan (a pattern's ``text`` may hold
     FlowScript's bracketed markers; a reason or category goes inside an annotation, so it may not)."""
     for key in ("state", "recent"):
         if isinstance(data.get(key), str):
-            yield f"plan.{key}", data[key], False
+            yield f"plan.{key}", data[key], False, (key,)
     tom = data.get("top_of_mind")
     if isinstance(tom, str):
-        yield "plan.top_of_mind", tom, False
+        yield "plan.top_of_mind", tom, False, ("top_of_mind",)
     elif isinstance(tom, list):
         for i, item in enumerate(tom):
             if isinstance(item, str):
-                yield f"plan.top_of_mind[{i}]", item, True
+                yield f"plan.top_of_mind[{i}]", item, True, ("top_of_mind", i)
     yield from _action_fields(data.get("actions") or {})
     for i, op in enumerate(data.get("patterns", []) or []):
         for key in ("text", "reason", "category"):
             if isinstance(op, dict) and isinstance(op.get(key), str):
-                yield f"plan.patterns[{i}].{key}", op[key], True
+                yield f"plan.patterns[{i}].{key}", op[key], True, ("patterns", i, key)
 
 
-def _action_fields(actions: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
+def _action_fields(actions: dict[str, Any]) -> Iterator[tuple[str, str, bool, Keys]]:
     """Every text of ``actions``, each one line: ``add``'s items and ``done``/``remove``'s entries, and
     ``seen``/``next``'s keys and values (a value is written into the item's line, a key names an item)."""
     for kind in ("add", "done", "remove"):
         for i, item in enumerate(actions.get(kind, []) or []):
             if isinstance(item, str):
-                yield f"plan.actions.{kind}[{i}]", item, True
+                yield f"plan.actions.{kind}[{i}]", item, True, ("actions", kind, i)
     for kind in ("seen", "next"):
         entries = actions.get(kind) or {}
         for key, value in entries.items() if isinstance(entries, dict) else ():
-            yield f"plan.actions.{kind} key {key!r}", key, True
+            yield f"plan.actions.{kind} key {key!r}", key, True, ("actions", kind, key)
             if isinstance(value, str):
-                yield f"plan.actions.{kind}.{key}", value, True
+                yield f"plan.actions.{kind}.{key}", value, True, ("actions", kind, key)
 
 
 def undated_action(data: dict[str, Any]) -> tuple[str, tuple[str, str], str] | None:
@@ -181,9 +198,10 @@ def undated_action(data: dict[str, Any]) -> tuple[str, tuple[str, str], str] | N
     return None
 
 
-def refuse_structure(data: dict[str, Any], source: str) -> None:
-    """Raise a FlowgitError naming the first free-text field that would inject structure."""
-    for path, text, one_line in _fields(data):
+def refuse_structure(data: dict[str, Any], source: str, plan_text: str | None = None) -> None:
+    """Raise a FlowgitError naming the first free-text field that would inject structure (and its line in
+    ``plan_text``, the plan's source, when given)."""
+    for path, text, one_line, keys in _fields(data):
         problem = _block_problem(text, _semantics_of(path)) or (None if one_line else _leading_comment(text))
         if problem is None and one_line:
             if "\n" in text or "\r" in text:
@@ -198,6 +216,9 @@ def refuse_structure(data: dict[str, Any], source: str) -> None:
                 problem = problem or ("is not a one-word label (`RELIABILITY`, `COST-CONTROL`): a phrase there "
                                       "reads as part of the claim (G209)")
         if problem:
+            from flowgit.wrap.plan import field_line
+
             raise FlowgitError(f"field `{path}` {problem}", path=source,
+                               line=field_line(plan_text, keys) if plan_text is not None else None,
                                fix="keep free text to prose and list items; use `patterns` operations for "
                                    "patterns and leave section headings to the file")

@@ -47,7 +47,7 @@ class Plan:
             raise _schema_error(exc, source, text) from None
         from flowgit.wrap.freetext import refuse_structure
 
-        refuse_structure(data, source)
+        refuse_structure(data, source, text)
         _refuse_undated(data, source, text)
         ops = [PatternOp(op=p["op"], name=p["name"], text=p.get("text", ""), category=p.get("category", ""),
                          evidence=tuple(p.get("evidence", ())), reason=p.get("reason", ""),

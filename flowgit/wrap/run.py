@@ -192,11 +192,12 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
     _refuse_links(root, cfg)
     (head_doc_raw,) = blobs(root, [f"HEAD:{cfg.continuity_rel}"])
     head_store = head_entries(root, [cfg.store_rel]).get(cfg.store_rel)
-    from flowgit.session import require_plain, resolve_agent, resolve_session
+    from flowgit.session import AGENT_VARIABLES, SESSION_VARIABLES, require_plain, resolve_agent, resolve_session
 
     # the command line wins over the plan, the plan over the environment
     chosen_session = require_plain((session or "").strip() or (plan.session if plan else "") or resolve_session(None),
-                                   "session id", plan.source if plan and plan.session else "session")
+                                   "session id", "--session" if (session or "").strip() else
+                                   plan.source if plan and plan.session else _variable_set(SESSION_VARIABLES))
     if not chosen_session:
         raise FlowgitError("a wrap needs the session id", fix="pass --session, set plan.session, "
                                                              "or export FLOWGIT_SESSION")
@@ -212,9 +213,16 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
                   head_store=head_store, doc=doc, store_raw=store_raw,
                   session=chosen_session,
                   agent=require_plain((plan.agent if plan else "") or resolve_agent(None), "agent",
-                                      plan.source if plan and plan.agent else "agent"),
+                                      plan.source if plan and plan.agent else _variable_set(AGENT_VARIABLES)),
                   day=when, judging=judging_config_at(cfg, head_sha(root)),
                   blamed=blame_dates(root, cfg.continuity_rel) if head_doc_raw else {})
+
+
+def _variable_set(names: tuple[str, ...]) -> str:
+    """``$NAME`` of the first of ``names`` the environment sets: where an error names a value it gave."""
+    import os
+
+    return next((f"${name}" for name in names if os.environ.get(name, "").strip()), f"${names[0]}")
 
 
 def _date_given_warning(root: Path, when: date, written: str) -> str | None:
@@ -225,8 +233,9 @@ def _date_given_warning(root: Path, when: date, written: str) -> str | None:
     head_day = parse_date(last) if last else None
     if head_day is not None and when < head_day:
         return (f"the wrap is dated {when.isoformat()} (`{written}`), before HEAD's commit of "
-                f"{head_day.isoformat()}: the dates it writes (graduations, demotions, the subject) read as older "
-                f"than the history before them; leave the date out to wrap as of today")
+                f"{head_day.isoformat()}: the dates it writes (graduations, the subject; a demotion is dated no earlier "
+                f"than the episodes about it) read as older than the history before them; leave the date out to "
+                f"wrap as of today")
     if when > utc_today():
         return (f"the wrap is dated {when.isoformat()} (`{written}`), after today ({utc_today().isoformat()}): "
                 f"the dates it writes lie ahead; leave the date out to wrap as of today")
@@ -479,7 +488,9 @@ def commit(root: Path, text: str, paths: list[str], message_path: Path | None = 
                                fix="free disk space and run the wrap again" if full else
                                "make the repository's .git directory writable for you (its objects, refs, logs "
                                "and index: `ls -ld .git/refs/heads` shows who may write), then run the wrap again")
-        raise CommitRejected("git refused the wrap commit; nothing was changed\n" + detail)
+        raise CommitRejected("git refused the wrap commit; nothing was changed\n" + detail,
+                             fix="read what the refusing hook said (above, or in the message), fix what it names "
+                                 "and run the wrap again; `flowgit wrap --dry-run` shows the gate's own findings")
     _show_hooks_output(out + b"\n" + err)
     sha = head_sha(root)
     if sha is None:

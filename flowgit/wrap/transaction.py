@@ -700,9 +700,14 @@ def undo_after(journal: Journal, exc: BaseException) -> bool:
         return False
     kept = journal.kept_edit
     if refused_commit and kept is not None:
-        sys.stderr.write(f"flowgit: note: {journal.continuity_rel} was changed while git ran the wrap's commit (by "
-                         f"a hook, or by someone editing it); the wrap was rolled back and the changed file is kept "
-                         f"at {kept}: compare it with {journal.continuity_rel} and take back any edit of yours\n")
+        said = (f"{journal.continuity_rel} was changed while git ran the wrap's commit (by a hook, or by someone "
+                f"editing it); the wrap was rolled back and the changed file is kept at {kept}")
+        sys.stderr.write(f"flowgit: note: {said}: compare it with {journal.continuity_rel} and take back any edit "
+                         "of yours\n")
+        if isinstance(exc, FlowgitError):  # (said in the error too: under --json and over MCP stderr is unread)
+            exc.message += f"\n{said}"
+            exc.fix = (f"compare {kept} with {journal.continuity_rel} and take back any edit of yours; a hook "
+                       "that reformats the file: run it on the file before the wrap, then wrap again")
     if "already committed" in done:
         sys.stderr.write(f"flowgit: note: {done}\n")
         return True

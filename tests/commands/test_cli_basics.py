@@ -430,3 +430,21 @@ def test_patterns_names_the_lines_a_reader_takes_for_patterns_that_are_not_read(
     assert [p["name"] for p in json.loads(as_json.out)] == ["cache_first"] and "G110" in as_json.err
     path.write_text(text)
     assert run(repo, "patterns").err == ""  # the template's own guidance lines are no patterns
+
+
+def test_patterns_and_log_say_which_name_is_a_look_alike(run, repo):
+    """`rеtry_budget` (a Cyrillic `е`) committed past the hooks reads exactly as `retry_budget`: the gate and the
+    audit name it (G113), and the listings a person reads now say so beside it; --json keeps the name as it is."""
+    from tests.conftest import git
+
+    assert run(repo, "init", "--commit", "--no-hooks").code == 0
+    path = repo / "CONTINUITY.md"
+    fake = "r\u0435try_budget"
+    path.write_text(path.read_text().replace("## Developing Knowledge\n", "## Developing Knowledge\n"
+                                             f"! retry_budget: cap retries | 1x\n! {fake}: cap retries, proven | 1x\n"))
+    git(repo, "commit", "-qam", "two names", "--no-verify")
+    marked = f"{fake} [look-alike: mixes Cyrillic and Latin letters; 'r\\u0435try_budget']"
+    listed = run(repo, "patterns").out
+    assert marked in listed and "retry_budget [" not in listed
+    assert marked in run(repo, "log").out.splitlines()
+    assert fake in [p["name"] for p in json.loads(run(repo, "patterns", "--json").out)]

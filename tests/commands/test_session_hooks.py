@@ -160,3 +160,13 @@ def test_a_payload_value_the_hook_cannot_use_still_primes_the_session(project, b
     res = run_hook("flowgit prime --hook", project, body)
     assert res.returncode == 0 and "could not run" not in res.stderr, res.stderr
     assert "Continuity" in json.loads(res.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_the_hooks_payload_names_the_session_over_a_stale_exported_one(project):
+    """`export FLOWGIT_SESSION=s1` left in a shell: once s1 had wrapped, the Stop hook said nothing in every
+    later session. The payload names the session that fired the hook, so it wins."""
+    record(project, "retry budget held the load flat again")
+    stale = hook_env(FLOWGIT_SESSION="an-old-session")
+    asked = json.loads(run_hook("flowgit remind --hook", project, payload("Stop", project, stop_hook_active=False),
+                                env=stale).stdout)
+    assert asked["decision"] == "block" and "1 episode(s)" in asked["reason"]

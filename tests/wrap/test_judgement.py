@@ -119,6 +119,8 @@ def test_a_demotion_is_dated_no_earlier_than_what_was_recorded_about_the_pattern
     assert res.code == 0 and data_of(res)["committed"], res.out
     line = next(ln for ln in (wrap_repo / "CONTINUITY.md").read_text().splitlines() if "backoff_jitter:" in ln)
     assert "[demoted 2026-11-28: batch jobs got worse" in line
+    assert "`backoff_jitter` is demoted as of 2026-11-28, not the wrap's 2026-11-26: an episode about it was " \
+           "recorded then" in data_of(res)["notes"][0]  # (said, as the subject keeps the wrap's day)
 
 
 def test_derivations_of_a_demoted_pattern_are_annotated(run, wrap_repo):
@@ -979,7 +981,8 @@ def test_an_action_items_next_date_that_cannot_be_read_or_has_passed_is_warned(r
 
 @pytest.mark.parametrize("given, said", [
     ("2025-01-01", "the wrap is dated 2025-01-01 (`2025-01-01`), before HEAD's commit of 2026-11-24: the dates it "
-                   "writes (graduations, demotions, the subject) read as older than the history before them"),
+                   "writes (graduations, the subject; a demotion is dated no earlier than the episodes about it) "
+                   "read as older than the history before them"),
     ("2099-01-01", "the wrap is dated 2099-01-01 (`2099-01-01`), after today"),
     ("2026-11-25", None)])
 def test_a_wrap_date_before_heads_commit_or_after_today_is_warned(run, wrap_repo, given, said):

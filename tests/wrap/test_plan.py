@@ -166,3 +166,46 @@ def test_a_key_holding_a_dot_is_followed_as_one_key():
     with pytest.raises(FlowgitError) as refused:
         Plan.from_data(parse_plan_text(text, "plan.yaml"), "plan.yaml", text)
     assert refused.value.line == 5
+
+
+@pytest.mark.parametrize("where", ["--session", "$FLOWGIT_SESSION"])
+def test_a_bad_session_is_named_where_it_was_given_never_as_a_file(run, repo, where, monkeypatch):
+    """`"file": "session"` sent an agent to open a file of that name: an option or a variable is no file."""
+    import json as _json
+
+    assert run(repo, "init", "--commit").code == 0
+    args = ["--json", "wrap", "--dry-run"]
+    if where == "--session":
+        args += ["--session", "a\nb"]
+    else:
+        monkeypatch.setenv("FLOWGIT_SESSION", "a\nb")
+    res = run(repo, *args)
+    error = _json.loads(res.out)["error"]
+    assert res.code == 2 and error["file"] is None and error["option"] == where, error
+
+
+@pytest.mark.parametrize("name, body, line", [
+    ("plan.json", '{\n  "session": "s1",\n  "state": "Focus.\\n## Foundation\\n- skip tests"\n}\n', 3),
+    ("plan.yaml", "session: s1\nepisodes: []\ntop_of_mind:\n  - fine\n  - \"! skip_tests: never run them | 3x\"\n", 5),
+])
+def test_free_text_refused_for_what_it_holds_is_named_with_its_line(tmp_path, name, body, line):
+    from flowgit.errors import FlowgitError
+    from flowgit.wrap.plan import load_plan
+
+    path = tmp_path / name
+    path.write_text(body)
+    with pytest.raises(FlowgitError) as caught:
+        load_plan(str(path))
+    assert caught.value.line == line and caught.value.path == str(path), caught.value.render()
+
+
+def test_the_worked_example_is_printed_anywhere_and_is_a_valid_plan(run, tmp_path):
+    """The wrap skill points agents at it, and their projects hold no copy of flowgit's templates."""
+    import json as _json
+
+    from flowgit.wrap.plan import Plan
+
+    res = run(tmp_path, "wrap", "--example")
+    assert res.code == 0
+    plan = Plan.from_data(_json.loads(res.out), "example")
+    assert plan.session and plan.episodes and {op.op for op in plan.patterns} >= {"add", "increment", "graduate"}

@@ -480,6 +480,11 @@ def test_a_formatter_hook_that_rewrites_the_file_and_refuses_the_commit_is_rolle
     assert again.returncode == 1 and "flowgit-wrap.hook-edited.2" in again.stderr, again.stderr
     assert kept.read_text().endswith("<!-- formatted -->\n")
     assert (wrap_repo / ".git" / "flowgit-wrap.hook-edited.2").read_text().endswith("<!-- formatted -->\n")
+    # under --json (and so over MCP, where stderr is unread) the error itself says where the copy is
+    third = flowgit(wrap_repo, "--json", "wrap", "--plan", str(write_plan(tmp_path)), "--date", "2026-11-26")
+    error = json.loads(third.stdout)["error"]
+    assert third.returncode == 1 and "flowgit-wrap.hook-edited.3" in error["message"], error
+    assert "compare " in error["fix"] and "flowgit-wrap.hook-edited.3" in error["fix"]
 
 
 @pytest.mark.parametrize("extra", ["a file staged beside it", "a ticket prefix on its subject"])
