@@ -18,6 +18,7 @@ from typing import Sequence
 from functools import lru_cache
 
 from flowgit.ascend import surrogates
+from flowgit.ascend.assertion import denied, taken_back, unasserted
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Claim, Deposit, Unit
 from flowgit.words import content_words
 
@@ -29,6 +30,13 @@ class Turn:
     ts: str
     role: str      # "person" | "assistant" | "note" (text an agent wrote down: a wrap commit, an episode)
     text: str
+    cwd: str = ""  # the working directory the line was written in (a transcript's lines record it)
+
+
+def dirs_of(turns: Sequence[Turn] | None) -> tuple[str, ...]:
+    """The working directories a record's turns were written in, first first: where the session really ran,
+    which its index may misname (a slug reads `/home/dev-p` and `/home/dev/p` alike)."""
+    return tuple(dict.fromkeys(t.cwd for t in turns or () if t.cwd))
 
 
 def _blocks_text(content) -> tuple[str, bool]:
@@ -90,21 +98,23 @@ def read_transcript(path: str, root: str | None = None, sid: str | None = None) 
 
 def _turn(obj: dict, sid: str | None) -> Turn | None:
     """One transcript line as a turn of session ``sid``, or None (another session's, meta, a tool's, markup)."""
+    from flowgit.ascend.formats import as_path
     from flowgit.ascend.transcripts import main_line, person_text
 
     other = obj.get("sessionId")
     if (sid and isinstance(other, str) and other != sid) or not main_line(obj):
         return None   # another session's line, or a sub-agent's (its prompt is the agent's, not the person's)
+    cwd = as_path(obj.get("cwd")) or ""
     if obj.get("type") == "user":
         text = person_text(obj)
-        return Turn(str(obj.get("timestamp", "")), "person", text) if text else None
+        return Turn(str(obj.get("timestamp", "")), "person", text, cwd) if text else None
     if obj.get("type") != "assistant" or obj.get("isMeta"):
         return None
     message = obj.get("message") or {}
     text, tool = _blocks_text(message.get("content") if isinstance(message, dict) else None)
     if tool or not text.strip():
         return None
-    return Turn(str(obj.get("timestamp", "")), "assistant", text)
+    return Turn(str(obj.get("timestamp", "")), "assistant", text, cwd)
 
 
 def _norm(text: str) -> str:
@@ -373,39 +383,40 @@ def _standing(d: Deposit, turns) -> Claim:
     "we decided to drop redis"). Words scattered over several sentences
     confirm nothing: "failed its dry run. Nothing was shipped. Production
     stays on the old job" holds most words of "job shipped to production".
-    A question settles nothing, nor does the opening request ("ship the job").
+    A question settles nothing, nor does the opening request ("ship the job"),
+    nor a sentence that says its words are not so: one that calls them false,
+    wishes, pretends or reports them, or one the next sentence takes back
+    (:mod:`flowgit.ascend.assertion`).
     """
     claim = Claim(d.key, "standing", "where it last stood", d.outcome or d.topic, session=d.sid)
     if not turns or not claim.value:
         return _unattested(claim, "no session record to check against" if not turns else "no outcome recorded")
     opening = turns[0] if turns[0].role == "person" else None   # what was asked for, not where it went
     said = [s for t in turns[-6:] if t is not opening for s in _sentences(t.text) if not s.endswith("?")]
-    sentence, verdict = next(((s, v) for s in reversed(said) if (v := _carries(claim.value, s))), ("", None))
-    if verdict and _unasserted(sentence):
-        return _unattested(claim, "the end of the session record only asks, hopes for or makes a condition of "
-                                  f"this: “{_cut(sentence)}”")
+    at, verdict = next(((i, v) for i in reversed(range(len(said))) if (v := _carries(claim.value, said[i]))),
+                       (-1, None))
+    return _read_ending(claim, verdict, *((said[at], said[at + 1:]) if verdict else ("", [])))
+
+
+def _read_ending(claim: Claim, verdict: str | None, sentence: str, after: Sequence[str]) -> Claim:
+    """The verdict on where a session ended, from the latest sentence that holds it and those said after it:
+    a sentence that calls its words false, only hopes, pretends or reports them, or is taken back by the next
+    one ("No, it did not") never confirms them."""
+    says_it = verdict in ("same", "changed")
+    if says_it and denied(sentence):   # "the blog claimed it shipped, which is false"
+        return _settle(claim, "corrected", sentence, "the end of the session record says otherwise")
+    if verdict and unasserted(sentence):
+        return _unattested(claim, "the end of the session record only asks, hopes for, pretends or reports "
+                                  f"this, or makes a condition of it: “{_cut(sentence)}”")
     if verdict == "contrary":
         return _settle(claim, "corrected", sentence, "the end of the session record says otherwise")
+    if says_it and (back := taken_back(after)):   # "it shipped." then "No, it did not."
+        return _settle(claim, "corrected", back, f"the session record says “{_cut(sentence)}”, then takes it back")
     if verdict == "same":
         return _settle(claim, "confirmed", claim.value, "the end of the session record says as much")
     if verdict == "changed":  # (most of it, another word where one differs: "in staging", not "in production")
         return _settle(claim, "corrected", sentence, "the end of the session record says it with other words")
     return _unattested(claim, "the end of the session record does not say this")
-
-
-# A sentence that holds an outcome's words without saying it happened: asked ("check whether …"), hoped or
-# planned ("we hope …", "next step: …"), a condition ("if …", "until …", "once … we can close"), a modal.
-UNASSERTED_RE = re.compile(
-    r"\b(?:whether|if|unless|until|hope[sd]?|hoping|hopefully|expect(?:s|ed|ing)?|assum(?:e|es|ing)|"
-    r"suppos(?:e|ing)|maybe|perhaps|plan(?:s|ned)? to|want(?:s|ed)? to|try(?:ing)? to|needs? to|should|would|"
-    r"could|might|next step|to ?do|check|verify|see if)\b", re.I)
-ONCE_THEN_RE = re.compile(r"\bonce\b.*\b(?:can|will|may|shall)\b|\bonce\b.*'ll\b", re.I)
-
-
-def _unasserted(sentence: str) -> bool:
-    """Whether a sentence holds words without asserting them (:data:`UNASSERTED_RE`, or "once X, we can …":
-    a condition still to be met; "once it shipped, we closed it" says it happened)."""
-    return bool(UNASSERTED_RE.search(sentence) or ONCE_THEN_RE.search(sentence))
 
 
 CARRIES = 0.75     # a sentence that says an outcome holds this share of its words

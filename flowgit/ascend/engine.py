@@ -20,15 +20,16 @@ from typing import Any, Optional
 
 from flowgit.ascend.assemble import (ROLES_OF, Scope, Traversal, _internal_edges, fold_subsets, in_time_order,
                                      lone_coiner, named_terms, traverse)
-from flowgit.ascend.confirm import Confirmer, Turn, claims_for, read_transcript
+from flowgit.ascend.confirm import Confirmer, Turn, claims_for, dirs_of, read_transcript
 from flowgit.ascend.graph import DepositIndex
 from flowgit.output import counted
-from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, instant, safe_id
+from flowgit.ascend.model import (AGENT_PARTITIONS, CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, instant,
+                                   safe_id)
 from flowgit.ascend.merge import merge_sessions
 from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
 from flowgit.ascend.transcripts import Focus
 from flowgit.ascend.render import (CAVEAT, find_claim, not_visible, present, record_date, scope_lines, shown,
-                                   when)
+                                   ways_back, when)
 from flowgit.ascend.trace import (SINGLE_DOMINANCE, RecallTrace, ambiguity, bind_terms, classify, extract,
                                   is_single_session, rank_entries, split_references)
 from flowgit.config import Config
@@ -153,7 +154,7 @@ def _deposit_dict(d: Deposit, claims: list[Claim]) -> dict:
     origin = find_claim(claims, d.key, "origin")
     date = find_claim(claims, d.key, "date")
     request = origin.shown if origin is not None and origin.verdict != "unattested" else d.initial_request
-    return {**d.locator(), "topic": d.topic, "cwd": d.cwd,
+    return {**d.locator(), "topic": d.topic, "cwd": d.resume_dir(), "index_cwd": d.cwd,
             "date": record_date(d, claims), "date_verdict": date.verdict if date else "unattested",
             "index_date": d.date, "initial_request": request,
             "initial_request_verdict": origin.verdict if origin else "unattested",
@@ -252,7 +253,7 @@ class Ascend:
         confirmer checks a claim against each deposit that holds it): a transcript, the change a wrap commit
         made, the session's episodes. What agents wrote down (a commit, an episode) is a note, never a turn
         of the person's."""
-        if d.partition in ("claude", "transcripts"):
+        if d.partition in AGENT_PARTITIONS:
             return read_transcript(str(d.source), str(self.claude_dir), d.sid) if d.source else None
         if d.partition == "git":
             return _wrap_record(d)
@@ -277,8 +278,13 @@ class Ascend:
         return claims_for(unit, self.confirmer, state.trace.keywords)
 
     def complete(self, deposits: list[Deposit]) -> None:
+        """Every index file of the deposits about to be shown read, and where each session ran by its own record
+        (a resume command enters the record's directory, never only the index's)."""
         for d in deposits:
             self.readers[d.partition].complete(d, self.notes)
+            for part in d.parts:
+                if part.partition in AGENT_PARTITIONS and part.record_dirs is None:
+                    part.record_dirs = dirs_of(self.record_of(part))
 
     def scope_dict(self) -> dict:
         return {**self.notes.to_dict(), "edges_followed": self.edges_followed,
@@ -343,8 +349,7 @@ class Ascend:
 
     def _single(self, state: State, d: Deposit) -> Response:
         claims = self._session_claims(d)
-        ways = d.resumes()  # every way back in, as the JSON lists them (a second wrap of the session too)
-        where = [f"  {r}" for r in ways] or [f"  not resumable: {d.why_not_resumable()}"]
+        where = ways_back(d, "  ")  # every way back in, as the JSON lists them (a second wrap of the session too)
         scope = self.scope_dict()
         text = "\n".join([
             "One session answers this; there is no larger unit to assemble.",
@@ -443,8 +448,7 @@ class Ascend:
             if closest:
                 lines.append(f"  - look at the closest single session on its own: {self.index.short(closest.sid)} "
                              f"({when(closest, claims)}, {closest.topic})")
-                lines += [f"      {r}" for r in closest.resumes()] or \
-                    [f"      not resumable: {closest.why_not_resumable()}"]
+                lines += ways_back(closest, "      ")
             lines.append("  - the cases you mean may not be recorded yet, and need finding afresh")
             return Response("null_match", state, "\n".join(lines), claims=claims, scope=scope, closest=closest)
         return self._exhausted(state)

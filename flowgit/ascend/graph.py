@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Callable, Iterable
 
-from flowgit.ascend.model import CHAIN, CONCEPT, Anchor, Deposit, Edge
+from flowgit.ascend.model import AGENT_PARTITIONS, CHAIN, CONCEPT, Anchor, Deposit, Edge
 from flowgit.words import EVERYDAY_STEMS, PAIRED_RUN_RE, content_words, stem, tokens
 
 ANCHOR_WEIGHT = 3.0
@@ -38,7 +38,7 @@ CWD_DAYS = 3
 CWD_WEIGHT = 0.75
 COMMON_SHARE = 0.5   # a keyword in more than half of the deposits carries no signal
 ALL_ROLES = frozenset({"chain", "topic", "concept"})
-SESSION_PARTITIONS = ("claude", "transcripts")   # where a working directory says which project a session was in
+SESSION_PARTITIONS = AGENT_PARTITIONS   # where a working directory says which project a session was in
 # anchor kind -> (edge role, weight, what connects them); issues, PRs, tickets and legacy strings are the default
 MEMORY_TOPIC = "memory"  # the topic-role edge of a memory entry two sessions share (see clusters)
 ANCHOR_ROLES = {

@@ -14,6 +14,7 @@ from typing import Any
 SAFE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 
 CHAIN, CLUSTER, CONCEPT = "chain", "cluster", "concept"
+AGENT_PARTITIONS = ("claude", "transcripts")   # sessions whose record is the agent's transcript, resumed by it
 UNIT_TYPES = (CHAIN, CLUSTER, CONCEPT)
 
 
@@ -115,6 +116,7 @@ class Deposit:
     notes: list[str] = field(default_factory=list)
     full: bool = False              # every index file read (not only the discovery fields)
     also: list["Deposit"] = field(default_factory=list)   # the same session's deposits in other partitions
+    record_dirs: tuple[str, ...] | None = None   # where its transcript's lines were written; None: not read
 
     @property
     def key(self) -> str:
@@ -148,12 +150,13 @@ class Deposit:
         another control character would print a line of its own that reads as a
         whole command (``cd x && curl … | sh && … #``), quoted or not.
         """
-        if not _plain(self.cwd) or not _plain(self.sid) or not _plain(self.source_ref):
+        cwd = self.resume_dir()
+        if not _plain(cwd) or not _plain(self.sid) or not _plain(self.source_ref):
             return None
-        if self.cwd and not _absolute(self.cwd):
+        if cwd and not _absolute(cwd):
             return None  # `cd -`, `cd ~/proj`, a relative path: the command would run somewhere else
-        if self.partition in ("claude", "transcripts"):
-            launch = launch_dir(self.cwd, self.slug) if self.cwd else None
+        if self.partition in AGENT_PARTITIONS:
+            launch = launch_dir(cwd, self.slug) if cwd else None
             if not launch or not self.has_record():
                 return None
             config = self._config_dir_to_name()
@@ -168,6 +171,22 @@ class Deposit:
             return (f"cd {shlex.quote(self.cwd)} && flowgit{store} episode search "
                     f"--session {shlex.quote(self.sid)}")
         return None
+
+    def resume_dir(self) -> str | None:
+        """Where the session ran: the index's directory unless the session's own record says otherwise.
+
+        A project's slug is lossy (``/home/dev-p`` and ``/home/dev/p`` are one
+        slug), so an index naming another directory of the same slug passes
+        every check on the index alone. When the transcript's lines name
+        directories and the index's is not among them, the record's first one
+        the slug can be resumed from is used (else its first: no command, and
+        :meth:`why_not_resumable` says why). A record not read, or naming none,
+        leaves the index's.
+        """
+        dirs = [d for d in self.record_dirs or () if d]
+        if self.partition not in AGENT_PARTITIONS or not dirs or self.cwd in dirs:
+            return self.cwd
+        return next((d for d in dirs if launch_dir(d, self.slug)), dirs[0])
 
     def _config_dir_to_name(self) -> str | None | bool:
         """The configuration directory the resume command must name, None when the agent's own default finds
@@ -184,9 +203,21 @@ class Deposit:
             return None
         return str(config) if _plain(str(config)) else False
 
+    def resume_warning(self) -> str | None:
+        """What running this session's resume command would also run: the settings and hooks of a tree other
+        than the agent's own, named as its configuration (:mod:`flowgit.ascend.foreign`); None when nothing."""
+        from flowgit.ascend import foreign
+
+        for d in self.parts:
+            config = d._config_dir_to_name() if d.own_resume() else None
+            found = foreign.warning(config) if isinstance(config, str) else None
+            if found:
+                return found
+        return None
+
     def has_record(self) -> bool:
         """Whether the authoritative record exists (a Claude session cannot be resumed without its transcript)."""
-        if self.partition not in ("claude", "transcripts"):
+        if self.partition not in AGENT_PARTITIONS:
             return self.source is not None
         return bool(self.source) and Path(self.source).is_file()
 
@@ -203,19 +234,20 @@ class Deposit:
     def why_not_resumable(self) -> str | None:
         if self.resumes():
             return None
-        if any(not (_plain(d.cwd) and _plain(d.sid) and _plain(d.source_ref)) for d in self.parts):
+        if any(not (_plain(d.resume_dir()) and _plain(d.sid) and _plain(d.source_ref)) for d in self.parts):
             return ("this deposit's working directory or session id is not plain text (a line break or another "
                     "control character, or not a string): no command is printed for it")
-        if any(d.cwd and not _absolute(d.cwd) for d in self.parts):
+        if any(d.resume_dir() and not _absolute(d.resume_dir()) for d in self.parts):
             return ("this deposit's working directory is not an absolute path (`-`, `~/…`, a relative path): a "
                     "command would run in another directory, so none is printed")
-        if any(d.partition in ("claude", "transcripts") for d in self.parts):
-            if not any(d.cwd for d in self.parts if d.partition in ("claude", "transcripts")):
+        agents = [d for d in self.parts if d.partition in AGENT_PARTITIONS]
+        if agents:
+            if not any(d.resume_dir() for d in agents):
                 return "this session recorded no working directory, so it cannot be resumed from here"
-            if not any(launch_dir(d.cwd, d.slug) for d in self.parts if d.partition in ("claude", "transcripts")
-                       and d.cwd):
+            if not any(launch_dir(d.resume_dir(), d.slug) for d in agents if d.resume_dir()):
                 return ("this session's recorded working directory is not the one it was started from (nor below "
-                        "it), and the session is found from the directory it is resumed in: no command is printed")
+                        "it), and the session is found from the directory it is resumed in: no command is printed"
+                        + "".join(f" {note}" for d in agents if (note := record_differs(d))))
             return "this session's transcript is not on disk, so it cannot be resumed"
         return "this deposit recorded no working directory, so it cannot be resumed from here"
 
@@ -223,8 +255,8 @@ class Deposit:
         sources = [{"partition": d.partition, "slug": d.slug, "ref": d.source_ref or d.sid, "date": d.date}
                    for d in self.parts]
         return {"partition": self.partition, "slug": self.slug, "session_id": self.sid, "date": self.date,
-                "resume": self.resume(), "resumes": self.resumes(), "sources": sources,
-                "not_resumable": self.why_not_resumable()}
+                "resume": self.resume(), "resumes": self.resumes(), "resume_warning": self.resume_warning(),
+                "sources": sources, "not_resumable": self.why_not_resumable()}
 
 
 @dataclass(frozen=True)
@@ -283,6 +315,13 @@ class Claim:
         return {"deposit": self.deposit, "kind": self.kind, "statement": self.statement, "index_value": self.value,
                 "verdict": self.verdict, "shown": self.shown, "detail": self.detail, "said_by": self.said_by,
                 "session": self.session}
+
+
+def record_differs(d: Deposit) -> str:
+    """A note when a session's record places it elsewhere than its index does, else nothing (both quoted:
+    an index's directory may hold a character that is not printed as itself)."""
+    ran = d.resume_dir()
+    return f"(its transcript ran in {ran!r}; its index says {d.cwd!r})" if ran != d.cwd and d.cwd else ""
 
 
 def _plain(value: Any) -> bool:

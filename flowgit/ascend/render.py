@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Claim, Deposit, Unit
+from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Claim, Deposit, Unit, record_differs
 
 Short = Callable[[str], str]
 
@@ -36,6 +36,16 @@ def shown(claim: Claim | None, fallback: str = "") -> str:
     if claim.verdict == "corrected":
         return f"{text} (corrected from the session record; the index said: {_short(claim.value)})"
     return f"{text} (not confirmed by the session record: provisional)" if text else ""
+
+
+def marked(claim: Claim | None, fallback: str = "") -> str:
+    """A claim as a label too short for :func:`shown`'s words: led by what the record made of it
+    (``provisional:``, ``corrected:``), so a label cut short still says it; a confirmed claim bare."""
+    if claim is None:
+        return _short(fallback)
+    text = _short(claim.shown or fallback)
+    return text if claim.verdict == "confirmed" else \
+        f"{'corrected' if claim.verdict == 'corrected' else 'provisional'}: {text}"
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -160,9 +170,20 @@ def sources(unit: Unit, claims: list[Claim] | None = None) -> list[str]:
     for i, d in enumerate(unit.members, 1):
         day = record_date(d, claims or []) or "undated"
         out.append(f"  {i}. {_where(d, named=True)} · {d.sid} · {day}")
-        resumes = d.resumes()
-        out += [f"     {r}" for r in resumes] or [f"     not resumable: {d.why_not_resumable()}"]
+        out += ways_back(d, "     ")
     return out
+
+
+def ways_back(d: Deposit, indent: str) -> list[str]:
+    """A session's resume commands as printed wherever one is offered, each with what the reader must know
+    before running it: that the session's own record places it elsewhere than its index, that the command
+    loads another tree's settings and hooks. No command: why not."""
+    commands = d.resumes()
+    if not commands:
+        return [f"{indent}not resumable: {d.why_not_resumable()}"]
+    warning = d.resume_warning()
+    notes = [note for note in (record_differs(d), warning and f"WARNING: {warning}") if note]
+    return [f"{indent}{line}" for line in notes + commands]
 
 
 def not_visible(scope: dict) -> list[str]:
@@ -180,11 +201,20 @@ def scope_lines(scope: dict) -> list[str]:
         out.append(f"  searched {scope['scanned']} transcript(s) for the recall's words and ids; read in full only "
                    "those it reached")
     out += not_visible(scope)
-    for note in scope.get("broken_links", [])[:5]:
-        out.append(f"  not yet written: {note} (noted, not an error)")
-    for note in scope.get("refused", [])[:5]:
-        out.append(f"  left out: {note}")
+    out += _listed("not yet written", [f"{note} (noted, not an error)" for note in scope.get("broken_links", [])])
+    out += _listed("left out", scope.get("refused", []))
     return out
+
+
+SCOPE_SHOWN = 5   # notes of one kind the text lists; --json has them all
+
+
+def _listed(kind: str, notes: list[str]) -> list[str]:
+    """The first notes of one kind, then how many more there are: a note past the first few is never dropped
+    without a word (one may say a whole project directory was skipped)."""
+    out = [f"  {kind}: {note}" for note in notes[:SCOPE_SHOWN]]
+    rest = len(notes) - SCOPE_SHOWN
+    return out + ([f"  {kind}: and {rest} more (--json lists them under scope)"] if rest > 0 else [])
 
 
 def present(unit: Unit, claims: list[Claim], scope: dict, short: Short = _eight) -> str:

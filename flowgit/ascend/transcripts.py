@@ -45,6 +45,11 @@ WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*")
 COINING_RE = re.compile(r"\b(?:call(?:ing)? (?:it|this|that|them)|name(?:d)? (?:it|this|that)|dub(?:bed)? (?:it|this)|"
                         r"coin(?:ed)? (?:the term)?)\s+(?:the\s+)?[\"'“‘`]?([A-Za-z][\w-]{2,40})", re.I)
 SYSTEM_PREFIXES = ("<command-", "<local-command", "<system-reminder", "Caveat:", "[Request interrupted")
+# A block the agent wraps a program's text in when it records it as a `user` line: a command the person ran
+# from the agent and what it printed (`<bash-input>`, `<bash-stdout>`, `<bash-stderr>`), a slash command's
+# output, a hook's (`<user-prompt-submit-hook>`), a background task's (`<task-notification>`). The agent's
+# markup names are lower case and hyphenated, so an HTML tag a person typed (`<b>`, `<div>`) is not one.
+OUTPUT_BLOCK_RE = re.compile(r"<([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?:\s[^<>]*)?>.*?</\1\s*>", re.S)
 
 
 def person_text(obj: dict) -> str | None:
@@ -65,10 +70,22 @@ def person_text(obj: dict) -> str | None:
         text = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
     else:
         return None
-    text = text.strip()
+    text = without_program_output(text).strip()
     if not text or text.startswith(SYSTEM_PREFIXES):
         return None
     return text
+
+
+def without_program_output(text: str) -> str:
+    """``text`` without the blocks of program output the agent records as a person's line (:data:`OUTPUT_BLOCK_RE`).
+
+    What a command or hook printed is a file, a page or a log, never the person's words: a quote found only
+    there is not theirs, nor is an "ok, do it" a command wrote to stderr their agreement. What the person
+    wrote around such a block stays; a tag they only name (no block) is their text.
+    """
+    if "</" not in text:
+        return text
+    return "\n".join(part for part in OUTPUT_BLOCK_RE.split(text)[::2] if part.strip())
 
 
 def main_line(obj: dict) -> bool:

@@ -173,10 +173,13 @@ def hint(response: Response) -> str:
 
 
 def _json_rerun(state: State) -> str:
-    """The command that asks the same recall again with --json (the same type, partitions and tree)."""
+    """The command that asks the same recall again with --json (the same type, partitions and tree).
+
+    The recall comes last, after ``--``: a recall that begins with ``-`` (``--claude-dir=/other …``) would
+    otherwise be read as an option, and name another tree or run something else."""
     import shlex
 
-    parts = ["flowgit", "ascend", shlex.quote(state.recall), "--type", state.unit_type]
+    parts = ["flowgit", "ascend", "--type", state.unit_type]
     if state.from_sid:
         parts += ["--from", shlex.quote(state.from_sid)]
     if sorted(state.scope.partitions) != sorted(PARTITIONS):
@@ -184,14 +187,19 @@ def _json_rerun(state: State) -> str:
             parts += ["--partition", shlex.quote(name)]
     if state.claude_dir and set(state.scope.partitions) & TREE_PARTITIONS:
         parts += ["--claude-dir", shlex.quote(state.claude_dir)]  # (a history or store alone reads no tree)
-    return " ".join(parts + ["--json"])
+    return " ".join(parts + ["--json", "--", shlex.quote(state.recall)])
 
 
 TREE_PARTITIONS = {"claude", "transcripts"}  # the partitions read from the deposit tree --claude-dir names
 
 
 def render_format(response: Response, fmt: str) -> str:
-    """``--format html|mermaid|dot``: the unit as a graph, drawn from the response's JSON shape."""
+    """``--format html|mermaid|dot``: the unit as a graph, drawn from the response's JSON shape, each session
+    labelled as its record has it and the caveat drawn too (:mod:`flowgit.ascend.graphview`)."""
+    from flowgit.ascend.graphview import checked, with_caveat
     from flowgit.report.unit_html import render_unit
 
-    return render_unit(scrub(response.to_dict()), fmt)
+    members = response.unit.members if response.unit else []
+    data = checked(response.to_dict(), members, response.single, response.claims)
+    drawn = render_unit(scrub(data), fmt)
+    return with_caveat(drawn, fmt) if data.get("caveat") else drawn

@@ -369,7 +369,7 @@ def test_the_text_answer_gives_commands_ready_to_answer_it_without_a_terminal(ru
     res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--partition", "claude", recall)
     assert res.code == 0, res.err
     first, answers = terminal_free_commands(res.out)
-    assert first[:3] == ["flowgit", "ascend", recall] and first[-1] == "--json"
+    assert first[:2] == ["flowgit", "ascend"] and first[-3:] == ["--json", "--", recall]
     again = run(tmp_path, *first[1:])
     assert again.code == 0, again.err
     data = json.loads(again.out)
@@ -379,3 +379,20 @@ def test_the_text_answer_gives_commands_ready_to_answer_it_without_a_terminal(ru
     answered = run(tmp_path, "ascend", "--state", "ascend.json", *shlex.split(refine), "--json")
     assert answered.code == 0, answered.err
     assert json.loads(answered.out)["state"]["attempts"] == 2
+
+
+@pytest.mark.parametrize("recall", ["--claude-dir=/elsewhere the retry budget", "-h the retry budget"])
+def test_the_command_to_answer_without_a_terminal_asks_a_recall_that_looks_like_an_option(run, tmp_path, corpus,
+                                                                                          recall):
+    """The printed command put the recall where options are read: `--claude-dir=/elsewhere …` named another
+    tree when it ran, `-h …` printed the help. After `--` it is the recall again."""
+    from tests.ascend.hints import terminal_free_commands
+
+    res = run(tmp_path, "ascend", "--claude-dir", str(corpus), "--partition", "claude", "--no-interactive", "--",
+              recall)
+    assert res.code == 0, res.err
+    first, _ = terminal_free_commands(res.out)
+    assert first[-2:] == ["--", recall]
+    again = run(tmp_path, *first[1:])
+    assert again.code == 0, again.err
+    assert json.loads(again.out)["state"]["recall"] == recall

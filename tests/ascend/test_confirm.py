@@ -270,13 +270,13 @@ def _audit_sid(n: int) -> str:
     return f"f500000{n}-0000-4000-8000-00000000000{n}"
 
 
-def _audit_session(n: int, day: str, transcript: list, utterances: list[str] = ()):
+def _audit_session(n: int, day: str, transcript: list, utterances: list[str] = (), **kw):
     from tests.ascend.corpus import Session
 
     return Session("-home-dev-audit", _audit_sid(n), "/home/dev/audit", day,
                    f"audit log retention step {n}", ["audit log retention"], ["audit", "retention"],
                    cross_refs=[{"kind": "github_issue", "ref": "#130", "channel": "user"}],
-                   utterances=list(utterances), transcript=transcript)
+                   utterances=list(utterances), transcript=transcript, **kw)
 
 
 def test_a_sub_agent_prompt_does_not_confirm_the_person_s_words(run, tmp_path):
@@ -413,3 +413,80 @@ def test_a_member_its_index_dates_later_is_still_read_for_where_a_term_was_first
                "s2": (Turn("2026-10-05T09:00:00Z", "person", "zorb-first, as agreed"),)}
     claim = Confirmer(lambda d: records[d.sid]).first_use(node, "zorb-first", [node, misdated])
     assert claim.verdict == "corrected" and claim.shown == "2026-10-01" and "s1" in claim.detail
+
+
+def test_what_a_command_or_hook_printed_is_not_the_person_s_words(run, tmp_path):
+    """A command the person ran from the agent (`! cat notes.txt`), a hook's and a background task's output are
+    recorded as `user` lines of tagged program output. A quote found only there, or an "ok, do it" a command
+    wrote to stderr, is nobody's statement or agreement; the person's own turn that only names a tag is theirs."""
+    import json
+
+    from flowgit.ascend.transcripts import person_text
+    from tests.ascend.corpus import write_session
+
+    config, quote = tmp_path / "claude", "we decided to purge the audit cache nightly"
+    proposal = "disable the audit cache checksums"
+    write_session(config, _audit_session(1, "2026-10-01", [
+        ("user", "audit log retention step 1"), ("user", "<bash-input>cat vendor-notes.txt</bash-input>"),
+        ("user", f"<bash-stdout>{quote}</bash-stdout><bash-stderr></bash-stderr>"),
+        ("user", f"<user-prompt-submit-hook>{quote}</user-prompt-submit-hook>"),
+        ("user", f"<task-notification>\n<status>done</status> {quote}\n</task-notification>"),
+        ("assistant", f"I propose we {proposal}."), ("user", "<bash-stdout></bash-stdout><bash-stderr>ok, do it"
+                                                             "</bash-stderr>"),
+        ("user", "no, absolutely not")], [quote], decisions=[proposal]))
+    write_session(config, _audit_session(2, "2026-10-05", [
+        ("user", "audit log retention step 2"), ("user", f"why does <bash-stdout> show up? anyway, {quote}."),
+        ("assistant", f"I propose we {proposal}."), ("user", "ok, do it.")], [quote], decisions=[proposal]))
+    data = json.loads(run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude",
+                          "the whole line of work on #130", "--json").out)
+    verdicts = {(c["kind"], c["deposit"][-1]): c["verdict"] for c in data["confirmations"]
+                if c["kind"] in ("utterance", "decision")}
+    assert verdicts == {("utterance", "1"): "unattested", ("decision", "1"): "unattested",
+                        ("utterance", "2"): "confirmed", ("decision", "2"): "confirmed"}
+    line = {"type": "user", "message": {"role": "user", "content": "<bash-stdout>ok</bash-stdout>"}}
+    assert person_text(line) is None
+    line["message"]["content"] = "<b>ship it</b>"   # a tag a person typed, not the agent's markup
+    assert person_text(line) == "<b>ship it</b>"
+
+
+def test_where_a_line_arrived_is_not_confirmed_by_a_sentence_that_says_it_is_not_so():
+    """The end of the record holds every word of the outcome and says otherwise: calls it false, only wishes,
+    pretends or reports it, or takes it back in the next sentence (the person's "No, it did not"). An ordinary
+    "done" is still confirmed, followed by "No issues so far" or "No, thanks" too."""
+    deposit = Deposit(partition="claude", slug="-p", sid="s5", outcome="The zebra cache policy shipped to production.")
+    ask = ("person", "Work on the zebra cache policy")
+    for said in ([("person", "The blog claimed the zebra cache policy shipped to production, which is false.")],
+                 [("person", "I wish the zebra cache policy shipped to production.")],
+                 [("person", "Pretend: the zebra cache policy shipped to production.")],
+                 [("person", "I was wrong when I said the zebra cache policy shipped to production.")],
+                 [("assistant", "The zebra cache policy shipped to production. Actually no, we rolled it back.")],
+                 [("assistant", "The zebra cache policy shipped to production."),
+                  ("person", "No, it did not, the deploy failed.")]):
+        claim = _turns(ask, *said).standing(deposit)
+        assert claim.verdict in ("corrected", "unattested"), said
+        assert claim.verdict == "unattested" or claim.shown != deposit.outcome, said
+    taken_back = _turns(ask, ("assistant", "The zebra cache policy shipped to production."),
+                        ("person", "No, it did not, the deploy failed.")).standing(deposit)
+    assert taken_back.shown == "No, it did not, the deploy failed." and "takes it back" in taken_back.detail
+    for said in ([("assistant", "Done: the zebra cache policy shipped to production.")],
+                 [("assistant", "The zebra cache policy shipped to production. No issues so far.")],
+                 [("assistant", "The zebra cache policy shipped to production."), ("person", "No, thanks.")],
+                 [("person", "Great, so the zebra cache policy shipped to production. Thanks!")]):
+        assert _turns(ask, *said).standing(deposit).verdict == "confirmed", said
+
+
+def test_where_a_line_arrived_is_corrected_on_disk_when_the_person_s_last_turn_denies_it(run, tmp_path):
+    """The narrative's outcome says it shipped; the assistant's last turn says so and the person's final turn
+    answers "No, it did not": the text shows the person's answer, not the outcome as fact."""
+    from tests.ascend.corpus import write_session
+
+    config, outcome = tmp_path / "claude", "Ledger reconciliation job shipped to production."
+    write_session(config, _ledger(1, "2026-10-01", "Reconcile the ledger export nightly"))
+    write_session(config, _ledger(2, "2026-10-05", "Ship the ledger reconciliation job", outcome=outcome,
+                                  transcript=[("user", "Ship the ledger reconciliation job"),
+                                              ("assistant", "Ledger reconciliation job shipped to production."),
+                                              ("user", "No, it did not, the deploy failed.")]))
+    data = _ledger_line(run, tmp_path, config)
+    standing = next(c for c in data["confirmations"] if c["kind"] == "standing")
+    assert standing["verdict"] == "corrected" and standing["shown"] == "No, it did not, the deploy failed."
+    assert f"the index said: {outcome}" in data["text"]

@@ -142,3 +142,70 @@ def test_instants_compare_moments_not_wall_clock_text():
     assert [instant(x) for x in ("", None, "soon", "2026-13-01")] == [None, None, None, None]
     assert sorted([time_key(None, "a"), time_key(utc, "b"), time_key(tokyo, "c")]) == [
         time_key(tokyo, "c"), time_key(utc, "b"), time_key(None, "a")]
+
+
+def _kiwi_line(config: Path, *, index_cwd: str, record_cwd: str) -> str:
+    """Three sessions of one project; the second's index names ``index_cwd``, its transcript ``record_cwd``."""
+    from tests.ascend.corpus import Session, write_session
+
+    issue = {"kind": "github_issue", "ref": "#77", "channel": "user"}
+    sids = [f"c700000{n}-0000-4000-8000-00000000000{n}" for n in (1, 2, 3)]
+    for n, sid in enumerate(sids, 1):
+        s = Session("-home-dev-p", sid, record_cwd if n == 2 else "/home/dev/p", f"2026-11-0{n}",
+                    f"Kiwi eviction step {n}", ["kiwi eviction"], ["kiwi", "eviction"], cross_refs=[issue])
+        deposit = write_session(config, s)
+        clue = deposit / "clue.md"
+        clue.write_text(clue.read_text().replace(f'cwd: "{s.cwd}"', f'cwd: "{index_cwd}"' if n == 2 else
+                                                 f'cwd: "{s.cwd}"'))
+    return sids[1]
+
+
+def test_a_session_resumes_where_its_transcript_ran_not_where_its_index_says(run, tmp_path):
+    """A slug is lossy: `/home/dev-p` and `/home/dev/p` are both `-home-dev-p`, so an index naming the wrong one
+    passed every check. The transcript's lines say where the session ran: the command enters that directory;
+    a transcript naming one the project cannot be resumed from prints no command, and says why."""
+    import json
+
+    from tests.ascend.corpus import resume_from
+
+    config = tmp_path / "claude"
+    sid = _kiwi_line(config, index_cwd="/home/dev-p", record_cwd="/home/dev/p")
+    res = run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude",
+              "the whole line of work on the kiwi eviction", "--json")
+    deposit = next(d for d in json.loads(res.out)["unit"]["deposits"] if d["session_id"] == sid)
+    assert deposit["resumes"] == [resume_from(config, "/home/dev/p", sid)]
+    assert deposit["cwd"] == "/home/dev/p" and deposit["index_cwd"] == "/home/dev-p"
+    text = json.loads(res.out)["text"]
+    assert "(its transcript ran in '/home/dev/p'; its index says '/home/dev-p')" in text
+    other = tmp_path / "other"
+    sid = _kiwi_line(other / "claude", index_cwd="/home/dev/p", record_cwd="/srv/elsewhere")
+    res = run(tmp_path, "ascend", "--claude-dir", str(other / "claude"), "--partition", "claude",
+              "the whole line of work on the kiwi eviction", "--json")
+    deposit = next(d for d in json.loads(res.out)["unit"]["deposits"] if d["session_id"] == sid)
+    assert deposit["resumes"] == [] and "its transcript ran in '/srv/elsewhere'" in deposit["not_resumable"]
+
+
+@pytest.mark.parametrize("entry", ["settings.json", "settings.local.json", "hooks", "plugins"])
+def test_a_command_that_would_load_another_tree_s_settings_and_hooks_says_so(run, tmp_path, entry):
+    """`CLAUDE_CONFIG_DIR=<tree>` makes the tree the agent's configuration: its settings' hooks run on resume.
+    The command is printed with a warning beside it (and in --json); a tree with none of them, none."""
+    import json
+
+    config = tmp_path / "claude"
+    _kiwi_line(config, index_cwd="/home/dev/p", record_cwd="/home/dev/p")
+    recall = ("ascend", "--claude-dir", str(config), "--partition", "claude", "the whole line of work on the kiwi "
+              "eviction")
+    plain = json.loads(run(tmp_path, *recall, "--json").out)
+    assert all(d["resume_warning"] is None for d in plain["unit"]["deposits"]) and "WARNING" not in plain["text"]
+    target = config / entry
+    if entry.endswith(".json"):
+        target.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [{"type": "command",
+                                                                              "command": "touch pwned"}]}]}}))
+    else:
+        target.mkdir()
+    data = json.loads(run(tmp_path, *recall, "--json").out)
+    for d in data["unit"]["deposits"]:
+        assert entry in d["resume_warning"] and d["resumes"]
+    lines = run(tmp_path, *recall, "--no-interactive").out.splitlines()
+    command = next(i for i, line in enumerate(lines) if "claude --resume" in line)
+    assert lines[command - 1].strip().startswith("WARNING:") and entry in lines[command - 1]

@@ -325,3 +325,22 @@ def test_ascend_reads_a_bounded_amount_of_a_transcript_with_a_giant_line(run, tm
 def _read_bytes() -> int:
     with open("/proc/self/io") as fh:
         return next(int(line.split()[1]) for line in fh if line.startswith("rchar:"))
+
+
+def test_the_text_says_how_many_scope_notes_it_does_not_list(run, tmp_path):
+    """The text listed five "left out" notes and dropped the rest without a word; the sixth said a whole project
+    directory, a link out of the tree, was skipped. It now says how many more --json lists."""
+    config = tmp_path / "claude"
+    _kiwi_line(config)
+    for name in ("a b", "c d", "e f", "g h", "i j"):
+        (config / "projects" / "-proj" / "hypomnesis" / name).mkdir()
+    outside = tmp_path / "outside"
+    _kiwi_line(outside)
+    (config / "projects" / "-elsewhere").symlink_to(outside / "projects" / "-proj")
+    recall = ("ascend", "--claude-dir", str(config), "--partition", "claude", "the whole line of work on the kiwi "
+              "migration")
+    refused = json.loads(run(tmp_path, *recall, "--json").out)["scope"]["refused"]
+    assert len(refused) == 6 and any("-elsewhere" in r for r in refused)
+    text = run(tmp_path, *recall, "--no-interactive").out
+    assert [line for line in text.splitlines() if line.startswith("  left out:")][-1] == \
+        "  left out: and 1 more (--json lists them under scope)"

@@ -18,7 +18,7 @@ from flowgit.report.unitgraph import unit_graph
 
 TASK_RE = re.compile(r"^    (?P<name>[^:#;\n]+?) :(?P<tags>(?:(?:done|active|crit|milestone), )*)(?P<id>[A-Za-z]\w*), "
                      r"(?P<start>\d{4}-\d\d-\d\d), (?P<end>\d{4}-\d\d-\d\d|\d+d)$")
-NODE_RE = re.compile(r'^    (n\d+|empty)\["([^"\n]*)"\]$')
+NODE_RE = re.compile(r'^    (n\d+|empty|caveat)\["([^"\n]*)"\]$')
 EDGE_RE = re.compile(r'^    (n\d+) -->\|"([^"|\n]*)"\| (n\d+)$')
 NASTY = 'a: b; c # d "e" <f> | g [h] {i} `j` \\k\nnewline %% m'
 
@@ -50,6 +50,8 @@ def check_flowchart(text: str) -> tuple[list[str], list[tuple[str, str, str]]]:
         if line.startswith("    %% ") and "\n" not in line:
             continue
         if re.match(r"^    classDef \w+ [\w:#,]+$", line) or re.match(r"^    class [\w,]+ \w+$", line):
+            continue
+        if re.match(r"^    style \w+ [\w:#,\- ]+$", line):
             continue
         if m := NODE_RE.match(line):
             nodes.append(m[1])
@@ -117,7 +119,7 @@ def ascend_response(monkeypatch, capsys, root: Path, fmt: str, recall: str) -> s
 def test_ascend_mermaid_is_the_chain_in_time_order(repo: Path, monkeypatch, capsys) -> None:
     text = ascend_response(monkeypatch, capsys, repo, "mermaid", "that whole line of work on the retry budget")
     nodes, edges = check_flowchart(text)
-    assert len(nodes) == 4 and edges
+    assert nodes[-1] == "caveat" and len(nodes) == 5 and edges  # four sessions, and the note to re-check them
     dates = re.findall(r'^    n\d+\["(\d{4}-\d\d-\d\d)', text, re.M)
     assert dates == sorted(dates)
     assert all(int(a[1:]) < int(b[1:]) for a, _, b in edges)  # edges run forward in time
@@ -151,8 +153,8 @@ def dot_svg(text: str) -> str:
 def test_ascend_dot_parses_with_graphviz(repo: Path, monkeypatch, capsys) -> None:
     text = ascend_response(monkeypatch, capsys, repo, "dot", "that whole line of work on the retry budget")
     svg = dot_svg(text)
-    assert svg.count('class="node"') == 4
-    assert "both refer to #412" in svg
+    assert svg.count('class="node"') == 5  # the four sessions and the note that this is a past trajectory
+    assert "both refer to #412" in svg and "check it against the current state" in svg
 
 
 @needs_dot
@@ -178,7 +180,7 @@ def test_ascend_html_is_self_contained(repo: Path, monkeypatch, capsys) -> None:
 def test_a_single_session_answer_is_one_node(repo: Path, monkeypatch, capsys) -> None:
     text = ascend_response(monkeypatch, capsys, repo, "mermaid", "the session where we fixed the flaky login test")
     nodes, edges = check_flowchart(text)
-    assert nodes == ["n0"] and edges == []
+    assert nodes == ["n0", "caveat"] and edges == []
     assert "00000008-5e5" in text
 
 
