@@ -4,14 +4,15 @@ Every tool calls the function the CLI calls (:mod:`flowgit.api` and the command
 modules' core functions) and returns its ``--json`` text; a user error comes
 back as a tool error (``isError``) whose text is the CLI's JSON error,
 ``{"error": {"message", "fix", "file", "line", "option"}}``, so the agent can correct
-itself from the fix. Configuration is read afresh on every call, from the
-directory the server was started in.
+itself from the fix; its options and commands are named as the tool's arguments
+(:mod:`flowgit.mcp.wording`). Configuration is read afresh on every call, from the
+directory the server was started in. What reaches the tools over stdio is sorted
+first (:mod:`flowgit.mcp.transport`): every line gets an answer.
 """
 
 # No ``from __future__ import annotations`` here: the SDK reads the tool
 # signatures' annotations at registration to build their JSON schemas.
 
-import re
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
@@ -22,6 +23,8 @@ from pydantic import Field
 
 from flowgit import __version__
 from flowgit.errors import FlowgitError
+from flowgit.mcp.transport import LONE_SURROGATE_RE
+from flowgit.mcp.wording import in_tool_terms
 
 INSTRUCTIONS = (
     "flowgit keeps this project's continuity file (compressed memory) and an append-only episodic store. "
@@ -39,12 +42,10 @@ def _result(data: Any) -> CallToolResult:
                           structured_content=plain if isinstance(plain, dict) else None)
 
 
-def _error(exc: FlowgitError) -> CallToolResult:
-    text, body = _transportable(exc.to_dict())
+def _error(exc: FlowgitError, tool: str, takes: list[str]) -> CallToolResult:
+    """The tool error for ``exc``, in the terms of ``tool`` (which takes ``takes``)."""
+    text, body = _transportable(in_tool_terms(exc.to_dict(), tool, takes))
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=body, is_error=True)
-
-
-LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def _transportable(plain: Any) -> tuple[str, Any]:
@@ -78,11 +79,18 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
 
         return load_judging_config(continuity=continuity, store=store, start=start)
 
+    def store_cfg() -> Any:
+        """As the CLI's episode commands read it: outside a repository, with no store named (``--store``),
+        there is no project store to read or append to, and "no episodes" would say the wrong thing."""
+        from flowgit import api
+
+        where = cfg()
+        api.refuse_stray_store(where, store_named=store is not None)  # as the CLI: no stray .flow/, no empty []
+        return where
+
     def call(fn: Callable[[], Any]) -> CallToolResult:
-        try:
-            return _result(fn())
-        except FlowgitError as exc:
-            return _error(exc)
+        """The tool's answer; a FlowgitError raised goes on to ``_answered_in_tool_terms``."""
+        return _result(fn())
 
     @server.tool(description="Record one episode (a fact of this session) in the append-only store.")
     def episode_add(type: Annotated[str, Field(description=EPISODE_TYPE)],
@@ -98,9 +106,7 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
             notes: list[str] = []  # what storing it changed (lines joined), said in `warnings`
             episode = api.episode_from(text, type, content=content, tags=tags or (), session=session, agent=agent,
                                        notes=notes)
-            where = cfg()
-            api.refuse_stray_store(where, store_named=store is not None)  # as the CLI: no stray .flow/
-            return api.add_episodes(where, [episode], notes)
+            return api.add_episodes(store_cfg(), [episode], notes)
 
         return call(add)
 
@@ -117,7 +123,7 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
                        ) -> CallToolResult:
         from flowgit import api
 
-        return call(lambda: api.search_episodes(cfg(), text, type_=type, tags=tags or (), session=session,
+        return call(lambda: api.search_episodes(store_cfg(), text, type_=type, tags=tags or (), session=session,
                                                 since=since, until=until, limit=limit))
 
     @server.tool(description="Wrap step 2: patterns that fired again, ready to graduate, duplicates, demotions, "
@@ -234,7 +240,7 @@ def build_server(start: Path, continuity: Optional[str] = None, store: Optional[
         return schema_text()
 
     _refuse_unknown_arguments(server)
-    _argument_errors_as_cli_errors(server)
+    _answered_in_tool_terms(server)
     return server
 
 
@@ -257,13 +263,13 @@ def _refuse_unknown_arguments(server: MCPServer) -> None:
         tool.parameters["additionalProperties"] = False
 
 
-def _argument_errors_as_cli_errors(server: MCPServer) -> None:
-    """Arguments the tool's model refuses (missing, mistyped, unknown) come back as every other mistake does:
-    a tool error whose text is the CLI's JSON error, naming the argument and the fix (the SDK returns
-    pydantic's own text, which is not JSON and names no fix). So do an unknown tool and a failure inside a
-    tool that is no mistake of the call (the SDK's text for those is not JSON either)."""
+def _answered_in_tool_terms(server: MCPServer) -> None:
+    """Every failure of a call comes back as a tool error whose text is the CLI's JSON error, told in the
+    tool's own terms (its arguments, not the command line's options): a FlowgitError a tool raised, and
+    arguments the tool's model refuses (missing, mistyped, unknown; the SDK returns pydantic's own text, which
+    is not JSON and names no fix). So do an unknown tool and a failure inside a tool that is no mistake of the
+    call (the SDK's text for those is not JSON either)."""
     from mcp.server.mcpserver.exceptions import ToolError
-    from pydantic import ValidationError
 
     call_tool = server.call_tool
 
@@ -271,14 +277,24 @@ def _argument_errors_as_cli_errors(server: MCPServer) -> None:
         try:
             return await call_tool(name, arguments, context)
         except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):
-                return _error(_argument_error(server, name, exc.__cause__))
-            if server._tool_manager.get_tool(name) is None:
-                return _error(FlowgitError(f"no tool `{name}`", fix="the tools are: " + ", ".join(
-                    sorted(t.name for t in server._tool_manager.list_tools()))))
-            return _error(_internal_error(name, exc.__cause__ or exc))
+            return _error(_failure(server, name, exc), name, _takes(server, name))
 
     server.call_tool = checked  # type: ignore[method-assign]
+
+
+def _failure(server: MCPServer, name: str, exc: BaseException) -> FlowgitError:
+    """What went wrong in a call of tool ``name``, as a FlowgitError."""
+    from pydantic import ValidationError
+
+    cause = exc.__cause__
+    if isinstance(cause, FlowgitError):
+        return cause
+    if isinstance(cause, ValidationError):
+        return _argument_error(server, name, cause)
+    if server._tool_manager.get_tool(name) is None:
+        return FlowgitError(f"no tool `{name}`", fix="the tools are: " + ", ".join(
+            sorted(t.name for t in server._tool_manager.list_tools())))
+    return _internal_error(name, cause or exc)
 
 
 def _internal_error(name: str, cause: BaseException) -> FlowgitError:
@@ -296,13 +312,23 @@ def _argument_error(server: MCPServer, name: str, error: Any) -> FlowgitError:
     what = {"missing": "is missing", "extra_forbidden": "is not an argument of this tool"}.get(
         first["type"], f"is not valid: {first['msg'].lower()}")
     tool = server._tool_manager.get_tool(name)  # (no public accessor for a registered tool)
-    takes = sorted(tool.parameters.get("properties", {})) if tool is not None else []
+    takes = _takes(server, name)
     required = tool.parameters.get("required", []) if tool is not None else []
     takes_text = f"{name} takes: {', '.join(takes)}" if takes else f"{name} takes no arguments"
     return FlowgitError(f"`{name}`: argument `{field}` {what}",
                         fix=takes_text + (f" (required: {', '.join(required)})" if required else ""))
 
 
+def _takes(server: MCPServer, name: str) -> list[str]:
+    """The arguments tool ``name`` takes (none for a tool the server does not have)."""
+    tool = server._tool_manager.get_tool(name)  # (no public accessor for a registered tool)
+    return sorted(tool.parameters.get("properties", {})) if tool is not None else []
+
+
 def serve(start: Path, continuity: Optional[str] = None, store: Optional[str] = None) -> None:
     """Serve on stdin/stdout until the client closes the connection."""
-    build_server(start, continuity, store).run("stdio")
+    import anyio
+
+    from flowgit.mcp.transport import serve_stdio
+
+    anyio.run(serve_stdio, build_server(start, continuity, store))

@@ -227,14 +227,14 @@ def test_every_argument_of_every_tool_is_described_in_tools_list(repo, run):
     assert bare == []
 
 
-async def _two_calls(where: Path, env: dict, first: tuple[str, dict], second: tuple[str, dict]) -> list:
-    """Two tool calls on one `flowgit mcp` subprocess started in ``where``: what each returned."""
+async def _calls(where: Path, env: dict, *calls: tuple[str, dict]) -> list:
+    """Tool calls on one `flowgit mcp` subprocess started in ``where``: what each returned."""
     params = StdioServerParameters(command=str(BIN / "flowgit"), args=["mcp"], cwd=where, env=env)
     with anyio.fail_after(60):
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
-                return [await session.call_tool(name, arguments) for name, arguments in (first, second)]
+                return [await session.call_tool(name, arguments) for name, arguments in calls]
 
 
 def test_an_answer_naming_a_path_of_bytes_that_are_not_utf8_comes_back_and_the_server_goes_on(tmp_path):
@@ -243,7 +243,7 @@ def test_an_answer_naming_a_path_of_bytes_that_are_not_utf8_comes_back_and_the_s
     it as JSON does, the same document as the CLI's, and the next call is answered."""
     where = tmp_path / os.fsdecode(b"caf\xe9")
     where.mkdir()
-    audited, status = anyio.run(_two_calls, where, hook_env(), ("audit", {}), ("status", {}))
+    audited, status = anyio.run(_calls, where, hook_env(), ("audit", {}), ("status", {}))
     assert audited.is_error and "\\udce9" in audited.content[0].text
     error = payload(audited)["error"]
     cli = subprocess.run([str(BIN / "flowgit"), "audit", "--json"], cwd=where, env=hook_env(), capture_output=True)
@@ -258,7 +258,51 @@ def test_check_and_audit_over_mcp_judge_under_an_invalid_working_tree_configurat
     returned the configuration's error instead)."""
     assert run(repo, "init", "--commit").code == 0
     (repo / ".flowgit.toml").write_text('continuty = "x.md"\n')
-    checked, audited = anyio.run(_two_calls, repo, hook_env(), ("check", {}), ("audit", {}))
+    checked, audited = anyio.run(_calls, repo, hook_env(), ("check", {}), ("audit", {}))
     assert not checked.is_error and not audited.is_error
     assert payload(checked) == cli_json(repo, "check", env=hook_env())
     assert payload(audited) == cli_json(repo, "audit", env=hook_env())
+
+
+def test_episode_search_outside_a_repository_refuses_as_the_cli_does(tmp_path):
+    """It answered `[]`, "the memory holds nothing", where the CLI and every other tool say "not inside a git
+    repository": an agent whose server started in the wrong directory took it for an empty memory."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    env = hook_env(GIT_CEILING_DIRECTORIES=str(tmp_path))
+    searched, status = anyio.run(_calls, plain, env, ("episode_search", {"text": "retry"}), ("status", {}))
+    cli = subprocess.run([str(BIN / "flowgit"), "--json", "episode", "search", "retry"], cwd=plain, env=env,
+                         capture_output=True, text=True)
+    assert cli.returncode == 2 and searched.is_error
+    assert payload(searched) == json.loads(cli.stdout)  # the CLI's JSON error, word for word
+    assert payload(searched)["error"]["message"] == "not inside a git repository"
+    assert payload(status) == payload(searched) and list(plain.iterdir()) == []
+
+
+def test_errors_name_the_tools_arguments_not_the_command_lines_options(repo, run):
+    """The tools' errors are the CLI's, which spoke of `--date`, `TEXT` and `flowgit episode add …`; an MCP
+    caller has arguments. Every tool's error is now told in its own arguments, and a command of the tool as a
+    call of it."""
+    assert run(repo, "init", "--commit").code == 0
+    calls = [("episode_add", {"type": "finding"}), ("episode_add", {"type": "finding", "content": "a", "text": "b"}),
+             ("episode_add", {"type": "finding", "content": "a", "session": "a\nb"}),
+             ("candidates", {"date": "nope"}), ("episode_search", {"since": "nope"}),
+             ("wrap", {"plan": {"patterns": [{"op": "fly"}]}})]
+    answers = anyio.run(_calls, repo, hook_env(), *calls)
+    schemas = {t.name: set(t.input_schema["properties"]) for t in anyio.run(_tools, repo)}
+    errors = [payload(answer)["error"] for answer in answers]
+    assert all(answer.is_error for answer in answers)
+    assert [e["option"] for e in errors] == ["text", None, "session", "date", "since", "plan"]
+    assert all(e["option"] in schemas[name] for (name, _), e in zip(calls, errors) if e["option"])
+    assert not [e for e in errors if "--" in e["message"] + e["fix"] or "flowgit " in e["fix"]]
+    assert errors[0]["fix"] == 'give it as `text`: episode_add {"type": "finding", "text": "what happened"}'
+    assert errors[1]["message"] == "the text is given twice (as `text` and with `content`)"
+    assert errors[2]["message"].startswith("argument `session` holds a control character")
+    assert "the resource `flowgit://wrap-plan-schema`" in errors[5]["fix"]
+
+
+async def _tools(where: Path) -> list:
+    """The tools `tools/list` lists, as a client sees them."""
+    from flowgit.mcp.server import build_server
+
+    return await build_server(where).list_tools()

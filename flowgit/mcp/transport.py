@@ -1,0 +1,147 @@
+"""What the stdio transport does before the SDK sees a message: every line read gets an answer, and a call,
+once started, runs to its end and is answered.
+
+The SDK's stdio reader hands the server an exception for a line it cannot read (not JSON, cut short, a lone
+surrogate escape, nesting beyond its parser's limit, no JSON-RPC message), and the server drops it without a
+word: the client waits forever for the reply. Here each such line is answered as JSON-RPC 2.0 asks (-32700
+Parse error with id null; -32600 Invalid Request with the request's id when it can be read) and noted on
+stderr. A ``notifications/cancelled`` is not passed on: no call can be stopped halfway (the tools run in a
+worker thread the SDK cannot interrupt, and a wrap that got to its commit has committed), so honouring it
+would only withhold the answer saying what was done. MCP lets a receiver ignore a cancellation of a request
+that cannot be cancelled; the client ignores the late answer if it wants to.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import re
+import sys
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, JSONRPCNotification, RequestId
+from pydantic import ValidationError
+
+LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+async def serve_stdio(server: MCPServer) -> None:
+    """Serve ``server`` on stdin/stdout (as the SDK's ``run("stdio")``), its inbound stream answered here."""
+    lowlevel = server._lowlevel_server  # (no public way to run it on streams of one's own)
+    async with stdio_server() as (read, write):
+        await lowlevel.run(Inbound(read, write), write, lowlevel.create_initialization_options())
+
+
+class Inbound:
+    """The read stream the server loop reads: the SDK's, less what is answered or ignored here."""
+
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], write: WriteStream[SessionMessage]) -> None:
+        self._inner = inner
+        self._write = write
+
+    @property
+    def last_context(self) -> contextvars.Context | None:
+        """The sender context of the last message (the SDK reads it off the stream it serves)."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage:
+        """The next message the server is to handle."""
+        while True:
+            item = await self._inner.receive()
+            if isinstance(item, Exception):
+                answer = refusal(item)
+                if answer is not None:
+                    await self._answer(*answer)
+            elif is_cancel(item.message):
+                _note(f"request {(item.message.params or {}).get('requestId')!r} was cancelled by the client; a "
+                      "call cannot be stopped halfway, so it runs to its end and its answer is sent")
+            else:
+                return item
+
+    async def _answer(self, request_id: RequestId | None, error: ErrorData) -> None:
+        """Answer a line the server cannot read, and say so on stderr."""
+        _note(f"answered a message it cannot read (id {request_id!r}): {error.message}")
+        reply = JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        try:
+            await self._write.send(SessionMessage(message=reply))
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass  # the client is gone: no one is waiting for the answer
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Inbound:
+        return self
+
+    async def __anext__(self) -> SessionMessage:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Inbound:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def is_cancel(message: Any) -> bool:
+    """Whether ``message`` is a client's ``notifications/cancelled``."""
+    return isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled"
+
+
+def refusal(exc: Exception) -> tuple[RequestId | None, ErrorData] | None:
+    """The id (None when it cannot be read) and the JSON-RPC error that answer a line the reader refused;
+    None for a blank line, which is no message (nothing to answer)."""
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if not errors or errors[0]["type"] != "json_invalid":
+        problem = _first_problem(errors, exc)
+        return _request_id(_whole_message(errors)), ErrorData(
+            code=INVALID_REQUEST, message=f"Invalid Request: not a JSON-RPC 2.0 message: {problem}")
+    line, parser_says = str(errors[0]["input"]), str(errors[0].get("ctx", {}).get("error", exc))
+    if not line.strip():
+        return None
+    try:
+        message = json.loads(line)  # JSON the SDK's parser refuses (lone surrogates, deep nesting) reads here
+    except (ValueError, RecursionError):
+        return None, ErrorData(code=PARSE_ERROR, message=f"Parse error: {parser_says}")
+    why = ("a string holds a lone surrogate escape, which is no Unicode character: send text as UTF-8 or "
+           "escape it in pairs" if LONE_SURROGATE_RE.search(json.dumps(message, ensure_ascii=False))
+           else f"the server cannot read it ({parser_says}): is it nested too deep?")
+    return _request_id(message), ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: {why}")
+
+
+def _whole_message(errors: list[Any]) -> Any:
+    """The message as parsed, from a validation error's details: the input of an error about the whole (its
+    type) or about a field missing from it."""
+    for error in errors:
+        if len(error["loc"]) == 1 or (error["type"] == "missing" and len(error["loc"]) == 2):
+            return error["input"]
+    return None
+
+
+def _first_problem(errors: list[Any], exc: Exception) -> str:
+    """What is wrong, read as a request (the message was most likely meant as one)."""
+    as_request = [e for e in errors if e["loc"][:1] == ("JSONRPCRequest",)] or errors
+    if not as_request:
+        return str(exc)
+    where = ".".join(str(part) for part in as_request[0]["loc"][1:])
+    return f"`{where}`: {as_request[0]['msg']}" if where else as_request[0]["msg"]
+
+
+def _request_id(message: Any) -> RequestId | None:
+    """The message's id when it is one JSON-RPC allows (a string or an integer), else None."""
+    found = message.get("id") if isinstance(message, dict) else None
+    return found if isinstance(found, (str, int)) and not isinstance(found, bool) else None
+
+
+def _note(text: str) -> None:
+    """A line on stderr, where the client's log of the server shows it."""
+    sys.stderr.write(f"flowgit mcp: {text}\n")
+    sys.stderr.flush()
