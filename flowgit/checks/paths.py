@@ -301,14 +301,17 @@ def _recorded_differently(parents: "list[Side]", new: "Side", have: set[bytes]) 
 
 def _records_differ(lines: set[bytes]) -> bool:
     """Whether lines of one id say different things: the same JSON object written with other spacing or key
-    order is one record (a line that is not JSON is compared by its bytes)."""
+    order is one record; a line that is no JSON object (torn by a crash, the episode appended whole after
+    it) records nothing, and the store merge keeps it by its bytes beside the whole one."""
     from flowgit.episodes import line_object
 
     seen = []
     for line in lines:
         try:
-            seen.append(line_object(line))
+            found = line_object(line)
         except (ValueError, RecursionError):
-            return True
+            continue
+        if isinstance(found, dict):
+            seen.append(found)
     return any(obj != seen[0] for obj in seen[1:])
 

@@ -327,3 +327,15 @@ def test_a_merge_keeping_one_of_two_records_of_an_episode_is_refused_whichever_i
     overridden = judge_merge(c, [side(text, STORE + record_a + b"\n"), side(text, STORE + record_b + b"\n")],
                              side(text, STORE + record_a + b"\n"), base=side(text), override="G708: a's is pushed")
     assert [f.overridden for f in overridden if f.code == "G708"] == [True]
+
+
+def test_a_torn_line_beside_its_whole_episode_is_no_second_record(tmp_path):
+    """A crash tore a line and the episode was appended whole after it: the merge keeps the torn bytes beside
+    the whole line (nothing lost), and that is no other record of the episode (G708)."""
+    c = cfg(tmp_path)
+    whole = ep("queue depth doubles under load", "s1", agent="agent-a").to_json().encode()
+    torn = whole[: len(whole) // 2]
+    text = base_text()
+    found = judge_merge(c, [side(text, STORE + torn + b"\n" + whole + b"\n"), side(text, STORE + whole + b"\n")],
+                        side(text, STORE + torn + b"\n" + whole + b"\n"), base=side(text))
+    assert "G708" not in codes(found)
