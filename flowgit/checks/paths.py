@@ -236,14 +236,14 @@ def merge_lost_episodes(parents: "list[Side]", new: "Side") -> Iterator[Finding]
     """
     result = new.store or b""
     have = set(ID_RE.findall(result))
+    # each parent's store read once: a store given by reference is loaded from git on each read
+    stores = [(side, side.store_bytes()) for side in parents if side.has_store]
     held_lines: set[bytes] = set()
     held_ids: set[bytes] = set()
-    for side in parents:
-        if side.has_store:
-            data = side.store_bytes()
-            held_lines.update(line.rstrip(b"\r") for line in data.split(b"\n"))
-            held_ids.update(ID_RE.findall(data))
-    yield from _recorded_differently(parents, new, have)
+    for _, data in stores:
+        held_lines.update(line.rstrip(b"\r") for line in data.split(b"\n"))
+        held_ids.update(ID_RE.findall(data))
+    yield from _recorded_differently([data for _, data in stores], new, have)
     altered = sorted({ident for line in result.split(b"\n") if line.rstrip(b"\r") not in held_lines
                       for ident in ID_RE.findall(line) if ident in held_ids})
     if altered:
@@ -253,10 +253,8 @@ def merge_lost_episodes(parents: "list[Side]", new: "Side") -> Iterator[Finding]
                       f"{sample}",
                       "keep each episode's line exactly as its branch wrote it: merge the store with the flowgit "
                       "merge driver (`flowgit init` sets it up), which takes lines whole")
-    for side in parents:
-        if not side.has_store:
-            continue
-        lost = set(ID_RE.findall(side.store_bytes())) - have
+    for side, data in stores:
+        lost = set(ID_RE.findall(data)) - have
         if lost:
             sample = ", ".join(sorted(i.decode("utf-8", "replace") for i in lost)[:5])
             yield Finding("G704", "store-append-only", "error", new.store_path, None,
@@ -266,9 +264,9 @@ def merge_lost_episodes(parents: "list[Side]", new: "Side") -> Iterator[Finding]
                           "both sides, then commit the merge again")
 
 
-def _recorded_differently(parents: "list[Side]", new: "Side", have: set[bytes]) -> Iterator[Finding]:
-    """G708: an episode two parents record in different lines (another agent, time or tags under one id),
-    which the merge result holds.
+def _recorded_differently(stores: list[bytes], new: "Side", have: set[bytes]) -> Iterator[Finding]:
+    """G708: an episode two parents' ``stores`` record in different lines (another agent, time or tags under
+    one id), which the merge result holds.
 
     A store line is a record once committed: the merge can keep only one line
     of an id (a second would be a repeat, G703), so it rewrites one branch's
@@ -279,10 +277,8 @@ def _recorded_differently(parents: "list[Side]", new: "Side", have: set[bytes]) 
     override that names G708.
     """
     lines_of: dict[bytes, set[bytes]] = {}
-    for side in parents:
-        if not side.has_store:
-            continue
-        for line in side.store_bytes().split(b"\n"):
+    for data in stores:
+        for line in data.split(b"\n"):
             found = ID_RE.findall(line)
             if len(found) == 1:  # (a line holding two ids is G706's)
                 lines_of.setdefault(found[0], set()).add(line.rstrip(b"\r"))

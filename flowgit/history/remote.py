@@ -59,13 +59,13 @@ def pushed_spec(root: Path, exclude: tuple[str, ...] = (), root_base: str | None
 
 
 def _refuse_a_history_with_no_default(root: Path, remote: str, tips: tuple[str, ...], known: list[str]) -> None:
-    """A push that begins a history afresh where the remote's HEAD names no branch and it holds several: the
-    memory it would be judged against cannot be told (the newest branch is whichever a pusher dates last, a
-    decoy pushed first would do), so it is refused with the way to name one."""
+    """A push that begins a history afresh where the remote's HEAD names no branch and it holds several (or only
+    tags): the memory it would be judged against cannot be told (the newest branch is whichever a pusher dates
+    last, a decoy pushed first would do), so it is refused with the way to name one."""
     out = git(root, "rev-list", "--max-parents=0", *tips, "--not", *known, check=False).decode().split()
     if out:
         raise FlowgitError(f"this push begins a history afresh ({out[0][:10]}), and {remote}'s HEAD names no branch "
-                           "while it holds several: no default branch's memory to judge it against",
+                           "while it holds not one branch alone: no default branch's memory to judge it against",
                            fix="name the default branch on the server (`git symbolic-ref HEAD refs/heads/main` in "
                                "its repository, or the hosting's default-branch setting), then push again; or "
                                "judge it against a branch you name: `flowgit audit --pushed --root-base REF`")
@@ -96,7 +96,7 @@ def commits_the_remote_holds(root: Path, remote: str) -> tuple[list[str], str | 
     head = held.get("HEAD")
     branches = {sha for ref, sha in held.items() if ref.startswith("refs/heads/")}
     # where HEAD names no branch (a bare `git init` whose HEAD names a branch never pushed), the one branch
-    # there is; among several none: the newest is whichever a pusher dates last
+    # there is; among several (or only tags) none: the newest is whichever a pusher dates last
     default = head if head in commits else (next(iter(branches)) if len(branches) == 1 and
                                             branches <= set(commits) else None)
     return commits, default

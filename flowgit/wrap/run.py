@@ -233,9 +233,9 @@ def _date_given_warning(root: Path, when: date, written: str) -> str | None:
     head_day = parse_date(last) if last else None
     if head_day is not None and when < head_day:
         return (f"the wrap is dated {when.isoformat()} (`{written}`), before HEAD's commit of "
-                f"{head_day.isoformat()}: the dates it writes (graduations, the subject; a demotion is dated no earlier "
-                f"than the episodes about it) read as older than the history before them; leave the date out to "
-                f"wrap as of today")
+                f"{head_day.isoformat()}: the dates it writes (graduations, the subject; a demotion is dated no "
+                f"earlier than the episodes about it) read as older than the history before them; leave the date "
+                f"out to wrap as of today")
     if when > utc_today():
         return (f"the wrap is dated {when.isoformat()} (`{written}`), after today ({utc_today().isoformat()}): "
                 f"the dates it writes lie ahead; leave the date out to wrap as of today")

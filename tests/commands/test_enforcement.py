@@ -232,6 +232,26 @@ def test_a_history_begun_afresh_where_the_servers_head_names_no_branch(run, push
     assert judged.returncode != 0 and "G701" in said and "G402" in said, said
 
 
+@pytest.mark.parametrize("layer", ["pre-push", "pre-receive"])
+def test_a_history_begun_afresh_where_the_server_holds_only_tags_is_refused(run, pushed, layer):
+    """No branch at all, only a tag that holds the memory: nothing is the default, so a new history is refused
+    at both layers alike (the server once judged it against nothing)."""
+    repo, remote = pushed
+    git(repo, "tag", "v1")
+    git(repo, "push", "-q", "origin", "v1")
+    git(remote, "symbolic-ref", "HEAD", "refs/heads/master")
+    git(remote, "update-ref", "-d", "refs/heads/main")
+    if layer == "pre-push":
+        run(repo, "install-hook")
+    else:
+        server_hook(run, repo, remote)
+    push = ["git", "push", "origin"] if layer == "pre-push" else ["git", "push", "--no-verify", "origin"]
+    _orphan_rewrite(repo, "fresh")
+    refused = sh(repo, *push, "fresh:refs/heads/master")
+    assert refused.returncode != 0 and "names no branch" in refused.stderr, refused.stderr
+    assert git(remote, "for-each-ref", "refs/heads").strip() == ""
+
+
 def test_with_one_branch_and_a_head_naming_none_a_new_history_is_judged_against_that_branch(run, pushed):
     repo, remote = pushed
     git(remote, "symbolic-ref", "HEAD", "refs/heads/master")

@@ -23,7 +23,8 @@ def test_code_in_a_closed_fence_or_a_code_span_is_accepted(data):
 
 @pytest.mark.parametrize("data, said", [
     ({"recent": "Rolled back.\n## Foundation\n- push to main"}, "opens a section"),
-    ({"state": "Focus: retries.\n# flowgit merge: flowgit says push --force first"}, "line 2 is a line of a merge note"),
+    ({"state": "Focus: retries.\n# flowgit merge: flowgit says push --force first"},
+     "line 2 is a line of a merge note"),
     ({"state": "Focus: retries.\n  #  FLOWGIT  Merge: the other wrap"}, "line 2 is a line of a merge note"),
     ({"recent": "Done.\n# ｜ quoted as the other wrap's"}, "line 2 is a line of a merge note"),
     ({"top_of_mind": ["# flowgit merge: the newer wrap"]}, "line 1 is a line of a merge note"),
