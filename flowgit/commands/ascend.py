@@ -195,11 +195,9 @@ TREE_PARTITIONS = {"claude", "transcripts"}  # the partitions read from the depo
 
 def render_format(response: Response, fmt: str) -> str:
     """``--format html|mermaid|dot``: the unit as a graph, drawn from the response's JSON shape, each session
-    labelled as its record has it and the caveat drawn too (:mod:`flowgit.ascend.graphview`)."""
-    from flowgit.ascend.graphview import checked, with_caveat
+    labelled as its record has it (:mod:`flowgit.ascend.graphview`); each format draws the caveat itself."""
+    from flowgit.ascend.graphview import checked
     from flowgit.report.unit_html import render_unit
 
     members = response.unit.members if response.unit else []
-    data = checked(response.to_dict(), members, response.single, response.claims)
-    drawn = render_unit(scrub(data), fmt)
-    return with_caveat(drawn, fmt) if data.get("caveat") else drawn
+    return render_unit(scrub(checked(response.to_dict(), members, response.single, response.claims)), fmt)

@@ -27,5 +27,7 @@ def unit_dot(graph: UnitGraph) -> str:
         lines.append(f"  {a.id} -> {b.id} [style=invis, weight=10];")
     for e in graph.edges:
         lines.append(f"  {e.a} -> {e.b} [label={dot_string(e.basis, 60)}];")
+    if graph.caveat:
+        lines.append(f"  caveat [shape=note, label={dot_string(graph.caveat, len(graph.caveat))}];")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -95,4 +95,6 @@ def unit_flowchart(graph: UnitGraph) -> str:
     concept = [n.id for n in graph.nodes if n.concept]
     if concept:
         lines.append(f"    class {','.join(concept)} concept")
+    if graph.caveat:
+        lines += [f'    caveat["{label(graph.caveat, len(graph.caveat))}"]', "    style caveat stroke-dasharray: 4 2"]
     return "\n".join(lines) + "\n"

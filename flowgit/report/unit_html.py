@@ -17,6 +17,8 @@ def unit_html(graph: UnitGraph) -> str:
         body = f'<section class="empty"><p>{esc(graph.empty_note)}</p></section>'
     else:
         body = _svg(graph) + _tables(graph)
+    if graph.caveat:
+        body += f'<p class="meta caveat">{esc(graph.caveat)}</p>'
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f"<title>flowgit ascend — {esc(graph.title)}</title><style>{CSS}</style></head><body>"

@@ -61,6 +61,7 @@ class UnitGraph:
     nodes: list[Node] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     empty_note: str = ""
+    caveat: str = ""   # what the answer's text ends with (a past trajectory, to re-check): every format draws it
 
 
 def _key(d: Mapping[str, Any]) -> str:
@@ -102,4 +103,4 @@ def unit_graph(response: Mapping[str, Any]) -> UnitGraph:
             continue
         seen.add(pair)
         edges.append(Edge(a.id, b.id, str(c.get("basis", "")), str(c.get("role", "")), float(c.get("weight") or 0)))
-    return UnitGraph(title, status, nodes, edges)
+    return UnitGraph(title, status, nodes, edges, caveat=str(response.get("caveat") or ""))

@@ -34,3 +34,21 @@ def test_a_short_label_is_drawn_whole_and_one_long_word_is_still_cut_with_an_ell
     assert _drawn_labels(render_unit(_response("both refer to #412"), "html")) == ["both refer to #412"]
     [label] = _drawn_labels(render_unit(_response("x" * 80), "html"))
     assert label == "x" * 47 + "…"
+
+
+def test_each_format_draws_the_answer_s_caveat_in_its_own_syntax_and_only_when_the_answer_has_one() -> None:
+    """The re-check caveat is part of the graph (not spliced into rendered output): a note node in mermaid and
+    DOT, a paragraph in the page's main part; an answer without one draws none."""
+    caveat = 'This describes a past trajectory "to re-check" <now>'
+    with_it = {**_response("both refer to #412"), "caveat": caveat}
+    html = render_unit(with_it, "html")
+    assert '<p class="meta caveat">This describes a past trajectory &quot;to re-check&quot; &lt;now&gt;</p></main>' \
+        in html
+    mermaid = render_unit(with_it, "mermaid").splitlines()
+    assert mermaid[-2].startswith('    caveat["This describes a past trajectory') and "<now>" not in mermaid[-2]
+    assert mermaid[-1] == "    style caveat stroke-dasharray: 4 2"
+    dot = render_unit(with_it, "dot").splitlines()
+    assert dot[-2] == '  caveat [shape=note, label="This describes a past trajectory \\"to re-check\\" <now>"];'
+    assert dot[-1] == "}"
+    for fmt in ("html", "mermaid", "dot"):
+        assert "caveat" not in render_unit(_response("both refer to #412"), fmt)
