@@ -60,9 +60,11 @@ def other_commit(root: Path) -> str | None:
 
 
 # git commands that run the driver with no merge commit to follow: a cherry-pick or a revert replays one commit
-# into a non-merge commit; a stash applied (`git stash pop`, after `flowgit sync` asked for a stash) and a
-# `checkout -m`/`switch -m` carry working-tree edits over. A note is refused outside a merge (G304).
-NO_MERGE_COMMIT = frozenset({"cherry-pick", "revert", "stash", "checkout", "switch"})
+# into a non-merge commit, and so does `git am -3` a mailed patch (its commit stays where it was made); a stash
+# applied (`git stash pop`, after `flowgit sync` asked for a stash) and a `checkout -m`/`switch -m` carry
+# working-tree edits over. A note is refused outside a merge (G304). (`git rebase --apply` runs `git am
+# --rebasing`: a rebase, whose replayed commits leave their branch, so the other wrap's text is quoted.)
+NO_MERGE_COMMIT = frozenset({"cherry-pick", "revert", "am", "stash", "checkout", "switch"})
 
 
 def quotes_the_other_side(root: Path) -> bool:
@@ -71,8 +73,11 @@ def quotes_the_other_side(root: Path) -> bool:
     and there is no way back (a rebase's replayed commit is refused too, and `flowgit sync` merges instead).
     Any other merge, `git merge-tree` included, or a git this cannot tell, quotes it: nothing is lost. (A
     `checkout -m FILE` in a merge that stopped on a conflict redoes that merge: its commit follows.)"""
-    command = _running_git_command()
+    argv = _running_git_argv()
+    command = git_command_of(argv) if argv else None
     if command in ("checkout", "switch") and (git_dir(root) / "MERGE_HEAD").is_file():
+        return True
+    if command == "am" and "--rebasing" in (argv or []):
         return True
     return command not in NO_MERGE_COMMIT
 
@@ -159,13 +164,6 @@ def _one_revision(args: list[str]) -> tuple[str | None, int]:
     if len(revs) != 1 or ".." in revs[0] or revs[0].startswith("^"):
         return None, 1
     return revs[0], mainline
-
-
-def _running_git_command() -> str | None:
-    """The subcommand of the nearest git process this one runs under (`cherry-pick`), read from the process
-    table (Linux); None where it cannot be read."""
-    argv = _running_git_argv()
-    return git_command_of(argv) if argv else None
 
 
 def _running_git_argv() -> list[str] | None:

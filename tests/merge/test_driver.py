@@ -109,6 +109,33 @@ def test_a_cherry_picked_wrap_takes_the_newer_state_without_a_merge_note(team_re
     assert res.code == 0, res.out
 
 
+def test_a_mailed_wrap_applied_with_am_takes_its_own_state_without_a_merge_note(team_repo, tmp_path, run):
+    """`git am -3` merges a patch through the driver into a non-merge commit, as a cherry-pick does: no merge
+    note may stand there (G304), so the patch's State replaces HEAD's without quoting it and the audit is
+    clean. (`git rebase --apply` runs `git am --rebasing`: that is a rebase, and quotes as a rebase does.)"""
+    two_branches(team_repo, "both_replace_state")
+    git(team_repo, "format-patch", "-q", "-1", "other", "-o", str(tmp_path / "patches"))
+    proc = subprocess.run(["git", "am", "-3", *sorted(map(str, (tmp_path / "patches").iterdir()))], cwd=team_repo,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert "# flowgit merge:" not in text and "# | " not in text and "Focus: jitter." in text
+    assert "Focus: cache." not in text
+    res = run(team_repo, "audit", "--json")
+    assert res.code == 0, res.out
+
+
+def test_a_rebase_by_the_apply_backend_quotes_the_other_wrap_as_a_rebase_does(team_repo):
+    """`git rebase --apply` replays through `git am --rebasing`: the rebased wrap leaves its branch, so the other
+    wrap's State is quoted, not dropped (the pre-push audit then refuses the replay, G304, and sync merges)."""
+    two_branches(team_repo, "both_replace_state")
+    git(team_repo, "checkout", "-q", "other")
+    proc = subprocess.run(["git", "rebase", "--apply", "main"], cwd=team_repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = (team_repo / "CONTINUITY.md").read_text()
+    assert "# flowgit merge: another wrap" in text and "# | Focus: cache." in text
+
+
 QUEUE_1X = "! queue_depth: alert on queue depth before latency | 1x"
 Q1 = ep("alerting on queue depth caught the backlog before latency rose", "q1", tags=("queue",))
 Q2 = ep("the queue depth alert fired early again, before latency moved", "q2", "outcome", agent="agent-b",
