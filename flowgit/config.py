@@ -255,6 +255,33 @@ def _coerce(cls: type, raw: Any, where: str) -> Any:
     return cls(**values)
 
 
+def _aliases(raw: dict[str, Any], where: str) -> dict[str, tuple[str, ...]]:
+    """``[aliases]``: a canonical section name (any letter case) -> the other names it goes by. A key naming
+    no canonical section would be silently not in force (a misspelt `"Curent State"` aliases nothing the
+    rules know), so it is refused with the nearest names, as any other unknown setting is."""
+    from flowgit.continuity.sections import CANONICAL
+
+    canonical = {name.casefold(): name for name in CANONICAL}
+    out: dict[str, tuple[str, ...]] = {}
+    for key, value in raw.items():
+        if str(key).casefold() not in canonical:
+            raise _unknown_setting(str(key), list(CANONICAL), where,
+                                   None if _near(str(key), CANONICAL) else "an alias is given for one of the "
+                                   "canonical sections: " + ", ".join(f'"{n}"' for n in CANONICAL))
+        names = value if isinstance(value, list) else [value]
+        if not names or not all(isinstance(name, str) and name.strip() for name in names):
+            raise FlowgitError(f"the aliases of `{key}` must be section names as strings, got {value!r}",
+                               path=where, line=_line_of(where, str(key)), fix=f'e.g. "{key}" = ["Now", "Status"]')
+        out[str(key)] = tuple(names)
+    return out
+
+
+def _near(key: str, choices) -> bool:
+    from flowgit.suggest import close_matches
+
+    return bool(close_matches(key, list(choices)))
+
+
 def load_config(start: str | Path | None = None, *, continuity: str | None = None,
                 store: str | None = None) -> Config:
     """Resolve the configuration for the repository containing ``start``.
@@ -270,8 +297,7 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     if not isinstance(aliases_raw, dict):
         raise FlowgitError("`aliases` must be a table of canonical name -> list of names", path=where,
                            fix='e.g. [aliases] then "Current State" = ["Now", "Status"]')
-    aliases = {str(k): tuple(str(x) for x in (v if isinstance(v, list) else [v]))
-               for k, v in aliases_raw.items()}
+    aliases = _aliases(aliases_raw, where)
     rules = raw.get("rules", {})
     if not isinstance(rules, dict) or any(v not in ("error", "warning", "off") for v in rules.values()):
         raise FlowgitError("`rules` maps rule names to \"error\", \"warning\" or \"off\"", path=where,
@@ -279,6 +305,10 @@ def load_config(start: str | Path | None = None, *, continuity: str | None = Non
     if rules:
         _require_rule_names(rules, where)
     claude = raw.get("claude_dir")
+    if claude is not None and (not isinstance(claude, str) or not claude.strip()):
+        raise FlowgitError(f"`claude_dir` must be a folder's path as a string, got {claude!r}", path=where,
+                           line=_line_of(where, "claude_dir"),
+                           fix='e.g. claude_dir = "~/.claude" (or leave it out: the default is read)')
     cont_path = _typed_path(continuity) or contained(root, raw.get("continuity", DEFAULT_CONTINUITY), "continuity",
                                                      where)
     store_path = _typed_path(store) or contained(root, raw.get("store", DEFAULT_STORE), "store", where)

@@ -43,6 +43,11 @@ def test_pyproject_table_and_dotfile_precedence(repo):
     ("[budgets]\nstate_chars_max = -1\n", "must not be negative"),
     ('store = "CONTINUITY.md"\n', "are the same file"),
     ('continuity = "notes"\nstore = "notes/episodes.jsonl"\n', "one is inside the other"),
+    ("claude_dir = 5\n", "`claude_dir` must be a folder's path as a string, got 5"),
+    ('claude_dir = ["a"]\n', "`claude_dir` must be a folder's path as a string"),
+    ('[aliases]\n"Curent State" = ["Now"]\n', "unknown setting `Curent State`.*did you mean `Current State`"),
+    ('[aliases]\n"Scratch" = ["Now"]\n', "unknown setting `Scratch`.*canonical sections"),
+    ('[aliases]\n"Current State" = [1]\n', "aliases of `Current State` must be section names as strings"),
 ])
 def test_bad_configuration_is_named(repo, text, message):
     (repo / ".flowgit.toml").write_text(text)
@@ -202,3 +207,11 @@ def test_toml_nested_hundreds_deep_is_bad_input_in_the_tree_and_in_history(tmp_p
     git(repo, "commit", "-qm", "config gone", "--no-verify")
     audited = run(repo, "audit", "--json")
     assert audited.code in (0, 1) and "A402" in [f["code"] for f in json.loads(audited.out)["findings"]]
+
+
+def test_an_alias_key_in_another_letter_case_still_names_its_section(repo):
+    """`"current state"` names Current State (the table is read case-insensitively): it is in force."""
+    (repo / ".flowgit.toml").write_text('[aliases]\n"current state" = ["Now"]\n')
+    from flowgit.continuity.sections import alias_table
+
+    assert alias_table(load_config(repo).aliases)["now"] == "Current State"

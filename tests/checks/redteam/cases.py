@@ -180,6 +180,12 @@ def same_commit_budget_raised(lab):
 
 @case(V, "G801")
 def same_commit_alias_hides_proven(lab):
+    lab.write('[aliases]\n"Foundation" = ["Proven Knowledge"]\n', ".flowgit.toml")
+    return lab.commit()
+
+
+@case(V, "unknown setting `Scratch`")
+def same_commit_alias_for_no_section(lab):
     lab.write('[aliases]\n"Scratch" = ["Proven Knowledge"]\n', ".flowgit.toml")
     return lab.commit()
 
