@@ -28,25 +28,29 @@ def merge_lost_patterns(cfg: "Config", parents: "list[Side]", new: "Side", base:
                         ) -> Iterator[Finding]:
     """G707 for each pattern a parent added or changed since ``base`` (None: no shared history, so every
     pattern is that parent's) that the result no longer holds under any name."""
+    from flowgit.continuity.identity import name_key
+
     if new.continuity is None:
         return
     result = _patterns(cfg, new)
-    was = _patterns(cfg, base) if base is not None and base.continuity is not None else {}
+    held_as = _identities(cfg, new)
+    was = _identities(cfg, base) if base is not None and base.continuity is not None else {}
     seen: set[str] = set()
     for side in parents:
         if side.continuity is None:
             continue
         mine = _patterns(cfg, side)
         for event in diff_pattern_maps(mine, result):
-            if event.kind != ARCHIVED or event.name in seen:
-                continue
-            held, before = mine[event.name], was.get(event.name)
+            key = name_key(event.name)
+            if event.kind != ARCHIVED or key in seen or key in held_as:
+                continue  # (held under another spelling of its name: one pattern, the merge kept one wording)
+            held, before = mine[event.name], was.get(key)
             if before is not None and before.pattern.raw.strip() == held.pattern.raw.strip():
                 continue  # as the base had it: another branch archived it, and the merge takes that
-            seen.add(event.name)
+            seen.add(key)
             what = "added" if before is None else "changed"
             yield Finding("G707", "merge-keeps-patterns", "error", new.continuity_path, None,
-                          f"the merge drops `{event.name}`, which parent {str(side.commit or '')[:10]} {what} since "
+                          f"the merge drops `{event.name}`, which {_parent(side)} {what} since "
                           f"the branches parted ({held.pattern.level}x in {held.section}): a merge keeps both "
                           "sides' patterns",
                           "take the pattern's line back from that parent (the flowgit merge driver, which "
@@ -62,14 +66,15 @@ def merge_lowered_patterns(cfg: "Config", parents: "list[Side]", new: "Side", ba
     the merge, and the per-parent rules judge what it made of them."""
     if new.continuity is None or base is None or base.continuity is None:
         return
-    result, was = _patterns(cfg, new), _patterns(cfg, base)
-    holding = [(side, _patterns(cfg, side)) for side in parents if side.continuity is not None]
+    result, was = _identities(cfg, new), _identities(cfg, base)  # (by identity: `Breaker` is `breaker`)
+    holding = [(side, _identities(cfg, side)) for side in parents if side.continuity is not None]
     for side, mine in holding:
-        for name, held in mine.items():
-            now, before = result.get(name), was.get(name)
+        for key, held in mine.items():
+            name = held.pattern.name
+            now, before = result.get(key), was.get(key)
             if now is None or before is None or _raw(before) == _raw(held) or _raw(now) == _raw(held):
                 continue  # (gone: G707 above; new on the side; the side's own version kept)
-            if any(other is not side and _raw(theirs.get(name)) != _raw(before) for other, theirs in holding):
+            if any(other is not side and _raw(theirs.get(key)) != _raw(before) for other, theirs in holding):
                 continue  # another parent changed it too
             raised = _rank(held) > _rank(before)
             lost = [i for i in held.pattern.evidence if i not in before.pattern.evidence
@@ -78,12 +83,17 @@ def merge_lowered_patterns(cfg: "Config", parents: "list[Side]", new: "Side", ba
                 what = (f"back to {now.pattern.level}x" if raised and _rank(now) < _rank(held) else
                         f"without {', '.join(lost[:3])}")
                 yield Finding("G707", "merge-keeps-patterns", "error", new.continuity_path, now.lineno,
-                              f"the merge takes `{name}` {what}, undoing what parent {str(side.commit or '')[:10]} "
+                              f"the merge takes `{name}` {what}, undoing what {_parent(side)} "
                               f"recorded since the branches parted ({held.pattern.level}x in {held.section}, "
                               f"evidence {', '.join(held.pattern.evidence) or 'none'}): a merge keeps both sides' "
                               "patterns as each left them", "take the pattern's line from that parent (the flowgit "
                               "merge driver merges patterns by identity); lower it, if it should be, in a wrap of "
                               "its own after the merge")
+
+
+def _parent(side: "Side") -> str:
+    """"parent 1a2b3c4d5e", or "one side" where the side is no commit yet (the merge driver judging its files)."""
+    return f"parent {side.commit[:10]}" if side.commit else "one side"
 
 
 def _raw(at: "PatternAt | None") -> str | None:
@@ -95,6 +105,16 @@ def _rank(at: "PatternAt") -> int:
     from flowgit.continuity.sections import PROVEN
 
     return 3 if at.section == PROVEN else at.pattern.level
+
+
+def _identities(cfg: "Config", side: "Side") -> "Mapping[str, PatternAt]":
+    """The side's patterns by identity (:func:`~flowgit.continuity.identity.name_key`: NFKC, case folded), as
+    the merge driver and the gate's names rules know a pattern."""
+    from flowgit.checks.judge import _base_document
+    from flowgit.continuity.patterns import document_identity_map
+
+    doc, _ = _base_document(cfg, side.continuity or b"", side.continuity_path)
+    return document_identity_map(doc) if doc is not None else {}
 
 
 def _patterns(cfg: "Config", side: "Side") -> "Mapping[str, PatternAt]":

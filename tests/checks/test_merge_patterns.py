@@ -102,3 +102,24 @@ def test_where_both_branches_changed_the_pattern_the_merge_is_left_to_the_per_pa
     two changes meeting (judged by the per-parent rules), not a raise silently undone."""
     reworded = BASE.replace(ALPHA_1, ALPHA_1.replace("handled carefully", "handled with gloves"))
     assert "G707" not in codes([RAISED, reworded], reworded)
+
+
+ECHO_LOWER = "! p_echo: the echo widget must be handled carefully | 1x"
+ECHO_UPPER = "! P_Echo: the echo widget fails after three timeouts | 1x"
+
+
+def test_one_pattern_added_on_both_sides_in_two_letter_cases_is_one_pattern_kept_in_one_wording():
+    """`p_echo` on one branch and `P_Echo` on the other are one identity (NFKC, case folded): the driver keeps
+    the newer wording, and the merge holding it drops nothing (it was refused G707, with no way through but
+    an override, since keeping both lines is a duplicate name)."""
+    lower = BASE.replace(ALPHA_1, ALPHA_1 + "\n" + ECHO_LOWER)
+    upper = BASE.replace(ALPHA_1, ALPHA_1 + "\n" + ECHO_UPPER)
+    kept = upper.replace("Focus: the widget audit.", "Focus: the echo audit.")
+    assert "G707" not in codes([lower, upper], kept) and "G707" not in codes([upper, lower], kept)
+    assert "G707" in codes([lower, OTHER], OTHER)  # gone under every spelling: still lost
+
+
+def test_a_raise_undone_under_another_spelling_of_the_name_is_refused():
+    """One branch raised p_alpha; the merge keeps `P_ALPHA` back at 1x: the same pattern, its raise undone."""
+    recased = BASE.replace(ALPHA_1, ALPHA_1.replace("p_alpha", "P_ALPHA"))
+    assert "G707" in codes([RAISED, OTHER], recased.replace("Focus: the widget audit.", "Focus: the echo audit."))
