@@ -514,6 +514,8 @@ def _why_it_failed(root: Path, tgt: Target, mode: str, conflicted: str, said: st
         return SyncFailed(f"git could not start flowgit's merge driver while it ran `git {mode}`" + gone,
                           path=root, fix="run `flowgit init` in this clone again (it registers the driver with "
                                          "the flowgit that runs it; safe to repeat), then `flowgit sync`")
+    if not conflicted and any(GATE_REFUSED in ln for ln in lines):
+        return _refused_by_the_gate(root, tgt, lines)
     detail = "\n".join(ln for ln in lines if ln.startswith(("flowgit", "CONFLICT", "  ")))
     if conflicted or detail:
         return SyncFailed(f"integrating {tgt.remote} by {mode} conflicted in {conflicted or 'the tree'}; aborted, "
@@ -522,6 +524,29 @@ def _why_it_failed(root: Path, tgt: Target, mode: str, conflicted: str, said: st
                               "resolution that changes Foundation, Partnership or Cross-Domain is committed with "
                               "`FLOWGIT_OVERRIDE=\"why\"`), then `flowgit sync`")
     return SyncFailed(f"git {mode} failed" + gone, path=root, fix="act on git's message above, then `flowgit sync`")
+
+
+GATE_REFUSED = "— commit rejected"  # the banner `flowgit check` ends a refusal with (the pre-merge-commit hook)
+GIT_CHATTER = ("Not committing merge", "Auto-merging", "Automatic merge", "Merge made by", "hint:")
+
+
+def _refused_by_the_gate(root: Path, tgt: Target, lines: list[str]) -> SyncFailed:
+    """The merge went through the driver without a conflict and the gate's pre-merge-commit hook refused its
+    commit: said as that, with the hook's findings whole (a finding's own line included, not only its fix),
+    and the fix that fits a merge. A change the remote's commit made under its own override (a configuration
+    loosened there, G801) stands against our side in the merge: the merge needs an override of its own."""
+    import re
+
+    findings = [ln for ln in lines if ln.strip() and not ln.startswith(GIT_CHATTER)]
+    codes = list(dict.fromkeys(re.findall(r"\b(G\d{3}) error\b", "\n".join(findings))))
+    named = ", ".join(codes) or "<code>"
+    return SyncFailed(f"the gate refused the merge commit integrating {tgt.remote} (no conflict: the merge "
+                      f"itself breaks {'a rule' if len(codes) <= 1 else 'rules'} {named}); aborted, the branch is "
+                      "as it was\n" + "\n".join(findings), path=root,
+                      fix=f"where it is a change the remote's commit made under its own override (a configuration "
+                          f"loosened there), the merge needs one of its own: `FLOWGIT_OVERRIDE=\"{named}: why\" "
+                          "flowgit sync` (recorded on the merge commit); otherwise fix what the finding says, then "
+                          "`flowgit sync`")
 
 
 def _listed_after(lines: list[str], heading: str) -> list[str]:

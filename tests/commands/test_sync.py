@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -724,3 +725,30 @@ def test_wraps_a_plain_pull_rebased_are_undone_not_repaired_and_orig_head_surviv
     assert synced.code == 0, synced.err
     assert "(merge)" in synced.out and "(rebase)" not in synced.out  # what was done, not what git is set to do
     assert head(b) == git(remote, "rev-parse", "main").strip() and run(b, "audit").code == 0
+
+
+def test_a_merge_the_gate_refuses_is_said_as_the_gate_s_finding_with_the_merge_s_override_as_the_fix(
+        tmp_path, remote, run, monkeypatch):
+    """The remote raised a budget under its own override; b wrapped meanwhile. The merge has no conflict, but
+    the result loosens b's configuration (G801: a merge needs its own override). sync said "conflicted in the
+    tree", cut the finding's own line and said to fix conflicts; it now names the gate, the finding and the
+    override that lets the merge through, which then syncs."""
+    a, b = clone(tmp_path, remote, "a", run), clone(tmp_path, remote, "b", run)
+    (a / ".flowgit.toml").write_text("[budgets]\nstate_chars_max = 5000\n")
+    git(a, "add", ".flowgit.toml")
+    subprocess.run(["git", "commit", "-qm", "more room for State"], cwd=a, check=True, capture_output=True,
+                   env={**os.environ, "FLOWGIT_OVERRIDE": "G801: more room for State"})
+    assert run(a, "sync").code == 0
+    (b / "notes.txt").write_text("b's own work\n")
+    git(b, "add", "notes.txt")
+    commit(b, "b works")
+    before = head(b)
+    res = run(b, "sync", "--json")
+    assert res.code == 1 and head(b) == before, res.out
+    error = json.loads(res.out)["error"]
+    assert "the gate refused the merge commit" in error["message"] and "conflict" not in error["fix"]
+    assert "G801 error [config]" in error["message"] and "loosens budgets.state_chars_max" in error["message"]
+    assert 'FLOWGIT_OVERRIDE="G801: why" flowgit sync' in error["fix"]
+    monkeypatch.setenv("FLOWGIT_OVERRIDE", "G801: the team raised the budget")
+    assert run(b, "sync").code == 0
+    assert "Flow-Override: G801: the team raised the budget" in git(b, "log", "-1", "--format=%B")
