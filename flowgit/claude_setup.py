@@ -488,9 +488,7 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_e
         manifest["files"][rel] = _sha(want)
     report.warnings += unreachable(exe, explicit_exe)
     if report.warnings and not dry_run:  # hooks that cannot run would fail at every session start: write none
-        raise FlowgitError(report.warnings[0] + "; nothing was written", path="--exe",  # (what to change)
-                           fix="run it again with the full path, or with flowgit on the PATH the agent runs "
-                               "hooks with (`--dry-run` shows what would be written)")
+        raise refusal(report)
     report.advice += machine_path_in_shared_settings(exe, scope)
     before = _read(settings_path)
     settings = parse_settings(settings_path, before)
@@ -533,6 +531,14 @@ def setup(base: Path, scope: str, exe: str, *, dry_run: bool = False, explicit_e
         _sweep_temporaries(base)
         _write_all(base, new_dirs, {manifest_path: (json.dumps(manifest, indent=2) + "\n").encode(), **writes})
     return report
+
+
+def refusal(report: SetupReport) -> FlowgitError:
+    """Why the real run writes nothing (its first warning: hooks that could not run), as it refuses (exit 2);
+    a dry run reports the same error beside what it would have written."""
+    return FlowgitError(report.warnings[0] + "; nothing was written", path="--exe",  # (what to change)
+                        fix="run it again with the full path, or with flowgit on the PATH the agent runs "
+                            "hooks with (`--dry-run` shows what would be written)")
 
 
 def machine_path_in_shared_settings(exe: str, scope: str) -> list[str]:

@@ -224,8 +224,10 @@ def setup_claude(ctx: click.Context, user: bool, project: bool, dry_run: bool, r
     else:
         explicit = ctx.get_parameter_source("exe") is not click.core.ParameterSource.DEFAULT
         report = claude_setup.setup(base, scope, exe, dry_run=dry_run, explicit_exe=explicit)
-    emit(report, as_json, cmd.render)
-    if report.dry_run and report.warnings:  # the real run refuses (exit 2): the dry run says so the same way
+    refused = claude_setup.refusal(report) if report.dry_run and report.warnings else None
+    # the real run refuses (exit 2): the dry run says so the same way, under --json with the `error` object
+    emit({**report.to_dict(), **refused.to_dict()} if refused and as_json else report, as_json, cmd.render)
+    if refused:
         ctx.exit(2)
 
 

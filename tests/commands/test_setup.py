@@ -113,6 +113,9 @@ def test_setup_warns_when_the_hooks_could_not_find_flowgit(run, project, monkeyp
     refused = run(project, "setup", "claude", "--dry-run", "--json")
     assert refused.code == 2  # as the real run refuses, the dry run says it would
     lost = json.loads(refused.out)
+    real = run(project, "setup", "claude", "--json")  # what an agent checks: the `error` object, alike in both
+    assert real.code == 2 and lost["error"] == json.loads(real.out)["error"] and lost["changes"]
+    assert lost["error"]["option"] == "--exe" and "nothing was written" in lost["error"]["message"]
     human = run(project, "setup", "claude", "--dry-run")
     assert human.code == 2 and human.out.startswith("refused: the real run would write nothing: `flowgit` is not")
     assert lost["warnings"] == [f"`flowgit` is not on PATH, so the hooks written would not run: give its full "
