@@ -247,10 +247,14 @@ def show_archived(cfg: Config, name: str) -> dict:
                            + (f": it is live, at line {live}" if live else ""),
                            fix=("did you mean " + " or ".join(f"`{n}`" for n in near) + "?") if near
                            else "`flowgit log` lists every pattern's events")
+    from flowgit.wrap.message import archival_reason
+
     return {"name": name, "text": last.event.text, "commit": last.commit.sha, "date": last.commit.date,
-            "level": last.event.level, "section": last.event.section, "subject": last.commit.subject}
+            "level": last.event.level, "section": last.event.section, "subject": last.commit.subject,
+            "reason": archival_reason(last.commit.message, name)}
 
 
 def render_archived(data: dict) -> str:
+    reason = f"\nwhy: {data['reason']}" if data.get("reason") else ""
     return (f"{data['text']}\n(archived from {data['section']} by {data['commit'][:12]} on {data['date']}: "
-            f"{data['subject']})")
+            f"{data['subject']}){reason}")

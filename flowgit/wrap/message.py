@@ -51,6 +51,26 @@ def subject(events: list[PatternEvent], day: date, sections: dict[str, str] | No
     return f"Session wrap {short(day)} — {tail}"
 
 
+ARCHIVAL_REASON = "Archived {name} because: {reason}"  # a body line: `flowgit show-archived` reads it back
+
+
+def archival_reasons(plan, events: list[PatternEvent]) -> list[str]:
+    """A body line for each archival the plan gave a reason for and the wrap made: the reason is the one thing
+    about an archival that its line (kept by git) does not say. (Plan text is one line: see freetext.)"""
+    from flowgit.continuity.identity import name_key
+
+    made = {name_key(e.name): e.name for e in events if e.kind == ARCHIVED}  # (named as the file spelled it)
+    return [ARCHIVAL_REASON.format(name=made[name_key(op.name)], reason=" ".join(op.reason.split()))
+            for op in (plan.patterns if plan else [])
+            if op.op == "archive" and op.reason.strip() and name_key(op.name) in made]
+
+
+def archival_reason(message: str, name: str) -> str | None:
+    """The reason a wrap's message gives for archiving ``name`` (:func:`archival_reasons`), or None."""
+    head = ARCHIVAL_REASON.format(name=name, reason="")
+    return next((line[len(head):].strip() for line in message.splitlines() if line.startswith(head)), None)
+
+
 def _names(names: list[str]) -> str:
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 

@@ -47,7 +47,7 @@ from flowgit.wrap.cleanup import Stale, archive, blame_dates, find_stale
 from flowgit.wrap.judgement import (EPISODE_REF_RE, action_date_warnings, fired, independent_contradiction,
                                     no_new_evidence, post_demotion, proven_touched, relaxed_rules, section_warnings,
                                     typo_renames, unfired_raises)
-from flowgit.wrap.message import message
+from flowgit.wrap.message import archival_reasons, message
 from flowgit.wrap.plan import Plan
 from flowgit.journal import WRAP_COMMIT_VARIABLE
 from flowgit.lock import refuse_if_wrap_pending
@@ -641,8 +641,8 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
                                     "first), or drop the promotion from the plan")
     episode_ids = list(dict.fromkeys([*appended, *(e.id for e in new_eps)]))
     summary = _summary(inputs.head_doc, final, events)
-    msg = message(events, inputs.day, inputs.session, episode_ids,
-                  body=[r.sentence(where=False) for r in outcome.refused] or None, override=override_reason(),
+    body = [r.sentence(where=False) for r in outcome.refused] + archival_reasons(plan, events)
+    msg = message(events, inputs.day, inputs.session, episode_ids, body=body or None, override=override_reason(),
                   sections=summary["sections_changed"])
     own = sum(1 for i in episode_ids if same_source(episodes[i].session, inputs.session))  # this commit's only
     warnings = joined + unfired + section_warnings(inputs.head_doc, final,

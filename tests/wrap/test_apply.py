@@ -211,3 +211,22 @@ def test_a_refusal_gives_the_fixes_of_its_known_codes_cause_first_and_says_where
     refusal = Refusal("p", "increment", 1, ("r",), ("G103",), where="plan.json: patterns[1]")
     assert refusal.sentence().startswith("plan.json: patterns[1]: `p` stays at 1x")
     assert refusal.sentence(where=False).startswith("`p` stays at 1x")
+
+
+def test_an_archival_s_reason_is_kept_in_the_commit_message_and_shown_by_show_archived(run, wrap_repo):
+    """The plan's `archive` takes a `reason` (the schema lists it); it was written nowhere. It is now a body line
+    of the wrap's message, named as the file spells the pattern, which `show-archived` reads back; the trailers
+    stay as they were, and the audit is clean."""
+    res = wrap(run, wrap_repo, {"session": "sess-c", "patterns": [
+        {"op": "archive", "name": "Cache_First", "reason": "balances are read live since the ledger moved"}]})
+    assert res.code == 0, (res.out, res.err)
+    message = git(wrap_repo, "log", "-1", "--format=%B")
+    assert "\nArchived cache_first because: balances are read live since the ledger moved\n" in message
+    assert git(wrap_repo, "log", "-1", "--format=%(trailers:key=Archived,valueonly)").strip() == "cache_first"
+    shown = run(wrap_repo, "show-archived", "cache_first", "--json")
+    assert json.loads(shown.out)["reason"] == "balances are read live since the ledger moved"
+    assert "why: balances are read live since the ledger moved" in run(wrap_repo, "show-archived", "cache_first").out
+    assert run(wrap_repo, "audit").code == 0
+    plain = wrap(run, wrap_repo, {"session": "sess-d", "patterns": [{"op": "archive", "name": "retry_budget"}]})
+    assert plain.code == 0 and "because:" not in git(wrap_repo, "log", "-1", "--format=%B")
+    assert json.loads(run(wrap_repo, "show-archived", "retry_budget", "--json").out)["reason"] is None
