@@ -203,8 +203,12 @@ def _timeline(report: Report, palette: Palette) -> str:
              for start in range(0, len(articles), LANES_PER_PAGE)]
     if not lanes:
         asked = (" matching " + ", ".join(report.patterns_filter)) if report.patterns_filter else ""
+        hint = ("<code>flowgit log</code> lists every pattern's name." if asked else
+                "A pattern enters by a wrap: record what happened with <code>flowgit episode add</code>, then "
+                "<code>flowgit wrap</code> (a plan's <code>add</code>, or the file edited by hand); each wrap "
+                "becomes a point here.")
         pages.append(f'<p class="empty" id="no-lanes">No pattern event{esc(asked)} in these '
-                     f"{report.commits:,} commit(s). <code>flowgit log</code> lists every pattern's name.</p>")
+                     f"{report.commits:,} commit(s). {hint}</p>")
     rest = len(report.lanes) - len(lanes)
     note = (f'<p class="muted" id="lanes-aggregated">{rest:,} more pattern(s), the least recently active '
             f"(mostly archived), are summarised in the table view only; narrow the page with --pattern or "
@@ -212,7 +216,9 @@ def _timeline(report: Report, palette: Palette) -> str:
     return (f'<section id="timeline"><h2>Pattern timelines</h2><p class="muted">One lane per pattern: its level '
             f"(1x, 2x, 3x/Proven) from its first appearance to its archival or to the last of the "
             f"{report.commits:,} commit(s), each step linked to its commit in the table below; a pattern "
-            f"already in the file where the range opens enters at the level it held there.</p>{_legend()}{_session_legend(report, palette)}<div class=\"paged lanes\">{''.join(pages)}</div>"
+            f"already in the file where the range opens enters at the level it held there. Each lane spans "
+            f"its own life, left edge to right, so a short life stays readable: lanes do not share a time "
+            f"axis (compare dates in each lane's head, or the size chart's axis).</p>{_legend()}{_session_legend(report, palette)}<div class=\"paged lanes\">{''.join(pages)}</div>"
             f"{note}</section>")
 
 

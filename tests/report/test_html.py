@@ -13,6 +13,7 @@ from flowgit.report.build import build_report
 from flowgit.report.html import LANE_LIMIT, render_html, script_safe
 from flowgit.report.model import EpisodeInfo, Lane, Report, SizePoint, Step
 from flowgit.report.sizes import Size
+from tests.conftest import git
 from tests.report.conftest import HOSTILE
 
 
@@ -163,3 +164,15 @@ def test_a_long_name_is_shown_cut_and_lanes_stop_at_the_page_budget() -> None:
     assert len(page.encode()) < 5_000_000
     drawn = page.count('<article class="lane')
     assert 0 < drawn < 500 and f"{500 - drawn:,} more pattern(s)" in page
+
+
+def test_a_memory_with_no_pattern_yet_says_how_the_first_one_enters(run, tmp_path: Path) -> None:
+    """Just after `flowgit init --commit` one commit holds the skeleton and no pattern: the page said only that
+    `flowgit log` lists names (there are none); it says how a pattern enters, and each lane spans its own life."""
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q")
+    assert run(root, "init", "--commit", "--no-hooks").code == 0
+    page = render_html(build_report(load_config(root)))
+    assert 'id="no-lanes"' in page and "flowgit episode add" in page and "<code>flowgit wrap</code>" in page
+    assert "lanes do not share a time axis" in page
