@@ -106,11 +106,11 @@ def run_candidates(cfg: Config, session: str | None, day: str | None) -> Candida
 
 
 def _counted_evidence(entry: dict) -> str:
-    """How the evidence a candidate cites counts: episodes of one session and agent count once, so four ids
+    """How the evidence suggested for a candidate counts: episodes of one session and agent count once, so four ids
     may be three independent episodes (said, or the list reads as miscounted)."""
     cited, independent = len(entry["evidence"]), entry["independent"]
     counted = f"{independent} independent episodes from {entry['sources']} sources"
-    return counted if cited == independent else f"{cited} episodes cited, {counted}"
+    return counted if cited == independent else f"{cited} episodes suggested, {counted}"
 
 
 def render_candidates(c: Candidates) -> str:

@@ -71,3 +71,13 @@ def test_wrap_push_whose_sync_fails_says_the_wrap_is_committed(tmp_path, remote,
     assert res.code == 1, (res.out, res.err)
     assert f"the wrap is committed ({head(a)[:12]}) and stands; the sync failed" in res.out
     assert git(a, "log", "-1", "--format=%s").startswith("Session wrap")
+
+
+def test_a_candidate_s_evidence_is_said_as_suggested_and_counted_by_independence():
+    """The ids listed for a 2x ready to graduate are the ones flowgit suggests citing; the file cites fewer. It
+    read "4 episodes cited", which the file contradicted."""
+    from flowgit.commands.wrap import _counted_evidence
+
+    entry = {"evidence": ["ep-1", "ep-2", "ep-3", "ep-4"], "independent": 3, "sources": 2}
+    assert _counted_evidence(entry) == "4 episodes suggested, 3 independent episodes from 2 sources"
+    assert _counted_evidence({**entry, "independent": 4}) == "4 independent episodes from 2 sources"
