@@ -218,7 +218,8 @@ def _timeline(report: Report, palette: Palette) -> str:
             f"{report.commits:,} commit(s), each step linked to its commit in the table below; a pattern "
             f"already in the file where the range opens enters at the level it held there. Each lane spans "
             f"its own life, left edge to right, so a short life stays readable: lanes do not share a time "
-            f"axis (compare dates in each lane's head, or the size chart's axis).</p>{_legend()}{_session_legend(report, palette)}<div class=\"paged lanes\">{''.join(pages)}</div>"
+            f"axis (compare dates in each lane's head, or the size chart's axis).</p>"
+            f"{_legend()}{_session_legend(report, palette)}<div class=\"paged lanes\">{''.join(pages)}</div>"
             f"{note}</section>")
 
 
