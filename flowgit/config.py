@@ -265,21 +265,13 @@ def _aliases(raw: dict[str, Any], where: str) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for key, value in raw.items():
         if str(key).casefold() not in canonical:
-            raise _unknown_setting(str(key), list(CANONICAL), where,
-                                   None if _near(str(key), CANONICAL) else "an alias is given for one of the "
-                                   "canonical sections: " + ", ".join(f'"{n}"' for n in CANONICAL))
+            raise _unknown_setting(str(key), list(CANONICAL), where)  # (the nearest, or every section named)
         names = value if isinstance(value, list) else [value]
         if not names or not all(isinstance(name, str) and name.strip() for name in names):
             raise FlowgitError(f"the aliases of `{key}` must be section names as strings, got {value!r}",
                                path=where, line=_line_of(where, str(key)), fix=f'e.g. "{key}" = ["Now", "Status"]')
         out[str(key)] = tuple(names)
     return out
-
-
-def _near(key: str, choices) -> bool:
-    from flowgit.suggest import close_matches
-
-    return bool(close_matches(key, list(choices)))
 
 
 def load_config(start: str | Path | None = None, *, continuity: str | None = None,

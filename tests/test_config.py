@@ -46,7 +46,7 @@ def test_pyproject_table_and_dotfile_precedence(repo):
     ("claude_dir = 5\n", "`claude_dir` must be a folder's path as a string, got 5"),
     ('claude_dir = ["a"]\n', "`claude_dir` must be a folder's path as a string"),
     ('[aliases]\n"Curent State" = ["Now"]\n', "unknown setting `Curent State`.*did you mean `Current State`"),
-    ('[aliases]\n"Scratch" = ["Now"]\n', "unknown setting `Scratch`.*canonical sections"),
+    ('[aliases]\n"Scratch" = ["Now"]\n', "unknown setting `Scratch`.*one of: Current State, Top of Mind"),
     ('[aliases]\n"Current State" = [1]\n', "aliases of `Current State` must be section names as strings"),
 ])
 def test_bad_configuration_is_named(repo, text, message):

@@ -32,14 +32,14 @@ def merge_lost_patterns(cfg: "Config", parents: "list[Side]", new: "Side", base:
 
     if new.continuity is None:
         return
-    result = _patterns(cfg, new)
-    held_as = _identities(cfg, new)
-    was = _identities(cfg, base) if base is not None and base.continuity is not None else {}
+    result_doc = _document(cfg, new)
+    result, held_as = _by_name(result_doc), _by_identity(result_doc)
+    was = _by_identity(_document(cfg, base)) if base is not None and base.continuity is not None else {}
     seen: set[str] = set()
     for side in parents:
         if side.continuity is None:
             continue
-        mine = _patterns(cfg, side)
+        mine = _by_name(_document(cfg, side))
         for event in diff_pattern_maps(mine, result):
             key = name_key(event.name)
             if event.kind != ARCHIVED or key in seen or key in held_as:
@@ -66,8 +66,9 @@ def merge_lowered_patterns(cfg: "Config", parents: "list[Side]", new: "Side", ba
     the merge, and the per-parent rules judge what it made of them."""
     if new.continuity is None or base is None or base.continuity is None:
         return
-    result, was = _identities(cfg, new), _identities(cfg, base)  # (by identity: `Breaker` is `breaker`)
-    holding = [(side, _identities(cfg, side)) for side in parents if side.continuity is not None]
+    result = _by_identity(_document(cfg, new))  # (by identity: `Breaker` is `breaker`)
+    was = _by_identity(_document(cfg, base))
+    holding = [(side, _by_identity(_document(cfg, side))) for side in parents if side.continuity is not None]
     for side, mine in holding:
         for key, held in mine.items():
             name = held.pattern.name
@@ -107,19 +108,22 @@ def _rank(at: "PatternAt") -> int:
     return 3 if at.section == PROVEN else at.pattern.level
 
 
-def _identities(cfg: "Config", side: "Side") -> "Mapping[str, PatternAt]":
-    """The side's patterns by identity (:func:`~flowgit.continuity.identity.name_key`: NFKC, case folded), as
-    the merge driver and the gate's names rules know a pattern."""
+def _document(cfg: "Config", side: "Side"):
+    """The side's continuity file as the gate reads a base (None where it cannot be read)."""
     from flowgit.checks.judge import _base_document
-    from flowgit.continuity.patterns import document_identity_map
 
-    doc, _ = _base_document(cfg, side.continuity or b"", side.continuity_path)
-    return document_identity_map(doc) if doc is not None else {}
+    return _base_document(cfg, side.continuity or b"", side.continuity_path)[0]
 
 
-def _patterns(cfg: "Config", side: "Side") -> "Mapping[str, PatternAt]":
-    from flowgit.checks.judge import _base_document
+def _by_name(doc) -> "Mapping[str, PatternAt]":
     from flowgit.continuity.patterns import pattern_map
 
-    doc, _ = _base_document(cfg, side.continuity or b"", side.continuity_path)
     return pattern_map(doc) if doc is not None else {}
+
+
+def _by_identity(doc) -> "Mapping[str, PatternAt]":
+    """Patterns by identity (:func:`~flowgit.continuity.identity.name_key`: NFKC, case folded), as the merge
+    driver and the gate's names rules know a pattern."""
+    from flowgit.continuity.patterns import document_identity_map
+
+    return document_identity_map(doc) if doc is not None else {}

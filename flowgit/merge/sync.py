@@ -535,8 +535,6 @@ def _refused_by_the_gate(root: Path, tgt: Target, lines: list[str]) -> SyncFaile
     commit: said as that, with the hook's findings whole (a finding's own line included, not only its fix),
     and the fix that fits a merge. A change the remote's commit made under its own override (a configuration
     loosened there, G801) stands against our side in the merge: the merge needs an override of its own."""
-    import re
-
     findings = [ln for ln in lines if ln.strip() and not ln.startswith(GIT_CHATTER)]
     codes = list(dict.fromkeys(re.findall(r"\b(G\d{3}) error\b", "\n".join(findings))))
     named = ", ".join(codes) or "<code>"

@@ -193,6 +193,16 @@ def test_a_branch_deleted_then_pushed_again_as_an_orphan_is_judged_against_the_d
     assert git(remote, "for-each-ref", "refs/heads/release").strip() == ""
 
 
+def _judged_push(run, repo: Path, remote: Path, layer: str) -> list[str]:
+    """The push command whose update ``layer`` judges: the local pre-push hook installed, or the server's
+    pre-receive (pushed with --no-verify, so the server alone judges)."""
+    if layer == "pre-push":
+        run(repo, "install-hook")
+        return ["git", "push", "origin"]
+    server_hook(run, repo, remote)
+    return ["git", "push", "--no-verify", "origin"]
+
+
 def _decoy_branch(repo: Path) -> None:
     """An orphan with no memory on ``pages``, dated years ahead (main stays checked out)."""
     git(repo, "checkout", "-q", "--orphan", "pages")
@@ -213,11 +223,7 @@ def test_a_history_begun_afresh_where_the_servers_head_names_no_branch(run, push
     the push is refused with the way to name it, and once named the push is judged against it."""
     repo, remote = pushed
     git(remote, "symbolic-ref", "HEAD", "refs/heads/master")
-    if layer == "pre-push":
-        run(repo, "install-hook")
-    else:
-        server_hook(run, repo, remote)
-    push = ["git", "push", "origin"] if layer == "pre-push" else ["git", "push", "--no-verify", "origin"]
+    push = _judged_push(run, repo, remote, layer)
     _decoy_branch(repo)
     one = sh(repo, *push, "pages")
     assert one.returncode == 0, one.stderr  # (main the only branch: judged against it, and holds no memory)
@@ -241,11 +247,7 @@ def test_a_history_begun_afresh_where_the_server_holds_only_tags_is_refused(run,
     git(repo, "push", "-q", "origin", "v1")
     git(remote, "symbolic-ref", "HEAD", "refs/heads/master")
     git(remote, "update-ref", "-d", "refs/heads/main")
-    if layer == "pre-push":
-        run(repo, "install-hook")
-    else:
-        server_hook(run, repo, remote)
-    push = ["git", "push", "origin"] if layer == "pre-push" else ["git", "push", "--no-verify", "origin"]
+    push = _judged_push(run, repo, remote, layer)
     _orphan_rewrite(repo, "fresh")
     refused = sh(repo, *push, "fresh:refs/heads/master")
     assert refused.returncode != 0 and "names no branch" in refused.stderr, refused.stderr
