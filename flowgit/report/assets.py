@@ -47,6 +47,7 @@ svg{max-width:100%;height:auto;overflow:visible}
 .ev.missing{stroke:var(--bad);stroke-dasharray:2 1.5}
 .series{fill:none;stroke:var(--dev);stroke-width:1.6}
 .series-point{fill:var(--dev)}
+.baseline{stroke:var(--line);stroke-width:1}
 .budget{stroke-width:1}.budget.target{stroke:var(--warn);stroke-dasharray:5 4}.budget.hard{stroke:var(--bad)}
 .budget-label.target{fill:var(--warn)}.budget-label.hard{fill:var(--bad)}
 .over{fill:var(--bad)}
@@ -65,7 +66,7 @@ button{font:inherit;padding:2px 10px;border:1px solid var(--line);border-radius:
 table{border-collapse:collapse;width:100%;font-size:12px;margin:6px 0 16px}
 th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}
 th{background:var(--panel);position:sticky;top:0}
-td code{font-size:11px;overflow-wrap:anywhere}
+td code{font-size:11px;overflow-wrap:break-word}
 tr.flagged td{background:#fff1f0}
 tr.target td{outline:2px solid #0969da}
 .findings li{margin:4px 0}.findings li.override{font-weight:600}

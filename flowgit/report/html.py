@@ -10,6 +10,7 @@ repository is escaped; the data the script reads travels as JSON with ``<``,
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterable
 
 from flowgit.report.assets import CSS, JS
@@ -34,6 +35,18 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'
 def _named(name: str) -> str:
     """A pattern's name as the page shows it: escaped, and cut (the grammar allows any length; --json has it all)."""
     return esc(shown(name, NAME_SHOWN))
+
+
+SEPARATED = re.compile(r"[^_\-./:]*[_\-./:]?")  # a name's pieces, each ending at a separator
+RUN = 24  # characters of a piece without a separator shown before a break is allowed inside it
+
+
+def _named_cell(name: str) -> str:
+    """:func:`_named` for a table cell: it wraps only after ``_ - . / :`` (or inside a run of 24 characters
+    without one), never mid-word, so ``retry_budget`` breaks as ``retry_`` / ``budget`` in a narrow column."""
+    parts = (piece[at:at + RUN] for piece in SEPARATED.findall(shown(name, NAME_SHOWN)) if piece
+             for at in range(0, len(piece), RUN))
+    return "<wbr>".join(esc(part) for part in parts)
 
 
 def palette_of(report: Report) -> Palette:
@@ -294,7 +307,7 @@ def _tables(report: Report) -> str:
     for ln in report.lanes[:PATTERN_ROWS_LIMIT]:
         codes = ", ".join(sorted({c for s in ln.steps for c in s.findings}))
         rows.append(f'<tr data-pattern="{_named(ln.name)}"{" class=flagged" if codes else ""}>'
-                    f"<td><code>{_named(ln.name)}</code></td><td>{esc(shown_claim(ln.text))}</td>"
+                    f"<td><code>{_named_cell(ln.name)}</code></td><td>{esc(shown_claim(ln.text))}</td>"
                     f"<td>{esc(ln.status)}</td><td>{ln.level}x</td>"
                     f"<td>{esc(_first_seen(ln))}</td><td>{esc(ln.steps[-1].date)}</td><td>{len(ln.steps)}</td>"
                     f"<td>{esc(_listed(list(ln.evidence)))}</td><td>{len(ln.sessions)}</td><td>{len(ln.agents)}</td>"
@@ -342,7 +355,7 @@ def _event_row(step: Step, lane: Lane, anchor: str) -> str:
     flag = " class=flagged" if step.findings else ""
     where = "Proven" if step.section.lower().startswith("proven") else step.section
     return (f"<tr{anchor}{flag} data-pattern=\"{_named(lane.name)}\">"
-            f"<td>{esc(step.date)}</td><td><code>{esc(step.commit[:10])}</code></td><td>{_named(step.name)}</td>"
+            f"<td>{esc(step.date)}</td><td><code>{esc(step.commit[:10])}</code></td><td>{_named_cell(step.name)}</td>"
             f"<td>{esc(step.kind)}{_note_cell(step)}{_said(step)}</td>"
             f"<td>{step.level}x</td><td>{esc(where)}</td><td>{esc(_evidence_cell(step))}</td>"
             f"<td>{esc(shown(step.session, NAME_SHOWN))}</td><td>{esc(shown(step.author, NAME_SHOWN))}</td>"

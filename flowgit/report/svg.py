@@ -184,6 +184,8 @@ def size_chart(points: Sequence[SizePoint], measure: str, label: str, unit: str,
            f'height="{height}" role="img" aria-label="{esc(label)} per wrap">']
     out.append(f'<text class="axis" x="4" y="11">{esc(label)} ({esc(unit)}), peak {highest:,}'
                + (f" — well under its {' and '.join(far)}" if far else "") + "</text>")
+    out.append(f'<line class="baseline" x1="0" x2="{WIDTH}" y1="{y(0)}" y2="{y(0)}"/>'  # what the heights
+               f'<text class="axis" x="{WIDTH - 4}" y="{y(0) - 3}" text-anchor="end">0</text>')  # are measured from
     for value, cls, name in near:
         if value:
             out.append(f'<line class="budget {cls}" x1="0" x2="{WIDTH}" y1="{y(value)}" y2="{y(value)}"/>'

@@ -176,3 +176,14 @@ def test_a_memory_with_no_pattern_yet_says_how_the_first_one_enters(run, tmp_pat
     page = render_html(build_report(load_config(root)))
     assert 'id="no-lanes"' in page and "flowgit episode add" in page and "<code>flowgit wrap</code>" in page
     assert "lanes do not share a time axis" in page
+
+
+def test_a_name_in_a_table_wraps_after_its_separators_never_mid_word() -> None:
+    report = synthetic(2, 4)
+    report.lanes[0].name = "retry_budget.v2"
+    report.lanes[1].name = "x" * 60
+    page = render_html(report)
+    assert "<code>retry_<wbr>budget.<wbr>v2</code>" in page  # the patterns table: a break after each separator
+    assert f"<code>{'x' * 24}<wbr>{'x' * 24}<wbr>{'x' * 12}</code>" in page  # a run with none: in long pieces
+    assert 'data-pattern="retry_budget.v2"' in page  # attributes and lanes keep the name whole
+    assert "overflow-wrap:anywhere" not in page.split("td code{", 1)[1].split("}", 1)[0]

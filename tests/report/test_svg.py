@@ -17,3 +17,13 @@ def test_a_single_version_draws_a_point_not_an_empty_line() -> None:
     two = size_chart([point, SizePoint("b" * 40, 1, "2026-11-02", Size(1500, 41, 200, 3))], "chars", "the file",
                      "characters", 117_000, 140_000, 2)
     assert "series-point" not in two and '<polyline class="series"' in two
+
+
+def test_a_chart_far_under_its_budgets_draws_the_zero_its_heights_are_measured_from() -> None:
+    """With no budget line within reach the series sits near the top: the zero line says where the floor is."""
+    points = [SizePoint(f"{n:040x}", n, "2026-11-01", Size(1400 + n, 40, 200, 3)) for n in range(3)]
+    chart = size_chart(points, "chars", "the file", "characters", 117_000, 140_000, 3)
+    assert "budget target" not in chart and "well under its target 117,000" in chart
+    zero = re.search(r'<line class="baseline" x1="0" x2="\d+" y1="([\d.]+)"', chart)
+    heights = [float(y) for y in re.findall(r"[\d.]+,([\d.]+)", re.search(r'points="([^"]+)"', chart)[1])]
+    assert zero and all(h < float(zero[1]) for h in heights)  # every point above the floor, none below
