@@ -78,7 +78,7 @@ border:1px solid var(--line);border-radius:8px;box-shadow:0 4px 16px rgba(0,0,0,
 input[type=search]{font:inherit;padding:3px 8px;width:320px}
 @media print{nav,.pager,#detail,.search,button{display:none!important}main{max-width:none}
 .page[hidden]{display:block!important}
-th{position:static}.lane,tr{break-inside:avoid}a{color:inherit;text-decoration:none}}
+th{position:static}.lane,tr,svg,.card{break-inside:avoid}h2,h3{break-after:avoid}a{color:inherit;text-decoration:none}}
 """
 
 JS = r"""
