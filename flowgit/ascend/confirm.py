@@ -59,9 +59,17 @@ RECORD_LIMIT = 32 << 20   # a transcript read for confirmation: bounded like eve
 TURN_LIMIT = 4 << 20      # one line of it: longer is a paste or a tool's output, passed over unread
 
 
-@lru_cache(maxsize=256)
 def read_transcript(path: str, root: str | None = None, sid: str | None = None) -> tuple[Turn, ...] | None:
-    """The person's and assistant's text turns of session ``sid``'s transcript; None when it is missing or refused.
+    """The person's and assistant's text turns of session ``sid``'s transcript; None when it is missing or refused
+    (:func:`read_record` also says why it was refused)."""
+    return read_record(path, root, sid)[0]
+
+
+@lru_cache(maxsize=256)
+def read_record(path: str, root: str | None = None,
+                sid: str | None = None) -> tuple[tuple[Turn, ...] | None, tuple[str, ...]]:
+    """(turns, refusals): the person's and assistant's text turns of session ``sid``'s transcript (None when it
+    is missing or refused), and the scope notes of a refusal (a FIFO, a link leading out of the tree).
 
     Streamed line by line, at most :data:`RECORD_LIMIT` bytes; inside ``root``
     (the deposit tree) only regular files are read and links must stay inside.
@@ -74,9 +82,10 @@ def read_transcript(path: str, root: str | None = None, sid: str | None = None) 
     """
     from flowgit.ascend.safeio import Tree, bounded_lines
 
-    fh = Tree(root or os.path.dirname(path)).open(path)
+    tree = Tree(root or os.path.dirname(path))
+    fh = tree.open(path)
     if fh is None:
-        return None
+        return None, tuple(tree.refused)
     turns: list[Turn] = []
     read = 0
     with fh:
@@ -93,7 +102,7 @@ def read_transcript(path: str, root: str | None = None, sid: str | None = None) 
             turn = _turn(obj, sid) if isinstance(obj, dict) else None
             if turn is not None:
                 turns.append(turn)
-    return tuple(turns)
+    return tuple(turns), ()
 
 
 def _turn(obj: dict, sid: str | None) -> Turn | None:

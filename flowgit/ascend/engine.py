@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 from flowgit.ascend.assemble import (ROLES_OF, Scope, Traversal, _internal_edges, fold_subsets, in_time_order,
                                      lone_coiner, named_terms, traverse)
-from flowgit.ascend.confirm import Confirmer, Turn, claims_for, dirs_of, read_transcript
+from flowgit.ascend.confirm import Confirmer, Turn, claims_for, dirs_of, read_record
 from flowgit.ascend.graph import DepositIndex
 from flowgit.output import counted
 from flowgit.ascend.model import (AGENT_PARTITIONS, CHAIN, CLUSTER, CONCEPT, UNIT_TYPES, Claim, Deposit, Unit, instant,
@@ -30,8 +30,8 @@ from flowgit.ascend.partitions import PARTITIONS, ScopeNotes
 from flowgit.ascend.transcripts import Focus
 from flowgit.ascend.render import (CAVEAT, find_claim, not_visible, present, record_date, scope_lines, shown,
                                    ways_back, when)
-from flowgit.ascend.trace import (SINGLE_DOMINANCE, RecallTrace, ambiguity, bind_terms, classify, extract,
-                                  is_single_session, rank_entries, split_references)
+from flowgit.ascend.trace import (SINGLE_DOMINANCE, RecallTrace, WORK_ITEMS, ambiguity, bind_terms, classify,
+                                  extract, is_single_session, joined, rank_entries, split_references)
 from flowgit.config import Config
 from flowgit.errors import FlowgitError
 
@@ -254,7 +254,11 @@ class Ascend:
         made, the session's episodes. What agents wrote down (a commit, an episode) is a note, never a turn
         of the person's."""
         if d.partition in AGENT_PARTITIONS:
-            return read_transcript(str(d.source), str(self.claude_dir), d.sid) if d.source else None
+            if not d.source:
+                return None
+            turns, refusals = read_record(str(d.source), str(self.claude_dir), d.sid)
+            self.notes.refused.extend(r for r in refusals if r not in self.notes.refused)  # said, never silent
+            return turns
         if d.partition == "git":
             return _wrap_record(d)
         if d.partition == "episodes":
@@ -313,11 +317,12 @@ class Ascend:
             state.unit_type = unit_type or classify(trace, self.index, default=CHAIN)   # outward from the entry
             if not trace.keywords:   # the hand-off alone: the entry's own words are the recall
                 trace.keywords = sorted(t for t in self.index.terms[entry.key] if self.index.idf(t) > 0)[:12]
-        elif unit_type is None and is_single_session(trace, ranked):
+        elif unit_type is None and is_single_session(trace, ranked, self.index):
             return self._single(state, ranked[0][1])
         else:
             trace.entry = [d.key for _, d in ranked[:3]]
-            state.unit_type = unit_type or classify(trace, self.index)
+            tied = bool(ranked) and joined(self.index, ranked[0][1], WORK_ITEMS)  # a line's member: its line
+            state.unit_type = unit_type or classify(trace, self.index, default=CHAIN if tied else CLUSTER)
             named = named_terms(self.index, trace) if state.unit_type == CONCEPT and unit_type is None else []
             lone = lone_coiner(self.index, named[0]) if named else None
             if lone is not None:   # a term one session coined and no other used: that session is the answer

@@ -344,3 +344,23 @@ def test_the_text_says_how_many_scope_notes_it_does_not_list(run, tmp_path):
     text = run(tmp_path, *recall, "--no-interactive").out
     assert [line for line in text.splitlines() if line.startswith("  left out:")][-1] == \
         "  left out: and 1 more (--json lists them under scope)"
+
+
+def test_a_member_whose_transcript_is_refused_is_left_out_with_a_scope_note(tmp_path):
+    """The index is read, the claims go unconfirmed, and the scope says why: a FIFO or a link out of the tree
+    behind a unit member's own record is a refusal like any other, never a silent "no record"."""
+    config = tmp_path / "claude"
+    write_story(config)
+    proc, _ = ascend_process(tmp_path, config, "that whole line of work on the retry budget")
+    members = [d["session_id"] for d in json.loads(proc.stdout)["unit"]["deposits"]]
+    fifo, linked = (config / "projects" / A / f"{sid}.jsonl" for sid in members[:2])
+    outside = tmp_path / "outside.jsonl"
+    linked.rename(outside)
+    linked.symlink_to(outside)
+    fifo.unlink()
+    os.mkfifo(fifo)
+    proc, took = ascend_process(tmp_path, config, "that whole line of work on the retry budget")
+    assert proc.returncode == 0 and took < BOUND, proc.stderr
+    refused = "\n".join(json.loads(proc.stdout)["scope"]["refused"])
+    assert f"{linked}: a link that leads outside the deposit tree" in refused
+    assert f"{fifo}: not a regular file" in refused
