@@ -24,7 +24,8 @@ CHAIN_SIGNALS = re.compile(r"\b(whole (line|thread|arc|saga|story|effort)|line o
                            r"where did .{0,80}?(land|end up|wind up|get to|finish)|where .{0,60}? ended up|"
                            r"how did .{0,80}?(evolve|develop|progress|unfold)|trajectory|from the start|all along|"
                            r"(more|bigger|larger) than (that|this|one|a single)( one)? session|not just (that|this|one)( one)? session|"
-                           r"the rest of (that|the) (work|line))\b", re.I)
+                           r"the rest of (that|the) (work|line)|what came (before|after|of it)|"
+                           r"what (led|leads) (up )?to|leading up to|what followed|how we got (here|there))\b", re.I)
 CLUSTER_SIGNALS = re.compile(r"\b(everything (we|i) (figured out|learned|know|found)|all (we|i) (know|learned)|"
                              r"everything about|all the .* (work|notes|findings)|topic|cluster)\b", re.I)
 CONCEPT_SIGNALS = re.compile(r"\b(principle|concept|idea we (called|named)|(ended up|came to) call(ing)?|"
@@ -237,13 +238,29 @@ def rank_entries(index: DepositIndex, trace: RecallTrace, *, dropped: set[str] =
     return sorted(((v, index.by_key[k]) for k, v in scored.items()), key=lambda s: (-s[0], *time_key(s[1].when, s[1].sid)))
 
 
-def is_single_session(trace: RecallTrace, ranked: list[tuple[float, Deposit]]) -> bool:
-    """One session answers it: no supra-session signal, and one deposit clearly dominates."""
+def is_single_session(trace: RecallTrace, ranked: list[tuple[float, Deposit]], index: DepositIndex) -> bool:
+    """One session answers it: no supra-session signal, and either the recall asks for one session ("the
+    session where …") and one deposit leads, or one deposit clearly dominates and nothing larger joins it
+    (a session that shares an issue or a continuation with others is a line's member, not the answer)."""
     if not ranked or has_supra_signal(trace.text):
         return False
     top = ranked[0][0]
     second = ranked[1][0] if len(ranked) > 1 else 0.0
-    return top >= SINGLE_DOMINANCE * max(second, 1e-9) or bool(SINGLE_SIGNALS.search(trace.text)) and top > second
+    if SINGLE_SIGNALS.search(trace.text) and top > second:
+        return True
+    return top >= SINGLE_DOMINANCE * max(second, 1e-9) and not joined(index, ranked[0][1])
+
+
+WORK_ITEMS = frozenset({"github_issue", "github_pr", "ticket", "legacy"})  # anchors that name one piece of work
+
+
+def joined(index: DepositIndex, d: Deposit, kinds: frozenset[str] | None = None) -> bool:
+    """Whether another session is tied to ``d`` by a stored link: a continuation, or an anchor both name (of
+    ``kinds`` only, when given: a shared issue ties a line of work, a shared pattern name a topic)."""
+    if d.continues or index.continued_by.get(d.sid):
+        return True
+    return any(index.by_key[key].sid != d.sid for a in d.anchors if kinds is None or a.kind in kinds
+               for key in index.by_anchor.get(a.key, ()))
 
 
 def has_supra_signal(text: str) -> bool:

@@ -269,6 +269,39 @@ def test_a_whole_line_of_work_that_one_session_resolves_is_handed_to_that_sessio
     assert data["single_session"]["session_id"] == SID[1]
 
 
+def _gateway_line(config) -> None:
+    """Four sessions on one issue, the third the only one that speaks of the gateway; one unrelated session."""
+    steps = [("Why do payment retries storm the provider?", ["retry", "storm"]),
+             ("Design a retry budget for the payment client", ["retry", "budget"]),
+             ("Roll the retry budget out to the infra gateway", ["retry", "budget", "gateway"]),
+             ("Did the retry budget hold in production?", ["retry", "budget", "production"])]
+    for n, (request, words) in enumerate(steps, 1):
+        write_session(config, Session(A, SID[n], "/home/dev/payments", f"2026-11-0{n}", request, [request], words,
+                                      cross_refs=[ISSUE]))
+    write_session(config, Session(A, SID[5], "/home/dev/payments", "2026-11-05", "Fix the flaky login test",
+                                  ["flaky login test"], ["flaky", "login"]))
+
+
+@pytest.mark.parametrize("recall", ["the gateway rollout", "the gateway rollout and what came before it"])
+def test_a_session_that_leads_the_recall_but_shares_its_issue_with_others_is_not_the_answer_alone(
+        run, tmp_path, recall):
+    """Phase 0 hands a recall to one session only when nothing larger joins it: the session that alone names
+    the gateway is one step of a line of work on issue #412, and the line is what comes back."""
+    config = tmp_path / "claude"
+    _gateway_line(config)
+    data = ask(run, tmp_path, config, recall)
+    assert data["status"] != "single_session" and data["single_session"] is None
+    assert data["unit"]["type"] == "chain"
+    assert [m.rsplit(":", 1)[1] for m in data["unit"]["members"]] == [SID[1], SID[2], SID[3], SID[4]]
+
+
+def test_a_recall_that_asks_for_one_session_gets_it_though_a_line_joins_it(run, tmp_path):
+    config = tmp_path / "claude"
+    _gateway_line(config)
+    data = ask(run, tmp_path, config, "the session where we rolled out the gateway")
+    assert data["status"] == "single_session" and data["single_session"]["session_id"] == SID[3]
+
+
 def test_recognize_refuses_a_state_whose_unit_the_deposits_do_not_assemble(run, tmp_path, corpus):
     """The state travels through other hands: an edited candidate (two unrelated sessions, a borrowed label and
     confidence) is not recognised as a unit the deposits never implied."""
