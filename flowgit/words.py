@@ -190,13 +190,14 @@ def _marked_token_re() -> "re.Pattern[str]":
 
 def tokens(text: str) -> list[str]:
     """The words of ``text`` in order, as written: runs of letters and digits (with the marks written on
-    them, read composed: an accent saved decomposed is the same word), with Chinese and Japanese read as
-    pairs of characters (see the module's docstring). ``_`` separates words."""
+    them, read in compatibility form (NFKC): an accent saved decomposed, a word typed in fullwidth letters
+    (``ＫＡＮＢＡＮ``) or with a ligature (``ﬁx``) is the same word), with Chinese and Japanese read as pairs
+    of characters (see the module's docstring). ``_`` separates words."""
     if text.isascii():
         return TOKEN_RE.findall(text.replace("_", " "))
     import unicodedata
 
-    found = _marked_token_re().findall(unicodedata.normalize("NFC", text).replace("_", " "))
+    found = _marked_token_re().findall(unicodedata.normalize("NFKC", text).replace("_", " "))
     out: list[str] = []
     for word in found:
         if word.isascii() or not UNSPACED_RE.search(word):

@@ -82,6 +82,13 @@ def test_an_accent_saved_decomposed_is_the_word_saved_composed():
     assert content_words(decomposed) == content_words("Größenänderung bei Lastspitzen")
 
 
+def test_a_word_typed_in_fullwidth_letters_or_with_a_ligature_is_the_same_word():
+    """An input method left in fullwidth mode writes `ＫＡＮＢＡＮ`; a PDF paste brings `ﬁx`: read in compatibility
+    form they are `kanban` and `fix`, so an episode or a deposit written so is found by the plain word."""
+    assert content_words("ＫＡＮＢＡＮ ｂｏａｒｄ") == content_words("kanban board")
+    assert content_words("ﬁx the ﬂaky test") == content_words("fix the flaky test")
+
+
 def test_a_russian_word_meets_its_other_forms():
     """Russian inflects by endings: `запросы`/`запросов`, `ограничить`/`ограничение` are one word each."""
     assert content_words("ограничить повторные запросы") == content_words("ограничение повторных запросов")
