@@ -682,7 +682,10 @@ def post_demotion(p: Pattern, evidence: Iterable[str], episodes: Mapping[str, Ep
     since = demoted_on(p, reference)
     if since is None:
         return []
-    discredited = contradictions(p) | set(p.evidence)
+    # The discredited chain was recorded before the demotion's day (G206 refuses a note dated before what the
+    # pattern rested on), so the date alone keeps it out; an episode recorded since counts wherever it is
+    # cited, the ones a re-raised line already carries included. The contradiction never counts.
+    discredited = contradictions(p)
     fresh = [i for i in after_demotion(p, evidence, episodes, reference) if i not in discredited]
     if not fresh:
         return [f"`{p.name}` was demoted on {since.isoformat()}: its earlier evidence did not survive scrutiny, so "

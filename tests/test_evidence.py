@@ -296,6 +296,28 @@ def test_evidence_since_a_demotion_is_counted_as_g103_counts_it():
     assert later and "0 independent" in later[0]
 
 
+def test_evidence_recorded_since_a_demotion_counts_though_the_re_raised_line_already_cites_it():
+    """Re-raised to 2x on two episodes recorded since its demotion, a pattern graduates on a third: all three
+    count. G208 read every id on HEAD's line as the discredited chain, so only the newest one counted; the
+    chain from before the demotion, and the contradiction, still count for nothing."""
+    from datetime import datetime, timezone
+
+    from flowgit.continuity.patterns import parse_pattern
+    from flowgit.evidence import post_demotion
+
+    old = _dated(RETRIES[0], "s0", "agent-0", "2026-11-10T10:00:00Z")
+    fresh = [_dated(text, f"s{n}", f"agent-{n}", f"2026-11-2{n + 2}T10:00:00Z") for n, text in enumerate(RETRIES)]
+    store = {e.id: e for e in (old, *fresh)}
+    raised = parse_pattern(f"!! p: retries multiply provider load | 2x (R) [evidence: {fresh[0].id}, {fresh[1].id}] "
+                           f"[demoted 2026-11-20: it did not hold (ep-0123456789ac)]")
+    now = datetime(2026, 12, 2, 12, tzinfo=timezone.utc)
+    ids = [e.id for e in fresh]
+    assert post_demotion(raised, ids, store, level=3, thresholds=Thresholds(), in_proven=True, now=now) == []
+    with_old = post_demotion(raised, [old.id, *ids[:2]], store, level=3, thresholds=Thresholds(), in_proven=True,
+                             now=now)
+    assert with_old and "2 independent episode(s)" in with_old[0]
+
+
 def test_a_contradiction_recorded_without_a_session_demotes_nothing():
     from flowgit.continuity.patterns import parse_pattern
     from flowgit.evidence import independent_contradiction
