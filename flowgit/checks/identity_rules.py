@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 from flowgit.checks.context import CheckContext
 from flowgit.checks.finding import Finding
 from flowgit.continuity.identity import name_key
-from flowgit.continuity.patterns import PatternAt, looks_like_pattern_loose, parse_pattern
+from flowgit.continuity.patterns import PatternAt, derivation_note_match, looks_like_pattern_loose, parse_pattern
 from flowgit.dates import parse_date
 from flowgit.continuity.sections import DEVELOPING, PROVEN, Semantics
 
@@ -101,7 +101,9 @@ def _still_proven(ctx: CheckContext, key: str) -> bool:
 
 
 def _demotion_notes(at: PatternAt) -> list[str]:
-    return [note for note in at.pattern.notes if DEMOTED_RE.search(note)]
+    """The pattern's own demotion notes; the wrap's re-check note on a pattern that derives from a demoted
+    one (``derives from X, demoted DAY: re-check``) is not one: it goes once the re-check is done."""
+    return [note for note in at.pattern.notes if DEMOTED_RE.search(note) and not derivation_note_match(note)]
 
 
 def _demotion_kept(ctx: CheckContext, before: PatternAt, now_at: PatternAt | None) -> Iterator[Finding]:

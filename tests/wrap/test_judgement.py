@@ -227,6 +227,8 @@ def test_a_re_check_note_removed_after_the_re_check_stays_removed(run, wrap_repo
     res = wrap(run, wrap_repo, plan, "--json")
     assert res.code == 0 and data_of(res)["committed"], res.out
     assert note not in (wrap_repo / "CONTINUITY.md").read_text() and data_of(res)["notes"] == []
+    audit = json.loads(run(wrap_repo, "audit", "--json").out)  # the gate's rules, on the hand commit too: the
+    assert not [f for f in audit["findings"] if f["code"] == "G207"], audit  # re-check note is no demotion note
 
 
 def test_a_tension_touching_a_proven_pattern_is_said_prominently_and_strict_stops(run, wrap_repo):

@@ -1763,6 +1763,28 @@ def demotion_note_re_dated(lab):
     return edit_commit(lab, line, line.replace("[demoted 20", "[demoted 19", 1))
 
 
+@case(V, "G207")
+def demotion_note_rewritten_as_a_re_check_note(lab):
+    """The re-check note may go once the re-check is done; a demotion note written in its shape is still the
+    demotion's record, and changing it is losing it."""
+    line = _demoted(lab)
+    day = line.split("[demoted ", 1)[1].split(":", 1)[0]
+    recheck = line.split(" [demoted")[0] + f" [derives from retry_budget, demoted {day}: re-check]"
+    return edit_commit(lab, line, recheck)
+
+
+@case(L)
+def re_check_note_removed_once_the_re_check_is_done(lab):
+    """The wrap marks what derives from a demoted pattern; the user re-checks it and takes the mark off."""
+    from datetime import date
+
+    line = lab.line("! p02:")
+    marked = f"{line} [derives from retry_budget, demoted {date.today().isoformat()}: re-check]"
+    lab.write(lab.text().replace(line, marked, 1))
+    lab.setup_commit("marked for a re-check")
+    return edit_commit(lab, marked, line)
+
+
 @case(L)
 def demoted_pattern_archived_with_its_note(lab):
     line = _demoted(lab)
