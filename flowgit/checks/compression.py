@@ -177,10 +177,18 @@ def _cut(old_text: str, new_text: str) -> float | None:
     return 1 - after / before
 
 
+# FlowScript's state markers: where an item stands (blocked on what, decided on what), not what it says; an item
+# unblocked drops its `[blocked(reason: …, since: …)]` as a done item gains its ✓
+STATE_MARKER_RE = re.compile(r'\[(?:decided|blocked|parking|exploring)(?:\((?:"[^"]*"|[^)"])*\))?\]', re.IGNORECASE)
+
+
 def _bare(text: str) -> str:
-    """An item's words without markup and without its lifecycle fields, values and all: what the item says
-    apart from where it stands in its lifecycle. A restatement is one read both ways: words moved into a
-    field are not cut (:func:`normalise` keeps them), and a field's value changed is no cut of the item."""
+    """An item's words without markup and without its lifecycle fields and state markers, values and all: what
+    the item says apart from where it stands in its lifecycle. A restatement is one read both ways: words moved
+    into a field are not cut (:func:`normalise` keeps them), and a field's value or a state changed is no cut
+    of the item."""
+    if "[" in text:
+        text = STATE_MARKER_RE.sub(" ", text)
     return _words(text, " ")
 
 

@@ -73,6 +73,9 @@ def _item(text: str) -> "compression.Item":
      "- ✓ write the runbook for queue cutover"),                                    # done: the step is moot
     ("- [ ] migrate the schema — next: verify the backups restore",
      "- [ ] migrate the schema — seen: Dec 2, next: Dec 9"),
+    ('- [blocked(reason: "vendor API keys not issued", since: "2026-11-05")] migrate billing to the v2 API — '
+     'next: 2026-11-12', "- migrate billing to the v2 API — seen: 2026-11-07, next: 2026-11-09"),  # unblocked
+    ("- [decided(rationale: \"the cheaper region (eu-2)\", on: \"Nov 3\")] move the replicas", "- move the replicas"),
 ])
 def test_a_lifecycle_fields_value_changed_or_dropped_is_no_restatement(old, new):
     """Step 4's lifecycle (`seen:`/`next:` kept current, `✓` when done) changes a field's value, words and all:
@@ -85,6 +88,8 @@ def test_a_lifecycle_fields_value_changed_or_dropped_is_no_restatement(old, new)
      "- [ ] finish consumer rewrite for billing — next: schema review"),            # the body cut, the field kept
     ("- [ ] finish the consumer rewrite for billing events and the dead letter queue — next: schema review",
      "- [ ] finish consumer rewrite — next: 2026-12-07"),                           # cut while the field is dated
+    ('- [blocked(reason: "keys", since: "2026-11-05")] migrate billing to the v2 API with the runbook and a dry run',
+     "- migrate billing v2"),                                                       # unblocked and cut
 ])
 def test_an_items_own_words_cut_is_a_restatement_whatever_its_fields_do(old, new):
     assert compression.shortening(_item(old), _item(new)) is not None
