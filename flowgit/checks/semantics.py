@@ -264,9 +264,23 @@ def appended(ctx: CheckContext, before, section) -> bool:
         return False
     if _kept_lines_words(old_lines, new_lines) > POINTER_WORDS:
         return True  # more of the old text kept line for line than a pointer, and more text: a log that grows
+    if len(old_flat) < SHORT_TEXT and _tweaks_within(old_flat, new_flat) > _tweaks_allowed(len(old_flat)):
+        return False  # a short narrative kept with words put into it is rewritten: "reproduced in staging"
+        # read as "never reproduced in production" keeps every old word, in order, and says the opposite
     kept = max(round(retained(old_flat, new_flat) * len(old_flat)),
                _sentences_kept_words([ln for ln in old_lines if ln != pointer or len(old_lines) == 1], new_flat))
     return len(old_flat) - kept <= _tweaks_allowed(len(old_flat))
+
+
+def _tweaks_within(old: list[str], new: list[str]) -> int:
+    """The edits that make ``new`` of ``old`` where ``new`` holds it: old words lost, plus the places where new
+    words were put between two old words kept side by side (an append adds around the old text, not inside)."""
+    from difflib import SequenceMatcher
+
+    blocks = [b for b in SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks() if b.size]
+    lost = len(old) - sum(b.size for b in blocks)
+    inserted = sum(1 for one, two in zip(blocks, blocks[1:]) if two.a == one.a + one.size and two.b > one.b + one.size)
+    return lost + inserted
 
 
 SENTENCE_END_RE = re.compile(r"(?<=[.!?;:])\s+")

@@ -159,6 +159,24 @@ def test_append_instead_of_rewrite(run, repo):
     assert "fewer words than it had" in data["findings"][0]["fix"]  # a one-line narrative kept whole is no pointer
 
 
+@pytest.mark.parametrize("old, new, code", [
+    ("Pool exhaustion reproduced in staging.",
+     "Pool exhaustion never reproduced in production, so the staging fix is on hold.", None),  # the opposite said
+    ("The split held again.", "The queue split held a third time and graduates.", None),
+    ("Pool exhaustion reproduced in staging.",
+     "Pool exhaustion reproduced in staging. Production never saw it, so the fix is on hold.", "G303"),
+    ("Pool exhaustion reproduced in staging.",
+     "Pool exhaustion reproduced again in staging. Production never saw it, so the fix is on hold.", "G303"),
+])
+def test_a_short_narrative_rewritten_with_words_put_into_it_is_no_append(run, repo, old, new, code):
+    """Every old word kept in order is an append only where the old text stands whole (one tweak allowed):
+    words put between its words make another sentence, which may say the opposite."""
+    committed_base(repo, base_text(recent=old))
+    stage(repo, base_text(recent=new))
+    _, _, codes = check(run, repo)
+    assert ("G303" in codes) == (code == "G303"), codes
+
+
 def test_proven_evidence_altered(run, repo):
     committed_base(repo)
     text = base_text().replace(E_RETRY[2].id, E_BACKOFF[0].id)
