@@ -211,10 +211,12 @@ def edits_apart(a: str, b: str) -> int:
     return row[-1]
 
 
-def section_warnings(head: Document | None, final: Document, graduated_names: Iterable[str] = ()) -> list[str]:
-    """State / Top of Mind / Recent Context left verbatim, and Proven patterns still named in Top of Mind."""
+def section_warnings(head: Document | None, final: Document, graduated_names: Iterable[str] = (), *,
+                     replaced_already: bool = False) -> list[str]:
+    """State / Top of Mind / Recent Context left verbatim (unless HEAD is this session's own wrap, which replaced
+    them: ``replaced_already``), and Proven patterns still named in Top of Mind."""
     out = []
-    if head is not None:
+    if head is not None and not replaced_already:
         for name, how in ((STATE, "REPLACED every wrap with what is true now"),
                           (TOP, "REPLACED every wrap with what is true now"),
                           (RECENT, "REWRITTEN every wrap as prose, this session's work folded in")):

@@ -136,6 +136,7 @@ class Inputs:
     # which the wrap compares with HEAD and judges. None where the two are the same bytes.
     on_disk: "OnDisk | None" = None
     date_warning: str | None = None  # the date given (--date, plan.date) is before HEAD's commit or ahead of today
+    head_sessions: tuple[str, ...] = ()  # the sessions HEAD's commit wraps (its Flow-Session trailers)
 
     @property
     def appended_raw(self) -> bytes:
@@ -214,8 +215,19 @@ def read_inputs(cfg: Config, plan: Plan | None, session: str | None, day: str | 
                   session=chosen_session,
                   agent=require_plain((plan.agent if plan else "") or resolve_agent(None), "agent",
                                       plan.source if plan and plan.agent else _variable_set(AGENT_VARIABLES)),
-                  day=when, judging=judging_config_at(cfg, head_sha(root)),
+                  day=when, judging=judging_config_at(cfg, head_sha(root)), head_sessions=_head_sessions(root),
                   blamed=blame_dates(root, cfg.continuity_rel) if head_doc_raw else {})
+
+
+def _head_sessions(root: Path) -> tuple[str, ...]:
+    """The sessions HEAD's commit says it wraps: a wrap on top of its own session's (a promotion refused and
+    fixed, a second work unit) finds State already replaced by that session."""
+    from flowgit.trailers import parse_trailers, values
+
+    if not head_sha(root):
+        return ()
+    message = git(root, "log", "-1", "--format=%B", "HEAD", check=False).decode("utf-8", "replace")
+    return tuple(values(parse_trailers(message), "Flow-Session"))
 
 
 def _variable_set(names: tuple[str, ...]) -> str:
@@ -645,8 +657,10 @@ def run_wrap(cfg: Config, plan: Plan | None, *, session: str | None = None, day:
     msg = message(events, inputs.day, inputs.session, episode_ids, body=body or None, override=override_reason(),
                   sections=summary["sections_changed"])
     own = sum(1 for i in episode_ids if same_source(episodes[i].session, inputs.session))  # this commit's only
+    rewrapped = any(same_source(s, inputs.session) for s in inputs.head_sessions)  # its sections replaced already
     warnings = joined + unfired + section_warnings(inputs.head_doc, final,
-                                                   [e.name for e in events if e.kind == GRADUATED])
+                                                   [e.name for e in events if e.kind == GRADUATED],
+                                                   replaced_already=rewrapped)
     warnings += added_near_duplicates(final, {e.name for e in events if e.kind == ADDED}) + typo_renames(events)
     warnings += action_date_warnings(inputs.head_doc, final, inputs.day)
     if inputs.date_warning:

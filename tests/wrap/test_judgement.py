@@ -388,6 +388,21 @@ def test_state_left_verbatim_and_graduated_in_top_of_mind_warn(run, wrap_repo):
     assert any("`retry_budget` is Proven but still named in Top of Mind" in w for w in warnings)
 
 
+def test_a_second_wrap_of_the_same_session_is_not_told_its_sections_were_left_verbatim(run, wrap_repo):
+    """A session wraps, then wraps again (a refused promotion fixed, a second work unit): its first wrap
+    replaced State, Top of Mind and Recent Context, so keeping them is no skipped Step 4. Another session's
+    wrap on top of it still is told."""
+    first = {"session": "sess-c", "state": "Focus: the cache.", "top_of_mind": ["cache warm-up"],
+             "recent": "We warmed the cache.", "episodes": [{"type": "finding", "content": "the cache warmed"}]}
+    assert wrap(run, wrap_repo, first).code == 0
+    again = {"session": "sess-c", "episodes": [{"type": "finding", "content": "the cache stayed warm overnight"}]}
+    res = wrap(run, wrap_repo, again, "--json")
+    assert res.code == 0 and not [w for w in data_of(res)["warnings"] if "left verbatim" in w], res.out
+    other = {"session": "sess-d", "episodes": [{"type": "finding", "content": "the cache went cold at noon"}]}
+    res = wrap(run, wrap_repo, other, "--json")
+    assert res.code == 0 and any(w.startswith("Current State was left verbatim") for w in data_of(res)["warnings"])
+
+
 def test_a_raise_citing_no_episode_of_this_session_warns_and_strict_stops(run, wrap_repo):
     """Step 2 raises a 1x pattern that fired again: the session here recorded nothing about cache_first, and
     its plan increments it on two old episodes (the immune system accepts them). The wrap says so (and stops
