@@ -30,7 +30,7 @@ HEAD_RE = re.compile(r"^(?P<indent>\s*)(?P<bullet>(?:[-*+]\s+)?)(?P<bang>!{1,3})
 LEVEL_RE = re.compile(r"\|\s*(?P<level>[1-9])x\b")
 CATEGORY_RE = re.compile(r"^\s*\((?P<inner>[^()]*)\)")
 ANNOTATION_RE = re.compile(r"\[(?P<inner>[^\[\]]*)\]")
-DATE_SPLIT_RE = re.compile(r"\s*(?:—|–|\s-\s|,)\s*")
+DATE_SPLIT_RE = re.compile(r"\s*(?:—|–|\s--?\s|,)\s*")  # ` -- ` is how a dash is typed on a plain keyboard
 EVIDENCE_ID_RE = re.compile(r"[A-Za-z0-9][\w.\-]*")
 
 

@@ -38,6 +38,14 @@ def test_tolerant_spacing_and_pipes_in_text():
     assert promoted.render() == "!! odd_one: a | b choice | 3x (CAT — 2026-11-30) [evidence: ep-1, ep-2]"
 
 
+@pytest.mark.parametrize("inner", ["RELIABILITY — 2026-11-04", "RELIABILITY – 2026-11-04", "RELIABILITY - 2026-11-04",
+                                   "RELIABILITY -- 2026-11-04", "RELIABILITY, 2026-11-04"])
+def test_a_graduation_date_is_read_after_any_dash_a_keyboard_types(inner):
+    """` -- ` is the dash of a plain keyboard: read as part of the category, the date was a changed claim."""
+    p = parse_pattern(f"!! retry_budget: cap retries | 3x ({inner}) [evidence: ep-1]")
+    assert (p.category, p.date) == ("RELIABILITY", "2026-11-04")
+
+
 def test_not_patterns():
     for line in ["! urgent thing without level", "plain text | 2x", "!!: | 1x", "- item"]:
         assert parse_pattern(line) is None
