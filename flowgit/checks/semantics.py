@@ -557,8 +557,9 @@ def _replace_fix(label: str) -> str:
     """How to replace State or Top of Mind: each holds what is true, or salient, now."""
     if label == "Top of Mind":
         return ("write Top of Mind as what should be in view at the next session start: drop the items completed "
-                "or absorbed into Proven Knowledge (an old item wrapped in new words is the old item kept); a fact "
-                "that must stay in view every session belongs in Proven Knowledge or Foundation, not carried here")
+                "or absorbed into Proven Knowledge (an old item wrapped in new words is the old item kept); a task "
+                "still open belongs in Action Items, where its lifecycle is kept, and a fact that must stay in view "
+                "every session in Proven Knowledge or Foundation, not carried here")
     return (f"rewrite {label} as what is true now (an old item wrapped in new words is the old item kept); move "
             "what still matters from the old text into Recent Context")
 

@@ -148,6 +148,7 @@ def test_append_instead_of_replace(run, repo):
     assert code == 1 and codes == {"G302"}
     fix = data["findings"][0]["fix"]  # Top of Mind is salience: its fix says where a standing fact goes
     assert "next session start" in fix and "Proven Knowledge or Foundation" in fix and "Recent Context" not in fix
+    assert "still open belongs in Action Items" in fix  # followable when nothing was completed or absorbed
 
 
 def test_append_instead_of_rewrite(run, repo):
