@@ -4,8 +4,8 @@ once started, runs to its end and is answered.
 The SDK's stdio reader hands the server an exception for a line it cannot read (not JSON, cut short, a lone
 surrogate escape, nesting beyond its parser's limit, no JSON-RPC message), and the server drops it without a
 word: the client waits forever for the reply. Here each such line is answered as JSON-RPC 2.0 asks (-32700
-Parse error with id null; -32600 Invalid Request with the request's id when it can be read) and noted on
-stderr. A ``notifications/cancelled`` is not passed on: no call can be stopped halfway (the tools run in a
+Parse error with id null; -32600 Invalid Request with the request's id when it can be read, id null for a
+request whose id is no string or integer, which the SDK reads as a notification) and noted on stderr. A ``notifications/cancelled`` is not passed on: no call can be stopped halfway (the tools run in a
 worker thread the SDK cannot interrupt, and a wrap that got to its commit has committed), so honouring it
 would only withhold the answer saying what was done. MCP lets a receiver ignore a cancellation of a request
 that cannot be cancelled; the client ignores the late answer if it wants to.
@@ -24,7 +24,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, JSONRPCNotification, RequestId
+from mcp_types import (INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest,
+                       JSONRPCResponse, RequestId)
 from pydantic import ValidationError
 
 LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -34,15 +35,66 @@ async def serve_stdio(server: MCPServer) -> None:
     """Serve ``server`` on stdin/stdout (as the SDK's ``run("stdio")``), its inbound stream answered here."""
     lowlevel = server._lowlevel_server  # (no public way to run it on streams of one's own)
     async with stdio_server() as (read, write):
-        await lowlevel.run(Inbound(read, write), write, lowlevel.create_initialization_options())
+        calls = Calls()
+        outbound = Outbound(write, calls)
+        await lowlevel.run(Inbound(read, outbound, calls), outbound, lowlevel.create_initialization_options())
+
+
+class Calls:
+    """The requests passed to the server and not answered yet: when the client closes its end, the server
+    loop would end and cancel them (a wrap that committed would never say so); it ends once they are answered."""
+
+    def __init__(self) -> None:
+        self.open: set = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def started(self, request_id: RequestId) -> None:
+        self.open.add(request_id)
+        if self._idle.is_set():
+            self._idle = anyio.Event()
+
+    def answered(self, request_id: RequestId) -> None:
+        self.open.discard(request_id)
+        if not self.open:
+            self._idle.set()
+
+    async def all_answered(self) -> None:
+        await self._idle.wait()
+
+
+class Outbound:
+    """The write stream the server answers on: the SDK's, noting each answer in :class:`Calls`."""
+
+    def __init__(self, inner: WriteStream[SessionMessage], calls: Calls) -> None:
+        self._inner = inner
+        self._calls = calls
+
+    async def send(self, item: SessionMessage) -> None:
+        try:
+            await self._inner.send(item)
+        finally:
+            if isinstance(item.message, (JSONRPCResponse, JSONRPCError)) and item.message.id is not None:
+                self._calls.answered(item.message.id)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Outbound:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
 
 class Inbound:
     """The read stream the server loop reads: the SDK's, less what is answered or ignored here."""
 
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], write: WriteStream[SessionMessage]) -> None:
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], write: WriteStream[SessionMessage],
+                 calls: Calls | None = None) -> None:
         self._inner = inner
         self._write = write
+        self._calls = calls or Calls()
 
     @property
     def last_context(self) -> contextvars.Context | None:
@@ -50,9 +102,13 @@ class Inbound:
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> SessionMessage:
-        """The next message the server is to handle."""
+        """The next message the server is to handle; at the end of input, only once every call is answered."""
         while True:
-            item = await self._inner.receive()
+            try:
+                item = await self._inner.receive()
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                await self._calls.all_answered()
+                raise
             if isinstance(item, Exception):
                 answer = refusal(item)
                 if answer is not None:
@@ -60,7 +116,14 @@ class Inbound:
             elif is_cancel(item.message):
                 _note(f"request {(item.message.params or {}).get('requestId')!r} was cancelled by the client; a "
                       "call cannot be stopped halfway, so it runs to its end and its answer is sent")
+            elif is_request_without_id(item.message):
+                await self._answer(None, ErrorData(
+                    code=INVALID_REQUEST, message=f"Invalid Request: `{item.message.method}` came without an id "
+                    "the server can answer to (a string or an integer; 1.5, true, null or an object is none), so "
+                    "it was not run"))
             else:
+                if isinstance(item.message, JSONRPCRequest):
+                    self._calls.started(item.message.id)
                 return item
 
     async def _answer(self, request_id: RequestId | None, error: ErrorData) -> None:
@@ -94,6 +157,13 @@ class Inbound:
 def is_cancel(message: Any) -> bool:
     """Whether ``message`` is a client's ``notifications/cancelled``."""
     return isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled"
+
+
+def is_request_without_id(message: Any) -> bool:
+    """Whether ``message`` reads as a notification but names a request's method: a request whose id is no
+    string or integer parses so (the id dropped), and a notification gets no answer, so the client would wait
+    forever. Every notification MCP defines is named ``notifications/…``."""
+    return isinstance(message, JSONRPCNotification) and not message.method.startswith("notifications/")
 
 
 def refusal(exc: Exception) -> tuple[RequestId | None, ErrorData] | None:

@@ -54,9 +54,14 @@ class Wire:
         self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
                    "params": {"name": name, "arguments": arguments}})
 
+    def close_input(self) -> None:
+        """End what the server reads (as a client does that sent its last request), leaving it to answer."""
+        self.proc.stdin.close()
+
     def close(self) -> str:
         """Close the connection and wait for the server to end; what it wrote on stderr."""
-        self.proc.stdin.close()
+        if not self.proc.stdin.closed:
+            self.proc.stdin.close()
         try:
             self.proc.wait(30)
         finally:
@@ -96,6 +101,44 @@ def test_every_line_the_server_cannot_read_is_answered_and_the_server_goes_on(in
         logged = wire.close()
     assert logged.count("answered a message it cannot read") == 5
     assert (initialized / ".flow" / "episodes.jsonl").read_bytes() == store  # nothing refused was recorded
+
+
+@pytest.mark.parametrize("bad_id", ["1.5", "true", "null", '{"a": 1}'])
+def test_a_request_whose_id_is_no_string_or_integer_is_answered_and_not_run(initialized, bad_id):
+    """The SDK reads such a request as a notification (the id dropped) and answers nothing: the client waited
+    for ever. It is an Invalid Request with id null, noted on stderr, and the tool is not run."""
+    store = (initialized / ".flow" / "episodes.jsonl").read_bytes()
+    wire = Wire(initialized)
+    try:
+        wire.send(('{"jsonrpc":"2.0","id":' + bad_id + ',"method":"tools/call","params":{"name":"episode_add",'
+                   '"arguments":{"type":"finding","content":"never recorded"}}}\n').encode())
+        refused = wire.next()
+        assert refused and refused["id"] is None and refused["error"]["code"] == -32600, refused
+        assert "`tools/call` came without an id" in refused["error"]["message"]
+        wire.call(9, "status", {})
+        assert wire.answer(9)["result"]["isError"] is False  # still serving
+    finally:
+        logged = wire.close()
+    assert "answered a message it cannot read" in logged
+    assert (initialized / ".flow" / "episodes.jsonl").read_bytes() == store
+
+
+def test_calls_sent_before_the_client_closes_its_end_are_all_answered(initialized):
+    """`printf … | flowgit mcp`: the server loop ended at the end of input and cancelled the calls still
+    running, so a wrap committed and never said so. Every call is answered before the server ends."""
+    head = git(initialized, "rev-parse", "HEAD").strip()
+    wire = Wire(initialized)
+    wire.call(2, "wrap", {"plan": {"state": "Focus: the retry budget.",
+                                   "episodes": [{"type": "finding", "content": "retries multiplied load"}]}})
+    wire.call(3, "status", {})
+    wire.close_input()
+    answers = {}
+    while not {2, 3} <= set(answers) and (message := wire.next(60)) is not None:
+        answers[message.get("id")] = message
+    wire.close()
+    assert set(answers) >= {2, 3}, answers
+    committed = json.loads(answers[2]["result"]["content"][0]["text"])["committed"]
+    assert committed == git(initialized, "rev-parse", "HEAD").strip() != head
 
 
 def test_a_wrap_cancelled_while_it_commits_is_answered_with_what_it_committed(initialized, tmp_path):
