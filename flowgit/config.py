@@ -7,6 +7,7 @@ default, so a repository with neither works.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -203,8 +204,19 @@ def _line_of(where: str, key: str) -> int | None:
         text = Path(where).read_text(encoding="utf-8", errors="replace")
     except (OSError, ValueError):
         return None
-    pattern = re.compile(rf"^\s*(?:[\"']?{re.escape(key)}[\"']?\s*=|\[\s*[\"']?{re.escape(key)}[\"']?\s*[\].])")
+    spelt = "|".join(dict.fromkeys(re.escape(form) for form in (key, json.dumps(key)[1:-1])))  # (as TOML escapes it)
+    pattern = re.compile(rf"^\s*(?:[\"']?(?:{spelt})[\"']?\s*=|\[\s*[\"']?(?:{spelt})[\"']?\s*[\].])")
     return next((n for n, line in enumerate(text.splitlines(), 1) if pattern.match(line)), None)
+
+
+def _one_line(text: str) -> str:
+    """A name from a configuration file as a message shows it: on one line, a control character or a line
+    break escaped (a key quoted with a `\\n` in it would otherwise write lines of its own into the hooks'
+    status the agent reads)."""
+    return json.dumps(text, ensure_ascii=False)[1:-1] if LINE_BREAKING_RE.search(text) else text
+
+
+LINE_BREAKING_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # control characters and line separators
 
 
 def _unknown_setting(key: str, choices, where: str, fix: str | None = None) -> FlowgitError:
@@ -213,7 +225,7 @@ def _unknown_setting(key: str, choices, where: str, fix: str | None = None) -> F
 
     near = close_matches(key, list(choices))
     hint = ("did you mean " + " or ".join(f"`{n}`" for n in near) + "?") if near else None
-    return FlowgitError(f"unknown setting `{key}`", path=where, line=_line_of(where, key),
+    return FlowgitError(f"unknown setting `{_one_line(key)}`", path=where, line=_line_of(where, key),
                         fix=fix or hint or "one of: " + ", ".join(sorted(choices) if isinstance(choices, dict)
                                                                  else choices))
 
@@ -357,8 +369,9 @@ def contained(root: Path, value: Any, key: str, where: str) -> Path:
     outside the repository. Options given on the command line are the user's
     own choice and are not limited. The path must also stay out of ``.git``.
     """
-    if not isinstance(value, str) or not value.strip() or "\0" in value:
-        raise FlowgitError(f"`{key}` must be a non-empty path string, got {value!r}", path=where,
+    if not isinstance(value, str) or not value.strip() or LINE_BREAKING_RE.search(value):
+        raise FlowgitError(f"`{key}` must be a non-empty path string on one line (no control character or line "
+                           f"break), got {value!r}", path=where, line=_line_of(where, key),
                            fix=f"e.g. {key} = \"{DEFAULT_STORE if key == 'store' else DEFAULT_CONTINUITY}\"")
     rel = Path(value)
     target = rel if rel.is_absolute() else root / rel
