@@ -287,6 +287,8 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
         return view
     data = cfg.continuity.read_bytes()
     view.continuity_modified = not _same_as_head(data, head.get(cfg.continuity_rel))
+    if view.continuity_modified or not light:  # (the light view of the hooks: only an edit can be mid-merge)
+        view.mid_merge = _mid_merge(cfg, data)
     if light:
         return view
     from flowgit.clonesetup import clone_setup
@@ -297,7 +299,6 @@ def gather(cfg: Config, *, session: str = "", when: date | None = None, candidat
     setup = clone_setup(root)
     view.clone_setup, view.clone_setup_fix = setup.problems, setup.fix
     view.unpushed = unpushed_failures(cfg, root)
-    view.mid_merge = _mid_merge(cfg, data)
     if view.mid_merge is not None:
         return view  # both sides' lines at once: no pattern, item or date read from it would be true
     view.document = document_from_bytes(cfg, data, cfg.continuity_rel)

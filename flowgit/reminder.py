@@ -49,10 +49,17 @@ def _claim(marker: Path) -> bool:
 
 
 def pending(cfg: Config, session: str) -> tuple[list[str], bool]:
-    """What is left to wrap for ``session``: its unwrapped episode ids, and whether it already wrapped."""
+    """What is left to wrap for ``session``: its unwrapped episode ids, and whether it already wrapped.
+
+    A continuity file mid-merge (conflict markers) is an error here, as a file flowgit cannot read is: a
+    wrap refuses it, so the answer is the markers and how to finish, never "wrap the session"."""
     from flowgit.overview import gather
 
     view = gather(cfg, session=session, light=True)
+    if view.mid_merge is not None:
+        merge = view.mid_merge
+        raise FlowgitError(f"{merge['markers']} (a merge left it conflicted)", path=merge["file"],
+                           line=merge["line"], fix=merge["fix"])
     from flowgit.evidence import same_source
 
     mine = [e.id for e in view.unwrapped if same_source(e.session, session)]

@@ -132,6 +132,18 @@ def test_the_wrap_reminder_says_why_an_invalid_configuration_leaves_it_unable_to
         assert json.loads(run_hook("flowgit remind --hook", project, asked).stdout)["decision"] == "block"
 
 
+def test_the_wrap_reminder_names_conflict_markers_instead_of_asking_for_a_wrap_that_refuses_them(project):
+    """A merge left the file conflicted: the Stop hook said only "uncommitted edits … run /wrap", and the wrap
+    refuses the markers (exit 2). It names the markers, their line and how to finish the merge."""
+    path = project / "CONTINUITY.md"
+    path.write_text(path.read_text().replace("## Current State\n", "## Current State\n<<<<<<< HEAD\nFocus A\n"
+                                                                  "=======\nFocus B\n>>>>>>> other\n", 1))
+    said = json.loads(run_hook("flowgit remind --hook", project, payload("Stop", project,
+                                                                           stop_hook_active=False)).stdout)["reason"]
+    assert "conflict markers" in said and "CONTINUITY.md:" in said and "git merge --abort" in said, said
+    assert "uncommitted edits" not in said
+
+
 def test_the_wrap_reminder_stays_silent_outside_a_repository_whatever_lies_there(tmp_path):
     (tmp_path / ".flowgit.toml").write_text("thresholds = 3\n")
     res = run_hook("flowgit remind --hook", tmp_path, payload("Stop", tmp_path, stop_hook_active=False))
