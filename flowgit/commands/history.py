@@ -64,6 +64,10 @@ def build_timeline(cfg: Config, names: tuple[str, ...], since: str | None, until
     for key, item in kept[-limit:] if limit else kept:  # events are oldest first: --limit keeps the newest
         timeline.patterns.setdefault(key, []).append(item)
     if names and not timeline.patterns and not history.events:
+        if history.commits:  # committed, and no version ever held a pattern: the name is no pattern of it
+            raise FlowgitError(f"no pattern {names[0]!r}: no version of the continuity file holds a pattern yet",
+                               path=cfg.continuity_rel, fix="a pattern enters by a wrap (a plan's `add`, or the "
+                               "file edited by hand); `flowgit patterns` lists them once there are some")
         raise FlowgitError("the continuity file has no history yet", path=cfg.continuity_rel,
                            fix="commit it first (flowgit wrap)")
     return timeline

@@ -47,6 +47,16 @@ def test_log_names_and_sections_suggest_the_nearest(run, history):
     assert json.loads(run(history, "log", "--section", "developing", "--json").out)["patterns"]
 
 
+def test_log_of_a_name_in_a_memory_with_no_pattern_yet_says_so_not_that_it_has_no_history(run, repo):
+    """Committed, no pattern in any version: "no history yet … commit it first" was false, and an agent
+    following the fix wrapped for nothing."""
+    assert run(repo, "init", "--commit", "--no-hooks").code == 0
+    res = run(repo, "log", "retry_budget", "--json")
+    err = json.loads(res.out)["error"]
+    assert res.code == 2 and err["message"].startswith("no pattern 'retry_budget'"), err
+    assert "no history" not in err["message"] and "wrap" in err["fix"]
+
+
 def test_patterns_by_section_and_level(run, history):
     one = json.loads(run(history, "patterns", "--section", "Developing", "--level", "1", "--json").out)
     assert [p["name"] for p in one] == ["cache_first"]
