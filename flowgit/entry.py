@@ -137,12 +137,38 @@ PATHSPEC_SWITCHES_OFF = {name: "0" for name in ("GIT_LITERAL_PATHSPECS", "GIT_GL
 AS_RECORDED = {NO_REPLACE: "1", "GIT_GRAFT_FILE": NO_GRAFTS, **PATHSPEC_SWITCHES_OFF}
 
 
+def _working_directory_gone(args: list[str]) -> int | None:
+    """Exit 2 with the fix when the directory the command was started in no longer exists (deleted or moved
+    under a shell that still stands in it): every command starts from it, and would end in a traceback. A
+    session hook (``--hook``) is left to its own rule, never to break the session (:mod:`flowgit.cli`)."""
+    try:
+        os.getcwd()
+        return None
+    except OSError:
+        if "--hook" in args:
+            return None
+    from flowgit.errors import EXIT_USAGE, FlowgitError
+
+    exc = FlowgitError("the current directory no longer exists (it was deleted or moved)",
+                       fix="cd into the repository (or its new place) and run the command again")
+    if "--json" in args:
+        from flowgit.output import emit_json
+
+        emit_json(exc.to_dict())
+    else:
+        sys.stderr.write(f"flowgit: error: {exc.render()}\n")
+    return EXIT_USAGE
+
+
 def _main(argv: list[str] | None) -> int:
     closed: frozenset[int] = frozenset()
     if argv is None:  # a process of its own (the console script, the hook): its streams are the terminal's
         closed = _open_closed_standard_streams()
         _tolerate_narrow_output()
     args = sys.argv[1:] if argv is None else list(argv)
+    gone = _working_directory_gone(args)
+    if gone is not None:
+        return gone
     fast = _fast_check(args)
     if fast is not None:
         if argv is None:  # the hook's own process: nothing is left to do but exit

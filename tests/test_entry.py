@@ -38,3 +38,18 @@ def test_the_gate_judges_a_staged_wrap_without_dataclasses_inspect_or_click(repo
     assert "flowgit.checks.evidence_rules" in loaded and "flowgit.episodes" in loaded
     assert not loaded & {"dataclasses", "inspect", "click", "flowgit.cli", "markdown_it", "pygit2", "flowgit.lock"}, \
         sorted(loaded & {"dataclasses", "inspect", "click", "flowgit.cli", "markdown_it", "pygit2", "flowgit.lock"})
+
+
+def test_a_command_started_in_a_directory_since_deleted_says_so_with_exit_2(tmp_path: Path):
+    """`os.getcwd()` fails there: every command ended in a traceback (exit 1, no JSON under --json)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = ("import os, sys\nos.chdir(sys.argv[1]); os.rmdir(sys.argv[1])\nfrom flowgit.entry import main\n"
+              "sys.argv = ['flowgit', *sys.argv[2:]]\nsys.exit(main())\n")
+    for args in (["status", "--json"], ["episode", "list", "--json"], ["prime", "--json"]):
+        proc = subprocess.run([sys.executable, "-c", script, str(gone), *args], capture_output=True, text=True)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert "current directory no longer exists" in json.loads(proc.stdout)["error"]["message"]
+        gone.mkdir()
+    proc = subprocess.run([sys.executable, "-c", script, str(gone), "status"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "fix: cd into the repository" in proc.stderr
