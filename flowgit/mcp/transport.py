@@ -5,10 +5,12 @@ The SDK's stdio reader hands the server an exception for a line it cannot read (
 surrogate escape, nesting beyond its parser's limit, no JSON-RPC message), and the server drops it without a
 word: the client waits forever for the reply. Here each such line is answered as JSON-RPC 2.0 asks (-32700
 Parse error with id null; -32600 Invalid Request with the request's id when it can be read, id null for a
-request whose id is no string or integer, which the SDK reads as a notification) and noted on stderr. A ``notifications/cancelled`` is not passed on: no call can be stopped halfway (the tools run in a
-worker thread the SDK cannot interrupt, and a wrap that got to its commit has committed), so honouring it
-would only withhold the answer saying what was done. MCP lets a receiver ignore a cancellation of a request
-that cannot be cancelled; the client ignores the late answer if it wants to.
+request whose id is no string or integer, which the SDK reads as a notification) and noted on stderr. A
+``notifications/cancelled`` is not passed on: no call can be stopped halfway (the tools run in a worker
+thread the SDK cannot interrupt, and a wrap that got to its commit has committed), so honouring it would only
+withhold the answer saying what was done. MCP lets a receiver ignore a cancellation of a request that cannot
+be cancelled; the client ignores the late answer if it wants to. When the client closes its end, the server
+ends once every call it started is answered (:class:`Calls`).
 """
 
 from __future__ import annotations
