@@ -264,12 +264,14 @@ def appended(ctx: CheckContext, before, section) -> bool:
         return False
     if _kept_lines_words(old_lines, new_lines) > POINTER_WORDS:
         return True  # more of the old text kept line for line than a pointer, and more text: a log that grows
-    if len(old_flat) < SHORT_TEXT and _tweaks_within(old_flat, new_flat) > _tweaks_allowed(len(old_flat)):
+    allowed = _tweaks_allowed(len(old_flat))
+    in_sentences = _sentences_kept_words([ln for ln in old_lines if ln != pointer or len(old_lines) == 1], new_flat)
+    if len(old_flat) - in_sentences <= allowed:
+        return True  # its sentences kept word for word, in whatever order, beside new text
+    if len(old_flat) < SHORT_TEXT and _tweaks_within(old_flat, new_flat) > allowed:
         return False  # a short narrative kept with words put into it is rewritten: "reproduced in staging"
         # read as "never reproduced in production" keeps every old word, in order, and says the opposite
-    kept = max(round(retained(old_flat, new_flat) * len(old_flat)),
-               _sentences_kept_words([ln for ln in old_lines if ln != pointer or len(old_lines) == 1], new_flat))
-    return len(old_flat) - kept <= _tweaks_allowed(len(old_flat))
+    return len(old_flat) - round(retained(old_flat, new_flat) * len(old_flat)) <= allowed
 
 
 def _tweaks_within(old: list[str], new: list[str]) -> int:
