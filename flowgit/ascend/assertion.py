@@ -56,3 +56,21 @@ def taken_back(following: Sequence[str]) -> str | None:
     """The sentence right after one that holds the claim, when it takes that one back; else None."""
     after = following[0].strip() if following else ""
     return after if after and RETRACTS_RE.search(after) else None
+
+
+# May take back the sentence before it, without a "no" that says so for certain: "We rolled it back an hour
+# later.", "It was reverted.", "Not really.", the person's "It did not ship, the deploy failed." or "Wrong, …".
+# What follows such a sentence is not settled either way: the claim stays provisional, never confirmed.
+DOUBTS_RE = re.compile(
+    r"^(?:(?:we|they|i|someone|ops)\s+)?(?:then\s+|later\s+)?(?:rolled|reverted|undid|backed|pulled)\b"
+    r"|^(?:it|that|this|the \w+(?: \w+)?)\s+(?:was|got|has been|had been|were)\s+(?:\w+\s+)?"
+    r"(?:rolled back|reverted|undone|backed out|pulled|withdrawn)\b"
+    r"|^not\s+(?:really|quite|yet|exactly|so)\b"
+    r"|^(?:it|that|this|they|we)\s+(?:did|does|do|has|have|had|was|were|is|are)(?:n'?t|\s+not|\s+never)\b"
+    r"|^(?:wrong|incorrect|untrue)\b", re.I)
+
+
+def doubted(following: Sequence[str]) -> str | None:
+    """The sentence right after one that holds the claim, when it may take that one back (:data:`DOUBTS_RE`)."""
+    after = following[0].strip() if following else ""
+    return after if after and DOUBTS_RE.search(after) else None

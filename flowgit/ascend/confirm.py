@@ -18,7 +18,7 @@ from typing import Sequence
 from functools import lru_cache
 
 from flowgit.ascend import surrogates
-from flowgit.ascend.assertion import denied, taken_back, unasserted
+from flowgit.ascend.assertion import denied, doubted, taken_back, unasserted
 from flowgit.ascend.model import CHAIN, CLUSTER, CONCEPT, Claim, Deposit, Unit
 from flowgit.words import content_words
 
@@ -421,6 +421,9 @@ def _read_ending(claim: Claim, verdict: str | None, sentence: str, after: Sequen
         return _settle(claim, "corrected", sentence, "the end of the session record says otherwise")
     if says_it and (back := taken_back(after)):   # "it shipped." then "No, it did not."
         return _settle(claim, "corrected", back, f"the session record says “{_cut(sentence)}”, then takes it back")
+    if says_it and (doubt := doubted(after)):   # "it shipped." then "We rolled it back an hour later."
+        return _unattested(claim, f"the session record says “{_cut(sentence)}”, then may take it back: "
+                                  f"“{_cut(doubt)}”")
     if verdict == "same":
         return _settle(claim, "confirmed", claim.value, "the end of the session record says as much")
     if verdict == "changed":  # (most of it, another word where one differs: "in staging", not "in production")

@@ -475,6 +475,24 @@ def test_where_a_line_arrived_is_not_confirmed_by_a_sentence_that_says_it_is_not
         assert _turns(ask, *said).standing(deposit).verdict == "confirmed", said
 
 
+def test_where_a_line_arrived_is_provisional_when_the_next_sentence_may_take_it_back():
+    """Ordinary ways of taking an outcome back that carry no "no": rolled back, reverted, "Not really.", the
+    person's "It did not ship, …" or "Wrong, …". The outcome stays provisional, never confirmed; a sentence
+    after it that takes nothing back leaves it confirmed."""
+    deposit = Deposit(partition="claude", slug="-p", sid="s5", outcome="The zebra cache policy shipped to production.")
+    ask = ("person", "Work on the zebra cache policy")
+    said = "The zebra cache policy shipped to production."
+    for after in ("We rolled it back an hour later.", "It was reverted an hour later.", "Not really.",
+                  "The policy was quietly rolled back."):
+        claim = _turns(ask, ("assistant", f"{said} {after}")).standing(deposit)
+        assert claim.verdict == "unattested" and after in claim.detail, after
+    for answer in ("It did not ship, the deploy failed.", "Wrong, the deploy failed."):
+        claim = _turns(ask, ("assistant", said), ("person", answer)).standing(deposit)
+        assert claim.verdict == "unattested" and answer in claim.detail, answer
+    for after in ("It took an hour.", "The dashboards look calm."):
+        assert _turns(ask, ("assistant", f"{said} {after}")).standing(deposit).verdict == "confirmed", after
+
+
 def test_where_a_line_arrived_is_corrected_on_disk_when_the_person_s_last_turn_denies_it(run, tmp_path):
     """The narrative's outcome says it shipped; the assistant's last turn says so and the person's final turn
     answers "No, it did not": the text shows the person's answer, not the outcome as fact."""
