@@ -358,7 +358,7 @@ class Ascend:
         scope = self.scope_dict()
         text = "\n".join([
             "One session answers this; there is no larger unit to assemble.",
-            f"  {record_date(d, claims) or 'undated'} · {d.partition} · {d.slug} · {d.sid}",
+            f"  {when(d, claims)} · {d.partition} · {d.slug} · {d.sid}",
             f"  began with: {shown(claims[1], d.initial_request or d.topic)}",
             *where, *not_visible(scope), "", CAVEAT])
         state.status = "single_session"

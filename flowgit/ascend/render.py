@@ -61,11 +61,17 @@ def record_date(d: Deposit, claims: list[Claim]) -> str | None:
     return d.date
 
 
+PROVISIONAL_DATE = "(provisional: the session record does not date it)"
+
+
 def when(d: Deposit, claims: list[Claim]) -> str:
-    """A session's date as shown: the record's, saying so when it corrects the index's."""
+    """A session's date as shown: the record's, saying so when it corrects the index's, and marked provisional
+    where the record does not attest it (an index date is never asserted as fact)."""
     c = find_claim(claims, d.key, "date")
     if c is not None and c.verdict == "corrected":
         return f"{c.shown} (from the session record; the index said {d.date or 'nothing'})"
+    if d.date and c is not None and c.verdict == "unattested":
+        return f"{d.date} {PROVISIONAL_DATE}"
     return d.date or "undated"
 
 
@@ -170,6 +176,10 @@ def sources(unit: Unit, claims: list[Claim] | None = None) -> list[str]:
     for i, d in enumerate(unit.members, 1):
         day = record_date(d, claims or []) or "undated"
         out.append(f"  {i}. {_where(d, named=True)} · {d.sid} · {day}")
+        parts = list(dict.fromkeys((p.partition, p.slug, p.sid, p.date) for p in d.parts))
+        if any((sid, date) != (d.sid, d.date) for _, _, sid, date in parts):  # one node of several deposits
+            out += [f"     - {NAMED.get(part, part).format(slug=slug, name=slug.removeprefix('git:'))} · {sid} · "
+                    f"{date or 'undated'}" for part, slug, sid, date in parts]
         out += ways_back(d, "     ")
     return out
 

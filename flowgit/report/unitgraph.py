@@ -84,7 +84,7 @@ def unit_graph(response: Mapping[str, Any]) -> UnitGraph:
     ordered = deposits   # in the response's own time order (ascend's, from the records): text and graph agree
     node_key = str(unit.get("node") or "") if unit else ""
     shown = _shown_ids(list(dict.fromkeys(str(d.get("session_id", "")) for d in ordered)))
-    nodes = [Node(id=f"n{i}", key=_key(d), date=str(d.get("date") or ""), partition=str(d.get("partition", "")),
+    nodes = [Node(id=f"n{i}", key=_key(d), date=_date(d), partition=str(d.get("partition", "")),
                   slug=str(d.get("slug", "")), session=str(d.get("session_id", "")), topic=str(d.get("topic") or ""),
                   resume=d.get("resume"), concept=_key(d) == node_key,
                   shown=shown.get(str(d.get("session_id", "")), "")) for i, d in enumerate(ordered)]
@@ -104,3 +104,10 @@ def unit_graph(response: Mapping[str, Any]) -> UnitGraph:
         seen.add(pair)
         edges.append(Edge(a.id, b.id, str(c.get("basis", "")), str(c.get("role", "")), float(c.get("weight") or 0)))
     return UnitGraph(title, status, nodes, edges, caveat=str(response.get("caveat") or ""))
+
+
+def _date(deposit: dict) -> str:
+    """A session's date as a node shows it: marked when its own record does not attest it (never drawn as
+    fact: the text marks it so too)."""
+    day = str(deposit.get("date") or "")
+    return f"{day} (provisional)" if day and deposit.get("date_verdict") == "unattested" else day

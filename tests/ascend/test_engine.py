@@ -302,6 +302,41 @@ def test_a_recall_that_asks_for_one_session_gets_it_though_a_line_joins_it(run, 
     assert data["status"] == "single_session" and data["single_session"]["session_id"] == SID[3]
 
 
+def test_a_date_the_session_record_does_not_attest_is_shown_provisional_in_text_and_graph(run, tmp_path):
+    """A transcript without timestamps leaves the index's date unattested (`date_verdict` says so): the text's
+    line and the graph's node showed it bare, as fact."""
+    config = tmp_path / "claude"
+    _gateway_line(config)
+    transcript = config / "projects" / A / f"{SID[1]}.jsonl"
+    lines = [json.loads(line) for line in transcript.read_text().splitlines()]
+    transcript.write_text("".join(json.dumps({k: v for k, v in line.items() if k != "timestamp"}) + "\n"
+                                  for line in lines))
+    data = ask(run, tmp_path, config, "the whole line of work on issue #412")
+    first = next(d for d in data["unit"]["deposits"] if d["session_id"] == SID[1])
+    assert first["date_verdict"] == "unattested"
+    began = data["text"].split("Where it began", 1)[1].splitlines()[1]
+    assert "2026-11-01 (provisional: the session record does not date it)" in began, began
+    graph = run(tmp_path, "ascend", "--claude-dir", str(config), "--partition", "claude", "--format", "mermaid",
+                "the whole line of work on issue #412").out
+    assert "2026-11-01 (provisional)" in graph and "2026-11-02 (provisional)" not in graph
+
+
+def test_a_node_of_two_deposits_lists_each_with_its_own_id_and_date(run, tmp_path):
+    """`a2` and `A2` are one session to ascend (a session's spellings are one), read from two projects: the
+    source line named one id and one date, and the other deposit's never appeared (ascend.md Rule 19)."""
+    from tests.ascend.corpus import B
+
+    config = tmp_path / "claude"
+    for slug, sid, day, request in ((A, "a1", "2026-03-02", "Why does the ledger export time out?"),
+                                    (A, "a2", "2026-03-04", "Paginate the ledger export"),
+                                    (B, "A2", "2026-05-20", "Ship the paginated ledger export")):
+        write_session(config, Session(slug, sid, "/home/dev/x", day, request, ["ledger export"],
+                                      ["ledger", "export"], cross_refs=[ISSUE]))
+    text = ask(run, tmp_path, config, "the whole line of work on the ledger export")["text"]
+    sources = text.split("Sources, and how to go back into each session", 1)[1]
+    assert f"project {A} · a2 · 2026-03-04" in sources and f"project {B} · A2 · 2026-05-20" in sources, sources
+
+
 def test_recognize_refuses_a_state_whose_unit_the_deposits_do_not_assemble(run, tmp_path, corpus):
     """The state travels through other hands: an edited candidate (two unrelated sessions, a borrowed label and
     confidence) is not recognised as a unit the deposits never implied."""
