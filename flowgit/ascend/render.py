@@ -83,10 +83,12 @@ NAMED = {**PLACES, "git": "continuity file history of {name}"}  # where several 
 def _where(d: Deposit, *, named: bool = False) -> str:
     """Where a node's records are, in words (``continuity file history + episodic store``); ``named`` adds
     which repository a history is of (a source list names each place)."""
-    table = NAMED if named else PLACES
-    places = [table.get(p.partition, p.partition).format(slug=p.slug, name=p.slug.removeprefix("git:"))
-              for p in d.parts]
-    return " + ".join(dict.fromkeys(places))
+    return " + ".join(dict.fromkeys(_place(p.partition, p.slug, named=named) for p in d.parts))
+
+
+def _place(partition: str, slug: str, *, named: bool = False) -> str:
+    """One partition's place in words (``project -home-dev-pay``)."""
+    return (NAMED if named else PLACES).get(partition, partition).format(slug=slug, name=slug.removeprefix("git:"))
 
 
 def _line(d: Deposit, claims: list[Claim], text: str, short: Short = _eight) -> str:
@@ -178,8 +180,8 @@ def sources(unit: Unit, claims: list[Claim] | None = None) -> list[str]:
         out.append(f"  {i}. {_where(d, named=True)} · {d.sid} · {day}")
         parts = list(dict.fromkeys((p.partition, p.slug, p.sid, p.date) for p in d.parts))
         if any((sid, date) != (d.sid, d.date) for _, _, sid, date in parts):  # one node of several deposits
-            out += [f"     - {NAMED.get(part, part).format(slug=slug, name=slug.removeprefix('git:'))} · {sid} · "
-                    f"{date or 'undated'}" for part, slug, sid, date in parts]
+            out += [f"     - {_place(part, slug, named=True)} · {sid} · {date or 'undated'}"
+                    for part, slug, sid, date in parts]
         out += ways_back(d, "     ")
     return out
 

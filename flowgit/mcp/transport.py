@@ -19,6 +19,7 @@ import contextvars
 import json
 import re
 import sys
+from collections import Counter
 from typing import Any
 
 import anyio
@@ -47,17 +48,20 @@ class Calls:
     loop would end and cancel them (a wrap that committed would never say so); it ends once they are answered."""
 
     def __init__(self) -> None:
-        self.open: set = set()
+        self.open: Counter = Counter()  # id -> calls in flight under it (a client may reuse an id: each counts)
         self._idle = anyio.Event()
         self._idle.set()
 
     def started(self, request_id: RequestId) -> None:
-        self.open.add(request_id)
+        self.open[request_id] += 1
         if self._idle.is_set():
             self._idle = anyio.Event()
 
     def answered(self, request_id: RequestId) -> None:
-        self.open.discard(request_id)
+        if self.open[request_id] > 1:
+            self.open[request_id] -= 1
+        else:
+            del self.open[request_id]
         if not self.open:
             self._idle.set()
 

@@ -32,7 +32,8 @@ def test_a_commit_in_an_encoding_python_does_not_know_is_read(run, repo, tmp_pat
         if "--json" in args:
             json.loads(res.out)
     said = json.loads(run(repo, "audit", "--json").out)["findings"]
-    assert [(f["code"], f["message"]) for f in said] == [("A301", "the gate was overridden for every error: imported by hand")]
+    assert [(f["code"], f["message"]) for f in said] == [
+        ("A301", "the gate was overridden for every error: imported by hand")]
 
 
 @pytest.mark.parametrize("at_head", [False, True])
